@@ -1,0 +1,117 @@
+"""Open export CSVs through DuckDB as all-text views, reporting every unreadable file and rejected row."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.model import ReadContext
+
+_counter = itertools.count()
+
+
+def _first_line(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.readline(1 << 16)
+
+
+def _encoding(path: Path, ctx: ReadContext) -> str | None:
+    """'utf-8' or 'latin-1' for a readable file; None (with a problem reported) for an unusable one."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions")
+        return None
+    if size == 0:
+        ctx.report(path, "", "error", "empty file (0 bytes)", "the profiler wrote nothing here; re-export or ignore")
+        return None
+    with path.open("rb") as fh:
+        head = fh.read(1 << 16)
+    if b"\x00" in head:
+        ctx.report(path, "byte 0", "error", "binary content, not a CSV text file", "replace it with the exported CSV")
+        return None
+    try:
+        head.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 4:
+            return "utf-8"  # a multi-byte character cut by the 64 KiB window
+        ctx.report(path, f"byte {exc.start}", "warning", "not UTF-8 text; read as Latin-1",
+                   "re-save the file as UTF-8 if names look wrong")
+        return "latin-1"
+
+
+def header_of(path: Path) -> list[str]:
+    """The header names of a CSV as written (BOM, quotes and trailing blanks removed)."""
+    line = _first_line(path).decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
+    return [h.strip().strip('"').strip() for h in line.split(",")]
+
+
+def open_csv(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> str | None:
+    """Create a temporary view of the files' rows, every column as text, and return its name.
+
+    Slices (several paths) are unioned by header name. Empty, binary or header-less files are
+    reported and skipped; rows that do not fit the header are reported by file and line and
+    skipped. Returns None when no file is usable.
+    """
+    usable: list[tuple[Path, str]] = []
+    for p in paths:
+        enc = _encoding(p, ctx)
+        if enc is not None:
+            usable.append((p, enc))
+    if not usable:
+        return None
+    views = []
+    for path, enc in usable:
+        view = _open_one(con, path, enc, ctx)
+        if view is not None:
+            views.append(view)
+    if not views:
+        return None
+    name = f"_csv_{next(_counter)}"
+    union = " UNION ALL BY NAME ".join(f"SELECT * FROM {v}" for v in views)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {union}")
+    return name
+
+
+def _open_one(con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: ReadContext) -> str | None:
+    n = next(_counter)
+    table, rejects, scans = f"_csvt_{n}", f"_rej_{n}", f"_rejscan_{n}"
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv(?, delim=',', quote='\"', "
+            f"escape='\"', header=true, all_varchar=true, null_padding=true, strict_mode=false, "
+            f"encoding=?, store_rejects=true, rejects_table='{rejects}', rejects_scan='{scans}', "
+            f"auto_detect=true, sample_size=-1)",
+            [str(path), encoding],
+        )
+    except duckdb.Error as exc:
+        msg = str(exc).splitlines()[0]
+        ctx.report(path, "", "error", f"could not be parsed as CSV: {msg}", "check that the file is a complete export CSV")
+        return None
+    ctx.mark_read(path)
+    _report_rejects(con, path, rejects, ctx)
+    return table
+
+
+def _report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ctx: ReadContext) -> None:
+    try:
+        rows = con.execute(
+            f"SELECT line, error_type, error_message FROM {rejects} ORDER BY line LIMIT 20"
+        ).fetchall()
+        total = con.execute(f"SELECT count(*) FROM {rejects}").fetchone()[0]
+    except duckdb.Error:
+        return
+    for line, etype, message in rows:
+        first = str(message).splitlines()[0][:200]
+        ctx.report(path, f"line {line}", "warning", f"row skipped ({etype}): {first}",
+                   "a row that does not fit the header, e.g. an unescaped comma in an op name")
+    if total > len(rows):
+        ctx.report(path, "", "warning", f"{total - len(rows)} more rows skipped for the same kind of reason")
+
+
+def columns_of(con: duckdb.DuckDBPyConnection, view: str) -> list[str]:
+    """Column names of a view, in order."""
+    return [r[0] for r in con.execute(f"DESCRIBE {view}").fetchall()]

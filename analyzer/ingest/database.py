@@ -1,0 +1,80 @@
+"""Create the normalized tables in a DuckDB connection, and copy them to a DuckDB file or Parquet."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.schema import TABLES, ddl
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection holding every normalized table, empty."""
+    con = duckdb.connect(":memory:")
+    create_tables(con)
+    return con
+
+
+def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> None:
+    """CREATE every normalized table (in ``schema`` when given)."""
+    for name in TABLES:
+        target = f"{schema}.{name}" if schema else name
+        con.execute(ddl(name, target))
+
+
+def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str]) -> None:
+    """Write the runs' rows into a DuckDB file, replacing earlier rows of the same runs (idempotent)."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    con.execute("ATTACH ? AS target", [str(db_path)])
+    try:
+        create_tables(con, "target")
+        con.execute("BEGIN TRANSACTION")
+        for name in TABLES:
+            con.execute(f"DELETE FROM target.{name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+            con.execute(f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} "
+                        f"WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.execute("DETACH target")
+
+
+def save_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
+    """Write one Parquet file per table, each atomically (temporary file, then rename)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in TABLES:
+        final = out_dir / f"{name}.parquet"
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=out_dir)
+        os.close(fd)
+        try:
+            con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO '{_sql_path(tmp)}' (FORMAT parquet)")
+            os.replace(tmp, final)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        written.append(final)
+    return written
+
+
+def _sql_path(path: str) -> str:
+    return path.replace("'", "''")
+
+
+def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection holding a copy of a saved DuckDB file's tables (the file is only read)."""
+    con = connect()
+    con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
+    for name in TABLES:
+        exists = con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'src' AND table_name = ?", [name]
+        ).fetchone()[0]
+        if exists:
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM src.{name}")
+    con.execute("DETACH src")
+    return con

@@ -1,0 +1,163 @@
+"""Find every export under a path and say what wrote it, in which layout, and which files it holds."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from analyzer.ingest.model import ExportSource
+
+APO = "ASCEND_PROFILER_OUTPUT"
+MSO = "mindstudio_profiler_output"
+
+# File kind -> glob patterns. Native msprof names carry a timestamp and maybe a _slice_N_ part;
+# torch_npu names carry none. Every pattern is matched case-sensitively within one folder.
+_TEXT_KINDS: dict[str, tuple[str, ...]] = {
+    "op_summary": ("kernel_details.csv", "kernel_details_*.csv", "op_summary_*.csv", "op_summary.csv"),
+    "op_statistic": ("op_statistic.csv", "op_statistic_*.csv"),
+    "api_statistic": ("api_statistic.csv", "api_statistic_*.csv"),
+    "step_trace_time": ("step_trace_time.csv",),
+    "step_trace": ("step_trace_*.csv",),
+    "task_time": ("task_time_*.csv",),
+    "timeline": ("trace_view.json", "msprof_*.json"),
+    "communication": ("communication.json",),
+    "communication_matrix": ("communication_matrix.json",),
+    "communication_statistic": ("communication_statistic_*.csv",),
+    "memory_record": ("memory_record.csv", "memory_record_*.csv"),
+    "npu_module_mem": ("npu_module_mem.csv", "npu_module_mem_*.csv"),
+    "npu_mem": ("npu_mem_*.csv",),
+    "operator_memory": ("operator_memory.csv", "operator_memory_*.csv"),
+    "l2_cache": ("l2_cache.csv", "l2_cache_*.csv"),
+    "ai_core_utilization": ("ai_core_utilization_*.csv", "ai_core_utilization.csv"),
+    "ai_vector_core_utilization": ("ai_vector_core_utilization_*.csv", "ai_vector_core_utilization.csv"),
+    "hbm": ("hbm_*.csv", "hbm.csv"),
+    "ddr": ("ddr_*.csv", "ddr.csv"),
+}
+_DB_KINDS: dict[str, tuple[str, ...]] = {
+    "torch_db": ("ascend_pytorch_profiler*.db", "ascend_mindspore_profiler*.db"),
+    "msprof_db": ("msprof_*.db", "msprof.db"),
+    "analysis_db": ("analysis.db", "communication_analyzer.db"),
+}
+# msprof_tx_*.json is a marker timeline, not the main one.
+_EXCLUDED = re.compile(r"^msprof_tx_")
+
+
+def _glob_kinds(folder: Path, kinds: dict[str, tuple[str, ...]]) -> dict[str, tuple[Path, ...]]:
+    found: dict[str, tuple[Path, ...]] = {}
+    if not folder.is_dir():
+        return found
+    names = sorted(p for p in folder.iterdir() if p.is_file())
+    for kind, patterns in kinds.items():
+        hits = [p for p in names if any(p.match(pat) for pat in patterns) and not _EXCLUDED.match(p.name)]
+        if kind == "step_trace":
+            hits = [p for p in hits if not p.name.startswith("step_trace_time")]
+        if hits:
+            found[kind] = tuple(hits)
+    return found
+
+
+def _metadata(root: Path) -> dict[str, tuple[Path, ...]]:
+    meta: dict[str, tuple[Path, ...]] = {}
+    info = sorted(root.glob("profiler_info*.json"))
+    if info:
+        meta["profiler_info"] = tuple(info)
+    if (root / "profiler_metadata.json").is_file():
+        meta["profiler_metadata"] = (root / "profiler_metadata.json",)
+    device_info = sorted(root.glob("device_*/info.json*")) + sorted(root.glob("PROF_*/device_*/info.json*"))
+    if device_info:
+        meta["info_json"] = tuple(device_info)
+    return meta
+
+
+def _torch_source(root: Path) -> ExportSource | None:
+    out = root / APO
+    text = _glob_kinds(out, _TEXT_KINDS)
+    dbs = _glob_kinds(out, _DB_KINDS)
+    files = {**text, **dbs}
+    if not files:
+        return None
+    producer = "mindspore" if root.name.endswith("_ascend_ms") else "torch_npu"
+    export_type = "text" if text else "db"
+    return ExportSource("", root, "", producer, export_type, "ascend_profiler_output", files, _metadata(root))
+
+
+def _msprof_source(root: Path) -> ExportSource | None:
+    text = _glob_kinds(root / MSO, _TEXT_KINDS)
+    dbs = _glob_kinds(root, _DB_KINDS)
+    analyze = _glob_kinds(root / "analyze", {**_TEXT_KINDS, **_DB_KINDS})
+    if text:
+        files = {**text, **{k: v for k, v in analyze.items() if k not in text}}
+        return ExportSource("", root, "", "msprof", "text", "mindstudio_profiler_output", files, _metadata(root))
+    if dbs:
+        return ExportSource("", root, "", "msprof", "db", "msprof_db", {**dbs, **analyze}, _metadata(root))
+    return None
+
+
+def _bare_source(folder: Path) -> ExportSource | None:
+    text = _glob_kinds(folder, _TEXT_KINDS)
+    dbs = _glob_kinds(folder, _DB_KINDS)
+    if not text and not dbs:
+        return None
+    if dbs and not text:
+        producer = "torch_npu" if "torch_db" in dbs else "msprof"
+        return ExportSource("", folder, "", producer, "db", "bare_db", dbs, _metadata(folder))
+    names = [p.name for paths in text.values() for p in paths]
+    producer = "torch_npu" if any(n in ("kernel_details.csv", "trace_view.json") for n in names) else "msprof"
+    return ExportSource("", folder, "", producer, "text", "bare_csv", {**text, **dbs}, _metadata(folder))
+
+
+def _classify(folder: Path) -> ExportSource | None:
+    """The export rooted at this folder, if it is one."""
+    if (folder / APO).is_dir():
+        return _torch_source(folder)
+    if (folder / MSO).is_dir() or (folder.name.startswith("PROF_") and any(folder.glob("msprof_*.db"))):
+        return _msprof_source(folder)
+    if folder.name in (APO, MSO):
+        return None  # handled from the parent
+    return _bare_source(folder)
+
+
+def _walk(path: Path) -> Iterator[ExportSource]:
+    source = _classify(path)
+    if source is not None:
+        yield source
+        return  # an export's own subfolders (embedded PROF_*, FRAMEWORK) are part of it
+    try:
+        children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return
+    for child in children:
+        yield from _walk(child)
+
+
+def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
+    rel = source.root.relative_to(top).as_posix() if source.root != top else "."
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export", rel
+
+
+def discover(path: Path) -> list[ExportSource]:
+    """Every export at or below ``path``, in path order, each with a stable id.
+
+    An id is the export folder's name; when two exports in one scan share a name, each gets a
+    short hash of its path relative to ``path`` appended, so the id does not depend on where
+    the tree lives on disk.
+    """
+    path = path.resolve()
+    if path.is_file():
+        path = path.parent
+    if path.name in (APO, MSO):
+        path = path.parent
+    found = list(_walk(path))
+    ids = [_source_id(s, path) for s in found]
+    counts: dict[str, int] = {}
+    for sid, _ in ids:
+        counts[sid] = counts.get(sid, 0) + 1
+    out = []
+    for source, (sid, rel) in zip(found, ids, strict=True):
+        if counts[sid] > 1:
+            sid = f"{sid}-{hashlib.sha1(rel.encode()).hexdigest()[:6]}"
+        out.append(ExportSource(sid, source.root, rel, source.producer, source.export_type,
+                                source.layout, source.files, source.metadata_files))
+    return out

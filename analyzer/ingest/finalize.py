@@ -1,0 +1,146 @@
+"""After a run's files are read: derive what needs several tables, split devices, and write its runs row."""
+
+from __future__ import annotations
+
+import hashlib
+
+import duckdb
+
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.pipeline import derive_pipeline
+from analyzer.ingest.run_metadata import RunMetadata
+from analyzer.ingest.schema import TABLES
+
+# Which collection setting collects which metric family (said in runs.not_collected and in skips).
+SETTINGS = {
+    "pmu": "PMU pipeline metrics (torch_npu: experimental_config profiler_level=Level1 or Level2 with "
+           "aic_metrics=AiCMetrics.PipeUtilization; msprof: --task-time=l1 --aic-mode=task-based "
+           "--aic-metrics=PipeUtilization)",
+    "op_types": "operator types (torch_npu: profiler_level=Level1; msprof: --task-time=l1)",
+    "steps": "step boundaries (torch_npu: a schedule with active steps and prof.step() each step)",
+    "communication": "communication analysis (multi-card run with profiler_level=Level1 or Level2)",
+    "hbm": "HBM bandwidth (torch_npu: sys_hardware_mem_freq / Level with memory; msprof: --sys-hardware-mem=on)",
+    "timeline": "timeline (torch_npu: export_type text; msprof: --export=on)",
+}
+
+
+def _count(con: duckdb.DuckDBPyConnection, table: str, run_id: str, where: str = "TRUE") -> int:
+    return con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ? AND {where}", [run_id]).fetchone()[0]
+
+
+def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None:
+    """With no op_summary / kernel_details, device tasks of the timeline are the ops (no types, no PMU)."""
+    if _count(con, "ops", ctx.run_id) or not _count(con, "timeline", ctx.run_id, "kind = 'device_task'"):
+        return
+    con.execute(
+        "INSERT INTO ops BY NAME SELECT run_id, device_id, stream_id, task_id, name AS op_name, task_type, "
+        "start_ns, dur_us, end_ns FROM timeline WHERE run_id = ? AND kind = 'device_task'",
+        [ctx.run_id],
+    )
+    ctx.report("", "", "info", "no kernel_details / op_summary: ops come from the timeline's device tasks "
+               "(no operator types, shapes or PMU metrics)", SETTINGS["op_types"])
+
+
+def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Give ops without a step the step whose window holds their start."""
+    con.execute(
+        "UPDATE ops SET step_id = s.step_id FROM steps s WHERE ops.run_id = $r AND s.run_id = $r "
+        "AND ops.step_id IS NULL AND s.start_ns IS NOT NULL AND ops.start_ns >= s.start_ns "
+        "AND ops.start_ns < s.end_ns AND (s.device_id IS NULL OR ops.device_id IS NULL "
+        "OR s.device_id = ops.device_id)",
+        {"r": run_id},
+    )
+
+
+def _infer_aic_metrics(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
+    row = con.execute(
+        "SELECT count(aic_mte2_ratio) + count(aiv_vec_ratio) + count(aic_mac_ratio), "
+        "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_mac_fp16_ratio')), "
+        "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_l0a_read_bw_gb_per_s')), "
+        "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_main_mem_read_bw_gb_per_s') "
+        "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s')) FROM ops WHERE run_id = ?",
+        [run_id],
+    ).fetchone()
+    for count, name in zip(row, ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory"), strict=True):
+        if count:
+            return name
+    return None
+
+
+def _not_collected(con: duckdb.DuckDBPyConnection, run_id: str, pmu: bool) -> list[str]:
+    missing = []
+    if not pmu:
+        missing.append(f"pmu: {SETTINGS['pmu']}")
+    elif not _count(con, "ops", run_id, "mte_time_us IS NOT NULL"):
+        missing.append(f"pipe_utilization: {SETTINGS['pmu']}")
+    if _count(con, "ops", run_id) and not _count(con, "ops", run_id, "op_type IS NOT NULL"):
+        missing.append(f"op_types: {SETTINGS['op_types']}")
+    if not _count(con, "steps", run_id):
+        missing.append(f"steps: {SETTINGS['steps']}")
+    if not _count(con, "counters", run_id, "counter LIKE 'hbm_%'"):
+        missing.append(f"hbm: {SETTINGS['hbm']}")
+    if not _count(con, "timeline", run_id):
+        missing.append(f"timeline: {SETTINGS['timeline']}")
+    return missing
+
+
+def _fingerprint(ctx: ReadContext) -> str:
+    h = hashlib.sha256()
+    for kind in sorted(ctx.source.files):
+        for p in ctx.source.files[kind]:
+            try:
+                st = p.stat()
+                h.update(f"{ctx.source.rel(p)}:{st.st_size}".encode())
+                with p.open("rb") as fh:
+                    h.update(fh.read(1 << 20))
+                    if st.st_size > 2 << 20:
+                        fh.seek(-(1 << 20), 2)
+                        h.update(fh.read())
+            except OSError:
+                h.update(b"unreadable")
+    return h.hexdigest()[:16]
+
+
+def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
+    """One run per device: with several devices, rows get run ids '<id>/dev<N>'."""
+    devices = [r[0] for r in con.execute(
+        "SELECT DISTINCT device_id FROM ops WHERE run_id = ? AND device_id IS NOT NULL ORDER BY 1", [run_id]
+    ).fetchall()]
+    if len(devices) <= 1:
+        return [(run_id, devices[0] if devices else None)]
+    for name, table in TABLES.items():
+        if name in ("runs", "ingest_problems") or not any(c.name == "device_id" for c in table.columns):
+            continue
+        con.execute(f"UPDATE {name} SET run_id = run_id || '/dev' || device_id "
+                    f"WHERE run_id = ? AND device_id IS NOT NULL", [run_id])
+    return [(f"{run_id}/dev{d}", d) for d in devices]
+
+
+def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMetadata) -> None:
+    """Derive cross-table columns, split devices and insert the runs and ingest_problems rows."""
+    run_id, src = ctx.run_id, ctx.source
+    _ops_from_timeline(con, ctx)
+    derive_pipeline(con, run_id)
+    _assign_steps(con, run_id)
+    pmu = bool(_count(con, "ops", run_id, "core_time_us IS NOT NULL"))
+    aic_metrics = meta.aic_metrics or _infer_aic_metrics(con, run_id)
+    not_collected = _not_collected(con, run_id, pmu)
+    fingerprint = _fingerprint(ctx)
+    for rid, device in _split_devices(con, run_id):
+        con.execute(
+            "INSERT INTO runs BY NAME SELECT $rid AS run_id, $path AS source_path, $producer AS producer, "
+            "$etype AS export_type, $layout AS layout, $dev AS device_id, $rank AS rank_id, $cann AS cann_version, "
+            "$tnpu AS torch_npu_version, $chip AS chip, $cores AS ai_core_count, $level AS profiler_level, "
+            "$aic AS aic_metrics, $mode AS aic_mode, $pmu AS pmu_collected, $nc AS not_collected, "
+            "$files AS files, count(*) AS task_count, min(start_ns) AS start_ns, max(end_ns) AS end_ns, "
+            "$model AS model_name, $bs AS batch_size, $fp AS fingerprint FROM ops WHERE run_id = $rid",
+            {"rid": rid, "path": src.rel_path, "producer": src.producer, "etype": src.export_type,
+             "layout": src.layout, "dev": device, "rank": meta.rank_id, "cann": meta.cann_version,
+             "tnpu": meta.torch_npu_version, "chip": meta.chip, "cores": meta.ai_core_count,
+             "level": meta.profiler_level, "aic": aic_metrics, "mode": meta.aic_mode, "pmu": pmu,
+             "nc": not_collected, "files": sorted(ctx.files_read), "model": meta.model_name,
+             "bs": meta.batch_size, "fp": fingerprint},
+        )
+    for p in ctx.problems:
+        con.execute("INSERT INTO ingest_problems VALUES (?, ?, ?, ?, ?, ?)",
+                    [run_id, p.file, p.location, p.severity, p.problem, p.hint])

@@ -1,0 +1,81 @@
+"""Read every export found under a path into one DuckDB connection holding the normalized tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.database import connect
+from analyzer.ingest.discover import discover
+from analyzer.ingest.finalize import finalize_run
+from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
+from analyzer.ingest.readers import READERS
+from analyzer.ingest.run_metadata import read_run_metadata
+
+
+@dataclass
+class Ingested:
+    """The result of reading a path: a connection with every run's tables, and what went wrong."""
+
+    con: duckdb.DuckDBPyConnection
+    run_ids: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    sources: list[ExportSource] = field(default_factory=list)
+
+
+def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadContext:
+    ctx = ReadContext(run_id=source.source_id, source=source)
+    meta = read_run_metadata(ctx)
+    for kind, reader in READERS.items():
+        paths = source.files.get(kind)
+        if paths:
+            _guarded(reader, con, paths, ctx)
+    finalize_run(con, ctx, meta)
+    return ctx
+
+
+def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:
+    """Run one reader; any failure becomes a problem on its file, never a traceback."""
+    try:
+        reader(con, paths, ctx)
+    except (duckdb.Error, OSError, ValueError, KeyError, TypeError, IndexError, RecursionError,
+            UnicodeError, MemoryError, OverflowError) as exc:
+        first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        ctx.report(paths[0], "", "error", f"could not be read: {first}", "the file is skipped; the rest is used")
+
+
+def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
+                progress: Callable[[ExportSource], None] | None = None) -> Ingested:
+    """Discover and read every export under ``path``.
+
+    Raises IngestError when the path does not exist or holds no export at all. An export whose
+    files are all unusable still yields a run with its problems recorded; callers decide whether
+    that is fatal.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise IngestError(f"{path}: no such file or folder")
+    sources = discover(path)
+    if not sources:
+        raise IngestError(
+            f"{path}: no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
+            "PROF_*/mindstudio_profiler_output/, msprof_*.db, ascend_pytorch_profiler_*.db, "
+            "kernel_details.csv, op_summary_*.csv, trace_view.json)"
+        )
+    con = con or connect()
+    result = Ingested(con=con, sources=sources)
+    for source in sources:
+        if progress:
+            progress(source)
+        ctx = _read_source(con, source)
+        result.problems.extend(ctx.problems)
+        result.run_ids.extend(
+            r[0] for r in con.execute(
+                "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
+                [source.source_id, source.source_id + "/dev%"],
+            ).fetchall()
+        )
+    return result

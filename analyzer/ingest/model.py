@@ -1,0 +1,73 @@
+"""Data classes that ingest hands around: an export found on disk, a problem met, a reading context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    """One export folder found by discovery, before it is read.
+
+    ``files`` maps a file kind (``op_summary``, ``timeline``, ``torch_db``, ...) to the paths of
+    that kind, slices included, sorted by name.
+    """
+
+    source_id: str
+    root: Path
+    rel_path: str
+    producer: str
+    export_type: str
+    layout: str
+    files: dict[str, tuple[Path, ...]]
+    metadata_files: dict[str, tuple[Path, ...]] = field(default_factory=dict)
+
+    def has(self, kind: str) -> bool:
+        return bool(self.files.get(kind))
+
+    def rel(self, path: Path) -> str:
+        """Path of a file relative to the export folder, for messages."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.name
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem met while reading: where, what, and what to do."""
+
+    file: str
+    location: str
+    severity: str  # 'error' | 'warning' | 'info'
+    problem: str
+    hint: str = ""
+
+    def line(self) -> str:
+        where = f"{self.file}:{self.location}" if self.location else self.file
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{self.severity}: {where}: {self.problem}{hint}"
+
+
+@dataclass
+class ReadContext:
+    """What a reader needs to know while it reads one export: its run id, its source, and a problem log."""
+
+    run_id: str
+    source: ExportSource
+    problems: list[Problem] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+
+    def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
+        name = self.source.rel(path) if isinstance(path, Path) else path
+        self.problems.append(Problem(name, location, severity, problem, hint))
+
+    def mark_read(self, path: Path) -> None:
+        rel = self.source.rel(path)
+        if rel not in self.files_read:
+            self.files_read.append(rel)
+
+
+class IngestError(Exception):
+    """Raised when a path holds nothing usable. The message is meant for the user."""

@@ -1,0 +1,122 @@
+"""op_summary_*.csv (msprof) and kernel_details.csv (torch_npu) -> the ops table.
+
+The raw header -> normalized column mapping lives here and nowhere else. Columns are read by
+header name, never by position; either producer's names are accepted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
+
+# normalized column -> (accepted raw headers, SQL conversion)
+_IDENTITY: dict[str, tuple[tuple[str, ...], str]] = {
+    "device_id": (("Device_id", "Device ID"), "int"),
+    "step_id": (("Step Id", "Step ID", "Iteration ID"), "bigint"),
+    "model_id": (("Model ID",), "bigint"),
+    "task_id": (("Task ID",), "bigint"),
+    "stream_id": (("Stream ID",), "int"),
+    "context_id": (("Context ID",), "bigint"),
+    "op_name": (("Op Name", "Name"), "text"),
+    "op_type": (("OP Type", "Type"), "text"),
+    "op_state": (("OP State",), "text"),
+    "task_type": (("Task Type", "Accelerator Core"), "text"),
+    "start_ns": (("Task Start Time(us)", "Start Time(us)", "Task Start Time"), "ns"),
+    "dur_us": (("Task Duration(us)", "Duration(us)"), "double"),
+    "wait_us": (("Task Wait Time(us)", "Wait Time(us)"), "double"),
+    "block_dim": (("Block Num", "Block Dim"), "int"),
+    "mix_block_dim": (("Mix Block Num", "Mix Block Dim"), "int"),
+    "hf32_eligible": (("HF32 Eligible",), "bool"),
+    "input_shapes": (("Input Shapes",), "unquoted"),
+    "input_dtypes": (("Input Data Types",), "unquoted"),
+    "input_formats": (("Input Formats",), "unquoted"),
+    "output_shapes": (("Output Shapes",), "unquoted"),
+    "output_dtypes": (("Output Data Types",), "unquoted"),
+    "output_formats": (("Output Formats",), "unquoted"),
+}
+_NON_METRIC = {h for headers, _ in _IDENTITY.values() for h in headers} | {"Model Name", "Infer ID"}
+REQUIRED = ("op_name", "start_ns", "dur_us")
+
+
+def _convert(raw: str, how: str) -> str:
+    return {
+        "int": lambda: v.integer(raw, "INTEGER"),
+        "bigint": lambda: v.integer(raw),
+        "text": lambda: v.text(raw),
+        "ns": lambda: v.us_to_ns(raw),
+        "double": lambda: v.double(raw),
+        "bool": lambda: v.boolean_yes_no(raw),
+        "unquoted": lambda: v.unquoted(raw),
+    }[how]()
+
+
+def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
+    """SELECT items for the ops columns present, and the normalized names of missing required ones."""
+    present = set(columns)
+    items: list[str] = []
+    found: set[str] = set()
+    for target, (headers, how) in _IDENTITY.items():
+        raw = next((h for h in headers if h in present), None)
+        if raw is not None:
+            items.append(f"{_convert(raw, how)} AS {target}")
+            found.add(target)
+    extras: list[tuple[str, str]] = []
+    for raw in columns:
+        if raw in _NON_METRIC:
+            continue
+        name = normalize_metric(raw)
+        if is_pipe_column(name):
+            cast = "BIGINT" if name.endswith("_cycles") else "DOUBLE"
+            expr = v.double(raw) if cast == "DOUBLE" else f"CAST({v.double(raw)} AS BIGINT)"
+            items.append(f"{expr} AS {name}")
+        else:
+            extras.append((name, v.double(raw)))
+    if extras:
+        keys = ", ".join(f"'{k}'" for k, _ in extras)
+        vals = ", ".join(e for _, e in extras)
+        items.append(f"map_from_entries(list_filter(list_zip([{keys}], [{vals}]), lambda x: x[2] IS NOT NULL)) "
+                     f"AS extra_metrics")
+    missing = [r for r in REQUIRED if r not in found]
+    return items, missing
+
+
+def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+    """Read op_summary / kernel_details files (all slices) into ops. Returns rows inserted."""
+    view = open_csv(con, paths, ctx)
+    if view is None:
+        return 0
+    items, missing = _select_list(columns_of(con, view))
+    if missing:
+        ctx.report(paths[0], "line 1", "error",
+                   f"header lacks required columns for {', '.join(missing)}",
+                   "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))")
+        return 0
+    select = ", ".join(items)
+    before = con.execute("SELECT count(*) FROM ops WHERE run_id = ?", [ctx.run_id]).fetchone()[0]
+    con.execute(
+        f"INSERT INTO ops BY NAME SELECT ?::VARCHAR AS run_id, *, "
+        f"CAST(round(start_ns + dur_us * 1000) AS BIGINT) AS end_ns "
+        f"FROM (SELECT {select} FROM {view})",
+        [ctx.run_id],
+    )
+    inserted = con.execute("SELECT count(*) FROM ops WHERE run_id = ?", [ctx.run_id]).fetchone()[0] - before
+    _report_unusable_rows(con, ctx, paths[0])
+    return inserted
+
+
+def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> None:
+    bad = con.execute(
+        "SELECT count(*) FROM ops WHERE run_id = ? AND (start_ns IS NULL OR dur_us IS NULL)", [ctx.run_id]
+    ).fetchone()[0]
+    if bad:
+        ctx.report(path, "", "warning", f"{bad} rows have no usable start time or duration; they are kept "
+                   "in ops but left out of timing analyses", "check for truncated or hand-edited rows")
+    neg = con.execute("SELECT count(*) FROM ops WHERE run_id = ? AND dur_us < 0", [ctx.run_id]).fetchone()[0]
+    if neg:
+        ctx.report(path, "", "warning", f"{neg} rows have a negative duration", "the export is corrupt there")

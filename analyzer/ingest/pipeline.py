@@ -1,0 +1,56 @@
+"""Derive the chip-independent pipeline columns of ops (core, MTE, cube, vector, scalar time; bound pipe).
+
+The definitions are documented on the columns in ``schema.py``; this is their one implementation.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+
+def _pipe(core: str, pipe: str, core_time: str) -> str:
+    """Pipe time, from its time column or else from its ratio times the core's time."""
+    return f"coalesce({core}_{pipe}_time_us, {core}_{pipe}_ratio * {core_time})"
+
+
+_AIC = "aicore_time_us"
+_AIV = "aiv_time_us"
+_AIC_MTE = f"greatest({_pipe('aic', 'mte1', _AIC)}, {_pipe('aic', 'mte2', _AIC)}, {_pipe('aic', 'mte3', _AIC)})"
+_AIV_MTE = f"greatest({_pipe('aiv', 'mte2', _AIV)}, {_pipe('aiv', 'mte3', _AIV)})"
+
+DERIVE_SQL = f"""
+UPDATE ops SET
+    core_time_us = CASE WHEN {_AIC} IS NULL AND {_AIV} IS NULL THEN NULL
+                        ELSE coalesce({_AIC}, 0) + coalesce({_AIV}, 0) END,
+    mte_time_us = CASE WHEN {_AIC_MTE} IS NULL AND {_AIV_MTE} IS NULL THEN NULL
+                       ELSE coalesce({_AIC_MTE}, 0) + coalesce({_AIV_MTE}, 0) END,
+    cube_time_us = {_pipe('aic', 'mac', _AIC)},
+    vector_time_us = {_pipe('aiv', 'vec', _AIV)},
+    scalar_time_us = CASE WHEN {_pipe('aic', 'scalar', _AIC)} IS NULL
+                          AND {_pipe('aiv', 'scalar', _AIV)} IS NULL THEN NULL
+                          ELSE coalesce({_pipe('aic', 'scalar', _AIC)}, 0)
+                             + coalesce({_pipe('aiv', 'scalar', _AIV)}, 0) END
+WHERE run_id = $run_id
+"""
+
+_PIPES = ("[coalesce(cube_time_us, 0), coalesce(vector_time_us, 0), "
+          "coalesce(scalar_time_us, 0), coalesce(mte_time_us, 0)]")
+
+RATIO_SQL = f"""
+UPDATE ops SET
+    mte_ratio = CASE WHEN core_time_us > 0 AND mte_time_us IS NOT NULL
+                     THEN least(mte_time_us / core_time_us, 1.0) END,
+    pipeline_bound = CASE
+        WHEN core_time_us IS NULL OR core_time_us <= 0 THEN NULL
+        WHEN cube_time_us IS NULL AND vector_time_us IS NULL AND scalar_time_us IS NULL
+             AND mte_time_us IS NULL THEN NULL
+        ELSE ['cube', 'vector', 'scalar', 'mte'][list_position({_PIPES}, list_max({_PIPES}))]
+    END
+WHERE run_id = $run_id
+"""
+
+
+def derive_pipeline(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Fill the derived pipeline columns of one run's ops rows."""
+    con.execute(DERIVE_SQL, {"run_id": run_id})
+    con.execute(RATIO_SQL, {"run_id": run_id})

@@ -1,0 +1,119 @@
+"""Collection settings and versions from profiler_info*.json, profiler_metadata.json and info.json."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer.ingest.model import ReadContext
+
+# torch_npu / AscendCL enum names -> msprof's --aic-metrics names.
+AIC_METRICS = {
+    "ACL_AICORE_PIPE_UTILIZATION": "PipeUtilization",
+    "ACL_AICORE_ARITHMETIC_UTILIZATION": "ArithmeticUtilization",
+    "ACL_AICORE_MEMORY_BANDWIDTH": "Memory",
+    "ACL_AICORE_L0B_AND_WIDTH": "MemoryL0",
+    "ACL_AICORE_RESOURCE_CONFLICT_RATIO": "ResourceConflictRatio",
+    "ACL_AICORE_MEMORY_UB": "MemoryUB",
+    "ACL_AICORE_L2_CACHE": "L2Cache",
+    "ACL_AICORE_MEMORY_ACCESS": "MemoryAccess",
+    "ACL_AICORE_NONE": None,
+}
+
+
+@dataclass
+class RunMetadata:
+    """What the export's metadata files say about the run; every field may be unknown."""
+
+    rank_id: int | None = None
+    profiler_level: str | None = None
+    aic_metrics: str | None = None
+    aic_mode: str | None = None
+    export_type: str | None = None
+    cann_version: str | None = None
+    torch_npu_version: str | None = None
+    chip: str | None = None
+    ai_core_count: int | None = None
+    model_name: str | None = None
+    batch_size: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _load_json(path: Path, ctx: ReadContext) -> dict | None:
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        where = f"line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        ctx.report(path, where, "warning", f"metadata file unreadable: {exc}", "collection settings stay unknown")
+        return None
+    if not isinstance(data, dict):
+        ctx.report(path, "", "warning", "metadata file is not a JSON object", "collection settings stay unknown")
+        return None
+    ctx.mark_read(path)
+    return data
+
+
+def _profiler_info(data: dict, meta: RunMetadata) -> None:
+    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
+    level = exp.get("_profiler_level") or exp.get("profiler_level")
+    if isinstance(level, str):
+        meta.profiler_level = level
+    aic = exp.get("_aic_metrics") or exp.get("aic_metrics")
+    if isinstance(aic, str):
+        meta.aic_metrics = AIC_METRICS.get(aic, aic)
+    et = exp.get("_export_type") or exp.get("export_type")
+    if isinstance(et, list) and et:
+        et = et[0]
+    if isinstance(et, str):
+        meta.export_type = et
+    for key in ("cann_version", "CANN_VERSION"):
+        if isinstance(data.get(key), str):
+            meta.cann_version = data[key]
+    if isinstance(data.get("torch_npu_version"), str):
+        meta.torch_npu_version = data["torch_npu_version"]
+    if isinstance(data.get("rank_id"), int) and data["rank_id"] >= 0:
+        meta.rank_id = data["rank_id"]
+    meta.aic_mode = "task-based"  # torch_npu always collects task-based
+    for key in ("model_name", "batch_size"):
+        if key in data and data[key] is not None:
+            setattr(meta, key, data[key] if key == "model_name" else int(data[key]))
+
+
+def _info_json(data: dict, meta: RunMetadata) -> None:
+    devices = data.get("DeviceInfo")
+    if isinstance(devices, list) and devices and isinstance(devices[0], dict):
+        dev = devices[0]
+        cores = dev.get("ai_core_num") or dev.get("aic_num")
+        if isinstance(cores, int | str) and str(cores).isdigit():
+            meta.ai_core_count = int(cores)
+    for key in ("chip_name", "npu_type", "platform_version"):
+        if isinstance(data.get(key), str) and data[key]:
+            meta.chip = data[key]
+            break
+
+
+def read_run_metadata(ctx: ReadContext) -> RunMetadata:
+    """Everything the metadata files of ``ctx.source`` say; problems go to ``ctx``."""
+    meta = RunMetadata()
+    src = ctx.source
+    for path in src.metadata_files.get("profiler_info", ()):
+        data = _load_json(path, ctx)
+        if data is not None:
+            _profiler_info(data, meta)
+            m = re.search(r"profiler_info_(\d+)\.json$", path.name)
+            if m and meta.rank_id is None:
+                meta.rank_id = int(m.group(1))
+    for path in src.metadata_files.get("profiler_metadata", ()):
+        data = _load_json(path, ctx)
+        if data:
+            for key in ("model_name", "batch_size"):
+                if key in data and data[key] is not None:
+                    setattr(meta, key, data[key] if key == "model_name" else int(data[key]))
+    for path in src.metadata_files.get("info_json", ()):
+        data = _load_json(path, ctx)
+        if data is not None:
+            _info_json(data, meta)
+    return meta
