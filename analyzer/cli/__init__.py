@@ -1,0 +1,60 @@
+"""The command line: parse arguments, call the API, map errors to exit codes. No analysis lives here.
+
+Exit codes: 0 done; 1 findings at or above --fail-on (or a regression with --fail-on-regression);
+2 bad usage or input that could not be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from analyzer import __version__
+from analyzer.cli import commands
+from analyzer.cli.console import err
+from analyzer.ingest.model import IngestError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit 2 with a one-line message, as argparse does, never a trace
+        self.print_usage(sys.stderr)
+        err(f"{self.prog}: error: {message}")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.")
+    parser.add_argument("--version", action="version", version=f"npu-triage {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in commands.MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except IngestError as exc:
+        err(f"npu-triage: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        err("npu-triage: interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the last line of defence: a message, never a traceback
+        if os.environ.get("NPU_TRIAGE_DEBUG"):
+            traceback.print_exc()
+        err(f"npu-triage: internal error: {type(exc).__name__}: {exc} (set NPU_TRIAGE_DEBUG=1 for details)")
+        return 2

@@ -1,0 +1,39 @@
+"""`npu-triage ingest PATH --db FILE.duckdb [--parquet DIR]`: read exports into the normalized tables."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from analyzer.cli.console import err, out
+from analyzer.ingest import load_export
+from analyzer.ingest.database import save_duckdb, save_parquet
+from analyzer.report.run_lines import problem_lines, run_lines
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ingest", help="read exports into the normalized tables (DuckDB file and/or Parquet)")
+    p.add_argument("path", type=Path, help="an export folder, or any folder above several")
+    p.add_argument("--db", type=Path, help="DuckDB file to write (re-ingesting a run replaces its rows)")
+    p.add_argument("--parquet", type=Path, help="folder to write one Parquet file per table into")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    ingested = load_export(args.path)
+    con = ingested.con
+    for line in run_lines(con, ingested.run_ids):
+        out.print(line, markup=False)
+    for line in problem_lines(ingested.problems):
+        err(line)
+    usable = con.execute("SELECT count(*) FROM runs WHERE task_count > 0").fetchone()[0]
+    if args.db:
+        save_duckdb(con, args.db, ingested.run_ids)
+        out.print(f"wrote {len(ingested.run_ids)} run(s) to {args.db}", markup=False)
+    if args.parquet:
+        save_parquet(con, args.parquet)
+        out.print(f"wrote Parquet tables to {args.parquet}", markup=False)
+    if not usable:
+        err("npu-triage: nothing usable was found: no device task could be read")
+        return 2
+    return 0

@@ -1,0 +1,29 @@
+"""One line per ingested run (producer, versions, chip, settings, task count) and per ingest problem."""
+
+from __future__ import annotations
+
+import duckdb
+
+from analyzer.ingest.model import Problem
+
+
+def run_lines(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
+    """A line per run, in run id order."""
+    rows = con.execute(
+        "SELECT run_id, producer, export_type, coalesce(cann_version, '?'), coalesce(torch_npu_version, '-'), "
+        "coalesce(chip, '?'), coalesce(profiler_level, '-'), coalesce(aic_metrics, 'none'), "
+        "coalesce(aic_mode, '-'), task_count FROM runs WHERE run_id IN (SELECT unnest(?::VARCHAR[])) "
+        "ORDER BY run_id",
+        [run_ids],
+    ).fetchall()
+    return [
+        f"{rid}: {prod} {etype}, CANN {cann}, torch_npu {tnpu}, chip {chip}, level {level}, "
+        f"aic-metrics {aic}, {mode}, {tasks} tasks"
+        for rid, prod, etype, cann, tnpu, chip, level, aic, mode, tasks in rows
+    ]
+
+
+def problem_lines(problems: list[Problem]) -> list[str]:
+    """A line per problem, errors first, then in the order met."""
+    order = {"error": 0, "warning": 1, "info": 2}
+    return [p.line() for p in sorted(problems, key=lambda p: order.get(p.severity, 3))]
