@@ -1,0 +1,77 @@
+"""Frozen data classes of the analysis layer: a rule as loaded, a finding, a skip, a rule's outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("info", "warning", "critical")
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule file, loaded (see rules/TEMPLATE.toml for the format)."""
+
+    id: str
+    name: str
+    title: str
+    category: str
+    severity: str
+    status: str
+    since: str
+    scope: str  # 'run' (one run), 'runs' (several runs), 'pair' (base/new)
+    requires: dict[str, tuple[str, ...]]
+    params: dict[str, Any]
+    sql: str
+    metric: str
+    unit: str
+    polarity: str
+    message: str
+    advice_summary: str
+    advice_steps: tuple[str, ...]
+    doc_checks: str
+    doc_why: str
+    references: tuple[str, ...] = ()
+    enable_hint: str = ""  # the collection setting that provides what `requires` needs
+    evidence_sql: str = ""  # optional query for the evidence rows of one finding ($subject bound)
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One row a rule's query returned, made into a finding."""
+
+    rule: str  # rule name
+    code: str  # rule id
+    severity: str
+    category: str
+    title: str
+    run_id: str
+    subject: str
+    value: float | None
+    threshold: float | None
+    metric: str
+    unit: str
+    impact_us: float  # time the fix could recover, counted on the device timeline
+    span_share: float | None  # impact_us / the run's (or step's) span
+    confidence: str  # 'high' | 'medium' | 'low'
+    message: str
+    advice_summary: str
+    advice_steps: tuple[str, ...]
+    evidence_columns: tuple[str, ...] = ()
+    evidence: tuple[tuple[Any, ...], ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """What happened when one rule met one run: ran (with n findings), skipped (and why), or failed."""
+
+    rule: str
+    code: str
+    run_id: str
+    status: str  # 'ran' | 'skipped' | 'failed'
+    finding_count: int = 0
+    reason: str = ""  # for skipped/failed: what is missing or what went wrong
+    enable_hint: str = ""  # for skipped: the collection setting that would enable the rule
