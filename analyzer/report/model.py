@@ -1,0 +1,30 @@
+"""The Diagnosis of one run: metadata, every rule's outcome, and the ranked findings. Renderers take this."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzer.rule_engine.model import Finding, RuleOutcome
+
+# Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
+DIAGNOSIS_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Everything a renderer needs about one run. Renderers never query raw files.
+
+    ``run`` is the run's row of the ``runs`` table as a dict; ``summary`` holds run-level
+    numbers (span_us, busy_ratio, step count, ...); ``problems`` are ingest problems as dicts
+    (file, location, severity, problem, hint).
+    """
+
+    run_id: str
+    run: dict[str, Any]
+    summary: dict[str, Any]
+    outcomes: tuple[RuleOutcome, ...]
+    findings: tuple[Finding, ...]  # ranked
+    problems: tuple[dict[str, Any], ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    tool_version: str = ""
