@@ -1,0 +1,37 @@
+"""Shared pytest fixtures: the real exports folder, a fresh DuckDB connection with the schema, golden updates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT.parent / "shared" / "real"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(scope="session")
+def real_dir() -> Path:
+    """../shared/real, or skip: the real exports live beside the project, never inside it."""
+    if not REAL.is_dir():
+        pytest.skip("../shared/real is absent: the real Ascend exports are only beside the project checkout")
+    return REAL
+
+
+@pytest.fixture
+def con():
+    """An in-memory DuckDB connection holding every normalized table, empty."""
+    from analyzer.ingest.database import connect
+
+    c = connect()
+    yield c
+    c.close()
