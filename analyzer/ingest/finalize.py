@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import duckdb
 
+from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import derive_pipeline
 from analyzer.ingest.run_metadata import RunMetadata
@@ -84,23 +83,6 @@ def _not_collected(con: duckdb.DuckDBPyConnection, run_id: str, pmu: bool) -> li
     return missing
 
 
-def _fingerprint(ctx: ReadContext) -> str:
-    h = hashlib.sha256()
-    for kind in sorted(ctx.source.files):
-        for p in ctx.source.files[kind]:
-            try:
-                st = p.stat()
-                h.update(f"{ctx.source.rel(p)}:{st.st_size}".encode())
-                with p.open("rb") as fh:
-                    h.update(fh.read(1 << 20))
-                    if st.st_size > 2 << 20:
-                        fh.seek(-(1 << 20), 2)
-                        h.update(fh.read())
-            except OSError:
-                h.update(b"unreadable")
-    return h.hexdigest()[:16]
-
-
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
     """One run per device: with several devices, rows get run ids '<id>/dev<N>'."""
     devices = [r[0] for r in con.execute(
@@ -125,7 +107,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     pmu = bool(_count(con, "ops", run_id, "core_time_us IS NOT NULL"))
     aic_metrics = meta.aic_metrics or _infer_aic_metrics(con, run_id)
     not_collected = _not_collected(con, run_id, pmu)
-    fingerprint = _fingerprint(ctx)
+    fingerprint = source_fingerprint(ctx.source)
     for rid, device in _split_devices(con, run_id):
         con.execute(
             "INSERT INTO runs BY NAME SELECT $rid AS run_id, $path AS source_path, $producer AS producer, "
