@@ -8,8 +8,20 @@ of another (none do: cross-table derivations live in ``finalize.py``).
 
 from __future__ import annotations
 
+from analyzer.ingest.api_statistic import load_api_statistic
+from analyzer.ingest.communication_statistic import load_communication_statistic
+from analyzer.ingest.op_statistic import load_op_statistic
 from analyzer.ingest.op_summary import load_op_summary
+from analyzer.ingest.step_trace import load_step_trace
+from analyzer.ingest.step_trace_time import load_step_trace_time
+from analyzer.ingest.task_time import load_task_time
 
 READERS = {
     "op_summary": load_op_summary,
+    "op_statistic": load_op_statistic,
+    "api_statistic": load_api_statistic,
+    "step_trace_time": load_step_trace_time,
+    "step_trace": load_step_trace,
+    "task_time": load_task_time,
+    "communication_statistic": load_communication_statistic,
 }

@@ -1,0 +1,119 @@
+"""Map raw CSV headers to normalized columns by name and insert the rows: the shared core of the text readers.
+
+A reader declares its columns as ``Field``s (normalized name, accepted raw headers, how to
+convert); ``load_csv_table`` opens the files with ``open_csv``, picks the first accepted header
+present for each field, reports a missing required header once, and inserts ``BY NAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.model import ReadContext
+
+
+@dataclass(frozen=True)
+class Field:
+    """One normalized column and the raw headers that may hold it (first present wins)."""
+
+    target: str
+    headers: tuple[str, ...]
+    how: str  # a key of _CONVERSIONS
+    required: bool = False
+
+
+def device_id(raw: str) -> str:
+    """Device id from '0', 'NPU:0' or 'npu:0'; NULL for 'host', 'CPU', N/A and blanks."""
+    t = v.text(raw)
+    return (f"CASE WHEN regexp_matches({t}, '^\\d+$') THEN TRY_CAST({t} AS INTEGER) "
+            f"WHEN regexp_matches(upper({t}), '^NPU\\s*:?\\s*\\d+$') "
+            f"THEN TRY_CAST(regexp_extract({t}, '(\\d+)$', 1) AS INTEGER) END")
+
+
+def kb_to_mb(raw: str) -> str:
+    """A KB value converted to MB (KB / 1024)."""
+    return f"({v.double(raw)} / 1024.0)"
+
+
+_CONVERSIONS = {
+    "int": lambda raw: v.integer(raw, "INTEGER"),
+    "bigint": lambda raw: v.integer(raw),
+    "text": v.text,
+    "ns": v.us_to_ns,
+    "double": v.double,
+    "kb_to_mb": kb_to_mb,
+    "device": device_id,
+}
+
+
+def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[str], list[Field]]:
+    """SELECT items for every field (NULL when its header is absent), and the required fields that are missing."""
+    present = set(columns)
+    items: list[str] = []
+    missing: list[Field] = []
+    for field in fields:
+        raw = next((h for h in field.headers if h in present), None)
+        if raw is not None:
+            items.append(f"{_CONVERSIONS[field.how](raw)} AS {field.target}")
+        else:
+            items.append(f"NULL AS {field.target}")  # so derived expressions always bind
+            if field.required:
+                missing.append(field)
+    return items, missing
+
+
+def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected: str) -> None:
+    """One problem naming the file and every missing header."""
+    names = ", ".join(" or ".join(repr(h) for h in f.headers) for f in missing)
+    ctx.report(path, "line 1", "error", f"header lacks required column {names}; file skipped",
+               f"expected a {expected} header")
+
+
+def load_csv_table(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, table: str,
+                   fields: tuple[Field, ...], expected: str, constants: Mapping[str, object] | None = None,
+                   derived: Mapping[str, str] | None = None) -> int:
+    """Read CSV files (slices unioned) into a normalized table. Returns the rows inserted.
+
+    ``constants`` are bound as parameters (never pasted into SQL); ``derived`` are SQL
+    expressions over the converted field names, computed in an outer SELECT. Fields named
+    ``_...`` are helpers for ``derived`` and are not inserted.
+    """
+    view = open_csv(con, paths, ctx)
+    if view is None:
+        return 0
+    items, missing = select_items(columns_of(con, view), fields)
+    if missing:
+        report_missing(ctx, paths[0], missing, expected)
+        return 0
+    helpers = [f.target for f in fields if f.target.startswith("_")]
+    return insert_rows(con, ctx, table, f"SELECT {', '.join(items)} FROM {view}", constants, derived, helpers)
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, table: str, inner_sql: str,
+                constants: Mapping[str, object] | None = None, derived: Mapping[str, str] | None = None,
+                helpers: list[str] | None = None) -> int:
+    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants and derived columns.
+
+    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted.
+    """
+    params: dict[str, object] = {"run_id": ctx.run_id}
+    star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
+    outer = ["$run_id::VARCHAR AS run_id", star]
+    for i, (name, value) in enumerate((constants or {}).items()):
+        params[f"c{i}"] = value
+        outer.append(f"$c{i} AS {name}")
+    outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
+    before = count_rows(con, table, ctx.run_id)
+    con.execute(f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})", params)
+    return count_rows(con, table, ctx.run_id) - before
+
+
+def count_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> int:
+    """Rows of one run in a normalized table."""
+    return con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchall()[0][0]

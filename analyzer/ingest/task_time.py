@@ -1,0 +1,54 @@
+"""task_time_*.csv (msprof) -> timeline rows of kind 'device_task', every stream task including non-compute ones.
+
+C++ header ``Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),
+task_stop(us)``; start and stop carry a trailing TAB and become exact ns. ``kernel_name`` is
+``N/A`` for non-compute tasks (PROFILING_ENABLE, EVENT_RECORD, ...): name NULL, task_type kept.
+
+The legacy Python header (``Time(%),Time(us),Count,Avg(us),...,Type,API,Task ID,Op Name,
+Stream ID``) holds per-task totals without start times: it is recognised, reported and not
+loaded, because totals are not timeline events (op_stats and ops carry the same times).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.csv_columns import Field, insert_rows, report_missing, select_items
+from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.model import ReadContext
+
+_FIELDS = (
+    Field("device_id", ("Device_id", "Device ID"), "device"),
+    Field("name", ("kernel_name",), "text"),
+    Field("task_type", ("kernel_type",), "text"),
+    Field("stream_id", ("stream_id",), "int", required=True),
+    Field("task_id", ("task_id",), "bigint", required=True),
+    Field("dur_us", ("task_time(us)",), "double", required=True),
+    Field("start_ns", ("task_start(us)",), "ns", required=True),
+    Field("end_ns", ("task_stop(us)",), "ns"),
+)
+_LEGACY_MARKERS = {"Time(%)", "Waiting(us)", "Running(us)", "Pending(us)"}
+_CONSTANTS = {"kind": "device_task", "process": "Ascend Hardware"}
+_DERIVED = {"thread_id": "stream_id", "thread_name": "'Stream ' || stream_id"}
+
+
+def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+    """Read task_time files (all slices) into timeline. Returns rows inserted."""
+    view = open_csv(con, paths, ctx)
+    if view is None:
+        return 0
+    columns = columns_of(con, view)
+    if "task_start(us)" not in columns and _LEGACY_MARKERS <= set(columns):
+        ctx.report(paths[0], "line 1", "info",
+                   "legacy task_time layout (per-task totals, no start times): not loaded into the timeline",
+                   "op_summary / op_statistic carry these times; re-export with a current msprof for task times")
+        return 0
+    items, missing = select_items(columns, _FIELDS)
+    if missing:
+        report_missing(ctx, paths[0], missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
+        return 0
+    inner = (f"SELECT * REPLACE (coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT)) AS end_ns) "
+             f"FROM (SELECT {', '.join(items)} FROM {view})")
+    return insert_rows(con, ctx, "timeline", inner, _CONSTANTS, _DERIVED)
