@@ -1,0 +1,72 @@
+"""`npu-triage ingest` and `npu-triage schema` end to end, with the input-hash check after every command."""
+
+from __future__ import annotations
+
+import duckdb
+
+from analyzer.cli import main
+from analyzer.report.schema_doc import render_schema_markdown
+from tests.tree_hash import tree_digest
+
+
+def test_cli_ingest_real_tree_lists_each_run_and_leaves_inputs_identical(real_dir, tmp_path, capsys):
+    before = tree_digest(real_dir)
+    db = tmp_path / "all.duckdb"
+    assert main(["ingest", str(real_dir), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    for run in ("torch_npu_level1_rank0_text", "torch_npu_level0_rank0_text", "torch_npu_arith_2023",
+                "torch_npu_memoryl0_2023", "torch_npu_level1_rank0_db", "msprof_db_2023", "torch_npu_trace_2024"):
+        assert f"{run}: " in out
+    assert "torch_npu_level1_rank0_text: torch_npu text" in out and "191 tasks" in out
+    assert tree_digest(real_dir) == before
+
+
+def test_cli_ingest_twice_is_idempotent(real_dir, tmp_path):
+    db = tmp_path / "x.duckdb"
+    export = str(real_dir / "torch_npu_level1_rank0_text")
+    assert main(["ingest", export, "--db", str(db)]) == 0
+    assert main(["ingest", export, "--db", str(db)]) == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM ops").fetchone()[0] == 191
+        assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+
+
+def test_cli_ingest_parquet_writes_every_table(real_dir, tmp_path):
+    out = tmp_path / "pq"
+    assert main(["ingest", str(real_dir / "torch_npu_level1_rank0_text"), "--parquet", str(out)]) == 0
+    assert duckdb.execute(f"SELECT count(*) FROM '{out}/ops.parquet'").fetchone()[0] == 191
+    assert (out / "runs.parquet").exists() and not list(out.glob(".*"))
+
+
+def test_cli_ingest_empty_folder_exits_2_with_message(tmp_path, capsys):
+    assert main(["ingest", str(tmp_path)]) == 2
+    assert "no Ascend profiling export found" in capsys.readouterr().err
+
+
+def test_cli_ingest_missing_path_exits_2(tmp_path, capsys):
+    assert main(["ingest", str(tmp_path / "nope")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_cli_ingest_unreadable_kernel_details_exits_2_naming_the_file(tmp_path, capsys):
+    apo = tmp_path / "r_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    apo.mkdir(parents=True)
+    (apo / "kernel_details.csv").write_bytes(b"")
+    assert main(["ingest", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "kernel_details.csv" in err and "empty file" in err and "nothing usable" in err
+
+
+def test_cli_schema_prints_every_table(capsys):
+    assert main(["schema"]) == 0
+    out = capsys.readouterr().out
+    for table in ("runs", "ops", "op_stats", "api_stats", "steps", "timeline", "counters", "comm_ops"):
+        assert f"{table}: " in out
+    assert "start_ns" in out and "BIGINT [ns]" in out
+
+
+def test_schema_docs_page_is_generated_and_current():
+    from tests.conftest import ROOT
+
+    page = ROOT / "docs" / "schema.md"
+    assert page.read_text() == render_schema_markdown(), "regenerate: npu-triage schema --markdown > docs/schema.md"

@@ -1,0 +1,81 @@
+"""Discovery: every export layout under a path, stable ids, one run per export."""
+
+from __future__ import annotations
+
+from analyzer.ingest.discover import discover
+
+
+def _touch(path, text="x\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_discover_real_tree_finds_every_export(real_dir):
+    found = {s.source_id: (s.producer, s.export_type, s.layout) for s in discover(real_dir)}
+    assert found == {
+        "msprof_db_2023": ("msprof", "db", "bare_db"),
+        "torch_npu_arith_2023": ("torch_npu", "text", "ascend_profiler_output"),
+        "torch_npu_level0_rank0_text": ("torch_npu", "text", "ascend_profiler_output"),
+        "torch_npu_level1_rank0_db": ("torch_npu", "db", "ascend_profiler_output"),
+        "torch_npu_level1_rank0_text": ("torch_npu", "text", "ascend_profiler_output"),
+        "torch_npu_memoryl0_2023": ("torch_npu", "text", "ascend_profiler_output"),
+        "torch_npu_trace_2024": ("torch_npu", "text", "ascend_profiler_output"),
+    }
+
+
+def test_discover_ascend_profiler_output_path_points_at_parent(real_dir):
+    (source,) = discover(real_dir / "torch_npu_level1_rank0_text" / "ASCEND_PROFILER_OUTPUT")
+    assert source.source_id == "torch_npu_level1_rank0_text"
+    assert "profiler_info" in source.metadata_files
+
+
+def test_discover_msprof_layout_globs_timestamps_and_slices(tmp_path):
+    prof = tmp_path / "PROF_000001_20260605161708478_FRJKORBPFMHQMGLA"
+    mso = prof / "mindstudio_profiler_output"
+    for name in ("op_summary_slice_0_20260605161737.csv", "op_summary_slice_1_20260605161737.csv",
+                 "msprof_20260605161734.json", "msprof_tx_20260605161734.json", "step_trace_20260605161737.csv",
+                 "task_time_20260605161737.csv", "api_statistic_20260605161737.csv"):
+        _touch(mso / name)
+    _touch(prof / "msprof_20260605161740.db")
+    (source,) = discover(tmp_path)
+    assert source.producer == "msprof" and source.export_type == "text"
+    assert [p.name for p in source.files["op_summary"]] == [
+        "op_summary_slice_0_20260605161737.csv", "op_summary_slice_1_20260605161737.csv"]
+    assert [p.name for p in source.files["timeline"]] == ["msprof_20260605161734.json"]
+    assert "step_trace" in source.files and "task_time" in source.files
+
+
+def test_discover_multi_rank_tree_gives_one_source_per_rank(tmp_path):
+    for rank in range(3):
+        root = tmp_path / "job" / f"node_{rank}_20250101000000000_ascend_pt"
+        _touch(root / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+        _touch(root / f"profiler_info_{rank}.json", "{}")
+        # the embedded msprof run of a torch_npu export is part of it, not a second export
+        _touch(root / "PROF_000001_x" / "mindstudio_profiler_output" / "op_summary_1.csv")
+    ids = [s.source_id for s in discover(tmp_path)]
+    assert ids == [f"node_{r}_20250101000000000_ascend_pt" for r in range(3)]
+
+
+def test_discover_same_folder_names_get_path_hashes_independent_of_location(tmp_path):
+    for parent in ("a", "b"):
+        _touch(tmp_path / parent / "run" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+    first = [s.source_id for s in discover(tmp_path)]
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (tmp_path / "a").rename(moved / "a")
+    (tmp_path / "b").rename(moved / "b")
+    assert [s.source_id for s in discover(moved)] == first
+    assert len(set(first)) == 2 and all(i.startswith("run-") for i in first)
+
+
+def test_discover_mindspore_and_bare_folder(tmp_path):
+    _touch(tmp_path / "w_1_ascend_ms" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+    _touch(tmp_path / "loose" / "op_summary_20260101.csv")
+    got = {s.source_id: (s.producer, s.layout) for s in discover(tmp_path)}
+    assert got == {"w_1_ascend_ms": ("mindspore", "ascend_profiler_output"), "loose": ("msprof", "bare_csv")}
+
+
+def test_discover_unrelated_folder_finds_nothing(tmp_path):
+    _touch(tmp_path / "notes.txt")
+    _touch(tmp_path / "data" / "table.csv")
+    assert discover(tmp_path) == []

@@ -1,0 +1,122 @@
+"""kernel_details / op_summary reading, pinned against the real torch_npu exports."""
+
+from __future__ import annotations
+
+import csv
+from decimal import Decimal
+from pathlib import Path
+
+from analyzer.ingest import load_export
+
+KD = "ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+
+
+def _raw_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_op_summary_level1_real_has_191_tasks(real_dir):
+    ing = load_export(real_dir / "torch_npu_level1_rank0_text")
+    assert ing.con.execute("SELECT count(*) FROM ops").fetchone()[0] == 191
+    assert ing.con.execute("SELECT task_count FROM runs").fetchone()[0] == 191
+
+
+def test_op_summary_start_ns_equal_written_decimal_exactly(real_dir):
+    export = real_dir / "torch_npu_level1_rank0_text"
+    raw = _raw_rows(export / KD)
+    want = [int(Decimal(r["Start Time(us)"].strip()) * 1000) for r in raw]
+    ing = load_export(export)
+    got = [r[0] for r in ing.con.execute("SELECT start_ns FROM ops ORDER BY start_ns, task_id").fetchall()]
+    assert got == sorted(want)
+    assert 1736408883704643212 in got
+
+
+def test_op_summary_shapes_lose_literal_quotes(real_dir):
+    ing = load_export(real_dir / "torch_npu_level1_rank0_text")
+    shapes = ing.con.execute(
+        "SELECT input_shapes, output_shapes FROM ops WHERE op_name = 'trans_TransData_0'"
+    ).fetchone()
+    assert shapes == ("32,3,224,224", "32,1,224,224,8")
+    quoted = ing.con.execute("SELECT count(*) FROM ops WHERE input_shapes LIKE '%\"%'").fetchone()[0]
+    assert quoted == 0
+
+
+def test_op_summary_na_cells_are_null_not_zero(real_dir):
+    ing = load_export(real_dir / "torch_npu_level1_rank0_text")
+    ctx = ing.con.execute("SELECT count(*), count(context_id) FROM ops").fetchone()
+    assert ctx == (191, 13)  # Context ID is N/A on 178 rows, 0 on 13 (MIX tasks): N/A is NULL, 0 stays 0
+    assert ing.con.execute("SELECT count(model_id) FROM ops").fetchone()[0] == 0  # 4294967295 sentinel
+
+
+def test_op_summary_pmu_columns_pinned(real_dir):
+    ing = load_export(real_dir / "torch_npu_level1_rank0_text")
+    row = ing.con.execute(
+        "SELECT aiv_time_us, aiv_mte2_time_us, aiv_mte3_time_us, mte_time_us, core_time_us, "
+        "aicore_time_us, block_dim, task_type FROM ops WHERE op_name = 'trans_TransData_0'"
+    ).fetchone()
+    assert row == (50.522, 27.875, 33.687, 33.687, 50.522, 0.0, 32, "AI_VECTOR_CORE")
+
+
+def test_op_summary_level0_pmu_null_and_marked_not_collected(real_dir):
+    ing = load_export(real_dir / "torch_npu_level0_rank0_text")
+    con = ing.con
+    assert con.execute("SELECT count(*), count(core_time_us), count(mte_time_us), count(op_type) FROM ops"
+                       ).fetchone() == (191, 0, 0, 0)
+    pmu, not_collected = con.execute("SELECT pmu_collected, not_collected FROM runs").fetchone()
+    assert pmu is False
+    assert any(item.startswith("pmu:") and "Level1" in item for item in not_collected)
+
+
+def test_op_summary_memoryl0_2023_header_without_op_state(real_dir):
+    ing = load_export(real_dir / "torch_npu_memoryl0_2023")
+    con = ing.con
+    assert con.execute("SELECT count(*), count(op_state) FROM ops").fetchone() == (21, 0)
+    hccl = con.execute("SELECT task_id, stream_id FROM ops WHERE task_type = 'HCCL' LIMIT 1").fetchone()
+    assert hccl == (None, None)
+    bw = con.execute("SELECT extra_metrics['aic_l0a_read_bw_gb_per_s'] FROM ops WHERE task_type='AI_CORE' "
+                     "LIMIT 1").fetchone()[0]
+    assert bw is not None
+    assert con.execute("SELECT aic_metrics FROM runs").fetchone()[0] == "MemoryL0"
+
+
+def test_op_summary_arith_2023_keeps_metric_set_in_extra_metrics(real_dir):
+    ing = load_export(real_dir / "torch_npu_arith_2023")
+    con = ing.con
+    assert con.execute("SELECT count(*) FROM ops").fetchone()[0] == 591
+    keys = con.execute("SELECT map_keys(extra_metrics) FROM ops WHERE op_name = 'ZerosLike46'").fetchone()[0]
+    assert "aiv_vec_fp32_ratio" in keys and "aic_cube_fops" in keys
+    start = con.execute("SELECT start_ns FROM ops WHERE op_name = 'ZerosLike46'").fetchone()[0]
+    assert start == 1699529622790614800
+
+
+def test_op_summary_msprof_header_with_trailing_tab_and_slices(tmp_path):
+    out = tmp_path / "PROF_000001_20260605161708478_FRJKORBPFMHQMGLA" / "mindstudio_profiler_output"
+    out.mkdir(parents=True)
+    header = ("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+              "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,"
+              "Context ID,aicore_time(us),aic_mte2_time(us)\n")
+    row = "0,4294967295,{t},1756,k{t},MatMulV2,dynamic,AI_CORE,1780676244313289.{t:03d}\t,87.38,0,24,N/A,NO,\"\"\"2,3\"\"\",N/A,80.0,20.5\n"
+    (out / "op_summary_slice_0_20260605161737.csv").write_text(header + row.format(t=1) + row.format(t=2))
+    (out / "op_summary_slice_1_20260605161737.csv").write_text(header + row.format(t=3))
+    ing = load_export(tmp_path)
+    con = ing.con
+    assert ing.run_ids == ["PROF_000001_20260605161708478_FRJKORBPFMHQMGLA"]
+    rows = con.execute("SELECT task_id, start_ns, input_shapes, mix_block_dim, mte_time_us FROM ops ORDER BY 1"
+                       ).fetchall()
+    assert rows == [(1, 1780676244313289001, "2,3", None, 20.5), (2, 1780676244313289002, "2,3", None, 20.5),
+                    (3, 1780676244313289003, "2,3", None, 20.5)]
+    assert con.execute("SELECT producer, layout FROM runs").fetchone() == ("msprof", "mindstudio_profiler_output")
+
+
+def test_op_summary_multi_device_gives_one_run_per_device(tmp_path):
+    out = tmp_path / "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA" / "mindstudio_profiler_output"
+    out.mkdir(parents=True)
+    header = "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)\n"
+    body = "".join(f"{d},op{i},Add,AI_VECTOR_CORE,1000.{i:03d}\t,1.0\n" for d in (0, 1) for i in range(3))
+    (out / "op_summary_20260605161737.csv").write_text(header + body)
+    ing = load_export(tmp_path)
+    assert ing.run_ids == ["PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev0",
+                           "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev1"]
+    counts = ing.con.execute("SELECT run_id, device_id, task_count FROM runs ORDER BY 1").fetchall()
+    assert [c[1:] for c in counts] == [(0, 3), (1, 3)]
