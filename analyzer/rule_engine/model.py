@@ -36,6 +36,10 @@ class Rule:
     enable_hint: str = ""  # the collection setting that provides what `requires` needs
     evidence_sql: str = ""  # optional query for the evidence rows of one finding ($subject bound)
     path: str = ""
+    collect: str = ""  # key of analyzer.ingest.finalize.SETTINGS that enable_hint was taken from
+    doc_impact: str = ""  # how impact_us is computed ([doc] impact)
+    threshold_param: str = ""  # the param reported as a finding's threshold ([finding] threshold_param)
+    schema_version: int = 1
 
 
 @dataclass(frozen=True)

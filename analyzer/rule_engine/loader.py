@@ -1,0 +1,73 @@
+"""Rule files (TOML, see rules/TEMPLATE.toml) -> Rule objects. Loading only; checks live in validation.py."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from analyzer.ingest.finalize import SETTINGS
+from analyzer.rule_engine.model import Rule
+
+TEMPLATE_NAME = "TEMPLATE.toml"
+
+
+class RuleFileError(Exception):
+    """A rule file that cannot be parsed at all. The message names the file and says what is wrong."""
+
+
+def rule_files(rules_dir: Path) -> list[Path]:
+    """Every rule file under ``rules_dir`` (one level of category folders), sorted; the template excluded."""
+    return sorted(p for p in Path(rules_dir).glob("*/*.toml") if p.name != TEMPLATE_NAME)
+
+
+def read_rule_document(path: Path) -> dict[str, Any]:
+    """The parsed TOML of one rule file; RuleFileError when it is not valid TOML."""
+    try:
+        with Path(path).open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise RuleFileError(f"{path}: cannot be read: {exc.strerror}") from None
+
+
+def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
+    """Build a Rule from a parsed rule document; absent fields become empty (validation reports them)."""
+    rule, text = doc.get("rule", {}), doc.get("doc", {})
+    finding, advice = doc.get("finding", {}), doc.get("advice", {})
+    collect = str(rule.get("collect", ""))
+    return Rule(
+        id=str(rule.get("id", "")), name=str(rule.get("name", "")), title=str(rule.get("title", "")),
+        category=str(rule.get("category", "")), severity=str(rule.get("severity", "")),
+        status=str(rule.get("status", "")), since=str(rule.get("since", "")),
+        scope=str(rule.get("scope", "run")),
+        requires={str(t): tuple(map(str, cols)) for t, cols in dict(rule.get("requires", {})).items()},
+        params=dict(doc.get("params", {})),
+        sql=str(doc.get("query", {}).get("sql", "")),
+        metric=str(finding.get("metric", "")), unit=str(finding.get("unit", "")),
+        polarity=str(finding.get("polarity", "")), message=str(finding.get("message", "")),
+        advice_summary=str(advice.get("summary", "")), advice_steps=tuple(map(str, advice.get("steps", ()))),
+        doc_checks=str(text.get("checks", "")).strip(), doc_why=str(text.get("why", "")).strip(),
+        references=tuple(map(str, text.get("references", ()))),
+        enable_hint=SETTINGS.get(collect, collect), collect=collect,
+        evidence_sql=str(doc.get("evidence", {}).get("sql", "")),
+        path=str(path), doc_impact=str(text.get("impact", "")).strip(),
+        threshold_param=str(finding.get("threshold_param", "")),
+        schema_version=int(doc.get("schema_version", 0) or 0),
+    )
+
+
+def load_rule(path: Path) -> Rule:
+    """Load one rule file."""
+    return rule_from_document(read_rule_document(path), path)
+
+
+def load_rules(rules_dir: Path) -> list[Rule]:
+    """Load every rule file under ``rules_dir``, in file order."""
+    return [load_rule(p) for p in rule_files(rules_dir)]
+
+
+def default_rules_dir() -> Path:
+    """The built-in rules folder shipped with the package (only the CLI uses this default)."""
+    return Path(__file__).resolve().parents[2] / "rules"

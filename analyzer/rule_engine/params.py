@@ -1,0 +1,88 @@
+"""User overrides of rule params: ``--set rule.param=value`` and a TOML config file (``[rule-name] param = v``)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from analyzer.rule_engine.model import Rule
+
+
+class ParamError(Exception):
+    """An override naming an unknown rule or param, or a value of the wrong type. Meant for the user."""
+
+
+def parse_value(text: str) -> Any:
+    """A value as TOML reads it; anything TOML cannot read stays a string.
+
+    >>> parse_value("0.35"), parse_value("200"), parse_value("true"), parse_value("AI_CORE")
+    (0.35, 200, True, 'AI_CORE')
+    """
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_set_options(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``["mte-share-high.threshold=0.35"]`` -> ``{"mte-share-high": {"threshold": 0.35}}``.
+
+    >>> parse_set_options(["inter-op-gap.threshold_us=500"])
+    {'inter-op-gap': {'threshold_us': 500}}
+    """
+    result: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        rule, dot, param = key.strip().rpartition(".")
+        if not sep or not dot or not rule or not param:
+            raise ParamError(f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. mte-share-high.threshold=0.35")
+        result.setdefault(rule, {})[param] = parse_value(value.strip())
+    return result
+
+
+def read_config(path: Path) -> dict[str, dict[str, Any]]:
+    """Overrides from a TOML file whose tables are rule names: ``[mte-share-high] threshold = 0.35``."""
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ParamError(f"{path}: cannot be read: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ParamError(f"{path}: not valid TOML: {exc}") from None
+    bad = [k for k, v in doc.items() if not isinstance(v, dict)]
+    if bad:
+        raise ParamError(f"{path}: {bad[0]!r} is not a table; write [rule-name] then param = value lines")
+    return doc
+
+
+def _same_kind(default: Any, value: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(default))
+
+
+def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> dict[str, dict[str, Any]]:
+    """The overrides, after checking every rule and param exists and each value has the default's type."""
+    by_name = {r.name: r for r in rules}
+    for rule_name, values in overrides.items():
+        rule = by_name.get(rule_name)
+        if rule is None:
+            raise ParamError(f"unknown rule {rule_name!r}; rules: {', '.join(sorted(by_name))}")
+        for param, value in values.items():
+            if param not in rule.params:
+                known = ", ".join(sorted(rule.params)) or "none"
+                raise ParamError(f"rule {rule_name!r} has no param {param!r}; its params: {known}")
+            if not _same_kind(rule.params[param], value):
+                raise ParamError(f"{rule_name}.{param}={value!r}: expected a value like {rule.params[param]!r}")
+    return overrides
+
+
+def merge_overrides(*layers: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Later layers win per param (config file first, then --set)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for layer in layers:
+        for rule, values in layer.items():
+            merged.setdefault(rule, {}).update(values)
+    return merged

@@ -1,0 +1,186 @@
+"""Run rules over the normalized tables: skip what the data cannot support, turn result rows into Findings."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+
+from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
+from analyzer.rule_engine.views import create_views
+
+ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
+CONFIDENCES = ("high", "medium", "low")
+# Row columns with a meaning of their own; every other column goes into Finding.details.
+_SPECIAL_COLUMNS = set(FINDING_COLUMNS) | {"threshold", "span_us", "severity", "confidence"}
+
+
+def effective_params(rule: Rule, overrides: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """The rule's declared params with the user's overrides for that rule applied."""
+    return {**rule.params, **((overrides or {}).get(rule.name, {}))}
+
+
+def _bind(sql: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Only the params the SQL uses (DuckDB rejects unused named parameters)."""
+    used = sql_params(sql)
+    return {k: v for k, v in values.items() if k in used}
+
+
+class _Availability:
+    """Whether a table column holds any non-NULL value for some runs; cached per (table, column, runs)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._seen: dict[tuple[str, str, tuple[str, ...]], bool] = {}
+
+    def missing(self, rule: Rule, run_ids: tuple[str, ...]) -> list[str]:
+        return [f"{t}.{c}" for t, cols in rule.requires.items() for c in cols if not self._has(t, c, run_ids)]
+
+    def _has(self, table: str, column: str, run_ids: tuple[str, ...]) -> bool:
+        key = (table, column, run_ids)
+        if key not in self._seen:
+            row = self._con.execute(
+                f'SELECT count("{column}") FROM {table} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))',
+                [list(run_ids)]).fetchone()
+            self._seen[key] = bool(row and row[0])
+        return self._seen[key]
+
+
+def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
+    if run_count > 1:
+        return f"needs {', '.join(missing)}, which none of these runs has (all NULL or absent)"
+    return f"needs {', '.join(missing)}, which this run does not have (all NULL or absent)"
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly Python value (Decimal -> float, NaN -> None, nested lists/dicts converted)."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _number(value: Any) -> float | None:
+    value = _plain(value)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _message(rule: Rule, values: dict[str, Any]) -> str:
+    try:
+        return rule.message.format(**values)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError):
+        return f"{values.get('subject')}: {rule.metric} = {values.get('value')}"
+
+
+class _RuleRun:
+    """One rule over one run (or one set of runs): query, evidence, findings."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, rule: Rule, params: dict[str, Any],
+                 run_ids: tuple[str, ...], evidence_limit: int) -> None:
+        self.con, self.rule, self.params = con, rule, params
+        self.run_ids, self.evidence_limit = run_ids, evidence_limit
+        self.binding = {**params, "run_id": run_ids[0], "run_ids": list(run_ids)}
+
+    def findings(self) -> list[Finding]:
+        cursor = self.con.execute(self.rule.sql, _bind(self.rule.sql, self.binding))
+        columns = [d[0] for d in cursor.description]
+        rows = cursor.fetchall()
+        return [self._finding(dict(zip(columns, row, strict=True))) for row in rows]
+
+    def _evidence(self, run_id: str, subject: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
+        if not self.rule.evidence_sql:
+            return (), (), 0
+        values = {**self.binding, "run_id": run_id, "subject": subject}
+        cursor = self.con.execute(self.rule.evidence_sql, _bind(self.rule.evidence_sql, values))
+        columns = tuple(d[0] for d in cursor.description)
+        rows = cursor.fetchall()
+        top = tuple(tuple(_plain(v) for v in row) for row in rows[: self.evidence_limit])
+        return columns, top, len(rows)
+
+    def _span_us(self, row: dict[str, Any]) -> float | None:
+        if _number(row.get("span_us")):
+            return _number(row["span_us"])
+        found = self.con.execute("SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]).fetchall()
+        return _number(found[0][0]) if found else None
+
+    def _finding(self, row: dict[str, Any]) -> Finding:
+        rule = self.rule
+        impact = _number(row.get("impact_us")) or 0.0
+        threshold = _number(row["threshold"]) if "threshold" in row else (
+            _number(self.params.get(rule.threshold_param)) if rule.threshold_param else None)
+        span = self._span_us(row)
+        run_id = str(row.get("run_id") or self.run_ids[0])
+        ev_cols, ev_rows, ev_total = self._evidence(run_id, row.get("subject"))
+        details = {k: _plain(v) for k, v in row.items() if k not in _SPECIAL_COLUMNS}
+        if ev_total > len(ev_rows):
+            details["evidence_total_rows"] = ev_total
+        values = {**self.params, **{k: _plain(v) for k, v in row.items()}, "threshold": threshold}
+        severity = row.get("severity") if row.get("severity") in SEVERITIES else rule.severity
+        confidence = row.get("confidence") if row.get("confidence") in CONFIDENCES else "medium"
+        return Finding(
+            rule=rule.name, code=rule.id, severity=severity, category=rule.category, title=rule.title,
+            run_id=run_id, subject=str(row.get("subject")), value=_number(row.get("value")),
+            threshold=threshold, metric=rule.metric, unit=rule.unit, impact_us=impact,
+            span_share=impact / span if span else None, confidence=confidence,
+            message=_message(rule, values), advice_summary=rule.advice_summary,
+            advice_steps=rule.advice_steps, evidence_columns=ev_cols, evidence=ev_rows, details=details,
+        )
+
+
+def _run_one(con: duckdb.DuckDBPyConnection, rule: Rule, params: dict[str, Any], run_ids: tuple[str, ...],
+             availability: _Availability, evidence_limit: int) -> tuple[list[Finding], RuleOutcome]:
+    outcome_run = run_ids[0] if rule.scope == "run" else ALL_RUNS
+    if rule.scope == "runs" and len(run_ids) < 2:
+        return [], RuleOutcome(rule.name, rule.id, outcome_run, "skipped",
+                               reason="compares several runs; give a folder holding two or more runs")
+    missing = availability.missing(rule, run_ids)
+    if missing:
+        return [], RuleOutcome(rule.name, rule.id, outcome_run, "skipped",
+                               reason=_skip_reason(rule, missing, len(run_ids)), enable_hint=rule.enable_hint)
+    try:
+        found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
+    except duckdb.Error as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+        return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
+    return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
+
+
+def run_rules(con: duckdb.DuckDBPyConnection, rules: list[Rule], run_ids: list[str],
+              params: dict[str, dict[str, Any]] | None = None, *, preview: bool = False,
+              evidence_limit: int = 10) -> tuple[list[Finding], list[RuleOutcome]]:
+    """Run every rule: scope 'run' once per run (``$run_id`` bound), scope 'runs' once over all (``$run_ids``).
+
+    Args:
+        con: connection holding the normalized tables; the helper views are (re)created in it.
+        rules: loaded (and validated) rules.
+        run_ids: the runs to judge.
+        params: user overrides, rule name -> {param: value}.
+        preview: also run rules whose status is 'preview'.
+        evidence_limit: evidence rows kept per finding.
+
+    Returns:
+        (findings in rule and row order, one outcome per rule and run). A SQL error is a 'failed'
+        outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
+    """
+    create_views(con)
+    availability, findings, outcomes = _Availability(con), [], []
+    for rule in rules:
+        values = effective_params(rule, params)
+        groups = [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
+        for group in groups:
+            if rule.status == "preview" and not preview:
+                outcomes.append(RuleOutcome(rule.name, rule.id, group[0] if rule.scope == "run" else ALL_RUNS,
+                                            "skipped", reason="preview rule; run with --preview to enable it"))
+                continue
+            found, outcome = _run_one(con, rule, values, group, availability, evidence_limit)
+            findings += found
+            outcomes.append(outcome)
+    return findings, outcomes

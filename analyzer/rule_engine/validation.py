@@ -1,0 +1,139 @@
+"""Checks on loaded rules: ids, names, enums, params, required tables and columns, message placeholders."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from pathlib import Path
+
+from analyzer.ingest.finalize import SETTINGS
+from analyzer.ingest.schema import TABLES, has_column
+from analyzer.rule_engine.model import SEVERITIES, Rule
+
+SCHEMA_VERSION = 1
+CATEGORY_PREFIX = {"compute": "CMP", "memory": "MEM", "communication": "COM", "scheduling": "SCH", "host": "HST"}
+STATUSES = ("preview", "stable", "deprecated")
+SCOPES = ("run", "runs")
+POLARITIES = ("lower_is_better", "higher_is_better")
+UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
+# Bound by the runner, never declared: the run (scope 'run'), the runs (scope 'runs'), the finding's subject.
+RESERVED_PARAMS = ("run_id", "run_ids", "subject")
+# Columns every rule query returns; a message may also use them.
+FINDING_COLUMNS = ("run_id", "subject", "value", "impact_us")
+FINDING_FIELDS = FINDING_COLUMNS + ("threshold", "span_share", "title", "rule", "code")
+_REQUIRED_TEXT = ("id", "name", "title", "category", "severity", "status", "since", "sql", "metric",
+                  "unit", "polarity", "message", "advice_summary", "doc_checks", "doc_why", "doc_impact")
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+_ORDER_BY_LAST = re.compile(r"\bORDER\s+BY\b(?![\s\S]*\b(FROM|SELECT)\b)([\s\S]*)$", re.IGNORECASE)
+
+
+def sql_params(sql: str) -> set[str]:
+    """Names of the ``$param`` references in a SQL text.
+
+    >>> sorted(sql_params("SELECT 1 WHERE a > $threshold AND run_id = $run_id"))
+    ['run_id', 'threshold']
+    """
+    return set(_PARAM.findall(sql))
+
+
+def message_fields(message: str) -> set[str]:
+    """Root names of the ``{placeholders}`` of a message template.
+
+    >>> sorted(message_fields("{subject}: {value:.0%} over {launches} (limit {threshold:.0%})"))
+    ['launches', 'subject', 'threshold', 'value']
+    """
+    return {re.split(r"[.\[]", f)[0] for _, f, _, _ in string.Formatter().parse(message) if f}
+
+
+def _field_problems(rule: Rule) -> list[str]:
+    problems = [f"[{f}] is missing or empty" for f in _REQUIRED_TEXT if not getattr(rule, f)]
+    if rule.schema_version != SCHEMA_VERSION:
+        problems.append(f"schema_version must be {SCHEMA_VERSION}")
+    enums = (("category", CATEGORY_PREFIX), ("severity", SEVERITIES), ("status", STATUSES),
+             ("scope", SCOPES), ("polarity", POLARITIES), ("unit", UNITS))
+    for name, allowed in enums:
+        value = getattr(rule, name)
+        if value and value not in allowed:
+            problems.append(f"{name} {value!r} is not one of {', '.join(allowed)}")
+    prefix = CATEGORY_PREFIX.get(rule.category, "")
+    if rule.id and prefix and not re.fullmatch(prefix + r"\d{3}", rule.id):
+        problems.append(f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}")
+    if rule.name and not _KEBAB.match(rule.name):
+        problems.append(f"name {rule.name!r} is not kebab-case")
+    if rule.collect and rule.collect not in SETTINGS:
+        problems.append(f"collect {rule.collect!r} is not one of {', '.join(SETTINGS)}")
+    if not rule.advice_steps:
+        problems.append("[advice] steps is empty")
+    return problems
+
+
+def _location_problems(rule: Rule) -> list[str]:
+    if not rule.path:
+        return []
+    path = Path(rule.path)
+    problems = []
+    if rule.name and path.stem != rule.name:
+        problems.append(f"file stem {path.stem!r} differs from name {rule.name!r}")
+    if rule.category and path.parent.name != rule.category:
+        problems.append(f"folder {path.parent.name!r} differs from category {rule.category!r}")
+    return problems
+
+
+def _query_problems(rule: Rule) -> list[str]:
+    problems = []
+    used = sql_params(rule.sql) | sql_params(rule.evidence_sql)
+    for p in sorted(used - set(rule.params) - set(RESERVED_PARAMS)):
+        problems.append(f"${p} is used in the SQL but not declared in [params]")
+    for p in sorted(set(rule.params) - used):
+        problems.append(f"param {p!r} is declared but never used in the SQL")
+    for p in sorted(set(rule.params) & set(RESERVED_PARAMS)):
+        problems.append(f"param {p!r} is reserved (the runner binds it)")
+    if rule.sql and not _order_by_has_tie_breaker(rule.sql):
+        problems.append("[query] sql must end with an ORDER BY of at least two keys (a tie-breaker)")
+    if rule.threshold_param and rule.threshold_param not in rule.params:
+        problems.append(f"[finding] threshold_param {rule.threshold_param!r} is not a declared param")
+    return problems
+
+
+def _order_by_has_tie_breaker(sql: str) -> bool:
+    match = _ORDER_BY_LAST.search(sql.strip().rstrip(";"))
+    return bool(match) and "," in match.group(2) and ")" not in match.group(2)
+
+
+def _requires_problems(rule: Rule) -> list[str]:
+    problems = []
+    for table, columns in rule.requires.items():
+        if table not in TABLES:
+            problems.append(f"requires table {table!r}, which is not in the schema")
+            continue
+        problems += [f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c)]
+    if not rule.requires:
+        problems.append("[rule] requires is empty (name the tables and columns the query reads)")
+    return problems
+
+
+def validate_rule(rule: Rule) -> list[str]:
+    """Problems of one rule on its own (empty when it is valid)."""
+    return _field_problems(rule) + _location_problems(rule) + _query_problems(rule) + _requires_problems(rule)
+
+
+def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
+    """Message placeholders that are neither a returned column, a finding field nor a param."""
+    known = set(returned_columns) | set(FINDING_FIELDS) | set(rule.params)
+    problems = [f"message placeholder {{{f}}} is not a returned column or a param"
+                for f in sorted(message_fields(rule.message) - known)]
+    problems += [f"the query does not return column {c!r}" for c in FINDING_COLUMNS if c not in returned_columns]
+    return problems
+
+
+def validate_rules(rules: list[Rule]) -> dict[str, list[str]]:
+    """Rule path (or name) -> its problems, including duplicate ids and names across rules."""
+    result = {r.path or r.name: validate_rule(r) for r in rules}
+    for attr in ("id", "name"):
+        counts = Counter(getattr(r, attr) for r in rules)
+        for r in rules:
+            if getattr(r, attr) and counts[getattr(r, attr)] > 1:
+                result[r.path or r.name].append(f"{attr} {getattr(r, attr)!r} is used by another rule too")
+    return {k: v for k, v in result.items() if v}

@@ -1,0 +1,164 @@
+"""Documented helper views that rules may query (leading underscore, Perfetto style), created before rules run.
+
+Every view is derived from the normalized tables only and is empty (never an error) when its
+inputs are empty. Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds;
+durations are DOUBLE microseconds. "Device" means the pair (run_id, device_id): runs are split
+per device at ingest, so in practice one run is one device.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
+COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
+
+
+def _merged(source: str) -> str:
+    """SQL merging the [start_ns, end_ns) intervals of ``source`` per (run_id, device_id) into disjoint ones.
+
+    Gaps-and-islands with window functions: a row opens a new island when it starts after the
+    latest end seen so far in its partition.
+    """
+    return f"""
+WITH t AS (SELECT run_id, device_id, start_ns, end_ns FROM {source}
+           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+m AS (SELECT *, max(end_ns) OVER (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns
+              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM t),
+g AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
+              OVER (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns ROWS UNBOUNDED PRECEDING)
+              AS interval_no FROM m)
+SELECT run_id, device_id, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
+       (max(end_ns) - min(start_ns)) / 1000.0 AS dur_us, count(*) AS task_count
+FROM g GROUP BY run_id, device_id, interval_no"""
+
+
+def _in_list(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+_GAP_CAUSE_CASE = """CASE
+    WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%SynchronizeStream%'
+         OR e.name ILIKE '%SynchronizeDevice%' OR e.name ILIKE '%SynchronizeEvent%'
+         OR e.name ILIKE '%Memcpy%' OR e.name ILIKE '%.cpu%' OR e.name ILIKE '%aten::item%'
+         OR e.name ILIKE '%_local_scalar_dense%') THEN 'host_sync'
+    WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%compile%' OR e.name ILIKE '%BuildOp%')
+         THEN 'compile'
+    WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%malloc%' OR e.name ILIKE '%MemAlloc%')
+         THEN 'memory_alloc'
+    WHEN e.kind = 'device_task' AND (coalesce(e.task_type, e.name) ILIKE '%EVENT_WAIT%'
+         OR coalesce(e.task_type, e.name) ILIKE '%Notify Wait%') THEN 'stream_wait'
+    END"""
+
+# name -> (documentation, SQL). Order matters: later views use earlier ones.
+VIEWS: dict[str, tuple[str, str]] = {
+    "_compute_tasks": (
+        "ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU).",
+        f"SELECT * FROM ops WHERE task_type IN ({_in_list(COMPUTE_TASK_TYPES)})",
+    ),
+    "_comm_tasks": (
+        "ops rows of communication tasks (task_type HCCL or COMMUNICATION).",
+        f"SELECT * FROM ops WHERE task_type IN ({_in_list(COMMUNICATION_TASK_TYPES)})",
+    ),
+    "_busy_intervals": (
+        "Disjoint intervals when at least one compute task ran, per run and device "
+        "(run_id, device_id, interval_no, start_ns, end_ns, dur_us, task_count).",
+        _merged("_compute_tasks"),
+    ),
+    "_comm_intervals": (
+        "Disjoint intervals when at least one communication task ran, per run and device.",
+        _merged("_comm_tasks"),
+    ),
+    "_active_intervals": (
+        "Disjoint intervals when any device task (compute, communication or other) ran, per run and device.",
+        _merged("ops"),
+    ),
+    "_run_span": (
+        "The analysed span of each run: the steps' window when the run has steps, else first task "
+        "start .. last task end (run_id, start_ns, end_ns, span_us, span_source 'steps' | 'ops').",
+        """
+SELECT run_id, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
+       (max(end_ns) - min(start_ns)) / 1000.0 AS span_us, 'steps' AS span_source
+FROM steps WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id
+UNION ALL
+SELECT run_id, min(start_ns), max(end_ns), (max(end_ns) - min(start_ns)) / 1000.0, 'ops'
+FROM ops WHERE run_id NOT IN (SELECT run_id FROM steps WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL)
+  AND start_ns IS NOT NULL GROUP BY run_id""",
+    ),
+    "_run_busy": (
+        "Compute-busy time inside the span of each run (run_id, span_us, busy_us, busy_ratio).",
+        """
+SELECT s.run_id, s.span_us,
+       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns))), 0) / 1000.0
+           AS busy_us,
+       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns))), 0) / 1000.0
+           / nullif(s.span_us, 0) AS busy_ratio
+FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
+GROUP BY s.run_id, s.span_us""",
+    ),
+    "_device_gaps": (
+        "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
+        "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
+        "op_before (last task to end before the gap), op_after (first task after it).",
+        """
+WITH a AS (SELECT run_id, device_id, start_ns, end_ns,
+                  lead(start_ns) OVER (PARTITION BY run_id, device_id ORDER BY start_ns) AS next_start
+           FROM _active_intervals),
+g AS (SELECT run_id, device_id, end_ns AS start_ns, next_start AS end_ns FROM a WHERE next_start > end_ns)
+SELECT g.run_id, g.device_id,
+       (SELECT min(s.step_id) FROM steps s WHERE s.run_id = g.run_id AND g.start_ns >= s.start_ns
+            AND g.start_ns < s.end_ns) AS step_id,
+       g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us,
+       (SELECT arg_max(o.op_name, o.start_ns) FROM ops o WHERE o.run_id = g.run_id
+            AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.end_ns = g.start_ns) AS op_before,
+       (SELECT arg_min(o.op_name, o.end_ns) FROM ops o WHERE o.run_id = g.run_id
+            AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.start_ns = g.end_ns) AS op_after
+FROM g""",
+    ),
+    "_stream_gaps": (
+        "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
+        "task after the gap), start_ns, end_ns, gap_us, op_before, op_after.",
+        """
+WITH o AS (SELECT run_id, device_id, stream_id, step_id, op_name, start_ns, end_ns,
+                  max(end_ns) OVER w AS prev_end,
+                  arg_max(op_name, end_ns) OVER w AS prev_op
+           FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL
+           WINDOW w AS (PARTITION BY run_id, device_id, stream_id ORDER BY start_ns, end_ns
+                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+SELECT run_id, device_id, stream_id, step_id, prev_end AS start_ns, start_ns AS end_ns,
+       (start_ns - prev_end) / 1000.0 AS gap_us, prev_op AS op_before, op_name AS op_after
+FROM o WHERE start_ns > prev_end""",
+    ),
+    "_gap_causes": (
+        "Timeline events overlapping a device gap, classified: cause 'host_sync' (stream/device "
+        "synchronize, memcpy, .cpu()/item()), 'compile' (op compile), 'memory_alloc' (malloc), "
+        "'stream_wait' (device EVENT_WAIT / Notify Wait). Columns: run_id, device_id, gap_start_ns, "
+        "cause, event_name, overlap_us (event time inside the gap).",
+        f"""
+SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns, {_GAP_CAUSE_CASE} AS cause, e.name AS event_name,
+       (least(e.end_ns, g.end_ns) - greatest(e.start_ns, g.start_ns)) / 1000.0 AS overlap_us
+FROM _device_gaps g JOIN timeline e ON e.run_id = g.run_id
+     AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
+     AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
+WHERE e.kind IN ('host_api', 'framework_op', 'device_task') AND {_GAP_CAUSE_CASE} IS NOT NULL""",
+    ),
+    "_gap_cause_top": (
+        "Per device gap, the cause whose events overlap it longest (run_id, device_id, gap_start_ns, "
+        "cause, event_name, overlap_us); gaps with no classified event are absent.",
+        """
+SELECT run_id, device_id, gap_start_ns, arg_max(cause, overlap_us) AS cause,
+       arg_max(event_name, overlap_us) AS event_name, max(overlap_us) AS overlap_us
+FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns""",
+    ),
+}
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """CREATE OR REPLACE every helper view as a TEMP view (nothing is written into a database file)."""
+    for name, (_doc, sql) in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+
+
+def view_docs() -> dict[str, str]:
+    """View name -> its documentation, for the rules reference."""
+    return {name: doc for name, (doc, _sql) in VIEWS.items()}
