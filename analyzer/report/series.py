@@ -1,0 +1,228 @@
+"""Small chart-ready tables per run, aggregated in DuckDB from the normalized tables.
+
+Every function takes ``(con, run_id)`` and returns a polars DataFrame of at most a few
+thousand rows, however many tasks the run holds; it is empty when the data was not collected.
+Times on the x axis are milliseconds from the run's first device task (``offset_ms``).
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV")
+
+# Merged intervals ("islands") of compute tasks: a task opens a new island when it starts after
+# every earlier task ended. Two window passes, no Python per row.
+_ISLANDS = """
+compute AS (
+    SELECT start_ns, end_ns FROM ops
+    WHERE run_id = $run AND task_type IN (SELECT unnest($types::VARCHAR[]))
+      AND start_ns IS NOT NULL AND end_ns > start_ns
+),
+marked AS (
+    SELECT start_ns, end_ns,
+           max(end_ns) OVER (ORDER BY start_ns, end_ns
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+    FROM compute
+),
+numbered AS (
+    SELECT start_ns, end_ns,
+           sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
+               OVER (ORDER BY start_ns, end_ns ROWS UNBOUNDED PRECEDING) AS island
+    FROM marked
+),
+islands AS (SELECT min(start_ns) AS s, max(end_ns) AS e FROM numbered GROUP BY island),
+win AS (
+    SELECT min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
+    WHERE run_id = $run AND start_ns IS NOT NULL AND end_ns IS NOT NULL
+)
+"""
+
+
+def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFrame:
+    return pl.from_arrow(con.sql(sql, params=params).to_arrow_table())
+
+
+def busy_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
+    """AI Core busy percentage per time bucket: the union of compute-task intervals in each bucket.
+
+    Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100). Empty without compute tasks.
+    """
+    sql = f"""WITH {_ISLANDS},
+    grid AS (SELECT t0, t1, greatest(1, ceil((t1 - t0) / $n))::BIGINT AS width FROM win WHERE t1 > t0),
+    pieces AS (
+        SELECT s, e, unnest(range((s - t0) // width, (e - 1 - t0) // width + 1)) AS bucket
+        FROM islands, grid
+    ),
+    busy AS (
+        SELECT bucket, sum(least(e, t0 + (bucket + 1) * width) - greatest(s, t0 + bucket * width)) AS busy_ns
+        FROM pieces, grid GROUP BY bucket
+    ),
+    buckets AS (SELECT unnest(range(0, ((t1 - t0 + width - 1) // width))) AS bucket FROM grid)
+    SELECT b.bucket, round(b.bucket * g.width / 1e6, 6) AS offset_ms, round(g.width / 1e6, 6) AS width_ms,
+           round(100.0 * coalesce(busy.busy_ns, 0) / g.width, 3) AS busy_pct
+    FROM buckets b CROSS JOIN grid g LEFT JOIN busy USING (bucket)
+    WHERE EXISTS (SELECT 1 FROM islands)
+    ORDER BY b.bucket"""
+    return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "n": bucket_count})
+
+
+def idle_stretches(con: duckdb.DuckDBPyConnection, run_id: str, min_share: float = 0.01,
+                   limit: int = 200) -> pl.DataFrame:
+    """Stretches with no compute task running, longer than ``min_share`` of the run's span.
+
+    Columns: start_ms, end_ms, idle_us; the ``limit`` longest, in time order.
+    """
+    sql = f"""WITH {_ISLANDS},
+    bounds AS (
+        SELECT s, e FROM islands
+        UNION ALL SELECT t0, t0 FROM win UNION ALL SELECT t1, t1 FROM win
+    ),
+    gaps AS (
+        SELECT lag(e) OVER (ORDER BY s, e) AS gap_start, s AS gap_end FROM bounds
+    ),
+    long_gaps AS (
+        SELECT gap_start, gap_end FROM gaps, win
+        WHERE gap_end - gap_start > greatest(1, $share * (t1 - t0))
+        ORDER BY gap_end - gap_start DESC, gap_start LIMIT $limit
+    )
+    SELECT round((gap_start - t0) / 1e6, 6) AS start_ms, round((gap_end - t0) / 1e6, 6) AS end_ms,
+           round((gap_end - gap_start) / 1e3, 3) AS idle_us
+    FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM islands) ORDER BY gap_start"""
+    return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "share": min_share,
+                             "limit": limit})
+
+
+_OP_TYPES = """
+per_type AS (
+    SELECT coalesce(op_type, op_name, '(unnamed)') AS op_type, count(*) AS call_count,
+           sum(dur_us) AS total_us, avg(dur_us) AS avg_us
+    FROM ops WHERE run_id = $run AND dur_us IS NOT NULL GROUP BY 1
+),
+ranked AS (
+    SELECT *, row_number() OVER (ORDER BY total_us DESC, op_type) AS time_rank,
+           total_us / sum(total_us) OVER () AS share,
+           sum(total_us) OVER (ORDER BY total_us DESC, op_type ROWS UNBOUNDED PRECEDING)
+               / sum(total_us) OVER () AS cumulative_share
+    FROM per_type
+)
+"""
+
+
+def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20) -> pl.DataFrame:
+    """The ``top_n`` operator types by summed task time, with call counts and cumulative share.
+
+    Operators without a type are grouped by name. Columns: time_rank, op_type, call_count,
+    total_us, avg_us, share (0-1 of all task time), cumulative_share.
+    """
+    sql = f"""WITH {_OP_TYPES}
+    SELECT time_rank, op_type, call_count, round(total_us, 3) AS total_us, round(avg_us, 3) AS avg_us,
+           round(share, 6) AS share, round(cumulative_share, 6) AS cumulative_share
+    FROM ranked WHERE time_rank <= $top ORDER BY time_rank"""
+    return _query(con, sql, {"run": run_id, "top": top_n})
+
+
+def op_type_calls(con: duckdb.DuckDBPyConnection, run_id: str, hotspot_rank: int = 10,
+                  limit: int = 2000) -> pl.DataFrame:
+    """Call count against average time per operator type (the ``limit`` types with most time).
+
+    ``hotspot`` marks a type among the ``hotspot_rank`` largest by total time whose average call
+    is shorter than the run's average task: cheap calls made so often that they add up.
+    Columns: op_type, call_count, avg_us, total_us, time_rank, hotspot.
+    """
+    sql = f"""WITH {_OP_TYPES},
+    overall AS (SELECT sum(total_us) / sum(call_count) AS mean_us FROM per_type)
+    SELECT op_type, call_count, round(avg_us, 3) AS avg_us, round(total_us, 3) AS total_us, time_rank,
+           (time_rank <= $hot AND avg_us < overall.mean_us) AS hotspot
+    FROM ranked, overall WHERE time_rank <= $limit ORDER BY time_rank"""
+    return _query(con, sql, {"run": run_id, "hot": hotspot_rank, "limit": limit})
+
+
+def pipeline_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15) -> pl.DataFrame:
+    """Cube / vector / scalar / MTE time as shares of core time, for the top operator types by core time.
+
+    Pipes run concurrently, so the four shares may sum past 1. Columns: op_type, core_time_us,
+    cube_share, vector_share, scalar_share, mte_share. Empty without PMU data.
+    """
+    sql = """SELECT coalesce(op_type, op_name, '(unnamed)') AS op_type, round(sum(core_time_us), 3) AS core_time_us,
+           round(coalesce(sum(cube_time_us), 0) / sum(core_time_us), 6) AS cube_share,
+           round(coalesce(sum(vector_time_us), 0) / sum(core_time_us), 6) AS vector_share,
+           round(coalesce(sum(scalar_time_us), 0) / sum(core_time_us), 6) AS scalar_share,
+           round(coalesce(sum(mte_time_us), 0) / sum(core_time_us), 6) AS mte_share
+    FROM ops WHERE run_id = $run AND core_time_us > 0
+    GROUP BY 1 ORDER BY sum(core_time_us) DESC, op_type LIMIT $top"""
+    return _query(con, sql, {"run": run_id, "top": top_n})
+
+
+_GAPS = """
+ordered AS (
+    SELECT start_ns, end_ns, op_name,
+           max(end_ns) OVER (ORDER BY start_ns, end_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end,
+           lag(op_name) OVER (ORDER BY start_ns, end_ns) AS before_op
+    FROM ops WHERE run_id = $run AND start_ns IS NOT NULL AND end_ns IS NOT NULL
+),
+gaps AS (
+    SELECT prev_end AS gap_start, start_ns AS gap_end, (start_ns - prev_end) / 1e3 AS gap_us,
+           before_op, op_name AS after_op
+    FROM ordered WHERE start_ns > prev_end
+),
+origin AS (SELECT min(start_ns) AS t0 FROM ops WHERE run_id = $run)
+"""
+
+
+def gap_histogram(con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4) -> pl.DataFrame:
+    """Gaps between consecutive device tasks (no task of the device running), in log-spaced bins.
+
+    Columns: bin, low_us, high_us, gap_count, total_gap_us. Empty when the device never idles.
+    """
+    sql = f"""WITH {_GAPS},
+    binned AS (SELECT floor(log10(gap_us) * $k)::BIGINT AS bin, gap_us FROM gaps)
+    SELECT bin, round(pow(10, bin / $k), 6) AS low_us, round(pow(10, (bin + 1) / $k), 6) AS high_us,
+           count(*) AS gap_count, round(sum(gap_us), 3) AS total_gap_us
+    FROM binned GROUP BY bin ORDER BY bin"""
+    return _query(con, sql, {"run": run_id, "k": float(bins_per_decade)})
+
+
+def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:
+    """The ``limit`` longest gaps between device tasks, where they are: for a timeline scatter.
+
+    Columns: offset_ms (gap start), gap_us, before_op, after_op; in time order.
+    """
+    sql = f"""WITH {_GAPS},
+    longest AS (SELECT * FROM gaps ORDER BY gap_us DESC, gap_start LIMIT $limit)
+    SELECT round((gap_start - t0) / 1e6, 6) AS offset_ms, round(gap_us, 3) AS gap_us, before_op, after_op
+    FROM longest, origin ORDER BY gap_start, gap_end"""
+    return _query(con, sql, {"run": run_id, "limit": limit})
+
+
+def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:
+    """Per step: computing, communication not overlapped, and free time (from ``steps``).
+
+    Columns: step_id, computing_us, comm_not_overlapped_us, free_us. Empty without steps.
+    """
+    sql = """SELECT step_id, computing_us, comm_not_overlapped_us, free_us FROM steps
+    WHERE run_id = $run AND (computing_us IS NOT NULL OR comm_not_overlapped_us IS NOT NULL OR free_us IS NOT NULL)
+    ORDER BY step_id NULLS LAST, device_id NULLS LAST, start_ns NULLS LAST LIMIT $limit"""
+    return _query(con, sql, {"run": run_id, "limit": limit})
+
+
+def hbm_bandwidth(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
+    """HBM read and write bandwidth over time, summed over HBM units, averaged into at most ``bucket_count`` buckets.
+
+    Columns: counter ('hbm_read' / 'hbm_write'), offset_ms, mb_per_s. Empty when HBM was not collected.
+    """
+    sql = """WITH samples AS (
+        SELECT counter, coalesce(instance, '') AS instance, ts_ns, value FROM counters
+        WHERE run_id = $run AND counter IN ('hbm_read', 'hbm_write') AND ts_ns IS NOT NULL AND value IS NOT NULL
+    ),
+    origin AS (SELECT coalesce((SELECT min(start_ns) FROM ops WHERE run_id = $run), min(ts_ns)) AS t0,
+                      min(ts_ns) AS c0, max(ts_ns) AS c1 FROM samples),
+    grid AS (SELECT t0, c0, greatest(1, ceil((c1 - c0 + 1) / $n))::BIGINT AS width FROM origin),
+    per_unit AS (
+        SELECT counter, instance, (ts_ns - c0) // width AS bucket, avg(value) AS value
+        FROM samples, grid GROUP BY ALL
+    )
+    SELECT counter, round((c0 + bucket * width - t0) / 1e6, 6) AS offset_ms, round(sum(value), 3) AS mb_per_s
+    FROM per_unit, grid GROUP BY counter, bucket, c0, width, t0 ORDER BY counter, bucket"""
+    return _query(con, sql, {"run": run_id, "n": bucket_count})
