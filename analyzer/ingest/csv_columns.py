@@ -53,18 +53,25 @@ _CONVERSIONS = {
 
 
 def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[str], list[Field]]:
-    """SELECT items for every field (NULL when its header is absent), and the required fields that are missing."""
+    """SELECT items for every target (NULL when no header of it is present), and the missing required fields.
+
+    Several fields may share a target (e.g. a MB and a KB header): the first one present wins.
+    """
     present = set(columns)
+    chosen: dict[str, str | None] = {}
+    wanted: dict[str, list[Field]] = {}
+    for field in fields:
+        wanted.setdefault(field.target, []).append(field)
+        raw = next((h for h in field.headers if h in present), None)
+        if raw is not None and chosen.get(field.target) is None:
+            chosen[field.target] = f"{_CONVERSIONS[field.how](raw)} AS {field.target}"
     items: list[str] = []
     missing: list[Field] = []
-    for field in fields:
-        raw = next((h for h in field.headers if h in present), None)
-        if raw is not None:
-            items.append(f"{_CONVERSIONS[field.how](raw)} AS {field.target}")
-        else:
-            items.append(f"NULL AS {field.target}")  # so derived expressions always bind
-            if field.required:
-                missing.append(field)
+    for target, group in wanted.items():
+        # NULL for an absent column, so that derived expressions always bind.
+        items.append(chosen.get(target) or f"NULL AS {target}")
+        if chosen.get(target) is None and any(f.required for f in group):
+            missing.append(Field(target, tuple(h for f in group for h in f.headers), group[0].how, True))
     return items, missing
 
 
@@ -77,12 +84,12 @@ def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected:
 
 def load_csv_table(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, table: str,
                    fields: tuple[Field, ...], expected: str, constants: Mapping[str, object] | None = None,
-                   derived: Mapping[str, str] | None = None) -> int:
+                   derived: Mapping[str, str] | None = None, replaced: Mapping[str, str] | None = None) -> int:
     """Read CSV files (slices unioned) into a normalized table. Returns the rows inserted.
 
     ``constants`` are bound as parameters (never pasted into SQL); ``derived`` are SQL
-    expressions over the converted field names, computed in an outer SELECT. Fields named
-    ``_...`` are helpers for ``derived`` and are not inserted.
+    expressions over the converted field names, computed in an outer SELECT; ``replaced``
+    likewise, replacing a field's value. Fields named ``_...`` are helpers and are not inserted.
     """
     view = open_csv(con, paths, ctx)
     if view is None:
@@ -91,19 +98,23 @@ def load_csv_table(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
     if missing:
         report_missing(ctx, paths[0], missing, expected)
         return 0
-    helpers = [f.target for f in fields if f.target.startswith("_")]
-    return insert_rows(con, ctx, table, f"SELECT {', '.join(items)} FROM {view}", constants, derived, helpers)
+    helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
+    return insert_rows(con, ctx, table, f"SELECT {', '.join(items)} FROM {view}", constants, derived, helpers,
+                       replaced)
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, table: str, inner_sql: str,
                 constants: Mapping[str, object] | None = None, derived: Mapping[str, str] | None = None,
-                helpers: list[str] | None = None) -> int:
+                helpers: list[str] | None = None, replaced: Mapping[str, str] | None = None) -> int:
     """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants and derived columns.
 
-    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted.
+    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
+    ``replaced`` maps an inner column to an SQL expression that replaces its value.
     """
     params: dict[str, object] = {"run_id": ctx.run_id}
     star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
+    if replaced:
+        star += f" REPLACE ({', '.join(f'{expr} AS {name}' for name, expr in replaced.items())})"
     outer = ["$run_id::VARCHAR AS run_id", star]
     for i, (name, value) in enumerate((constants or {}).items()):
         params[f"c{i}"] = value

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from analyzer.ingest.api_statistic import load_api_statistic
 from analyzer.ingest.communication_statistic import load_communication_statistic
+from analyzer.ingest.core_utilization import load_ai_core_utilization, load_ai_vector_core_utilization
+from analyzer.ingest.hbm_summary import load_ddr, load_hbm
+from analyzer.ingest.l2_cache import load_l2_cache
+from analyzer.ingest.memory_files import load_memory_record, load_npu_mem, load_npu_module_mem
 from analyzer.ingest.op_statistic import load_op_statistic
 from analyzer.ingest.op_summary import load_op_summary
+from analyzer.ingest.operator_memory import load_operator_memory
 from analyzer.ingest.step_trace import load_step_trace
 from analyzer.ingest.step_trace_time import load_step_trace_time
 from analyzer.ingest.task_time import load_task_time
@@ -24,4 +29,13 @@ READERS = {
     "step_trace": load_step_trace,
     "task_time": load_task_time,
     "communication_statistic": load_communication_statistic,
+    "memory_record": load_memory_record,
+    "npu_module_mem": load_npu_module_mem,
+    "npu_mem": load_npu_mem,
+    "operator_memory": load_operator_memory,
+    "l2_cache": load_l2_cache,
+    "ai_core_utilization": load_ai_core_utilization,
+    "ai_vector_core_utilization": load_ai_vector_core_utilization,
+    "hbm": load_hbm,
+    "ddr": load_ddr,
 }

@@ -333,6 +333,18 @@ _table(
 )
 
 _table(
+    "bandwidth_summary",
+    "Per-unit HBM / DDR bandwidth averages over the collection window (msprof hbm_*.csv / ddr_*.csv); "
+    "not a time series (that is in counters).",
+    _RUN_ID,
+    _DEVICE,
+    _c("memory", "VARCHAR", "", "'HBM' or 'DDR'."),
+    _c("unit_id", "VARCHAR", "", "Memory unit id as written ('0', '1', ...) or 'Average' for the mean over units."),
+    _c("read_mb_per_s", "DOUBLE", "MB/s", "Average read bandwidth."),
+    _c("write_mb_per_s", "DOUBLE", "MB/s", "Average write bandwidth."),
+)
+
+_table(
     "ingest_problems",
     "Every problem met while reading: file, place, what is wrong, what to do. Nothing is dropped silently.",
     _RUN_ID,

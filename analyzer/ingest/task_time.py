@@ -49,6 +49,6 @@ def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
     if missing:
         report_missing(ctx, paths[0], missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
         return 0
-    inner = (f"SELECT * REPLACE (coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT)) AS end_ns) "
-             f"FROM (SELECT {', '.join(items)} FROM {view})")
-    return insert_rows(con, ctx, "timeline", inner, _CONSTANTS, _DERIVED)
+    end_ns = "coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT))"
+    return insert_rows(con, ctx, "timeline", f"SELECT {', '.join(items)} FROM {view}", _CONSTANTS, _DERIVED,
+                       replaced={"end_ns": end_ns})
