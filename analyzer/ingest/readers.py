@@ -9,6 +9,7 @@ of another (none do: cross-table derivations live in ``finalize.py``).
 from __future__ import annotations
 
 from analyzer.ingest.api_statistic import load_api_statistic
+from analyzer.ingest.communication_json import load_communication, load_communication_matrix
 from analyzer.ingest.communication_statistic import load_communication_statistic
 from analyzer.ingest.core_utilization import load_ai_core_utilization, load_ai_vector_core_utilization
 from analyzer.ingest.hbm_summary import load_ddr, load_hbm
@@ -29,6 +30,8 @@ READERS = {
     "step_trace": load_step_trace,
     "task_time": load_task_time,
     "communication_statistic": load_communication_statistic,
+    "communication": load_communication,
+    "communication_matrix": load_communication_matrix,
     "memory_record": load_memory_record,
     "npu_module_mem": load_npu_module_mem,
     "npu_mem": load_npu_mem,
