@@ -9,6 +9,7 @@ from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import derive_pipeline
 from analyzer.ingest.run_metadata import RunMetadata
 from analyzer.ingest.schema import TABLES
+from analyzer.ingest.step_windows import merge_step_markers
 
 # Which collection setting collects which metric family (said in runs.not_collected and in skips).
 SETTINGS = {
@@ -102,6 +103,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     """Derive cross-table columns, split devices and insert the runs and ingest_problems rows."""
     run_id, src = ctx.run_id, ctx.source
     _ops_from_timeline(con, ctx)
+    merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)
     _assign_steps(con, run_id)
     pmu = bool(_count(con, "ops", run_id, "core_time_us IS NOT NULL"))

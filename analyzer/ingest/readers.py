@@ -21,6 +21,7 @@ from analyzer.ingest.operator_memory import load_operator_memory
 from analyzer.ingest.step_trace import load_step_trace
 from analyzer.ingest.step_trace_time import load_step_trace_time
 from analyzer.ingest.task_time import load_task_time
+from analyzer.ingest.timeline import load_timeline
 
 READERS = {
     "op_summary": load_op_summary,
@@ -41,4 +42,5 @@ READERS = {
     "ai_vector_core_utilization": load_ai_vector_core_utilization,
     "hbm": load_hbm,
     "ddr": load_ddr,
+    "timeline": load_timeline,
 }

@@ -1,0 +1,65 @@
+"""trace_view.json (torch_npu) and msprof_*.json (msprof, slices unioned) -> the timeline and counters tables.
+
+Step markers (``ProfilerStep#N``) become ``timeline`` rows of kind ``step_marker``; their step
+windows are merged into ``steps`` by ``finalize`` (``step_windows.py``), whatever the reader order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.timeline_counters import insert_counters
+from analyzer.ingest.timeline_events import insert_timeline
+from analyzer.ingest.timeline_json import create_raw_table, read_raw_events
+
+
+def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+    """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
+    raw = create_raw_table(con)
+    try:
+        if not any([read_raw_events(con, raw, path, ctx) for path in paths]):
+            return 0
+        _report_unusable_events(con, raw, ctx)
+        inserted = insert_timeline(con, raw, ctx.run_id)
+        insert_counters(con, raw, ctx.run_id)
+        _report_unnamed_processes(con, paths[0], ctx)
+        return inserted
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {raw}")
+
+
+def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, ctx: ReadContext) -> None:
+    """Say how many array elements were not events, had no usable ts, or X events without a duration."""
+    rows = con.execute(
+        f"""SELECT file,
+            count(*) FILTER (WHERE ph IS NULL),
+            count(*) FILTER (WHERE ph IS NOT NULL AND ph <> 'M' AND ts IS NULL),
+            count(*) FILTER (WHERE ph = 'X' AND ts IS NOT NULL AND (dur IS NULL OR NOT isfinite(dur))),
+            count(*) FILTER (WHERE ph = 'X' AND dur < 0)
+        FROM {raw} GROUP BY file ORDER BY file"""
+    ).fetchall()
+    for file, no_ph, no_ts, no_dur, negative in rows:
+        if no_ph:
+            ctx.report(file, "", "warning", f"{no_ph} array elements are not trace events (no 'ph' field, "
+                       "or not an object); skipped", "hand-edited or corrupt trace")
+        if no_ts:
+            ctx.report(file, "", "warning", f"{no_ts} events have no usable 'ts' (missing, or not a number); "
+                       "skipped", "each event needs ts in microseconds, as a number or a decimal string")
+        if no_dur:
+            ctx.report(file, "", "warning", f"{no_dur} complete ('X') events have no usable 'dur'; kept with "
+                       "a NULL duration and left out of timing analyses", "corrupt or hand-edited trace")
+        if negative:
+            ctx.report(file, "", "warning", f"{negative} complete ('X') events have a negative 'dur'",
+                       "the export is corrupt there")
+
+
+def _report_unnamed_processes(con: duckdb.DuckDBPyConnection, path: Path, ctx: ReadContext) -> None:
+    missing = con.execute(
+        "SELECT count(*) FROM timeline WHERE run_id = ? AND process IS NULL AND kind <> 'flow'", [ctx.run_id]
+    ).fetchone()[0]
+    if missing:
+        ctx.report(path, "", "warning", f"{missing} events belong to a pid with no process_name metadata event; "
+                   "kept as kind 'other'", "the track's meaning is known only from its process_name")

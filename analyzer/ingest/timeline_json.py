@@ -1,0 +1,153 @@
+"""Parse Chrome-trace JSON files (top-level array or {"traceEvents": [...]}) into one raw DuckDB event table.
+
+The whole parse happens inside DuckDB's JSON reader, one pass per file, keeping only the fields
+the timeline needs; ``args`` stays JSON text and is picked apart later only for the events that
+need it. ``ts`` is read as DECIMAL(38,3) so both "1736408883688177.930" strings and bare numbers
+stay exact to the nanosecond. A truncated array is salvaged up to its last complete event.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tempfile
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.model import ReadContext
+
+_counter = itertools.count()
+
+# Raw event fields and how DuckDB should read them (unknown keys are skipped while parsing).
+_FIELDS = {
+    "ph": "VARCHAR", "name": "VARCHAR", "pid": "VARCHAR", "tid": "VARCHAR", "ts": "DECIMAL(38,3)",
+    "dur": "DOUBLE", "cat": "VARCHAR", "id": "VARCHAR", "bp": "VARCHAR", "args": "JSON",
+}
+_COLUMNS = "{" + ", ".join(f"{k}: '{t}'" for k, t in _FIELDS.items()) + "}"
+_STRUCT = "STRUCT(" + ", ".join(f"{k} {t}" for k, t in _FIELDS.items()) + ")"
+_MAX_EVENT_BYTES = 64 << 20
+_MAX_OBJECT_BYTES = (1 << 32) - 1
+_TAIL_BYTES = 8 << 20
+_EVENT_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
+
+
+def create_raw_table(con: duckdb.DuckDBPyConnection) -> str:
+    """An empty temp table for raw events of one reader call; returns its name."""
+    name = f"_tl_raw_{next(_counter)}"
+    cols = ", ".join(f"{k} {t}" for k, t in _FIELDS.items())
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (file VARCHAR, {cols})")
+    return name
+
+
+def _first_char(path: Path) -> str | None:
+    """First non-blank character of the file (BOM skipped), or None when there is none."""
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 16):
+            stripped = chunk.lstrip(b" \t\r\n\xef\xbb\xbf")
+            if stripped:
+                return chr(stripped[0])
+    return None
+
+
+def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str) -> None:
+    con.execute(
+        f"INSERT INTO {raw} SELECT ?::VARCHAR AS file, * FROM read_json(?, format='array', records=true, "
+        f"columns={_COLUMNS}, maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=true)",
+        [rel, str(path)],
+    )
+
+
+def _insert_object(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str) -> int:
+    """Read the {"traceEvents": [...]} form (one JSON object: parsed whole). Returns events read."""
+    size = min(path.stat().st_size + 1024, _MAX_OBJECT_BYTES)
+    before = con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0]
+    con.execute(
+        f"INSERT INTO {raw} SELECT ?::VARCHAR AS file, e.* FROM (SELECT unnest(traceEvents) AS e "
+        f"FROM read_json(?, format='unstructured', records=true, columns={{traceEvents: '{_STRUCT}[]'}}, "
+        f"maximum_object_size={size}, ignore_errors=true))",
+        [rel, str(path)],
+    )
+    return con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0] - before
+
+
+def _salvage_offset(path: Path) -> list[int]:
+    """Byte offsets just after the last few complete events (candidates to cut a truncated array at)."""
+    size = path.stat().st_size
+    start = max(0, size - _TAIL_BYTES)
+    with path.open("rb") as fh:
+        fh.seek(start)
+        tail = fh.read()
+    ends = [start + m.start() + 1 for m in _EVENT_SEPARATOR.finditer(tail)]
+    return ends[::-1][:3]
+
+
+def _insert_salvaged(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str) -> int | None:
+    """Read the complete events before a truncation; returns the byte offset used, or None."""
+    with tempfile.TemporaryDirectory(prefix="npu_triage_") as tmp:
+        cut_path = Path(tmp) / "salvaged.json"
+        for offset in _salvage_offset(path):
+            with path.open("rb") as src, cut_path.open("wb") as dst:
+                remaining = offset
+                while remaining > 0 and (chunk := src.read(min(remaining, 8 << 20))):
+                    dst.write(chunk)
+                    remaining -= len(chunk)
+                dst.write(b"]")
+            try:
+                _insert_array(con, raw, cut_path, rel)
+                return offset
+            except duckdb.Error:
+                continue
+    return None
+
+
+def _duckdb_message(exc: duckdb.Error) -> str:
+    first = str(exc).splitlines()[0]
+    return re.sub(r'in file "[^"]*",?\s*', "", first).replace("Invalid Input Error: ", "")[:300]
+
+
+def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, ctx: ReadContext) -> bool:
+    """Append one file's events to the raw table; every problem is reported. True when something was read."""
+    rel = ctx.source.rel(path)
+    try:
+        size = path.stat().st_size
+        first = _first_char(path) if size else None
+    except OSError as exc:
+        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions")
+        return False
+    if size == 0 or first is None:
+        ctx.report(path, "", "error", f"empty file ({size} bytes)", "the profiler wrote no timeline here; re-export it")
+        return False
+    if first not in "[{":
+        ctx.report(path, "byte 0", "error", f"not a JSON trace: starts with {first!r}, expected '[' or '{{'",
+                   "replace it with the exported trace_view.json / msprof_*.json")
+        return False
+    try:
+        if first == "[":
+            _insert_array(con, raw, path, rel)
+        elif not _insert_object(con, raw, path, rel):
+            ctx.report(path, "", "warning", "JSON object without a traceEvents array: no events read",
+                       "a timeline is a JSON array of events or an object with a traceEvents array")
+            return False
+    except duckdb.Error as exc:
+        return _on_parse_error(con, raw, path, rel, size, first, exc, ctx)
+    ctx.mark_read(path)
+    return True
+
+
+def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str, size: int, first: str,
+                    exc: duckdb.Error, ctx: ReadContext) -> bool:
+    message = _duckdb_message(exc)
+    if first == "[" and "unexpected end of data" in message:
+        offset = _insert_salvaged(con, raw, path, rel)
+        if offset is not None:
+            kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file = ?", [rel]).fetchone()[0]
+            ctx.report(path, f"byte {size}", "warning",
+                       f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
+                       f"before byte {offset} and dropped the rest", "re-export the timeline for the full data")
+            ctx.mark_read(path)
+            return True
+    where = f"byte {size}" if "unexpected end of data" in message else ""
+    ctx.report(path, where, "error", f"could not be parsed as a JSON trace: {message}",
+               "the file is skipped; check that it is a complete trace_view.json / msprof_*.json")
+    return False
