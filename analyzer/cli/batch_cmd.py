@@ -1,0 +1,69 @@
+"""`npu-triage batch ROOT --catalog FILE.duckdb [--jobs N]`: analyse every export of a tree or archive into a catalog."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from analyzer.cli.console import err, out
+from analyzer.ingest.model import IngestError
+from analyzer.runs.batch import BatchOutcome, run_batch
+from analyzer.runs.catalog import CatalogError
+from analyzer.runs.executor import default_jobs
+from analyzer.runs.work import WorkSettings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("batch", help="analyse every export under a folder or inside archives into a catalog")
+    p.add_argument("root", type=Path, help="a folder tree, or a .zip/.tar/.tar.gz/.tgz archive")
+    p.add_argument("--catalog", type=Path, required=True, help="catalog DuckDB file (created or extended)")
+    p.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes (default: CPU count)")
+    p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
+    p.add_argument("--no-diagnose", action="store_true", help="catalog metrics only, run no rules")
+    p.set_defaults(func=run)
+
+
+def _settings(args: argparse.Namespace) -> WorkSettings:
+    diagnose = not args.no_diagnose
+    if diagnose and importlib.util.find_spec("analyzer.diagnosis") is None:
+        err("npu-triage: warning: the diagnosis module is not installed; runs are catalogued without findings")
+        diagnose = False
+    return WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=diagnose)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.root.exists():
+        raise IngestError(f"{args.root}: no such file or folder")
+    if args.jobs < 1:
+        err("npu-triage: --jobs must be at least 1")
+        return 2
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=out, transient=True)
+    bar = {}
+    with progress:
+        def on_start(n: int) -> None:
+            bar["id"] = progress.add_task("analysing runs", total=n)
+
+        def on_done(task, status: str) -> None:
+            progress.update(bar["id"], advance=1, description=f"{status}: {task.label}"[:60])
+
+        try:
+            outcome = run_batch(args.root, args.catalog, _settings(args), args.jobs, on_start, on_done)
+        except CatalogError as exc:
+            err(f"npu-triage: {exc}")
+            return 2
+    return _report(outcome, args.catalog)
+
+
+def _report(outcome: BatchOutcome, catalog: Path) -> int:
+    out.print(f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
+              f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}", markup=False)
+    for row in outcome.failed:
+        err(f"failed: {row['path']}: {row['message']}")
+    if not outcome.catalogued and not outcome.known_usable:
+        err("npu-triage: no usable run was found")
+        return 2
+    return 0

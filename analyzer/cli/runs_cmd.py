@@ -1,0 +1,52 @@
+"""`npu-triage runs CATALOG`: list the catalogued runs with their top finding."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+
+from analyzer.cli.console import err, out
+from analyzer.report.catalog_doc import render_catalog_markdown
+from analyzer.runs.catalog import CatalogError, list_runs, open_catalog
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("runs", help="list the runs of a catalog with their top finding")
+    p.add_argument("catalog", type=Path, nargs="?", help="catalog DuckDB file written by `npu-triage batch`")
+    p.add_argument("--schema-markdown", action="store_true", help="print the catalog schema as Markdown and exit")
+    p.set_defaults(func=run)
+
+
+def _fmt(value, spec: str) -> str:
+    return "" if value is None else format(value, spec)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.schema_markdown:
+        out.print(render_catalog_markdown(), markup=False, end="")
+        return 0
+    if args.catalog is None:
+        err("npu-triage runs: a catalog file is needed")
+        return 2
+    try:
+        con = open_catalog(args.catalog, read_only=True)
+    except CatalogError as exc:
+        err(f"npu-triage: {exc}")
+        return 2
+    rows = list_runs(con).to_pylist()
+    failures = con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
+    con.close()
+    table = Table(title=f"{len(rows)} run(s) in {args.catalog}")
+    for name in ("run", "path", "CANN", "chip", "model", "bs", "tasks", "busy", "step p50 ms", "top finding"):
+        table.add_column(name, overflow="fold")
+    for r in rows:
+        top = f"{r['top_code']} {r['top_severity']}: {r['top_title']} ({r['top_subject']})" if r["top_code"] else "-"
+        table.add_row(r["run_id"], r["path"], r["cann_version"] or "?", r["chip"] or "?", r["model_name"] or "",
+                      _fmt(r["batch_size"], "d"), _fmt(r["task_count"], "d"), _fmt(r["busy_ratio"], ".0%"),
+                      _fmt(None if r["step_time_p50_us"] is None else r["step_time_p50_us"] / 1000, ".2f"), top)
+    out.print(table)
+    if failures:
+        out.print(f"{failures} failure(s): npu-triage query {args.catalog} \"SELECT * FROM failures\"", markup=False)
+    return 0

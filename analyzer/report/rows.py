@@ -1,0 +1,47 @@
+"""Render an Arrow table of query rows as CSV, JSON or a rich table (for `query` and `runs`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+import pyarrow as pa
+from rich.table import Table
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.6g}"
+    if isinstance(value, list):
+        return ", ".join(_cell(v) for v in value)
+    return str(value)
+
+
+def rows_csv(table: pa.Table) -> str:
+    """CSV with a header line; NULL is an empty cell."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(table.column_names)
+    for row in table.to_pylist():
+        writer.writerow([_cell(v) for v in row.values()])
+    return buf.getvalue()
+
+
+def rows_json(table: pa.Table) -> str:
+    """A JSON array of objects, one per row."""
+    return json.dumps(table.to_pylist(), indent=2, default=str) + "\n"
+
+
+def rows_rich(table: pa.Table, title: str | None = None) -> Table:
+    """A rich table of the rows."""
+    out = Table(title=title, show_lines=False)
+    for name in table.column_names:
+        out.add_column(name, overflow="fold")
+    for row in table.to_pylist():
+        out.add_row(*[_cell(v) for v in row.values()])
+    return out

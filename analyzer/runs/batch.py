@@ -1,0 +1,138 @@
+"""Plan a batch: every export under a folder tree and inside its archives, each with a fingerprint and a label."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer.ingest.discover import discover
+from analyzer.ingest.fingerprint import source_fingerprint
+from analyzer.runs.archives import ArchiveError, is_archive, unpack
+from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
+from analyzer.runs.executor import run_tasks
+from analyzer.runs.work import RunTask, WorkSettings
+
+
+@dataclass
+class BatchPlan:
+    """The exports to analyse (sorted by label, one per fingerprint) and the archives that failed."""
+
+    tasks: list[RunTask] = field(default_factory=list)
+    failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
+
+
+def file_fingerprint(path: Path) -> str:
+    """Fingerprint of one file (size, first and last MiB), for archives that fail."""
+    h = hashlib.sha256()
+    size = path.stat().st_size
+    h.update(f"{path.name}:{size}".encode())
+    with path.open("rb") as fh:
+        h.update(fh.read(1 << 20))
+        if size > 2 << 20:
+            fh.seek(-(1 << 20), 2)
+            h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def _tasks_in(folder: Path, label_prefix: str) -> list[RunTask]:
+    tasks = []
+    for source in discover(folder):
+        rel = source.rel_path if source.rel_path != "." else ""
+        label = f"{label_prefix}{rel}" if label_prefix else (rel or ".")
+        if label_prefix and not rel:
+            label = label_prefix.removesuffix("!/")
+        tasks.append(RunTask(str(source.root), label, source_fingerprint(source)))
+    return tasks
+
+
+def _archives_under(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root] if is_archive(root) else []
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and is_archive(p))
+
+
+def plan_batch(root: Path, workdir: Path) -> BatchPlan:
+    """Find every export under ``root`` (a folder or an archive); archives are unpacked into ``workdir``.
+
+    Labels are paths relative to ``root``; an export inside an archive is labelled
+    'sub/runs.zip!/inner/folder'. Two exports with one fingerprint are analysed once (the
+    first label wins).
+    """
+    root = root.resolve()
+    plan = BatchPlan()
+    tasks = _tasks_in(root, "") if root.is_dir() else []
+    for i, archive in enumerate(_archives_under(root)):
+        rel = archive.name if archive == root else archive.relative_to(root).as_posix()
+        try:
+            unpacked = unpack(archive, workdir / f"a{i:05d}")
+        except ArchiveError as exc:
+            plan.failures.append({"path": rel, "fingerprint": file_fingerprint(archive), "message": str(exc)})
+            continue
+        if unpacked.refused:
+            plan.failures.append({
+                "path": rel, "fingerprint": file_fingerprint(archive),
+                "message": "entries refused because they would escape the extraction folder: "
+                           + ", ".join(unpacked.refused[:10]) + "; the rest of the archive was used",
+            })
+        tasks += _tasks_in(unpacked.folder, f"{rel}!/")
+    seen: set[str] = set()
+    for task in sorted(tasks, key=lambda t: t.label):
+        if task.fingerprint not in seen:
+            seen.add(task.fingerprint)
+            plan.tasks.append(task)
+    return plan
+
+
+@dataclass
+class BatchOutcome:
+    """What a batch did: runs catalogued now, exports skipped as known, failures recorded now."""
+
+    catalogued: list[str] = field(default_factory=list)  # labels
+    skipped: list[str] = field(default_factory=list)
+    failed: list[dict[str, str]] = field(default_factory=list)
+    known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
+
+
+def run_batch(root: Path, catalog_path: Path, settings: WorkSettings, jobs: int,
+              on_start: Callable[[int], None] | None = None,
+              on_done: Callable[[RunTask, str], None] | None = None) -> BatchOutcome:
+    """Plan, skip known fingerprints, analyse the rest in workers, and commit each run as it finishes.
+
+    ``on_start(n)`` is told how many exports will be analysed; ``on_done(task, status)`` is
+    called after each commit with status 'catalogued' or 'failed'.
+    """
+    con = open_catalog(catalog_path)
+    outcome = BatchOutcome()
+    try:
+        with tempfile.TemporaryDirectory(prefix="npu-triage-batch-") as tmp:
+            plan = plan_batch(root, Path(tmp))
+            known = known_fingerprints(con)
+            for row in plan.failures:
+                if row["fingerprint"] not in known:
+                    record_failure(con, row)
+                    outcome.failed.append(row)
+            todo = [t for t in plan.tasks if t.fingerprint not in known]
+            outcome.skipped = [t.label for t in plan.tasks if t.fingerprint in known]
+            outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
+            if on_start:
+                on_start(len(todo))
+            for task, tables in run_tasks(todo, settings, jobs):
+                commit_run(con, tables)
+                status = "failed" if "failures" in tables else "catalogued"
+                if status == "failed":
+                    outcome.failed.extend(tables["failures"].to_pylist())
+                else:
+                    outcome.catalogued.append(task.label)
+                if on_done:
+                    on_done(task, status)
+    finally:
+        con.close()
+    return outcome
+
+
+def _usable_count(con, fingerprints: list[str]) -> int:
+    return con.execute("SELECT count(DISTINCT fingerprint) FROM catalog_runs WHERE fingerprint IN "
+                       "(SELECT unnest(?::VARCHAR[]))", [fingerprints]).fetchall()[0][0]

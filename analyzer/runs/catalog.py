@@ -1,0 +1,126 @@
+"""The batch catalog file: create it, say which fingerprints it knows, and commit one run's rows atomically.
+
+Only the parent process of a batch writes here, one transaction per run, so a batch killed at
+any moment leaves a consistent catalog, and a rerun adds what is missing without duplicates.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
+
+
+class CatalogError(Exception):
+    """The catalog cannot be opened or is not a catalog. The message is meant for the user."""
+
+
+def create_catalog_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """CREATE every catalog table (idempotent) and record the format version."""
+    for name in CATALOG_TABLES:
+        con.execute(catalog_ddl(name))
+    con.execute("CREATE TABLE IF NOT EXISTS catalog_info (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    con.execute("INSERT OR REPLACE INTO catalog_info VALUES ('format_version', ?)", [str(CATALOG_FORMAT_VERSION)])
+
+
+def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (creating when writable) a catalog file."""
+    if read_only and not path.is_file():
+        raise CatalogError(f"{path}: no such catalog file (create one with `npu-triage batch ... --catalog {path}`)")
+    try:
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        con = duckdb.connect(str(path), read_only=read_only)
+    except (duckdb.Error, OSError) as exc:
+        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {exc}") from exc
+    if not read_only:
+        create_catalog_tables(con)
+    elif not _has_table(con, "catalog_runs"):
+        con.close()
+        raise CatalogError(f"{path}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table)")
+    return con
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0])
+
+
+def known_fingerprints(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Fingerprints already catalogued, as runs or as failures."""
+    rows = con.execute("SELECT fingerprint FROM catalog_runs UNION SELECT fingerprint FROM failures").fetchall()
+    return {r[0] for r in rows if r[0] is not None}
+
+
+def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
+    """Write one run's tables in ONE transaction, replacing earlier rows of the same runs or failure."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        run_ids = tables["catalog_runs"].column("run_id").to_pylist() if "catalog_runs" in tables else []
+        for name in PER_RUN_TABLES:
+            con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+        if "failures" in tables:
+            for row in tables["failures"].to_pylist():
+                con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]])
+        for name, table in tables.items():
+            con.register("_incoming", table)
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
+            con.unregister("_incoming")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:
+    """Write one failures row (replacing the same path and fingerprint), in its own transaction."""
+    commit_run(con, {"failures": pa.Table.from_pylist([row], schema=pa.schema(
+        [(c, pa.string()) for c in ("path", "fingerprint", "message")]))})
+
+
+RUN_LIST_SQL = """
+SELECT r.run_id, r.path, r.cann_version, r.chip, r.model_name, r.batch_size, m.task_count, m.busy_ratio,
+       m.step_time_p50_us, f.code AS top_code, f.subject AS top_subject, f.severity AS top_severity,
+       f.title AS top_title
+FROM catalog_runs r
+LEFT JOIN run_metrics m USING (run_id)
+LEFT JOIN findings f ON f.run_id = r.run_id AND f.rank = 1
+ORDER BY r.path, r.run_id
+"""
+
+
+def list_runs(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Every catalogued run with its key metrics and its top finding, by path."""
+    return con.sql(RUN_LIST_SQL).to_arrow_table()
+
+
+def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
+    """Run user SQL on a read-only catalog connection with file access switched off."""
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con.sql(sql).to_arrow_table()
+
+
+def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
+    """One Parquet file per catalog table, each written atomically (temporary file, then rename)."""
+    import os
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in CATALOG_TABLES:
+        table = con.sql(f"SELECT * FROM {name} ORDER BY ALL").to_arrow_table()
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=out_dir)
+        os.close(fd)
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, out_dir / f"{name}.parquet")
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        written.append(out_dir / f"{name}.parquet")
+    return written

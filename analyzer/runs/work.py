@@ -1,0 +1,147 @@
+"""The per-run work of a batch: a plain function of (export path, settings) returning Arrow tables.
+
+It holds no state and touches no catalog, so any executor can run it: the local process pool
+(``executor.py``) today, a distributed one later. Whatever goes wrong becomes a ``failures`` row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest import load_export
+from analyzer.ingest.model import IngestError
+from analyzer.runs.catalog_schema import CATALOG_TABLES
+from analyzer.runs.summary import run_summary_tables
+
+RunTables = dict[str, pa.Table]
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """One export to analyse: where it is on disk, how the catalog names its place, its fingerprint."""
+
+    export_path: str
+    label: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class WorkSettings:
+    """What every run of a batch is analysed with. Picklable; holds paths as strings."""
+
+    rules_dir: str | None = None
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    diagnose: bool = True
+    model_name: str | None = None  # user label, overrides metadata
+    batch_size: int | None = None  # user label, overrides metadata
+
+
+def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
+    """'<folder>@<8 fingerprint digits>' plus any '/dev<N>' suffix.
+
+    >>> catalog_run_id("rank0_ascend_pt/dev1", "rank0_ascend_pt", "0123456789abcdef")
+    'rank0_ascend_pt@01234567/dev1'
+    """
+    return f"{source_id}@{fingerprint[:8]}{ingest_run_id[len(source_id):]}"
+
+
+def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
+    """The tables of a run that failed: one failures row."""
+    schema = _arrow_schema("failures")
+    return {"failures": pa.Table.from_pylist([{"path": label, "fingerprint": fingerprint, "message": message}],
+                                             schema=schema)}
+
+
+def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
+    """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise."""
+    try:
+        ingested = load_export(Path(task.export_path))
+    except IngestError as exc:
+        return failure_table(task.label, task.fingerprint, str(exc).split(": ", 1)[-1])
+    except Exception as exc:  # a worker never dies on bad input
+        return failure_table(task.label, task.fingerprint, f"ingest failed: {type(exc).__name__}: {exc}")
+    try:
+        return _run_tables(ingested, task, settings)
+    except Exception as exc:
+        return failure_table(task.label, task.fingerprint, f"analysis failed: {type(exc).__name__}: {exc}")
+    finally:
+        ingested.con.close()
+
+
+def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
+    con = ingested.con
+    usable = [r for r in ingested.run_ids if _task_count(con, r) > 0]
+    if not usable:
+        errors = [p.line() for p in ingested.problems if p.severity == "error"][:3]
+        why = "; ".join(errors) or "no device task could be read"
+        return failure_table(task.label, task.fingerprint, f"nothing usable: {why}")
+    source_id = ingested.sources[0].source_id
+    parts: dict[str, list[pa.Table]] = {}
+    findings = _findings_by_run(con, usable, settings)
+    for rid in usable:
+        cid = catalog_run_id(rid, source_id, task.fingerprint)
+        tables = run_summary_tables(con, rid, cid)
+        tables["catalog_runs"] = _catalog_run(con, rid, cid, task, settings)
+        tables["findings"] = _findings_table(cid, findings.get(rid, []))
+        tables["run_problems"] = _problems(con, source_id, cid)
+        for name, table in tables.items():
+            parts.setdefault(name, []).append(table.select(_arrow_schema(name).names).cast(_arrow_schema(name)))
+    return {name: pa.concat_tables(ts) for name, ts in parts.items()}
+
+
+def _task_count(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    return con.execute("SELECT coalesce(max(task_count), 0) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+
+
+def _catalog_run(con, rid: str, cid: str, task: RunTask, settings: WorkSettings) -> pa.Table:
+    return con.sql(
+        "SELECT $cid AS run_id, $label AS path, $fp AS fingerprint, device_id, rank_id, producer, export_type, "
+        "cann_version, torch_npu_version, chip, coalesce($model, model_name) AS model_name, "
+        "coalesce($bs, batch_size) AS batch_size, profiler_level, aic_metrics, aic_mode, pmu_collected, "
+        "not_collected FROM runs WHERE run_id = $rid",
+        params={"cid": cid, "label": task.label, "fp": task.fingerprint, "rid": rid,
+                "model": settings.model_name, "bs": settings.batch_size},
+    ).to_arrow_table()
+
+
+def _problems(con, source_id: str, cid: str) -> pa.Table:
+    return con.sql(
+        "SELECT $cid AS run_id, file, location, severity, problem, hint FROM ingest_problems "
+        "WHERE run_id = $sid ORDER BY severity, file, location, problem",
+        params={"cid": cid, "sid": source_id},
+    ).to_arrow_table()
+
+
+def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:
+    """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
+    if not settings.diagnose:
+        return {}
+    from analyzer.diagnosis import diagnose  # imported here: the diagnosis layer is optional for a batch
+    from analyzer.rule_engine.loader import default_rules_dir, load_rules
+
+    rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
+    return {rid: list(diagnose(con, rid, rules, settings.params).findings) for rid in run_ids}
+
+
+def _findings_table(cid: str, findings: list) -> pa.Table:
+    rows = [
+        {"run_id": cid, "rank": i, "code": f.code, "rule": f.rule, "severity": f.severity,
+         "category": f.category, "title": f.title, "subject": f.subject, "value": f.value,
+         "threshold": f.threshold, "metric": f.metric, "unit": f.unit, "impact_us": f.impact_us,
+         "span_share": f.span_share, "confidence": f.confidence, "message": f.message}
+        for i, f in enumerate(findings, start=1)
+    ]
+    return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
+
+
+_TYPES = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(),
+          "BOOLEAN": pa.bool_(), "VARCHAR[]": pa.list_(pa.string()), "DOUBLE[]": pa.list_(pa.float64())}
+
+
+def _arrow_schema(table: str) -> pa.Schema:
+    return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns])
