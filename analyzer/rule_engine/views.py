@@ -14,23 +14,23 @@ COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
 
 
-def _merged(source: str) -> str:
-    """SQL merging the [start_ns, end_ns) intervals of ``source`` per (run_id, device_id) into disjoint ones.
+def _merged(source: str, key: str = "run_id, device_id") -> str:
+    """SQL merging the [start_ns, end_ns) intervals of ``source`` per ``key`` columns into disjoint ones.
 
     Gaps-and-islands with window functions: a row opens a new island when it starts after the
     latest end seen so far in its partition.
     """
     return f"""
-WITH t AS (SELECT run_id, device_id, start_ns, end_ns FROM {source}
+WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-m AS (SELECT *, max(end_ns) OVER (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns
+m AS (SELECT *, max(end_ns) OVER (PARTITION BY {key} ORDER BY start_ns, end_ns
               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM t),
 g AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
-              OVER (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns ROWS UNBOUNDED PRECEDING)
+              OVER (PARTITION BY {key} ORDER BY start_ns, end_ns ROWS UNBOUNDED PRECEDING)
               AS interval_no FROM m)
-SELECT run_id, device_id, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
+SELECT {key}, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
        (max(end_ns) - min(start_ns)) / 1000.0 AS dur_us, count(*) AS task_count
-FROM g GROUP BY run_id, device_id, interval_no"""
+FROM g GROUP BY {key}, interval_no"""
 
 
 def _in_list(values: tuple[str, ...]) -> str:
@@ -64,6 +64,13 @@ VIEWS: dict[str, tuple[str, str]] = {
         "Disjoint intervals when at least one compute task ran, per run and device "
         "(run_id, device_id, interval_no, start_ns, end_ns, dur_us, task_count).",
         _merged("_compute_tasks"),
+    ),
+    "_op_type_busy": (
+        "Device time during which at least one compute task of an operator type ran (the union of that "
+        "type's intervals, so tasks overlapping on several streams count once): run_id, device_id, "
+        "op_type, busy_us, task_count.",
+        "SELECT run_id, device_id, op_type, sum(dur_us) AS busy_us, sum(task_count) AS task_count FROM ("
+        + _merged("_compute_tasks", "run_id, device_id, op_type") + ") GROUP BY run_id, device_id, op_type",
     ),
     "_comm_intervals": (
         "Disjoint intervals when at least one communication task ran, per run and device.",
@@ -99,15 +106,17 @@ GROUP BY s.run_id, s.span_us""",
     "_device_gaps": (
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
-        "op_before (last task to end before the gap), op_after (first task after it).",
+        "op_before (last task to end before the gap), op_after (first task after it). The step is the "
+        "steps window holding the gap start, else the step of the task after the gap.",
         """
 WITH a AS (SELECT run_id, device_id, start_ns, end_ns,
                   lead(start_ns) OVER (PARTITION BY run_id, device_id ORDER BY start_ns) AS next_start
            FROM _active_intervals),
 g AS (SELECT run_id, device_id, end_ns AS start_ns, next_start AS end_ns FROM a WHERE next_start > end_ns)
 SELECT g.run_id, g.device_id,
-       (SELECT min(s.step_id) FROM steps s WHERE s.run_id = g.run_id AND g.start_ns >= s.start_ns
-            AND g.start_ns < s.end_ns) AS step_id,
+       coalesce((SELECT min(s.step_id) FROM steps s WHERE s.run_id = g.run_id AND g.start_ns >= s.start_ns
+            AND g.start_ns < s.end_ns), (SELECT arg_min(o.step_id, o.end_ns) FROM ops o WHERE o.run_id = g.run_id
+            AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.start_ns = g.end_ns)) AS step_id,
        g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us,
        (SELECT arg_max(o.op_name, o.start_ns) FROM ops o WHERE o.run_id = g.run_id
             AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.end_ns = g.start_ns) AS op_before,
@@ -149,6 +158,30 @@ WHERE e.kind IN ('host_api', 'framework_op', 'device_task') AND {_GAP_CAUSE_CASE
 SELECT run_id, device_id, gap_start_ns, arg_max(cause, overlap_us) AS cause,
        arg_max(event_name, overlap_us) AS event_name, max(overlap_us) AS overlap_us
 FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns""",
+    ),
+    "_classified_gaps": (
+        "Every device gap with its main cause: _device_gaps columns plus cause ('host_sync', 'compile', "
+        "'memory_alloc', 'stream_wait', or 'unattributed' when the timeline shows nothing inside it) and "
+        "cause_event (the event behind the cause).",
+        """
+SELECT g.*, coalesce(c.cause, 'unattributed') AS cause, c.event_name AS cause_event
+FROM _device_gaps g LEFT JOIN _gap_cause_top c ON c.run_id = g.run_id AND c.gap_start_ns = g.start_ns
+     AND c.device_id IS NOT DISTINCT FROM g.device_id""",
+    ),
+    "_comm_exposed": (
+        "Communication tasks per run and device, and how much of their time no compute task hid: "
+        "run_id, device_id, comm_us (union of communication intervals), overlapped_us (of it, time a compute "
+        "task also ran), comm_not_overlapped_us.",
+        """
+WITH c AS (SELECT run_id, device_id, sum(dur_us) AS comm_us FROM _comm_intervals GROUP BY run_id, device_id),
+o AS (SELECT c.run_id, c.device_id,
+             sum(least(c.end_ns, b.end_ns) - greatest(c.start_ns, b.start_ns)) / 1000.0 AS overlapped_us
+      FROM _comm_intervals c JOIN _busy_intervals b ON b.run_id = c.run_id
+           AND b.device_id IS NOT DISTINCT FROM c.device_id AND b.start_ns < c.end_ns AND b.end_ns > c.start_ns
+      GROUP BY c.run_id, c.device_id)
+SELECT c.run_id, c.device_id, c.comm_us, coalesce(o.overlapped_us, 0) AS overlapped_us,
+       c.comm_us - coalesce(o.overlapped_us, 0) AS comm_not_overlapped_us
+FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c.device_id""",
     ),
 }
 
