@@ -99,9 +99,20 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
     return [(f"{run_id}/dev{d}", d) for d in devices]
 
 
+def _apply_facts(meta: RunMetadata, ctx: ReadContext) -> None:
+    """Fill metadata fields the metadata files left unknown with what data files recorded (ctx.facts)."""
+    for key, value in ctx.facts.items():
+        if key in RunMetadata.__dataclass_fields__ and key != "extra":
+            if getattr(meta, key) is None:
+                setattr(meta, key, value)
+        else:
+            meta.extra.setdefault(key, str(value))
+
+
 def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMetadata) -> None:
     """Derive cross-table columns, split devices and insert the runs and ingest_problems rows."""
     run_id, src = ctx.run_id, ctx.source
+    _apply_facts(meta, ctx)
     _ops_from_timeline(con, ctx)
     merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)

@@ -58,6 +58,9 @@ class ReadContext:
     source: ExportSource
     problems: list[Problem] = field(default_factory=list)
     files_read: list[str] = field(default_factory=list)
+    # Run metadata found inside data files (e.g. chip from a DB's NPU_INFO), keyed by RunMetadata
+    # field name; finalize uses a fact where the metadata files left the field unknown.
+    facts: dict[str, object] = field(default_factory=dict)
 
     def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path

@@ -18,6 +18,7 @@ from analyzer.ingest.memory_files import load_memory_record, load_npu_mem, load_
 from analyzer.ingest.op_statistic import load_op_statistic
 from analyzer.ingest.op_summary import load_op_summary
 from analyzer.ingest.operator_memory import load_operator_memory
+from analyzer.ingest.sqlite_export import load_analysis_db, load_profiler_db
 from analyzer.ingest.step_trace import load_step_trace
 from analyzer.ingest.step_trace_time import load_step_trace_time
 from analyzer.ingest.task_time import load_task_time
@@ -43,4 +44,7 @@ READERS = {
     "hbm": load_hbm,
     "ddr": load_ddr,
     "timeline": load_timeline,
+    "torch_db": load_profiler_db,
+    "msprof_db": load_profiler_db,
+    "analysis_db": load_analysis_db,
 }

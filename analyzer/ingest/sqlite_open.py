@@ -1,0 +1,158 @@
+"""Open an Ascend SQLite export strictly read-only and stage its tables in DuckDB as Arrow tables.
+
+The exports are in WAL mode; a plain read-only open still creates ``-wal``/``-shm`` files beside
+them. ``file:...?mode=ro&immutable=1`` makes SQLite treat the file as unchangeable: no side file,
+no lock. Rows leave SQLite in large batches and become Arrow columns; every join, decode and
+pivot then happens in DuckDB. Each staged database gets its own prefix for its temporary
+tables (``_sq<N>_<TABLE>``) and a macro ``_sq<N>_s(id)`` that decodes ``STRING_IDS``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.model import ReadContext
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BATCH_ROWS = 65536
+_counter = itertools.count()
+
+
+class UnusableDb(Exception):
+    """The file cannot be read as SQLite at all; the message says why, for the user."""
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only, immutable SQLite connection that never writes beside the file.
+
+    Raises UnusableDb for a missing, empty, non-SQLite or unreadable file.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(100)
+    except OSError as exc:
+        raise UnusableDb(f"cannot open the file: {exc.strerror or exc}") from exc
+    if not head:
+        raise UnusableDb("empty file (0 bytes)")
+    if not head.startswith(SQLITE_MAGIC):
+        raise UnusableDb("not an SQLite database (the first 16 bytes are not 'SQLite format 3')")
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error as exc:
+        raise UnusableDb(f"SQLite cannot read it: {exc}") from exc
+    return conn
+
+
+def _column_array(values: tuple) -> pa.Array:
+    """One Arrow column from SQLite values; mixed or odd types fall back to text."""
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return pa.array([None if x is None else str(x) for x in values], pa.string())
+
+
+def _unify(chunks: list[pa.Array]) -> pa.ChunkedArray:
+    """Chunks of one column with one type: ints and floats become DOUBLE, other mixes text."""
+    types = {c.type for c in chunks if not pa.types.is_null(c.type)}
+    if len(types) <= 1:
+        target = types.pop() if types else pa.null()
+    elif all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types):
+        target = pa.float64()
+    else:
+        target = pa.string()
+    return pa.chunked_array([c.cast(target) for c in chunks], target)
+
+
+def fetch_arrow(conn: sqlite3.Connection, table: str) -> pa.Table:
+    """Every row of one SQLite table as an Arrow table, fetched in batches of BATCH_ROWS."""
+    cur = conn.execute(f'SELECT * FROM "{table}"')
+    names = [d[0] for d in cur.description]
+    columns: list[list[pa.Array]] = [[] for _ in names]
+    while rows := cur.fetchmany(BATCH_ROWS):
+        for i, values in enumerate(zip(*rows, strict=True)):
+            columns[i].append(_column_array(values))
+    if not columns or not columns[0]:
+        return pa.table({n: pa.array([], pa.null()) for n in names})
+    return pa.table({n: _unify(chunks) for n, chunks in zip(names, columns, strict=True)})
+
+
+@dataclass
+class StagedDb:
+    """The tables of one SQLite export, staged as DuckDB temp tables, with their column names."""
+
+    con: duckdb.DuckDBPyConnection
+    path: Path
+    prefix: str
+    tables: dict[str, list[str]] = field(default_factory=dict)  # SQLite name -> columns
+    text_columns: dict[str, set[str]] = field(default_factory=dict)  # columns already text
+    scratch: list[str] = field(default_factory=list)  # work tables to drop at the end
+
+    def work_table(self, suffix: str) -> str:
+        """Name of a temporary work table of this database, dropped with it."""
+        name = f"{self.prefix}_{suffix}"
+        if name not in self.scratch:
+            self.scratch.append(name)
+        return name
+
+    def has(self, table: str, *columns: str) -> bool:
+        return table in self.tables and all(c in self.tables[table] for c in columns)
+
+    def name(self, table: str) -> str:
+        """DuckDB name of a staged table."""
+        return f"{self.prefix}_{table}"
+
+    def first_column(self, table: str, *candidates: str) -> str | None:
+        return next((c for c in candidates if c in self.tables.get(table, ())), None)
+
+    def text(self, alias: str, table: str, column: str) -> str:
+        """SQL for a text column: STRING_IDS decoded (unless already text), 'N/A' and '' -> NULL."""
+        ref = f'{alias}."{column}"'
+        if column in self.text_columns.get(table, set()) or not self.has("STRING_IDS"):
+            raw = f"CAST({ref} AS VARCHAR)"
+        else:
+            raw = f"{self.prefix}_s({ref})"
+        return f"NULLIF(NULLIF(trim({raw}), 'N/A'), '')"
+
+    def drop(self) -> None:
+        for name in [self.name(t) for t in self.tables] + self.scratch:
+            self.con.execute(f'DROP TABLE IF EXISTS "{name}"')
+        self.con.execute(f"DROP MACRO IF EXISTS {self.prefix}_s")
+
+
+def stage_tables(con: duckdb.DuckDBPyConnection, conn: sqlite3.Connection, path: Path,
+                 wanted: tuple[str, ...], ctx: ReadContext) -> StagedDb:
+    """Copy the wanted tables that exist into DuckDB; leftovers named '_...' are ignored.
+
+    A table SQLite cannot read (corrupt page, truncated file) is reported and left out.
+    """
+    staged = StagedDb(con, path, f"_sq{next(_counter)}")
+    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for table in wanted:
+        if table not in present or table.startswith("_"):
+            continue
+        try:
+            arrow = fetch_arrow(conn, table)
+        except sqlite3.Error as exc:
+            ctx.report(path, f"table {table}", "error", f"SQLite cannot read this table: {exc}",
+                       "the file is damaged or truncated; this table is skipped, the rest is used")
+            continue
+        con.register("_sq_arrow", arrow)
+        try:
+            con.execute(f'CREATE TEMP TABLE "{staged.name(table)}" AS SELECT * FROM _sq_arrow')
+        finally:
+            con.unregister("_sq_arrow")
+        staged.tables[table] = list(arrow.column_names)
+        staged.text_columns[table] = {f.name for f in arrow.schema if pa.types.is_string(f.type)}
+    if "STRING_IDS" in staged.tables:
+        con.execute(f'CREATE TEMP MACRO {staged.prefix}_s(x) AS '
+                    f'(SELECT any_value(value) FROM "{staged.name("STRING_IDS")}" WHERE id = x)')
+    return staged

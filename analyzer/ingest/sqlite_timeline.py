@@ -1,0 +1,111 @@
+"""SQLite export host and analysis tracks -> timeline (CANN_API, PYTORCH_API, OVERLAP_ANALYSIS, HCCL) and steps (STEP_TIME)."""
+
+from __future__ import annotations
+
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.sqlite_open import StagedDb
+from analyzer.ingest.sqlite_sql import device_of, exact_ns, insert_rows, int_or_null, single_device, window
+
+# OVERLAP_ANALYSIS.type -> the segment names of the timeline's 'Overlap Analysis' track.
+OVERLAP_TYPES = "MAP {0: 'Computing', 1: 'Communication', 2: 'Communication(Not Overlapped)', 3: 'Free'}"
+
+
+def _api_level(db: StagedDb, alias: str, table: str) -> str:
+    """ENUM_API_TYPE name of the row's type id ('acl', 'runtime', 'op', 'queue', ...)."""
+    if not (db.has(table, "type") and db.has("ENUM_API_TYPE", "id", "name")):
+        return "NULL"
+    return f"(SELECT any_value(name) FROM \"{db.name('ENUM_API_TYPE')}\" e WHERE e.id = {alias}.type)"
+
+
+def _thread(alias: str) -> list[str]:
+    """globalTid = (pid << 32) | tid: the OS thread id and its track name."""
+    tid = f"(CAST({alias}.globalTid AS BIGINT) & 4294967295)"
+    return [f"{tid} AS thread_id", f"'Thread ' || {tid} AS thread_name"]
+
+
+def load_host_apis(db: StagedDb, ctx: ReadContext) -> int:
+    """CANN_API -> timeline 'host_api' (task_type = API level)."""
+    t = "CANN_API"
+    if not db.has(t, "startNs", "endNs", "name", "globalTid"):
+        return 0
+    conn = f"{int_or_null('a.connectionId')} AS connection_id" if db.has(t, "connectionId") else "NULL AS connection_id"
+    select = ", ".join([
+        f"{single_device(db)} AS device_id", "'host_api' AS kind", "'CANN' AS process", *_thread("a"),
+        f"{db.text('a', t, 'name')} AS name", f"{_api_level(db, 'a', t)} AS task_type", conn, *window("a"),
+    ])
+    return insert_rows(db.con, "timeline", ctx.run_id, f"SELECT {select} FROM \"{db.name(t)}\" a")
+
+
+def load_framework_ops(db: StagedDb, ctx: ReadContext) -> int:
+    """PYTORCH_API -> timeline 'framework_op', and 'step_marker' for ProfilerStep#N."""
+    t = "PYTORCH_API"
+    if not db.has(t, "startNs", "endNs", "name", "globalTid"):
+        return 0
+    name = db.text("p", t, "name")
+    select = ", ".join([
+        f"{single_device(db)} AS device_id",
+        f"CASE WHEN {name} LIKE 'ProfilerStep#%' THEN 'step_marker' ELSE 'framework_op' END AS kind",
+        "'Python' AS process", *_thread("p"), f"{name} AS name", f"{_api_level(db, 'p', t)} AS category",
+        *window("p"),
+    ])
+    return insert_rows(db.con, "timeline", ctx.run_id, f"SELECT {select} FROM \"{db.name(t)}\" p")
+
+
+def load_overlap(db: StagedDb, ctx: ReadContext) -> int:
+    """OVERLAP_ANALYSIS -> timeline 'overlap' segments named as the text timeline names them."""
+    t = "OVERLAP_ANALYSIS"
+    if not db.has(t, "startNs", "endNs", "type"):
+        return 0
+    name = f"coalesce({OVERLAP_TYPES}[CAST(o.type AS INTEGER)], 'type ' || o.type)"
+    select = ", ".join([device_of(db, "o", t), "'overlap' AS kind", "'Overlap Analysis' AS process",
+                        "CAST(o.type AS BIGINT) AS thread_id", f"{name} AS thread_name", f"{name} AS name",
+                        *window("o")])
+    return insert_rows(db.con, "timeline", ctx.run_id, f"SELECT {select} FROM \"{db.name(t)}\" o")
+
+
+def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
+    """COMMUNICATION_OP and COMMUNICATION_TASK_INFO x TASK -> timeline 'communication' (the HCCL track)."""
+    rows = 0
+    if db.has("COMMUNICATION_OP", "opName", "startNs", "endNs"):
+        select = ", ".join([f"{single_device(db)} AS device_id", "'communication' AS kind", "'HCCL' AS process",
+                            "0 AS thread_id", "'Group 0 Communication' AS thread_name",
+                            f"{db.text('o', 'COMMUNICATION_OP', 'opName')} AS name", *window("o")])
+        rows += insert_rows(db.con, "timeline", ctx.run_id,
+                            f"SELECT {select} FROM \"{db.name('COMMUNICATION_OP')}\" o")
+    c = "COMMUNICATION_TASK_INFO"
+    if db.has(c, "globalTaskId", "name") and db.has("TASK", "globalTaskId", "startNs", "endNs"):
+        plane = "CAST(c.planeId AS BIGINT)" if db.has(c, "planeId") else "NULL"
+        select = ", ".join([
+            int_or_null("t.deviceId", "INTEGER") + " AS device_id", "'communication' AS kind", "'HCCL' AS process",
+            f"{plane} AS thread_id", f"'Plane ' || {plane} AS thread_name", f"{db.text('c', c, 'name')} AS name",
+            (f"{db.text('c', c, 'taskType')} AS task_type" if db.has(c, "taskType") else "NULL AS task_type"),
+            f"{int_or_null('t.streamId', 'INTEGER')} AS stream_id", f"{int_or_null('t.taskId')} AS task_id",
+            *window("t"),
+        ])
+        rows += insert_rows(db.con, "timeline", ctx.run_id,
+                            f"SELECT {select} FROM \"{db.name(c)}\" c "
+                            f"JOIN \"{db.name('TASK')}\" t ON t.globalTaskId = c.globalTaskId")
+    return rows
+
+
+def load_step_times(db: StagedDb, ctx: ReadContext) -> int:
+    """STEP_TIME(id, startNs, endNs) -> steps windows (source 'db'), merged with rows already there."""
+    t = "STEP_TIME"
+    if not db.has(t, "id", "startNs", "endNs"):
+        return 0
+    work = db.work_table("steps")
+    db.con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {work} AS SELECT CAST(s.id AS BIGINT) AS step_id, "
+        f"{exact_ns('s.startNs')} AS start_ns, {exact_ns('s.endNs')} AS end_ns FROM \"{db.name(t)}\" s")
+    return upsert_steps(db, ctx.run_id, work, ("start_ns", "end_ns"))
+
+
+def upsert_steps(db: StagedDb, run_id: str, staged: str, columns: tuple[str, ...]) -> int:
+    """Merge staged step rows (step_id + columns) into steps: fill an existing row of the step, else insert."""
+    sets = ", ".join(f"{c} = coalesce(s.{c}, steps.{c})" for c in columns)
+    db.con.execute(f"UPDATE steps SET {sets}, source = coalesce(steps.source, 'db') FROM {staged} s "
+                   f"WHERE steps.run_id = $r AND steps.step_id IS NOT DISTINCT FROM s.step_id", {"r": run_id})
+    db.con.execute(f"DELETE FROM {staged} s WHERE EXISTS (SELECT 1 FROM steps x WHERE x.run_id = ? "
+                   f"AND x.step_id IS NOT DISTINCT FROM s.step_id)", [run_id])
+    return insert_rows(db.con, "steps", run_id,
+                       f"SELECT step_id, {', '.join(columns)}, 'db' AS source FROM {staged}")
