@@ -20,9 +20,9 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
     """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
     raw = create_raw_table(con)
     try:
-        if not any([read_raw_events(con, raw, path, ctx) for path in paths]):
+        if not any([read_raw_events(con, raw, path, n, ctx) for n, path in enumerate(paths)]):
             return 0
-        _report_unusable_events(con, raw, ctx)
+        _report_unusable_events(con, raw, paths, ctx)
         inserted = insert_timeline(con, raw, ctx.run_id)
         insert_counters(con, raw, ctx.run_id)
         _report_unnamed_processes(con, paths[0], ctx)
@@ -31,17 +31,18 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
         con.execute(f"DROP TABLE IF EXISTS {raw}")
 
 
-def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, ctx: ReadContext) -> None:
+def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> None:
     """Say how many array elements were not events, had no usable ts, or X events without a duration."""
     rows = con.execute(
-        f"""SELECT file,
+        f"""SELECT file_no,
             count(*) FILTER (WHERE ph IS NULL),
             count(*) FILTER (WHERE ph IS NOT NULL AND ph <> 'M' AND ts IS NULL),
             count(*) FILTER (WHERE ph = 'X' AND ts IS NOT NULL AND (dur IS NULL OR NOT isfinite(dur))),
             count(*) FILTER (WHERE ph = 'X' AND dur < 0)
-        FROM {raw} GROUP BY file ORDER BY file"""
+        FROM {raw} GROUP BY file_no ORDER BY file_no"""
     ).fetchall()
-    for file, no_ph, no_ts, no_dur, negative in rows:
+    for file_no, no_ph, no_ts, no_dur, negative in rows:
+        file = paths[file_no]
         if no_ph:
             ctx.report(file, "", "warning", f"{no_ph} array elements are not trace events (no 'ph' field, "
                        "or not an object); skipped", "hand-edited or corrupt trace")

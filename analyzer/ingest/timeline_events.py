@@ -21,11 +21,6 @@ PROCESS_KINDS = {
 }
 STEP_MARKER_PREFIX = "ProfilerStep#"
 
-# args keys read per kind: (stream id keys in order of preference, task id, task type, connection id)
-_ARG_PATHS = ['$."Physic Stream Id"', '$."Stream Id"', '$."Task Id"', '$."Task Type"', '$.connection_id',
-              '$.level', '$."stream id"', '$."task id"', '$."task type"']
-
-
 def _kind_sql() -> str:
     cases = " ".join(f"WHEN '{p}' THEN '{k}'" for p, k in PROCESS_KINDS.items())
     return (f"CASE WHEN e.ph IN ('s', 't', 'f') THEN 'flow' "
@@ -51,27 +46,17 @@ def _typed_events_sql(raw: str) -> str:
     """
 
 
-def _with_args_sql(raw: str) -> str:
-    paths = "[" + ", ".join(f"'{p}'" for p in _ARG_PATHS) + "]"
-    return f"""
-        SELECT *,
-            CASE WHEN kind IN ('device_task', 'host_api', 'communication')
-                 THEN json_extract_string(args, {paths}) END AS a
-        FROM ({_typed_events_sql(raw)})
-    """
-
-
 def _fields_sql(raw: str) -> str:
-    """Pick the per-kind id fields out of the args list (still text; typed by the final SELECT)."""
+    """Pick the per-kind id fields out of the args values (``timeline_json.ARG_PATHS`` order; typed later)."""
     return f"""
-        SELECT *,
+        SELECT *, arg_fields AS a,
             CASE kind WHEN 'device_task' THEN coalesce(a[1], a[2], tid)
                       WHEN 'communication' THEN a[7] END AS raw_stream,
             CASE kind WHEN 'device_task' THEN a[3] WHEN 'communication' THEN a[8] END AS raw_task,
             CASE kind WHEN 'device_task' THEN a[4] WHEN 'communication' THEN a[9]
                       WHEN 'host_api' THEN a[6] END AS raw_task_type,
             CASE WHEN kind IN ('device_task', 'host_api') THEN a[5] END AS raw_connection
-        FROM ({_with_args_sql(raw)})
+        FROM ({_typed_events_sql(raw)})
     """
 
 

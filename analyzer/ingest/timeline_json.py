@@ -22,22 +22,34 @@ _counter = itertools.count()
 # Raw event fields and how DuckDB should read them (unknown keys are skipped while parsing).
 _FIELDS = {
     "ph": "VARCHAR", "name": "VARCHAR", "pid": "VARCHAR", "tid": "VARCHAR", "ts": "DECIMAL(38,3)",
-    "dur": "DOUBLE", "cat": "VARCHAR", "id": "VARCHAR", "bp": "VARCHAR", "args": "JSON",
+    "dur": "DOUBLE", "cat": "VARCHAR", "id": "VARCHAR", "args": "JSON",
 }
 _COLUMNS = "{" + ", ".join(f"{k}: '{t}'" for k, t in _FIELDS.items()) + "}"
 _STRUCT = "STRUCT(" + ", ".join(f"{k} {t}" for k, t in _FIELDS.items()) + ")"
-_MAX_EVENT_BYTES = 64 << 20
+_MAX_EVENT_BYTES = 16 << 20
 _MAX_OBJECT_BYTES = (1 << 32) - 1
 _TAIL_BYTES = 8 << 20
 _EVENT_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
+# args values that events other than metadata and counters need, in this order (see timeline_events.py).
+ARG_PATHS = ('$."Physic Stream Id"', '$."Stream Id"', '$."Task Id"', '$."Task Type"', '$.connection_id',
+             '$.level', '$."stream id"', '$."task id"', '$."task type"')
 
 
 def create_raw_table(con: duckdb.DuckDBPyConnection) -> str:
     """An empty temp table for raw events of one reader call; returns its name."""
     name = f"_tl_raw_{next(_counter)}"
     cols = ", ".join(f"{k} {t}" for k, t in _FIELDS.items())
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (file VARCHAR, {cols})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (file_no INTEGER, {cols}, arg_fields VARCHAR[])")
     return name
+
+
+def _kept_fields(event: str) -> str:
+    """The raw columns to store: full args only for metadata and counters; for other events only the
+    ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept)."""
+    plain = ", ".join(f"{event}{k}" for k in _FIELDS if k != "args")
+    paths = "[" + ", ".join(f"'{p}'" for p in ARG_PATHS) + "]"
+    return (f"{plain}, CASE WHEN {event}ph IN ('M', 'C') THEN {event}args END AS args, "
+            f"CASE WHEN {event}ph NOT IN ('M', 'C') THEN json_extract_string({event}args, {paths}) END AS arg_fields")
 
 
 def _first_char(path: Path) -> str | None:
@@ -50,23 +62,23 @@ def _first_char(path: Path) -> str | None:
     return None
 
 
-def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str) -> None:
+def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> None:
     con.execute(
-        f"INSERT INTO {raw} SELECT ?::VARCHAR AS file, * FROM read_json(?, format='array', records=true, "
+        f"INSERT INTO {raw} SELECT ?::INTEGER AS file_no, {_kept_fields('')} FROM read_json(?, format='array', records=true, "
         f"columns={_COLUMNS}, maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=true)",
-        [rel, str(path)],
+        [file_no, str(path)],
     )
 
 
-def _insert_object(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str) -> int:
+def _insert_object(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> int:
     """Read the {"traceEvents": [...]} form (one JSON object: parsed whole). Returns events read."""
     size = min(path.stat().st_size + 1024, _MAX_OBJECT_BYTES)
     before = con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0]
     con.execute(
-        f"INSERT INTO {raw} SELECT ?::VARCHAR AS file, e.* FROM (SELECT unnest(traceEvents) AS e "
+        f"INSERT INTO {raw} SELECT ?::INTEGER AS file_no, {_kept_fields('e.')} FROM (SELECT unnest(traceEvents) AS e "
         f"FROM read_json(?, format='unstructured', records=true, columns={{traceEvents: '{_STRUCT}[]'}}, "
         f"maximum_object_size={size}, ignore_errors=true))",
-        [rel, str(path)],
+        [file_no, str(path)],
     )
     return con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0] - before
 
@@ -82,7 +94,7 @@ def _salvage_offset(path: Path) -> list[int]:
     return ends[::-1][:3]
 
 
-def _insert_salvaged(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str) -> int | None:
+def _insert_salvaged(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> int | None:
     """Read the complete events before a truncation; returns the byte offset used, or None."""
     with tempfile.TemporaryDirectory(prefix="npu_triage_") as tmp:
         cut_path = Path(tmp) / "salvaged.json"
@@ -94,7 +106,7 @@ def _insert_salvaged(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: 
                     remaining -= len(chunk)
                 dst.write(b"]")
             try:
-                _insert_array(con, raw, cut_path, rel)
+                _insert_array(con, raw, cut_path, file_no)
                 return offset
             except duckdb.Error:
                 continue
@@ -106,9 +118,8 @@ def _duckdb_message(exc: duckdb.Error) -> str:
     return re.sub(r'in file "[^"]*",?\s*', "", first).replace("Invalid Input Error: ", "")[:300]
 
 
-def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, ctx: ReadContext) -> bool:
+def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, ctx: ReadContext) -> bool:
     """Append one file's events to the raw table; every problem is reported. True when something was read."""
-    rel = ctx.source.rel(path)
     try:
         size = path.stat().st_size
         first = _first_char(path) if size else None
@@ -124,24 +135,24 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, ctx: R
         return False
     try:
         if first == "[":
-            _insert_array(con, raw, path, rel)
-        elif not _insert_object(con, raw, path, rel):
+            _insert_array(con, raw, path, file_no)
+        elif not _insert_object(con, raw, path, file_no):
             ctx.report(path, "", "warning", "JSON object without a traceEvents array: no events read",
                        "a timeline is a JSON array of events or an object with a traceEvents array")
             return False
     except duckdb.Error as exc:
-        return _on_parse_error(con, raw, path, rel, size, first, exc, ctx)
+        return _on_parse_error(con, raw, path, file_no, size, first, exc, ctx)
     ctx.mark_read(path)
     return True
 
 
-def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, rel: str, size: int, first: str,
+def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, size: int, first: str,
                     exc: duckdb.Error, ctx: ReadContext) -> bool:
     message = _duckdb_message(exc)
     if first == "[" and "unexpected end of data" in message:
-        offset = _insert_salvaged(con, raw, path, rel)
+        offset = _insert_salvaged(con, raw, path, file_no)
         if offset is not None:
-            kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file = ?", [rel]).fetchone()[0]
+            kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file_no = ?", [file_no]).fetchone()[0]
             ctx.report(path, f"byte {size}", "warning",
                        f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
                        f"before byte {offset} and dropped the rest", "re-export the timeline for the full data")
