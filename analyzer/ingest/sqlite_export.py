@@ -23,7 +23,7 @@ PROFILER_TABLES = (
     "STRING_IDS", "ENUM_API_TYPE", "ENUM_MODULE", "ENUM_MEMORY", "TASK", "COMPUTE_TASK_INFO", "TASK_PMU_INFO",
     "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", "CANN_API", "PYTORCH_API", "OVERLAP_ANALYSIS", "STEP_TIME",
     "HBM", "DDR", "LLC", "AICORE_FREQ", "NPU_MEM", "NPU_MODULE_MEM", "MEMORY_RECORD", "OP_MEMORY",
-    "NPU_INFO", "META_DATA", "RANK_DEVICE_MAP",
+    "NPU_INFO", "META_DATA", "RANK_DEVICE_MAP", "connectionCats", "CONNECTION_IDS",
 )
 ANALYSIS_TABLES = ("StepTraceTime", "CommAnalyzerTime", "CommAnalyzerBandwidth")
 
@@ -31,7 +31,7 @@ Section = Callable[[StagedDb, ReadContext], object]
 PROFILER_SECTIONS: tuple[Section, ...] = (
     sqlite_tasks.load_compute_ops, sqlite_tasks.load_communication_ops, sqlite_tasks.load_device_tasks,
     sqlite_timeline.load_host_apis, sqlite_timeline.load_framework_ops, sqlite_timeline.load_overlap,
-    sqlite_timeline.load_communication_tracks, sqlite_timeline.load_step_times,
+    sqlite_timeline.load_communication_tracks, sqlite_timeline.load_flows, sqlite_timeline.load_step_times,
     sqlite_series.load_counters, sqlite_series.load_memory_records, sqlite_series.load_op_memory,
     sqlite_analysis.load_communication_op, sqlite_meta.record_run_facts,
 )

@@ -1,4 +1,9 @@
-"""SQLite export device tasks -> ops (TASK x COMPUTE_TASK_INFO, PMU pivot; COMMUNICATION_OP) and device-task timeline rows."""
+"""SQLite export device tasks -> ops (TASK x COMPUTE_TASK_INFO, PMU pivot; COMMUNICATION_OP) and device-task timeline rows.
+
+TASK_PMU_INFO holds raw metric names (``aic_mte2_ratio``, ``aic_total_time``) in long format; PMU
+times there are nanoseconds (``aiv_total_time`` 49912.99 for a 53.761 us task), unrounded,
+while the CSV writes microseconds: times are divided by 1000 so both land alike.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +23,17 @@ UNSUPPORTED_PMU_PREFIXES = ("aic_vec_", "aiv_mac_", "aiv_mte1_", "aic_ub_", "aiv
 COMM_TASK_TYPE = {"torch_npu": "HCCL", "mindspore": "HCCL"}
 
 
+def _scale(norm: str | None) -> float:
+    """Factor to the normalized unit: the DB writes PMU times in ns, the schema (like the CSV) has us.
+
+    >>> _scale("aiv_time_us"), _scale("aic_mte2_ratio")
+    (0.001, 1.0)
+    """
+    return 0.001 if norm is not None and norm.endswith("_time_us") else 1.0
+
+
 def _metric_map(db: StagedDb) -> str | None:
-    """Stage raw PMU name -> normalized name (or NULL to drop); return the temp table's name."""
+    """Stage raw PMU name -> normalized name (NULL: dropped), pipe flag, unit scale; return the table's name."""
     raw_names = [r[0] for r in db.con.execute(
         f"SELECT DISTINCT {db.text('p', 'TASK_PMU_INFO', 'name')} FROM \"{db.name('TASK_PMU_INFO')}\" p"
     ).fetchall() if r[0] is not None]
@@ -28,7 +42,8 @@ def _metric_map(db: StagedDb) -> str | None:
     table = db.work_table("metric_map")
     db.con.register("_sq_map", pa.table({"raw": pa.array(raw_names, pa.string()),
                                          "norm": pa.array(keep, pa.string()),
-                                         "pipe": pa.array([k is not None and is_pipe_column(k) for k in keep])}))
+                                         "pipe": pa.array([k is not None and is_pipe_column(k) for k in keep]),
+                                         "scale": pa.array([_scale(k) for k in keep], pa.float64())}))
     try:
         db.con.execute(f'CREATE OR REPLACE TEMP TABLE "{table}" AS SELECT * FROM _sq_map')
     finally:
@@ -49,7 +64,7 @@ def _pmu_pivot(db: StagedDb) -> str | None:
                  "list(struct_pack(k := norm, v := value) ORDER BY norm) FILTER (WHERE NOT pipe)) "
                  "END AS extra_metrics")
     return (f"(SELECT gid, {', '.join(items)} FROM (SELECT p.globalTaskId AS gid, m.norm, m.pipe, "
-            f"TRY_CAST(p.value AS DOUBLE) AS value FROM \"{db.name('TASK_PMU_INFO')}\" p "
+            f"TRY_CAST(p.value AS DOUBLE) * m.scale AS value FROM \"{db.name('TASK_PMU_INFO')}\" p "
             f"JOIN \"{mapping}\" m ON m.raw = {db.text('p', 'TASK_PMU_INFO', 'name')} "
             f"WHERE m.norm IS NOT NULL AND isfinite(TRY_CAST(p.value AS DOUBLE))) GROUP BY gid)")
 

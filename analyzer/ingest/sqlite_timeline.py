@@ -109,3 +109,37 @@ def upsert_steps(db: StagedDb, run_id: str, staged: str, columns: tuple[str, ...
                    f"AND x.step_id IS NOT DISTINCT FROM s.step_id)", [run_id])
     return insert_rows(db.con, "steps", run_id,
                        f"SELECT step_id, {', '.join(columns)}, 'db' AS source FROM {staged}")
+
+
+def _flow_ends(db: StagedDb, cat: str, host: str, process: str) -> str:
+    """'s' rows at the host events and an 'f' row at the first device task of each connection of a category."""
+    cats = f"(SELECT DISTINCT connectionId FROM \"{db.name('connectionCats')}\" WHERE cat = '{cat}')"
+    tid = "(CAST(h.globalTid AS BIGINT) & 4294967295)"
+    stream = int_or_null("t.streamId", "INTEGER")
+    common = f"'flow' AS kind, '{cat}' AS category, '{cat}' || k.connectionId AS name, " \
+             f"CAST(k.connectionId AS VARCHAR) AS flow_id, CAST(k.connectionId AS BIGINT) AS connection_id"
+    start = (f"SELECT {single_device(db)} AS device_id, '{process}' AS process, {tid} AS thread_id, "
+             f"{exact_ns('h.startNs')} AS start_ns, 's' AS flow_phase, {common} FROM {cats} k "
+             f"JOIN {host} h ON h.connectionId = k.connectionId")
+    finish = (f"SELECT {int_or_null('t.deviceId', 'INTEGER')} AS device_id, 'Ascend Hardware' AS process, "
+              f"{stream} AS thread_id, {exact_ns('t.startNs')} AS start_ns, 'f' AS flow_phase, {common}, "
+              f"{stream} AS stream_id FROM {cats} k JOIN \"{db.name('TASK')}\" t ON t.connectionId = k.connectionId "
+              f"QUALIFY row_number() OVER (PARTITION BY k.connectionId ORDER BY t.startNs, t.streamId) = 1")
+    return f"({start}) UNION ALL BY NAME ({finish})"
+
+
+def load_flows(db: StagedDb, ctx: ReadContext) -> int:
+    """connectionCats -> timeline 'flow' rows: CANN API -> device task ('HostToDevice') and torch op ->
+    device task ('async_npu', PYTORCH_API.connectionId indexes CONNECTION_IDS)."""
+    if not (db.has("connectionCats", "connectionId", "cat") and db.has("TASK", "connectionId", "startNs")):
+        return 0
+    parts = []
+    if db.has("CANN_API", "connectionId", "startNs", "globalTid"):
+        parts.append(_flow_ends(db, "HostToDevice", f"\"{db.name('CANN_API')}\"", "CANN"))
+    if db.has("PYTORCH_API", "connectionId", "startNs", "globalTid") and db.has("CONNECTION_IDS", "id", "connectionId"):
+        host = (f"(SELECT p.startNs, p.globalTid, c.connectionId FROM \"{db.name('PYTORCH_API')}\" p "
+                f"JOIN \"{db.name('CONNECTION_IDS')}\" c ON c.id = p.connectionId)")
+        parts.append(_flow_ends(db, "async_npu", host, "Python"))
+    if not parts:
+        return 0
+    return insert_rows(db.con, "timeline", ctx.run_id, " UNION ALL BY NAME ".join(f"({p})" for p in parts))
