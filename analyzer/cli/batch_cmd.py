@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes (default: CPU count)")
     p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
     p.add_argument("--no-diagnose", action="store_true", help="catalog metrics only, run no rules")
+    p.add_argument("--verbose", action="store_true", help="print a line per run as it is committed")
     p.set_defaults(func=run)
 
 
@@ -49,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
 
         def on_done(task, status: str) -> None:
             progress.update(bar["id"], advance=1, description=f"{status}: {task.label}"[:60])
+            if args.verbose:
+                progress.console.print(f"{status}: {task.label}", markup=False)
+                progress.console.file.flush()
 
         try:
             outcome = run_batch(args.root, args.catalog, _settings(args), args.jobs, on_start, on_done)

@@ -7,7 +7,7 @@ import pyarrow as pa
 
 # Parameters bound in every query: $rid (ingest run id), $cid (catalog run id).
 _LABEL = "coalesce(op_type, '[' || coalesce(task_type, '?') || ']')"
-_NORM_NAME = r"regexp_replace(op_name, '([_\-.]?(op)?[0-9]+)+$', '')"
+_NORM_NAME = r"regexp_replace(op_name, '([_\-./](op)?[0-9]+)+$', '')"
 
 OP_TYPE_STATS_SQL = f"""
 SELECT $cid AS run_id, {_LABEL} AS op_type, count(*) AS launch_count, sum(dur_us) AS total_dur_us,

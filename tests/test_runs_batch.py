@@ -1,0 +1,154 @@
+"""The batch catalog: archives, failures, incremental reruns, and a crash part-way that a rerun completes."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import duckdb
+import pytest
+from tests.tiny_exports import write_tiny_export
+
+from analyzer.cli import main
+from analyzer.runs.archives import unpack
+from analyzer.runs.catalog_schema import CATALOG_TABLES
+
+
+def _zip_folder(zip_path: Path, folder: Path) -> None:
+    with zipfile.ZipFile(zip_path, "w") as zf:
+        for p in sorted(folder.rglob("*")):
+            zf.write(p, p.relative_to(folder.parent).as_posix())
+
+
+def _tree(tmp_path: Path, n: int = 12) -> Path:
+    """n runs: most as folders, two zipped, two in a .tgz, plus one corrupt zip."""
+    root = tmp_path / "archive"
+    staging = tmp_path / "staging"
+    root.mkdir()
+    for i in range(n):
+        target = (root if i < n - 4 else staging) / f"group{i % 3}" / f"run_{i:02d}"
+        write_tiny_export(target, seed=i, steps=3)
+    for i in (n - 4, n - 3):
+        _zip_folder(root / f"zipped_{i:02d}.zip", staging / f"group{i % 3}" / f"run_{i:02d}")
+    with tarfile.open(root / "more.tgz", "w:gz") as tf:
+        for i in (n - 2, n - 1):
+            tf.add(staging / f"group{i % 3}" / f"run_{i:02d}", arcname=f"run_{i:02d}")
+    (root / "corrupt.zip").write_bytes(b"PK\x03\x04 this is not really a zip")
+    return root
+
+
+def _dump(catalog: Path) -> dict[str, list[tuple]]:
+    con = duckdb.connect(str(catalog), read_only=True)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in CATALOG_TABLES}
+    finally:
+        con.close()
+
+
+def test_batch_tree_with_archives_catalogs_every_run_and_the_corrupt_archive(tmp_path, capsys):
+    root = _tree(tmp_path)
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(root), "--catalog", str(catalog), "--jobs", "2"]) == 0
+    tables = _dump(catalog)
+    paths = sorted(r[1] for r in tables["catalog_runs"])
+    assert len(paths) == 12
+    assert "more.tgz!/run_10" in paths and "zipped_08.zip!/run_08" in paths
+    assert [r[0] for r in tables["failures"]] == ["corrupt.zip"]
+    assert len(tables["run_metrics"]) == 12
+    assert "corrupt.zip" in capsys.readouterr().err
+
+
+def test_batch_rerun_skips_every_known_run(tmp_path, capsys):
+    root = _tree(tmp_path, n=6)
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(root), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    first = _dump(catalog)
+    capsys.readouterr()
+    assert main(["batch", str(root), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    assert "0 run(s) catalogued, 6 already in the catalog" in capsys.readouterr().out
+    assert _dump(catalog) == first
+
+
+def test_batch_killed_part_way_then_rerun_equals_uninterrupted_run(tmp_path):
+    root = _tree(tmp_path)
+    whole, killed = tmp_path / "whole.duckdb", tmp_path / "killed.duckdb"
+    assert main(["batch", str(root), "--catalog", str(whole), "--jobs", "1"]) == 0
+    cmd = [sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(killed), "--jobs", "1", "--verbose"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    committed = 0
+    for line in proc.stdout:
+        committed += line.startswith("catalogued:")
+        if committed == 3:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+    proc.wait()
+    assert committed == 3 and proc.returncode == -signal.SIGKILL
+    assert 3 <= len(_dump(killed)["catalog_runs"]) < 12
+    assert main(["batch", str(root), "--catalog", str(killed), "--jobs", "1"]) == 0
+    assert _dump(killed) == _dump(whole)
+
+
+def test_batch_nothing_usable_exits_2(tmp_path):
+    (tmp_path / "bad.zip").write_bytes(b"junk")
+    assert main(["batch", str(tmp_path), "--catalog", str(tmp_path / "c.duckdb")]) == 2
+
+
+def test_unpack_zip_entries_escaping_the_folder_are_refused(tmp_path):
+    archive = tmp_path / "evil.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("ok/a.txt", "fine")
+        zf.writestr("../escaped.txt", "bad")
+        zf.writestr("/abs.txt", "bad")
+    dest = tmp_path / "out"
+    result = unpack(archive, dest)
+    assert (dest / "ok" / "a.txt").read_text() == "fine"
+    assert not (tmp_path / "escaped.txt").exists()
+    assert len(result.refused) == 2 and "climbs out" in result.refused[0]
+
+
+def test_unpack_tar_links_pointing_out_are_refused(tmp_path):
+    archive = tmp_path / "evil.tar"
+    with tarfile.open(archive, "w") as tf:
+        data = b"fine"
+        info = tarfile.TarInfo("ok.txt")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("passwd")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tf.addfile(link)
+        hard = tarfile.TarInfo("hard")
+        hard.type, hard.linkname = tarfile.LNKTYPE, "../../outside"
+        tf.addfile(hard)
+    dest = tmp_path / "out"
+    result = unpack(archive, dest)
+    assert (dest / "ok.txt").read_bytes() == b"fine"
+    assert not (dest / "passwd").exists() and not (dest / "hard").exists()
+    assert [r.split(" ")[0] for r in result.refused] == ["passwd", "hard"]
+
+
+def test_query_catalog_is_read_only(tmp_path, capsys):
+    root = _tree(tmp_path, n=4)
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(root), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    capsys.readouterr()
+    assert main(["query", str(catalog), "SELECT count(*) AS n FROM catalog_runs", "--format", "csv"]) == 0
+    assert capsys.readouterr().out == "n\n4\n"
+    assert main(["query", str(catalog), "DELETE FROM catalog_runs"]) == 2
+    assert main(["export", str(catalog), "--parquet", str(tmp_path / "pq")]) == 0
+    assert (tmp_path / "pq" / "catalog_runs.parquet").is_file()
+
+
+@pytest.mark.parametrize("archive_name", ["runs.zip"])
+def test_batch_single_archive_as_root_labels_inside_paths(tmp_path, archive_name):
+    staging = tmp_path / "s"
+    write_tiny_export(staging / "run_a", seed=1, steps=2)
+    _zip_folder(tmp_path / archive_name, staging / "run_a")
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(tmp_path / archive_name), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    assert [r[1] for r in _dump(catalog)["catalog_runs"]] == ["runs.zip!/run_a"]
