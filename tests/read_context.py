@@ -1,4 +1,4 @@
-"""A ReadContext for calling one reader directly on files in a folder, and a byte-exact file writer."""
+"""A ReadContext for calling one reader on files in a folder, and a byte-exact file writer."""
 
 from __future__ import annotations
 

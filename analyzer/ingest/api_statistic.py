@@ -28,11 +28,19 @@ _FIELDS = (
 )
 
 
-def load_api_statistic(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+def load_api_statistic(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
     """Read api_statistic files (all slices) into api_stats. Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "api_stats", _FIELDS,
-                          "api_statistic (Level, API Name, Time(us), Count, ...)",
-                          derived={"is_host": _IS_HOST})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "api_stats",
+        _FIELDS,
+        "api_statistic (Level, API Name, Time(us), Count, ...)",
+        derived={"is_host": _IS_HOST},
+    )
 
 
 # With a Device_id column, 'host' rows are host-side; without one, every row is (torch_npu).

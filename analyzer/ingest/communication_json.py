@@ -1,4 +1,4 @@
-"""communication.json (torch_npu, msprof --analyze) -> comm_ops; communication_matrix.json is only checked and recorded.
+"""communication.json -> comm_ops; communication_matrix.json is only checked and recorded.
 
 Layout: ``{"step50": {"collective" | "p2p": {"<op>@<group>": {"Communication Time Info": {...},
 "Communication Bandwidth Info": {"<transport>": {...}}}, "Total Op Info": {...}}}}``. Times are
@@ -25,12 +25,25 @@ from analyzer.ingest.csv_columns import insert_rows
 from analyzer.ingest.model import ReadContext
 
 _LINKS = ("HCCS", "RDMA", "PCIE", "SIO")  # physical transports; SDMA aggregates the on-node ones
-_TIMES_MS = {"elapse_us": "Elapse Time(ms)", "transit_us": "Transit Time(ms)", "wait_us": "Wait Time(ms)",
-             "sync_us": "Synchronization Time(ms)", "idle_us": "Idle Time(ms)"}
+_TIMES_MS = {
+    "elapse_us": "Elapse Time(ms)",
+    "transit_us": "Transit Time(ms)",
+    "wait_us": "Wait Time(ms)",
+    "sync_us": "Synchronization Time(ms)",
+    "idle_us": "Idle Time(ms)",
+}
 _RATIOS = {"wait_ratio": "Wait Time Ratio", "sync_ratio": "Synchronization Time Ratio"}
-_TYPES = {"step_id": pa.int64(), "op_name": pa.string(), "group_name": pa.string(), "op_kind": pa.string(),
-          "start_ns": pa.int64(), "transit_size_mb": pa.float64(), "bandwidth_gb_per_s": pa.float64(),
-          "transport": pa.string(), **{k: pa.float64() for k in (*_TIMES_MS, *_RATIOS)}}
+_TYPES = {
+    "step_id": pa.int64(),
+    "op_name": pa.string(),
+    "group_name": pa.string(),
+    "op_kind": pa.string(),
+    "start_ns": pa.int64(),
+    "transit_size_mb": pa.float64(),
+    "bandwidth_gb_per_s": pa.float64(),
+    "transport": pa.string(),
+    **{k: pa.float64() for k in (*_TIMES_MS, *_RATIOS)},
+}
 
 
 def _number(value: object) -> Decimal | None:
@@ -48,7 +61,7 @@ def _float(value: object, scale: int = 1) -> float | None:
 
 
 def _bandwidth(info: object) -> dict[str, object]:
-    """transit_size_mb, bandwidth_gb_per_s and transport of one op's Communication Bandwidth Info."""
+    """transit_size_mb, bandwidth_gb_per_s and transport of one op's bandwidth info."""
     info = info if isinstance(info, dict) else {}
     sizes = {t: _float(v.get("Transit Size(MB)")) for t, v in info.items() if isinstance(v, dict)}
     links = {t: s for t, s in sizes.items() if t in _LINKS and s is not None}
@@ -72,7 +85,10 @@ def _op_row(step_id: int | None, kind: str, key: str, op: dict) -> dict[str, obj
     times = times if isinstance(times, dict) else {}
     start = _number(times.get("Start Timestamp(us)"))
     row: dict[str, object] = {
-        "step_id": step_id, "op_name": name or key, "group_name": group if name else None, "op_kind": kind,
+        "step_id": step_id,
+        "op_name": name or key,
+        "group_name": group if name else None,
+        "op_kind": kind,
         "start_ns": None if start is None else int(start * 1000),
     }
     row.update({col: _float(times.get(raw), 1000) for col, raw in _TIMES_MS.items()})
@@ -95,11 +111,16 @@ def _rows(doc: dict, path: Path, ctx: ReadContext) -> list[dict[str, object]]:
             continue
         for kind in ("collective", "p2p"):
             ops = step.get(kind) or {}
-            for key, op in (ops.items() if isinstance(ops, dict) else ()):
+            for key, op in ops.items() if isinstance(ops, dict) else ():
                 if key == "Total Op Info":
                     continue
                 if not isinstance(op, dict):
-                    ctx.report(path, f"{step_key}.{kind}.{key}", "warning", "op entry is not an object; skipped")
+                    ctx.report(
+                        path,
+                        f"{step_key}.{kind}.{key}",
+                        "warning",
+                        "op entry is not an object; skipped",
+                    )
                     continue
                 rows.append(_op_row(_step_id(step_key), kind, key, op))
     return rows
@@ -111,22 +132,47 @@ def _parse(path: Path, ctx: ReadContext) -> dict | None:
         with path.open("rb") as fh:
             doc = json.loads(fh.read().decode("utf-8-sig"), parse_float=Decimal)
     except OSError as exc:
-        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and permissions")
+        ctx.report(
+            path,
+            "",
+            "error",
+            f"cannot open the file: {exc.strerror or exc}",
+            "check the path and permissions",
+        )
         return None
     except UnicodeDecodeError as exc:
-        ctx.report(path, f"byte {exc.start}", "error", "not UTF-8 text", "replace it with the exported JSON")
+        ctx.report(
+            path,
+            f"byte {exc.start}",
+            "error",
+            "not UTF-8 text",
+            "replace it with the exported JSON",
+        )
         return None
     except json.JSONDecodeError as exc:
-        ctx.report(path, f"line {exc.lineno} column {exc.colno}", "error", f"not valid JSON: {exc.msg}",
-                   "the file is truncated or damaged; re-export it")
+        ctx.report(
+            path,
+            f"line {exc.lineno} column {exc.colno}",
+            "error",
+            f"not valid JSON: {exc.msg}",
+            "the file is truncated or damaged; re-export it",
+        )
         return None
     if not isinstance(doc, dict):
-        ctx.report(path, "byte 0", "error", "expected a JSON object keyed by step", "check the file is communication.json")
+        ctx.report(
+            path,
+            "byte 0",
+            "error",
+            "expected a JSON object keyed by step",
+            "check the file is communication.json",
+        )
         return None
     return doc
 
 
-def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+def load_communication(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
     """Read communication.json files into comm_ops. Returns rows inserted."""
     rows: list[dict[str, object]] = []
     for path in paths:
@@ -144,8 +190,10 @@ def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], 
         con.unregister("_comm_ops_rows")
 
 
-def load_communication_matrix(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Check communication_matrix.json files parse and record them as read. Inserts nothing; returns 0."""
+def load_communication_matrix(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
+    """Check that communication_matrix.json files parse; record them as read. Returns 0."""
     for path in paths:
         if _parse(path, ctx) is not None:
             ctx.mark_read(path)

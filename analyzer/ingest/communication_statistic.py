@@ -15,8 +15,16 @@ from analyzer.ingest.model import ReadContext
 from analyzer.ingest.op_statistic import STAT_FIELDS
 
 
-def load_communication_statistic(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Read communication_statistic files into op_stats (core_type 'COMMUNICATION'). Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "op_stats", STAT_FIELDS,
-                          "communication_statistic (OP Type, Count, Total Time(us), ...)",
-                          constants={"core_type": "COMMUNICATION"})
+def load_communication_statistic(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
+    """Read communication_statistic files into op_stats (core_type 'COMMUNICATION')."""
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "op_stats",
+        STAT_FIELDS,
+        "communication_statistic (OP Type, Count, Total Time(us), ...)",
+        constants={"core_type": "COMMUNICATION"},
+    )

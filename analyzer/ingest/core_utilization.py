@@ -1,4 +1,4 @@
-"""ai_core_utilization_*.csv / ai_vector_core_utilization_*.csv (msprof, sample-based) -> core_utilization, long format.
+"""ai_(vector_)core_utilization_*.csv (msprof, sample-based) -> core_utilization, long format.
 
 Header ``[Device_id,]Core ID,<metric columns>``, one row per core (``Core0``, ``Core1``, ...)
 plus an ``Average`` row, aggregated over the whole collection window (not a time series).
@@ -20,7 +20,13 @@ from analyzer.ingest.model import ReadContext
 
 _DEVICE_HEADERS = ("Device_id", "Device ID")
 _CORE_HEADERS = ("Core ID", "Core Id", "Core")
-_UNITS = (("(us)", "_us"), ("(GB/s)", "_gb_per_s"), ("(KB)", "_kb"), ("(%)", "_pct"), ("(MB/s)", "_mb_per_s"))
+_UNITS = (
+    ("(us)", "_us"),
+    ("(GB/s)", "_gb_per_s"),
+    ("(KB)", "_kb"),
+    ("(%)", "_pct"),
+    ("(MB/s)", "_mb_per_s"),
+)
 
 
 def metric_name(raw: str) -> str:
@@ -43,30 +49,49 @@ def _long_sql(view: str, columns: list[str], core_header: str) -> str:
     metrics = [c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)]
     cells = ", ".join(f"{v.double(c)} AS {v.ident(metric_name(c))}" for c in metrics)
     wide = f"SELECT {device} AS device_id, {v.text(core_header)} AS core_id, {cells} FROM {view}"
-    return (f"SELECT device_id, core_id, metric, value FROM ({wide}) "
-            f"UNPIVOT (value FOR metric IN (COLUMNS(* EXCLUDE (device_id, core_id))))")
+    return (
+        f"SELECT device_id, core_id, metric, value FROM ({wide}) "
+        f"UNPIVOT (value FOR metric IN (COLUMNS(* EXCLUDE (device_id, core_id))))"
+    )
 
 
-def _load(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, core_kind: str) -> int:
+def _load(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, core_kind: str
+) -> int:
     view = open_csv(con, paths, ctx)
     if view is None:
         return 0
     columns = columns_of(con, view)
     core_header = next((h for h in _CORE_HEADERS if h in columns), None)
-    if core_header is None or not [c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)]:
-        ctx.report(paths[0], "line 1", "error", "header lacks required column 'Core ID' (or any metric column); "
-                   "file skipped", "expected a core utilization header ([Device_id,]Core ID,<metrics>)")
+    if core_header is None or not [
+        c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)
+    ]:
+        ctx.report(
+            paths[0],
+            "line 1",
+            "error",
+            "header lacks required column 'Core ID' (or any metric column); file skipped",
+            "expected a core utilization header ([Device_id,]Core ID,<metrics>)",
+        )
         return 0
-    return insert_rows(con, ctx, "core_utilization", _long_sql(view, columns, core_header),
-                       constants={"core_kind": core_kind})
+    return insert_rows(
+        con,
+        ctx,
+        "core_utilization",
+        _long_sql(view, columns, core_header),
+        constants={"core_kind": core_kind},
+    )
 
 
-def load_ai_core_utilization(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Read ai_core_utilization files into core_utilization (core_kind 'aic'). Returns rows inserted."""
+def load_ai_core_utilization(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
+    """Read ai_core_utilization files into core_utilization (core_kind 'aic')."""
     return _load(con, paths, ctx, "aic")
 
 
-def load_ai_vector_core_utilization(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...],
-                                    ctx: ReadContext) -> int:
-    """Read ai_vector_core_utilization files into core_utilization (core_kind 'aiv'). Returns rows inserted."""
+def load_ai_vector_core_utilization(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
+    """Read ai_vector_core_utilization files into core_utilization (core_kind 'aiv')."""
     return _load(con, paths, ctx, "aiv")

@@ -1,4 +1,4 @@
-"""Map raw CSV headers to normalized columns by name and insert the rows: the shared core of the text readers.
+"""Map raw CSV headers to normalized columns by name and insert the rows (the text readers' core).
 
 A reader declares its columns as ``Field``s (normalized name, accepted raw headers, how to
 convert); ``load_csv_table`` opens the files with ``open_csv``, picks the first accepted header
@@ -31,9 +31,11 @@ class Field:
 def device_id(raw: str) -> str:
     """Device id from '0', 'NPU:0' or 'npu:0'; NULL for 'host', 'CPU', N/A and blanks."""
     t = v.text(raw)
-    return (f"CASE WHEN regexp_matches({t}, '^\\d+$') THEN TRY_CAST({t} AS INTEGER) "
-            f"WHEN regexp_matches(upper({t}), '^NPU\\s*:?\\s*\\d+$') "
-            f"THEN TRY_CAST(regexp_extract({t}, '(\\d+)$', 1) AS INTEGER) END")
+    return (
+        f"CASE WHEN regexp_matches({t}, '^\\d+$') THEN TRY_CAST({t} AS INTEGER) "
+        f"WHEN regexp_matches(upper({t}), '^NPU\\s*:?\\s*\\d+$') "
+        f"THEN TRY_CAST(regexp_extract({t}, '(\\d+)$', 1) AS INTEGER) END"
+    )
 
 
 def kb_to_mb(raw: str) -> str:
@@ -53,7 +55,7 @@ _CONVERSIONS = {
 
 
 def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[str], list[Field]]:
-    """SELECT items for every target (NULL when no header of it is present), and the missing required fields.
+    """SELECT items for every target (NULL when no header is present), and missing required fields.
 
     Several fields may share a target (e.g. a MB and a KB header): the first one present wins.
     """
@@ -71,20 +73,35 @@ def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[st
         # NULL for an absent column, so that derived expressions always bind.
         items.append(chosen.get(target) or f"NULL AS {target}")
         if chosen.get(target) is None and any(f.required for f in group):
-            missing.append(Field(target, tuple(h for f in group for h in f.headers), group[0].how, True))
+            missing.append(
+                Field(target, tuple(h for f in group for h in f.headers), group[0].how, True)
+            )
     return items, missing
 
 
 def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected: str) -> None:
     """One problem naming the file and every missing header."""
     names = ", ".join(" or ".join(repr(h) for h in f.headers) for f in missing)
-    ctx.report(path, "line 1", "error", f"header lacks required column {names}; file skipped",
-               f"expected a {expected} header")
+    ctx.report(
+        path,
+        "line 1",
+        "error",
+        f"header lacks required column {names}; file skipped",
+        f"expected a {expected} header",
+    )
 
 
-def load_csv_table(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, table: str,
-                   fields: tuple[Field, ...], expected: str, constants: Mapping[str, object] | None = None,
-                   derived: Mapping[str, str] | None = None, replaced: Mapping[str, str] | None = None) -> int:
+def load_csv_table(
+    con: duckdb.DuckDBPyConnection,
+    paths: tuple[Path, ...],
+    ctx: ReadContext,
+    table: str,
+    fields: tuple[Field, ...],
+    expected: str,
+    constants: Mapping[str, object] | None = None,
+    derived: Mapping[str, str] | None = None,
+    replaced: Mapping[str, str] | None = None,
+) -> int:
     """Read CSV files (slices unioned) into a normalized table. Returns the rows inserted.
 
     ``constants`` are bound as parameters (never pasted into SQL); ``derived`` are SQL
@@ -99,13 +116,28 @@ def load_csv_table(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
         report_missing(ctx, paths[0], missing, expected)
         return 0
     helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
-    return insert_rows(con, ctx, table, f"SELECT {', '.join(items)} FROM {view}", constants, derived, helpers,
-                       replaced)
+    return insert_rows(
+        con,
+        ctx,
+        table,
+        f"SELECT {', '.join(items)} FROM {view}",
+        constants,
+        derived,
+        helpers,
+        replaced,
+    )
 
 
-def insert_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, table: str, inner_sql: str,
-                constants: Mapping[str, object] | None = None, derived: Mapping[str, str] | None = None,
-                helpers: list[str] | None = None, replaced: Mapping[str, str] | None = None) -> int:
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    ctx: ReadContext,
+    table: str,
+    inner_sql: str,
+    constants: Mapping[str, object] | None = None,
+    derived: Mapping[str, str] | None = None,
+    helpers: list[str] | None = None,
+    replaced: Mapping[str, str] | None = None,
+) -> int:
     """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants and derived columns.
 
     ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;

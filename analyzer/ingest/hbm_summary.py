@@ -25,11 +25,25 @@ _EXPECTED = "{} ([Device_id,]Metric, Read(MB/s), Write(MB/s))"
 
 def load_hbm(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read hbm files into bandwidth_summary (memory 'HBM'). Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "bandwidth_summary", _FIELDS, _EXPECTED.format("hbm"),
-                          constants={"memory": "HBM"})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "bandwidth_summary",
+        _FIELDS,
+        _EXPECTED.format("hbm"),
+        constants={"memory": "HBM"},
+    )
 
 
 def load_ddr(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read ddr files into bandwidth_summary (memory 'DDR'). Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "bandwidth_summary", _FIELDS, _EXPECTED.format("ddr"),
-                          constants={"memory": "DDR"})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "bandwidth_summary",
+        _FIELDS,
+        _EXPECTED.format("ddr"),
+        constants={"memory": "DDR"},
+    )

@@ -25,5 +25,11 @@ _FIELDS = (
 
 def load_l2_cache(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read l2_cache files into l2_cache. Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "l2_cache", _FIELDS,
-                          "l2_cache (Stream Id, Task Id, Hit Rate, Victim Rate, Op Name)")
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "l2_cache",
+        _FIELDS,
+        "l2_cache (Stream Id, Task Id, Hit Rate, Victim Rate, Op Name)",
+    )

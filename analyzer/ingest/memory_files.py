@@ -1,10 +1,10 @@
 """Memory-over-time CSVs -> the memory_records table, always in MB.
 
-* ``memory_record.csv`` (torch_npu): ``Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),
-  Total Active(MB),Stream Ptr,Device Type``; msprof ``memory_record_*.csv``: ``Device_id,Component,
-  Timestamp(us),Total Allocated(KB),Total Reserved(KB),Device`` (KB converted to MB).
+* ``memory_record.csv`` (torch_npu): ``Component,Timestamp(us),Total Allocated(MB),
+  Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type``; msprof ``memory_record_*.csv``:
+  ``Device_id,Component,Timestamp(us),Total Allocated(KB),Total Reserved(KB),Device`` (KB to MB).
 * ``npu_module_mem.csv`` (torch_npu, MB) / ``npu_module_mem_*.csv`` (msprof, KB):
-  ``[Device_id,]Component,Timestamp(us),Total Reserved(MB|KB)[,Device]``; ``-1`` means unknown: NULL.
+  ``[Device_id,]Component,Timestamp(us),Total Reserved(MB|KB)[,Device]``; ``-1`` is unknown: NULL.
 * ``npu_mem_*.csv`` (msprof): ``Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)``; the
   event (``app`` / ``device``) is the component; ``memory(KB)`` is ddr + hbm and is not kept.
 
@@ -51,23 +51,46 @@ _NPU_MEM = (
 )
 
 
-def load_memory_record(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Read memory_record files into memory_records (source 'memory_record'). Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "memory_records", _MEMORY_RECORD,
-                          "memory_record (Component, Timestamp(us), Total Reserved(MB|KB), ...)",
-                          constants={"source": "memory_record"})
+def load_memory_record(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
+    """Read memory_record files into memory_records (source 'memory_record')."""
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "memory_records",
+        _MEMORY_RECORD,
+        "memory_record (Component, Timestamp(us), Total Reserved(MB|KB), ...)",
+        constants={"source": "memory_record"},
+    )
 
 
-def load_npu_module_mem(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Read npu_module_mem files into memory_records (source 'npu_module_mem'). Returns rows inserted."""
+def load_npu_module_mem(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
+    """Read npu_module_mem files into memory_records (source 'npu_module_mem')."""
     reserved = "CASE WHEN reserved_mb >= 0 THEN reserved_mb END"  # -1 (KB or MB) is 'unknown'
-    return load_csv_table(con, paths, ctx, "memory_records", _NPU_MODULE_MEM,
-                          "npu_module_mem (Component, Timestamp(us), Total Reserved(MB|KB), ...)",
-                          constants={"source": "npu_module_mem"}, replaced={"reserved_mb": reserved})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "memory_records",
+        _NPU_MODULE_MEM,
+        "npu_module_mem (Component, Timestamp(us), Total Reserved(MB|KB), ...)",
+        constants={"source": "npu_module_mem"},
+        replaced={"reserved_mb": reserved},
+    )
 
 
 def load_npu_mem(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read msprof npu_mem files into memory_records (source 'npu_mem'). Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "memory_records", _NPU_MEM,
-                          "npu_mem (Device_id, event, ddr(KB), hbm(KB), memory(KB), timestamp(us))",
-                          constants={"source": "npu_mem"})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "memory_records",
+        _NPU_MEM,
+        "npu_mem (Device_id, event, ddr(KB), hbm(KB), memory(KB), timestamp(us))",
+        constants={"source": "npu_mem"},
+    )

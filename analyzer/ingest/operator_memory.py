@@ -30,7 +30,15 @@ _FIELDS = (
 )
 
 
-def load_operator_memory(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+def load_operator_memory(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
     """Read operator_memory files into op_memory. Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "op_memory", _FIELDS,
-                          "operator_memory (Name, Size(KB), Allocation Time(us), ...)")
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "op_memory",
+        _FIELDS,
+        "operator_memory (Name, Size(KB), Allocation Time(us), ...)",
+    )

@@ -29,8 +29,17 @@ _FIELDS = (
 _START_NS = "coalesce(_fp_start_ns, end_ns - CAST(round(iteration_time_us * 1000) AS BIGINT))"
 
 
-def load_step_trace(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+def load_step_trace(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
     """Read step_trace files (all slices) into steps. Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "steps", _FIELDS,
-                          "msprof step_trace (Iteration ID, FP Start(us), Iteration End(us), Iteration Time(us), ...)",
-                          constants={"source": "step_trace"}, derived={"start_ns": _START_NS})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "steps",
+        _FIELDS,
+        "msprof step_trace (Iteration ID, FP Start(us), Iteration End(us), ...)",
+        constants={"source": "step_trace"},
+        derived={"start_ns": _START_NS},
+    )

@@ -24,13 +24,25 @@ _FIELDS = (
     Field("free_us", ("Free",), "double"),
     Field("stage_us", ("Stage",), "double"),
     Field("bubble_us", ("Bubble",), "double"),
-    Field("comm_not_overlapped_excl_receive_us", ("Communication(Not Overlapped and Exclude Receive)",), "double"),
+    Field(
+        "comm_not_overlapped_excl_receive_us",
+        ("Communication(Not Overlapped and Exclude Receive)",),
+        "double",
+    ),
     Field("preparing_us", ("Preparing",), "double"),
 )
 
 
-def load_step_trace_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+def load_step_trace_time(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
     """Read step_trace_time.csv into steps. Returns rows inserted."""
-    return load_csv_table(con, paths, ctx, "steps", _FIELDS,
-                          "step_trace_time (Step, Computing, Communication(Not Overlapped), ...)",
-                          constants={"source": "step_trace_time"})
+    return load_csv_table(
+        con,
+        paths,
+        ctx,
+        "steps",
+        _FIELDS,
+        "step_trace_time (Step, Computing, Communication(Not Overlapped), ...)",
+        constants={"source": "step_trace_time"},
+    )

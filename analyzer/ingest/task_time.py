@@ -1,4 +1,4 @@
-"""task_time_*.csv (msprof) -> timeline rows of kind 'device_task', every stream task including non-compute ones.
+"""task_time_*.csv (msprof) -> timeline rows of kind 'device_task', non-compute tasks included.
 
 C++ header ``Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),
 task_stop(us)``; start and stop carry a trailing TAB and become exact ns. ``kernel_name`` is
@@ -34,21 +34,39 @@ _CONSTANTS = {"kind": "device_task", "process": "Ascend Hardware"}
 _DERIVED = {"thread_id": "stream_id", "thread_name": "'Stream ' || stream_id"}
 
 
-def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+def load_task_time(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
+) -> int:
     """Read task_time files (all slices) into timeline. Returns rows inserted."""
     view = open_csv(con, paths, ctx)
     if view is None:
         return 0
     columns = columns_of(con, view)
     if "task_start(us)" not in columns and _LEGACY_MARKERS <= set(columns):
-        ctx.report(paths[0], "line 1", "info",
-                   "legacy task_time layout (per-task totals, no start times): not loaded into the timeline",
-                   "op_summary / op_statistic carry these times; re-export with a current msprof for task times")
+        ctx.report(
+            paths[0],
+            "line 1",
+            "info",
+            "legacy task_time layout (per-task totals, no start times): not loaded",
+            "op_summary / op_statistic carry these times; a current msprof writes task times",
+        )
         return 0
     items, missing = select_items(columns, _FIELDS)
     if missing:
-        report_missing(ctx, paths[0], missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
+        report_missing(
+            ctx,
+            paths[0],
+            missing,
+            "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)",
+        )
         return 0
     end_ns = "coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT))"
-    return insert_rows(con, ctx, "timeline", f"SELECT {', '.join(items)} FROM {view}", _CONSTANTS, _DERIVED,
-                       replaced={"end_ns": end_ns})
+    return insert_rows(
+        con,
+        ctx,
+        "timeline",
+        f"SELECT {', '.join(items)} FROM {view}",
+        _CONSTANTS,
+        _DERIVED,
+        replaced={"end_ns": end_ns},
+    )
