@@ -1,7 +1,8 @@
 """Documented helper views that rules may query (leading underscore, Perfetto style), created before rules run.
 
 Every view is derived from the normalized tables only and is empty (never an error) when its
-inputs are empty. Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds;
+inputs are empty. Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds (beware: DuckDB's
+least/greatest ignore NULLs, so overlap sums over LEFT JOINs filter the unmatched rows);
 durations are DOUBLE microseconds. "Device" means the pair (run_id, device_id): runs are split
 per device at ingest, so in practice one run is one device.
 """
@@ -96,9 +97,11 @@ FROM ops WHERE run_id NOT IN (SELECT run_id FROM steps WHERE start_ns IS NOT NUL
         "Compute-busy time inside the span of each run (run_id, span_us, busy_us, busy_ratio).",
         """
 SELECT s.run_id, s.span_us,
-       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns))), 0) / 1000.0
+       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)))
+                FILTER (WHERE b.run_id IS NOT NULL), 0) / 1000.0
            AS busy_us,
-       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns))), 0) / 1000.0
+       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)))
+                FILTER (WHERE b.run_id IS NOT NULL), 0) / 1000.0
            / nullif(s.span_us, 0) AS busy_ratio
 FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
 GROUP BY s.run_id, s.span_us""",

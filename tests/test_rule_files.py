@@ -1,0 +1,36 @@
+"""Every rule file loads, validates, and has fires/ and silent/ fixtures; every fixture folder names a rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyzer.rule_engine.loader import load_rule
+from analyzer.rule_engine.validation import validate_rule, validate_rules
+from tests.rule_cases import FIXTURES_DIR, RULES, RULES_DIR
+
+
+def test_rule_files_all_valid_no_problems():
+    assert validate_rules(list(RULES.values())) == {}
+
+
+def test_rule_files_template_is_valid_apart_from_location():
+    problems = validate_rule(load_rule(RULES_DIR / "TEMPLATE.toml"))
+    assert [p for p in problems if "stem" not in p and "folder" not in p] == []
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_files_each_rule_has_fires_and_silent(name):
+    assert (FIXTURES_DIR / name / "fires").is_dir(), f"{name}: fixtures/rules/{name}/fires/ is missing"
+    assert (FIXTURES_DIR / name / "silent").is_dir(), f"{name}: fixtures/rules/{name}/silent/ is missing"
+
+
+def test_rule_files_every_fixture_folder_names_a_rule():
+    orphans = [p.name for p in FIXTURES_DIR.iterdir() if p.is_dir() and p.name not in RULES]
+    assert orphans == []
+
+
+def test_rule_files_duplicate_id_is_reported():
+    first, second = list(RULES.values())[:2]
+    clone = second.__class__(**{**second.__dict__, "id": first.id})
+    problems = validate_rules([first, clone])
+    assert any("used by another rule" in p for ps in problems.values() for p in ps)
