@@ -11,7 +11,10 @@ from __future__ import annotations
 from analyzer.ingest.api_statistic import load_api_statistic
 from analyzer.ingest.communication_json import load_communication, load_communication_matrix
 from analyzer.ingest.communication_statistic import load_communication_statistic
-from analyzer.ingest.core_utilization import load_ai_core_utilization, load_ai_vector_core_utilization
+from analyzer.ingest.core_utilization import (
+    load_ai_core_utilization,
+    load_ai_vector_core_utilization,
+)
 from analyzer.ingest.hbm_summary import load_ddr, load_hbm
 from analyzer.ingest.l2_cache import load_l2_cache
 from analyzer.ingest.memory_files import load_memory_record, load_npu_mem, load_npu_module_mem
