@@ -143,6 +143,18 @@ def test_timeline_object_form_and_pretty_print_read_alike(tmp_path):
     assert pretty.execute(query).fetchall() == flat.execute(query).fetchall()
 
 
+def test_timeline_object_form_with_arrays_after_trace_events_reads_events(tmp_path):
+    trailing = {"traceEvents": SMALL, "otherData": {"ranks": [0, 1], "note": "x"}, "displayTimeUnit": "ns"}
+    ing = load_export(_write_export(tmp_path / "run", trailing))
+    assert sum(_kinds(ing.con).values()) == 6
+    assert not [line for line in _lines(ing) if not line.startswith("info")]
+
+
+def test_timeline_object_without_events_is_reported(tmp_path):
+    ing = load_export(_write_export(tmp_path / "run", {"otherData": {}}))
+    assert any("JSON object with no events" in line for line in _lines(ing))
+
+
 def test_timeline_numeric_ts_kept_exact(tmp_path):
     events = [_meta(1, "Ascend Hardware"), _x(1, 0, "k", 0.0, 1.0)]
     text = json.dumps(events).replace("0.0, \"dur\"", "1736408883688177.931, \"dur\"")

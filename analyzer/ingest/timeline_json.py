@@ -30,6 +30,8 @@ _MAX_EVENT_BYTES = 16 << 20
 _MAX_OBJECT_BYTES = (1 << 32) - 1
 _TAIL_BYTES = 8 << 20
 _EVENT_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
+_TRACE_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+_ARRAY_CLOSE = re.compile(rb'\]\s*(?=,\s*"|\}\s*$)')
 # args values that events other than metadata and counters need, in this order (see timeline_events.py).
 ARG_PATHS = ('$."Physic Stream Id"', '$."Stream Id"', '$."Task Id"', '$."Task Type"', '$.connection_id',
              '$.level', '$."stream id"', '$."task id"', '$."task type"')
@@ -70,47 +72,74 @@ def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no:
     )
 
 
-def _insert_object(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> int:
-    """Read the {"traceEvents": [...]} form (one JSON object: parsed whole). Returns events read."""
+def _insert_object(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> None:
+    """Read a {"traceEvents": [...]} file as one JSON object, parsed whole."""
     size = min(path.stat().st_size + 1024, _MAX_OBJECT_BYTES)
-    before = con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0]
     con.execute(
         f"INSERT INTO {raw} SELECT ?::INTEGER AS file_no, {_kept_fields('e.')} FROM (SELECT unnest(traceEvents) AS e "
         f"FROM read_json(?, format='unstructured', records=true, columns={{traceEvents: '{_STRUCT}[]'}}, "
         f"maximum_object_size={size}, ignore_errors=true))",
         [file_no, str(path)],
     )
-    return con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0] - before
 
 
-def _salvage_offset(path: Path) -> list[int]:
-    """Byte offsets just after the last few complete events (candidates to cut a truncated array at)."""
+def _tail(path: Path) -> tuple[int, bytes]:
     size = path.stat().st_size
     start = max(0, size - _TAIL_BYTES)
     with path.open("rb") as fh:
         fh.seek(start)
-        tail = fh.read()
+        return start, fh.read()
+
+
+def _salvage_cuts(path: Path) -> list[tuple[int, int, bytes]]:
+    """Cuts just after the last few complete events of a truncated array: (start, end, closing bytes)."""
+    start, tail = _tail(path)
     ends = [start + m.start() + 1 for m in _EVENT_SEPARATOR.finditer(tail)]
-    return ends[::-1][:3]
+    return [(0, end, b"]") for end in ends[::-1][:3]]
 
 
-def _insert_salvaged(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> int | None:
-    """Read the complete events before a truncation; returns the byte offset used, or None."""
+def _trace_events_cuts(path: Path) -> list[tuple[int, int, bytes]]:
+    """Candidate byte spans of the traceEvents array inside a {"traceEvents": [...], ...} object."""
+    with path.open("rb") as fh:
+        head = fh.read(1 << 16)
+    key = _TRACE_EVENTS_KEY.search(head)
+    if key is None:
+        return []
+    start, tail = _tail(path)
+    closes = [start + m.start() + 1 for m in _ARRAY_CLOSE.finditer(tail)]
+    return [(key.end() - 1, close, b"") for close in closes[::-1][:3] if close > key.end()]
+
+
+def _insert_cut(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int,
+                cuts: list[tuple[int, int, bytes]]) -> tuple[int, int, bytes] | None:
+    """Read the first candidate span of the file that parses as an event array (via a temp copy, never
+    beside the export); returns the span used, or None when none parses."""
     with tempfile.TemporaryDirectory(prefix="npu_triage_") as tmp:
-        cut_path = Path(tmp) / "salvaged.json"
-        for offset in _salvage_offset(path):
+        cut_path = Path(tmp) / "events.json"
+        for cut in cuts:
+            begin, end, closing = cut
             with path.open("rb") as src, cut_path.open("wb") as dst:
-                remaining = offset
+                src.seek(begin)
+                remaining = end - begin
                 while remaining > 0 and (chunk := src.read(min(remaining, 8 << 20))):
                     dst.write(chunk)
                     remaining -= len(chunk)
-                dst.write(b"]")
+                dst.write(closing)
             try:
                 _insert_array(con, raw, cut_path, file_no)
-                return offset
+                return cut
             except duckdb.Error:
                 continue
     return None
+
+
+def _insert_object_form(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> int:
+    """The {"traceEvents": [...]} form: its array copied out and streamed like an array file when it can
+    be located cheaply, else the whole object parsed at once (memory-hungry). Returns events read."""
+    before = con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0]
+    if _insert_cut(con, raw, path, file_no, _trace_events_cuts(path)) is None:
+        _insert_object(con, raw, path, file_no)
+    return con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0] - before
 
 
 def _duckdb_message(exc: duckdb.Error) -> str:
@@ -136,8 +165,8 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
     try:
         if first == "[":
             _insert_array(con, raw, path, file_no)
-        elif not _insert_object(con, raw, path, file_no):
-            ctx.report(path, "", "warning", "JSON object without a traceEvents array: no events read",
+        elif not _insert_object_form(con, raw, path, file_no):
+            ctx.report(path, "", "warning", "JSON object with no events (no traceEvents array, or an empty one)",
                        "a timeline is a JSON array of events or an object with a traceEvents array")
             return False
     except duckdb.Error as exc:
@@ -150,12 +179,12 @@ def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
                     exc: duckdb.Error, ctx: ReadContext) -> bool:
     message = _duckdb_message(exc)
     if first == "[" and "unexpected end of data" in message:
-        offset = _insert_salvaged(con, raw, path, file_no)
-        if offset is not None:
+        cut = _insert_cut(con, raw, path, file_no, _salvage_cuts(path))
+        if cut is not None:
             kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file_no = ?", [file_no]).fetchone()[0]
             ctx.report(path, f"byte {size}", "warning",
                        f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
-                       f"before byte {offset} and dropped the rest", "re-export the timeline for the full data")
+                       f"before byte {cut[1]} and dropped the rest", "re-export the timeline for the full data")
             ctx.mark_read(path)
             return True
     where = f"byte {size}" if "unexpected end of data" in message else ""
