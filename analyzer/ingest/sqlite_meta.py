@@ -6,8 +6,11 @@ from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sqlite_open import StagedDb
 
 # META_DATA names (lower-cased) -> RunMetadata fields.
-_META_FIELDS = {"cann_version": "cann_version", "torch_npu_version": "torch_npu_version",
-                "pta_version": "torch_npu_version"}
+_META_FIELDS = {
+    "cann_version": "cann_version",
+    "torch_npu_version": "torch_npu_version",
+    "pta_version": "torch_npu_version",
+}
 
 
 def _chip(db: StagedDb) -> str | None:
@@ -15,13 +18,19 @@ def _chip(db: StagedDb) -> str | None:
     if not db.has("NPU_INFO", "id", "name"):
         return None
     npu = f'"{db.name("NPU_INFO")}"'
-    names = [r[0] for r in db.con.execute(
-        f"SELECT DISTINCT trim(CAST(name AS VARCHAR)) FROM {npu} WHERE name IS NOT NULL ORDER BY 1").fetchall()]
+    names = [
+        r[0]
+        for r in db.con.execute(
+            f"SELECT DISTINCT trim(CAST(name AS VARCHAR)) FROM {npu} WHERE name IS NOT NULL ORDER BY 1"
+        ).fetchall()
+    ]
     if len(names) == 1:
         return names[0]
     if db.has("TASK", "deviceId"):
-        row = db.con.execute(f"SELECT any_value(trim(CAST(n.name AS VARCHAR))) FROM {npu} n "
-                             f"WHERE n.id = (SELECT min(deviceId) FROM \"{db.name('TASK')}\")").fetchone()
+        row = db.con.execute(
+            f"SELECT any_value(trim(CAST(n.name AS VARCHAR))) FROM {npu} n "
+            f'WHERE n.id = (SELECT min(deviceId) FROM "{db.name("TASK")}")'
+        ).fetchone()
         return row[0] if row else None
     return None
 
@@ -29,17 +38,22 @@ def _chip(db: StagedDb) -> str | None:
 def _rank(db: StagedDb) -> int | None:
     if not db.has("RANK_DEVICE_MAP", "rankId"):
         return None
-    ranks = [r[0] for r in db.con.execute(
-        f"SELECT DISTINCT TRY_CAST(rankId AS INTEGER) FROM \"{db.name('RANK_DEVICE_MAP')}\" "
-        f"WHERE TRY_CAST(rankId AS INTEGER) >= 0").fetchall()]
+    ranks = [
+        r[0]
+        for r in db.con.execute(
+            f'SELECT DISTINCT TRY_CAST(rankId AS INTEGER) FROM "{db.name("RANK_DEVICE_MAP")}" '
+            f"WHERE TRY_CAST(rankId AS INTEGER) >= 0"
+        ).fetchall()
+    ]
     return ranks[0] if len(ranks) == 1 else None
 
 
 def _meta_data(db: StagedDb) -> dict[str, str]:
     if not db.has("META_DATA", "name", "value"):
         return {}
-    rows = db.con.execute(f"SELECT CAST(name AS VARCHAR), CAST(value AS VARCHAR) "
-                          f"FROM \"{db.name('META_DATA')}\"").fetchall()
+    rows = db.con.execute(
+        f'SELECT CAST(name AS VARCHAR), CAST(value AS VARCHAR) FROM "{db.name("META_DATA")}"'
+    ).fetchall()
     return {name: value for name, value in rows if name and value}
 
 

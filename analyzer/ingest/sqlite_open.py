@@ -128,8 +128,13 @@ class StagedDb:
         self.con.execute(f"DROP MACRO IF EXISTS {self.prefix}_s")
 
 
-def stage_tables(con: duckdb.DuckDBPyConnection, conn: sqlite3.Connection, path: Path,
-                 wanted: tuple[str, ...], ctx: ReadContext) -> StagedDb:
+def stage_tables(
+    con: duckdb.DuckDBPyConnection,
+    conn: sqlite3.Connection,
+    path: Path,
+    wanted: tuple[str, ...],
+    ctx: ReadContext,
+) -> StagedDb:
     """Copy the wanted tables that exist into DuckDB; leftovers named '_...' are ignored.
 
     A table SQLite cannot read (corrupt page, truncated file) is reported and left out.
@@ -142,8 +147,13 @@ def stage_tables(con: duckdb.DuckDBPyConnection, conn: sqlite3.Connection, path:
         try:
             arrow = fetch_arrow(conn, table)
         except sqlite3.Error as exc:
-            ctx.report(path, f"table {table}", "error", f"SQLite cannot read this table: {exc}",
-                       "the file is damaged or truncated; this table is skipped, the rest is used")
+            ctx.report(
+                path,
+                f"table {table}",
+                "error",
+                f"SQLite cannot read this table: {exc}",
+                "the file is damaged or truncated; this table is skipped, the rest is used",
+            )
             continue
         con.register("_sq_arrow", arrow)
         try:
@@ -153,6 +163,8 @@ def stage_tables(con: duckdb.DuckDBPyConnection, conn: sqlite3.Connection, path:
         staged.tables[table] = list(arrow.column_names)
         staged.text_columns[table] = {f.name for f in arrow.schema if pa.types.is_string(f.type)}
     if "STRING_IDS" in staged.tables:
-        con.execute(f'CREATE TEMP MACRO {staged.prefix}_s(x) AS '
-                    f'(SELECT any_value(value) FROM "{staged.name("STRING_IDS")}" WHERE id = x)')
+        con.execute(
+            f"CREATE TEMP MACRO {staged.prefix}_s(x) AS "
+            f'(SELECT any_value(value) FROM "{staged.name("STRING_IDS")}" WHERE id = x)'
+        )
     return staged

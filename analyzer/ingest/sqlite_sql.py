@@ -19,7 +19,9 @@ def int_or_null(expr: str, sql_type: str = "BIGINT") -> str:
 
 def exact_ns(expr: str) -> str:
     """An exact BIGINT ns from an INTEGER, NUMERIC or TEXT column (PYTORCH_API.startNs is TEXT)."""
-    return f"coalesce(TRY_CAST(trim(CAST({expr} AS VARCHAR)) AS BIGINT), TRY_CAST({expr} AS BIGINT))"
+    return (
+        f"coalesce(TRY_CAST(trim(CAST({expr} AS VARCHAR)) AS BIGINT), TRY_CAST({expr} AS BIGINT))"
+    )
 
 
 def window(alias: str, start: str = "startNs", end: str = "endNs") -> list[str]:
@@ -32,8 +34,10 @@ def single_device(db: StagedDb) -> str:
     """SQL scalar: the one deviceId of TASK, NULL when there are several or none."""
     if not db.has("TASK", "deviceId"):
         return "CAST(NULL AS INTEGER)"
-    return (f'(SELECT CASE WHEN count(DISTINCT deviceId) = 1 THEN CAST(min(deviceId) AS INTEGER) END '
-            f'FROM "{db.name("TASK")}")')
+    return (
+        f"(SELECT CASE WHEN count(DISTINCT deviceId) = 1 THEN CAST(min(deviceId) AS INTEGER) END "
+        f'FROM "{db.name("TASK")}")'
+    )
 
 
 def device_of(db: StagedDb, alias: str, table: str) -> str:
@@ -46,5 +50,10 @@ def device_of(db: StagedDb, alias: str, table: str) -> str:
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
     """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows added."""
     before = con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
-    con.execute(f"INSERT INTO {table} BY NAME SELECT ?::VARCHAR AS run_id, * FROM ({select})", [run_id])
-    return con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0] - before
+    con.execute(
+        f"INSERT INTO {table} BY NAME SELECT ?::VARCHAR AS run_id, * FROM ({select})", [run_id]
+    )
+    return (
+        con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
+        - before
+    )

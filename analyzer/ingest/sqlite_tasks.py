@@ -34,16 +34,27 @@ def _scale(norm: str | None) -> float:
 
 def _metric_map(db: StagedDb) -> str | None:
     """Stage raw PMU name -> normalized name (NULL: dropped), pipe flag, unit scale; return the table's name."""
-    raw_names = [r[0] for r in db.con.execute(
-        f"SELECT DISTINCT {db.text('p', 'TASK_PMU_INFO', 'name')} FROM \"{db.name('TASK_PMU_INFO')}\" p"
-    ).fetchall() if r[0] is not None]
+    raw_names = [
+        r[0]
+        for r in db.con.execute(
+            f'SELECT DISTINCT {db.text("p", "TASK_PMU_INFO", "name")} FROM "{db.name("TASK_PMU_INFO")}" p'
+        ).fetchall()
+        if r[0] is not None
+    ]
     norm = [normalize_metric(r) for r in raw_names]
     keep = [None if n.startswith(UNSUPPORTED_PMU_PREFIXES) else n for n in norm]
     table = db.work_table("metric_map")
-    db.con.register("_sq_map", pa.table({"raw": pa.array(raw_names, pa.string()),
-                                         "norm": pa.array(keep, pa.string()),
-                                         "pipe": pa.array([k is not None and is_pipe_column(k) for k in keep]),
-                                         "scale": pa.array([_scale(k) for k in keep], pa.float64())}))
+    db.con.register(
+        "_sq_map",
+        pa.table(
+            {
+                "raw": pa.array(raw_names, pa.string()),
+                "norm": pa.array(keep, pa.string()),
+                "pipe": pa.array([k is not None and is_pipe_column(k) for k in keep]),
+                "scale": pa.array([_scale(k) for k in keep], pa.float64()),
+            }
+        ),
+    )
     try:
         db.con.execute(f'CREATE OR REPLACE TEMP TABLE "{table}" AS SELECT * FROM _sq_map')
     finally:
@@ -59,17 +70,25 @@ def _pmu_pivot(db: StagedDb) -> str | None:
     items = []
     for col in PIPE_COLUMN_NAMES:
         agg = f"max(value) FILTER (WHERE norm = '{col}')"
-        items.append(f"CAST({agg} AS BIGINT) AS {col}" if col.endswith("_cycles") else f"{agg} AS {col}")
-    items.append("CASE WHEN count(*) FILTER (WHERE NOT pipe) > 0 THEN map_from_entries("
-                 "list(struct_pack(k := norm, v := value) ORDER BY norm) FILTER (WHERE NOT pipe)) "
-                 "END AS extra_metrics")
-    return (f"(SELECT gid, {', '.join(items)} FROM (SELECT p.globalTaskId AS gid, m.norm, m.pipe, "
-            f"TRY_CAST(p.value AS DOUBLE) * m.scale AS value FROM \"{db.name('TASK_PMU_INFO')}\" p "
-            f"JOIN \"{mapping}\" m ON m.raw = {db.text('p', 'TASK_PMU_INFO', 'name')} "
-            f"WHERE m.norm IS NOT NULL AND isfinite(TRY_CAST(p.value AS DOUBLE))) GROUP BY gid)")
+        items.append(
+            f"CAST({agg} AS BIGINT) AS {col}" if col.endswith("_cycles") else f"{agg} AS {col}"
+        )
+    items.append(
+        "CASE WHEN count(*) FILTER (WHERE NOT pipe) > 0 THEN map_from_entries("
+        "list(struct_pack(k := norm, v := value) ORDER BY norm) FILTER (WHERE NOT pipe)) "
+        "END AS extra_metrics"
+    )
+    return (
+        f"(SELECT gid, {', '.join(items)} FROM (SELECT p.globalTaskId AS gid, m.norm, m.pipe, "
+        f'TRY_CAST(p.value AS DOUBLE) * m.scale AS value FROM "{db.name("TASK_PMU_INFO")}" p '
+        f'JOIN "{mapping}" m ON m.raw = {db.text("p", "TASK_PMU_INFO", "name")} '
+        f"WHERE m.norm IS NOT NULL AND isfinite(TRY_CAST(p.value AS DOUBLE))) GROUP BY gid)"
+    )
 
 
-def _optional(db: StagedDb, alias: str, table: str, target: str, *candidates: str, how: str = "int") -> str:
+def _optional(
+    db: StagedDb, alias: str, table: str, target: str, *candidates: str, how: str = "int"
+) -> str:
     col = db.first_column(table, *candidates)
     if col is None:
         return f"NULL AS {target}"
@@ -79,8 +98,10 @@ def _optional(db: StagedDb, alias: str, table: str, target: str, *candidates: st
         "bigint": lambda: int_or_null(ref),
         "text": lambda: db.text(alias, table, col),
         "unquoted": lambda: f"NULLIF(trim({db.text(alias, table, col)}, '\"'), '')",
-        "bool": lambda: (f"CASE WHEN upper({db.text(alias, table, col)}) IN ('YES','TRUE','1') THEN TRUE "
-                         f"WHEN upper({db.text(alias, table, col)}) IN ('NO','FALSE','0') THEN FALSE END"),
+        "bool": lambda: (
+            f"CASE WHEN upper({db.text(alias, table, col)}) IN ('YES','TRUE','1') THEN TRUE "
+            f"WHEN upper({db.text(alias, table, col)}) IN ('NO','FALSE','0') THEN FALSE END"
+        ),
         "ns_to_us": lambda: f"TRY_CAST({ref} AS DOUBLE) / 1000.0",
     }[how]()
     return f"{expr} AS {target}"
@@ -98,9 +119,14 @@ def _compute_select(db: StagedDb) -> list[str]:
         _optional(db, "c", c, "mix_block_dim", "mixBlockNum", "mixBlockDim", "mix_block_dim"),
         _optional(db, "c", c, "hf32_eligible", "hf32Eligible", how="bool"),
     ]
-    for target, raw in (("input_shapes", "inputShapes"), ("input_dtypes", "inputDataTypes"),
-                        ("input_formats", "inputFormats"), ("output_shapes", "outputShapes"),
-                        ("output_dtypes", "outputDataTypes"), ("output_formats", "outputFormats")):
+    for target, raw in (
+        ("input_shapes", "inputShapes"),
+        ("input_dtypes", "inputDataTypes"),
+        ("input_formats", "inputFormats"),
+        ("output_shapes", "outputShapes"),
+        ("output_dtypes", "outputDataTypes"),
+        ("output_formats", "outputFormats"),
+    ):
         items.append(_optional(db, "c", c, target, raw, how="unquoted"))
     return items
 
@@ -119,22 +145,37 @@ def _task_select(db: StagedDb) -> list[str]:
 
 def load_compute_ops(db: StagedDb, ctx: ReadContext) -> int:
     """TASK x COMPUTE_TASK_INFO (+ pivoted TASK_PMU_INFO) -> ops. Returns rows inserted."""
-    if not (db.has("TASK", "startNs", "endNs", "globalTaskId")
-            and db.has("COMPUTE_TASK_INFO", "globalTaskId", "name")):
-        ctx.report(db.path, "table TASK / COMPUTE_TASK_INFO", "warning",
-                   "no compute tasks: TASK or COMPUTE_TASK_INFO (or their globalTaskId column) is absent",
-                   "ops will hold no compute operators from this file")
+    if not (
+        db.has("TASK", "startNs", "endNs", "globalTaskId")
+        and db.has("COMPUTE_TASK_INFO", "globalTaskId", "name")
+    ):
+        ctx.report(
+            db.path,
+            "table TASK / COMPUTE_TASK_INFO",
+            "warning",
+            "no compute tasks: TASK or COMPUTE_TASK_INFO (or their globalTaskId column) is absent",
+            "ops will hold no compute operators from this file",
+        )
         return 0
     pmu = _pmu_pivot(db)
     if pmu is None:
-        ctx.report(db.path, "table TASK_PMU_INFO", "info", "no TASK_PMU_INFO table: PMU pipeline columns "
-                   "were not collected and stay NULL", "collect with aic_metrics=PipeUtilization (task-based)")
+        ctx.report(
+            db.path,
+            "table TASK_PMU_INFO",
+            "info",
+            "no TASK_PMU_INFO table: PMU pipeline columns were not collected and stay NULL",
+            "collect with aic_metrics=PipeUtilization (task-based)",
+        )
     select = ", ".join(_task_select(db) + _compute_select(db))
     pmu_cols = "pmu.* EXCLUDE (gid)" if pmu else "NULL AS extra_metrics"
     join = f"LEFT JOIN {pmu} pmu ON pmu.gid = t.globalTaskId" if pmu else ""
-    return insert_rows(db.con, "ops", ctx.run_id,
-                   f"SELECT {select}, {pmu_cols} FROM \"{db.name('TASK')}\" t "
-                   f"JOIN \"{db.name('COMPUTE_TASK_INFO')}\" c ON c.globalTaskId = t.globalTaskId {join}")
+    return insert_rows(
+        db.con,
+        "ops",
+        ctx.run_id,
+        f'SELECT {select}, {pmu_cols} FROM "{db.name("TASK")}" t '
+        f'JOIN "{db.name("COMPUTE_TASK_INFO")}" c ON c.globalTaskId = t.globalTaskId {join}',
+    )
 
 
 def load_communication_ops(db: StagedDb, ctx: ReadContext) -> int:
@@ -143,12 +184,18 @@ def load_communication_ops(db: StagedDb, ctx: ReadContext) -> int:
     if not db.has(t, "opName", "startNs", "endNs"):
         return 0
     task_type = COMM_TASK_TYPE.get(ctx.source.producer, "COMMUNICATION")
-    select = ", ".join([
-        device_of(db, "o", t), f"{db.text('o', t, 'opName')} AS op_name", _optional(db, "o", t, "op_type", "opType", how="text"),
-        f"'{task_type}' AS task_type", *window("o"),
-        _optional(db, "o", t, "wait_us", "waitNs", how="ns_to_us"), "0 AS block_dim",
-    ])
-    return insert_rows(db.con, "ops", ctx.run_id, f"SELECT {select} FROM \"{db.name(t)}\" o")
+    select = ", ".join(
+        [
+            device_of(db, "o", t),
+            f"{db.text('o', t, 'opName')} AS op_name",
+            _optional(db, "o", t, "op_type", "opType", how="text"),
+            f"'{task_type}' AS task_type",
+            *window("o"),
+            _optional(db, "o", t, "wait_us", "waitNs", how="ns_to_us"),
+            "0 AS block_dim",
+        ]
+    )
+    return insert_rows(db.con, "ops", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" o')
 
 
 def load_device_tasks(db: StagedDb, ctx: ReadContext) -> int:
@@ -158,16 +205,30 @@ def load_device_tasks(db: StagedDb, ctx: ReadContext) -> int:
     joins, names = [], []
     for alias, table in (("c", "COMPUTE_TASK_INFO"), ("m", "COMMUNICATION_TASK_INFO")):
         if db.has(table, "globalTaskId", "name") and db.has("TASK", "globalTaskId"):
-            joins.append(f"LEFT JOIN \"{db.name(table)}\" {alias} ON {alias}.globalTaskId = t.globalTaskId")
+            joins.append(
+                f'LEFT JOIN "{db.name(table)}" {alias} ON {alias}.globalTaskId = t.globalTaskId'
+            )
             names.append(db.text(alias, table, "name"))
     task_type = db.text("t", "TASK", "taskType") if db.has("TASK", "taskType") else "NULL"
     stream = int_or_null('t."streamId"', "INTEGER") if db.has("TASK", "streamId") else "NULL"
-    select = ", ".join([
-        _optional(db, "t", "TASK", "device_id", "deviceId"), "'device_task' AS kind",
-        "'Ascend Hardware' AS process", f"{stream} AS thread_id", f"'Stream ' || {stream} AS thread_name",
-        f"coalesce({', '.join([*names, task_type])}) AS name", f"{stream} AS stream_id",
-        _optional(db, "t", "TASK", "task_id", "taskId", how="bigint"), f"{task_type} AS task_type",
-        _optional(db, "t", "TASK", "connection_id", "connectionId", how="bigint"),
-        *window("t"),
-    ])
-    return insert_rows(db.con, "timeline", ctx.run_id, f"SELECT {select} FROM \"{db.name('TASK')}\" t {' '.join(joins)}")
+    select = ", ".join(
+        [
+            _optional(db, "t", "TASK", "device_id", "deviceId"),
+            "'device_task' AS kind",
+            "'Ascend Hardware' AS process",
+            f"{stream} AS thread_id",
+            f"'Stream ' || {stream} AS thread_name",
+            f"coalesce({', '.join([*names, task_type])}) AS name",
+            f"{stream} AS stream_id",
+            _optional(db, "t", "TASK", "task_id", "taskId", how="bigint"),
+            f"{task_type} AS task_type",
+            _optional(db, "t", "TASK", "connection_id", "connectionId", how="bigint"),
+            *window("t"),
+        ]
+    )
+    return insert_rows(
+        db.con,
+        "timeline",
+        ctx.run_id,
+        f'SELECT {select} FROM "{db.name("TASK")}" t {" ".join(joins)}',
+    )
