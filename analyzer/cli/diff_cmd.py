@@ -1,0 +1,52 @@
+"""`npu-triage diff BASE NEW`: compare two runs (export paths or CATALOG.duckdb:RUN_ID), noise-aware."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+from pathlib import Path
+
+from analyzer.cli.console import err, out
+from analyzer.diff.compare import diff_runs
+from analyzer.diff.sources import load_side, memory_catalog
+from analyzer.report.diff_html import render_diff_html
+from analyzer.report.diff_json import diff_to_dict
+from analyzer.report.diff_markdown import render_diff_markdown
+from analyzer.report.diff_terminal import diff_renderable
+from analyzer.report.output_files import write_atomically
+from analyzer.runs.work import WorkSettings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("diff", help="compare two runs: per-op-type and per-op deltas beyond run-to-run noise")
+    p.add_argument("base", help="base run: an export folder, or CATALOG.duckdb:RUN_ID")
+    p.add_argument("new", help="new run: an export folder, or CATALOG.duckdb:RUN_ID")
+    p.add_argument("--json", type=Path, help="write the diff as JSON")
+    p.add_argument("--markdown", type=Path, help="write the diff as Markdown")
+    p.add_argument("--html", type=Path, help="write the diff as an HTML page with a waterfall chart")
+    p.add_argument("--fail-on-regression", type=float, metavar="PCT",
+                   help="exit 1 when the step or an op type slowed by more than PCT percent beyond noise")
+    p.add_argument("--rules", type=Path, help="rules folder for export paths (default: the built-in rules)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    diagnose = importlib.util.find_spec("analyzer.diagnosis") is not None
+    settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=diagnose)
+    con = memory_catalog()
+    base, notes_b = load_side(con, args.base, settings)
+    new, notes_n = load_side(con, args.new, settings)
+    for note in notes_b + notes_n:
+        err(f"npu-triage: note: {note}")
+    diff = diff_runs(con, base, new)
+    con.close()
+    pct = args.fail_on_regression
+    out.print(diff_renderable(diff, pct))
+    if args.json:
+        write_atomically(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
+    if args.markdown:
+        write_atomically(args.markdown, render_diff_markdown(diff, pct))
+    if args.html:
+        write_atomically(args.html, render_diff_html(diff, pct))
+    return 1 if pct is not None and diff.regressions(pct) else 0

@@ -1,0 +1,55 @@
+"""A run diff as one self-contained HTML page: the waterfall chart and the Markdown tables rendered as HTML."""
+
+from __future__ import annotations
+
+import html
+
+from analyzer.diff.model import RunDiff
+from analyzer.report.diff_charts import diff_waterfall_chart
+from analyzer.report.diff_markdown import render_diff_markdown
+from analyzer.report.html import figure_html
+
+
+def _markdown_to_html(md: str) -> str:
+    """Just enough Markdown (headings, bullets, pipe tables) for the diff page."""
+    out, in_table, in_list = [], False, False
+    for line in md.splitlines():
+        if line.startswith("<!--"):
+            continue
+        if line.startswith("|"):
+            cells = [html.escape(c.strip().strip("`")) for c in line.strip("|").split("|")]
+            if set("".join(cells)) <= set("-"):
+                continue
+            tag = "th" if not in_table else "td"
+            out.append(("<table>" if not in_table else "") + "<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            in_table = True
+            continue
+        if in_table:
+            out.append("</table>")
+            in_table = False
+        if line.startswith("- "):
+            out.append(("<ul>" if not in_list else "") + f"<li>{html.escape(line[2:]).replace('`', '')}</li>")
+            in_list = True
+            continue
+        if in_list:
+            out.append("</ul>")
+            in_list = False
+        if line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            out.append(f"<h{level}>{html.escape(line.lstrip('# '))}</h{level}>")
+        elif line.strip():
+            out.append(f"<p>{html.escape(line)}</p>")
+    return "\n".join(out + (["</table>"] if in_table else []) + (["</ul>"] if in_list else []))
+
+
+def render_diff_html(diff: RunDiff, fail_pct: float | None = None) -> str:
+    """The page: plotly.js from the plotly package inlined once, the waterfall with a fixed div id."""
+    from plotly.offline import get_plotlyjs
+
+    body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
+    chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
+    head, sep, rest = body.partition("<h2>")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>npu-triage diff</title>"
+            "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}"
+            "table{border-collapse:collapse}td,th{border:1px solid #ccd;padding:2px 8px;font-size:13px}</style>"
+            f"<script>{get_plotlyjs()}</script></head><body>{head}{chart}{sep}{rest}</body></html>")

@@ -1,0 +1,41 @@
+"""A run diff for the terminal: rich renderables (header lines, the op-type table, op changes, findings)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from analyzer.diff.model import RunDiff
+from analyzer.report.diff_markdown import ci_text, pct, step_line
+
+
+def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
+    """Everything a terminal shows of a diff."""
+    lines: list = [Text(f"{diff.base_label} -> {diff.new_label}", style="bold"), Text(step_line(diff))]
+    lines += [Text(f"note: {n}", style="dim") for n in diff.notes]
+    table = Table(title="op types beyond noise (median per-step totals)")
+    for name in ("op type", "status", "base ms", "new ms", "change", "confidence", "evidence"):
+        table.add_column(name, overflow="fold")
+    for t in diff.types:
+        if t.status != "unchanged":
+            style = "red" if t.status in ("slower", "added") else "green" if t.status in ("faster", "removed") else ""
+            table.add_row(t.op_type, Text(t.status, style=style), f"{t.shift.base_median / 1000:.4f}",
+                          f"{t.shift.new_median / 1000:.4f}", pct(t.shift.rel_change), t.shift.confidence,
+                          ci_text(t.shift))
+    lines.append(table)
+    lines.append(Text(f"{sum(t.status == 'unchanged' for t in diff.types)} other op type(s) within noise"))
+    lines += [Text(f"{c.op_type} {c.change} x {c.count} per step ({c.total_us:.1f} us)") for c in diff.op_changes]
+    lines += [Text(f"{r.base_type} renamed to {r.new_type} ({r.positions} positions, confidence {r.confidence:.0%})")
+              for r in diff.renames]
+    for pipe, s in diff.pipe_shares.items():
+        if s.significant:
+            lines.append(Text(f"{pipe} share of core time {s.base_median:.1%} -> {s.new_median:.1%} "
+                              f"({(s.new_median - s.base_median) * 100:+.1f} pp)"))
+    lines += [Text(f"new finding: {f['code']} {f['title']} ({f['subject']})") for f in diff.findings_new]
+    lines += [Text(f"resolved finding: {f['code']} {f['title']} ({f['subject']})") for f in diff.findings_resolved]
+    if fail_pct is not None:
+        found = diff.regressions(fail_pct)
+        lines.append(Text(f"regressions beyond {fail_pct:g}%: {', '.join(found) if found else 'none'}",
+                          style="bold red" if found else "bold green"))
+    return Group(*lines)
