@@ -1,0 +1,124 @@
+"""One self-contained offline HTML page per run: header, ranked findings with their charts, general charts, problems."""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from analyzer.report import charts, series
+from analyzer.report.html_sections import findings_section, header_section, problems_section
+from analyzer.report.html_style import CSS, ERROR_COLLECTOR
+from analyzer.report.model import Diagnosis
+
+GAP_THRESHOLD_US = 100.0
+
+# Chart key -> (heading, builder). Order is the order of the general charts on the page.
+CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, str], go.Figure]] = {
+    "busy": lambda con, r: charts.busy_chart(series.busy_over_time(con, r), series.idle_stretches(con, r)),
+    "pareto": lambda con, r: charts.pareto_chart(series.op_type_pareto(con, r)),
+    "pipeline": lambda con, r: charts.pipeline_chart(series.pipeline_breakdown(con, r)),
+    "gap_histogram": lambda con, r: charts.gap_histogram_chart(series.gap_histogram(con, r), GAP_THRESHOLD_US),
+    "gap_positions": lambda con, r: charts.gap_positions_chart(series.gap_positions(con, r), GAP_THRESHOLD_US),
+    "calls": lambda con, r: charts.calls_chart(series.op_type_calls(con, r)),
+    "steps": lambda con, r: charts.step_chart(series.step_breakdown(con, r)),
+    "hbm": lambda con, r: charts.hbm_chart(series.hbm_bandwidth(con, r)),
+}
+
+# Rule name -> the chart shown beside its findings; unknown rules fall back on keywords, then category.
+RULE_CHARTS = {
+    "low-aicore-utilization": "busy",
+    "mte-share-high": "pipeline",
+    "inter-op-gap": "gap_positions",
+    "call-count-hotspot": "calls",
+    "communication-not-overlapped": "steps",
+}
+_KEYWORD_CHARTS = (("hbm", "hbm"), ("bandwidth", "hbm"), ("pipeline", "pipeline"), ("mte", "pipeline"),
+                   ("bound", "pipeline"), ("gap", "gap_positions"), ("host", "gap_positions"),
+                   ("sync", "gap_positions"), ("comm", "steps"), ("step", "steps"), ("idle", "busy"),
+                   ("utilization", "busy"), ("busy", "busy"), ("freq", "busy"), ("call", "calls"))
+_CATEGORY_CHARTS = {"compute": "pareto", "memory": "pipeline", "communication": "steps",
+                    "scheduling": "gap_positions", "host": "gap_positions"}
+
+
+def chart_for_rule(rule: str, category: str = "") -> str:
+    """The chart key shown beside a rule's findings.
+
+    >>> chart_for_rule("mte-share-high"), chart_for_rule("hbm-saturated"), chart_for_rule("x", "compute")
+    ('pipeline', 'hbm', 'pareto')
+    """
+    if rule in RULE_CHARTS:
+        return RULE_CHARTS[rule]
+    for word, key in _KEYWORD_CHARTS:
+        if word in rule:
+            return key
+    return _CATEGORY_CHARTS.get(category, "pareto")
+
+
+def figure_html(fig: go.Figure, div_id: str) -> str:
+    """A figure as an HTML fragment with a fixed div id; plotly.js is expected on the page already.
+
+    Plotly's JSON encoder writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
+    so no export string can close the script tag; the escape below keeps that true if it ever changes.
+    """
+    fragment = fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                           config={"displaylogo": False, "responsive": True})
+    head, sep, tail = fragment.partition("<script")
+    body, end_tag, rest = tail.rpartition("</script>")
+    return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
+
+
+def build_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, go.Figure]:
+    """Every general chart of a run, keyed as in CHARTS."""
+    return {key: build(con, run_id) for key, build in CHARTS.items()}
+
+
+def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
+    """The report page of one run as a string: deterministic, offline, every export string escaped.
+
+    Args:
+        diagnosis: the run's diagnosis (findings already ranked).
+        con: the connection holding the run's normalized tables (charts are computed from them).
+    Returns:
+        A complete HTML document with plotly.js inlined once.
+    """
+    figures = build_figures(con, diagnosis.run_id)
+    chart_html = {key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()}
+
+    def finding_chart(index: int, rule: str, category: str) -> str:
+        key = chart_for_rule(rule, category)
+        return figure_html(figures[key], f"finding-{index}-chart-{key.replace('_', '-')}")
+
+    title = html.escape(f"npu-triage report: {diagnosis.run_id}")
+    general = "".join(f'<div class="chart">{chart_html[key]}</div>' for key in CHARTS)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        f"<title>{title}</title>\n<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
+        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n"
+        f"{header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}\n"
+        f"<section id=\"charts\"><h2>Charts</h2><div class=\"chart-grid\">{general}</div></section>\n"
+        f"{problems_section(diagnosis)}\n</main>\n</body>\n</html>\n"
+    )
+
+
+def write_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, path: Path | str) -> Path:
+    """Render the report and write it atomically (a temp file beside it, then a rename). Returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render_html(diagnosis, con)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

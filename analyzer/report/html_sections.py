@@ -1,0 +1,172 @@
+"""HTML fragments of the run report: header (run, collection, summary, rule completeness), findings, problems.
+
+Every value that may come from an export goes through ``cell`` or ``esc`` (``html.escape``).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from analyzer.report.model import Diagnosis
+from analyzer.rule_engine.model import Finding, RuleOutcome
+
+_RUN_FIELDS = (("run_id", "run"), ("source_path", "export folder"), ("producer", "producer"),
+               ("export_type", "export type"), ("layout", "layout"), ("device_id", "device"),
+               ("rank_id", "rank"), ("chip", "chip"), ("ai_core_count", "AI Cores"),
+               ("cann_version", "CANN"), ("torch_npu_version", "torch_npu"), ("model_name", "model"),
+               ("batch_size", "batch size"), ("task_count", "device tasks"))
+_COLLECTION_FIELDS = (("profiler_level", "profiler level"), ("aic_metrics", "AI Core metrics"),
+                      ("aic_mode", "AI Core mode"), ("pmu_collected", "PMU pipeline metrics"))
+_STATUS_ORDER = {"failed": 0, "skipped": 1, "ran": 2}
+
+
+def esc(value: Any) -> str:
+    """Escape any value for HTML text or attribute use.
+
+    >>> esc("<img src=x onerror=alert(1)>")
+    '&lt;img src=x onerror=alert(1)&gt;'
+    """
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def cell(value: Any) -> str:
+    """A table cell's text: fixed float format, NULL as an em dash, lists joined; escaped.
+
+    >>> [cell(None), cell(1234.5678), cell(0.1234567), cell(True), cell(["a", "<b>"])]
+    ['—', '1,234.568', '0.1235', 'yes', 'a, &lt;b&gt;']
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.3f}" if abs(value) >= 1 else f"{value:.4f}"
+    if isinstance(value, list | tuple):
+        return esc(", ".join(str(v) for v in value))
+    return esc(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") -> str:
+    """An HTML table; numeric cells right-aligned."""
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>" for v in row)
+        + "</tr>" for row in rows)
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _kv_table(pairs: Iterable[tuple[str, Any]]) -> str:
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{cell(v)}</td></tr>" for k, v in pairs)
+    return f'<table class="kv"><tbody>{rows}</tbody></table>'
+
+
+def _span_ms(run: dict[str, Any]) -> float | None:
+    start, end = run.get("start_ns"), run.get("end_ns")
+    return (end - start) / 1e6 if isinstance(start, int) and isinstance(end, int) else None
+
+
+def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
+    counts = {s: sum(1 for o in outcomes if o.status == s) for s in ("ran", "skipped", "failed")}
+    ordered = sorted(outcomes, key=lambda o: (_STATUS_ORDER.get(o.status, 3), o.code, o.rule))
+    rows = "".join(
+        f'<tr><td>{esc(o.code)}</td><td>{esc(o.rule)}</td><td><span class="badge {esc(o.status)}">{esc(o.status)}'
+        f'</span></td><td class="num">{o.finding_count}</td><td>{esc(o.reason)}</td><td>{esc(o.enable_hint)}</td></tr>'
+        for o in ordered)
+    body = (f"<table><thead><tr><th>code</th><th>rule</th><th>status</th><th class=\"num\">findings</th>"
+            f"<th>reason</th><th>how to enable</th></tr></thead><tbody>{rows}</tbody></table>"
+            if outcomes else '<p class="none">No rules were run.</p>')
+    summary = f"Rules: {counts['ran']} ran, {counts['skipped']} skipped, {counts['failed']} failed"
+    opened = " open" if counts["failed"] else ""
+    return f'<details id="completeness"{opened}><summary>{summary}</summary>{body}</details>'
+
+
+def header_section(diagnosis: Diagnosis) -> str:
+    """Title, run metadata, collection settings, run summary and the rule completeness table."""
+    run = diagnosis.run
+    run_pairs = [(label, run.get(key, diagnosis.run_id if key == "run_id" else None)) for key, label in _RUN_FIELDS]
+    run_pairs.append(("span (ms)", _span_ms(run)))
+    collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
+    not_collected = run.get("not_collected") or []
+    collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
+    summary = sorted(diagnosis.summary.items())
+    params = sorted(diagnosis.params.items())
+    cards = [f'<div class="card"><h3>Run</h3>{_kv_table(run_pairs)}</div>',
+             f'<div class="card"><h3>Collection</h3>{_kv_table(collection)}</div>']
+    if summary:
+        cards.append(f'<div class="card"><h3>Summary</h3>{_kv_table(summary)}</div>')
+    missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
+    extra = f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>" \
+        if missing else ""
+    if params:
+        extra += f"<details><summary>Rule parameters</summary>{_kv_table(params)}</details>"
+    version = f" · npu-triage {esc(diagnosis.tool_version)}" if diagnosis.tool_version else ""
+    counts = _severity_counts(diagnosis.findings)
+    return (f'<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>'
+            f'<p class="subtitle">{counts}{version}</p><div class="cards">{"".join(cards)}</div>'
+            f"{_completeness(diagnosis.outcomes)}{extra}</header>")
+
+
+def _severity_counts(findings: Sequence[Finding]) -> str:
+    if not findings:
+        return "No findings"
+    parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
+    return f"{len(findings)} findings: " + ", ".join(p for p in parts if not p.startswith("0 "))
+
+
+def _value(value: float | None, unit: str) -> str:
+    """A finding's value in its unit: ratios as percentages.
+
+    >>> _value(0.456, "ratio"), _value(12.5, "us"), _value(None, "us")
+    ('45.6%', '12.500 us', '—')
+    """
+    if value is None:
+        return "—"
+    if unit == "ratio":
+        return f"{value * 100:.1f}%"
+    return f"{cell(float(value))} {esc(unit)}".strip()
+
+
+def _finding_html(index: int, f: Finding, chart: str) -> str:
+    sev = esc(f.severity)
+    share = f" ({f.span_share * 100:.1f}% of span)" if f.span_share is not None else ""
+    numbers = (f"<span>{esc(f.metric)}: <b>{_value(f.value, f.unit)}</b></span>"
+               f"<span>threshold: <b>{_value(f.threshold, f.unit)}</b></span>"
+               f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms</b>{share}</span>"
+               f"<span>confidence: <b>{esc(f.confidence)}</b></span>")
+    steps = "".join(f"<li>{esc(s)}</li>" for s in f.advice_steps)
+    advice = f'<div class="advice"><b>Advice:</b> {esc(f.advice_summary)}{f"<ol>{steps}</ol>" if steps else ""}</div>'
+    evidence = (f'<div class="evidence">{table(f.evidence_columns, f.evidence)}</div>'
+                if f.evidence_columns else '<p class="none">No evidence rows.</p>')
+    return (f'<section class="finding {sev}" id="finding-{index}">'
+            f'<h3><span class="badge {sev}">{sev}</span> {index}. {esc(f.title)}</h3>'
+            f'<p class="meta">{esc(f.code)} · {esc(f.rule)} · {esc(f.category)} · subject: <b>{esc(f.subject)}</b></p>'
+            f'<div class="finding-body"><div><p class="message">{esc(f.message)}</p>'
+            f'<div class="numbers">{numbers}</div>{advice}{evidence}</div>'
+            f'<div class="chart">{chart}</div></div></section>')
+
+
+def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, str, str], str]) -> str:
+    """The ranked findings, each with its evidence, advice and chart (``chart_for(index, rule, category)``)."""
+    if not diagnosis.findings:
+        body = '<p class="none">No findings: every rule that ran passed (see the rules table above).</p>'
+    else:
+        body = "".join(_finding_html(i, f, chart_for(i, f.rule, f.category))
+                       for i, f in enumerate(diagnosis.findings, start=1))
+    return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
+
+
+def problems_section(diagnosis: Diagnosis) -> str:
+    """Ingest problems: what could not be read, where, and what to do."""
+    keys = ("severity", "file", "location", "problem", "hint")
+    if not diagnosis.problems:
+        body = '<p class="none">None: every file found was read.</p>'
+    else:
+        body = table(keys, [tuple(p.get(k) for k in keys) for p in diagnosis.problems])
+    return f'<section id="problems"><h2>Ingest problems</h2>{body}</section>'
