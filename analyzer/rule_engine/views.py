@@ -54,8 +54,9 @@ _GAP_CAUSE_CASE = """CASE
 # name -> (documentation, SQL). Order matters: later views use earlier ones.
 VIEWS: dict[str, tuple[str, str]] = {
     "_compute_tasks": (
-        "ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU).",
-        f"SELECT * FROM ops WHERE task_type IN ({_in_list(COMPUTE_TASK_TYPES)})",
+        "ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU), and ops "
+        "whose task type is unknown (NULL, e.g. torch_npu Level0 writes 'N/A'): those are kernels too.",
+        f"SELECT * FROM ops WHERE task_type IN ({_in_list(COMPUTE_TASK_TYPES)}) OR task_type IS NULL",
     ),
     "_comm_tasks": (
         "ops rows of communication tasks (task_type HCCL or COMMUNICATION).",

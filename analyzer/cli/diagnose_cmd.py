@@ -1,0 +1,99 @@
+"""`npu-triage diagnose PATH`: ingest (or reuse a DB), run the rules, print the ranked summary, write the reports."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+
+import duckdb
+
+from analyzer.cli.console import err, out
+from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.diagnosis import diagnose
+from analyzer.ingest import load_export
+from analyzer.ingest.database import load_duckdb, save_duckdb
+from analyzer.report.json_export import render_json
+from analyzer.report.markdown import render_markdown
+from analyzer.report.model import Diagnosis
+from analyzer.report.output_files import is_inside, run_folder, write_atomically
+from analyzer.report.run_lines import problem_lines
+from analyzer.report.terminal import print_diagnosis
+from analyzer.rule_engine.model import SEVERITY_RANK
+from analyzer.rule_engine.params import ParamError
+
+FORMATS = ("json", "md", "html")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("diagnose", help="run the rules over an export and write a ranked diagnosis")
+    p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
+    p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
+    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
+    p.add_argument("--format", default="json,md", help="comma-separated: json, md, html (default: json,md)")
+    p.add_argument("--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse")
+    add_rule_options(p)
+    p.set_defaults(func=run)
+
+
+def _formats(text: str) -> list[str]:
+    formats = [f.strip() for f in text.split(",") if f.strip()]
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        raise UsageError(f"--format {text!r}: choose from {', '.join(FORMATS)}")
+    return formats
+
+
+def _connection(args: argparse.Namespace) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
+    if args.path is None:
+        if not args.db or not args.db.is_file():
+            raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
+        con = load_duckdb(args.db)
+        return con, [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()], []
+    if is_inside(args.out, args.path) and args.path.is_dir():
+        raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
+    ingested = load_export(args.path)
+    if args.db:
+        save_duckdb(ingested.con, args.db, ingested.run_ids)
+    return ingested.con, ingested.run_ids, ingested.problems
+
+
+def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> list[Path]:
+    written = []
+    if "json" in formats:
+        written.append(write_atomically(folder / "diagnosis.json", render_json(d)))
+    if "md" in formats:
+        written.append(write_atomically(folder / "diagnosis.md", render_markdown(d)))
+    if "html" in formats:
+        try:
+            html = importlib.import_module("analyzer.report.html")
+        except ImportError:
+            err("note: the HTML report is not available in this build; wrote the other formats")
+        else:
+            written.append(write_atomically(folder / "diagnosis.html", html.render_html(d, con)))
+    return written
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        formats = _formats(args.format)
+        rules = load_checked_rules(args.rules)
+        params = rule_overrides(args, rules)
+        con, run_ids, problems = _connection(args)
+    except (UsageError, ParamError) as exc:
+        err(f"npu-triage: {exc}")
+        return 2
+    usable = [r for r in run_ids if con.execute("SELECT task_count FROM runs WHERE run_id = ?", [r]).fetchone()[0]]
+    for line in problem_lines(problems):
+        err(line)
+    if not usable:
+        err("npu-triage: nothing usable was found: no device task could be read (problems above)")
+        return 2
+    worst = -1
+    for run_id in usable:
+        d = diagnose(con, run_id, rules, params, preview=args.preview)
+        print_diagnosis(d, out)
+        for path in _write(d, con, run_folder(args.out, run_id), formats):
+            out.print(f"wrote {path}", markup=False)
+        worst = max([worst] + [SEVERITY_RANK[f.severity] for f in d.findings])
+    return 1 if args.fail_on and worst >= SEVERITY_RANK[args.fail_on] else 0

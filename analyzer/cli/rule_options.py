@@ -1,0 +1,49 @@
+"""Options shared by the commands that run rules: --rules, --set, --config, --preview; loading and checking them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from analyzer.rule_engine.loader import RuleFileError, default_rules_dir, load_rules
+from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.params import check_overrides, merge_overrides, parse_set_options, read_config
+from analyzer.rule_engine.validation import validate_rules
+
+
+class UsageError(Exception):
+    """Bad rules or params given on the command line; the message is for the user (exit 2)."""
+
+
+def add_rule_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="RULE.PARAM=VALUE",
+                   help="override a rule param, e.g. --set mte-share-high.threshold=0.35 (repeatable)")
+    p.add_argument("--config", type=Path, help="TOML file of param overrides: [rule-name] param = value")
+    p.add_argument("--preview", action="store_true", help="also run rules whose status is 'preview'")
+
+
+def load_checked_rules(rules_dir: Path | None) -> list[Rule]:
+    """The rules of a folder, after validation; UsageError listing every problem otherwise."""
+    folder = rules_dir or default_rules_dir()
+    if not folder.is_dir():
+        raise UsageError(f"{folder}: no such rules folder")
+    try:
+        rules = load_rules(folder)
+    except RuleFileError as exc:
+        raise UsageError(str(exc)) from None
+    problems = validate_rules(rules)
+    if problems:
+        lines = [f"{path}: {p}" for path, ps in problems.items() for p in ps]
+        raise UsageError("invalid rule files (see `npu-triage rules check`):\n" + "\n".join(lines))
+    if not rules:
+        raise UsageError(f"{folder}: holds no rule files (<category>/<rule-name>.toml)")
+    return rules
+
+
+def rule_overrides(args: argparse.Namespace, rules: list[Rule]) -> dict[str, dict[str, Any]]:
+    """--config then --set overrides, checked against the rules (ParamError on an unknown rule or param)."""
+    layers = [read_config(args.config)] if args.config else []
+    layers.append(parse_set_options(args.overrides))
+    return check_overrides(merge_overrides(*layers), rules)

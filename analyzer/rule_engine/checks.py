@@ -1,0 +1,53 @@
+"""`rules check`: validate every rule file of a folder, and each rule's message against its fires/ fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.database import connect
+from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_tables
+from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
+from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.runner import effective_params
+from analyzer.rule_engine.validation import sql_params, validate_message, validate_rules
+from analyzer.rule_engine.views import create_views
+
+
+def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
+    con = connect()
+    try:
+        run_ids = load_fixture_tables(con, fires) or ["fixture"]
+        create_views(con)
+        values = {**effective_params(rule, None), "run_id": run_ids[0], "run_ids": run_ids}
+        cursor = con.execute(rule.sql, {k: v for k, v in values.items() if k in sql_params(rule.sql)})
+        columns = [d[0] for d in cursor.description]
+        cursor.fetchall()
+    except (duckdb.Error, FixtureError) as exc:
+        return [f"on {fires}: {str(exc).splitlines()[0]}"]
+    finally:
+        con.close()
+    return validate_message(rule, columns)
+
+
+def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dict[str, list[str]]:
+    """Rule file -> its problems (only files with problems). With ``fixtures_dir``, every rule must have
+    ``<name>/fires`` and ``<name>/silent`` there, and its message placeholders are checked on fires/."""
+    problems: dict[str, list[str]] = {}
+    rules = []
+    for path in rule_files(rules_dir):
+        try:
+            rules.append(load_rule(path))
+        except RuleFileError as exc:
+            problems[str(path)] = [str(exc)]
+    for key, found in validate_rules(rules).items():
+        problems.setdefault(key, []).extend(found)
+    for rule in rules if fixtures_dir else []:
+        found = [f"fixtures/rules/{rule.name}/{case}/ is missing" for case in ("fires", "silent")
+                 if not (fixtures_dir / rule.name / case).is_dir()]
+        if not found and not problems.get(rule.path):
+            found = _fixture_problems(rule, fixtures_dir / rule.name / "fires")
+        if found:
+            problems.setdefault(rule.path, []).extend(found)
+    return problems
