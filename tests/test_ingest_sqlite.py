@@ -224,13 +224,57 @@ def test_sqlite_writable_wal_db_gets_no_side_files(real_dir, tmp_path):
     export = tmp_path / "run_ascend_pt"
     shutil.copytree(real_dir / TORCH_DB, export)
     before = _tree_state(export)
-    locker = sqlite3.connect(export / "ASCEND_PROFILER_OUTPUT" / "analysis.db")
-    try:
-        load_export(export)
-    finally:
-        locker.close()
+    load_export(export)
     assert _tree_state(export) == before
     assert not list(export.rglob("*-wal")) and not list(export.rglob("*-shm"))
+
+
+def _minimal_db(path: Path) -> sqlite3.Connection:
+    """A hand-made msprof-like DB: one AI_CORE task, the old ``block_dim`` column, quoted shapes."""
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE STRING_IDS(id INTEGER, value TEXT);"
+        "INSERT INTO STRING_IDS VALUES (1, 'MatMul_1'), (2, 'AI_CORE'), (3, 'MatMul'), (4, '\"8,16;16,4\"');"
+        "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, deviceId INTEGER, globalTaskId INTEGER,"
+        " streamId INTEGER, taskId INTEGER, modelId INTEGER, contextId INTEGER);"
+        "INSERT INTO TASK VALUES (1736408883704643212, 1736408883704696953, 1, 7, 2, 11, 4294967295, 4294967295);"
+        "CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER, block_dim INTEGER,"
+        " taskType INTEGER, opType INTEGER, inputShapes INTEGER, waitNs INTEGER);"
+        "INSERT INTO COMPUTE_TASK_INFO VALUES (1, 7, 24, 2, 3, 4, 1500);"
+    )
+    return conn
+
+
+def test_sqlite_locked_db_is_read_without_waiting(con, tmp_path):
+    path = tmp_path / "msprof_4.db"
+    locker = _minimal_db(path)
+    locker.execute("PRAGMA locking_mode = EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        ctx = context_for(tmp_path)
+        load_profiler_db(con, (path,), ctx)
+    finally:
+        locker.rollback()
+        locker.close()
+    row = con.execute(
+        "SELECT op_name, op_type, task_type, block_dim, input_shapes, start_ns, dur_us, wait_us, "
+        "model_id, context_id, device_id FROM ops"
+    ).fetchall()
+    assert row == [
+        (
+            "MatMul_1",
+            "MatMul",
+            "AI_CORE",
+            24,
+            "8,16;16,4",
+            1736408883704643212,
+            53.741,
+            1.5,
+            None,
+            None,
+            1,
+        )
+    ]
 
 
 def _read_bad(con, tmp_path: Path, name: str, content: bytes):
