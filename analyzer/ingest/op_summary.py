@@ -101,7 +101,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
     before = con.execute("SELECT count(*) FROM ops WHERE run_id = ?", [ctx.run_id]).fetchone()[0]
     con.execute(
         f"INSERT INTO ops BY NAME SELECT ?::VARCHAR AS run_id, *, "
-        f"CAST(round(start_ns + dur_us * 1000) AS BIGINT) AS end_ns "
+        f"start_ns + CAST(round(dur_us * 1000) AS BIGINT) AS end_ns "
         f"FROM (SELECT {select} FROM {view})",
         [ctx.run_id],
     )
