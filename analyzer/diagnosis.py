@@ -1,4 +1,4 @@
-"""Diagnose one run: run the rules over its tables and gather metadata, summary numbers, outcomes and ranked findings."""
+"""Diagnose one run: run the rules; gather metadata, summary numbers, outcomes, ranked findings."""
 
 from __future__ import annotations
 
@@ -36,14 +36,28 @@ def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dic
 
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
-    """span_us, busy_us, busy_ratio, span_source, step_count, task_count of one run (helper views must exist)."""
-    summary = _one_row(con, "SELECT s.span_us, b.busy_us, b.busy_ratio, s.span_source FROM _run_span s "
-                            "JOIN _run_busy b ON b.run_id = s.run_id WHERE s.run_id = ?", [run_id])
-    counts = _one_row(con, "SELECT (SELECT count(*) FROM steps WHERE run_id = $r) AS step_count, "
-                           "(SELECT count(*) FROM ops WHERE run_id = $r) AS task_count, "
-                           "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
-                      {"r": run_id})  # type: ignore[arg-type]
-    return {"span_us": None, "busy_us": None, "busy_ratio": None, "span_source": None, **summary, **counts}
+    """span, busy time and ratio, span source, step and task counts of one run (needs the views)."""
+    summary = _one_row(
+        con,
+        "SELECT s.span_us, b.busy_us, b.busy_ratio, s.span_source FROM _run_span s "
+        "JOIN _run_busy b ON b.run_id = s.run_id WHERE s.run_id = ?",
+        [run_id],
+    )
+    counts = _one_row(
+        con,
+        "SELECT (SELECT count(*) FROM steps WHERE run_id = $r) AS step_count, "
+        "(SELECT count(*) FROM ops WHERE run_id = $r) AS task_count, "
+        "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
+        {"r": run_id},
+    )  # type: ignore[arg-type]
+    return {
+        "span_us": None,
+        "busy_us": None,
+        "busy_ratio": None,
+        "span_source": None,
+        **summary,
+        **counts,
+    }
 
 
 def run_problems(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], ...]:
@@ -51,14 +65,22 @@ def run_problems(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str,
     cursor = con.execute(
         "SELECT file, location, severity, problem, hint FROM ingest_problems "
         "WHERE run_id = $r OR starts_with($r, run_id || '/dev') "
-        "ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, file, location, problem",
-        {"r": run_id})
+        "ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, "
+        "file, location, problem",
+        {"r": run_id},
+    )
     columns = [d[0] for d in cursor.description]
     return tuple(dict(zip(columns, row, strict=True)) for row in cursor.fetchall())
 
 
-def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, rules: list[Rule],
-             params: dict[str, dict[str, Any]] | None = None, *, preview: bool = False) -> Diagnosis:
+def diagnose(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    rules: list[Rule],
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    preview: bool = False,
+) -> Diagnosis:
     """The Diagnosis of one run.
 
     Args:
@@ -69,12 +91,17 @@ def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, rules: list[Rule],
         preview: also run 'preview' rules.
 
     Returns:
-        Diagnosis with the run's metadata, summary numbers, one outcome per rule and ranked findings.
+        Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
     findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
     run = _one_row(con, "SELECT * EXCLUDE (fingerprint) FROM runs WHERE run_id = ?", [run_id])
     return Diagnosis(
-        run_id=run_id, run=run, summary=run_summary(con, run_id), outcomes=tuple(outcomes),
-        findings=tuple(rank_findings(findings)), problems=run_problems(con, run_id),
-        params={r.name: effective_params(r, params) for r in rules if r.params}, tool_version=__version__,
+        run_id=run_id,
+        run=run,
+        summary=run_summary(con, run_id),
+        outcomes=tuple(outcomes),
+        findings=tuple(rank_findings(findings)),
+        problems=run_problems(con, run_id),
+        params={r.name: effective_params(r, params) for r in rules if r.params},
+        tool_version=__version__,
     )

@@ -1,4 +1,4 @@
-"""The rule fixture cases on disk: every (rule, case folder) pair under fixtures/rules/, for the parametrized tests."""
+"""The rule fixture cases on disk: every (rule, case folder) pair under fixtures/rules/."""
 
 from __future__ import annotations
 

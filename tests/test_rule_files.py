@@ -1,4 +1,4 @@
-"""Every rule file loads, validates, and has fires/ and silent/ fixtures; every fixture folder names a rule."""
+"""Every rule file loads, validates, has fires/ and silent/; every fixture folder names a rule."""
 
 from __future__ import annotations
 
@@ -20,8 +20,12 @@ def test_rule_files_template_is_valid_apart_from_location():
 
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_rule_files_each_rule_has_fires_and_silent(name):
-    assert (FIXTURES_DIR / name / "fires").is_dir(), f"{name}: fixtures/rules/{name}/fires/ is missing"
-    assert (FIXTURES_DIR / name / "silent").is_dir(), f"{name}: fixtures/rules/{name}/silent/ is missing"
+    assert (FIXTURES_DIR / name / "fires").is_dir(), (
+        f"{name}: fixtures/rules/{name}/fires/ is missing"
+    )
+    assert (FIXTURES_DIR / name / "silent").is_dir(), (
+        f"{name}: fixtures/rules/{name}/silent/ is missing"
+    )
 
 
 def test_rule_files_every_fixture_folder_names_a_rule():

@@ -1,4 +1,4 @@
-"""`npu-triage diagnose PATH`: ingest (or reuse a DB), run the rules, print the ranked summary, write the reports."""
+"""`npu-triage diagnose PATH`: ingest or reuse a DB, run the rules, print and write reports."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ from pathlib import Path
 import duckdb
 
 from analyzer.cli.console import err, out
-from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.rule_options import (
+    UsageError,
+    add_rule_options,
+    load_checked_rules,
+    rule_overrides,
+)
 from analyzer.diagnosis import diagnose
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
@@ -27,11 +32,23 @@ FORMATS = ("json", "md", "html")
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diagnose", help="run the rules over an export and write a ranked diagnosis")
-    p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
-    p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
-    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    p.add_argument("--format", default="json,md", help="comma-separated: json, md, html (default: json,md)")
-    p.add_argument("--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse")
+    p.add_argument(
+        "path", type=Path, nargs="?", help="an export folder (or a folder above several)"
+    )
+    p.add_argument(
+        "--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest"
+    )
+    p.add_argument(
+        "--out", type=Path, default=Path("reports"), help="output folder (default: reports/)"
+    )
+    p.add_argument(
+        "--format", default="json,md", help="comma-separated: json, md, html (default: json,md)"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=("warning", "critical"),
+        help="exit 1 when a finding has this severity or worse",
+    )
     add_rule_options(p)
     p.set_defaults(func=run)
 
@@ -47,18 +64,29 @@ def _formats(text: str) -> list[str]:
 def _connection(args: argparse.Namespace) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
     if args.path is None:
         if not args.db or not args.db.is_file():
-            raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
+            raise UsageError(
+                "give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`"
+            )
         con = load_duckdb(args.db)
-        return con, [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()], []
+        return (
+            con,
+            [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()],
+            [],
+        )
     if is_inside(args.out, args.path) and args.path.is_dir():
-        raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
+        raise UsageError(
+            f"--out {args.out} lies inside the export folder {args.path}; "
+            "reports are never written there"
+        )
     ingested = load_export(args.path)
     if args.db:
         save_duckdb(ingested.con, args.db, ingested.run_ids)
     return ingested.con, ingested.run_ids, ingested.problems
 
 
-def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> list[Path]:
+def _write(
+    d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]
+) -> list[Path]:
     written = []
     if "json" in formats:
         written.append(write_atomically(folder / "diagnosis.json", render_json(d)))
@@ -83,7 +111,11 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
-    usable = [r for r in run_ids if con.execute("SELECT task_count FROM runs WHERE run_id = ?", [r]).fetchone()[0]]
+    usable = [
+        r
+        for r in run_ids
+        if con.execute("SELECT task_count FROM runs WHERE run_id = ?", [r]).fetchone()[0]
+    ]
     for line in problem_lines(problems):
         err(line)
     if not usable:

@@ -1,4 +1,4 @@
-"""Options shared by the commands that run rules: --rules, --set, --config, --preview; loading and checking them."""
+"""Options of the commands that run rules: --rules, --set, --config, --preview."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ from typing import Any
 
 from analyzer.rule_engine.loader import RuleFileError, default_rules_dir, load_rules
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.params import check_overrides, merge_overrides, parse_set_options, read_config
+from analyzer.rule_engine.params import (
+    check_overrides,
+    merge_overrides,
+    parse_set_options,
+    read_config,
+)
 from analyzer.rule_engine.validation import validate_rules
 
 
@@ -18,10 +23,20 @@ class UsageError(Exception):
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="RULE.PARAM=VALUE",
-                   help="override a rule param, e.g. --set mte-share-high.threshold=0.35 (repeatable)")
-    p.add_argument("--config", type=Path, help="TOML file of param overrides: [rule-name] param = value")
-    p.add_argument("--preview", action="store_true", help="also run rules whose status is 'preview'")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="RULE.PARAM=VALUE",
+        help="override a rule param, e.g. --set mte-share-high.threshold=0.35 (repeatable)",
+    )
+    p.add_argument(
+        "--config", type=Path, help="TOML file of param overrides: [rule-name] param = value"
+    )
+    p.add_argument(
+        "--preview", action="store_true", help="also run rules whose status is 'preview'"
+    )
 
 
 def load_checked_rules(rules_dir: Path | None) -> list[Rule]:
@@ -43,7 +58,7 @@ def load_checked_rules(rules_dir: Path | None) -> list[Rule]:
 
 
 def rule_overrides(args: argparse.Namespace, rules: list[Rule]) -> dict[str, dict[str, Any]]:
-    """--config then --set overrides, checked against the rules (ParamError on an unknown rule or param)."""
+    """--config then --set overrides, checked against the rules (ParamError when unknown)."""
     layers = [read_config(args.config)] if args.config else []
     layers.append(parse_set_options(args.overrides))
     return check_overrides(merge_overrides(*layers), rules)

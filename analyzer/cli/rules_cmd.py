@@ -1,4 +1,4 @@
-"""`npu-triage rules list|show|check`: the rule reference, generated from the rule files, and their validation."""
+"""`npu-triage rules list|show|check`: the rule reference, generated from the files, and checks."""
 
 from __future__ import annotations
 
@@ -16,11 +16,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rules", help="list, show or check the rules")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     ls = actions.add_parser("list", help="every rule, one line each")
-    ls.add_argument("--markdown", action="store_true", help="Markdown table (the README's rules section)")
+    ls.add_argument(
+        "--markdown", action="store_true", help="Markdown table (the README's rules section)"
+    )
     show = actions.add_parser("show", help="the documentation of one rule")
     show.add_argument("name", help="rule name or code, e.g. mte-share-high or MEM001")
     check = actions.add_parser("check", help="validate every rule file (exit 1 on problems)")
-    check.add_argument("--fixtures", type=Path, help="rule fixtures folder (default: fixtures/rules beside the rules)")
+    check.add_argument(
+        "--fixtures",
+        type=Path,
+        help="rule fixtures folder (default: fixtures/rules beside the rules)",
+    )
     for q in (ls, show, check):
         q.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
     p.set_defaults(func=run)
@@ -37,7 +43,9 @@ def _check(args: argparse.Namespace) -> int:
         for problem in found:
             out.print(f"{path}: {problem}", markup=False)
     count = len(list(folder.glob("*/*.toml")))
-    out.print(f"{count} rule file(s) checked, {sum(map(len, problems.values()))} problem(s)", markup=False)
+    out.print(
+        f"{count} rule file(s) checked, {sum(map(len, problems.values()))} problem(s)", markup=False
+    )
     return 1 if problems else 0
 
 
@@ -50,7 +58,11 @@ def run(args: argparse.Namespace) -> int:
         err(f"npu-triage: {exc}")
         return 2
     if args.action == "list":
-        out.print(render_rules_markdown(rules) if args.markdown else render_rules_list(rules), markup=False, end="")
+        out.print(
+            render_rules_markdown(rules) if args.markdown else render_rules_list(rules),
+            markup=False,
+            end="",
+        )
         return 0
     match = [r for r in rules if args.name in (r.name, r.id)]
     if not match:

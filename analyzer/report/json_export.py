@@ -1,4 +1,4 @@
-"""Diagnosis -> diagnosis.json (documented in docs/diagnosis-json.md): versioned, deterministic, no paths or clocks."""
+"""Diagnosis -> diagnosis.json (docs/diagnosis-json.md): versioned, deterministic, no paths."""
 
 from __future__ import annotations
 
@@ -29,16 +29,34 @@ def fixed(value: Any) -> Any:
 
 
 def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
-    return {"rule": o.rule, "code": o.code, "status": o.status, "findings": o.finding_count,
-            "reason": o.reason, "enable_hint": o.enable_hint}
+    return {
+        "rule": o.rule,
+        "code": o.code,
+        "status": o.status,
+        "findings": o.finding_count,
+        "reason": o.reason,
+        "enable_hint": o.enable_hint,
+    }
 
 
 def finding_dict(rank: int, f: Finding) -> dict[str, Any]:
     return {
-        "rank": rank, "rule": f.rule, "code": f.code, "severity": f.severity, "category": f.category,
-        "title": f.title, "subject": f.subject, "message": f.message, "metric": f.metric, "unit": f.unit,
-        "value": f.value, "threshold": f.threshold, "impact_us": f.impact_us, "span_share": f.span_share,
-        "confidence": f.confidence, "details": f.details,
+        "rank": rank,
+        "rule": f.rule,
+        "code": f.code,
+        "severity": f.severity,
+        "category": f.category,
+        "title": f.title,
+        "subject": f.subject,
+        "message": f.message,
+        "metric": f.metric,
+        "unit": f.unit,
+        "value": f.value,
+        "threshold": f.threshold,
+        "impact_us": f.impact_us,
+        "span_share": f.span_share,
+        "confidence": f.confidence,
+        "details": f.details,
         "evidence": {"columns": list(f.evidence_columns), "rows": [list(r) for r in f.evidence]},
         "advice": {"summary": f.advice_summary, "steps": list(f.advice_steps)},
     }
@@ -46,15 +64,25 @@ def finding_dict(rank: int, f: Finding) -> dict[str, Any]:
 
 def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
     """The JSON document as a dict (floats rounded)."""
-    return fixed({
-        "format": FORMAT_NAME, "format_version": DIAGNOSIS_FORMAT_VERSION, "tool_version": d.tool_version,
-        "run_id": d.run_id, "run": d.run, "summary": d.summary,
-        "completeness": [outcome_dict(o) for o in d.outcomes],
-        "findings": [finding_dict(i, f) for i, f in enumerate(d.findings, start=1)],
-        "ingest_problems": list(d.problems), "params": d.params,
-    })
+    return fixed(
+        {
+            "format": FORMAT_NAME,
+            "format_version": DIAGNOSIS_FORMAT_VERSION,
+            "tool_version": d.tool_version,
+            "run_id": d.run_id,
+            "run": d.run,
+            "summary": d.summary,
+            "completeness": [outcome_dict(o) for o in d.outcomes],
+            "findings": [finding_dict(i, f) for i, f in enumerate(d.findings, start=1)],
+            "ingest_problems": list(d.problems),
+            "params": d.params,
+        }
+    )
 
 
 def render_json(d: Diagnosis) -> str:
     """diagnosis.json text: sorted keys, two-space indent, trailing newline."""
-    return json.dumps(diagnosis_dict(d), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    return (
+        json.dumps(diagnosis_dict(d), indent=2, sort_keys=True, ensure_ascii=False, default=str)
+        + "\n"
+    )

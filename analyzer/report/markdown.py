@@ -1,4 +1,4 @@
-"""Diagnosis -> diagnosis.md: summary, ranked findings with evidence and advice, rule completeness, ingest problems."""
+"""Diagnosis -> diagnosis.md: summary, ranked findings with evidence and advice, rules, problems."""
 
 from __future__ import annotations
 
@@ -29,37 +29,78 @@ def _pct(value: float | None) -> str:
 
 def _summary(d: Diagnosis) -> list[str]:
     run, s = d.run, d.summary
-    rows = [["producer", run.get("producer")], ["chip", run.get("chip")], ["profiler level", run.get("profiler_level")],
-            ["AI Core metrics", run.get("aic_metrics")], ["span (us)", s.get("span_us")],
-            ["compute busy (us)", s.get("busy_us")], ["busy ratio", _pct(s.get("busy_ratio"))],
-            ["steps", s.get("step_count")], ["device tasks", s.get("task_count")]]
+    rows = [
+        ["producer", run.get("producer")],
+        ["chip", run.get("chip")],
+        ["profiler level", run.get("profiler_level")],
+        ["AI Core metrics", run.get("aic_metrics")],
+        ["span (us)", s.get("span_us")],
+        ["compute busy (us)", s.get("busy_us")],
+        ["busy ratio", _pct(s.get("busy_ratio"))],
+        ["steps", s.get("step_count")],
+        ["device tasks", s.get("task_count")],
+    ]
     lines = ["## Summary", ""] + _table(["", ""], rows)
     return lines + [f"- not collected: {item}" for item in run.get("not_collected") or []]
 
 
 def _finding(rank: int, f: Finding) -> list[str]:
-    lines = [f"### {rank}. {f.title} ({f.code} {f.rule}, {f.severity})", "", f"**{f.subject}**: {f.message}", "",
-             f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.", ""]
+    lines = [
+        f"### {rank}. {f.title} ({f.code} {f.rule}, {f.severity})",
+        "",
+        f"**{f.subject}**: {f.message}",
+        "",
+        f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); "
+        f"confidence {f.confidence}.",
+        "",
+    ]
     if f.evidence:
         lines += _table(list(f.evidence_columns), [list(r) for r in f.evidence]) + [""]
-    lines += [f"**What to do:** {f.advice_summary}", ""] + [f"{i}. {s}" for i, s in enumerate(f.advice_steps, 1)]
+    lines += [f"**What to do:** {f.advice_summary}", ""] + [
+        f"{i}. {s}" for i, s in enumerate(f.advice_steps, 1)
+    ]
     return lines + [""]
 
 
 def render_markdown(d: Diagnosis) -> str:
     """The Markdown report of one diagnosis."""
     lines = [GENERATED_BY, f"# Diagnosis of {d.run_id}", ""] + _summary(d) + ["", "## Findings", ""]
-    rows = [[i, f.severity, f.code, f.rule, f.subject, f.impact_us, _pct(f.span_share)]
-            for i, f in enumerate(d.findings, 1)]
-    lines += (_table(["#", "severity", "code", "rule", "subject", "impact (us)", "of span"], rows)
-              if rows else ["No findings."]) + [""]
+    rows = [
+        [i, f.severity, f.code, f.rule, f.subject, f.impact_us, _pct(f.span_share)]
+        for i, f in enumerate(d.findings, 1)
+    ]
+    lines += (
+        _table(["#", "severity", "code", "rule", "subject", "impact (us)", "of span"], rows)
+        if rows
+        else ["No findings."]
+    ) + [""]
     for i, f in enumerate(d.findings, 1):
         lines += _finding(i, f)
-    lines += ["## Rules", ""] + _table(["code", "rule", "status", "findings", "why / how to enable"], [
-        [o.code, o.rule, o.status, o.finding_count, " ".join(x for x in (o.reason, o.enable_hint) if x)]
-        for o in d.outcomes])
+    lines += ["## Rules", ""] + _table(
+        ["code", "rule", "status", "findings", "why / how to enable"],
+        [
+            [
+                o.code,
+                o.rule,
+                o.status,
+                o.finding_count,
+                " ".join(x for x in (o.reason, o.enable_hint) if x),
+            ]
+            for o in d.outcomes
+        ],
+    )
     if d.problems:
         lines += ["", "## Ingest problems", ""] + _table(
             ["severity", "file", "location", "problem", "hint"],
-            [[p.get("severity"), p.get("file"), p.get("location"), p.get("problem"), p.get("hint")] for p in d.problems])
+            [
+                [
+                    p.get("severity"),
+                    p.get("file"),
+                    p.get("location"),
+                    p.get("problem"),
+                    p.get("hint"),
+                ]
+                for p in d.problems
+            ],
+        )
     return "\n".join(lines) + "\n"

@@ -12,25 +12,45 @@ _STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def findings_table(d: Diagnosis, limit: int = 15) -> Table:
-    table = Table(title=f"{escape(d.run_id)}: {len(d.findings)} finding(s), ranked by recoverable device time",
-                  title_justify="left", show_lines=False)
-    for name, kw in (("#", {"justify": "right"}), ("severity", {}), ("code", {}), ("subject", {}),
-                     ("impact us", {"justify": "right"}), ("of span", {"justify": "right"}), ("rule", {})):
+    table = Table(
+        title=f"{escape(d.run_id)}: {len(d.findings)} finding(s), by recoverable device time",
+        title_justify="left",
+        show_lines=False,
+    )
+    for name, kw in (
+        ("#", {"justify": "right"}),
+        ("severity", {}),
+        ("code", {}),
+        ("subject", {}),
+        ("impact us", {"justify": "right"}),
+        ("of span", {"justify": "right"}),
+        ("rule", {}),
+    ):
         table.add_column(name, **kw)
     for i, f in enumerate(d.findings[:limit], 1):
         share = "" if f.span_share is None else f"{f.span_share:.1%}"
-        table.add_row(str(i), f"[{_STYLE.get(f.severity, '')}]{f.severity}[/]", f.code, escape(f.subject),
-                      f"{f.impact_us:,.1f}", share, f.rule)
+        table.add_row(
+            str(i),
+            f"[{_STYLE.get(f.severity, '')}]{f.severity}[/]",
+            f.code,
+            escape(f.subject),
+            f"{f.impact_us:,.1f}",
+            share,
+            f.rule,
+        )
     return table
 
 
 def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
-    """Print the ranked findings table, the full text of the top ``messages``, and every rule that did not run."""
+    """Print the ranked findings, the text of the top ``messages``, and rules that did not run."""
     s = d.summary
     ratio = "?" if s.get("busy_ratio") is None else f"{s['busy_ratio']:.1%}"
     span = "?" if s.get("span_us") is None else f"{s['span_us']:,.1f} us"
-    console.print(f"{d.run_id}: span {span}, compute busy {ratio}, {s.get('step_count', 0)} step(s), "
-                  f"{s.get('task_count', 0)} device tasks", markup=False)
+    console.print(
+        f"{d.run_id}: span {span}, compute busy {ratio}, {s.get('step_count', 0)} step(s), "
+        f"{s.get('task_count', 0)} device tasks",
+        markup=False,
+    )
     if d.findings:
         console.print(findings_table(d, limit))
         if len(d.findings) > limit:

@@ -1,4 +1,4 @@
-"""`rules check`: validate every rule file of a folder, and each rule's message against its fires/ fixture."""
+"""`rules check`: validate every rule file of a folder, and each message against its fires/ case."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
         run_ids = load_fixture_tables(con, fires) or ["fixture"]
         create_views(con)
         values = {**effective_params(rule, None), "run_id": run_ids[0], "run_ids": run_ids}
-        cursor = con.execute(rule.sql, {k: v for k, v in values.items() if k in sql_params(rule.sql)})
+        cursor = con.execute(
+            rule.sql, {k: v for k, v in values.items() if k in sql_params(rule.sql)}
+        )
         columns = [d[0] for d in cursor.description]
         cursor.fetchall()
     except (duckdb.Error, FixtureError) as exc:
@@ -32,8 +34,11 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
 
 
 def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dict[str, list[str]]:
-    """Rule file -> its problems (only files with problems). With ``fixtures_dir``, every rule must have
-    ``<name>/fires`` and ``<name>/silent`` there, and its message placeholders are checked on fires/."""
+    """Rule file -> its problems (only files with problems).
+
+    With ``fixtures_dir``, every rule must have ``<name>/fires`` and ``<name>/silent`` there, and
+    its message placeholders are checked on fires/.
+    """
     problems: dict[str, list[str]] = {}
     rules = []
     for path in rule_files(rules_dir):
@@ -44,8 +49,11 @@ def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dic
     for key, found in validate_rules(rules).items():
         problems.setdefault(key, []).extend(found)
     for rule in rules if fixtures_dir else []:
-        found = [f"fixtures/rules/{rule.name}/{case}/ is missing" for case in ("fires", "silent")
-                 if not (fixtures_dir / rule.name / case).is_dir()]
+        found = [
+            f"fixtures/rules/{rule.name}/{case}/ is missing"
+            for case in ("fires", "silent")
+            if not (fixtures_dir / rule.name / case).is_dir()
+        ]
         if not found and not problems.get(rule.path):
             found = _fixture_problems(rule, fixtures_dir / rule.name / "fires")
         if found:

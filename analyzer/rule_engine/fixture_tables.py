@@ -1,4 +1,4 @@
-"""Load a rule fixture folder (one ``<table>.csv`` per normalized table) into a connection's tables, typed by the schema."""
+"""Load a rule fixture folder (one ``<table>.csv`` per table) into the tables, schema-typed."""
 
 from __future__ import annotations
 
@@ -35,12 +35,20 @@ def load_fixture_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> list[st
         except KeyError as exc:
             raise FixtureError(f"{path}: column {exc.args[0]} is not in the schema") from None
         spec = ", ".join(f"'{name}': '{type_}'" for name, type_ in types.items())
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_csv(?, header = true, "
-                    f"columns = {{{spec}}}, nullstr = '')", [str(path)])
+        con.execute(
+            f"INSERT INTO {table} BY NAME SELECT * FROM read_csv(?, header = true, "
+            f"columns = {{{spec}}}, nullstr = '')",
+            [str(path)],
+        )
     return fixture_run_ids(con)
 
 
 def fixture_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Every run id present in any table, sorted."""
     union = " UNION ".join(f"SELECT run_id FROM {t}" for t in TABLES)
-    return [r[0] for r in con.execute(f"SELECT DISTINCT run_id FROM ({union}) WHERE run_id IS NOT NULL ORDER BY 1").fetchall()]
+    return [
+        r[0]
+        for r in con.execute(
+            f"SELECT DISTINCT run_id FROM ({union}) WHERE run_id IS NOT NULL ORDER BY 1"
+        ).fetchall()
+    ]

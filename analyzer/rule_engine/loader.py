@@ -1,4 +1,4 @@
-"""Rule files (TOML, see rules/TEMPLATE.toml) -> Rule objects. Loading only; checks live in validation.py."""
+"""Rule files (TOML, see rules/TEMPLATE.toml) -> Rule objects. Loading only (checks: validation)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ TEMPLATE_NAME = "TEMPLATE.toml"
 
 
 class RuleFileError(Exception):
-    """A rule file that cannot be parsed at all. The message names the file and says what is wrong."""
+    """A rule file that cannot be parsed at all; the message names the file and the problem."""
 
 
 def rule_files(rules_dir: Path) -> list[Path]:
-    """Every rule file under ``rules_dir`` (one level of category folders), sorted; the template excluded."""
+    """Every rule file under ``rules_dir`` (category folders), sorted; the template excluded."""
     return sorted(p for p in Path(rules_dir).glob("*/*.toml") if p.name != TEMPLATE_NAME)
 
 
@@ -33,26 +33,38 @@ def read_rule_document(path: Path) -> dict[str, Any]:
 
 
 def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
-    """Build a Rule from a parsed rule document; absent fields become empty (validation reports them)."""
+    """A Rule from a parsed rule document; absent fields become empty (validation reports them)."""
     rule, text = doc.get("rule", {}), doc.get("doc", {})
     finding, advice = doc.get("finding", {}), doc.get("advice", {})
     collect = str(rule.get("collect", ""))
     return Rule(
-        id=str(rule.get("id", "")), name=str(rule.get("name", "")), title=str(rule.get("title", "")),
-        category=str(rule.get("category", "")), severity=str(rule.get("severity", "")),
-        status=str(rule.get("status", "")), since=str(rule.get("since", "")),
+        id=str(rule.get("id", "")),
+        name=str(rule.get("name", "")),
+        title=str(rule.get("title", "")),
+        category=str(rule.get("category", "")),
+        severity=str(rule.get("severity", "")),
+        status=str(rule.get("status", "")),
+        since=str(rule.get("since", "")),
         scope=str(rule.get("scope", "run")),
-        requires={str(t): tuple(map(str, cols)) for t, cols in dict(rule.get("requires", {})).items()},
+        requires={
+            str(t): tuple(map(str, cols)) for t, cols in dict(rule.get("requires", {})).items()
+        },
         params=dict(doc.get("params", {})),
         sql=str(doc.get("query", {}).get("sql", "")),
-        metric=str(finding.get("metric", "")), unit=str(finding.get("unit", "")),
-        polarity=str(finding.get("polarity", "")), message=str(finding.get("message", "")),
-        advice_summary=str(advice.get("summary", "")), advice_steps=tuple(map(str, advice.get("steps", ()))),
-        doc_checks=str(text.get("checks", "")).strip(), doc_why=str(text.get("why", "")).strip(),
+        metric=str(finding.get("metric", "")),
+        unit=str(finding.get("unit", "")),
+        polarity=str(finding.get("polarity", "")),
+        message=str(finding.get("message", "")),
+        advice_summary=str(advice.get("summary", "")),
+        advice_steps=tuple(map(str, advice.get("steps", ()))),
+        doc_checks=str(text.get("checks", "")).strip(),
+        doc_why=str(text.get("why", "")).strip(),
         references=tuple(map(str, text.get("references", ()))),
-        enable_hint=SETTINGS.get(collect, collect), collect=collect,
+        enable_hint=SETTINGS.get(collect, collect),
+        collect=collect,
         evidence_sql=str(doc.get("evidence", {}).get("sql", "")),
-        path=str(path), doc_impact=str(text.get("impact", "")).strip(),
+        path=str(path),
+        doc_impact=str(text.get("impact", "")).strip(),
         threshold_param=str(finding.get("threshold_param", "")),
         schema_version=int(doc.get("schema_version", 0) or 0),
     )

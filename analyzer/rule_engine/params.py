@@ -1,4 +1,4 @@
-"""User overrides of rule params: ``--set rule.param=value`` and a TOML config file (``[rule-name] param = v``)."""
+"""User overrides of rule params: ``--set rule.param=value`` and a TOML config file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from analyzer.rule_engine.model import Rule
 
 
 class ParamError(Exception):
-    """An override naming an unknown rule or param, or a value of the wrong type. Meant for the user."""
+    """An override naming an unknown rule or param, or of the wrong type. Meant for the user."""
 
 
 def parse_value(text: str) -> Any:
@@ -36,13 +36,15 @@ def parse_set_options(items: list[str]) -> dict[str, dict[str, Any]]:
         key, sep, value = item.partition("=")
         rule, dot, param = key.strip().rpartition(".")
         if not sep or not dot or not rule or not param:
-            raise ParamError(f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. mte-share-high.threshold=0.35")
+            raise ParamError(
+                f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. mte-share-high.threshold=0.35"
+            )
         result.setdefault(rule, {})[param] = parse_value(value.strip())
     return result
 
 
 def read_config(path: Path) -> dict[str, dict[str, Any]]:
-    """Overrides from a TOML file whose tables are rule names: ``[mte-share-high] threshold = 0.35``."""
+    """Overrides from a TOML file of rule tables: ``[mte-share-high] threshold = 0.35``."""
     try:
         doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -51,7 +53,9 @@ def read_config(path: Path) -> dict[str, dict[str, Any]]:
         raise ParamError(f"{path}: not valid TOML: {exc}") from None
     bad = [k for k, v in doc.items() if not isinstance(v, dict)]
     if bad:
-        raise ParamError(f"{path}: {bad[0]!r} is not a table; write [rule-name] then param = value lines")
+        raise ParamError(
+            f"{path}: {bad[0]!r} is not a table; write [rule-name] then param = value lines"
+        )
     return doc
 
 
@@ -63,8 +67,10 @@ def _same_kind(default: Any, value: Any) -> bool:
     return isinstance(value, type(default))
 
 
-def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> dict[str, dict[str, Any]]:
-    """The overrides, after checking every rule and param exists and each value has the default's type."""
+def check_overrides(
+    overrides: dict[str, dict[str, Any]], rules: list[Rule]
+) -> dict[str, dict[str, Any]]:
+    """The overrides, after checking each rule and param exists and has the default's type."""
     by_name = {r.name: r for r in rules}
     for rule_name, values in overrides.items():
         rule = by_name.get(rule_name)
@@ -75,7 +81,9 @@ def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> 
                 known = ", ".join(sorted(rule.params)) or "none"
                 raise ParamError(f"rule {rule_name!r} has no param {param!r}; its params: {known}")
             if not _same_kind(rule.params[param], value):
-                raise ParamError(f"{rule_name}.{param}={value!r}: expected a value like {rule.params[param]!r}")
+                raise ParamError(
+                    f"{rule_name}.{param}={value!r}: expected a value like {rule.params[param]!r}"
+                )
     return overrides
 
 

@@ -1,4 +1,4 @@
-"""Run rules over the normalized tables: skip what the data cannot support, turn result rows into Findings."""
+"""Run rules over the normalized tables: skip what the data cannot support, rows -> Findings."""
 
 from __future__ import annotations
 
@@ -30,21 +30,28 @@ def _bind(sql: str, values: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Availability:
-    """Whether a table column holds any non-NULL value for some runs; cached per (table, column, runs)."""
+    """Whether a column holds any non-NULL value for some runs; cached per (table, column, runs)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self._con = con
         self._seen: dict[tuple[str, str, tuple[str, ...]], bool] = {}
 
     def missing(self, rule: Rule, run_ids: tuple[str, ...]) -> list[str]:
-        return [f"{t}.{c}" for t, cols in rule.requires.items() for c in cols if not self._has(t, c, run_ids)]
+        return [
+            f"{t}.{c}"
+            for t, cols in rule.requires.items()
+            for c in cols
+            if not self._has(t, c, run_ids)
+        ]
 
     def _has(self, table: str, column: str, run_ids: tuple[str, ...]) -> bool:
         key = (table, column, run_ids)
         if key not in self._seen:
             row = self._con.execute(
-                f'SELECT count("{column}") FROM {table} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))',
-                [list(run_ids)]).fetchone()
+                f'SELECT count("{column}") FROM {table} '
+                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                [list(run_ids)],
+            ).fetchone()
             self._seen[key] = bool(row and row[0])
         return self._seen[key]
 
@@ -56,7 +63,7 @@ def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON-friendly Python value (Decimal -> float, NaN -> None, nested lists/dicts converted)."""
+    """A JSON-friendly value (Decimal -> float, NaN -> None, nested lists/dicts converted)."""
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, float) and not math.isfinite(value):
@@ -83,8 +90,14 @@ def _message(rule: Rule, values: dict[str, Any]) -> str:
 class _RuleRun:
     """One rule over one run (or one set of runs): query, evidence, findings."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, rule: Rule, params: dict[str, Any],
-                 run_ids: tuple[str, ...], evidence_limit: int) -> None:
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        rule: Rule,
+        params: dict[str, Any],
+        run_ids: tuple[str, ...],
+        evidence_limit: int,
+    ) -> None:
         self.con, self.rule, self.params = con, rule, params
         self.run_ids, self.evidence_limit = run_ids, evidence_limit
         self.binding = {**params, "run_id": run_ids[0], "run_ids": list(run_ids)}
@@ -95,7 +108,9 @@ class _RuleRun:
         rows = cursor.fetchall()
         return [self._finding(dict(zip(columns, row, strict=True))) for row in rows]
 
-    def _evidence(self, run_id: str, subject: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
+    def _evidence(
+        self, run_id: str, subject: Any
+    ) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
         if not self.rule.evidence_sql:
             return (), (), 0
         values = {**self.binding, "run_id": run_id, "subject": subject}
@@ -108,14 +123,19 @@ class _RuleRun:
     def _span_us(self, row: dict[str, Any]) -> float | None:
         if _number(row.get("span_us")):
             return _number(row["span_us"])
-        found = self.con.execute("SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]).fetchall()
+        found = self.con.execute(
+            "SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]
+        ).fetchall()
         return _number(found[0][0]) if found else None
 
     def _finding(self, row: dict[str, Any]) -> Finding:
         rule = self.rule
         impact = _number(row.get("impact_us")) or 0.0
-        threshold = _number(row["threshold"]) if "threshold" in row else (
-            _number(self.params.get(rule.threshold_param)) if rule.threshold_param else None)
+        threshold = (
+            _number(row["threshold"])
+            if "threshold" in row
+            else (_number(self.params.get(rule.threshold_param)) if rule.threshold_param else None)
+        )
         span = self._span_us(row)
         run_id = str(row.get("run_id") or self.run_ids[0])
         ev_cols, ev_rows, ev_total = self._evidence(run_id, row.get("subject"))
@@ -126,37 +146,76 @@ class _RuleRun:
         severity = row.get("severity") if row.get("severity") in SEVERITIES else rule.severity
         confidence = row.get("confidence") if row.get("confidence") in CONFIDENCES else "medium"
         return Finding(
-            rule=rule.name, code=rule.id, severity=severity, category=rule.category, title=rule.title,
-            run_id=run_id, subject=str(row.get("subject")), value=_number(row.get("value")),
-            threshold=threshold, metric=rule.metric, unit=rule.unit, impact_us=impact,
-            span_share=impact / span if span else None, confidence=confidence,
-            message=_message(rule, values), advice_summary=rule.advice_summary,
-            advice_steps=rule.advice_steps, evidence_columns=ev_cols, evidence=ev_rows, details=details,
+            rule=rule.name,
+            code=rule.id,
+            severity=severity,
+            category=rule.category,
+            title=rule.title,
+            run_id=run_id,
+            subject=str(row.get("subject")),
+            value=_number(row.get("value")),
+            threshold=threshold,
+            metric=rule.metric,
+            unit=rule.unit,
+            impact_us=impact,
+            span_share=impact / span if span else None,
+            confidence=confidence,
+            message=_message(rule, values),
+            advice_summary=rule.advice_summary,
+            advice_steps=rule.advice_steps,
+            evidence_columns=ev_cols,
+            evidence=ev_rows,
+            details=details,
         )
 
 
-def _run_one(con: duckdb.DuckDBPyConnection, rule: Rule, params: dict[str, Any], run_ids: tuple[str, ...],
-             availability: _Availability, evidence_limit: int) -> tuple[list[Finding], RuleOutcome]:
+def _run_one(
+    con: duckdb.DuckDBPyConnection,
+    rule: Rule,
+    params: dict[str, Any],
+    run_ids: tuple[str, ...],
+    availability: _Availability,
+    evidence_limit: int,
+) -> tuple[list[Finding], RuleOutcome]:
     outcome_run = run_ids[0] if rule.scope == "run" else ALL_RUNS
     if rule.scope == "runs" and len(run_ids) < 2:
-        return [], RuleOutcome(rule.name, rule.id, outcome_run, "skipped",
-                               reason="compares several runs; give a folder holding two or more runs")
+        return [], RuleOutcome(
+            rule.name,
+            rule.id,
+            outcome_run,
+            "skipped",
+            reason="compares several runs; give a folder holding two or more runs",
+        )
     missing = availability.missing(rule, run_ids)
     if missing:
-        return [], RuleOutcome(rule.name, rule.id, outcome_run, "skipped",
-                               reason=_skip_reason(rule, missing, len(run_ids)), enable_hint=rule.enable_hint)
+        return [], RuleOutcome(
+            rule.name,
+            rule.id,
+            outcome_run,
+            "skipped",
+            reason=_skip_reason(rule, missing, len(run_ids)),
+            enable_hint=rule.enable_hint,
+        )
     try:
         found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
     except duckdb.Error as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
-        return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
+        return [], RuleOutcome(
+            rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}"
+        )
     return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
 
 
-def run_rules(con: duckdb.DuckDBPyConnection, rules: list[Rule], run_ids: list[str],
-              params: dict[str, dict[str, Any]] | None = None, *, preview: bool = False,
-              evidence_limit: int = 10) -> tuple[list[Finding], list[RuleOutcome]]:
-    """Run every rule: scope 'run' once per run (``$run_id`` bound), scope 'runs' once over all (``$run_ids``).
+def run_rules(
+    con: duckdb.DuckDBPyConnection,
+    rules: list[Rule],
+    run_ids: list[str],
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    preview: bool = False,
+    evidence_limit: int = 10,
+) -> tuple[list[Finding], list[RuleOutcome]]:
+    """Run every rule: scope 'run' once per run ($run_id), scope 'runs' once over all ($run_ids).
 
     Args:
         con: connection holding the normalized tables; the helper views are (re)created in it.
@@ -177,8 +236,15 @@ def run_rules(con: duckdb.DuckDBPyConnection, rules: list[Rule], run_ids: list[s
         groups = [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
         for group in groups:
             if rule.status == "preview" and not preview:
-                outcomes.append(RuleOutcome(rule.name, rule.id, group[0] if rule.scope == "run" else ALL_RUNS,
-                                            "skipped", reason="preview rule; run with --preview to enable it"))
+                outcomes.append(
+                    RuleOutcome(
+                        rule.name,
+                        rule.id,
+                        group[0] if rule.scope == "run" else ALL_RUNS,
+                        "skipped",
+                        reason="preview rule; run with --preview to enable it",
+                    )
+                )
                 continue
             found, outcome = _run_one(con, rule, values, group, availability, evidence_limit)
             findings += found

@@ -1,4 +1,4 @@
-"""Checks on loaded rules: ids, names, enums, params, required tables and columns, message placeholders."""
+"""Checks on loaded rules: ids, names, enums, params, required tables/columns, placeholders."""
 
 from __future__ import annotations
 
@@ -12,18 +12,40 @@ from analyzer.ingest.schema import TABLES, has_column
 from analyzer.rule_engine.model import SEVERITIES, Rule
 
 SCHEMA_VERSION = 1
-CATEGORY_PREFIX = {"compute": "CMP", "memory": "MEM", "communication": "COM", "scheduling": "SCH", "host": "HST"}
+CATEGORY_PREFIX = {
+    "compute": "CMP",
+    "memory": "MEM",
+    "communication": "COM",
+    "scheduling": "SCH",
+    "host": "HST",
+}
 STATUSES = ("preview", "stable", "deprecated")
 SCOPES = ("run", "runs")
 POLARITIES = ("lower_is_better", "higher_is_better")
 UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
-# Bound by the runner, never declared: the run (scope 'run'), the runs (scope 'runs'), the finding's subject.
+# Bound by the runner, never declared: the run (scope 'run'), the runs ('runs'), the subject.
 RESERVED_PARAMS = ("run_id", "run_ids", "subject")
 # Columns every rule query returns; a message may also use them.
 FINDING_COLUMNS = ("run_id", "subject", "value", "impact_us")
 FINDING_FIELDS = FINDING_COLUMNS + ("threshold", "span_share", "title", "rule", "code")
-_REQUIRED_TEXT = ("id", "name", "title", "category", "severity", "status", "since", "sql", "metric",
-                  "unit", "polarity", "message", "advice_summary", "doc_checks", "doc_why", "doc_impact")
+_REQUIRED_TEXT = (
+    "id",
+    "name",
+    "title",
+    "category",
+    "severity",
+    "status",
+    "since",
+    "sql",
+    "metric",
+    "unit",
+    "polarity",
+    "message",
+    "advice_summary",
+    "doc_checks",
+    "doc_why",
+    "doc_impact",
+)
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _ORDER_BY_LAST = re.compile(r"\bORDER\s+BY\b(?![\s\S]*\b(FROM|SELECT)\b)([\s\S]*)$", re.IGNORECASE)
@@ -51,15 +73,23 @@ def _field_problems(rule: Rule) -> list[str]:
     problems = [f"[{f}] is missing or empty" for f in _REQUIRED_TEXT if not getattr(rule, f)]
     if rule.schema_version != SCHEMA_VERSION:
         problems.append(f"schema_version must be {SCHEMA_VERSION}")
-    enums = (("category", CATEGORY_PREFIX), ("severity", SEVERITIES), ("status", STATUSES),
-             ("scope", SCOPES), ("polarity", POLARITIES), ("unit", UNITS))
+    enums = (
+        ("category", CATEGORY_PREFIX),
+        ("severity", SEVERITIES),
+        ("status", STATUSES),
+        ("scope", SCOPES),
+        ("polarity", POLARITIES),
+        ("unit", UNITS),
+    )
     for name, allowed in enums:
         value = getattr(rule, name)
         if value and value not in allowed:
             problems.append(f"{name} {value!r} is not one of {', '.join(allowed)}")
     prefix = CATEGORY_PREFIX.get(rule.category, "")
     if rule.id and prefix and not re.fullmatch(prefix + r"\d{3}", rule.id):
-        problems.append(f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}")
+        problems.append(
+            f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}"
+        )
     if rule.name and not _KEBAB.match(rule.name):
         problems.append(f"name {rule.name!r} is not kebab-case")
     if rule.collect and rule.collect not in SETTINGS:
@@ -91,9 +121,13 @@ def _query_problems(rule: Rule) -> list[str]:
     for p in sorted(set(rule.params) & set(RESERVED_PARAMS)):
         problems.append(f"param {p!r} is reserved (the runner binds it)")
     if rule.sql and not _order_by_has_tie_breaker(rule.sql):
-        problems.append("[query] sql must end with an ORDER BY of at least two keys (a tie-breaker)")
+        problems.append(
+            "[query] sql must end with an ORDER BY of at least two keys (a tie-breaker)"
+        )
     if rule.threshold_param and rule.threshold_param not in rule.params:
-        problems.append(f"[finding] threshold_param {rule.threshold_param!r} is not a declared param")
+        problems.append(
+            f"[finding] threshold_param {rule.threshold_param!r} is not a declared param"
+        )
     return problems
 
 
@@ -108,7 +142,11 @@ def _requires_problems(rule: Rule) -> list[str]:
         if table not in TABLES:
             problems.append(f"requires table {table!r}, which is not in the schema")
             continue
-        problems += [f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c)]
+        problems += [
+            f"requires {table}.{c}, which is not in the schema"
+            for c in columns
+            if not has_column(table, c)
+        ]
     if not rule.requires:
         problems.append("[rule] requires is empty (name the tables and columns the query reads)")
     return problems
@@ -116,15 +154,26 @@ def _requires_problems(rule: Rule) -> list[str]:
 
 def validate_rule(rule: Rule) -> list[str]:
     """Problems of one rule on its own (empty when it is valid)."""
-    return _field_problems(rule) + _location_problems(rule) + _query_problems(rule) + _requires_problems(rule)
+    return (
+        _field_problems(rule)
+        + _location_problems(rule)
+        + _query_problems(rule)
+        + _requires_problems(rule)
+    )
 
 
 def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
     """Message placeholders that are neither a returned column, a finding field nor a param."""
     known = set(returned_columns) | set(FINDING_FIELDS) | set(rule.params)
-    problems = [f"message placeholder {{{f}}} is not a returned column or a param"
-                for f in sorted(message_fields(rule.message) - known)]
-    problems += [f"the query does not return column {c!r}" for c in FINDING_COLUMNS if c not in returned_columns]
+    problems = [
+        f"message placeholder {{{f}}} is not a returned column or a param"
+        for f in sorted(message_fields(rule.message) - known)
+    ]
+    problems += [
+        f"the query does not return column {c!r}"
+        for c in FINDING_COLUMNS
+        if c not in returned_columns
+    ]
     return problems
 
 
@@ -135,5 +184,7 @@ def validate_rules(rules: list[Rule]) -> dict[str, list[str]]:
         counts = Counter(getattr(r, attr) for r in rules)
         for r in rules:
             if getattr(r, attr) and counts[getattr(r, attr)] > 1:
-                result[r.path or r.name].append(f"{attr} {getattr(r, attr)!r} is used by another rule too")
+                result[r.path or r.name].append(
+                    f"{attr} {getattr(r, attr)!r} is used by another rule too"
+                )
     return {k: v for k, v in result.items() if v}

@@ -7,6 +7,8 @@ durations are DOUBLE microseconds. "Device" means the pair (run_id, device_id): 
 per device at ingest, so in practice one run is one device.
 """
 
+# ruff: noqa: E501  (the SQL of the views below reads better unwrapped)
+
 from __future__ import annotations
 
 import duckdb
@@ -72,7 +74,8 @@ VIEWS: dict[str, tuple[str, str]] = {
         "type's intervals, so tasks overlapping on several streams count once): run_id, device_id, "
         "op_type, busy_us, task_count.",
         "SELECT run_id, device_id, op_type, sum(dur_us) AS busy_us, sum(task_count) AS task_count FROM ("
-        + _merged("_compute_tasks", "run_id, device_id, op_type") + ") GROUP BY run_id, device_id, op_type",
+        + _merged("_compute_tasks", "run_id, device_id, op_type")
+        + ") GROUP BY run_id, device_id, op_type",
     ),
     "_comm_intervals": (
         "Disjoint intervals when at least one communication task ran, per run and device.",

@@ -1,0 +1,54 @@
+"""run_rules: skipped when data is missing, failed (no crash) on a SQL error, overrides bound."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from analyzer.rule_engine.fixture_tables import load_fixture_tables
+from analyzer.rule_engine.params import ParamError, check_overrides, parse_set_options
+from analyzer.rule_engine.runner import run_rules
+from tests.rule_cases import FIXTURES_DIR, RULES
+
+
+def test_runner_missing_pmu_columns_is_skipped_with_hint(con):
+    con.execute(
+        "INSERT INTO ops (run_id, op_type, task_type, start_ns, end_ns, dur_us) "
+        "VALUES ('r', 'Add', 'AI_CORE', 0, 1000, 1.0)"
+    )
+    findings, outcomes = run_rules(con, [RULES["mte-share-high"]], ["r"])
+    assert findings == []
+    assert outcomes[0].status == "skipped"
+    assert "ops.core_time_us" in outcomes[0].reason and "PipeUtilization" in outcomes[0].enable_hint
+
+
+def test_runner_sql_error_is_failed_outcome(con):
+    broken = dataclasses.replace(
+        RULES["inter-op-gap"], sql="SELECT no_such_column FROM ops ORDER BY 1, 2"
+    )
+    con.execute("INSERT INTO ops (run_id, start_ns, end_ns) VALUES ('r', 0, 1000)")
+    findings, outcomes = run_rules(con, [broken], ["r"])
+    assert (
+        findings == [] and outcomes[0].status == "failed" and "no_such_column" in outcomes[0].reason
+    )
+
+
+def test_runner_threshold_override_silences_fires_case(con):
+    run_ids = load_fixture_tables(con, FIXTURES_DIR / "mte-share-high" / "fires")
+    overrides = check_overrides(
+        parse_set_options(["mte-share-high.threshold=0.5"]), list(RULES.values())
+    )
+    findings, _ = run_rules(con, [RULES["mte-share-high"]], run_ids, overrides)
+    assert findings == []
+
+
+def test_runner_runs_scope_with_one_run_is_skipped(con):
+    several = dataclasses.replace(RULES["inter-op-gap"], scope="runs")
+    _, outcomes = run_rules(con, [several], ["r"])
+    assert outcomes[0].status == "skipped" and "several runs" in outcomes[0].reason
+
+
+def test_params_wrong_type_is_an_error():
+    with pytest.raises(ParamError, match="expected a value like"):
+        check_overrides(parse_set_options(["mte-share-high.threshold=high"]), list(RULES.values()))
