@@ -27,6 +27,18 @@ def test_busy_over_time_overlapping_tasks_counts_union_per_bucket(con):
     assert busy["offset_ms"].to_list() == [0.0, 0.01]
 
 
+def test_busy_over_time_long_task_spans_buckets_nested_task_not_double_counted(con):
+    _add_ops(con, [("a", "A", "AI_CORE", 0, 40), ("b", "B", "AI_CORE", 5, 5), ("c", "C", "MIX_AIV", 35, 10),
+                   ("h", "H", "HCCL", 45, 35)])
+    busy = series.busy_over_time(con, "r", bucket_count=8)
+    assert busy["busy_pct"].to_list() == [100.0, 100.0, 100.0, 100.0, 50.0, 0.0, 0.0, 0.0]
+
+
+def test_idle_stretches_leading_and_trailing_idle_are_found(con):
+    _add_ops(con, [("h", "H", "HCCL", 0, 5), ("a", "A", "AI_CORE", 5, 1), ("z", "H", "HCCL", 6, 4)])
+    assert series.idle_stretches(con, "r", min_share=0.1).rows() == [(0.0, 0.005, 5.0), (0.006, 0.01, 4.0)]
+
+
 def test_busy_over_time_no_compute_tasks_is_empty(con):
     _add_ops(con, [("c", "H", "HCCL", 0, 5)])
     assert series.busy_over_time(con, "r").is_empty()

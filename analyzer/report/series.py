@@ -12,27 +12,21 @@ import polars as pl
 
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV")
 
-# Merged intervals ("islands") of compute tasks: a task opens a new island when it starts after
-# every earlier task ended. Two window passes, no Python per row.
-_ISLANDS = """
+# The union of compute-task intervals as disjoint pieces: each task, in start order, keeps only the
+# part after every earlier task ended ([greatest(start, prev_end), end)). One window pass, no grouping
+# into islands, no Python per row. A task starting after prev_end leaves a gap [prev_end, start).
+_PIECES = """
 compute AS (
-    SELECT start_ns, end_ns FROM ops
+    SELECT start_ns, end_ns,
+           max(end_ns) OVER (ORDER BY start_ns, end_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+    FROM ops
     WHERE run_id = $run AND task_type IN (SELECT unnest($types::VARCHAR[]))
       AND start_ns IS NOT NULL AND end_ns > start_ns
 ),
-marked AS (
-    SELECT start_ns, end_ns,
-           max(end_ns) OVER (ORDER BY start_ns, end_ns
-                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-    FROM compute
+pieces AS (
+    SELECT greatest(start_ns, coalesce(prev_end, start_ns)) AS s, end_ns AS e FROM compute
+    WHERE prev_end IS NULL OR end_ns > prev_end
 ),
-numbered AS (
-    SELECT start_ns, end_ns,
-           sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
-               OVER (ORDER BY start_ns, end_ns ROWS UNBOUNDED PRECEDING) AS island
-    FROM marked
-),
-islands AS (SELECT min(start_ns) AS s, max(end_ns) AS e FROM numbered GROUP BY island),
 win AS (
     SELECT min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
     WHERE run_id = $run AND start_ns IS NOT NULL AND end_ns IS NOT NULL
@@ -49,21 +43,22 @@ def busy_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: in
 
     Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100). Empty without compute tasks.
     """
-    sql = f"""WITH {_ISLANDS},
+    sql = f"""WITH {_PIECES},
     grid AS (SELECT t0, t1, greatest(1, ceil((t1 - t0) / $n))::BIGINT AS width FROM win WHERE t1 > t0),
-    pieces AS (
-        SELECT s, e, unnest(range((s - t0) // width, (e - 1 - t0) // width + 1)) AS bucket
-        FROM islands, grid
+    located AS (SELECT s, e, (s - t0) // width AS b0, (e - 1 - t0) // width AS b1 FROM pieces, grid),
+    split AS (  -- most pieces lie inside one bucket; only the others are cut per bucket
+        SELECT s, e, b0 AS bucket FROM located WHERE b0 = b1
+        UNION ALL SELECT s, e, unnest(range(b0, b1 + 1)) FROM located WHERE b1 > b0
     ),
     busy AS (
         SELECT bucket, sum(least(e, t0 + (bucket + 1) * width) - greatest(s, t0 + bucket * width)) AS busy_ns
-        FROM pieces, grid GROUP BY bucket
+        FROM split, grid GROUP BY bucket
     ),
     buckets AS (SELECT unnest(range(0, ((t1 - t0 + width - 1) // width))) AS bucket FROM grid)
     SELECT b.bucket, round(b.bucket * g.width / 1e6, 6) AS offset_ms, round(g.width / 1e6, 6) AS width_ms,
            round(100.0 * coalesce(busy.busy_ns, 0) / g.width, 3) AS busy_pct
     FROM buckets b CROSS JOIN grid g LEFT JOIN busy USING (bucket)
-    WHERE EXISTS (SELECT 1 FROM islands)
+    WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
     return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "n": bucket_count})
 
@@ -74,13 +69,11 @@ def idle_stretches(con: duckdb.DuckDBPyConnection, run_id: str, min_share: float
 
     Columns: start_ms, end_ms, idle_us; the ``limit`` longest, in time order.
     """
-    sql = f"""WITH {_ISLANDS},
-    bounds AS (
-        SELECT s, e FROM islands
-        UNION ALL SELECT t0, t0 FROM win UNION ALL SELECT t1, t1 FROM win
-    ),
+    sql = f"""WITH {_PIECES},
     gaps AS (
-        SELECT lag(e) OVER (ORDER BY s, e) AS gap_start, s AS gap_end FROM bounds
+        SELECT prev_end AS gap_start, start_ns AS gap_end FROM compute WHERE start_ns > prev_end
+        UNION ALL SELECT t0, (SELECT min(start_ns) FROM compute) FROM win
+        UNION ALL SELECT (SELECT max(end_ns) FROM compute), t1 FROM win
     ),
     long_gaps AS (
         SELECT gap_start, gap_end FROM gaps, win
@@ -89,7 +82,7 @@ def idle_stretches(con: duckdb.DuckDBPyConnection, run_id: str, min_share: float
     )
     SELECT round((gap_start - t0) / 1e6, 6) AS start_ms, round((gap_end - t0) / 1e6, 6) AS end_ms,
            round((gap_end - gap_start) / 1e3, 3) AS idle_us
-    FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM islands) ORDER BY gap_start"""
+    FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM pieces) ORDER BY gap_start"""
     return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "share": min_share,
                              "limit": limit})
 
@@ -184,7 +177,7 @@ def gap_histogram(con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: 
     return _query(con, sql, {"run": run_id, "k": float(bins_per_decade)})
 
 
-def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:
+def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) -> pl.DataFrame:
     """The ``limit`` longest gaps between device tasks, where they are: for a timeline scatter.
 
     Columns: offset_ms (gap start), gap_us, before_op, after_op; in time order.
