@@ -1,0 +1,50 @@
+"""`npu-triage sweep RUN:bs=8 RUN:bs=16 ...` or `--catalog FILE [--model NAME]`: batch-size scaling table and verdict."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from analyzer.cli.console import err, out
+from analyzer.diff.sources import memory_catalog
+from analyzer.report.output_files import write_atomically
+from analyzer.report.rows import rows_rich
+from analyzer.report.sweep_page import render_sweep_html, verdict_lines
+from analyzer.runs.sweep import create_scaling_views, scaling_tables
+from analyzer.runs.sweep_inputs import load_sweep_catalog, load_sweep_paths
+from analyzer.runs.work import WorkSettings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="batch-size scaling: busy ratio, latency and throughput against batch size")
+    p.add_argument("runs", nargs="*", help="exports with their batch size, as PATH:bs=N")
+    p.add_argument("--catalog", type=Path, help="take the runs (with a batch size) from a catalog instead")
+    p.add_argument("--model", help="only this model's runs (with --catalog)")
+    p.add_argument("--html", type=Path, help="write the sweep page (charts and table)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if bool(args.runs) == bool(args.catalog):
+        err("npu-triage sweep: give either PATH:bs=N runs or --catalog FILE")
+        return 2
+    con = memory_catalog()
+    if args.catalog:
+        if not args.catalog.is_file():
+            err(f"npu-triage: {args.catalog}: no such catalog file")
+            return 2
+        load_sweep_catalog(con, args.catalog, args.model)
+    else:
+        load_sweep_paths(con, args.runs, WorkSettings(diagnose=False, model_name=args.model))
+    create_scaling_views(con)
+    rows, verdict = scaling_tables(con, args.model if args.catalog else None)
+    con.close()
+    if not rows.num_rows:
+        err("npu-triage sweep: no run with a batch size (label them PATH:bs=N)")
+        return 2
+    out.print(rows_rich(rows.drop_columns(["run_id"]), title="batch-size scaling"))
+    for line in verdict_lines(verdict):
+        out.print(line, markup=False)
+    if args.html:
+        write_atomically(args.html, render_sweep_html(rows, verdict))
+    return 0

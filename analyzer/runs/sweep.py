@@ -1,0 +1,63 @@
+"""The batch-size scaling table and verdict, as SQL views over catalog tables (shared with the batch-size-scaling rule).
+
+``SCALING_VIEW_SQL`` is THE definition: the ``sweep`` command creates it, and a rule file that
+judges batch-size scaling reads ``batch_size_scaling`` / ``batch_size_scaling_verdict`` so that
+both agree. The verdict: when the device busy ratio rises with batch size by at least
+``$min_rise`` (default 0.10), small batches leave the device waiting on the host (scheduling
+overhead); when it stays flat, the time is spent inside the operators.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+MIN_RISE = 0.10
+
+SCALING_VIEW_SQL = """
+CREATE OR REPLACE TEMP VIEW batch_size_scaling AS
+SELECT r.model_name, r.batch_size, r.run_id, r.cann_version, m.busy_ratio,
+       coalesce(m.step_time_p50_us, m.span_us) AS step_time_us,
+       coalesce(m.step_time_p50_us, m.span_us) / r.batch_size AS per_sample_us,
+       r.batch_size / (coalesce(m.step_time_p50_us, m.span_us) / 1e6) AS throughput_samples_per_s
+FROM catalog_runs r JOIN run_metrics m USING (run_id)
+WHERE r.batch_size IS NOT NULL AND r.batch_size > 0 AND coalesce(m.step_time_p50_us, m.span_us) > 0
+"""
+
+VERDICT_VIEW_SQL = """
+CREATE OR REPLACE TEMP VIEW batch_size_scaling_verdict AS
+SELECT coalesce(model_name, '') AS model_name, count(*) AS run_count,
+       min(batch_size) AS min_batch_size, max(batch_size) AS max_batch_size,
+       arg_min(busy_ratio, batch_size) AS busy_ratio_at_min, arg_max(busy_ratio, batch_size) AS busy_ratio_at_max,
+       arg_max(busy_ratio, batch_size) - arg_min(busy_ratio, batch_size) AS busy_ratio_rise,
+       CASE WHEN count(DISTINCT batch_size) < 2 THEN 'not_enough_batch_sizes'
+            WHEN arg_max(busy_ratio, batch_size) - arg_min(busy_ratio, batch_size) >= getvariable('min_rise')
+            THEN 'scheduling_overhead' ELSE 'inside_operators' END AS verdict
+FROM batch_size_scaling GROUP BY ALL ORDER BY model_name
+"""
+
+VERDICT_TEXT = {
+    "scheduling_overhead": "device utilisation rises with batch size: small batches leave the NPU waiting on the "
+                           "host (launch / scheduling overhead); larger batches, graph mode or fewer, fused "
+                           "operators help",
+    "inside_operators": "device utilisation stays flat with batch size: the time is spent inside the operators; "
+                        "tune the hot operators (see the run reports)",
+    "not_enough_batch_sizes": "only one batch size: nothing to compare",
+}
+
+
+def create_scaling_views(con: duckdb.DuckDBPyConnection, min_rise: float = MIN_RISE) -> None:
+    """Create the two views in a connection holding catalog tables."""
+    con.execute("SET VARIABLE min_rise = ?", [min_rise])
+    con.execute(SCALING_VIEW_SQL)
+    con.execute(VERDICT_VIEW_SQL)
+
+
+def scaling_tables(con: duckdb.DuckDBPyConnection, model: str | None = None) -> tuple[pa.Table, pa.Table]:
+    """(the scaling rows by model and batch size, the verdict per model), optionally for one model."""
+    where = "WHERE coalesce(model_name, '') = $m" if model is not None else ""
+    params = {"m": model} if model is not None else None
+    rows = con.sql(f"SELECT * FROM batch_size_scaling {where} ORDER BY model_name, batch_size, run_id",
+                   params=params).to_arrow_table()
+    verdict = con.sql(f"SELECT * FROM batch_size_scaling_verdict {where}", params=params).to_arrow_table()
+    return rows, verdict

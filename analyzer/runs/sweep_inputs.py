@@ -1,0 +1,52 @@
+"""The runs of a batch-size sweep, into an in-memory catalog: 'PATH:bs=N' exports, or a model's runs of a catalog."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+
+from analyzer.diff.sources import load_side
+from analyzer.ingest.model import IngestError
+from analyzer.runs.catalog_schema import PER_RUN_TABLES
+from analyzer.runs.work import WorkSettings
+
+_SPEC = re.compile(r"^(?P<path>.+):bs=(?P<bs>[0-9]+)$")
+
+
+def parse_sweep_spec(spec: str) -> tuple[str, int]:
+    """'runs/a:bs=8' -> ('runs/a', 8).
+
+    >>> parse_sweep_spec("runs/a:bs=8")
+    ('runs/a', 8)
+    """
+    m = _SPEC.match(spec)
+    if not m:
+        raise IngestError(f"{spec!r}: expected PATH:bs=N (an export folder and its batch size)")
+    return m.group("path"), int(m.group("bs"))
+
+
+def load_sweep_paths(con: duckdb.DuckDBPyConnection, specs: list[str], settings: WorkSettings) -> list[str]:
+    """Analyse each 'PATH:bs=N' export into ``con`` with its batch size; returns the run ids."""
+    run_ids = []
+    for spec in specs:
+        path, bs = parse_sweep_spec(spec)
+        run_id, _ = load_side(con, path, WorkSettings(rules_dir=settings.rules_dir, diagnose=settings.diagnose,
+                                                      batch_size=bs, model_name=settings.model_name))
+        run_ids.append(run_id)
+    return run_ids
+
+
+def load_sweep_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, model: str | None) -> int:
+    """Copy the runs with a batch size (of one model, when given) from a catalog file; returns how many."""
+    con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
+    try:
+        con.execute("CREATE TEMP TABLE _picked AS SELECT run_id FROM src.catalog_runs WHERE batch_size IS NOT NULL "
+                    "AND ($m IS NULL OR model_name = $m)", {"m": model})
+        for name in PER_RUN_TABLES:
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM src.{name} WHERE run_id IN (SELECT run_id FROM _picked)")
+        return con.execute("SELECT count(*) FROM _picked").fetchall()[0][0]
+    finally:
+        con.execute("DROP TABLE IF EXISTS _picked")
+        con.execute("DETACH src")

@@ -1,0 +1,41 @@
+"""The batch-size sweep: the SQL views, from a catalog and from PATH:bs=N labels, and its page."""
+
+from __future__ import annotations
+
+import duckdb
+
+from analyzer.cli import main
+from analyzer.runs.catalog import create_catalog_tables
+from analyzer.runs.sweep import create_scaling_views, scaling_tables
+from tests.tiny_exports import MODEL, write_tiny_export
+
+
+def _catalog_with(rows: list[tuple[str, int, float, float]]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(":memory:")
+    create_catalog_tables(con)
+    for i, (model, bs, busy, step_us) in enumerate(rows):
+        con.execute("INSERT INTO catalog_runs (run_id, model_name, batch_size) VALUES (?, ?, ?)", [f"r{i}", model, bs])
+        con.execute("INSERT INTO run_metrics (run_id, busy_ratio, step_time_p50_us, span_us) VALUES (?, ?, ?, ?)",
+                    [f"r{i}", busy, step_us, step_us * 3])
+    create_scaling_views(con)
+    return con
+
+
+def test_sweep_views_rising_busy_ratio_is_scheduling_overhead():
+    con = _catalog_with([("m", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0), ("flat", 1, 0.8, 500.0), ("flat", 8, 0.82, 4000.0)])
+    rows, verdict = scaling_tables(con)
+    assert {v["model_name"]: v["verdict"] for v in verdict.to_pylist()} == {
+        "flat": "inside_operators", "m": "scheduling_overhead"}
+    m8 = [r for r in rows.to_pylist() if r["model_name"] == "m" and r["batch_size"] == 8][0]
+    assert m8["per_sample_us"] == 200.0 and m8["throughput_samples_per_s"] == 5000.0
+
+
+def test_sweep_cli_paths_with_batch_labels_and_page(tmp_path, capsys):
+    small = write_tiny_export(tmp_path / "bs1", seed=1, steps=3)
+    big = [(t, n, s, d * 4) for t, n, s, d in MODEL]
+    large = write_tiny_export(tmp_path / "bs8", seed=2, steps=3, program=big)
+    page = tmp_path / "sweep.html"
+    assert main(["sweep", f"{small}:bs=1", f"{large}:bs=8", "--html", str(page)]) == 0
+    assert "batch size 1 -> 8" in capsys.readouterr().out
+    assert 'id="sweep-scaling"' in page.read_text()
+    assert main(["sweep", str(small)]) == 2
