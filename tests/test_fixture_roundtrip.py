@@ -62,6 +62,19 @@ def test_fixture_roundtrip_ops_equal_truth(scenario: str, layout: str, tmp_path:
         _check_timeline(ingested.con, ingested.run_ids, run)
 
 
+@pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
+@pytest.mark.parametrize("scenario", ["comm_not_overlapped", "gappy_multistream", "host_sync_low_util"])
+def test_fixture_roundtrip_db_ops_equal_truth(scenario: str, layout: str, tmp_path: Path) -> None:
+    """DB form: same ops; PMU times go through ns in TASK_PMU_INFO, so floats compare to 1e-9 relative."""
+    (root, *_) = write_export(scenario, tmp_path, layout=layout, export_type="db")
+    (run, _device) = export_units(truth(scenario), layout)[0]
+    ingested = load_export(root)
+    assert not [p for p in ingested.problems if p.severity == "error"], [p.line() for p in ingested.problems]
+    got = _read_ops(ingested.con, ingested.run_ids)
+    expected = expected_ops(run.for_device(run.device_ids()[0]), layout, export_type="db")
+    assert_frame_equal(_sorted(got), _sorted(expected), check_dtypes=False, rel_tol=1e-9, abs_tol=1e-9)
+
+
 def test_fixture_roundtrip_torch_metadata_recorded(tmp_path: Path) -> None:
     roots = write_export("regression_pair", tmp_path, steps=2)
     runs = {r[0]: r for r in (load_export(root).con.execute(
