@@ -1,0 +1,91 @@
+"""The benchmark's inputs: large exports written by the project's generator, cached by their parameters."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SLICE_ROWS = 1_000_000  # msprof slices op_summary / task_time / msprof_*.json at a million rows
+
+# size name -> device tasks, per layout. torch_npu: about 1,212 bytes of trace_view.json per task,
+# so 105,000 tasks write ~127 MB and 525,000 tasks ~635 MB.
+SIZES = {
+    "torch_npu": {"1x": 105_000, "5x": 525_000},
+    "msprof": {"1x": 200_000, "5x": 1_000_000, "10x": 2_000_000},
+}
+TINY_SIZES = {
+    "torch_npu": {"1x": 400, "5x": 2_000},
+    "msprof": {"1x": 400, "5x": 2_000},
+}
+TINY_SLICE_ROWS = 1_000  # so that the tiny msprof inputs are sliced like the big ones
+
+
+@dataclass(frozen=True)
+class BenchInput:
+    """One generated export: its layout, size name, device tasks and where it lives."""
+
+    layout: str
+    size: str
+    tasks: int
+    slice_rows: int
+    path: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.layout} {self.size} ({self.tasks:,} tasks)"
+
+    def files(self, pattern: str) -> list[Path]:
+        return sorted(self.path.rglob(pattern))
+
+    def csv_files(self) -> list[Path]:
+        """The per-task CSVs the engine reads: kernel_details.csv or the op_summary slices."""
+        return self.files("kernel_details.csv") or self.files("op_summary_*.csv")
+
+    def json_files(self) -> list[Path]:
+        """The timeline JSON files: trace_view.json or the msprof_*.json slices."""
+        return self.files("trace_view.json") or self.files("msprof_*.json")
+
+    def largest_file_mb(self) -> float:
+        return max(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) / 1e6
+
+    def total_mb(self) -> float:
+        return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) / 1e6
+
+
+def bench_inputs(data_dir: Path, sizes: list[str], tiny: bool) -> list[BenchInput]:
+    """Every (layout, size) input asked for, generated into ``data_dir`` when not cached there."""
+    table = TINY_SIZES if tiny else SIZES
+    slice_rows = TINY_SLICE_ROWS if tiny else SLICE_ROWS
+    found = []
+    for layout, by_size in table.items():
+        for size in sizes:
+            if size in by_size:
+                tasks = by_size[size]
+                path = data_dir / f"large-{layout}-{tasks}tasks-slice{slice_rows}-seed0"
+                found.append(BenchInput(layout, size, tasks, slice_rows, path))
+    for item in found:
+        ensure_generated(item)
+    return found
+
+
+def ensure_generated(item: BenchInput) -> None:
+    """Write the export with the generator unless its folder exists (written whole, then renamed)."""
+    if item.path.is_dir():
+        return
+    item.path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{item.path.name}.", dir=item.path.parent))
+    try:
+        cmd = [sys.executable, "-m", "fixtures.generator", "large", str(tmp), "--layout", item.layout,
+               "--tasks", str(item.tasks), "--slice-rows", str(item.slice_rows), "--seed", "0"]
+        print(f"generating {item.label} ...", file=sys.stderr, flush=True)
+        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        os.replace(tmp, item.path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)

@@ -1,0 +1,34 @@
+"""Run one command as a child process and measure its wall time and peak resident memory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Wall seconds and peak RSS (MB) of one finished process, with its exit code."""
+
+    wall_s: float
+    peak_rss_mb: float
+    exit_code: int
+
+
+def measure(cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Measurement:
+    """Run ``cmd`` (stdout and stderr into ``log``) and measure it with ``os.wait4``.
+
+    The peak RSS is the kernel's ``ru_maxrss`` of the process (the largest of it and the children
+    it waited for), so a tool's helper processes count too.
+    """
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Measurement(wall_s=wall, peak_rss_mb=usage.ru_maxrss / 1024, exit_code=proc.returncode)
