@@ -91,14 +91,14 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) ->
 
 def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
     """Operator types by summed task time (bars, with call counts) and their cumulative share (line)."""
-    title = "Where the device time went: operator types"
+    title = "Device time by operator type"
     if pareto.is_empty():
         return not_collected_figure(title, "no device tasks in ops")
     labels = _labels(pareto["op_type"])
     calls = pareto["call_count"].to_list()
     fig = go.Figure(go.Bar(
-        x=labels, y=[t / 1000 for t in pareto["total_us"].to_list()], name="total time (ms)",
-        marker_color=COLORS["bar"], text=[f"{c:,} calls" for c in calls], textposition="outside",
+        x=labels, y=[t / 1000 for t in pareto["total_us"].to_list()], name="total time (ms), labelled with calls",
+        marker_color=COLORS["bar"], text=[f"{c:,}" for c in calls], textposition="outside", cliponaxis=False,
         customdata=list(zip(calls, pareto["avg_us"].to_list(), strict=True)),
         hovertemplate="%{x}<br>%{y:.3f} ms in %{customdata[0]:,} calls, %{customdata[1]:.2f} us avg<extra></extra>"))
     fig.add_trace(go.Scatter(
@@ -106,14 +106,14 @@ def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
         name="cumulative %", line={"color": COLORS["line"]}, hovertemplate="%{x}: %{y:.1f}% cumulative<extra></extra>"))
     fig.update_layout(**figure_layout(title, "", "total time (ms)", height=380))
     fig.update_layout(yaxis2={"overlaying": "y", "side": "right", "range": [0, 105], "title": {"text": "cumulative %"},
-                              "showgrid": False, "tickvals": [0, 25, 50, 75, 100]})
+                              "showgrid": False, "tickvals": [0, 25, 50, 75, 100]}, margin_r=70)
     fig.update_xaxes(tickangle=-35)
     return fig
 
 
 def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure:
     """Stacked pipe shares of core time per top operator type, MTE at the bottom against the MTE line."""
-    title = "Pipe shares of core time (pipes overlap), top op types"
+    title = "Pipe shares of core time, top op types"
     if pipeline.is_empty():
         return not_collected_figure(title, "PMU pipeline metrics (aic-metrics PipeUtilization)")
     labels = _labels(pipeline["op_type"])
@@ -124,7 +124,7 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure
             else pipe, marker_color=COLORS[pipe], hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>"))
     fig.add_hline(y=mte_limit * 100, line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
                   annotation_text=f"MTE {mte_limit:.0%}", annotation_position="top left")
-    fig.update_layout(**figure_layout(title, "", "% of core time", height=380))
+    fig.update_layout(**figure_layout(title, "", "% of core time (pipes overlap)", height=380))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(tickangle=-35)
     return fig
@@ -142,7 +142,7 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0) -> go.F
         x=labels, y=hist["gap_count"].to_list(), marker_color=colors, name="gaps",
         customdata=[t / 1000 for t in hist["total_gap_us"].to_list()],
         hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>"))
-    fig.update_layout(**figure_layout(f"{title} (red: at or above {_us(threshold_us)})", "gap length", "gaps"))
+    fig.update_layout(**figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps"))
     fig.update_yaxes(type="log", dtick=1)
     return fig
 
@@ -167,7 +167,7 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
 
 def calls_chart(calls: pl.DataFrame, label_top: int = 5) -> go.Figure:
     """Call count against average time per operator type; hotspots highlighted, the top ``label_top`` named."""
-    title = "Call count vs average time per operator type"
+    title = "Calls vs time per call, by op type"
     if calls.is_empty():
         return not_collected_figure(title, "no device tasks in ops")
     fig = go.Figure()

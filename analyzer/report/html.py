@@ -18,6 +18,9 @@ from analyzer.report.html_style import CSS, ERROR_COLLECTOR
 from analyzer.report.model import Diagnosis
 
 GAP_THRESHOLD_US = 100.0
+FIGURE_CONFIG = {"displaylogo": False, "responsive": True,
+                 "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
+                                            "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"]}
 
 # Chart key -> (heading, builder). Order is the order of the general charts on the page.
 CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, str], go.Figure]] = {
@@ -68,7 +71,7 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
     so no export string can close the script tag; the escape below keeps that true if it ever changes.
     """
     fragment = fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                           config={"displaylogo": False, "responsive": True})
+                           config=FIGURE_CONFIG)
     head, sep, tail = fragment.partition("<script")
     body, end_tag, rest = tail.rpartition("</script>")
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment

@@ -54,6 +54,7 @@ summary { cursor: pointer; font-weight: 600; }
 .evidence { max-height: 320px; overflow: auto; }
 .chart { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 6px;
          margin-bottom: 12px; min-width: 0; }
-.chart-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 12px; }
+/* auto-fill, not auto-fit: columns must not change while charts are drawn one by one during parsing */
+.chart-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
 .none { color: var(--muted); font-style: italic; }
 """
