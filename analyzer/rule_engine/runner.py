@@ -47,10 +47,12 @@ class _Availability:
     def _has(self, table: str, column: str, run_ids: tuple[str, ...]) -> bool:
         key = (table, column, run_ids)
         if key not in self._seen:
+            # 'counters:hbm_read' in requires means the counters rows whose counter is 'hbm_read'.
+            name, _, counter = table.partition(":")
             row = self._con.execute(
-                f'SELECT count("{column}") FROM {table} '
-                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
-                [list(run_ids)],
+                f'SELECT count("{column}") FROM {name} '
+                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))" + (" AND counter = ?" if counter else ""),
+                [list(run_ids), counter] if counter else [list(run_ids)],
             ).fetchone()
             self._seen[key] = bool(row and row[0])
         return self._seen[key]

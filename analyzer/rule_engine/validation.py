@@ -138,7 +138,8 @@ def _order_by_has_tie_breaker(sql: str) -> bool:
 
 def _requires_problems(rule: Rule) -> list[str]:
     problems = []
-    for table, columns in rule.requires.items():
+    for key, columns in rule.requires.items():
+        table = key.split(":", 1)[0]  # 'counters:hbm_read' = the counters rows of that counter
         if table not in TABLES:
             problems.append(f"requires table {table!r}, which is not in the schema")
             continue
