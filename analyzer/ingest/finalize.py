@@ -21,6 +21,10 @@ SETTINGS = {
     "communication": "communication analysis (multi-card run with profiler_level=Level1 or Level2)",
     "hbm": "HBM bandwidth (torch_npu: sys_hardware_mem_freq / Level with memory; msprof: --sys-hardware-mem=on)",
     "timeline": "timeline (torch_npu: export_type text; msprof: --export=on)",
+    "aicore_freq": "AI Core frequency counter (torch_npu: the timeline's 'AI Core Freq' track, Level1 or Level2 "
+                   "with export_type text; msprof: --sys-hardware-mem=on with --export=on)",
+    "chip": "the chip's AI Core count (msprof: device_N/info.json; torch_npu DB exports: NPU_INFO; "
+            "torch_npu text exports do not record it)",
 }
 
 
