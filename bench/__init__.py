@@ -1,1 +1,1 @@
-"""The benchmark of npu-triage against the parse floor and msprof-analyze (run it as ``python bench/run.py``)."""
+"""Benchmarks of npu-triage: `python bench/run.py` (vs the parse floor and msprof-analyze)."""

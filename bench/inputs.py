@@ -1,4 +1,4 @@
-"""The benchmark's inputs: large exports written by the project's generator, cached by their parameters."""
+"""The benchmark's inputs: large exports from the project's generator, cached by parameters."""
 
 from __future__ import annotations
 
@@ -75,14 +75,27 @@ def bench_inputs(data_dir: Path, sizes: list[str], tiny: bool) -> list[BenchInpu
 
 
 def ensure_generated(item: BenchInput) -> None:
-    """Write the export with the generator unless its folder exists (written whole, then renamed)."""
+    """Write the export unless its folder exists (generated into a temp folder, then renamed)."""
     if item.path.is_dir():
         return
     item.path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{item.path.name}.", dir=item.path.parent))
     try:
-        cmd = [sys.executable, "-m", "fixtures.generator", "large", str(tmp), "--layout", item.layout,
-               "--tasks", str(item.tasks), "--slice-rows", str(item.slice_rows), "--seed", "0"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "fixtures.generator",
+            "large",
+            str(tmp),
+            "--layout",
+            item.layout,
+            "--tasks",
+            str(item.tasks),
+            "--slice-rows",
+            str(item.slice_rows),
+            "--seed",
+            "0",
+        ]
         print(f"generating {item.label} ...", file=sys.stderr, flush=True)
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         os.replace(tmp, item.path)

@@ -18,7 +18,9 @@ class Measurement:
     exit_code: int
 
 
-def measure(cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Measurement:
+def measure(
+    cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> Measurement:
     """Run ``cmd`` (stdout and stderr into ``log``) and measure it with ``os.wait4``.
 
     The peak RSS is the kernel's ``ru_maxrss`` of the process (the largest of it and the children

@@ -1,4 +1,4 @@
-"""msprof-analyze 26.2.0 in its own virtual environment: install it, and check it leaves its input untouched."""
+"""msprof-analyze 26.2.0 in its own venv: install it; check that it leaves its input untouched."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def ensure_venv(venv: Path) -> Path:
         return tool
     print(f"installing msprof-analyze=={VERSION} into {venv} ...", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"msprof-analyze=={VERSION}"], check=True)
+    subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", f"msprof-analyze=={VERSION}"], check=True
+    )
     return tool
 
 

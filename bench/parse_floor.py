@@ -12,18 +12,28 @@ import sys
 
 import duckdb
 
-_EVENT_COLUMNS = ("{ph: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR', ts: 'DECIMAL(38,3)', "
-                  "dur: 'DOUBLE', cat: 'VARCHAR', id: 'VARCHAR', args: 'JSON'}")
+_EVENT_COLUMNS = (
+    "{ph: 'VARCHAR', name: 'VARCHAR', pid: 'VARCHAR', tid: 'VARCHAR', ts: 'DECIMAL(38,3)', "
+    "dur: 'DOUBLE', cat: 'VARCHAR', id: 'VARCHAR', args: 'JSON'}"
+)
 
 
 def read_floor(csv_paths: list[str], json_paths: list[str]) -> tuple[int, int]:
     """Rows read into the typed CSV table and the event table."""
     con = duckdb.connect(":memory:")
-    con.execute("CREATE TABLE csv_rows AS SELECT * FROM read_csv(?, union_by_name=true, header=true)", [csv_paths])
-    con.execute(f"CREATE TABLE events AS SELECT * FROM read_json(?, format='array', records=true, "
-                f"columns={_EVENT_COLUMNS}, maximum_object_size=16777216)", [json_paths])
-    return (con.execute("SELECT count(*) FROM csv_rows").fetchone()[0],
-            con.execute("SELECT count(*) FROM events").fetchone()[0])
+    con.execute(
+        "CREATE TABLE csv_rows AS SELECT * FROM read_csv(?, union_by_name=true, header=true)",
+        [csv_paths],
+    )
+    con.execute(
+        f"CREATE TABLE events AS SELECT * FROM read_json(?, format='array', records=true, "
+        f"columns={_EVENT_COLUMNS}, maximum_object_size=16777216)",
+        [json_paths],
+    )
+    return (
+        con.execute("SELECT count(*) FROM csv_rows").fetchone()[0],
+        con.execute("SELECT count(*) FROM events").fetchone()[0],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,8 +10,15 @@ from rich.console import Console
 from rich.table import Table
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
-HEADERS = ("input", "largest file MB", "tool", "wall s", "peak RSS MB", "ratio to msprof-analyze",
-           "ratio to parse floor")
+HEADERS = (
+    "input",
+    "largest file MB",
+    "tool",
+    "wall s",
+    "peak RSS MB",
+    "ratio to msprof-analyze",
+    "ratio to parse floor",
+)
 
 
 def _cells(row: dict[str, Any]) -> tuple[str, ...]:
@@ -23,7 +30,11 @@ def _cells(row: dict[str, Any]) -> tuple[str, ...]:
         row["tool"] + ("" if row["exit_code"] == 0 else f" (exit {row['exit_code']})"),
         f"{row['wall_s']:.2f}",
         f"{row['peak_rss_mb']:.0f}",
-        "-" if msprof is None else f"{msprof:.3f} ({1 / msprof:.1f}x faster)" if msprof < 1 else f"{msprof:.2f}",
+        "-"
+        if msprof is None
+        else f"{msprof:.3f} ({1 / msprof:.1f}x faster)"
+        if msprof < 1
+        else f"{msprof:.2f}",
         "-" if floor is None else f"{floor:.2f}",
     )
 
@@ -37,42 +48,69 @@ def print_results(doc: dict[str, Any], console: Console | None = None) -> None:
         table.add_row(*_cells(row))
     console.print(table)
     for s in doc["scaling"]:
-        console.print(f"scaling {s['layout']} 1x -> 5x ({s['tasks_1x']:,} -> {s['tasks_5x']:,} tasks), "
-                      f"{s['tool']}: time x{s['time_ratio']}, peak RSS x{s['rss_ratio']}", markup=False)
+        console.print(
+            f"scaling {s['layout']} 1x -> 5x ({s['tasks_1x']:,} -> {s['tasks_5x']:,} tasks), "
+            f"{s['tool']}: time x{s['time_ratio']}, peak RSS x{s['rss_ratio']}",
+            markup=False,
+        )
     for t in doc["targets"]:
-        console.print(f"{'MET ' if t['met'] else 'MISS'} {t['subject']}: {t['target']}: {t['value']} "
-                      f"(limit {t['limit']})", markup=False)
+        console.print(
+            f"{'MET ' if t['met'] else 'MISS'} {t['subject']}: {t['target']}: {t['value']} "
+            f"(limit {t['limit']})",
+            markup=False,
+        )
+
+
+_INTRO = (
+    "One command, on a fresh machine from the root of a clone (it generates the inputs under "
+    "`reports/bench/data/`, installs msprof-analyze into `reports/bench/msprof-venv/` and "
+    "writes `reports/bench/results.json`):"
+)
+
+
+def _machine_line(doc: dict[str, Any]) -> str:
+    m = doc["machine"]
+    return (
+        f"Measured {m['date']} on {m['nproc']} cores, {m['memory_gb']} GB memory, {m['cpu']}, "
+        f"Python {m['python']}; the whole run took {doc['total_run_s'] / 60:.0f} min. Ratios are "
+        "wall-time ratios; the parse floor is DuckDB reading the same CSV and timeline JSON into "
+        "typed tables and nothing else."
+    )
+
+
+def _summary_lines(doc: dict[str, Any]) -> list[str]:
+    lines = [
+        f"- scaling {s['layout']} 1x -> 5x, {s['tool']}: time x{s['time_ratio']}, "
+        f"peak RSS x{s['rss_ratio']}"
+        for s in doc["scaling"]
+    ]
+    return lines + [
+        f"- {'met' if t['met'] else 'NOT met'}: {t['subject']}: {t['target']} "
+        f"(measured {t['value']}, limit {t['limit']})"
+        for t in doc["targets"]
+    ]
 
 
 def markdown_section(doc: dict[str, Any]) -> str:
-    m = doc["machine"]
-    lines = [
-        START, "## Benchmark", "",
-        "One command, on a fresh machine from the root of a clone (it generates the inputs under "
-        "`reports/bench/data/`, installs msprof-analyze into `reports/bench/msprof-venv/` and writes "
-        "`reports/bench/results.json`):", "",
-        "```sh", "pip install -e . && python bench/run.py", "```", "",
-        f"Measured {m['date']} on {m['nproc']} cores, {m['memory_gb']} GB memory, {m['cpu']}, "
-        f"Python {m['python']}; the whole run took {doc['total_run_s'] / 60:.0f} min. Ratios are wall-time "
-        "ratios; the parse floor is DuckDB reading the same CSV and timeline JSON into typed tables and "
-        "nothing else.", "",
-        "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS),
-        *("| " + " | ".join(_cells(r)) + " |" for r in doc["rows"]), "",
-        *(f"- scaling {s['layout']} 1x -> 5x, {s['tool']}: time x{s['time_ratio']}, peak RSS x{s['rss_ratio']}"
-          for s in doc["scaling"]),
-        *(f"- {'met' if t['met'] else 'NOT met'}: {t['subject']}: {t['target']} (measured {t['value']}, "
-          f"limit {t['limit']})" for t in doc["targets"]),
-        "", "Regenerate this section from the JSON with `python bench/run.py --update-readme`.", END,
-    ]
+    """The README's benchmark section, markers included."""
+    table = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    table += ["| " + " | ".join(_cells(r)) + " |" for r in doc["rows"]]
+    lines = [START, "## Benchmark", "", _INTRO, "", "```sh", "python bench/run.py", "```", ""]
+    lines += [_machine_line(doc), "", *table, "", *_summary_lines(doc), ""]
+    lines += ["Regenerate this section from the JSON: `python bench/run.py --update-readme`.", END]
     return "\n".join(lines)
 
 
 def update_readme(readme: Path, doc: dict[str, Any]) -> None:
-    """Replace the text between the bench markers (appending them at the end when absent), atomically."""
+    """Replace the text between the bench markers (appended at the end when absent), atomically."""
     text = readme.read_text(encoding="utf-8")
     section = markdown_section(doc)
     pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
-    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    text = (
+        pattern.sub(lambda _m: section, text)
+        if pattern.search(text)
+        else text.rstrip("\n") + "\n\n" + section
+    )
     tmp = readme.with_name(f".{readme.name}.tmp")
     tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     tmp.replace(readme)

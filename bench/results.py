@@ -7,7 +7,7 @@ import os
 import platform
 import tempfile
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +39,16 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def with_ratios(rows: list[Row]) -> list[dict[str, Any]]:
-    """Rows as dicts with ratio_to_msprof_analyze and ratio_to_parse_floor (wall time / reference)."""
+    """Rows as dicts with ratio_to_msprof_analyze and ratio_to_parse_floor (wall / reference)."""
     ref = {(r.input, r.tool): r.wall_s for r in rows}
-    return [{**asdict(r), "ratio_to_msprof_analyze": _ratio(r.wall_s, ref.get((r.input, MSPROF))),
-             "ratio_to_parse_floor": _ratio(r.wall_s, ref.get((r.input, FLOOR)))} for r in rows]
+    return [
+        {
+            **asdict(r),
+            "ratio_to_msprof_analyze": _ratio(r.wall_s, ref.get((r.input, MSPROF))),
+            "ratio_to_parse_floor": _ratio(r.wall_s, ref.get((r.input, FLOOR))),
+        }
+        for r in rows
+    ]
 
 
 def scaling(rows: list[Row]) -> list[dict[str, Any]]:
@@ -53,9 +59,16 @@ def scaling(rows: list[Row]) -> list[dict[str, Any]]:
         for tool in TOOLS:
             one, five = by_key.get((layout, "1x", tool)), by_key.get((layout, "5x", tool))
             if one and five:
-                out.append({"layout": layout, "tool": tool, "tasks_1x": one.tasks, "tasks_5x": five.tasks,
-                            "time_ratio": _ratio(five.wall_s, one.wall_s),
-                            "rss_ratio": _ratio(five.peak_rss_mb, one.peak_rss_mb)})
+                out.append(
+                    {
+                        "layout": layout,
+                        "tool": tool,
+                        "tasks_1x": one.tasks,
+                        "tasks_5x": five.tasks,
+                        "time_ratio": _ratio(five.wall_s, one.wall_s),
+                        "rss_ratio": _ratio(five.peak_rss_mb, one.peak_rss_mb),
+                    }
+                )
     return out
 
 
@@ -65,34 +78,74 @@ def targets(rows: list[Row], scale: list[dict[str, Any]]) -> list[dict[str, Any]
     checks = []
     for r in ratios:
         if r["tool"] == DIAGNOSE and r["ratio_to_msprof_analyze"]:
-            checks.append(_check(r["input"], "diagnose >= 30x faster than msprof-analyze",
-                                 round(1 / r["ratio_to_msprof_analyze"], 1), 30, at_least=True))
+            checks.append(
+                _check(
+                    r["input"],
+                    "diagnose >= 30x faster than msprof-analyze",
+                    round(1 / r["ratio_to_msprof_analyze"], 1),
+                    30,
+                    at_least=True,
+                )
+            )
         if r["tool"] in (DIAGNOSE, DIAGNOSE_HTML) and r["ratio_to_parse_floor"] is not None:
             limit = 3 if r["tool"] == DIAGNOSE else 5
-            checks.append(_check(r["input"], f"{r['tool']} within {limit}x the parse floor",
-                                 r["ratio_to_parse_floor"], limit))
+            checks.append(
+                _check(
+                    r["input"],
+                    f"{r['tool']} within {limit}x the parse floor",
+                    r["ratio_to_parse_floor"],
+                    limit,
+                )
+            )
         if r["tool"] in (DIAGNOSE, DIAGNOSE_HTML):
-            checks.append(_check(r["input"], f"{r['tool']} peak RSS <= 2x the largest input file",
-                                 _ratio(r["peak_rss_mb"], r["largest_file_mb"]), 2))
+            checks.append(
+                _check(
+                    r["input"],
+                    f"{r['tool']} peak RSS <= 2x the largest input file",
+                    _ratio(r["peak_rss_mb"], r["largest_file_mb"]),
+                    2,
+                )
+            )
     for s in scale:
         if s["tool"] in (DIAGNOSE, DIAGNOSE_HTML):
-            checks.append(_check(s["layout"], f"{s['tool']}: 5x the input costs <= 5.5x the time",
-                                 s["time_ratio"], 5.5))
+            checks.append(
+                _check(
+                    s["layout"],
+                    f"{s['tool']}: 5x the input costs <= 5.5x the time",
+                    s["time_ratio"],
+                    5.5,
+                )
+            )
     return checks
 
 
-def _check(subject: str, target: str, value: float | None, limit: float, at_least: bool = False) -> dict[str, Any]:
+def _check(
+    subject: str, target: str, value: float | None, limit: float, at_least: bool = False
+) -> dict[str, Any]:
     met = value is not None and (value >= limit if at_least else value <= limit)
     return {"subject": subject, "target": target, "value": value, "limit": limit, "met": met}
 
 
 def machine() -> dict[str, Any]:
     """nproc, memory, CPU model and the UTC date of the measurement."""
-    cpu = next((line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor() or "unknown")
-    mem_kb = next((int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal")), 0)
-    return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "nproc": os.cpu_count(),
-            "memory_gb": round(mem_kb / 1024 / 1024, 1), "cpu": cpu, "python": platform.python_version()}
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in _lines("/proc/cpuinfo")
+            if line.startswith("model name")
+        ),
+        platform.processor() or "unknown",
+    )
+    mem_kb = next(
+        (int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal")), 0
+    )
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "nproc": os.cpu_count(),
+        "memory_gb": round(mem_kb / 1024 / 1024, 1),
+        "cpu": cpu,
+        "python": platform.python_version(),
+    }
 
 
 def _lines(path: str) -> list[str]:
@@ -104,8 +157,14 @@ def _lines(path: str) -> list[str]:
 
 def results_document(rows: list[Row], tiny: bool, total_s: float) -> dict[str, Any]:
     scale = scaling(rows)
-    return {"tiny": tiny, "machine": machine(), "total_run_s": round(total_s, 1), "rows": with_ratios(rows),
-            "scaling": scale, "targets": targets(rows, scale)}
+    return {
+        "tiny": tiny,
+        "machine": machine(),
+        "total_run_s": round(total_s, 1),
+        "rows": with_ratios(rows),
+        "scaling": scale,
+        "targets": targets(rows, scale),
+    }
 
 
 def write_json_atomically(path: Path, document: dict[str, Any]) -> None:

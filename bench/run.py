@@ -1,8 +1,8 @@
-"""Benchmark npu-triage diagnose against the DuckDB parse floor and msprof-analyze on large generated exports.
+"""Benchmark npu-triage diagnose against the DuckDB parse floor and msprof-analyze on big exports.
 
-    python bench/run.py                    # full run: generate (cached), measure, print, write JSON
-    python bench/run.py --tiny --skip-msprof-analyze   # seconds-long check of every step (CI)
-    python bench/run.py --update-readme    # rewrite the README's benchmark section from the JSON
+python bench/run.py                    # full run: generate (cached), measure, print, write JSON
+python bench/run.py --tiny --skip-msprof-analyze   # seconds-long check of every step (CI)
+python bench/run.py --update-readme    # rewrite the README's benchmark section from the JSON
 """
 
 from __future__ import annotations
@@ -21,49 +21,99 @@ from bench import msprof_analyze  # noqa: E402
 from bench.inputs import BenchInput, bench_inputs  # noqa: E402
 from bench.measure import Measurement, measure  # noqa: E402
 from bench.render import print_results, update_readme  # noqa: E402
-from bench.results import DIAGNOSE, DIAGNOSE_HTML, FLOOR, MSPROF, Row, results_document, write_json_atomically  # noqa: E402
+from bench.results import (  # noqa: E402
+    DIAGNOSE,
+    DIAGNOSE_HTML,
+    FLOOR,
+    MSPROF,
+    Row,
+    results_document,
+    write_json_atomically,
+)
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0])
-    p.add_argument("--tiny", action="store_true", help="tiny inputs: a seconds-long run of every step (CI)")
-    p.add_argument("--sizes", default="1x,5x,10x", help="comma-separated size names: 1x, 5x, 10x (msprof only)")
+    p.add_argument(
+        "--tiny", action="store_true", help="tiny inputs: a seconds-long run of every step (CI)"
+    )
+    p.add_argument(
+        "--sizes", default="1x,5x,10x", help="comma-separated size names: 1x, 5x, 10x (msprof only)"
+    )
     p.add_argument("--skip-msprof-analyze", action="store_true", help="do not run msprof-analyze")
-    p.add_argument("--with-msprof-analyze", action="store_true",
-                   help="with --tiny: run msprof-analyze even when its venv must be installed first")
+    p.add_argument(
+        "--with-msprof-analyze",
+        action="store_true",
+        help="with --tiny: run msprof-analyze even when its venv must be installed first",
+    )
     p.add_argument("--out", type=Path, default=ROOT / "reports" / "bench", help="results folder")
     p.add_argument("--data", type=Path, help="cache of generated inputs (default: OUT/data)")
-    p.add_argument("--venv", type=Path, help="msprof-analyze venv (default: reports/bench/msprof-venv)")
-    p.add_argument("--update-readme", action="store_true", help="rewrite README.md's section from OUT/results.json")
+    p.add_argument(
+        "--venv", type=Path, help="msprof-analyze venv (default: reports/bench/msprof-venv)"
+    )
+    p.add_argument(
+        "--update-readme",
+        action="store_true",
+        help="rewrite README.md's section from OUT/results.json",
+    )
     return p.parse_args(argv)
 
 
 def _row(item: BenchInput, tool: str, m: Measurement) -> Row:
-    return Row(input=item.label, layout=item.layout, size=item.size, tasks=item.tasks,
-               largest_file_mb=round(item.largest_file_mb(), 1), input_mb=round(item.total_mb(), 1), tool=tool,
-               wall_s=round(m.wall_s, 3), peak_rss_mb=round(m.peak_rss_mb, 1), exit_code=m.exit_code)
+    return Row(
+        input=item.label,
+        layout=item.layout,
+        size=item.size,
+        tasks=item.tasks,
+        largest_file_mb=round(item.largest_file_mb(), 1),
+        input_mb=round(item.total_mb(), 1),
+        tool=tool,
+        wall_s=round(m.wall_s, 3),
+        peak_rss_mb=round(m.peak_rss_mb, 1),
+        exit_code=m.exit_code,
+    )
 
 
 def _engine_rows(item: BenchInput, work: Path) -> list[Row]:
     rows = []
     for tool, formats in ((DIAGNOSE, "json,md"), (DIAGNOSE_HTML, "json,md,html")):
         tag = formats.replace(",", "_")
-        cmd = [sys.executable, "-m", "analyzer", "diagnose", str(item.path), "--out", str(work / tag),
-               "--format", formats]
+        cmd = [
+            sys.executable,
+            "-m",
+            "analyzer",
+            "diagnose",
+            str(item.path),
+            "--out",
+            str(work / tag),
+            "--format",
+            formats,
+        ]
         rows.append(_row(item, tool, measure(cmd, work / f"diagnose_{tag}.log", cwd=ROOT)))
-    floor = [sys.executable, str(ROOT / "bench" / "parse_floor.py"),
-             "--csv", *map(str, item.csv_files()), "--json", *map(str, item.json_files())]
+    floor = [
+        sys.executable,
+        str(ROOT / "bench" / "parse_floor.py"),
+        "--csv",
+        *map(str, item.csv_files()),
+        "--json",
+        *map(str, item.json_files()),
+    ]
     rows.append(_row(item, FLOOR, measure(floor, work / "parse_floor.log", cwd=ROOT)))
     return rows
 
 
 def _msprof_row(item: BenchInput, tool: Path, work: Path) -> Row:
     before = msprof_analyze.tree_digest(item.path)
-    m = measure(msprof_analyze.advisor_command(tool, item.path, work / "msprof-analyze"),
-                work / "msprof_analyze.log", cwd=work)
+    m = measure(
+        msprof_analyze.advisor_command(tool, item.path, work / "msprof-analyze"),
+        work / "msprof_analyze.log",
+        cwd=work,
+    )
     if msprof_analyze.tree_digest(item.path) != before:
-        raise SystemExit(f"msprof-analyze wrote inside its input {item.path}; "
-                         "delete that folder (it is regenerated) and run it on a copy")
+        raise SystemExit(
+            f"msprof-analyze wrote inside its input {item.path}; "
+            "delete that folder (it is regenerated) and run it on a copy"
+        )
     return _row(item, MSPROF, m)
 
 

@@ -1,0 +1,52 @@
+"""The benchmark harness at tiny size: every step runs, the JSON has every row (no timings)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE_TOOLS = (
+    "npu-triage diagnose (json,md)",
+    "npu-triage diagnose (json,md,html)",
+    "parse floor (DuckDB read_csv + read_json)",
+)
+
+
+def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "run.py"),
+            "--tiny",
+            "--skip-msprof-analyze",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    measured = {(r["layout"], r["size"], r["tool"]) for r in doc["rows"]}
+    expected = {
+        (layout, size, tool)
+        for layout in ("torch_npu", "msprof")
+        for size in ("1x", "5x")
+        for tool in ENGINE_TOOLS
+    }
+    assert measured == expected
+    assert all(
+        r["exit_code"] == 0 and r["wall_s"] > 0 and r["peak_rss_mb"] > 0 for r in doc["rows"]
+    )
+    assert all(r["ratio_to_parse_floor"] is not None for r in doc["rows"])
+    assert {(s["layout"], s["tool"]) for s in doc["scaling"]} == {
+        (layout, tool) for layout in ("torch_npu", "msprof") for tool in ENGINE_TOOLS
+    }
+    assert "npu-triage benchmark" in proc.stdout
+    assert not list(out.glob("data/.*")), "a half-written input was left behind"
