@@ -33,16 +33,38 @@ def _count(con: duckdb.DuckDBPyConnection, table: str, run_id: str, where: str =
 
 
 def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None:
-    """With no op_summary / kernel_details, device tasks of the timeline are the ops (no types, no PMU)."""
-    if _count(con, "ops", ctx.run_id) or not _count(con, "timeline", ctx.run_id, "kind = 'device_task'"):
+    """With no usable op_summary / kernel_details, device tasks of the timeline are the ops (no types, no PMU).
+
+    Op rows without any start time or duration (e.g. a column of N/A, or ns written as us) are
+    replaced by the timeline's tasks rather than leaving the run with nothing to time.
+    """
+    timed = _count(con, "ops", ctx.run_id, "start_ns IS NOT NULL AND dur_us IS NOT NULL")
+    if timed or not _count(con, "timeline", ctx.run_id, "kind = 'device_task'"):
         return
+    untimed = _count(con, "ops", ctx.run_id)
+    if untimed:
+        con.execute("DELETE FROM ops WHERE run_id = ?", [ctx.run_id])
+        ctx.report("", "", "warning", f"none of the {untimed} kernel_details / op_summary rows has a usable start "
+                   "time and duration: ops come from the timeline's device tasks instead",
+                   "see the problems reported on that file")
     con.execute(
         "INSERT INTO ops BY NAME SELECT run_id, device_id, stream_id, task_id, name AS op_name, task_type, "
         "start_ns, dur_us, end_ns FROM timeline WHERE run_id = ? AND kind = 'device_task'",
         [ctx.run_id],
     )
-    ctx.report("", "", "info", "no kernel_details / op_summary: ops come from the timeline's device tasks "
-               "(no operator types, shapes or PMU metrics)", SETTINGS["op_types"])
+    if not untimed:
+        ctx.report("", "", "info", "no kernel_details / op_summary: ops come from the timeline's device tasks "
+                   "(no operator types, shapes or PMU metrics)", SETTINGS["op_types"])
+
+
+def _dedupe_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """msprof writes each device task to task_time_*.csv and msprof_*.json: keep one row per task (with a device)."""
+    con.execute(
+        "DELETE FROM timeline WHERE run_id = $r AND kind = 'device_task' AND rowid NOT IN ("
+        "SELECT arg_min(rowid, (device_id IS NULL, rowid)) FROM timeline "
+        "WHERE run_id = $r AND kind = 'device_task' GROUP BY stream_id, task_id, start_ns)",
+        {"r": run_id},
+    )
 
 
 def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
@@ -100,6 +122,11 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
             continue
         con.execute(f"UPDATE {name} SET run_id = run_id || '/dev' || device_id "
                     f"WHERE run_id = ? AND device_id IS NOT NULL", [run_id])
+        # Rows that name no device (host APIs, a timeline without device ids) belong to every device's run.
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
+                    f"CROSS JOIN (SELECT ? || '/dev' || unnest(?::INTEGER[]) AS run_id) d "
+                    f"WHERE {name}.run_id = ?", [run_id, devices, run_id])
+        con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
     return [(f"{run_id}/dev{d}", d) for d in devices]
 
 
@@ -117,6 +144,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     """Derive cross-table columns, split devices and insert the runs and ingest_problems rows."""
     run_id, src = ctx.run_id, ctx.source
     _apply_facts(meta, ctx)
+    _dedupe_device_tasks(con, run_id)
     _ops_from_timeline(con, ctx)
     merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)

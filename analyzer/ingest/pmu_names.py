@@ -53,7 +53,8 @@ def normalize_metric(raw: str) -> str:
         return _RENAMES[name]
     if name.endswith("_extra"):
         name = name[: -len("_extra")]
-    # DB names carry no unit: times are microseconds like the CSV's (us) columns.
+    # DB names carry no unit. The name still gets the CSV's _us suffix; the DB reader converts
+    # the DB's nanosecond values to microseconds.
     if name.endswith("_time") and not name.endswith("_us"):
         name += "_us"
     if _PREFIX.match(name) is None and name not in PIPE_COLUMN_NAMES:
