@@ -8,6 +8,7 @@ from pathlib import Path
 from analyzer.cli.console import err, out
 from analyzer.ingest import load_export
 from analyzer.ingest.database import save_duckdb, save_parquet
+from analyzer.ingest.loader import usable_run_ids
 from analyzer.report.run_lines import problem_lines, run_lines
 
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         out.print(line, markup=False)
     for line in problem_lines(ingested.problems):
         err(line)
-    usable = con.execute("SELECT count(*) FROM runs WHERE task_count > 0").fetchone()[0]
+    usable = usable_run_ids(con, ingested.run_ids)
     if args.db:
         save_duckdb(con, args.db, ingested.run_ids)
         out.print(f"wrote {len(ingested.run_ids)} run(s) to {args.db}", markup=False)
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         save_parquet(con, args.parquet)
         out.print(f"wrote Parquet tables to {args.parquet}", markup=False)
     if not usable:
-        err("npu-triage: nothing usable was found: no device task could be read")
+        err("npu-triage: nothing usable was found: no device task with a start time and a duration "
+            "could be read (problems above)")
         return 2
     return 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import itertools
+import re
 from pathlib import Path
 
 import duckdb
@@ -49,6 +51,24 @@ def header_of(path: Path) -> list[str]:
     return [h.strip().strip('"').strip() for h in line.split(",")]
 
 
+def _column_names(path: Path, encoding: str) -> dict[str, str]:
+    """Column name -> VARCHAR for every header field; repeated names get DuckDB's suffixes (_1, _2, ...)."""
+    line = _first_line(path).decode(encoding, errors="replace").lstrip("\ufeff").rstrip("\r\n")
+    try:
+        fields = next(csv.reader([line]), []) or [""]
+    except csv.Error:  # a stray CR or NUL: not a real header, but name its fields anyway
+        fields = line.split(",")
+    names: dict[str, str] = {}
+    for i, raw in enumerate(fields):
+        name = raw.strip() or f"column{i}"
+        base, n = name, 0
+        while name in names:
+            n += 1
+            name = f"{base}_{n}"
+        names[name] = "VARCHAR"
+    return names
+
+
 def open_csv(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> str | None:
     """Create a temporary view of the files' rows, every column as text, and return its name.
 
@@ -77,23 +97,45 @@ def open_csv(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path
 
 
 def _open_one(con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: ReadContext) -> str | None:
+    """Read one file with the header's columns, all text; rows that do not fit are rejected and reported.
+
+    No dialect sniffing (it fails on exactly the files that need reading most: quoted newlines,
+    truncated rows, stray quotes); the exporters always write ',' and '"'. Short rows are padded
+    with NULLs (real exports have them), which needs the serial reader once fields hold newlines.
+    """
     n = next(_counter)
     table, rejects, scans = f"_csvt_{n}", f"_rej_{n}", f"_rejscan_{n}"
     try:
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv(?, delim=',', quote='\"', "
-            f"escape='\"', header=true, all_varchar=true, null_padding=true, strict_mode=false, "
-            f"encoding=?, store_rejects=true, rejects_table='{rejects}', rejects_scan='{scans}', "
-            f"auto_detect=true, sample_size=-1)",
-            [str(path), encoding],
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv($path, delim=',', quote='\"', "
+            f"escape='\"', header=true, columns=$columns, auto_detect=false, strict_mode=true, null_padding=true, "
+            f"parallel=false, "
+            f"encoding=$encoding, store_rejects=true, rejects_table='{rejects}', rejects_scan='{scans}')",
+            {"path": str(path), "columns": _column_names(path, encoding), "encoding": encoding},
         )
     except duckdb.Error as exc:
-        msg = str(exc).splitlines()[0]
-        ctx.report(path, "", "error", f"could not be parsed as CSV: {msg}", "check that the file is a complete export CSV")
+        lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
+        where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")
+        what = "; ".join(lines[:2])[:300]
+        ctx.report(path, f"line {where.group(1)}" if where else "", "error", f"could not be parsed as CSV: {what}",
+                   "check that the file is a complete export CSV")
         return None
     ctx.mark_read(path)
     _report_rejects(con, path, rejects, ctx)
+    rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    if not rows:
+        ctx.report(path, "line 2", "warning", "no data rows below the header",
+                   "the profiler wrote only the header here; re-export if rows were expected")
+    elif _ends_mid_row(path):
+        ctx.report(path, f"line {rows + 1}", "warning", "the file ends mid-row (no final line break): the last "
+                   "row is probably cut short, its missing cells are empty", "the export was truncated; re-export it")
     return table
+
+
+def _ends_mid_row(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, 2)
+        return fh.read(1) not in (b"\n", b"\r")
 
 
 def _report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ctx: ReadContext) -> None:

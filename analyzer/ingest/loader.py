@@ -47,6 +47,14 @@ def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path
         ctx.report(paths[0], "", "error", f"could not be read: {first}", "the file is skipped; the rest is used")
 
 
+def usable_run_ids(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
+    """The runs holding at least one device task with a start time and a duration (what analyses need)."""
+    rows = con.execute(
+        "SELECT DISTINCT run_id FROM ops WHERE run_id IN (SELECT unnest(?::VARCHAR[])) "
+        "AND start_ns IS NOT NULL AND dur_us IS NOT NULL ORDER BY run_id", [run_ids]).fetchall()
+    return [r[0] for r in rows]
+
+
 def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
                 progress: Callable[[ExportSource], None] | None = None) -> Ingested:
     """Discover and read every export under ``path``.

@@ -45,7 +45,9 @@ class Problem:
     hint: str = ""
 
     def line(self) -> str:
-        where = f"{self.file}:{self.location}" if self.location else self.file
+        """``severity: file:location: problem (hint)``; a problem of the whole export names '(export)'."""
+        file = self.file or "(export)"
+        where = f"{file}:{self.location}" if self.location else file
         hint = f" ({self.hint})" if self.hint else ""
         return f"{self.severity}: {where}: {self.problem}{hint}"
 

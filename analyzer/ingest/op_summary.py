@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.csv_source import columns_of, header_of, open_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 
@@ -97,11 +97,12 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
                    f"header lacks required columns for {', '.join(missing)}",
                    "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))")
         return 0
+    _report_header_problems(con, view, paths[0], ctx)
     select = ", ".join(items)
     before = con.execute("SELECT count(*) FROM ops WHERE run_id = ?", [ctx.run_id]).fetchone()[0]
     con.execute(
         f"INSERT INTO ops BY NAME SELECT ?::VARCHAR AS run_id, *, "
-        f"start_ns + CAST(round(dur_us * 1000) AS BIGINT) AS end_ns "
+        f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
         f"FROM (SELECT {select} FROM {view})",
         [ctx.run_id],
     )
@@ -120,3 +121,30 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
     neg = con.execute("SELECT count(*) FROM ops WHERE run_id = ? AND dur_us < 0", [ctx.run_id]).fetchone()[0]
     if neg:
         ctx.report(path, "", "warning", f"{neg} rows have a negative duration", "the export is corrupt there")
+    huge = con.execute("SELECT count(*) FROM ops WHERE run_id = ? AND start_ns IS NOT NULL AND dur_us IS NOT NULL "
+                       "AND end_ns IS NULL", [ctx.run_id]).fetchone()[0]
+    if huge:
+        ctx.report(path, "", "warning", f"{huge} rows have an absurdly large duration (their end is past the year "
+                   "2262); they are kept without an end time", "the export is corrupt there")
+
+
+# Epoch microseconds above this (year ~5138) are not microseconds: nanoseconds were written instead.
+_MAX_EPOCH_US = 1e17
+
+
+def _report_header_problems(con: duckdb.DuckDBPyConnection, view: str, path: Path, ctx: ReadContext) -> None:
+    """Repeated identity columns, and start times whose magnitude says they are ns, not us."""
+    names = header_of(path)
+    for raw in sorted({h for h in names if h in _NON_METRIC and names.count(h) > 1}):
+        ctx.report(path, "line 1", "warning", f"column {raw!r} appears {names.count(raw)} times; the first is read",
+                   "a hand-edited or merged file; remove the extra column")
+    present = set(columns_of(con, view))
+    start = next((h for h in _IDENTITY["start_ns"][0] if h in present), None)
+    if start is None:
+        return
+    row = con.execute(f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {view}) "
+                      f"WHERE x > {_MAX_EPOCH_US}").fetchone()
+    if row[0]:
+        ctx.report(path, f"column {start!r}", "error", f"{row[0]} start times are too large for epoch microseconds "
+                   f"(e.g. {row[1]:.0f}): they look like nanoseconds; those rows get no start time",
+                   "the file was re-written with the wrong unit; re-export it or divide the column by 1000")
