@@ -13,11 +13,39 @@ T0 = 1_700_000_000_000_000_000
 
 # One finding per rule with a dedicated chart, so every finding chart kind gets rendered.
 FINDING_RULES = (
-    ("low-aicore-utilization", "SCH001", "critical", "scheduling", "AI Core busy below 30% of the run", "ratio"),
-    ("communication-not-overlapped", "COM001", "critical", "communication", "Communication not hidden", "ratio"),
-    ("mte-share-high", "MEM001", "warning", "memory", "Memory transfer (MTE) dominates AI Core time", "ratio"),
+    (
+        "low-aicore-utilization",
+        "SCH001",
+        "critical",
+        "scheduling",
+        "AI Core busy below 30% of the run",
+        "ratio",
+    ),
+    (
+        "communication-not-overlapped",
+        "COM001",
+        "critical",
+        "communication",
+        "Communication not hidden",
+        "ratio",
+    ),
+    (
+        "mte-share-high",
+        "MEM001",
+        "warning",
+        "memory",
+        "Memory transfer (MTE) dominates AI Core time",
+        "ratio",
+    ),
     ("inter-op-gap", "SCH002", "warning", "scheduling", "Gaps between operators", "us"),
-    ("call-count-hotspot", "CMP001", "info", "compute", "Cheap operators called very often", "count"),
+    (
+        "call-count-hotspot",
+        "CMP001",
+        "info",
+        "compute",
+        "Cheap operators called very often",
+        "count",
+    ),
     ("hbm-bandwidth-saturated", "MEM002", "info", "memory", "HBM bandwidth saturated", "ratio"),
 )
 
@@ -29,29 +57,68 @@ def run_row(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
     return dict(zip(rel.columns, rows[0], strict=True)) if rows else {}
 
 
-def finding(rule: tuple, run_id: str, rank: int, subject: str, evidence_cell: str = "op_0") -> Finding:
+def finding(
+    rule: tuple, run_id: str, rank: int, subject: str, evidence_cell: str = "op_0"
+) -> Finding:
     name, code, severity, category, title, unit = rule
     return Finding(
-        rule=name, code=code, severity=severity, category=category, title=title, run_id=run_id,
-        subject=subject, value=0.52 if unit == "ratio" else 1234.0, threshold=0.4 if unit == "ratio" else 100.0,
-        metric=name.replace("-", "_"), unit=unit, impact_us=10_000.0 / rank, span_share=0.05 / rank,
-        confidence="high", message=f"{subject}: {title.lower()}", advice_summary="Do the obvious thing first.",
+        rule=name,
+        code=code,
+        severity=severity,
+        category=category,
+        title=title,
+        run_id=run_id,
+        subject=subject,
+        value=0.52 if unit == "ratio" else 1234.0,
+        threshold=0.4 if unit == "ratio" else 100.0,
+        metric=name.replace("-", "_"),
+        unit=unit,
+        impact_us=10_000.0 / rank,
+        span_share=0.05 / rank,
+        confidence="high",
+        message=f"{subject}: {title.lower()}",
+        advice_summary="Do the obvious thing first.",
         advice_steps=("Look at the chart.", "Fix the largest contributor."),
-        evidence_columns=("op_name", "dur_us", "share"), evidence=((evidence_cell, 12.5, 0.25), ("other", None, 0.1)),
+        evidence_columns=("op_name", "dur_us", "share"),
+        evidence=((evidence_cell, 12.5, 0.25), ("other", None, 0.1)),
     )
 
 
-def diagnosis_for(con: duckdb.DuckDBPyConnection, run_id: str, subject: str = "MatMulV2",
-                  problems: tuple[dict, ...] = ()) -> Diagnosis:
+def diagnosis_for(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    subject: str = "MatMulV2",
+    problems: tuple[dict, ...] = (),
+) -> Diagnosis:
     """A Diagnosis of ``run_id`` with one finding per charted rule and a full completeness table."""
-    findings = tuple(finding(rule, run_id, i, subject, evidence_cell=subject) for i, rule in enumerate(FINDING_RULES, 1))
-    outcomes = tuple(RuleOutcome(f.rule, f.code, run_id, "ran", 1) for f in findings) + (
-        RuleOutcome("aicpu-operators", "CMP002", run_id, "skipped", 0, "needs ops.aic_mac_ratio", "aic-metrics PipeUtilization"),
-        RuleOutcome("frequency-drop", "HST001", run_id, "failed", 0, "Binder Error: no such column"),
+    findings = tuple(
+        finding(rule, run_id, i, subject, evidence_cell=subject)
+        for i, rule in enumerate(FINDING_RULES, 1)
     )
-    return Diagnosis(run_id=run_id, run=run_row(con, run_id), summary={"busy_ratio": 0.065, "span_us": 136581.0},
-                     outcomes=outcomes, findings=findings, problems=problems, params={"inter-op-gap.threshold_us": 200.0},
-                     tool_version="0.1.0")
+    outcomes = tuple(RuleOutcome(f.rule, f.code, run_id, "ran", 1) for f in findings) + (
+        RuleOutcome(
+            "aicpu-operators",
+            "CMP002",
+            run_id,
+            "skipped",
+            0,
+            "needs ops.aic_mac_ratio",
+            "aic-metrics PipeUtilization",
+        ),
+        RuleOutcome(
+            "frequency-drop", "HST001", run_id, "failed", 0, "Binder Error: no such column"
+        ),
+    )
+    return Diagnosis(
+        run_id=run_id,
+        run=run_row(con, run_id),
+        summary={"busy_ratio": 0.065, "span_us": 136581.0},
+        outcomes=outcomes,
+        findings=findings,
+        problems=problems,
+        params={"inter-op-gap.threshold_us": 200.0},
+        tool_version="0.1.0",
+    )
 
 
 def add_hostile_run(con: duckdb.DuckDBPyConnection, run_id: str = "hostile") -> Diagnosis:
@@ -64,20 +131,38 @@ def add_hostile_run(con: duckdb.DuckDBPyConnection, run_id: str = "hostile") -> 
         "$t0 + i * 50000 + (i % 7) * 200000 + (10 + i % 13) * 1000 AS end_ns, "
         "9.0 AS core_time_us, 3.0 AS cube_time_us, 2.0 AS vector_time_us, 0.5 AS scalar_time_us, "
         "(i % 5) * 1.2 AS mte_time_us FROM range(60) t(i)",
-        {"r": run_id, "s": HOSTILE_SCRIPT, "img": HOSTILE_IMG, "t0": T0})
-    con.execute("INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
-                "SELECT $r, i, 500 + i, 200, 100 FROM range(3) t(i)", {"r": run_id})
-    con.execute("INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) SELECT $r, "
-                "['hbm_read', 'hbm_write'][i % 2 + 1], $s, $t0 + i * 100000, 1000 + i * 10, 'MB/s' "
-                "FROM range(80) t(i)", {"r": run_id, "s": HOSTILE_SCRIPT, "t0": T0})
-    con.execute("INSERT INTO runs (run_id, source_path, producer, chip, task_count) VALUES ($r, $s, 'torch_npu', $img, 60)",
-                {"r": run_id, "s": HOSTILE_SCRIPT, "img": HOSTILE_IMG})
-    problems = ({"file": HOSTILE_IMG, "location": "row 3", "severity": "warning", "problem": HOSTILE_SCRIPT,
-                 "hint": "rename it"},)
+        {"r": run_id, "s": HOSTILE_SCRIPT, "img": HOSTILE_IMG, "t0": T0},
+    )
+    con.execute(
+        "INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
+        "SELECT $r, i, 500 + i, 200, 100 FROM range(3) t(i)",
+        {"r": run_id},
+    )
+    con.execute(
+        "INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) SELECT $r, "
+        "['hbm_read', 'hbm_write'][i % 2 + 1], $s, $t0 + i * 100000, 1000 + i * 10, 'MB/s' "
+        "FROM range(80) t(i)",
+        {"r": run_id, "s": HOSTILE_SCRIPT, "t0": T0},
+    )
+    con.execute(
+        "INSERT INTO runs (run_id, source_path, producer, chip, task_count) VALUES ($r, $s, 'torch_npu', $img, 60)",
+        {"r": run_id, "s": HOSTILE_SCRIPT, "img": HOSTILE_IMG},
+    )
+    problems = (
+        {
+            "file": HOSTILE_IMG,
+            "location": "row 3",
+            "severity": "warning",
+            "problem": HOSTILE_SCRIPT,
+            "hint": "rename it",
+        },
+    )
     return diagnosis_for(con, run_id, subject=HOSTILE_SCRIPT, problems=problems)
 
 
-def add_big_run(con: duckdb.DuckDBPyConnection, task_count: int = 2_000_000, run_id: str = "big") -> Diagnosis:
+def add_big_run(
+    con: duckdb.DuckDBPyConnection, task_count: int = 2_000_000, run_id: str = "big"
+) -> Diagnosis:
     """A generated run of ``task_count`` device tasks (built with range(), no files, no Python loop)."""
     con.execute(
         "INSERT INTO ops BY NAME SELECT $r AS run_id, 0 AS device_id, i // 20000 AS step_id, "
@@ -86,12 +171,23 @@ def add_big_run(con: duckdb.DuckDBPyConnection, task_count: int = 2_000_000, run
         "$t0 + i * 10000 + (i // 1000) * 300000 AS start_ns, 4.0 + i % 7 AS dur_us, "
         "$t0 + i * 10000 + (i // 1000) * 300000 + (4 + i % 7) * 1000 AS end_ns, (4.0 + i % 7) * 0.9 AS core_time_us, "
         "1.0 AS cube_time_us, 0.5 AS vector_time_us, 0.2 AS scalar_time_us, (i % 5) * 0.4 AS mte_time_us "
-        "FROM range($n) t(i)", {"r": run_id, "t0": T0, "n": task_count})
-    con.execute("INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
-                "SELECT $r, i, 150000, 20000, 36000 FROM range($n // 20000) t(i)", {"r": run_id, "n": task_count})
-    con.execute("INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) SELECT $r, "
-                "['hbm_read', 'hbm_write'][i % 2 + 1], (i % 4)::VARCHAR, $t0 + i * 50000, 20000 + (i % 1000) * 30, "
-                "'MB/s' FROM range(400000) t(i)", {"r": run_id, "t0": T0})
-    con.execute("INSERT INTO runs (run_id, producer, task_count, start_ns, end_ns) SELECT $r, 'generated', count(*), "
-                "min(start_ns), max(end_ns) FROM ops WHERE run_id = $r", {"r": run_id})
+        "FROM range($n) t(i)",
+        {"r": run_id, "t0": T0, "n": task_count},
+    )
+    con.execute(
+        "INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
+        "SELECT $r, i, 150000, 20000, 36000 FROM range($n // 20000) t(i)",
+        {"r": run_id, "n": task_count},
+    )
+    con.execute(
+        "INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) SELECT $r, "
+        "['hbm_read', 'hbm_write'][i % 2 + 1], (i % 4)::VARCHAR, $t0 + i * 50000, 20000 + (i % 1000) * 30, "
+        "'MB/s' FROM range(400000) t(i)",
+        {"r": run_id, "t0": T0},
+    )
+    con.execute(
+        "INSERT INTO runs (run_id, producer, task_count, start_ns, end_ns) SELECT $r, 'generated', count(*), "
+        "min(start_ns), max(end_ns) FROM ops WHERE run_id = $r",
+        {"r": run_id},
+    )
     return diagnosis_for(con, run_id, subject="Type0")

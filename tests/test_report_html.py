@@ -5,13 +5,18 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from plotly.offline import get_plotlyjs
-from tests.report_cases import FINDING_RULES, HOSTILE_IMG, HOSTILE_SCRIPT, add_hostile_run, diagnosis_for
 
 from analyzer.ingest.database import connect
 from analyzer.report.html import CHARTS, chart_for_rule, figure_html, render_html, write_html
 from analyzer.report.model import Diagnosis
+from tests.report_cases import (
+    FINDING_RULES,
+    HOSTILE_IMG,
+    HOSTILE_SCRIPT,
+    add_hostile_run,
+    diagnosis_for,
+)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +33,9 @@ def test_render_html_hostile_run_has_every_finding_and_chart(hostile):
     for i, rule in enumerate(FINDING_RULES, 1):
         assert f'id="finding-{i}"' in page
         assert rule[4] in page
-        assert f'id="finding-{i}-chart-{chart_for_rule(rule[0], rule[3]).replace("_", "-")}"' in page
+        assert (
+            f'id="finding-{i}-chart-{chart_for_rule(rule[0], rule[3]).replace("_", "-")}"' in page
+        )
     for key in CHARTS:
         assert f'id="chart-{key.replace("_", "-")}"' in page
 

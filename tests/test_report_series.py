@@ -16,27 +16,56 @@ def _add_ops(con, rows):
         con.execute(
             "INSERT INTO ops (run_id, op_name, op_type, task_type, start_ns, dur_us, end_ns, core_time_us, "
             "cube_time_us, vector_time_us, scalar_time_us, mte_time_us) VALUES ('r', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [name, op_type, task_type, start, dur_us, start + int(dur_us * 1000), core, cube, vector, scalar, mte],
+            [
+                name,
+                op_type,
+                task_type,
+                start,
+                dur_us,
+                start + int(dur_us * 1000),
+                core,
+                cube,
+                vector,
+                scalar,
+                mte,
+            ],
         )
 
 
 def test_busy_over_time_overlapping_tasks_counts_union_per_bucket(con):
-    _add_ops(con, [("a", "A", "AI_CORE", 0, 10), ("b", "B", "AI_VECTOR_CORE", 5, 10), ("c", "H", "HCCL", 15, 5)])
+    _add_ops(
+        con,
+        [
+            ("a", "A", "AI_CORE", 0, 10),
+            ("b", "B", "AI_VECTOR_CORE", 5, 10),
+            ("c", "H", "HCCL", 15, 5),
+        ],
+    )
     busy = series.busy_over_time(con, "r", bucket_count=2)
     assert busy["busy_pct"].to_list() == [100.0, 50.0]
     assert busy["offset_ms"].to_list() == [0.0, 0.01]
 
 
 def test_busy_over_time_long_task_spans_buckets_nested_task_not_double_counted(con):
-    _add_ops(con, [("a", "A", "AI_CORE", 0, 40), ("b", "B", "AI_CORE", 5, 5), ("c", "C", "MIX_AIV", 35, 10),
-                   ("h", "H", "HCCL", 45, 35)])
+    _add_ops(
+        con,
+        [
+            ("a", "A", "AI_CORE", 0, 40),
+            ("b", "B", "AI_CORE", 5, 5),
+            ("c", "C", "MIX_AIV", 35, 10),
+            ("h", "H", "HCCL", 45, 35),
+        ],
+    )
     busy = series.busy_over_time(con, "r", bucket_count=8)
     assert busy["busy_pct"].to_list() == [100.0, 100.0, 100.0, 100.0, 50.0, 0.0, 0.0, 0.0]
 
 
 def test_idle_stretches_leading_and_trailing_idle_are_found(con):
     _add_ops(con, [("h", "H", "HCCL", 0, 5), ("a", "A", "AI_CORE", 5, 1), ("z", "H", "HCCL", 6, 4)])
-    assert series.idle_stretches(con, "r", min_share=0.1).rows() == [(0.0, 0.005, 5.0), (0.006, 0.01, 4.0)]
+    assert series.idle_stretches(con, "r", min_share=0.1).rows() == [
+        (0.0, 0.005, 5.0),
+        (0.006, 0.01, 4.0),
+    ]
 
 
 def test_busy_over_time_no_compute_tasks_is_empty(con):
@@ -46,14 +75,23 @@ def test_busy_over_time_no_compute_tasks_is_empty(con):
 
 
 def test_idle_stretches_long_gap_between_compute_is_found(con):
-    _add_ops(con, [("a", "A", "AI_CORE", 0, 1), ("b", "B", "MIX_AIC", 9, 1), ("c", "H", "HCCL", 2, 1)])
+    _add_ops(
+        con, [("a", "A", "AI_CORE", 0, 1), ("b", "B", "MIX_AIC", 9, 1), ("c", "H", "HCCL", 2, 1)]
+    )
     idle = series.idle_stretches(con, "r", min_share=0.1)
     assert idle.rows() == [(0.001, 0.009, 8.0)]
 
 
 def test_op_type_pareto_ranks_by_total_time_with_cumulative_share(con):
-    _add_ops(con, [("a1", "A", "AI_CORE", 0, 1), ("a2", "A", "AI_CORE", 2, 1), ("b", "B", "AI_CORE", 4, 6),
-                   ("x", None, "AI_CPU", 20, 2)])
+    _add_ops(
+        con,
+        [
+            ("a1", "A", "AI_CORE", 0, 1),
+            ("a2", "A", "AI_CORE", 2, 1),
+            ("b", "B", "AI_CORE", 4, 6),
+            ("x", None, "AI_CPU", 20, 2),
+        ],
+    )
     pareto = series.op_type_pareto(con, "r", top_n=2)
     assert pareto["op_type"].to_list() == ["B", "A"]
     assert pareto["call_count"].to_list() == [1, 2]
@@ -61,13 +99,26 @@ def test_op_type_pareto_ranks_by_total_time_with_cumulative_share(con):
 
 
 def test_op_type_calls_cheap_frequent_type_is_hotspot(con):
-    _add_ops(con, [(f"t{i}", "Tiny", "AI_CORE", i * 2, 1) for i in range(10)] + [("big", "Big", "AI_CORE", 30, 9)])
+    _add_ops(
+        con,
+        [(f"t{i}", "Tiny", "AI_CORE", i * 2, 1) for i in range(10)]
+        + [("big", "Big", "AI_CORE", 30, 9)],
+    )
     calls = series.op_type_calls(con, "r")
-    assert dict(zip(calls["op_type"], calls["hotspot"], strict=True)) == {"Tiny": True, "Big": False}
+    assert dict(zip(calls["op_type"], calls["hotspot"], strict=True)) == {
+        "Tiny": True,
+        "Big": False,
+    }
 
 
 def test_pipeline_breakdown_shares_of_core_time(con):
-    _add_ops(con, [("m", "MatMul", "AI_CORE", 0, 10, 10.0, 5.0, 0.0, 1.0, 6.0), ("n", "Add", "AI_VECTOR_CORE", 20, 1)])
+    _add_ops(
+        con,
+        [
+            ("m", "MatMul", "AI_CORE", 0, 10, 10.0, 5.0, 0.0, 1.0, 6.0),
+            ("n", "Add", "AI_VECTOR_CORE", 20, 1),
+        ],
+    )
     pipe = series.pipeline_breakdown(con, "r")
     assert pipe.rows() == [("MatMul", 10.0, 0.5, 0.0, 0.1, 0.6)]
 
@@ -78,8 +129,15 @@ def test_pipeline_breakdown_without_pmu_is_empty(con):
 
 
 def test_gap_histogram_and_positions_locate_gaps(con):
-    _add_ops(con, [("a", "A", "AI_CORE", 0, 10), ("b", "B", "AI_CORE", 2, 3), ("c", "C", "AI_CORE", 11, 1),
-                   ("d", "D", "AI_CORE", 1012, 1)])
+    _add_ops(
+        con,
+        [
+            ("a", "A", "AI_CORE", 0, 10),
+            ("b", "B", "AI_CORE", 2, 3),
+            ("c", "C", "AI_CORE", 11, 1),
+            ("d", "D", "AI_CORE", 1012, 1),
+        ],
+    )
     hist = series.gap_histogram(con, "r", bins_per_decade=1)
     assert hist.select("bin", "gap_count", "total_gap_us").rows() == [(0, 1, 1.0), (3, 1, 1000.0)]
     positions = series.gap_positions(con, "r", limit=1)
@@ -88,11 +146,15 @@ def test_gap_histogram_and_positions_locate_gaps(con):
 
 def test_step_breakdown_and_hbm_read_their_tables(con):
     _add_ops(con, [("a", "A", "AI_CORE", 0, 10)])
-    con.execute("INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
-                "VALUES ('r', 2, 5, 3, 1), ('r', 1, 4, NULL, 2)")
-    con.execute("INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) VALUES "
-                f"('r', 'hbm_read', '0', {T0}, 100, 'MB/s'), ('r', 'hbm_read', '1', {T0}, 50, 'MB/s'), "
-                f"('r', 'hbm_write', '0', {T0 + 1000}, 7, 'MB/s')")
+    con.execute(
+        "INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
+        "VALUES ('r', 2, 5, 3, 1), ('r', 1, 4, NULL, 2)"
+    )
+    con.execute(
+        "INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) VALUES "
+        f"('r', 'hbm_read', '0', {T0}, 100, 'MB/s'), ('r', 'hbm_read', '1', {T0}, 50, 'MB/s'), "
+        f"('r', 'hbm_write', '0', {T0 + 1000}, 7, 'MB/s')"
+    )
     assert series.step_breakdown(con, "r")["step_id"].to_list() == [1, 2]
     hbm = series.hbm_bandwidth(con, "r", bucket_count=1001)
     assert hbm.rows() == [("hbm_read", 0.0, 150.0), ("hbm_write", 0.001, 7.0)]

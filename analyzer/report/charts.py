@@ -9,13 +9,32 @@ import polars as pl
 
 # One palette and one layout for every chart of every report, so pages look alike.
 COLORS = {
-    "busy": "#2f6db5", "idle": "#f2b134", "limit": "#c0392b", "bar": "#4a7fc1", "line": "#e07b39",
-    "cube": "#3a7d44", "vector": "#4a7fc1", "scalar": "#9b59b6", "mte": "#e07b39",
-    "computing": "#3a7d44", "comm": "#c0392b", "free": "#b0b7c3", "muted": "#9aa4b2",
-    "hot": "#c0392b", "read": "#2f6db5", "write": "#e07b39",
+    "busy": "#2f6db5",
+    "idle": "#f2b134",
+    "limit": "#c0392b",
+    "bar": "#4a7fc1",
+    "line": "#e07b39",
+    "cube": "#3a7d44",
+    "vector": "#4a7fc1",
+    "scalar": "#9b59b6",
+    "mte": "#e07b39",
+    "computing": "#3a7d44",
+    "comm": "#c0392b",
+    "free": "#b0b7c3",
+    "muted": "#9aa4b2",
+    "hot": "#c0392b",
+    "read": "#2f6db5",
+    "write": "#e07b39",
 }
-_AXIS = {"automargin": True, "gridcolor": "#e9edf3", "linecolor": "#c5ccd6", "zerolinecolor": "#c5ccd6",
-         "ticks": "outside", "tickcolor": "#c5ccd6", "showline": True}
+_AXIS = {
+    "automargin": True,
+    "gridcolor": "#e9edf3",
+    "linecolor": "#c5ccd6",
+    "zerolinecolor": "#c5ccd6",
+    "ticks": "outside",
+    "tickcolor": "#c5ccd6",
+    "showline": True,
+}
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 
@@ -26,8 +45,16 @@ def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int 
     'time (ms)'
     """
     return {
-        "title": {"text": plotly_text(title), "x": 0.01, "xanchor": "left", "y": 1, "yref": "container",
-                  "yanchor": "top", "pad": {"t": 10}, "font": {"size": 15}},
+        "title": {
+            "text": plotly_text(title),
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 10},
+            "font": {"size": 15},
+        },
         "template": "none",  # styled here instead: smaller figures, and much faster to build
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
@@ -60,8 +87,15 @@ def not_collected_figure(title: str, what: str) -> go.Figure:
     fig.update_layout(**figure_layout(title, height=200))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.add_annotation(text=plotly_text(f"not collected: {what}"), showarrow=False, x=0.5, y=0.5,
-                       xref="paper", yref="paper", font={"size": 13, "color": COLORS["muted"]})
+    fig.add_annotation(
+        text=plotly_text(f"not collected: {what}"),
+        showarrow=False,
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        font={"size": 13, "color": COLORS["muted"]},
+    )
     return fig
 
 
@@ -69,21 +103,56 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) ->
     """AI Core busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
     title = "AI Core busy over time"
     if busy.is_empty():
-        return not_collected_figure(title, "no compute tasks (AI_CORE / AI_VECTOR_CORE / MIX) in ops")
-    fig = go.Figure(go.Scatter(
-        x=busy["offset_ms"].to_list(), y=busy["busy_pct"].to_list(), mode="lines", line_shape="hv",
-        fill="tozeroy", name="busy %", line={"color": COLORS["busy"], "width": 1},
-        hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>"))
+        return not_collected_figure(
+            title, "no compute tasks (AI_CORE / AI_VECTOR_CORE / MIX) in ops"
+        )
+    fig = go.Figure(
+        go.Scatter(
+            x=busy["offset_ms"].to_list(),
+            y=busy["busy_pct"].to_list(),
+            mode="lines",
+            line_shape="hv",
+            fill="tozeroy",
+            name="busy %",
+            line={"color": COLORS["busy"], "width": 1},
+            hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
+        )
+    )
     # One layout update with every shape: add_vrect per stretch is quadratic in plotly.
-    fig.update_layout(shapes=[
-        {"type": "rect", "xref": "x", "yref": "paper", "x0": start, "x1": end, "y0": 0, "y1": 1, "layer": "below",
-         "fillcolor": COLORS["idle"], "opacity": 0.25, "line": {"width": 0}}
-        for start, end in idle.select("start_ms", "end_ms").rows()])
+    fig.update_layout(
+        shapes=[
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": start,
+                "x1": end,
+                "y0": 0,
+                "y1": 1,
+                "layer": "below",
+                "fillcolor": COLORS["idle"],
+                "opacity": 0.25,
+                "line": {"width": 0},
+            }
+            for start, end in idle.select("start_ms", "end_ms").rows()
+        ]
+    )
     if not idle.is_empty():
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="idle stretch",
-                                 marker={"symbol": "square", "size": 12, "color": COLORS["idle"], "opacity": 0.5}))
-    fig.add_hline(y=low_pct, line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
-                  annotation_text=f"{low_pct:.0f}%", annotation_position="top left")
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="idle stretch",
+                marker={"symbol": "square", "size": 12, "color": COLORS["idle"], "opacity": 0.5},
+            )
+        )
+    fig.add_hline(
+        y=low_pct,
+        line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
+        annotation_text=f"{low_pct:.0f}%",
+        annotation_position="top left",
+    )
     fig.update_layout(**figure_layout(title, "time from first task (ms)", "busy (%)"))
     fig.update_yaxes(range=[0, 105])
     return fig
@@ -96,17 +165,42 @@ def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
         return not_collected_figure(title, "no device tasks in ops")
     labels = _labels(pareto["op_type"])
     calls = pareto["call_count"].to_list()
-    fig = go.Figure(go.Bar(
-        x=labels, y=[t / 1000 for t in pareto["total_us"].to_list()], name="total time (ms), labelled with calls",
-        marker_color=COLORS["bar"], text=[f"{c:,}" for c in calls], textposition="outside", cliponaxis=False,
-        customdata=list(zip(calls, pareto["avg_us"].to_list(), strict=True)),
-        hovertemplate="%{x}<br>%{y:.3f} ms in %{customdata[0]:,} calls, %{customdata[1]:.2f} us avg<extra></extra>"))
-    fig.add_trace(go.Scatter(
-        x=labels, y=[s * 100 for s in pareto["cumulative_share"].to_list()], yaxis="y2", mode="lines+markers",
-        name="cumulative %", line={"color": COLORS["line"]}, hovertemplate="%{x}: %{y:.1f}% cumulative<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=[t / 1000 for t in pareto["total_us"].to_list()],
+            name="total time (ms), labelled with calls",
+            marker_color=COLORS["bar"],
+            text=[f"{c:,}" for c in calls],
+            textposition="outside",
+            cliponaxis=False,
+            customdata=list(zip(calls, pareto["avg_us"].to_list(), strict=True)),
+            hovertemplate="%{x}<br>%{y:.3f} ms in %{customdata[0]:,} calls, %{customdata[1]:.2f} us avg<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=labels,
+            y=[s * 100 for s in pareto["cumulative_share"].to_list()],
+            yaxis="y2",
+            mode="lines+markers",
+            name="cumulative %",
+            line={"color": COLORS["line"]},
+            hovertemplate="%{x}: %{y:.1f}% cumulative<extra></extra>",
+        )
+    )
     fig.update_layout(**figure_layout(title, "", "total time (ms)", height=380))
-    fig.update_layout(yaxis2={"overlaying": "y", "side": "right", "range": [0, 105], "title": {"text": "cumulative %"},
-                              "showgrid": False, "tickvals": [0, 25, 50, 75, 100]}, margin_r=70)
+    fig.update_layout(
+        yaxis2={
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 105],
+            "title": {"text": "cumulative %"},
+            "showgrid": False,
+            "tickvals": [0, 25, 50, 75, 100],
+        },
+        margin_r=70,
+    )
     fig.update_xaxes(tickangle=-35)
     return fig
 
@@ -119,11 +213,21 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure
     labels = _labels(pipeline["op_type"])
     fig = go.Figure()
     for pipe in ("mte", "cube", "vector", "scalar"):
-        fig.add_trace(go.Bar(
-            x=labels, y=[v * 100 for v in pipeline[f"{pipe}_share"].to_list()], name=pipe.upper() if pipe == "mte"
-            else pipe, marker_color=COLORS[pipe], hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>"))
-    fig.add_hline(y=mte_limit * 100, line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
-                  annotation_text=f"MTE {mte_limit:.0%}", annotation_position="top left")
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=[v * 100 for v in pipeline[f"{pipe}_share"].to_list()],
+                name=pipe.upper() if pipe == "mte" else pipe,
+                marker_color=COLORS[pipe],
+                hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
+            )
+        )
+    fig.add_hline(
+        y=mte_limit * 100,
+        line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
+        annotation_text=f"MTE {mte_limit:.0%}",
+        annotation_position="top left",
+    )
     fig.update_layout(**figure_layout(title, "", "% of core time (pipes overlap)", height=380))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(tickangle=-35)
@@ -138,11 +242,19 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0) -> go.F
     lows, highs = hist["low_us"].to_list(), hist["high_us"].to_list()
     labels = [f"{_us(lo)}-{_us(hi)}" for lo, hi in zip(lows, highs, strict=True)]
     colors = [COLORS["hot"] if lo >= threshold_us else COLORS["muted"] for lo in lows]
-    fig = go.Figure(go.Bar(
-        x=labels, y=hist["gap_count"].to_list(), marker_color=colors, name="gaps",
-        customdata=[t / 1000 for t in hist["total_gap_us"].to_list()],
-        hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>"))
-    fig.update_layout(**figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps"))
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=hist["gap_count"].to_list(),
+            marker_color=colors,
+            name="gaps",
+            customdata=[t / 1000 for t in hist["total_gap_us"].to_list()],
+            hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        **figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps")
+    )
     fig.update_yaxes(type="log", dtick=1)
     return fig
 
@@ -153,13 +265,24 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
     if positions.is_empty():
         return not_collected_figure(title, "no gaps: the device never idled between tasks")
     fig = go.Figure()
-    for long_gaps, name, color in ((False, "gap", COLORS["muted"]), (True, f">= {_us(threshold_us)}", COLORS["hot"])):
+    for long_gaps, name, color in (
+        (False, "gap", COLORS["muted"]),
+        (True, f">= {_us(threshold_us)}", COLORS["hot"]),
+    ):
         part = positions.filter((pl.col("gap_us") >= threshold_us) == long_gaps)
-        fig.add_trace(go.Scatter(
-            x=part["offset_ms"].to_list(), y=part["gap_us"].to_list(), mode="markers", name=name,
-            marker={"color": color, "size": 6 if long_gaps else 4},
-            customdata=list(zip(_labels(part["before_op"]), _labels(part["after_op"]), strict=True)),
-            hovertemplate="%{x:.3f} ms: %{y:.1f} us<br>after %{customdata[0]}<br>before %{customdata[1]}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=part["offset_ms"].to_list(),
+                y=part["gap_us"].to_list(),
+                mode="markers",
+                name=name,
+                marker={"color": color, "size": 6 if long_gaps else 4},
+                customdata=list(
+                    zip(_labels(part["before_op"]), _labels(part["after_op"]), strict=True)
+                ),
+                hovertemplate="%{x:.3f} ms: %{y:.1f} us<br>after %{customdata[0]}<br>before %{customdata[1]}<extra></extra>",
+            )
+        )
     fig.update_layout(**figure_layout(title, "time from first task (ms)", "gap (us)"))
     fig.update_yaxes(type="log", dtick=1)
     return fig
@@ -171,17 +294,33 @@ def calls_chart(calls: pl.DataFrame, label_top: int = 5) -> go.Figure:
     if calls.is_empty():
         return not_collected_figure(title, "no device tasks in ops")
     fig = go.Figure()
-    for hot, name, color in ((False, "operator type", COLORS["muted"]), (True, "hotspot", COLORS["hot"])):
+    for hot, name, color in (
+        (False, "operator type", COLORS["muted"]),
+        (True, "hotspot", COLORS["hot"]),
+    ):
         part = calls.filter(pl.col("hotspot") == hot)
         labels = _labels(part["op_type"])
-        fig.add_trace(go.Scatter(
-            x=part["call_count"].to_list(), y=part["avg_us"].to_list(), name=name,
-            mode="markers+text" if hot else "markers", textposition="top center", textfont={"size": 10},
-            text=[lab if rank <= label_top else "" for lab, rank in zip(labels, part["time_rank"], strict=True)]
-            if hot else None,
-            marker={"color": color, "size": 9 if hot else 6},
-            customdata=list(zip(labels, [t / 1000 for t in part["total_us"].to_list()], strict=True)),
-            hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=part["call_count"].to_list(),
+                y=part["avg_us"].to_list(),
+                name=name,
+                mode="markers+text" if hot else "markers",
+                textposition="top center",
+                textfont={"size": 10},
+                text=[
+                    lab if rank <= label_top else ""
+                    for lab, rank in zip(labels, part["time_rank"], strict=True)
+                ]
+                if hot
+                else None,
+                marker={"color": color, "size": 9 if hot else 6},
+                customdata=list(
+                    zip(labels, [t / 1000 for t in part["total_us"].to_list()], strict=True)
+                ),
+                hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",
+            )
+        )
     fig.update_layout(**figure_layout(title, "calls", "average time per call (us)"))
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", dtick=1)
@@ -195,11 +334,20 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
         return not_collected_figure(title, "step boundaries (a profiler schedule with prof.step())")
     x = [plotly_text(s) for s in steps["step_id"].to_list()]
     fig = go.Figure()
-    for column, name, color in (("computing_us", "computing", COLORS["computing"]),
-                                ("comm_not_overlapped_us", "communication not overlapped", COLORS["comm"]),
-                                ("free_us", "free", COLORS["free"])):
-        fig.add_trace(go.Bar(x=x, y=[None if v is None else v / 1000 for v in steps[column].to_list()], name=name,
-                             marker_color=color, hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>"))
+    for column, name, color in (
+        ("computing_us", "computing", COLORS["computing"]),
+        ("comm_not_overlapped_us", "communication not overlapped", COLORS["comm"]),
+        ("free_us", "free", COLORS["free"]),
+    ):
+        fig.add_trace(
+            go.Bar(
+                x=x,
+                y=[None if v is None else v / 1000 for v in steps[column].to_list()],
+                name=name,
+                marker_color=color,
+                hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>",
+            )
+        )
     fig.update_layout(**figure_layout(title, "step", "time (ms)"))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
@@ -214,9 +362,16 @@ def hbm_chart(hbm: pl.DataFrame) -> go.Figure:
     fig = go.Figure()
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
         part = hbm.filter(pl.col("counter") == counter)
-        fig.add_trace(go.Scatter(
-            x=part["offset_ms"].to_list(), y=[v / 1000 for v in part["mb_per_s"].to_list()], mode="lines", name=name,
-            line={"color": COLORS[name], "width": 1.5}, hovertemplate=f"%{{x:.3f}} ms: {name} %{{y:.2f}} GB/s<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=part["offset_ms"].to_list(),
+                y=[v / 1000 for v in part["mb_per_s"].to_list()],
+                mode="lines",
+                name=name,
+                line={"color": COLORS[name], "width": 1.5},
+                hovertemplate=f"%{{x:.3f}} ms: {name} %{{y:.2f}} GB/s<extra></extra>",
+            )
+        )
     fig.update_layout(**figure_layout(title, "time from first task (ms)", "GB/s"))
     return fig
 

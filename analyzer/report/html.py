@@ -18,17 +18,34 @@ from analyzer.report.html_style import CSS, ERROR_COLLECTOR
 from analyzer.report.model import Diagnosis
 
 GAP_THRESHOLD_US = 100.0
-FIGURE_CONFIG = {"displaylogo": False, "responsive": True,
-                 "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
-                                            "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"]}
+FIGURE_CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "modeBarButtonsToRemove": [
+        "select2d",
+        "lasso2d",
+        "zoomIn2d",
+        "zoomOut2d",
+        "autoScale2d",
+        "toggleSpikelines",
+        "hoverClosestCartesian",
+        "hoverCompareCartesian",
+    ],
+}
 
 # Chart key -> (heading, builder). Order is the order of the general charts on the page.
 CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, str], go.Figure]] = {
-    "busy": lambda con, r: charts.busy_chart(series.busy_over_time(con, r), series.idle_stretches(con, r)),
+    "busy": lambda con, r: charts.busy_chart(
+        series.busy_over_time(con, r), series.idle_stretches(con, r)
+    ),
     "pareto": lambda con, r: charts.pareto_chart(series.op_type_pareto(con, r)),
     "pipeline": lambda con, r: charts.pipeline_chart(series.pipeline_breakdown(con, r)),
-    "gap_histogram": lambda con, r: charts.gap_histogram_chart(series.gap_histogram(con, r), GAP_THRESHOLD_US),
-    "gap_positions": lambda con, r: charts.gap_positions_chart(series.gap_positions(con, r), GAP_THRESHOLD_US),
+    "gap_histogram": lambda con, r: charts.gap_histogram_chart(
+        series.gap_histogram(con, r), GAP_THRESHOLD_US
+    ),
+    "gap_positions": lambda con, r: charts.gap_positions_chart(
+        series.gap_positions(con, r), GAP_THRESHOLD_US
+    ),
     "calls": lambda con, r: charts.calls_chart(series.op_type_calls(con, r)),
     "steps": lambda con, r: charts.step_chart(series.step_breakdown(con, r)),
     "hbm": lambda con, r: charts.hbm_chart(series.hbm_bandwidth(con, r)),
@@ -41,13 +58,37 @@ RULE_CHARTS = {
     "inter-op-gap": "gap_positions",
     "call-count-hotspot": "calls",
     "communication-not-overlapped": "steps",
+    "pipeline-bound-classification": "pipeline",
+    "hbm-bandwidth-saturated": "hbm",
+    "aicore-frequency-drop": "busy",
+    "aicpu-operators": "pareto",
+    "format-conversion-overhead": "pareto",
+    "block-dim-mismatch": "pareto",
 }
-_KEYWORD_CHARTS = (("hbm", "hbm"), ("bandwidth", "hbm"), ("pipeline", "pipeline"), ("mte", "pipeline"),
-                   ("bound", "pipeline"), ("gap", "gap_positions"), ("host", "gap_positions"),
-                   ("sync", "gap_positions"), ("comm", "steps"), ("step", "steps"), ("idle", "busy"),
-                   ("utilization", "busy"), ("busy", "busy"), ("freq", "busy"), ("call", "calls"))
-_CATEGORY_CHARTS = {"compute": "pareto", "memory": "pipeline", "communication": "steps",
-                    "scheduling": "gap_positions", "host": "gap_positions"}
+_KEYWORD_CHARTS = (
+    ("hbm", "hbm"),
+    ("bandwidth", "hbm"),
+    ("pipeline", "pipeline"),
+    ("mte", "pipeline"),
+    ("bound", "pipeline"),
+    ("gap", "gap_positions"),
+    ("host", "gap_positions"),
+    ("sync", "gap_positions"),
+    ("comm", "steps"),
+    ("step", "steps"),
+    ("idle", "busy"),
+    ("utilization", "busy"),
+    ("busy", "busy"),
+    ("freq", "busy"),
+    ("call", "calls"),
+)
+_CATEGORY_CHARTS = {
+    "compute": "pareto",
+    "memory": "pipeline",
+    "communication": "steps",
+    "scheduling": "gap_positions",
+    "host": "gap_positions",
+}
 
 
 def chart_for_rule(rule: str, category: str = "") -> str:
@@ -70,8 +111,9 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
     Plotly's JSON encoder writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
     so no export string can close the script tag; the escape below keeps that true if it ever changes.
     """
-    fragment = fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                           config=FIGURE_CONFIG)
+    fragment = fig.to_html(
+        full_html=False, include_plotlyjs=False, div_id=div_id, config=FIGURE_CONFIG
+    )
     head, sep, tail = fragment.partition("<script")
     body, end_tag, rest = tail.rpartition("</script>")
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
@@ -92,7 +134,9 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
         A complete HTML document with plotly.js inlined once.
     """
     figures = build_figures(con, diagnosis.run_id)
-    chart_html = {key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()}
+    chart_html = {
+        key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()
+    }
 
     def finding_chart(index: int, rule: str, category: str) -> str:
         key = chart_for_rule(rule, category)
@@ -101,12 +145,12 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     title = html.escape(f"npu-triage report: {diagnosis.run_id}")
     general = "".join(f'<div class="chart">{chart_html[key]}</div>' for key in CHARTS)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
-        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n"
+        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n'
         f"{header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}\n"
-        f"<section id=\"charts\"><h2>Charts</h2><div class=\"chart-grid\">{general}</div></section>\n"
+        f'<section id="charts"><h2>Charts</h2><div class="chart-grid">{general}</div></section>\n'
         f"{problems_section(diagnosis)}\n</main>\n</body>\n</html>\n"
     )
 

@@ -13,13 +13,28 @@ from typing import Any
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Finding, RuleOutcome
 
-_RUN_FIELDS = (("run_id", "run"), ("source_path", "export folder"), ("producer", "producer"),
-               ("export_type", "export type"), ("layout", "layout"), ("device_id", "device"),
-               ("rank_id", "rank"), ("chip", "chip"), ("ai_core_count", "AI Cores"),
-               ("cann_version", "CANN"), ("torch_npu_version", "torch_npu"), ("model_name", "model"),
-               ("batch_size", "batch size"), ("task_count", "device tasks"))
-_COLLECTION_FIELDS = (("profiler_level", "profiler level"), ("aic_metrics", "AI Core metrics"),
-                      ("aic_mode", "AI Core mode"), ("pmu_collected", "PMU pipeline metrics"))
+_RUN_FIELDS = (
+    ("run_id", "run"),
+    ("source_path", "export folder"),
+    ("producer", "producer"),
+    ("export_type", "export type"),
+    ("layout", "layout"),
+    ("device_id", "device"),
+    ("rank_id", "rank"),
+    ("chip", "chip"),
+    ("ai_core_count", "AI Cores"),
+    ("cann_version", "CANN"),
+    ("torch_npu_version", "torch_npu"),
+    ("model_name", "model"),
+    ("batch_size", "batch size"),
+    ("task_count", "device tasks"),
+)
+_COLLECTION_FIELDS = (
+    ("profiler_level", "profiler level"),
+    ("aic_metrics", "AI Core metrics"),
+    ("aic_mode", "AI Core mode"),
+    ("pmu_collected", "PMU pipeline metrics"),
+)
 _STATUS_ORDER = {"failed": 0, "skipped": 1, "ran": 2}
 
 
@@ -57,8 +72,14 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") 
     """An HTML table; numeric cells right-aligned."""
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>" for v in row)
-        + "</tr>" for row in rows)
+        "<tr>"
+        + "".join(
+            f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>"
+            for v in row
+        )
+        + "</tr>"
+        for row in rows
+    )
     return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -78,10 +99,14 @@ def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
     rows = "".join(
         f'<tr><td>{esc(o.code)}</td><td>{esc(o.rule)}</td><td><span class="badge {esc(o.status)}">{esc(o.status)}'
         f'</span></td><td class="num">{o.finding_count}</td><td>{esc(o.reason)}</td><td>{esc(o.enable_hint)}</td></tr>'
-        for o in ordered)
-    body = (f"<table><thead><tr><th>code</th><th>rule</th><th>status</th><th class=\"num\">findings</th>"
-            f"<th>reason</th><th>how to enable</th></tr></thead><tbody>{rows}</tbody></table>"
-            if outcomes else '<p class="none">No rules were run.</p>')
+        for o in ordered
+    )
+    body = (
+        f'<table><thead><tr><th>code</th><th>rule</th><th>status</th><th class="num">findings</th>'
+        f"<th>reason</th><th>how to enable</th></tr></thead><tbody>{rows}</tbody></table>"
+        if outcomes
+        else '<p class="none">No rules were run.</p>'
+    )
     summary = f"Rules: {counts['ran']} ran, {counts['skipped']} skipped, {counts['failed']} failed"
     opened = " open" if counts["failed"] else ""
     return f'<details id="completeness"{opened}><summary>{summary}</summary>{body}</details>'
@@ -90,33 +115,46 @@ def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
 def header_section(diagnosis: Diagnosis) -> str:
     """Title, run metadata, collection settings, run summary and the rule completeness table."""
     run = diagnosis.run
-    run_pairs = [(label, run.get(key, diagnosis.run_id if key == "run_id" else None)) for key, label in _RUN_FIELDS]
+    run_pairs = [
+        (label, run.get(key, diagnosis.run_id if key == "run_id" else None))
+        for key, label in _RUN_FIELDS
+    ]
     run_pairs.append(("span (ms)", _span_ms(run)))
     collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
     summary = sorted(diagnosis.summary.items())
     params = sorted(diagnosis.params.items())
-    cards = [f'<div class="card"><h3>Run</h3>{_kv_table(run_pairs)}</div>',
-             f'<div class="card"><h3>Collection</h3>{_kv_table(collection)}</div>']
+    cards = [
+        f'<div class="card"><h3>Run</h3>{_kv_table(run_pairs)}</div>',
+        f'<div class="card"><h3>Collection</h3>{_kv_table(collection)}</div>',
+    ]
     if summary:
         cards.append(f'<div class="card"><h3>Summary</h3>{_kv_table(summary)}</div>')
     missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
-    extra = f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>" \
-        if missing else ""
+    extra = (
+        f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>"
+        if missing
+        else ""
+    )
     if params:
         extra += f"<details><summary>Rule parameters</summary>{_kv_table(params)}</details>"
     version = f" · npu-triage {esc(diagnosis.tool_version)}" if diagnosis.tool_version else ""
     counts = _severity_counts(diagnosis.findings)
-    return (f'<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>'
-            f'<p class="subtitle">{counts}{version}</p><div class="cards">{"".join(cards)}</div>'
-            f"{_completeness(diagnosis.outcomes)}{extra}</header>")
+    return (
+        f"<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>"
+        f'<p class="subtitle">{counts}{version}</p><div class="cards">{"".join(cards)}</div>'
+        f"{_completeness(diagnosis.outcomes)}{extra}</header>"
+    )
 
 
 def _severity_counts(findings: Sequence[Finding]) -> str:
     if not findings:
         return "No findings"
-    parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
+    parts = [
+        f"{sum(1 for f in findings if f.severity == s)} {s}"
+        for s in ("critical", "warning", "info")
+    ]
     return f"{len(findings)} findings: " + ", ".join(p for p in parts if not p.startswith("0 "))
 
 
@@ -136,20 +174,27 @@ def _value(value: float | None, unit: str) -> str:
 def _finding_html(index: int, f: Finding, chart: str) -> str:
     sev = esc(f.severity)
     share = f" ({f.span_share * 100:.1f}% of span)" if f.span_share is not None else ""
-    numbers = (f"<span>{esc(f.metric)}: <b>{_value(f.value, f.unit)}</b></span>"
-               f"<span>threshold: <b>{_value(f.threshold, f.unit)}</b></span>"
-               f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms</b>{share}</span>"
-               f"<span>confidence: <b>{esc(f.confidence)}</b></span>")
+    numbers = (
+        f"<span>{esc(f.metric)}: <b>{_value(f.value, f.unit)}</b></span>"
+        f"<span>threshold: <b>{_value(f.threshold, f.unit)}</b></span>"
+        f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms</b>{share}</span>"
+        f"<span>confidence: <b>{esc(f.confidence)}</b></span>"
+    )
     steps = "".join(f"<li>{esc(s)}</li>" for s in f.advice_steps)
     advice = f'<div class="advice"><b>Advice:</b> {esc(f.advice_summary)}{f"<ol>{steps}</ol>" if steps else ""}</div>'
-    evidence = (f'<div class="evidence">{table(f.evidence_columns, f.evidence)}</div>'
-                if f.evidence_columns else '<p class="none">No evidence rows.</p>')
-    return (f'<section class="finding {sev}" id="finding-{index}">'
-            f'<h3><span class="badge {sev}">{sev}</span> {index}. {esc(f.title)}</h3>'
-            f'<p class="meta">{esc(f.code)} · {esc(f.rule)} · {esc(f.category)} · subject: <b>{esc(f.subject)}</b></p>'
-            f'<div class="finding-body"><div><p class="message">{esc(f.message)}</p>'
-            f'<div class="numbers">{numbers}</div>{advice}{evidence}</div>'
-            f'<div class="chart">{chart}</div></div></section>')
+    evidence = (
+        f'<div class="evidence">{table(f.evidence_columns, f.evidence)}</div>'
+        if f.evidence_columns
+        else '<p class="none">No evidence rows.</p>'
+    )
+    return (
+        f'<section class="finding {sev}" id="finding-{index}">'
+        f'<h3><span class="badge {sev}">{sev}</span> {index}. {esc(f.title)}</h3>'
+        f'<p class="meta">{esc(f.code)} · {esc(f.rule)} · {esc(f.category)} · subject: <b>{esc(f.subject)}</b></p>'
+        f'<div class="finding-body"><div><p class="message">{esc(f.message)}</p>'
+        f'<div class="numbers">{numbers}</div>{advice}</div>'
+        f'<div class="chart">{chart}</div></div>{evidence}</section>'
+    )
 
 
 def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, str, str], str]) -> str:
@@ -157,8 +202,10 @@ def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, str, str], 
     if not diagnosis.findings:
         body = '<p class="none">No findings: every rule that ran passed (see the rules table above).</p>'
     else:
-        body = "".join(_finding_html(i, f, chart_for(i, f.rule, f.category))
-                       for i, f in enumerate(diagnosis.findings, start=1))
+        body = "".join(
+            _finding_html(i, f, chart_for(i, f.rule, f.category))
+            for i, f in enumerate(diagnosis.findings, start=1)
+        )
     return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
 
 

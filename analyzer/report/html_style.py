@@ -26,7 +26,8 @@ h3 { font-size: 16px; margin: 0 0 6px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); vertical-align: top;
          overflow-wrap: anywhere; }
-th { color: var(--muted); font-weight: 600; }
+th { color: var(--muted); font-weight: 600; white-space: nowrap; }
+td.num { white-space: nowrap; overflow-wrap: normal; }
 table.kv th { width: 42%; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 details { margin-top: 12px; background: var(--card); border: 1px solid var(--line); border-radius: 8px;
@@ -51,7 +52,7 @@ summary { cursor: pointer; font-weight: 600; }
 .finding .numbers b { font-variant-numeric: tabular-nums; }
 .advice { background: #f0f6ff; border-radius: 6px; padding: 8px 12px; margin: 0 0 10px; }
 .advice ol { margin: 6px 0 0; padding-left: 20px; }
-.evidence { max-height: 320px; overflow: auto; }
+.evidence { max-height: 360px; overflow: auto; margin-top: 12px; }
 .chart { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 6px;
          margin-bottom: 12px; min-width: 0; }
 /* auto-fill, not auto-fit: columns must not change while charts are drawn one by one during parsing */

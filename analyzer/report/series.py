@@ -38,7 +38,9 @@ def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFra
     return pl.from_arrow(con.sql(sql, params=params).to_arrow_table())
 
 
-def busy_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
+def busy_over_time(
+    con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000
+) -> pl.DataFrame:
     """AI Core busy percentage per time bucket: the union of compute-task intervals in each bucket.
 
     Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100). Empty without compute tasks.
@@ -63,8 +65,9 @@ def busy_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: in
     return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "n": bucket_count})
 
 
-def idle_stretches(con: duckdb.DuckDBPyConnection, run_id: str, min_share: float = 0.01,
-                   limit: int = 200) -> pl.DataFrame:
+def idle_stretches(
+    con: duckdb.DuckDBPyConnection, run_id: str, min_share: float = 0.01, limit: int = 200
+) -> pl.DataFrame:
     """Stretches with no compute task running, longer than ``min_share`` of the run's span.
 
     Columns: start_ms, end_ms, idle_us; the ``limit`` longest, in time order.
@@ -83,8 +86,11 @@ def idle_stretches(con: duckdb.DuckDBPyConnection, run_id: str, min_share: float
     SELECT round((gap_start - t0) / 1e6, 6) AS start_ms, round((gap_end - t0) / 1e6, 6) AS end_ms,
            round((gap_end - gap_start) / 1e3, 3) AS idle_us
     FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM pieces) ORDER BY gap_start"""
-    return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "share": min_share,
-                             "limit": limit})
+    return _query(
+        con,
+        sql,
+        {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "share": min_share, "limit": limit},
+    )
 
 
 _OP_TYPES = """
@@ -116,8 +122,9 @@ def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20)
     return _query(con, sql, {"run": run_id, "top": top_n})
 
 
-def op_type_calls(con: duckdb.DuckDBPyConnection, run_id: str, hotspot_rank: int = 10,
-                  limit: int = 2000) -> pl.DataFrame:
+def op_type_calls(
+    con: duckdb.DuckDBPyConnection, run_id: str, hotspot_rank: int = 10, limit: int = 2000
+) -> pl.DataFrame:
     """Call count against average time per operator type (the ``limit`` types with most time).
 
     ``hotspot`` marks a type among the ``hotspot_rank`` largest by total time whose average call
@@ -132,7 +139,9 @@ def op_type_calls(con: duckdb.DuckDBPyConnection, run_id: str, hotspot_rank: int
     return _query(con, sql, {"run": run_id, "hot": hotspot_rank, "limit": limit})
 
 
-def pipeline_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15) -> pl.DataFrame:
+def pipeline_breakdown(
+    con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15
+) -> pl.DataFrame:
     """Cube / vector / scalar / MTE time as shares of core time, for the top operator types by core time.
 
     Pipes run concurrently, so the four shares may sum past 1. Columns: op_type, core_time_us,
@@ -164,7 +173,9 @@ origin AS (SELECT min(start_ns) AS t0 FROM ops WHERE run_id = $run)
 """
 
 
-def gap_histogram(con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4) -> pl.DataFrame:
+def gap_histogram(
+    con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4
+) -> pl.DataFrame:
     """Gaps between consecutive device tasks (no task of the device running), in log-spaced bins.
 
     Columns: bin, low_us, high_us, gap_count, total_gap_us. Empty when the device never idles.
@@ -200,7 +211,9 @@ def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500
     return _query(con, sql, {"run": run_id, "limit": limit})
 
 
-def hbm_bandwidth(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
+def hbm_bandwidth(
+    con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000
+) -> pl.DataFrame:
     """HBM read and write bandwidth over time, summed over HBM units, averaged into at most ``bucket_count`` buckets.
 
     Columns: counter ('hbm_read' / 'hbm_write'), offset_ms, mb_per_s. Empty when HBM was not collected.
