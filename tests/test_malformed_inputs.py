@@ -80,7 +80,7 @@ def _assert_diagnosis_says_what_was_unusable(case: Case, tmp_path: Path) -> None
         if case.expect == "usable" and case.file:
             assert any(case.file in p["file"] for p in d["ingest_problems"]), \
                 f"the diagnosis does not record the problem on {case.file}"
-        html = report.with_name("diagnosis.html")
+        html = report.with_name("report.html")
         if html.exists():
             page = html.read_text()
             assert "<script>alert(" not in page and "<img src=x>" not in page, "op names must be escaped in HTML"

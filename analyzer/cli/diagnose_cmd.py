@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 from pathlib import Path
 
 import duckdb
@@ -15,9 +14,10 @@ from analyzer.cli.rule_options import (
     load_checked_rules,
     rule_overrides,
 )
-from analyzer.diagnosis import diagnose
+from analyzer.diagnosis import diagnose, diagnose_runs
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
+from analyzer.report.html import render_html
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--out", type=Path, default=Path("reports"), help="output folder (default: reports/)"
     )
     p.add_argument(
-        "--format", default="json,md", help="comma-separated: json, md, html (default: json,md)"
+        "--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)"
     )
     p.add_argument(
         "--fail-on",
@@ -93,12 +93,7 @@ def _write(
     if "md" in formats:
         written.append(write_atomically(folder / "diagnosis.md", render_markdown(d)))
     if "html" in formats:
-        try:
-            html = importlib.import_module("analyzer.report.html")
-        except ImportError:
-            err("note: the HTML report is not available in this build; wrote the other formats")
-        else:
-            written.append(write_atomically(folder / "diagnosis.html", html.render_html(d, con)))
+        written.append(write_atomically(folder / "report.html", render_html(d, con)))
     return written
 
 
@@ -128,4 +123,10 @@ def run(args: argparse.Namespace) -> int:
         for path in _write(d, con, run_folder(args.out, run_id), formats):
             out.print(f"wrote {path}", markup=False)
         worst = max([worst] + [SEVERITY_RANK[f.severity] for f in d.findings])
+    several = diagnose_runs(con, usable, rules, params, preview=args.preview)
+    if several is not None:  # rules comparing the runs (batch-size-scaling)
+        print_diagnosis(several, out)
+        for path in _write(several, con, run_folder(args.out, several.run_id), formats):
+            out.print(f"wrote {path}", markup=False)
+        worst = max([worst] + [SEVERITY_RANK[f.severity] for f in several.findings])
     return 1 if args.fail_on and worst >= SEVERITY_RANK[args.fail_on] else 0
