@@ -36,7 +36,12 @@ def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dic
 
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
-    """span, busy time and ratio, span source, step and task counts of one run (needs the views)."""
+    """span, busy time and ratio, per-step busy ratios, span source, step and task counts (needs the views).
+
+    ``busy_ratio`` is over the whole profiled span (_run_busy); ``step_busy_*`` are per step with the
+    rules' definition (_step_busy: the export's step decomposition when present), so the summary and
+    the low-aicore-utilization finding quote the same numbers.
+    """
     summary = _one_row(
         con,
         "SELECT s.span_us, b.busy_us, b.busy_ratio, s.span_source FROM _run_span s "
@@ -50,14 +55,44 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
         "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
         {"r": run_id},
     )  # type: ignore[arg-type]
+    steps = _one_row(
+        con,
+        "SELECT min(busy_ratio) AS step_busy_ratio_min, median(busy_ratio) AS step_busy_ratio_median, "
+        "arg_min(step_id, (busy_ratio, step_id)) AS step_busy_lowest_step, "
+        "arg_min(basis, (busy_ratio, step_id)) AS step_busy_basis "
+        "FROM _step_busy WHERE run_id = ? HAVING count(*) > 0",
+        [run_id],
+    )
     return {
         "span_us": None,
         "busy_us": None,
         "busy_ratio": None,
         "span_source": None,
+        "step_busy_ratio_min": None,
+        "step_busy_ratio_median": None,
+        "step_busy_lowest_step": None,
+        "step_busy_basis": None,
         **summary,
+        **steps,
         **counts,
     }
+
+
+def step_busy_text(summary: dict[str, Any]) -> str | None:
+    """The per-step busy ratio the rules judge, as one labelled phrase; None without steps.
+
+    >>> step_busy_text({"step_busy_ratio_min": 0.065, "step_busy_ratio_median": 0.07,
+    ...                 "step_busy_lowest_step": 50, "step_busy_basis": "step decomposition"})
+    'per step (step decomposition): lowest 6.5% (step 50), median 7.0%'
+    """
+    low = summary.get("step_busy_ratio_min")
+    if low is None:
+        return None
+    return (
+        f"per step ({summary.get('step_busy_basis')}): lowest {low:.1%} "
+        f"(step {summary.get('step_busy_lowest_step')}), "
+        f"median {summary.get('step_busy_ratio_median') or 0:.1%}"
+    )
 
 
 def run_problems(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], ...]:
@@ -103,5 +138,35 @@ def diagnose(
         findings=tuple(rank_findings(findings)),
         problems=run_problems(con, run_id),
         params={r.name: effective_params(r, params) for r in rules if r.params},
+        tool_version=__version__,
+    )
+
+
+ALL_RUNS_ID = "all-runs"  # the Diagnosis (and report folder) of the rules of scope 'runs'
+
+
+def diagnose_runs(
+    con: duckdb.DuckDBPyConnection,
+    run_ids: list[str],
+    rules: list[Rule],
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    preview: bool = False,
+) -> Diagnosis | None:
+    """The Diagnosis of the rules of scope 'runs' over several runs (e.g. batch-size-scaling).
+
+    Returns None when fewer than two runs or no such rule are given.
+    """
+    several = [r for r in rules if r.scope == "runs"]
+    if len(run_ids) < 2 or not several:
+        return None
+    findings, outcomes = run_rules(con, several, list(run_ids), params, preview=preview)
+    return Diagnosis(
+        run_id=ALL_RUNS_ID,
+        run={"runs": list(run_ids)},
+        summary={"run_count": len(run_ids)},
+        outcomes=tuple(outcomes),
+        findings=tuple(rank_findings(findings)),
+        params={r.name: effective_params(r, params) for r in several if r.params},
         tool_version=__version__,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from analyzer.diagnosis import step_busy_text
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Finding
 
@@ -34,9 +35,10 @@ def _summary(d: Diagnosis) -> list[str]:
         ["chip", run.get("chip")],
         ["profiler level", run.get("profiler_level")],
         ["AI Core metrics", run.get("aic_metrics")],
-        ["span (us)", s.get("span_us")],
-        ["compute busy (us)", s.get("busy_us")],
-        ["busy ratio", _pct(s.get("busy_ratio"))],
+        ["profiled span (us)", s.get("span_us")],
+        ["compute busy in the span (us)", s.get("busy_us")],
+        ["busy ratio over the span", _pct(s.get("busy_ratio"))],
+        ["busy ratio per step (as the rules judge it)", step_busy_text(s) or "no steps"],
         ["steps", s.get("step_count")],
         ["device tasks", s.get("task_count")],
     ]

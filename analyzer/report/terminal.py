@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from analyzer.diagnosis import step_busy_text
 from analyzer.report.model import Diagnosis
 
 _STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -46,11 +47,16 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
     s = d.summary
     ratio = "?" if s.get("busy_ratio") is None else f"{s['busy_ratio']:.1%}"
     span = "?" if s.get("span_us") is None else f"{s['span_us']:,.1f} us"
-    console.print(
-        f"{d.run_id}: span {span}, compute busy {ratio}, {s.get('step_count', 0)} step(s), "
-        f"{s.get('task_count', 0)} device tasks",
-        markup=False,
-    )
+    per_step = step_busy_text(s)
+    if "run_count" in s:  # the rules comparing several runs
+        console.print(f"{d.run_id}: {s['run_count']} runs compared", markup=False)
+    else:
+        console.print(
+            f"{d.run_id}: profiled span {span}, compute busy {ratio} of the span"
+            + (f"; {per_step}" if per_step else "")
+            + f"; {s.get('step_count', 0)} step(s), {s.get('task_count', 0)} device tasks",
+            markup=False,
+        )
     if d.findings:
         console.print(findings_table(d, limit))
         if len(d.findings) > limit:

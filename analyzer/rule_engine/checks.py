@@ -12,6 +12,7 @@ from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.runner import effective_params
 from analyzer.rule_engine.validation import sql_params, validate_message, validate_rules
+from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.views import create_views
 
 
@@ -20,6 +21,8 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
     try:
         run_ids = load_fixture_tables(con, fires) or ["fixture"]
         create_views(con)
+        if rule.scope == "runs":
+            create_run_scaling_views(con, run_ids)
         values = {**effective_params(rule, None), "run_id": run_ids[0], "run_ids": run_ids}
         cursor = con.execute(
             rule.sql, {k: v for k, v in values.items() if k in sql_params(rule.sql)}

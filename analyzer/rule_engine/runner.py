@@ -11,6 +11,7 @@ import duckdb
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
+from analyzer.rule_engine.scaling_views import create_run_scaling_views
 
 ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
 CONFIDENCES = ("high", "medium", "low")
@@ -232,6 +233,8 @@ def run_rules(
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
     """
     create_views(con)
+    if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
+        create_run_scaling_views(con, list(run_ids))
     availability, findings, outcomes = _Availability(con), [], []
     for rule in rules:
         values = effective_params(rule, params)

@@ -110,6 +110,25 @@ SELECT s.run_id, s.span_us,
 FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
 GROUP BY s.run_id, s.span_us""",
     ),
+    "_step_busy": (
+        "Compute-busy share of each step, THE per-step definition (low-aicore-utilization and the run "
+        "summary use it): run_id, device_id, step_id, start_ns, end_ns, busy_us (the export's "
+        "steps.computing_us, else the union of compute intervals inside the step window), span_us "
+        "(steps.stage_us, else the window), busy_ratio, comm_not_overlapped_us, basis ('step "
+        "decomposition' | 'step window').",
+        """
+SELECT s.run_id, s.device_id, s.step_id, s.start_ns, s.end_ns,
+       coalesce(s.computing_us, (SELECT sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0
+            FROM _busy_intervals b WHERE b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns), 0)
+           AS busy_us,
+       coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) AS span_us,
+       coalesce(s.computing_us, (SELECT sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0
+            FROM _busy_intervals b WHERE b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns), 0)
+           / coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) AS busy_ratio,
+       s.comm_not_overlapped_us,
+       CASE WHEN s.computing_us IS NOT NULL THEN 'step decomposition' ELSE 'step window' END AS basis
+FROM steps s WHERE coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) > 0""",
+    ),
     "_device_gaps": (
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "

@@ -1,0 +1,46 @@
+"""The sweep's batch-size scaling views (analyzer/runs/sweep.py) over the normalized tables, for rules of scope 'runs'.
+
+The sweep command builds ``batch_size_scaling`` from catalog tables (``catalog_runs``,
+``run_metrics``). Here the same two inputs are made from the normalized tables of the runs being
+judged, with the catalog's own per-run metrics SQL (analyzer/runs/summary.py), so that the
+``batch-size-scaling`` rule and ``npu-triage sweep`` share one definition.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.runs.summary import run_summary_tables
+from analyzer.runs.sweep import create_scaling_views
+
+_RUNS_VIEW = (
+    "CREATE OR REPLACE TEMP VIEW catalog_runs AS "
+    "SELECT run_id, model_name, batch_size, cann_version FROM runs"
+)
+
+
+def _is_base_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    rows = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND NOT temporary", [name]
+    ).fetchall()  # fetchall, not fetchone: leaves no unfinished result on con
+    return bool(rows[0][0])
+
+
+def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
+    """Create ``batch_size_scaling`` (and its verdict view) over the runs ``run_ids`` of ``con``.
+
+    Does nothing in a catalog database, whose own ``catalog_runs`` / ``run_metrics`` tables
+    already feed the views.
+    """
+    if _is_base_table(con, "catalog_runs") or _is_base_table(con, "run_metrics"):
+        create_scaling_views(con)
+        return
+    reader = con.cursor()  # its own result state: con may hold an unfinished result
+    try:
+        metrics = [run_summary_tables(reader, r, r)["run_metrics"] for r in run_ids]
+    finally:
+        reader.close()
+    con.register("run_metrics", pa.concat_tables(metrics) if metrics else pa.table({}))
+    con.execute(_RUNS_VIEW)
+    create_scaling_views(con)
