@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import duckdb
 
+from analyzer.atomic_files import atomic_path
 from analyzer.ingest.schema import TABLES, ddl
 
 
@@ -50,14 +49,8 @@ def save_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
     written = []
     for name in TABLES:
         final = out_dir / f"{name}.parquet"
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=out_dir)
-        os.close(fd)
-        try:
-            con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO '{_sql_path(tmp)}' (FORMAT parquet)")
-            os.replace(tmp, final)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic_path(final) as tmp:
+            con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO '{_sql_path(str(tmp))}' (FORMAT parquet)")
         written.append(final)
     return written
 

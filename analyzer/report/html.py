@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import duckdb
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from analyzer.atomic_files import write_text_atomically
 from analyzer.report import charts, series
 from analyzer.report.html_sections import findings_section, header_section, problems_section
 from analyzer.report.html_style import CSS, ERROR_COLLECTOR
@@ -157,15 +156,4 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
 
 def write_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, path: Path | str) -> Path:
     """Render the report and write it atomically (a temp file beside it, then a rename). Returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(diagnosis, con)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_text_atomically(Path(path), render_html(diagnosis, con))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
+
+from analyzer.atomic_files import write_text_atomically
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -25,16 +25,7 @@ def run_folder(out_dir: Path, run_id: str) -> Path:
 
 def write_atomically(path: Path, text: str) -> Path:
     """Write text to a temporary file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return write_text_atomically(path, text)
 
 
 def is_inside(path: Path, folder: Path) -> bool:
