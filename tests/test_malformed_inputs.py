@@ -21,8 +21,14 @@ from tests.tree_hash import tree_digest
 TRACEBACK = "Traceback (most recent call last)"
 PROBLEM_LINE = re.compile(r"^(error|warning|info): (?P<where>.+?): (?P<what>.+)$")
 CASE_BY_NAME = by_name()
-SUBPROCESS_CASES = ("kd_binary_garbage_alone", "tv_truncated_mid_json", "sqlite_corrupt_pages", "unrelated_files",
-                    "kd_hostile_op_names", "zip_entry_dot_dot")
+SUBPROCESS_CASES = (
+    "kd_binary_garbage_alone",
+    "tv_truncated_mid_json",
+    "sqlite_corrupt_pages",
+    "unrelated_files",
+    "kd_hostile_op_names",
+    "zip_entry_dot_dot",
+)
 
 
 def _build(case: Case, tmp_path: Path) -> Path:
@@ -45,8 +51,10 @@ def _formats(case: Case) -> str:
 def _commands(case: Case, path: Path, tmp_path: Path) -> list[list[str]]:
     if case.command == "batch":
         return [["batch", str(path), "--catalog", str(tmp_path / "catalog.duckdb"), "--jobs", "1"]]
-    return [["ingest", str(path), "--db", str(tmp_path / "runs.duckdb")],
-            ["diagnose", str(path), "--out", str(tmp_path / "out"), "--format", _formats(case)]]
+    return [
+        ["ingest", str(path), "--db", str(tmp_path / "runs.duckdb")],
+        ["diagnose", str(path), "--out", str(tmp_path / "out"), "--format", _formats(case)],
+    ]
 
 
 def _assert_clear_messages(case: Case, code: int, out: str, err: str) -> None:
@@ -58,15 +66,20 @@ def _assert_clear_messages(case: Case, code: int, out: str, err: str) -> None:
         assert code in (0, 1), text
         assert not [p for p in problems if not p.startswith("info:")], err
         return
-    assert (code == 2) == (case.expect == "unusable"), f"exit {code} for an {case.expect} case:\n{text}"
+    assert (code == 2) == (case.expect == "unusable"), (
+        f"exit {code} for an {case.expect} case:\n{text}"
+    )
     if case.expect == "unusable":
-        assert "npu-triage:" in err, err  # the closing one-line verdict says nothing usable was found
+        assert "npu-triage:" in err, (
+            err
+        )  # the closing one-line verdict says nothing usable was found
     if case.file and case.command != "batch":
         named = [p for p in problems if case.file in PROBLEM_LINE.match(p)["where"]]
         assert named, f"no message names {case.file}:\n{err}"
         if case.where:
-            assert any(re.search(case.where, PROBLEM_LINE.match(p)["where"]) for p in named), \
+            assert any(re.search(case.where, PROBLEM_LINE.match(p)["where"]) for p in named), (
                 f"no message on {case.file} says where ({case.where}):\n{err}"
+            )
     elif case.file:
         assert case.file in text, f"no message names {case.file}:\n{text}"
 
@@ -78,12 +91,15 @@ def _assert_diagnosis_says_what_was_unusable(case: Case, tmp_path: Path) -> None
         d = json.loads(report.read_text())
         assert d["completeness"], "the completeness table lists every rule's outcome"
         if case.expect == "usable" and case.file:
-            assert any(case.file in p["file"] for p in d["ingest_problems"]), \
+            assert any(case.file in p["file"] for p in d["ingest_problems"]), (
                 f"the diagnosis does not record the problem on {case.file}"
+            )
         html = report.with_name("report.html")
         if html.exists():
             page = html.read_text()
-            assert "<script>alert(" not in page and "<img src=x>" not in page, "op names must be escaped in HTML"
+            assert "<script>alert(" not in page and "<img src=x>" not in page, (
+                "op names must be escaped in HTML"
+            )
 
 
 def _has_diagnose() -> bool:
@@ -93,7 +109,9 @@ def _has_diagnose() -> bool:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_malformed_input_gives_clear_messages_and_leaves_input_identical(case: Case, tmp_path, capsys):
+def test_malformed_input_gives_clear_messages_and_leaves_input_identical(
+    case: Case, tmp_path, capsys
+):
     path = _build(case, tmp_path)
     before = tree_digest(tmp_path / "in")
     for argv in _commands(case, path, tmp_path):
@@ -111,8 +129,17 @@ def test_corpus_has_at_least_fifty_cases():
     assert len(CASE_BY_NAME) >= 50
 
 
-@pytest.mark.parametrize("name", ["kd_utf8_bom", "kd_unsorted_rows", "kd_overlapping_tasks", "kd_hostile_op_names",
-                                  "kd_unknown_columns", "tv_utf8_bom"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "kd_utf8_bom",
+        "kd_unsorted_rows",
+        "kd_overlapping_tasks",
+        "kd_hostile_op_names",
+        "kd_unknown_columns",
+        "tv_utf8_bom",
+    ],
+)
 def test_malformed_clean_case_reads_every_task(name, tmp_path):
     path = _build(CASE_BY_NAME[name], tmp_path)
     ingested = load_export(path)
@@ -158,8 +185,13 @@ def test_malformed_input_subprocess_never_prints_a_traceback(name, tmp_path):
     for argv in _commands(case, path, tmp_path):
         if argv[0] == "diagnose" and not _has_diagnose():
             continue
-        proc = subprocess.run([sys.executable, "-m", "analyzer", *argv], capture_output=True, text=True,
-                              timeout=120, cwd=tmp_path)
+        proc = subprocess.run(
+            [sys.executable, "-m", "analyzer", *argv],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
         assert TRACEBACK not in proc.stdout + proc.stderr, proc.stderr
         assert (proc.returncode == 2) == (case.expect == "unusable"), proc.stderr
         assert tree_digest(tmp_path / "in") == before
