@@ -212,10 +212,45 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 }
 
 
+# Cheap filters of ops stay views; every other helper view is computed once and kept as a TEMP table,
+# because rules read them many times (a view would recompute its window passes at every reference).
+_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks")
+# What the helper views are derived from; when it has not changed since the last call, they are kept.
+_SIGNATURE_SQL = """
+SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id, step_id, task_type, op_type,
+                                                    op_name, start_ns, end_ns)), 0) FROM ops)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(s)), 0) FROM steps s)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(run_id, kind, name, task_type, start_ns, end_ns)), 0)
+               FROM timeline)"""
+
+
+def _drop_helper(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    kind = con.execute(
+        "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $n "
+        "UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $n",
+        {"n": name},
+    ).fetchall()
+    for (what,) in kind:
+        con.execute(f"DROP {what} IF EXISTS {name}")
+
+
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """CREATE OR REPLACE every helper view as a TEMP view (nothing is written into a database file)."""
+    """Create every helper relation in TEMP (nothing is written into a database file).
+
+    ``_compute_tasks`` and ``_comm_tasks`` are views; the others are computed once, in order, into
+    TEMP tables, and recomputed on a later call only when ops, steps or timeline changed.
+    """
+    signature = con.execute(_SIGNATURE_SQL).fetchone()[0]
+    state = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_helper_views_state'"
+    ).fetchone()[0]
+    if state and con.execute("SELECT signature FROM _helper_views_state").fetchone()[0] == signature:
+        return
     for name, (_doc, sql) in VIEWS.items():
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
+        _drop_helper(con, name)
+        what = "VIEW" if name in _PLAIN_VIEWS else "TABLE"
+        con.execute(f"CREATE TEMP {what} {name} AS {sql}")
+    con.execute("CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature", [signature])
 
 
 def view_docs() -> dict[str, str]:
