@@ -195,3 +195,26 @@ def test_malformed_input_subprocess_never_prints_a_traceback(name, tmp_path):
         assert TRACEBACK not in proc.stdout + proc.stderr, proc.stderr
         assert (proc.returncode == 2) == (case.expect == "unusable"), proc.stderr
         assert tree_digest(tmp_path / "in") == before
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("empty_folder", "no Ascend profiling export found"),
+        ("unrelated_files", "no Ascend profiling export found"),
+        ("export_truncated_early", "nothing usable was found"),
+    ],
+)
+def test_new_user_diagnose_on_unusable_folder_exits_2_with_one_clear_message(
+    name, message, tmp_path
+):
+    path = _build(CASE_BY_NAME[name], tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "analyzer", "diagnose", str(path), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2 and message in proc.stderr and TRACEBACK not in proc.stderr
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("diagnosis.*"))

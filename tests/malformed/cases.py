@@ -508,6 +508,15 @@ case("every_file_broken", "unusable", "kernel_details.csv")(
     )
 )
 
+case("export_truncated_early", "unusable", "kernel_details.csv")(
+    lambda d: torch(
+        d, {KD: base_kd()[:60], TV: trace_bytes()[:300]}, ("kernel_details.csv", "trace_view.json")
+    )
+)
+case("export_truncated_late", "usable", "kernel_details.csv", r"line \d+")(
+    lambda d: torch(d, {KD: base_kd()[:700], TV: trace_bytes()[:900]})
+)
+
 # ---- archives (batch) ---------------------------------------------------------------------------------------------
 
 
