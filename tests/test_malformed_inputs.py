@@ -1,5 +1,8 @@
-"""Every malformed input of the corpus through `ingest`, `diagnose` (and `batch` for archives): a clear message
-per problem, a diagnosis of what is usable, exit 2 only when nothing is, never a traceback, inputs untouched."""
+"""The malformed corpus through `ingest`, `diagnose` (and `batch` for archives).
+
+A clear message per problem, a diagnosis of what is usable, exit 2 only when nothing is, never a
+traceback, inputs byte-identical after every command.
+"""
 
 from __future__ import annotations
 

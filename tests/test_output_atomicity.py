@@ -1,4 +1,4 @@
-"""Outputs are written atomically: killing `diagnose` or `ingest` at random moments never leaves a half-written file."""
+"""Outputs are written atomically: killing `diagnose` or `ingest` never leaves a half-written file."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ KILL_DELAYS_S = sorted(random.Random(7).uniform(1.5, 6.0) for _ in range(4))
 
 
 def _kill_after(argv: list[str], delay_s: float, cwd: Path) -> int | None:
-    """Start `python -m analyzer argv`, SIGKILL it after delay_s unless it ended; its exit code or None if killed."""
+    """Run `python -m analyzer argv`, SIGKILL it after delay_s; its exit code, None if killed."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "analyzer", *argv],
         cwd=cwd,

@@ -107,7 +107,7 @@ def test_reader_kernel_details_round_trips_names_starts_and_na(rows):
 
 
 def mutate(data: bytes, rng: random.Random, count: int) -> bytes:
-    """Random byte edits: overwrite, delete a range, insert garbage, duplicate a range, or truncate."""
+    """Random byte edits: overwrite, delete, insert garbage, duplicate a range, truncate."""
     buf = bytearray(data)
     for _ in range(count):
         if not buf:
@@ -163,7 +163,7 @@ def test_reader_mutated_trace_view_never_raises(seed, count):
 
 
 def test_reader_fuzz_time_boxed_mutations_never_raise():
-    """CI's fuzzing run: random mutations of every base file for a bounded time (a few rounds locally)."""
+    """CI's fuzzing run: mutations of every base file for a bounded time (3 rounds locally)."""
     files = {
         "kernel_details.csv": KD_BYTES,
         "trace_view.json": trace_bytes(),

@@ -1,1 +1,1 @@
-"""A corpus of malformed Ascend exports, each built into a temporary folder from a tiny valid base export."""
+"""A corpus of malformed Ascend exports, each built in a temporary folder from a tiny valid one."""

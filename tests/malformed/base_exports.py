@@ -1,4 +1,4 @@
-"""Tiny valid exports the malformed cases start from: torch_npu text, native msprof text, and a torch_npu SQLite db."""
+"""Tiny valid exports the malformed cases start from: torch_npu text, msprof text, a SQLite db."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def kernel_details_text(rows: list[list[str]] | None = None, header: str = KD_HE
 
 
 def trace_events(pid_hw: int = 3170820512) -> list[dict]:
-    """Metadata, one ProfilerStep, a CANN launch per op and the device tasks on 'Ascend Hardware'."""
+    """Metadata, one ProfilerStep and the device tasks on 'Ascend Hardware'."""
     events: list[dict] = [
         {"ph": "M", "name": "process_name", "pid": 3096504, "tid": 0, "args": {"name": "Python"}},
         {
@@ -136,7 +136,7 @@ def profiler_info() -> dict:
 
 
 def write_torch_text(parent: Path) -> Path:
-    """A torch_npu text export: profiler_info, kernel_details, op_statistic, api_statistic, step_trace_time, trace."""
+    """A torch_npu text export: profiler_info, kernel_details, statistics, step times, trace."""
     root = parent / TORCH_ROOT
     apo = root / APO
     apo.mkdir(parents=True)
@@ -171,7 +171,7 @@ def op_summary_text(rows: list[list[str]] | None = None) -> str:
 
 
 def write_msprof_text(parent: Path) -> Path:
-    """A native msprof export: PROF_*/mindstudio_profiler_output with op_summary, task_time and the timeline."""
+    """A native msprof export: op_summary, task_time and the timeline in mindstudio_profiler_output."""
     root = parent / MSPROF_ROOT
     mso = root / MSO
     mso.mkdir(parents=True)
@@ -206,7 +206,7 @@ DB_TABLES = {
 
 
 def write_torch_db(parent: Path, tables: tuple[str, ...] = tuple(DB_TABLES)) -> Path:
-    """A torch_npu db export (WAL mode, as the real ones) with the tables asked for; returns the db path."""
+    """A torch_npu db (WAL mode, as the real ones) holding the tables asked for; returns its path."""
     apo = parent / "host_1234_20250109073443063_ascend_pt" / APO
     apo.mkdir(parents=True)
     db = apo / "ascend_pytorch_profiler_0.db"

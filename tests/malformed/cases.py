@@ -1,4 +1,4 @@
-"""The malformed-input corpus: each case builds one broken export (or archive) into a folder and says what to expect.
+"""The malformed-input corpus: each case builds one broken export or archive and says what to expect.
 
 A case's ``expect`` is one of:
 
@@ -63,7 +63,7 @@ def case(name: str, expect: str, file: str = "", where: str = "", command: str =
 
 
 def torch(folder: Path, edits: dict[str, bytes | None], keep_only: tuple[str, ...] = ()) -> Path:
-    """The torch_npu base with files replaced (bytes) or removed (None); keep_only drops every other data file."""
+    """The torch_npu base with files replaced (bytes) or removed (None); keep_only drops the rest."""
     root = base.write_torch_text(folder)
     apo = root / APO
     if keep_only:
@@ -123,7 +123,7 @@ def garbage(n: int = 4096, seed: int = 7, nul: bool = True) -> bytes:
     return data if nul else data.replace(b"\x00", b"\xff")
 
 
-# ---- kernel_details.csv (torch_npu) --------------------------------------------------------------------------
+# ---- kernel_details.csv (torch_npu) -----------------------------------------
 
 case("kd_empty_0_bytes", "usable", "kernel_details.csv", "")(lambda d: torch(d, {KD: b""}))
 case("kd_empty_alone", "unusable", "kernel_details.csv")(
@@ -305,7 +305,7 @@ case("kd_is_a_json_file", "usable", "kernel_details.csv", r"line 1")(
     lambda d: torch(d, {KD: trace_bytes()})
 )
 
-# ---- trace_view.json ---------------------------------------------------------------------------------------------
+# ---- trace_view.json --------------------------------------------------------
 
 case("tv_empty_0_bytes", "usable", "trace_view.json")(lambda d: torch(d, {TV: b""}))
 case("tv_empty_alone", "unusable", "trace_view.json")(
@@ -373,7 +373,7 @@ case("tv_latin1_bytes", "usable", "trace_view.json")(
     lambda d: torch(d, {TV: trace_bytes().replace(b"Relu_2", b"Gr\xf6\xdfe")}, ("trace_view.json",))
 )
 
-# ---- the other torch_npu files -----------------------------------------------------------------------------------
+# ---- the other torch_npu files ----------------------------------------------
 
 OTHER = f"{TORCH_ROOT}/{APO}"
 case("op_statistic_empty", "usable", "op_statistic.csv")(
@@ -408,7 +408,7 @@ case("communication_json_truncated", "usable", "communication.json")(
     )
 )
 
-# ---- native msprof text ------------------------------------------------------------------------------------------
+# ---- native msprof text -----------------------------------------------------
 
 case("msprof_op_summary_empty", "usable", "op_summary_")(lambda d: msprof(d, {OPSUM: b""}))
 case("msprof_op_summary_truncated_mid_row", "usable", "op_summary_", r"line \d+")(
@@ -441,7 +441,7 @@ case("msprof_device_info_garbage", "usable", "info.json.0")(
     lambda d: msprof(d, {f"{base.MSPROF_ROOT}/device_0/info.json.0": b'{"platform_version": '})
 )
 
-# ---- SQLite --------------------------------------------------------------------------------------------------------
+# ---- SQLite -----------------------------------------------------------------
 
 
 def db_with(folder: Path, tables: tuple[str, ...]) -> Path:
@@ -479,10 +479,10 @@ case("sqlite_0_bytes", "unusable", "ascend_pytorch_profiler_0.db")(
 case("sqlite_text_file", "unusable", "ascend_pytorch_profiler_0.db")(
     lambda d: (lambda p: (p.write_bytes(b"not a database\n" * 50), d)[1])(base.write_torch_db(d))
 )
-# The locked case is built by the test itself (it must hold the lock while the command runs): see LOCKED_DB.
+# The locked case is built by its test, which holds the lock while the command runs.
 LOCKED_DB = DB
 
-# ---- whole folders -------------------------------------------------------------------------------------------------
+# ---- whole folders ----------------------------------------------------------
 
 
 def unrelated(folder: Path) -> Path:
@@ -517,7 +517,7 @@ case("export_truncated_late", "usable", "kernel_details.csv", r"line \d+")(
     lambda d: torch(d, {KD: base_kd()[:700], TV: trace_bytes()[:900]})
 )
 
-# ---- archives (batch) ---------------------------------------------------------------------------------------------
+# ---- archives (batch) -------------------------------------------------------
 
 
 def _export_files(folder: Path) -> list[tuple[str, bytes]]:
