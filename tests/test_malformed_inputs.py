@@ -221,3 +221,14 @@ def test_new_user_diagnose_on_unusable_folder_exits_2_with_one_clear_message(
     )
     assert proc.returncode == 2 and message in proc.stderr and TRACEBACK not in proc.stderr
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("diagnosis.*"))
+
+
+@pytest.mark.parametrize("option", ["--db", "--parquet"])
+def test_ingest_output_inside_the_export_is_refused_and_nothing_written(option, tmp_path, capsys):
+    export = base.write_torch_text(tmp_path)
+    before = tree_digest(tmp_path)
+    code, _, err = _run(
+        ["ingest", str(export), option, str(export / "ASCEND_PROFILER_OUTPUT" / "x.duckdb")], capsys
+    )
+    assert code == 2 and "inside the export folder" in err
+    assert tree_digest(tmp_path) == before

@@ -9,6 +9,7 @@ from analyzer.cli.console import err, out
 from analyzer.ingest import load_export
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
+from analyzer.report.output_files import is_inside
 from analyzer.report.run_lines import problem_lines, run_lines
 
 
@@ -20,7 +21,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _inside_input(args: argparse.Namespace) -> Path | None:
+    """The output (--db or --parquet) that would land inside the export folder, if any."""
+    folder = args.path if args.path.is_dir() else args.path.parent
+    return next((t for t in (args.db, args.parquet) if t and is_inside(t, folder)), None)
+
+
 def run(args: argparse.Namespace) -> int:
+    inside = _inside_input(args)
+    if inside is not None:
+        err(f"npu-triage: {inside} lies inside the export folder {args.path}; nothing is ever written there "
+            "(choose an output outside it)")
+        return 2
     ingested = load_export(args.path)
     con = ingested.con
     for line in run_lines(con, ingested.run_ids):
