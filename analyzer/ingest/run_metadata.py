@@ -44,9 +44,11 @@ class RunMetadata:
 def _load_json(path: Path, ctx: ReadContext) -> dict | None:
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         where = f"line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        ctx.report(path, where, "warning", f"metadata file unreadable: {exc}", "collection settings stay unknown")
+        where = f"byte {exc.start}" if isinstance(exc, UnicodeDecodeError) else where
+        what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        ctx.report(path, where, "warning", f"metadata file unreadable: {what}", "collection settings stay unknown")
         return None
     if not isinstance(data, dict):
         ctx.report(path, "", "warning", "metadata file is not a JSON object", "collection settings stay unknown")

@@ -402,6 +402,12 @@ case("profiler_info_truncated", "usable", "profiler_info_0.json")(
 case("profiler_info_binary", "usable", "profiler_info_0.json")(
     lambda d: torch(d, {f"{TORCH_ROOT}/profiler_info_0.json": garbage(64)})
 )
+case("profiler_info_deeply_nested", "usable", "profiler_info_0.json")(
+    lambda d: torch(d, {f"{TORCH_ROOT}/profiler_info_0.json": b"[" * 100_000})
+)
+case("msprof_device_info_deeply_nested", "usable", "info.json.0")(
+    lambda d: msprof(d, {f"{base.MSPROF_ROOT}/device_0/info.json.0": b"{" + b'"a":[' * 50_000})
+)
 case("communication_json_truncated", "usable", "communication.json")(
     lambda d: torch(
         d, {f"{OTHER}/communication.json": b'{"step50": {"collective": {"allreduce@1": {"Comm'}
