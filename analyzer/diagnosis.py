@@ -36,9 +36,10 @@ def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dic
 
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
-    """span, busy time and ratio, per-step busy ratios, span source, step and task counts (needs the views).
+    """span, busy time and ratio, per-step busy ratios, span source, step and task counts.
 
-    ``busy_ratio`` is over the whole profiled span (_run_busy); ``step_busy_*`` are per step with the
+    Needs the helper views. ``busy_ratio`` is over the whole profiled span (_run_busy);
+    ``step_busy_*`` are per step with the
     rules' definition (_step_busy: the export's step decomposition when present), so the summary and
     the low-aicore-utilization finding quote the same numbers.
     """
@@ -57,7 +58,8 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     )  # type: ignore[arg-type]
     steps = _one_row(
         con,
-        "SELECT min(busy_ratio) AS step_busy_ratio_min, median(busy_ratio) AS step_busy_ratio_median, "
+        "SELECT min(busy_ratio) AS step_busy_ratio_min, "
+        "median(busy_ratio) AS step_busy_ratio_median, "
         "arg_min(step_id, (busy_ratio, step_id)) AS step_busy_lowest_step, "
         "arg_min(basis, (busy_ratio, step_id)) AS step_busy_basis "
         "FROM _step_busy WHERE run_id = ? HAVING count(*) > 0",

@@ -1,4 +1,4 @@
-"""The README's rules section equals what `npu-triage rules list --markdown` generates from the rule files."""
+"""The README rules section equals `npu-triage rules list --markdown` over the rule files."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_table
 from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.runner import effective_params
-from analyzer.rule_engine.validation import sql_params, validate_message, validate_rules
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
+from analyzer.rule_engine.validation import sql_params, validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
 
 

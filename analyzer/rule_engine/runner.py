@@ -9,9 +9,9 @@ from typing import Any
 import duckdb
 
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
-from analyzer.rule_engine.scaling_views import create_run_scaling_views
 
 ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
 CONFIDENCES = ("high", "medium", "low")
@@ -52,7 +52,8 @@ class _Availability:
             name, _, counter = table.partition(":")
             row = self._con.execute(
                 f'SELECT count("{column}") FROM {name} '
-                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))" + (" AND counter = ?" if counter else ""),
+                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))"
+                + (" AND counter = ?" if counter else ""),
                 [list(run_ids), counter] if counter else [list(run_ids)],
             ).fetchone()
             self._seen[key] = bool(row and row[0])

@@ -1,4 +1,4 @@
-"""The sweep's batch-size scaling views (analyzer/runs/sweep.py) over the normalized tables, for rules of scope 'runs'.
+"""The sweep's batch-size scaling views (analyzer/runs/sweep.py) over the normalized tables.
 
 The sweep command builds ``batch_size_scaling`` from catalog tables (``catalog_runs``,
 ``run_metrics``). Here the same two inputs are made from the normalized tables of the runs being
