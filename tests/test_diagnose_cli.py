@@ -52,7 +52,7 @@ def test_diagnose_cli_tiny_export_writes_reports(tmp_path):
     code = main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--fail-on", "warning"])
     run_folder = next((tmp_path / "r").iterdir())
     assert code == 1  # 200 us busy of 1100 us: low utilisation
-    assert sorted(p.name for p in run_folder.iterdir()) == ["diagnosis.json", "diagnosis.md"]
+    assert sorted(p.name for p in run_folder.iterdir()) == ["diagnosis.json", "diagnosis.md", "report.html"]
     assert not any(p.name.startswith("reports") for p in export.rglob("*"))
 
 
