@@ -24,9 +24,14 @@ def test_write_export_same_seed_identical_bytes(tmp_path: Path) -> None:
     assert _files(tmp_path / "a") == _files(tmp_path / "b")
 
 
-def test_bundled_example_regenerates_identical_bytes(tmp_path: Path) -> None:
-    assert main(["host_sync_low_util", str(tmp_path)]) == 0
-    expected = {k: v for k, v in _files(EXAMPLE).items() if k != "README.md"}
+@pytest.mark.parametrize(
+    ("folder", "scenario"),
+    [("resnet_host_sync", "host_sync_low_util"), ("cann_upgrade", "regression_pair"),
+     ("batch_sweep", "batch_sweep")],
+)
+def test_bundled_example_regenerates_identical_bytes(tmp_path: Path, folder: str, scenario: str) -> None:
+    assert main([scenario, str(tmp_path)]) == 0
+    expected = {k: v for k, v in _files(EXAMPLE.parent / folder).items() if k != "README.md"}
     assert _files(tmp_path) == expected
 
 
