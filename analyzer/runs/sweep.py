@@ -3,7 +3,8 @@
 ``SCALING_VIEW_SQL`` is THE definition: the ``sweep`` command creates it, and a rule file that
 judges batch-size scaling reads ``batch_size_scaling`` / ``batch_size_scaling_verdict`` so that
 both agree. The verdict: when the device busy ratio rises with batch size by at least
-``$min_rise`` (default 0.10), small batches leave the device waiting on the host (scheduling
+``min_rise`` (default 0.10, absolute) or by the factor ``min_rise_factor`` (default 1.25),
+small batches leave the device waiting on the host (scheduling
 overhead); when it stays flat, the time is spent inside the operators.
 """
 
@@ -13,6 +14,7 @@ import duckdb
 import pyarrow as pa
 
 MIN_RISE = 0.10
+MIN_RISE_FACTOR = 1.25
 
 SCALING_VIEW_SQL = """
 CREATE OR REPLACE TEMP VIEW batch_size_scaling AS
@@ -32,6 +34,7 @@ SELECT coalesce(model_name, '') AS model_name, count(*) AS run_count,
        arg_max(busy_ratio, batch_size) - arg_min(busy_ratio, batch_size) AS busy_ratio_rise,
        CASE WHEN count(DISTINCT batch_size) < 2 THEN 'not_enough_batch_sizes'
             WHEN arg_max(busy_ratio, batch_size) - arg_min(busy_ratio, batch_size) >= getvariable('min_rise')
+              OR arg_max(busy_ratio, batch_size) >= getvariable('min_rise_factor') * arg_min(busy_ratio, batch_size)
             THEN 'scheduling_overhead' ELSE 'inside_operators' END AS verdict
 FROM batch_size_scaling GROUP BY ALL ORDER BY model_name
 """
@@ -46,9 +49,11 @@ VERDICT_TEXT = {
 }
 
 
-def create_scaling_views(con: duckdb.DuckDBPyConnection, min_rise: float = MIN_RISE) -> None:
+def create_scaling_views(con: duckdb.DuckDBPyConnection, min_rise: float = MIN_RISE,
+                         min_rise_factor: float = MIN_RISE_FACTOR) -> None:
     """Create the two views in a connection holding catalog tables."""
     con.execute("SET VARIABLE min_rise = ?", [min_rise])
+    con.execute("SET VARIABLE min_rise_factor = ?", [min_rise_factor])
     con.execute(SCALING_VIEW_SQL)
     con.execute(VERDICT_VIEW_SQL)
 

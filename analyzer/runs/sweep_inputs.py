@@ -8,33 +8,36 @@ from pathlib import Path
 import duckdb
 
 from analyzer.diff.sources import load_side
-from analyzer.ingest.model import IngestError
+from analyzer.ingest.discover import discover
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.work import WorkSettings
 
 _SPEC = re.compile(r"^(?P<path>.+):bs=(?P<bs>[0-9]+)$")
 
 
-def parse_sweep_spec(spec: str) -> tuple[str, int]:
-    """'runs/a:bs=8' -> ('runs/a', 8).
+def parse_sweep_spec(spec: str) -> tuple[str, int | None]:
+    """'runs/a:bs=8' -> ('runs/a', 8); a bare path keeps the batch sizes its metadata records.
 
-    >>> parse_sweep_spec("runs/a:bs=8")
-    ('runs/a', 8)
+    >>> parse_sweep_spec("runs/a:bs=8"), parse_sweep_spec("runs")
+    (('runs/a', 8), ('runs', None))
     """
     m = _SPEC.match(spec)
     if not m:
-        raise IngestError(f"{spec!r}: expected PATH:bs=N (an export folder and its batch size)")
+        return spec, None
     return m.group("path"), int(m.group("bs"))
 
 
 def load_sweep_paths(con: duckdb.DuckDBPyConnection, specs: list[str], settings: WorkSettings) -> list[str]:
-    """Analyse each 'PATH:bs=N' export into ``con`` with its batch size; returns the run ids."""
+    """Analyse each 'PATH:bs=N' export (or every export under a bare PATH) into ``con``; returns the run ids."""
     run_ids = []
     for spec in specs:
         path, bs = parse_sweep_spec(spec)
-        run_id, _ = load_side(con, path, WorkSettings(rules_dir=settings.rules_dir, diagnose=settings.diagnose,
-                                                      batch_size=bs, model_name=settings.model_name))
-        run_ids.append(run_id)
+        # A folder without a label may hold several runs: each keeps the batch size of its metadata.
+        roots = [path] if bs is not None else [str(s.root) for s in discover(Path(path))] or [path]
+        for root in roots:
+            run_id, _ = load_side(con, root, WorkSettings(rules_dir=settings.rules_dir, diagnose=settings.diagnose,
+                                                          batch_size=bs, model_name=settings.model_name))
+            run_ids.append(run_id)
     return run_ids
 
 
