@@ -8,6 +8,7 @@ from analyzer.diff.model import RunDiff
 from analyzer.report.diff_charts import diff_waterfall_chart
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.html import figure_html
+from analyzer.report.html_style import standalone_page
 
 
 def _markdown_to_html(md: str) -> str:
@@ -44,12 +45,7 @@ def _markdown_to_html(md: str) -> str:
 
 def render_diff_html(diff: RunDiff, fail_pct: float | None = None) -> str:
     """The page: plotly.js from the plotly package inlined once, the waterfall with a fixed div id."""
-    from plotly.offline import get_plotlyjs
-
     body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
     chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
     head, sep, rest = body.partition("<h2>")
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>npu-triage diff</title>"
-            "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}"
-            "table{border-collapse:collapse}td,th{border:1px solid #ccd;padding:2px 8px;font-size:13px}</style>"
-            f"<script>{get_plotlyjs()}</script></head><body>{head}{chart}{sep}{rest}</body></html>")
+    return standalone_page("npu-triage diff", f"{head}<div class=\"card\">{chart}</div>{sep}{rest}")

@@ -59,3 +59,18 @@ summary { cursor: pointer; font-weight: 600; }
 .chart-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
 .none { color: var(--muted); font-style: italic; }
 """
+
+
+def standalone_page(title: str, body: str) -> str:
+    """A self-contained page around ``body`` (already escaped HTML): the report's stylesheet, the
+    error collector and plotly.js inlined once, so the diff and sweep pages look like the run report."""
+    from html import escape
+
+    from plotly.offline import get_plotlyjs
+
+    return (
+        f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{escape(title)}</title>\n"
+        f"<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
+        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n"
+        f"{body}\n</main>\n</body>\n</html>\n"
+    )

@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 
 from analyzer.report.charts import COLORS, figure_layout
 from analyzer.report.html import figure_html
+from analyzer.report.html_style import standalone_page
 from analyzer.runs.sweep import VERDICT_TEXT
 
 
@@ -45,17 +46,14 @@ def verdict_lines(verdict: pa.Table) -> list[str]:
 
 def render_sweep_html(rows: pa.Table, verdict: pa.Table) -> str:
     """A self-contained page."""
-    from plotly.offline import get_plotlyjs
-
     head = "".join(f"<th>{html.escape(c)}</th>" for c in rows.column_names)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>"
                    for r in rows.to_pylist())
     verdicts = "".join(f"<li>{html.escape(line)}</li>" for line in verdict_lines(verdict))
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>npu-triage sweep</title>"
-            "<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-            "td,th{border:1px solid #ccd;padding:2px 8px;font-size:13px}</style>"
-            f"<script>{get_plotlyjs()}</script></head><body><h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
-            f"{figure_html(sweep_chart(rows), 'sweep-scaling')}<table><tr>{head}</tr>{body}</table></body></html>")
+    chart = figure_html(sweep_chart(rows), "sweep-scaling")
+    return standalone_page("npu-triage sweep", f"<h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
+                           f"<div class=\"card\">{chart}</div><h2>Runs</h2>"
+                           f"<div class=\"card\"><table><tr>{head}</tr>{body}</table></div>")
 
 
 def _cell(value) -> str:
