@@ -154,6 +154,23 @@ def _report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ct
         ctx.report(path, "", "warning", f"{total - len(rows)} more rows skipped for the same kind of reason")
 
 
+def drop_csv_relations(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop every temp view and table ``open_csv`` made: once a reader has filled the normalized
+    tables they only hold memory (an all-text copy of the CSV)."""
+    views = con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE temporary AND starts_with(view_name, '_csv_')"
+    ).fetchall()
+    tables = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE temporary AND ("
+        "starts_with(table_name, '_csvt_') OR starts_with(table_name, '_rej_') "
+        "OR starts_with(table_name, '_rejscan_'))"
+    ).fetchall()
+    for (name,) in views:
+        con.execute(f"DROP VIEW IF EXISTS {name}")
+    for (name,) in tables:
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+
+
 def columns_of(con: duckdb.DuckDBPyConnection, view: str) -> list[str]:
     """Column names of a view, in order."""
     return [r[0] for r in con.execute(f"DESCRIBE {view}").fetchall()]

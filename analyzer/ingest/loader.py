@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.ingest.csv_source import drop_csv_relations
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
@@ -33,6 +34,7 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
         paths = source.files.get(kind)
         if paths:
             _guarded(reader, con, paths, ctx)
+            drop_csv_relations(con)
     finalize_run(con, ctx, meta)
     return ctx
 
