@@ -72,7 +72,8 @@ def _machine_line(doc: dict[str, Any]) -> str:
     m = doc["machine"]
     return (
         f"Measured {m['date']} on {m['nproc']} cores, {m['memory_gb']} GB memory, {m['cpu']}, "
-        f"Python {m['python']}; the whole run took {doc['total_run_s'] / 60:.0f} min. Ratios are "
+        f"Python {m['python']}; sizes {', '.join(doc.get('sizes', []))}: the whole run took "
+        f"{doc['total_run_s'] / 60:.0f} min. Ratios are "
         "wall-time ratios; the parse floor is DuckDB reading the same CSV and timeline JSON into "
         "typed tables and nothing else."
     )

@@ -139,6 +139,7 @@ def run_benchmark(args: argparse.Namespace) -> dict:
         if tool is not None and item.layout == "torch_npu":
             rows.append(_msprof_row(item, tool, work))
     doc = results_document(rows, args.tiny, time.perf_counter() - start)
+    doc["sizes"] = sizes
     write_json_atomically(args.out / "results.json", doc)
     return doc
 
