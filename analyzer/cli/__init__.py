@@ -24,18 +24,21 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv``, only the named command's module is imported (fast start-up)."""
     parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.")
     parser.add_argument("--version", action="version", version=f"npu-triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in commands.MODULES:
+    modules = commands.all_modules() if argv is None else commands.modules_for(argv)
+    for module in modules:
         module.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

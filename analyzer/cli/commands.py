@@ -1,15 +1,35 @@
-"""The list of subcommand modules; each has register(subparsers) and sets func on its parser."""
+"""The subcommands: name -> module with register(subparsers). Modules are imported only when used.
 
-from analyzer.cli import ingest_cmd, schema_cmd
+A command's module pulls in what its command needs (DuckDB, plotly, polars, the diff engine), so
+the parser imports the one module that the command line names; `npu-triage --help` imports all.
+"""
 
-MODULES = [ingest_cmd, schema_cmd]
+from __future__ import annotations
 
-# Many runs: batch catalog, listing, ad-hoc SQL, Parquet export (issue 5).
-from analyzer.cli import batch_cmd, diff_cmd, export_cmd, query_cmd, runs_cmd, sweep_cmd  # noqa: E402
+import importlib
+from types import ModuleType
 
-MODULES += [batch_cmd, runs_cmd, query_cmd, export_cmd, diff_cmd, sweep_cmd]
+COMMANDS: dict[str, str] = {
+    "diagnose": "analyzer.cli.diagnose_cmd",  # issue 3: rules -> ranked diagnosis, JSON/Markdown/HTML
+    "ingest": "analyzer.cli.ingest_cmd",  # issue 2: exports -> normalized tables
+    "schema": "analyzer.cli.schema_cmd",
+    "rules": "analyzer.cli.rules_cmd",
+    "batch": "analyzer.cli.batch_cmd",  # issue 5: many runs
+    "runs": "analyzer.cli.runs_cmd",
+    "query": "analyzer.cli.query_cmd",
+    "export": "analyzer.cli.export_cmd",
+    "diff": "analyzer.cli.diff_cmd",
+    "sweep": "analyzer.cli.sweep_cmd",
+}
 
-# Diagnosis: run the rules, write diagnosis.json/.md; the rule reference and checks (issue 3).
-from analyzer.cli import diagnose_cmd, rules_cmd  # noqa: E402
 
-MODULES += [diagnose_cmd, rules_cmd]
+def modules_for(argv: list[str]) -> list[ModuleType]:
+    """The command module named by the first word of ``argv`` that is a command, else every module."""
+    chosen = next((a for a in argv if a in COMMANDS), None)
+    names = [chosen] if chosen else list(COMMANDS)
+    return [importlib.import_module(COMMANDS[n]) for n in names]
+
+
+def all_modules() -> list[ModuleType]:
+    """Every command module (for help and for tests)."""
+    return [importlib.import_module(m) for m in COMMANDS.values()]

@@ -17,7 +17,6 @@ from analyzer.cli.rule_options import (
 from analyzer.diagnosis import diagnose, diagnose_runs
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
-from analyzer.report.html import render_html
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
@@ -93,6 +92,8 @@ def _write(
     if "md" in formats:
         written.append(write_atomically(folder / "diagnosis.md", render_markdown(d)))
     if "html" in formats:
+        from analyzer.report.html import render_html  # plotly and polars load only when HTML is asked for
+
         written.append(write_atomically(folder / "report.html", render_html(d, con)))
     return written
 
