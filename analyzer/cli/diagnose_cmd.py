@@ -17,6 +17,7 @@ from analyzer.cli.rule_options import (
 from analyzer.diagnosis import diagnose, diagnose_runs
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
+from analyzer.ingest.loader import usable_run_ids
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
@@ -107,11 +108,7 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
-    usable = [
-        r
-        for r in run_ids
-        if con.execute("SELECT task_count FROM runs WHERE run_id = ?", [r]).fetchone()[0]
-    ]
+    usable = usable_run_ids(con, run_ids)  # runs with a device task that has a start and a duration
     for line in problem_lines(problems):
         err(line)
     if not usable:

@@ -38,10 +38,11 @@ def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tup
             count(*) FILTER (WHERE ph IS NULL),
             count(*) FILTER (WHERE ph IS NOT NULL AND ph <> 'M' AND ts IS NULL),
             count(*) FILTER (WHERE ph = 'X' AND ts IS NOT NULL AND (dur IS NULL OR NOT isfinite(dur))),
-            count(*) FILTER (WHERE ph = 'X' AND dur < 0)
+            count(*) FILTER (WHERE ph = 'X' AND dur < 0),
+            count(*) FILTER (WHERE ph <> 'M' AND ts > 1e17)
         FROM {raw} GROUP BY file_no ORDER BY file_no"""
     ).fetchall()
-    for file_no, no_ph, no_ts, no_dur, negative in rows:
+    for file_no, no_ph, no_ts, no_dur, negative, ns_like in rows:
         file = paths[file_no]
         if no_ph:
             ctx.report(file, "", "warning", f"{no_ph} array elements are not trace events (no 'ph' field, "
@@ -55,6 +56,10 @@ def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tup
         if negative:
             ctx.report(file, "", "warning", f"{negative} complete ('X') events have a negative 'dur'",
                        "the export is corrupt there")
+        if ns_like:
+            ctx.report(file, "field 'ts'", "error", f"{ns_like} events have a 'ts' too large for epoch microseconds: "
+                       "they look like nanoseconds; those events get no start time",
+                       "the trace was re-written with the wrong unit; re-export it")
 
 
 def _report_unnamed_processes(con: duckdb.DuckDBPyConnection, path: Path, ctx: ReadContext) -> None:

@@ -69,7 +69,7 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
         SELECT ?::VARCHAR AS run_id, kind, process, TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name,
             cat AS category, TRY_CAST(ts * 1000 AS BIGINT) AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
-            start_ns + CAST(round(dur_us * 1000) AS BIGINT) AS end_ns,
+            TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
             {v.integer('raw_stream', 'INTEGER')} AS stream_id,
             {v.integer('raw_task')} AS task_id,
             {v.text('raw_task_type')} AS task_type,

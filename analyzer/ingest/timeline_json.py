@@ -9,6 +9,7 @@ stay exact to the nanosecond. A truncated array is salvaged up to its last compl
 from __future__ import annotations
 
 import itertools
+import codecs
 import re
 import tempfile
 from pathlib import Path
@@ -187,7 +188,38 @@ def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
                        f"before byte {cut[1]} and dropped the rest", "re-export the timeline for the full data")
             ctx.mark_read(path)
             return True
+    if "invalid UTF-8" in message:
+        return _read_utf8_repaired(con, raw, path, file_no, first, ctx)
     where = f"byte {size}" if "unexpected end of data" in message else ""
     ctx.report(path, where, "error", f"could not be parsed as a JSON trace: {message}",
                "the file is skipped; check that it is a complete trace_view.json / msprof_*.json")
     return False
+
+
+def _read_utf8_repaired(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, first: str,
+                        ctx: ReadContext) -> bool:
+    """A trace holding non-UTF-8 bytes (e.g. a GBK or Latin-1 op name): read a temporary copy in which
+    each invalid byte is replaced by U+FFFD, instead of losing the whole file."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "events.json"
+        replaced = 0
+        with path.open("rb") as src, copy.open("w", encoding="utf-8") as dst:
+            for chunk in iter(lambda: src.read(1 << 20), b""):
+                text = decoder.decode(chunk)
+                replaced += text.count("\ufffd")
+                dst.write(text)
+            dst.write(decoder.decode(b"", final=True))
+        try:
+            if first == "[":
+                _insert_array(con, raw, copy, file_no)
+            else:
+                _insert_object_form(con, raw, copy, file_no)
+        except duckdb.Error as exc:
+            ctx.report(path, "", "error", f"could not be parsed as a JSON trace: {_duckdb_message(exc)}",
+                       "the file is skipped; check that it is a complete trace_view.json / msprof_*.json")
+            return False
+    ctx.report(path, "", "warning", f"not UTF-8 text: {replaced} invalid bytes read as U+FFFD",
+               "names holding them are shown with a replacement character; re-save the trace as UTF-8")
+    ctx.mark_read(path)
+    return True

@@ -327,7 +327,7 @@ case("tv_events_without_ts", "usable", "trace_view.json")(
         {TV: trace_bytes([{k: v for k, v in e.items() if k != "ts"} for e in base.trace_events()])},
     )
 )
-case("tv_timestamps_in_ns", "usable", "trace_view.json")(
+case("tv_timestamps_in_ns", "unusable", "trace_view.json", r"field .ts.")(
     lambda d: torch(
         d,
         {
