@@ -35,7 +35,7 @@ def _kill_after(argv: list[str], delay_s: float, cwd: Path) -> int | None:
 
 
 def _assert_reports_complete(out: Path) -> None:
-    for path in out.rglob("diagnosis.*"):
+    for path in [*out.rglob("diagnosis.*"), *out.rglob("report.html")]:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             assert json.loads(text)["completeness"] is not None
