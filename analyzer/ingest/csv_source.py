@@ -69,7 +69,9 @@ def _column_names(path: Path, encoding: str) -> dict[str, str]:
     return names
 
 
-def open_csv(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> str | None:
+def open_csv(
+    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path], ctx: ReadContext
+) -> str | None:
     """Create a temporary view of the files' rows, every column as text, and return its name.
 
     Slices (several paths) are unioned by header name. Empty, binary or header-less files are
@@ -96,7 +98,9 @@ def open_csv(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path
     return name
 
 
-def _open_one(con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: ReadContext) -> str | None:
+def _open_one(
+    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: ReadContext
+) -> str | None:
     """Read one file with the header's columns, all text; rows that do not fit are rejected and reported.
 
     No dialect sniffing (it fails on exactly the files that need reading most: quoted newlines,
@@ -117,18 +121,34 @@ def _open_one(con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: Re
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")
         what = "; ".join(lines[:2])[:300]
-        ctx.report(path, f"line {where.group(1)}" if where else "", "error", f"could not be parsed as CSV: {what}",
-                   "check that the file is a complete export CSV")
+        ctx.report(
+            path,
+            f"line {where.group(1)}" if where else "",
+            "error",
+            f"could not be parsed as CSV: {what}",
+            "check that the file is a complete export CSV",
+        )
         return None
     ctx.mark_read(path)
     _report_rejects(con, path, rejects, ctx)
     rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     if not rows:
-        ctx.report(path, "line 2", "warning", "no data rows below the header",
-                   "the profiler wrote only the header here; re-export if rows were expected")
+        ctx.report(
+            path,
+            "line 2",
+            "warning",
+            "no data rows below the header",
+            "the profiler wrote only the header here; re-export if rows were expected",
+        )
     elif _ends_mid_row(path):
-        ctx.report(path, f"line {rows + 1}", "warning", "the file ends mid-row (no final line break): the last "
-                   "row is probably cut short, its missing cells are empty", "the export was truncated; re-export it")
+        ctx.report(
+            path,
+            f"line {rows + 1}",
+            "warning",
+            "the file ends mid-row (no final line break): the last "
+            "row is probably cut short, its missing cells are empty",
+            "the export was truncated; re-export it",
+        )
     return table
 
 
@@ -138,7 +158,9 @@ def _ends_mid_row(path: Path) -> bool:
         return fh.read(1) not in (b"\n", b"\r")
 
 
-def _report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ctx: ReadContext) -> None:
+def _report_rejects(
+    con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ctx: ReadContext
+) -> None:
     try:
         rows = con.execute(
             f"SELECT line, error_type, error_message FROM {rejects} ORDER BY line LIMIT 20"
@@ -148,10 +170,20 @@ def _report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ct
         return
     for line, etype, message in rows:
         first = str(message).splitlines()[0][:200]
-        ctx.report(path, f"line {line}", "warning", f"row skipped ({etype}): {first}",
-                   "a row that does not fit the header, e.g. an unescaped comma in an op name")
+        ctx.report(
+            path,
+            f"line {line}",
+            "warning",
+            f"row skipped ({etype}): {first}",
+            "a row that does not fit the header, e.g. an unescaped comma in an op name",
+        )
     if total > len(rows):
-        ctx.report(path, "", "warning", f"{total - len(rows)} more rows skipped for the same kind of reason")
+        ctx.report(
+            path,
+            "",
+            "warning",
+            f"{total - len(rows)} more rows skipped for the same kind of reason",
+        )
 
 
 def drop_csv_relations(con: duckdb.DuckDBPyConnection) -> None:

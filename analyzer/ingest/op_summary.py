@@ -113,38 +113,76 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
 
 def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> None:
     bad = con.execute(
-        "SELECT count(*) FROM ops WHERE run_id = ? AND (start_ns IS NULL OR dur_us IS NULL)", [ctx.run_id]
+        "SELECT count(*) FROM ops WHERE run_id = ? AND (start_ns IS NULL OR dur_us IS NULL)",
+        [ctx.run_id],
     ).fetchone()[0]
     if bad:
-        ctx.report(path, "", "warning", f"{bad} rows have no usable start time or duration; they are kept "
-                   "in ops but left out of timing analyses", "check for truncated or hand-edited rows")
-    neg = con.execute("SELECT count(*) FROM ops WHERE run_id = ? AND dur_us < 0", [ctx.run_id]).fetchone()[0]
+        ctx.report(
+            path,
+            "",
+            "warning",
+            f"{bad} rows have no usable start time or duration; they are kept "
+            "in ops but left out of timing analyses",
+            "check for truncated or hand-edited rows",
+        )
+    neg = con.execute(
+        "SELECT count(*) FROM ops WHERE run_id = ? AND dur_us < 0", [ctx.run_id]
+    ).fetchone()[0]
     if neg:
-        ctx.report(path, "", "warning", f"{neg} rows have a negative duration", "the export is corrupt there")
-    huge = con.execute("SELECT count(*) FROM ops WHERE run_id = ? AND start_ns IS NOT NULL AND dur_us IS NOT NULL "
-                       "AND end_ns IS NULL", [ctx.run_id]).fetchone()[0]
+        ctx.report(
+            path,
+            "",
+            "warning",
+            f"{neg} rows have a negative duration",
+            "the export is corrupt there",
+        )
+    huge = con.execute(
+        "SELECT count(*) FROM ops WHERE run_id = ? AND start_ns IS NOT NULL AND dur_us IS NOT NULL "
+        "AND end_ns IS NULL",
+        [ctx.run_id],
+    ).fetchone()[0]
     if huge:
-        ctx.report(path, "", "warning", f"{huge} rows have an absurdly large duration (their end is past the year "
-                   "2262); they are kept without an end time", "the export is corrupt there")
+        ctx.report(
+            path,
+            "",
+            "warning",
+            f"{huge} rows have an absurdly large duration (their end is past the year "
+            "2262); they are kept without an end time",
+            "the export is corrupt there",
+        )
 
 
 # Epoch microseconds above this (year ~5138) are not microseconds: nanoseconds were written instead.
 _MAX_EPOCH_US = 1e17
 
 
-def _report_header_problems(con: duckdb.DuckDBPyConnection, view: str, path: Path, ctx: ReadContext) -> None:
+def _report_header_problems(
+    con: duckdb.DuckDBPyConnection, view: str, path: Path, ctx: ReadContext
+) -> None:
     """Repeated identity columns, and start times whose magnitude says they are ns, not us."""
     names = header_of(path)
     for raw in sorted({h for h in names if h in _NON_METRIC and names.count(h) > 1}):
-        ctx.report(path, "line 1", "warning", f"column {raw!r} appears {names.count(raw)} times; the first is read",
-                   "a hand-edited or merged file; remove the extra column")
+        ctx.report(
+            path,
+            "line 1",
+            "warning",
+            f"column {raw!r} appears {names.count(raw)} times; the first is read",
+            "a hand-edited or merged file; remove the extra column",
+        )
     present = set(columns_of(con, view))
     start = next((h for h in _IDENTITY["start_ns"][0] if h in present), None)
     if start is None:
         return
-    row = con.execute(f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {view}) "
-                      f"WHERE x > {_MAX_EPOCH_US}").fetchone()
+    row = con.execute(
+        f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {view}) "
+        f"WHERE x > {_MAX_EPOCH_US}"
+    ).fetchone()
     if row[0]:
-        ctx.report(path, f"column {start!r}", "error", f"{row[0]} start times are too large for epoch microseconds "
-                   f"(e.g. {row[1]:.0f}): they look like nanoseconds; those rows get no start time",
-                   "the file was re-written with the wrong unit; re-export it or divide the column by 1000")
+        ctx.report(
+            path,
+            f"column {start!r}",
+            "error",
+            f"{row[0]} start times are too large for epoch microseconds "
+            f"(e.g. {row[1]:.0f}): they look like nanoseconds; those rows get no start time",
+            "the file was re-written with the wrong unit; re-export it or divide the column by 1000",
+        )

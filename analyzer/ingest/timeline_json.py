@@ -196,8 +196,9 @@ def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
     return False
 
 
-def _read_utf8_repaired(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, first: str,
-                        ctx: ReadContext) -> bool:
+def _read_utf8_repaired(
+    con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, first: str, ctx: ReadContext
+) -> bool:
     """A trace holding non-UTF-8 bytes (e.g. a GBK or Latin-1 op name): read a temporary copy in which
     each invalid byte is replaced by U+FFFD, instead of losing the whole file."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -216,10 +217,20 @@ def _read_utf8_repaired(con: duckdb.DuckDBPyConnection, raw: str, path: Path, fi
             else:
                 _insert_object_form(con, raw, copy, file_no)
         except duckdb.Error as exc:
-            ctx.report(path, "", "error", f"could not be parsed as a JSON trace: {_duckdb_message(exc)}",
-                       "the file is skipped; check that it is a complete trace_view.json / msprof_*.json")
+            ctx.report(
+                path,
+                "",
+                "error",
+                f"could not be parsed as a JSON trace: {_duckdb_message(exc)}",
+                "the file is skipped; check that it is a complete trace_view.json / msprof_*.json",
+            )
             return False
-    ctx.report(path, "", "warning", f"not UTF-8 text: {replaced} invalid bytes read as U+FFFD",
-               "names holding them are shown with a replacement character; re-save the trace as UTF-8")
+    ctx.report(
+        path,
+        "",
+        "warning",
+        f"not UTF-8 text: {replaced} invalid bytes read as U+FFFD",
+        "names holding them are shown with a replacement character; re-save the trace as UTF-8",
+    )
     ctx.mark_read(path)
     return True
