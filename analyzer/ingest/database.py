@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import weakref
 from pathlib import Path
 
 import duckdb
@@ -11,8 +15,19 @@ from analyzer.ingest.schema import TABLES, ddl
 
 
 def connect() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection holding every normalized table, empty."""
+    """An in-memory DuckDB connection holding every normalized table, empty.
+
+    DuckDB spills to disk past its memory limit; it gets a private temporary folder so that it
+    never writes beside an export (its default is '.tmp' in the current folder), and the limit can
+    be set with NPU_TRIAGE_MEMORY_LIMIT (e.g. '1GB').
+    """
     con = duckdb.connect(":memory:")
+    spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
+    weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
+    con.execute("SET temp_directory = ?", [spill])
+    limit = os.environ.get("NPU_TRIAGE_MEMORY_LIMIT")
+    if limit:
+        con.execute("SET memory_limit = ?", [limit])
     create_tables(con)
     return con
 
