@@ -138,17 +138,21 @@ FROM steps s WHERE coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) > 0"""
 WITH a AS (SELECT run_id, device_id, start_ns, end_ns,
                   lead(start_ns) OVER (PARTITION BY run_id, device_id ORDER BY start_ns) AS next_start
            FROM _active_intervals),
-g AS (SELECT run_id, device_id, end_ns AS start_ns, next_start AS end_ns FROM a WHERE next_start > end_ns)
-SELECT g.run_id, g.device_id,
-       coalesce((SELECT min(s.step_id) FROM steps s WHERE s.run_id = g.run_id AND g.start_ns >= s.start_ns
-            AND g.start_ns < s.end_ns), (SELECT arg_min(o.step_id, o.end_ns) FROM ops o WHERE o.run_id = g.run_id
-            AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.start_ns = g.end_ns)) AS step_id,
-       g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us,
-       (SELECT arg_max(o.op_name, o.start_ns) FROM ops o WHERE o.run_id = g.run_id
-            AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.end_ns = g.start_ns) AS op_before,
-       (SELECT arg_min(o.op_name, o.end_ns) FROM ops o WHERE o.run_id = g.run_id
-            AND o.device_id IS NOT DISTINCT FROM g.device_id AND o.start_ns = g.end_ns) AS op_after
-FROM g""",
+g AS (SELECT run_id, device_id, end_ns AS start_ns, next_start AS end_ns FROM a WHERE next_start > end_ns),
+ending AS (SELECT run_id, device_id, end_ns, arg_max(op_name, start_ns) AS op_before FROM ops
+           WHERE end_ns IS NOT NULL GROUP BY run_id, device_id, end_ns),
+starting AS (SELECT run_id, device_id, start_ns, arg_min(op_name, end_ns) AS op_after,
+                    arg_min(step_id, end_ns) AS step_after FROM ops
+             WHERE start_ns IS NOT NULL GROUP BY run_id, device_id, start_ns),
+in_step AS (SELECT g.run_id, g.device_id, g.start_ns, min(s.step_id) AS step_id
+            FROM g JOIN steps s ON s.run_id = g.run_id AND g.start_ns >= s.start_ns AND g.start_ns < s.end_ns
+            GROUP BY g.run_id, g.device_id, g.start_ns)
+SELECT g.run_id, g.device_id, coalesce(st.step_id, af.step_after) AS step_id,
+       g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, bf.op_before, af.op_after
+FROM g
+LEFT JOIN in_step st ON st.run_id = g.run_id AND st.device_id IS NOT DISTINCT FROM g.device_id AND st.start_ns = g.start_ns
+LEFT JOIN ending bf ON bf.run_id = g.run_id AND bf.device_id IS NOT DISTINCT FROM g.device_id AND bf.end_ns = g.start_ns
+LEFT JOIN starting af ON af.run_id = g.run_id AND af.device_id IS NOT DISTINCT FROM g.device_id AND af.start_ns = g.end_ns""",
     ),
     "_stream_gaps": (
         "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
