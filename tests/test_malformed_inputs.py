@@ -72,6 +72,9 @@ def _assert_clear_messages(case: Case, code: int, out: str, err: str) -> None:
     assert (code == 2) == (case.expect == "unusable"), (
         f"exit {code} for an {case.expect} case:\n{text}"
     )
+    lost = any(p.startswith("error:") for p in problems)
+    if code == 3:
+        assert lost, f"exit 3 without an error-severity problem:\n{err}"
     if case.expect == "unusable":
         assert "npu-triage:" in err, (
             err
@@ -232,3 +235,25 @@ def test_ingest_output_inside_the_export_is_refused_and_nothing_written(option, 
     )
     assert code == 2 and "inside the export folder" in err
     assert tree_digest(tmp_path) == before
+
+
+def test_new_user_diagnose_on_export_truncated_late_exits_3_naming_what_was_lost(tmp_path):
+    path = _build(CASE_BY_NAME["export_truncated_late"], tmp_path)
+    before = tree_digest(path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "analyzer", "diagnose", str(path), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "part of the input was lost" in proc.stderr and TRACEBACK not in proc.stderr
+    assert list((tmp_path / "out").rglob("diagnosis.json")), "a partial export still gets a diagnosis"
+    assert tree_digest(path) == before
+    again = subprocess.run(
+        [sys.executable, "-m", "analyzer", "diagnose", str(path), "--out", str(tmp_path / "out2"),
+         "--allow-partial"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert again.returncode == 0, again.stderr

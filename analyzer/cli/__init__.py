@@ -1,7 +1,8 @@
 """The command line: parse arguments, call the API, map errors to exit codes. No analysis lives here.
 
 Exit codes: 0 done; 1 findings at or above --fail-on (or a regression with --fail-on-regression);
-2 bad usage or input that could not be used.
+2 bad usage or input that could not be used; 3 (diagnose) a diagnosis was written but part of the
+input was lost.
 """
 
 from __future__ import annotations

@@ -49,6 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("warning", "critical"),
         help="exit 1 when a finding has this severity or worse",
     )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="exit 0 (not 3) when part of the input could not be read; the reports still say what",
+    )
     add_rule_options(p)
     p.set_defaults(func=run)
 
@@ -127,4 +132,17 @@ def run(args: argparse.Namespace) -> int:
         for path in _write(several, con, run_folder(args.out, several.run_id), formats):
             out.print(f"wrote {path}", markup=False)
         worst = max([worst] + [SEVERITY_RANK[f.severity] for f in several.findings])
-    return 1 if args.fail_on and worst >= SEVERITY_RANK[args.fail_on] else 0
+    if args.fail_on and worst >= SEVERITY_RANK[args.fail_on]:
+        return 1
+    return _partial_input_code(problems, args.allow_partial)
+
+
+def _partial_input_code(problems: list, allow_partial: bool) -> int:
+    """3 when part of the input was lost (an 'error' problem: a file, table or the end of a file could
+    not be read) so that scripts do not take a partial diagnosis for a whole one; else 0."""
+    lost = sorted({p.file for p in problems if p.severity == "error"})
+    if not lost or allow_partial:
+        return 0
+    err(f"npu-triage: the diagnosis covers only what could be read: part of the input was lost "
+        f"({', '.join(lost)}); exit code 3 (use --allow-partial to exit 0)")
+    return 3

@@ -144,7 +144,7 @@ def _open_one(
         ctx.report(
             path,
             f"line {rows + 1}",
-            "warning",
+            "error",
             "the file ends mid-row (no final line break): the last "
             "row is probably cut short, its missing cells are empty",
             "the export was truncated; re-export it",

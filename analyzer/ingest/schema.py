@@ -350,7 +350,8 @@ _table(
     _RUN_ID,
     _c("file", "VARCHAR", "", "File, relative to the export folder."),
     _c("location", "VARCHAR", "", "Where in the file: 'line 12', 'byte 4096', 'table TASK', or ''."),
-    _c("severity", "VARCHAR", "", "'error' (file unusable), 'warning' (rows skipped or values doubtful), 'info'."),
+    _c("severity", "VARCHAR", "", "'error' (data lost: a file, a table or the end of a truncated file could not be "
+       "read; diagnose then exits 3), 'warning' (rows skipped or values doubtful), 'info'."),
     _c("problem", "VARCHAR", "", "What is wrong."),
     _c("hint", "VARCHAR", "", "What to do about it."),
 )

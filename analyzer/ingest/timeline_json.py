@@ -183,7 +183,7 @@ def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
         cut = _insert_cut(con, raw, path, file_no, _salvage_cuts(path))
         if cut is not None:
             kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file_no = ?", [file_no]).fetchone()[0]
-            ctx.report(path, f"byte {size}", "warning",
+            ctx.report(path, f"byte {size}", "error",
                        f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
                        f"before byte {cut[1]} and dropped the rest", "re-export the timeline for the full data")
             ctx.mark_read(path)
