@@ -12,6 +12,7 @@ import duckdb
 from analyzer import __version__
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.overlap import exclusive_impacts
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, run_rules
 
@@ -131,6 +132,7 @@ def diagnose(
         Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
     findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
+    findings = exclusive_impacts(con, findings, params)
     run = _one_row(con, "SELECT * EXCLUDE (fingerprint) FROM runs WHERE run_id = ?", [run_id])
     return Diagnosis(
         run_id=run_id,
