@@ -120,3 +120,20 @@ def test_report_browser_two_million_tasks_small_and_drawn(browser, tmp_path):
     assert size < SIZE_LIMIT_BYTES
     _check_page(browser, len(diagnosis.findings))
     _screenshot(browser, "generated_2m_tasks")
+
+
+def test_report_browser_bundled_example_from_the_cli_renders_without_errors(browser, tmp_path):
+    """What a new user gets: `npu-triage diagnose` on the bundled example, its report.html in Chromium."""
+    import json
+
+    from analyzer.cli import main
+
+    example = ROOT / "fixtures" / "examples" / "resnet_host_sync"
+    assert main(["diagnose", str(example), "--out", str(tmp_path)]) == 0
+    (page,) = tmp_path.rglob("report.html")
+    findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
+    open_and_wait(browser, page)
+    _check_page(browser, len(findings))
+    text = browser.execute_script("return document.body.innerText")
+    assert "inter-op-gap" in text and "host_sync" in text
+    assert _screenshot(browser, "bundled_resnet_host_sync").stat().st_size > 10_000
