@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from analyzer.report.html import CHARTS, write_html
 from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
@@ -21,7 +20,6 @@ from tests.report_cases import (
     HOSTILE_SCRIPT,
     add_big_run,
     add_hostile_run,
-    diagnosis_for,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,12 +71,19 @@ def _screenshot(driver, name: str) -> Path:
 
 
 def test_report_browser_real_level1_renders_without_errors(browser, real_dir, tmp_path):
-    ingested = load_export(real_dir / "torch_npu_level1_rank0_text")
-    run_id = ingested.run_ids[0]
-    diagnosis = diagnosis_for(ingested.con, run_id)
-    page = write_html(diagnosis, ingested.con, tmp_path / "report.html")
+    """The real Level1 export through `npu-triage diagnose`, its report.html in Chromium."""
+    import json
+
+    from analyzer.cli import main
+
+    code = main(["diagnose", str(real_dir / "torch_npu_level1_rank0_text"), "--out", str(tmp_path)])
+    assert code == 0
+    (page,) = tmp_path.rglob("report.html")
+    findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
     open_and_wait(browser, page)
-    _check_page(browser, len(diagnosis.findings))
+    _check_page(browser, len(findings))
+    text = browser.execute_script("return document.body.innerText")
+    assert "step 50" in text and "6.5%" in text and "101963.203" in text
     assert _screenshot(browser, "torch_npu_level1_rank0_text").stat().st_size > 10_000
 
 
