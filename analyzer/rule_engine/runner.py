@@ -188,7 +188,7 @@ def _run_one(
             rule.id,
             outcome_run,
             "skipped",
-            reason="compares several runs; give a folder holding two or more runs",
+            reason="compares several runs: judged once for all runs (report all-runs) when PATH holds two or more",
         )
     missing = availability.missing(rule, run_ids)
     if missing:
