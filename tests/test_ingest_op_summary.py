@@ -120,3 +120,30 @@ def test_op_summary_multi_device_gives_one_run_per_device(tmp_path):
                            "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev1"]
     counts = ing.con.execute("SELECT run_id, device_id, task_count FROM runs ORDER BY 1").fetchall()
     assert [c[1:] for c in counts] == [(0, 3), (1, 3)]
+
+
+def _big_kernel_details(path: Path, rows: int, newline_in_name: bool) -> None:
+    header = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\r\n"
+    name = '"Add\nfused"' if newline_in_name else "Add_fused"
+    body = "".join(f"1,{name if i == 7 else f'op{i}'},Add,AI_VECTOR_CORE,1736408883704643.{i % 1000:03d}\t,"
+                   f"{i % 97}.5,\"\"\"2,{i}\"\"\"\r\n" for i in range(rows))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(header + body + "1,short_row,Add\r\n", newline="")
+
+
+def test_op_summary_big_file_parallel_read_equals_serial_rows(tmp_path):
+    """Files past 8 MiB go through DuckDB's parallel reader, falling back to serial for quoted newlines."""
+    results = []
+    for newline in (False, True):
+        export = tmp_path / f"r{int(newline)}_ascend_pt"
+        _big_kernel_details(export / KD, 160_000, newline)
+        assert (export / KD).stat().st_size > 8 << 20
+        ing = load_export(export)
+        rows = ing.con.execute("SELECT count(*), count(dur_us), sum(start_ns % 1000), "
+                               "max(input_shapes) FROM ops").fetchone()
+        results.append(rows)
+        names = ing.con.execute("SELECT op_name FROM ops WHERE op_name LIKE 'Add%'").fetchall()
+        assert names == [("Add\nfused",)] if newline else [("Add_fused",)]
+        short = ing.con.execute("SELECT op_type, dur_us FROM ops WHERE op_name = 'short_row'").fetchone()
+        assert short == ("Add", None)  # padded, kept, not shifted
+    assert results[0] == results[1] and results[0][0] == 160_001

@@ -98,6 +98,26 @@ def open_csv(
     return name
 
 
+# Files this large are read by DuckDB's parallel reader first (2-3x faster on big op_summary slices).
+_PARALLEL_FROM_BYTES = 8 << 20
+_SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
+
+
+def _read_text_table(con: duckdb.DuckDBPyConnection, path: Path, encoding: str,
+                     columns: dict[str, str], parallel: bool) -> tuple[str, str]:
+    """(temp table of the rows as text, its rejects table); raises duckdb.Error when unreadable."""
+    n = next(_counter)
+    table, rejects, scans = f"_csvt_{n}", f"_rej_{n}", f"_rejscan_{n}"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv($path, delim=',', quote='\"', "
+        f"escape='\"', header=true, columns=$columns, auto_detect=false, strict_mode=true, null_padding=true, "
+        f"parallel={'true' if parallel else 'false'}, "
+        f"encoding=$encoding, store_rejects=true, rejects_table='{rejects}', rejects_scan='{scans}')",
+        {"path": str(path), "columns": columns, "encoding": encoding},
+    )
+    return table, rejects
+
+
 def _open_one(
     con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: ReadContext
 ) -> str | None:
@@ -105,18 +125,19 @@ def _open_one(
 
     No dialect sniffing (it fails on exactly the files that need reading most: quoted newlines,
     truncated rows, stray quotes); the exporters always write ',' and '"'. Short rows are padded
-    with NULLs (real exports have them), which needs the serial reader once fields hold newlines.
+    with NULLs (real exports have them), which needs the serial reader once fields hold newlines:
+    big files try the parallel reader first and fall back when DuckDB says it needs the serial one.
     """
-    n = next(_counter)
-    table, rejects, scans = f"_csvt_{n}", f"_rej_{n}", f"_rejscan_{n}"
+    columns = _column_names(path, encoding)
+    parallel = path.stat().st_size >= _PARALLEL_FROM_BYTES
     try:
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv($path, delim=',', quote='\"', "
-            f"escape='\"', header=true, columns=$columns, auto_detect=false, strict_mode=true, null_padding=true, "
-            f"parallel=false, "
-            f"encoding=$encoding, store_rejects=true, rejects_table='{rejects}', rejects_scan='{scans}')",
-            {"path": str(path), "columns": _column_names(path, encoding), "encoding": encoding},
-        )
+        try:
+            table, rejects = _read_text_table(con, path, encoding, columns, parallel)
+        except duckdb.Error as exc:
+            if not (parallel and _SERIAL_NEEDED in str(exc)):
+                raise
+            # Quoted newlines and short rows together need the serial reader (DuckDB says so).
+            table, rejects = _read_text_table(con, path, encoding, columns, False)
     except duckdb.Error as exc:
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")
