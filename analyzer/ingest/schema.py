@@ -34,6 +34,11 @@ class Table:
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
 
+    def ddl(self, name: str | None = None) -> str:
+        """CREATE TABLE statement for this table (under ``name`` when given)."""
+        cols = ",\n".join(f"    {c.name} {c.type}" for c in self.columns)
+        return f"CREATE TABLE IF NOT EXISTS {name or self.name} (\n{cols}\n)"
+
 
 def _c(name: str, type_: str, unit: str, doc: str) -> Column:
     return Column(name, type_, unit, doc)
@@ -363,9 +368,7 @@ def ddl(table: str, name: str | None = None) -> str:
     >>> ddl("l2_cache").splitlines()[0]
     'CREATE TABLE IF NOT EXISTS l2_cache ('
     """
-    t = TABLES[table]
-    cols = ",\n".join(f"    {c.name} {c.type}" for c in t.columns)
-    return f"CREATE TABLE IF NOT EXISTS {name or table} (\n{cols}\n)"
+    return TABLES[table].ddl(name)
 
 
 def column(table: str, name: str) -> Column:

@@ -150,9 +150,7 @@ def catalog_ddl(table: str, name: str | None = None) -> str:
     >>> catalog_ddl("failures").splitlines()[0]
     'CREATE TABLE IF NOT EXISTS failures ('
     """
-    t = CATALOG_TABLES[table]
-    cols = ",\n".join(f"    {c.name} {c.type}" for c in t.columns)
-    return f"CREATE TABLE IF NOT EXISTS {name or table} (\n{cols}\n)"
+    return CATALOG_TABLES[table].ddl(name)
 
 
 PER_RUN_TABLES: tuple[str, ...] = tuple(n for n, t in CATALOG_TABLES.items() if t.columns[0].name == "run_id")
