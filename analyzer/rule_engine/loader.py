@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -81,5 +82,9 @@ def load_rules(rules_dir: Path) -> list[Rule]:
 
 
 def default_rules_dir() -> Path:
-    """The built-in rules folder shipped with the package (only the CLI uses this default)."""
-    return Path(__file__).resolve().parents[2] / "rules"
+    """The built-in rules folder (only the CLI uses this default): the checkout's rules/ when running
+    from a clone, else the copy installed as the package data of ``analyzer.builtin_rules``."""
+    checkout = Path(__file__).resolve().parents[2] / "rules"
+    if (checkout / "__init__.py").is_file():
+        return checkout
+    return Path(str(resources.files("analyzer.builtin_rules")))

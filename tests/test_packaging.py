@@ -1,0 +1,15 @@
+"""The wheel's package list names every package under analyzer/, and the built-in rules ship with it."""
+
+from __future__ import annotations
+
+import tomllib
+
+from tests.conftest import ROOT
+
+
+def test_packaging_lists_every_analyzer_package_and_the_builtin_rules():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "analyzer").rglob("__init__.py")}
+    assert set(config["packages"]) == on_disk | {"analyzer.builtin_rules"}
+    assert config["package-dir"] == {"analyzer.builtin_rules": "rules"}
+    assert (ROOT / "rules" / "__init__.py").is_file()
