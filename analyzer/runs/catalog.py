@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analyzer.atomic_files import atomic_path
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
 
 
@@ -105,22 +106,12 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
 
 def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
     """One Parquet file per catalog table, each written atomically (temporary file, then rename)."""
-    import os
-    import tempfile
-
     import pyarrow.parquet as pq
 
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name in CATALOG_TABLES:
         table = con.sql(f"SELECT * FROM {name} ORDER BY ALL").to_arrow_table()
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".parquet", dir=out_dir)
-        os.close(fd)
-        try:
+        with atomic_path(out_dir / f"{name}.parquet") as tmp:
             pq.write_table(table, tmp)
-            os.replace(tmp, out_dir / f"{name}.parquet")
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
         written.append(out_dir / f"{name}.parquet")
     return written
