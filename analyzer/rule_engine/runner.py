@@ -24,7 +24,7 @@ def effective_params(rule: Rule, overrides: dict[str, dict[str, Any]] | None) ->
     return {**rule.params, **((overrides or {}).get(rule.name, {}))}
 
 
-def _bind(sql: str, values: dict[str, Any]) -> dict[str, Any]:
+def bind_params(sql: str, values: dict[str, Any]) -> dict[str, Any]:
     """Only the params the SQL uses (DuckDB rejects unused named parameters)."""
     used = sql_params(sql)
     return {k: v for k, v in values.items() if k in used}
@@ -107,7 +107,7 @@ class _RuleRun:
         self.binding = {**params, "run_id": run_ids[0], "run_ids": list(run_ids)}
 
     def findings(self) -> list[Finding]:
-        cursor = self.con.execute(self.rule.sql, _bind(self.rule.sql, self.binding))
+        cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
         columns = [d[0] for d in cursor.description]
         rows = cursor.fetchall()
         return [self._finding(dict(zip(columns, row, strict=True))) for row in rows]
@@ -118,7 +118,7 @@ class _RuleRun:
         if not self.rule.evidence_sql:
             return (), (), 0
         values = {**self.binding, "run_id": run_id, "subject": subject}
-        cursor = self.con.execute(self.rule.evidence_sql, _bind(self.rule.evidence_sql, values))
+        cursor = self.con.execute(self.rule.evidence_sql, bind_params(self.rule.evidence_sql, values))
         columns = tuple(d[0] for d in cursor.description)
         rows = cursor.fetchall()
         top = tuple(tuple(_plain(v) for v in row) for row in rows[: self.evidence_limit])
