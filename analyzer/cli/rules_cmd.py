@@ -9,7 +9,7 @@ from analyzer.cli.console import err, out
 from analyzer.cli.rule_options import UsageError, load_checked_rules
 from analyzer.report.rules_doc import render_rule_page, render_rules_list, render_rules_markdown
 from analyzer.rule_engine.checks import check_rules_folder
-from analyzer.rule_engine.loader import default_rules_dir
+from analyzer.rule_engine.loader import default_rules_dir, rule_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +42,7 @@ def _check(args: argparse.Namespace) -> int:
     for path, found in problems.items():
         for problem in found:
             out.print(f"{path}: {problem}", markup=False)
-    count = len(list(folder.glob("*/*.toml")))
+    count = len(rule_files(folder))
     out.print(
         f"{count} rule file(s) checked, {sum(map(len, problems.values()))} problem(s)", markup=False
     )
