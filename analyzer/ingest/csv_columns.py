@@ -152,11 +152,5 @@ def insert_rows(
         params[f"c{i}"] = value
         outer.append(f"$c{i} AS {name}")
     outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
-    before = count_rows(con, table, ctx.run_id)
-    con.execute(f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})", params)
-    return count_rows(con, table, ctx.run_id) - before
-
-
-def count_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str) -> int:
-    """Rows of one run in a normalized table."""
-    return con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchall()[0][0]
+    sql = f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
+    return con.execute(sql, params).fetchone()[0]

@@ -99,14 +99,12 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
         return 0
     _report_header_problems(con, view, paths[0], ctx)
     select = ", ".join(items)
-    before = con.execute("SELECT count(*) FROM ops WHERE run_id = ?", [ctx.run_id]).fetchone()[0]
-    con.execute(
+    inserted = con.execute(
         f"INSERT INTO ops BY NAME SELECT ?::VARCHAR AS run_id, *, "
         f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
         f"FROM (SELECT {select} FROM {view})",
         [ctx.run_id],
-    )
-    inserted = con.execute("SELECT count(*) FROM ops WHERE run_id = ?", [ctx.run_id]).fetchone()[0] - before
+    ).fetchone()[0]
     _report_unusable_rows(con, ctx, paths[0])
     return inserted
 

@@ -49,11 +49,6 @@ def device_of(db: StagedDb, alias: str, table: str) -> str:
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
     """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows added."""
-    before = con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
-    con.execute(
+    return con.execute(
         f"INSERT INTO {table} BY NAME SELECT ?::VARCHAR AS run_id, * FROM ({select})", [run_id]
-    )
-    return (
-        con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ?", [run_id]).fetchone()[0]
-        - before
-    )
+    ).fetchone()[0]

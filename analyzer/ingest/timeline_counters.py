@@ -76,8 +76,7 @@ def _unit_sql() -> str:
 
 def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
     """Insert every numeric counter sample of the raw table into counters; returns rows."""
-    before = con.execute("SELECT count(*) FROM counters WHERE run_id = ?", [run_id]).fetchone()[0]
-    con.execute(
+    return con.execute(
         f"""
         INSERT INTO counters BY NAME
         SELECT ?::VARCHAR AS run_id, {_counter_sql()} AS counter, {_instance_sql()} AS instance,
@@ -86,5 +85,4 @@ def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
         WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL
         """,
         [run_id],
-    )
-    return con.execute("SELECT count(*) FROM counters WHERE run_id = ?", [run_id]).fetchone()[0] - before
+    ).fetchone()[0]

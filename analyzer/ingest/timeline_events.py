@@ -62,8 +62,7 @@ def _fields_sql(raw: str) -> str:
 
 def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
     """Insert every timed non-metadata, non-counter event of the raw table into timeline; returns rows."""
-    before = con.execute("SELECT count(*) FROM timeline WHERE run_id = ?", [run_id]).fetchone()[0]
-    con.execute(
+    return con.execute(
         f"""
         INSERT INTO timeline BY NAME
         SELECT ?::VARCHAR AS run_id, kind, process, TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name,
@@ -79,5 +78,4 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
         FROM ({_fields_sql(raw)})
         """,
         [run_id],
-    )
-    return con.execute("SELECT count(*) FROM timeline WHERE run_id = ?", [run_id]).fetchone()[0] - before
+    ).fetchone()[0]
