@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from analyzer.atomic_files import write_text_atomically
+
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 HEADERS = (
     "input",
@@ -112,6 +114,4 @@ def update_readme(readme: Path, doc: dict[str, Any]) -> None:
         if pattern.search(text)
         else text.rstrip("\n") + "\n\n" + section
     )
-    tmp = readme.with_name(f".{readme.name}.tmp")
-    tmp.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    tmp.replace(readme)
+    write_text_atomically(readme, text if text.endswith("\n") else text + "\n")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from analyzer.atomic_files import write_text_atomically
 
 DIAGNOSE = "npu-triage diagnose (json,md)"
 DIAGNOSE_HTML = "npu-triage diagnose (json,md,html)"
@@ -168,13 +169,4 @@ def results_document(rows: list[Row], tiny: bool, total_s: float) -> dict[str, A
 
 
 def write_json_atomically(path: Path, document: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(document, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_text_atomically(path, json.dumps(document, indent=2) + "\n")
