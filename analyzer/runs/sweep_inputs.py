@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -35,8 +36,7 @@ def load_sweep_paths(con: duckdb.DuckDBPyConnection, specs: list[str], settings:
         # A folder without a label may hold several runs: each keeps the batch size of its metadata.
         roots = [path] if bs is not None else [str(s.root) for s in discover(Path(path))] or [path]
         for root in roots:
-            run_id, _ = load_side(con, root, WorkSettings(rules_dir=settings.rules_dir, diagnose=settings.diagnose,
-                                                          batch_size=bs, model_name=settings.model_name))
+            run_id, _ = load_side(con, root, replace(settings, batch_size=bs))
             run_ids.append(run_id)
     return run_ids
 
