@@ -104,6 +104,14 @@ def _write(
     return written
 
 
+def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
+    """Print one diagnosis and write its reports; returns its worst severity rank (-1: no finding)."""
+    print_diagnosis(d, out)
+    for path in _write(d, con, run_folder(out_dir, d.run_id), formats):
+        out.print(f"wrote {path}", markup=False)
+    return max((SEVERITY_RANK[f.severity] for f in d.findings), default=-1)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
@@ -122,16 +130,10 @@ def run(args: argparse.Namespace) -> int:
     worst = -1
     for run_id in usable:
         d = diagnose(con, run_id, rules, params, preview=args.preview)
-        print_diagnosis(d, out)
-        for path in _write(d, con, run_folder(args.out, run_id), formats):
-            out.print(f"wrote {path}", markup=False)
-        worst = max([worst] + [SEVERITY_RANK[f.severity] for f in d.findings])
+        worst = max(worst, _emit(d, con, args.out, formats))
     several = diagnose_runs(con, usable, rules, params, preview=args.preview)
     if several is not None:  # rules comparing the runs (batch-size-scaling)
-        print_diagnosis(several, out)
-        for path in _write(several, con, run_folder(args.out, several.run_id), formats):
-            out.print(f"wrote {path}", markup=False)
-        worst = max([worst] + [SEVERITY_RANK[f.severity] for f in several.findings])
+        worst = max(worst, _emit(several, con, args.out, formats))
     if args.fail_on and worst >= SEVERITY_RANK[args.fail_on]:
         return 1
     return _partial_input_code(problems, args.allow_partial)
