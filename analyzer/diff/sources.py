@@ -9,7 +9,7 @@ import duckdb
 from analyzer.ingest.discover import discover
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
-from analyzer.runs.catalog import create_catalog_tables
+from analyzer.runs.catalog import create_catalog_tables, insert_tables
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.work import RunTask, WorkSettings, analyze_run
 
@@ -59,10 +59,7 @@ def _from_path(con: duckdb.DuckDBPyConnection, path: Path, settings: WorkSetting
     tables = analyze_run(RunTask(str(src.root), str(path), source_fingerprint(src)), settings)
     if "failures" in tables:
         raise IngestError(f"{path}: {tables['failures'].column('message')[0].as_py()}")
-    for name, table in tables.items():
-        con.register("_incoming", table)
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-        con.unregister("_incoming")
+    insert_tables(con, tables)
     run_ids = tables["catalog_runs"].column("run_id").to_pylist()
     if len(run_ids) > 1:
         notes.append(f"{path} holds {len(run_ids)} devices; {run_ids[0]} is compared")

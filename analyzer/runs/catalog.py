@@ -65,14 +65,19 @@ def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> N
         if "failures" in tables:
             for row in tables["failures"].to_pylist():
                 con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]])
-        for name, table in tables.items():
-            con.register("_incoming", table)
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-            con.unregister("_incoming")
+        insert_tables(con, tables)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def insert_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
+    """Append each Arrow table to the catalog table of its name (BY NAME), in the caller's transaction."""
+    for name, table in tables.items():
+        con.register("_incoming", table)
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
+        con.unregister("_incoming")
 
 
 def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:
