@@ -13,18 +13,18 @@ FORMAT_NAME = "npu-triage-diagnosis"
 FLOAT_DIGITS = 4  # every float in the body is rounded to this many decimals
 
 
-def fixed(value: Any) -> Any:
-    """Round floats (also inside lists and dicts) to FLOAT_DIGITS decimals; NaN/inf become None.
+def fixed(value: Any, digits: int = FLOAT_DIGITS) -> Any:
+    """Round floats (also inside lists and dicts) to ``digits`` decimals; NaN/inf become None.
 
     >>> fixed({"a": 0.123456, "b": [1.0000001, "x"], "c": float("nan")})
     {'a': 0.1235, 'b': [1.0, 'x'], 'c': None}
     """
     if isinstance(value, float):
-        return round(value, FLOAT_DIGITS) if math.isfinite(value) else None
+        return round(value, digits) if math.isfinite(value) else None
     if isinstance(value, (list, tuple)):
-        return [fixed(v) for v in value]
+        return [fixed(v, digits) for v in value]
     if isinstance(value, dict):
-        return {str(k): fixed(v) for k, v in value.items()}
+        return {str(k): fixed(v, digits) for k, v in value.items()}
     return value
 
 
