@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -13,6 +12,7 @@ from analyzer.ingest.loader import load_export
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.sqlite_export import load_profiler_db
 from tests.read_context import context_for
+from tests.tree_hash import tree_digest
 
 TORCH_DB = "torch_npu_level1_rank0_db"
 TORCH_TEXT = "torch_npu_level1_rank0_text"
@@ -25,15 +25,6 @@ def _raw(path: Path, sql: str, params: tuple = ()) -> list[tuple]:
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
-
-
-def _tree_state(root: Path) -> dict[str, str]:
-    """Every file under root (names included) with its content hash."""
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture(scope="module")
@@ -214,18 +205,18 @@ def test_sqlite_msprof_db_block_dim_and_leftover_table(msprof_db):
 
 def test_sqlite_reading_leaves_real_exports_byte_identical(real_dir):
     roots = [real_dir / TORCH_DB, real_dir / MSPROF_DB]
-    before = [_tree_state(r) for r in roots]
+    before = [tree_digest(r) for r in roots]
     for root in roots:
         load_export(root)
-    assert [_tree_state(r) for r in roots] == before
+    assert [tree_digest(r) for r in roots] == before
 
 
 def test_sqlite_writable_wal_db_gets_no_side_files(real_dir, tmp_path):
     export = tmp_path / "run_ascend_pt"
     shutil.copytree(real_dir / TORCH_DB, export)
-    before = _tree_state(export)
+    before = tree_digest(export)
     load_export(export)
-    assert _tree_state(export) == before
+    assert tree_digest(export) == before
     assert not list(export.rglob("*-wal")) and not list(export.rglob("*-shm"))
 
 
