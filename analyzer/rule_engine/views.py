@@ -100,15 +100,12 @@ FROM ops WHERE run_id NOT IN (SELECT run_id FROM steps WHERE start_ns IS NOT NUL
     "_run_busy": (
         "Compute-busy time inside the span of each run (run_id, span_us, busy_us, busy_ratio).",
         """
-SELECT s.run_id, s.span_us,
-       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)))
-                FILTER (WHERE b.run_id IS NOT NULL), 0) / 1000.0
-           AS busy_us,
-       coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)))
-                FILTER (WHERE b.run_id IS NOT NULL), 0) / 1000.0
-           / nullif(s.span_us, 0) AS busy_ratio
-FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
-GROUP BY s.run_id, s.span_us""",
+SELECT run_id, span_us, busy_us, busy_us / nullif(span_us, 0) AS busy_ratio
+FROM (SELECT s.run_id, s.span_us,
+             coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)))
+                      FILTER (WHERE b.run_id IS NOT NULL), 0) / 1000.0 AS busy_us
+      FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
+      GROUP BY s.run_id, s.span_us)""",
     ),
     "_step_busy": (
         "Compute-busy share of each step, THE per-step definition (low-aicore-utilization and the run "
@@ -117,17 +114,18 @@ GROUP BY s.run_id, s.span_us""",
         "(steps.stage_us, else the window), busy_ratio, comm_not_overlapped_us, basis ('step "
         "decomposition' | 'step window').",
         """
-SELECT s.run_id, s.device_id, s.step_id, s.start_ns, s.end_ns,
-       coalesce(s.computing_us, (SELECT sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0
-            FROM _busy_intervals b WHERE b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns), 0)
-           AS busy_us,
-       coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) AS span_us,
-       coalesce(s.computing_us, (SELECT sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0
-            FROM _busy_intervals b WHERE b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns), 0)
-           / coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) AS busy_ratio,
-       s.comm_not_overlapped_us,
-       CASE WHEN s.computing_us IS NOT NULL THEN 'step decomposition' ELSE 'step window' END AS basis
-FROM steps s WHERE coalesce(s.stage_us, (s.end_ns - s.start_ns) / 1000.0) > 0""",
+WITH w AS (SELECT run_id, device_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us,
+                  coalesce(stage_us, (end_ns - start_ns) / 1000.0) AS span_us FROM steps),
+busy AS (SELECT s.run_id, s.device_id, s.step_id, s.start_ns, s.end_ns,
+             coalesce(s.computing_us, (SELECT sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0
+                  FROM _busy_intervals b WHERE b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns), 0)
+                 AS busy_us,
+             s.span_us, s.comm_not_overlapped_us,
+             CASE WHEN s.computing_us IS NOT NULL THEN 'step decomposition' ELSE 'step window' END AS basis
+      FROM w s WHERE s.span_us > 0)
+SELECT run_id, device_id, step_id, start_ns, end_ns, busy_us, span_us, busy_us / span_us AS busy_ratio,
+       comm_not_overlapped_us, basis
+FROM busy""",
     ),
     "_device_gaps": (
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
