@@ -24,7 +24,7 @@ class Field:
 
     target: str
     headers: tuple[str, ...]
-    how: str  # a key of _CONVERSIONS
+    how: str  # a key of CONVERSIONS
     required: bool = False
 
 
@@ -43,7 +43,8 @@ def kb_to_mb(raw: str) -> str:
     return f"({v.double(raw)} / 1024.0)"
 
 
-_CONVERSIONS = {
+# How to convert a raw text column (by name) to a typed SQL expression; shared with op_summary.
+CONVERSIONS = {
     "int": lambda raw: v.integer(raw, "INTEGER"),
     "bigint": lambda raw: v.integer(raw),
     "text": v.text,
@@ -51,6 +52,8 @@ _CONVERSIONS = {
     "double": v.double,
     "kb_to_mb": kb_to_mb,
     "device": device_id,
+    "bool": v.boolean_yes_no,
+    "unquoted": v.unquoted,
 }
 
 
@@ -66,7 +69,7 @@ def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[st
         wanted.setdefault(field.target, []).append(field)
         raw = next((h for h in field.headers if h in present), None)
         if raw is not None and chosen.get(field.target) is None:
-            chosen[field.target] = f"{_CONVERSIONS[field.how](raw)} AS {field.target}"
+            chosen[field.target] = f"{CONVERSIONS[field.how](raw)} AS {field.target}"
     items: list[str] = []
     missing: list[Field] = []
     for target, group in wanted.items():

@@ -11,11 +11,12 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv_columns import CONVERSIONS
 from analyzer.ingest.csv_source import columns_of, header_of, open_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 
-# normalized column -> (accepted raw headers, SQL conversion)
+# normalized column -> (accepted raw headers, key of csv_columns.CONVERSIONS)
 _IDENTITY: dict[str, tuple[tuple[str, ...], str]] = {
     "device_id": (("Device_id", "Device ID"), "int"),
     "step_id": (("Step Id", "Step ID", "Iteration ID"), "bigint"),
@@ -44,18 +45,6 @@ _NON_METRIC = {h for headers, _ in _IDENTITY.values() for h in headers} | {"Mode
 REQUIRED = ("op_name", "start_ns", "dur_us")
 
 
-def _convert(raw: str, how: str) -> str:
-    return {
-        "int": lambda: v.integer(raw, "INTEGER"),
-        "bigint": lambda: v.integer(raw),
-        "text": lambda: v.text(raw),
-        "ns": lambda: v.us_to_ns(raw),
-        "double": lambda: v.double(raw),
-        "bool": lambda: v.boolean_yes_no(raw),
-        "unquoted": lambda: v.unquoted(raw),
-    }[how]()
-
-
 def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
     """SELECT items for the ops columns present, and the normalized names of missing required ones."""
     present = set(columns)
@@ -64,7 +53,7 @@ def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
     for target, (headers, how) in _IDENTITY.items():
         raw = next((h for h in headers if h in present), None)
         if raw is not None:
-            items.append(f"{_convert(raw, how)} AS {target}")
+            items.append(f"{CONVERSIONS[how](raw)} AS {target}")
             found.add(target)
     extras: list[tuple[str, str]] = []
     for raw in columns:
