@@ -99,10 +99,13 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
 
 
 def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> None:
-    bad = con.execute(
-        "SELECT count(*) FROM ops WHERE run_id = ? AND (start_ns IS NULL OR dur_us IS NULL)",
+    bad, neg, huge = con.execute(
+        "SELECT count(*) FILTER (WHERE start_ns IS NULL OR dur_us IS NULL), "
+        "count(*) FILTER (WHERE dur_us < 0), "
+        "count(*) FILTER (WHERE start_ns IS NOT NULL AND dur_us IS NOT NULL AND end_ns IS NULL) "
+        "FROM ops WHERE run_id = ?",
         [ctx.run_id],
-    ).fetchone()[0]
+    ).fetchone()
     if bad:
         ctx.report(
             path,
@@ -112,9 +115,6 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
             "in ops but left out of timing analyses",
             "check for truncated or hand-edited rows",
         )
-    neg = con.execute(
-        "SELECT count(*) FROM ops WHERE run_id = ? AND dur_us < 0", [ctx.run_id]
-    ).fetchone()[0]
     if neg:
         ctx.report(
             path,
@@ -123,11 +123,6 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
             f"{neg} rows have a negative duration",
             "the export is corrupt there",
         )
-    huge = con.execute(
-        "SELECT count(*) FROM ops WHERE run_id = ? AND start_ns IS NOT NULL AND dur_us IS NOT NULL "
-        "AND end_ns IS NULL",
-        [ctx.run_id],
-    ).fetchone()[0]
     if huge:
         ctx.report(
             path,
