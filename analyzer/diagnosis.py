@@ -132,7 +132,8 @@ def diagnose(
         Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
     findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
-    findings = exclusive_impacts(con, findings, params)
+    effective = {r.name: effective_params(r, params) for r in rules if r.params}
+    findings = exclusive_impacts(con, findings, effective)
     run = _one_row(con, "SELECT * EXCLUDE (fingerprint) FROM runs WHERE run_id = ?", [run_id])
     return Diagnosis(
         run_id=run_id,
@@ -141,7 +142,7 @@ def diagnose(
         outcomes=tuple(outcomes),
         findings=tuple(rank_findings(findings)),
         problems=run_problems(con, run_id),
-        params={r.name: effective_params(r, params) for r in rules if r.params},
+        params=effective,
         tool_version=__version__,
     )
 

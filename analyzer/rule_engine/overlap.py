@@ -83,5 +83,8 @@ def _exclusive_busy(con: duckdb.DuckDBPyConnection, findings: list[Finding]) -> 
 
 def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding],
                       params: dict[str, dict[str, Any]] | None = None) -> list[Finding]:
-    """The findings with impacts that count each stretch of device time once (needs the helper views)."""
+    """The findings with impacts that count each stretch of device time once (needs the helper views).
+
+    ``params`` are the rules' effective params (rule name -> {param: value}, defaults included).
+    """
     return _exclusive_busy(con, _exclusive_idle(con, findings, params or {}))
