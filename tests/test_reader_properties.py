@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from analyzer.ingest import load_export
 from tests.malformed import base_exports as base
+from tests.malformed.base_exports import csv_cell, trace_bytes
 
 settings.register_profile(
     "dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -45,10 +46,6 @@ ROWS = st.lists(
     min_size=1,
     max_size=12,
 )
-
-
-def csv_cell(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
 
 
 def us_text(ns: int) -> str:
@@ -137,12 +134,6 @@ def load_never_raises(files: dict[str, bytes]) -> None:
 
 
 KD_BYTES = base.kernel_details_text().encode()
-
-
-def trace_bytes() -> bytes:
-    import json
-
-    return json.dumps(base.trace_events()).encode()
 
 
 @settings.get_profile(PROFILE)

@@ -75,6 +75,11 @@ def kernel_details_text(rows: list[list[str]] | None = None, header: str = KD_HE
     return "\r\n".join([header] + [",".join(r) for r in rows]) + "\r\n"
 
 
+def csv_cell(text: str) -> str:
+    """``text`` as one quoted CSV cell (inner quotes doubled)."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 def trace_events(pid_hw: int = 3170820512) -> list[dict]:
     """Metadata, one ProfilerStep and the device tasks on 'Ascend Hardware'."""
     events: list[dict] = [
@@ -118,6 +123,11 @@ def trace_events(pid_hw: int = 3170820512) -> list[dict]:
             }
         )
     return events
+
+
+def trace_bytes(events: list | dict | None = None) -> bytes:
+    """``events`` (default: the base ``trace_events()``) as trace_view.json bytes."""
+    return json.dumps(trace_events() if events is None else events).encode()
 
 
 def profiler_info() -> dict:

@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.malformed import base_exports as base
-from tests.malformed.base_exports import APO, MSO, MSPROF_STAMP, OPS, TORCH_ROOT, kd_row
+from tests.malformed.base_exports import (
+    APO,
+    MSO,
+    MSPROF_STAMP,
+    OPS,
+    TORCH_ROOT,
+    csv_cell,
+    kd_row,
+    trace_bytes,
+)
 
 KD = f"{TORCH_ROOT}/{APO}/kernel_details.csv"
 TV = f"{TORCH_ROOT}/{APO}/trace_view.json"
@@ -106,16 +115,8 @@ def kd_rows(**cells: Callable[[int, list[str]], str]) -> list[list[str]]:
     return rows
 
 
-def csv_cell(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
-
-
 def base_kd() -> bytes:
     return kd_bytes()
-
-
-def trace_bytes(events: list | dict | None = None) -> bytes:
-    return json.dumps(base.trace_events() if events is None else events).encode()
 
 
 def garbage(n: int = 4096, seed: int = 7, nul: bool = True) -> bytes:
