@@ -104,7 +104,9 @@ def _write(
     return written
 
 
-def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
+def _emit(
+    d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]
+) -> int:
     """Print one diagnosis and write its reports; returns its worst severity rank (-1: no finding)."""
     print_diagnosis(d, out)
     for path in _write(d, con, run_folder(out_dir, d.run_id), formats):

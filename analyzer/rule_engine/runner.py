@@ -118,7 +118,8 @@ class _RuleRun:
         if not self.rule.evidence_sql:
             return (), (), 0
         values = {**self.binding, "run_id": run_id, "subject": subject}
-        cursor = self.con.execute(self.rule.evidence_sql, bind_params(self.rule.evidence_sql, values))
+        sql = self.rule.evidence_sql
+        cursor = self.con.execute(sql, bind_params(sql, values))
         columns = tuple(d[0] for d in cursor.description)
         rows = cursor.fetchall()
         top = tuple(tuple(_plain(v) for v in row) for row in rows[: self.evidence_limit])
