@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from analyzer.ingest.model import ExportSource
 
@@ -21,13 +22,18 @@ def source_fingerprint(source: ExportSource) -> str:
     for kind in sorted(source.files):
         for p in source.files[kind]:
             try:
-                st = p.stat()
-                h.update(f"{source.rel(p)}:{st.st_size}".encode())
-                with p.open("rb") as fh:
-                    h.update(fh.read(_CHUNK_BYTES))
-                    if st.st_size > 2 * _CHUNK_BYTES:
-                        fh.seek(-_CHUNK_BYTES, 2)
-                        h.update(fh.read())
+                hash_file_sample(h, p, source.rel(p))
             except OSError:
                 h.update(b"unreadable")
     return h.hexdigest()[:16]
+
+
+def hash_file_sample(h, path: Path, name: str) -> None:
+    """Feed ``name``, the file's size, its first MiB and (over 2 MiB) its last MiB into ``h``."""
+    size = path.stat().st_size
+    h.update(f"{name}:{size}".encode())
+    with path.open("rb") as fh:
+        h.update(fh.read(_CHUNK_BYTES))
+        if size > 2 * _CHUNK_BYTES:
+            fh.seek(-_CHUNK_BYTES, 2)
+            h.update(fh.read())

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.ingest.discover import discover
-from analyzer.ingest.fingerprint import source_fingerprint
+from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import run_tasks
@@ -27,13 +27,7 @@ class BatchPlan:
 def file_fingerprint(path: Path) -> str:
     """Fingerprint of one file (size, first and last MiB), for archives that fail."""
     h = hashlib.sha256()
-    size = path.stat().st_size
-    h.update(f"{path.name}:{size}".encode())
-    with path.open("rb") as fh:
-        h.update(fh.read(1 << 20))
-        if size > 2 << 20:
-            fh.seek(-(1 << 20), 2)
-            h.update(fh.read())
+    hash_file_sample(h, path, path.name)
     return h.hexdigest()[:16]
 
 
