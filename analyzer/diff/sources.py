@@ -59,8 +59,12 @@ def _from_path(con: duckdb.DuckDBPyConnection, path: Path, settings: WorkSetting
     tables = analyze_run(RunTask(str(src.root), str(path), source_fingerprint(src)), settings)
     if "failures" in tables:
         raise IngestError(f"{path}: {tables['failures'].column('message')[0].as_py()}")
-    insert_tables(con, tables)
     run_ids = tables["catalog_runs"].column("run_id").to_pylist()
+    # The same export named twice (diff X X, a sweep listing it twice) has one run id: load it once.
+    loaded = con.execute("SELECT count(*) FROM catalog_runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                         [run_ids]).fetchall()[0][0]
+    if not loaded:
+        insert_tables(con, tables)
     if len(run_ids) > 1:
         notes.append(f"{path} holds {len(run_ids)} devices; {run_ids[0]} is compared")
     return run_ids[0], notes
