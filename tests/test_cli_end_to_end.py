@@ -56,3 +56,12 @@ def test_cli_diff_and_sweep_leave_inputs_byte_identical(tmp_path, capsys):
     assert _run_checked(["sweep", *[str(p) for p in sweep], "--html", str(tmp_path / "sweep.html")],
                         inputs, before) == 0
     assert "scheduling overhead" in capsys.readouterr().out
+
+
+def test_cli_diagnose_folder_of_several_runs_writes_every_report_and_all_runs(real_dir, tmp_path, capsys):
+    """The real tree with default formats: each run's reports and the all-runs (batch-size-scaling) ones."""
+    before = tree_digest(real_dir)
+    assert _run_checked(["diagnose", str(real_dir), "--out", str(tmp_path)], real_dir, before) == 0
+    pages = sorted(p.parent.name for p in tmp_path.rglob("report.html"))
+    assert len(pages) == 8 and "all-runs" in pages
+    assert "internal error" not in capsys.readouterr().err

@@ -156,4 +156,4 @@ def insert_rows(
         outer.append(f"$c{i} AS {name}")
     outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
     sql = f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
-    return con.execute(sql, params).fetchone()[0]
+    return con.execute(sql, params).fetchall()[0][0]

@@ -152,7 +152,7 @@ def _open_one(
         return None
     ctx.mark_read(path)
     _report_rejects(con, path, rejects, ctx)
-    rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
     if not rows:
         ctx.report(
             path,
@@ -186,7 +186,7 @@ def _report_rejects(
         rows = con.execute(
             f"SELECT line, error_type, error_message FROM {rejects} ORDER BY line LIMIT 20"
         ).fetchall()
-        total = con.execute(f"SELECT count(*) FROM {rejects}").fetchone()[0]
+        total = con.execute(f"SELECT count(*) FROM {rejects}").fetchall()[0][0]
     except duckdb.Error:
         return
     for line, etype, message in rows:

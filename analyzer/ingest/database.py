@@ -81,7 +81,7 @@ def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
     for name in TABLES:
         exists = con.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'src' AND table_name = ?", [name]
-        ).fetchone()[0]
+        ).fetchall()[0][0]
         if exists:
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM src.{name}")
     con.execute("DETACH src")

@@ -29,7 +29,7 @@ SETTINGS = {
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str, run_id: str, where: str = "TRUE") -> int:
-    return con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ? AND {where}", [run_id]).fetchone()[0]
+    return con.execute(f"SELECT count(*) FROM {table} WHERE run_id = ? AND {where}", [run_id]).fetchall()[0][0]
 
 
 def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None:
@@ -86,7 +86,7 @@ def _infer_aic_metrics(con: duckdb.DuckDBPyConnection, run_id: str) -> str | Non
         "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_main_mem_read_bw_gb_per_s') "
         "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s')) FROM ops WHERE run_id = ?",
         [run_id],
-    ).fetchone()
+    ).fetchall()[0]
     for count, name in zip(row, ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory"), strict=True):
         if count:
             return name

@@ -93,7 +93,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
         f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
         f"FROM (SELECT {select} FROM {view})",
         [ctx.run_id],
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     _report_unusable_rows(con, ctx, paths[0])
     return inserted
 
@@ -105,7 +105,7 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
         "count(*) FILTER (WHERE start_ns IS NOT NULL AND dur_us IS NOT NULL AND end_ns IS NULL) "
         "FROM ops WHERE run_id = ?",
         [ctx.run_id],
-    ).fetchone()
+    ).fetchall()[0]
     if bad:
         ctx.report(
             path,
@@ -158,7 +158,7 @@ def _report_header_problems(
     row = con.execute(
         f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {view}) "
         f"WHERE x > {_MAX_EPOCH_US}"
-    ).fetchone()
+    ).fetchall()[0]
     if row[0]:
         ctx.report(
             path,

@@ -51,4 +51,4 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select:
     """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows added."""
     return con.execute(
         f"INSERT INTO {table} BY NAME SELECT ?::VARCHAR AS run_id, * FROM ({select})", [run_id]
-    ).fetchone()[0]
+    ).fetchall()[0][0]

@@ -70,7 +70,7 @@ def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tup
 def _report_unnamed_processes(con: duckdb.DuckDBPyConnection, path: Path, ctx: ReadContext) -> None:
     missing = con.execute(
         "SELECT count(*) FROM timeline WHERE run_id = ? AND process IS NULL AND kind <> 'flow'", [ctx.run_id]
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if missing:
         ctx.report(path, "", "warning", f"{missing} events belong to a pid with no process_name metadata event; "
                    "kept as kind 'other'", "the track's meaning is known only from its process_name")

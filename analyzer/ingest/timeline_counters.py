@@ -85,4 +85,4 @@ def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
         WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL
         """,
         [run_id],
-    ).fetchone()[0]
+    ).fetchall()[0][0]

@@ -78,4 +78,4 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
         FROM ({_fields_sql(raw)})
         """,
         [run_id],
-    ).fetchone()[0]
+    ).fetchall()[0][0]

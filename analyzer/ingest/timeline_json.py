@@ -137,10 +137,10 @@ def _insert_cut(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: i
 def _insert_object_form(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> int:
     """The {"traceEvents": [...]} form: its array copied out and streamed like an array file when it can
     be located cheaply, else the whole object parsed at once (memory-hungry). Returns events read."""
-    before = con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0]
+    before = con.execute(f"SELECT count(*) FROM {raw}").fetchall()[0][0]
     if _insert_cut(con, raw, path, file_no, _trace_events_cuts(path)) is None:
         _insert_object(con, raw, path, file_no)
-    return con.execute(f"SELECT count(*) FROM {raw}").fetchone()[0] - before
+    return con.execute(f"SELECT count(*) FROM {raw}").fetchall()[0][0] - before
 
 
 def _duckdb_message(exc: duckdb.Error) -> str:
@@ -182,7 +182,7 @@ def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
     if first == "[" and "unexpected end of data" in message:
         cut = _insert_cut(con, raw, path, file_no, _salvage_cuts(path))
         if cut is not None:
-            kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file_no = ?", [file_no]).fetchone()[0]
+            kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file_no = ?", [file_no]).fetchall()[0][0]
             ctx.report(path, f"byte {size}", "error",
                        f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
                        f"before byte {cut[1]} and dropped the rest", "re-export the timeline for the full data")

@@ -35,7 +35,7 @@ def _gap_time_in_step(con: duckdb.DuckDBPyConnection, f: Finding, threshold_us: 
         "SELECT coalesce(sum(gap_us), 0) FROM _classified_gaps WHERE run_id = $r AND gap_us >= $t "
         "AND ($s IS NULL OR step_id = $s)",
         {"r": f.run_id, "t": threshold_us, "s": step},
-    ).fetchone()
+    ).fetchall()[0]
     return float(row[0])
 
 

@@ -55,7 +55,7 @@ class _Availability:
                 "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))"
                 + (" AND counter = ?" if counter else ""),
                 [list(run_ids), counter] if counter else [list(run_ids)],
-            ).fetchone()
+            ).fetchall()[0]
             self._seen[key] = bool(row and row[0])
         return self._seen[key]
 

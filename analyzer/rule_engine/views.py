@@ -242,11 +242,11 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     ``_compute_tasks`` and ``_comm_tasks`` are views; the others are computed once, in order, into
     TEMP tables, and recomputed on a later call only when ops, steps or timeline changed.
     """
-    signature = con.execute(_SIGNATURE_SQL).fetchone()[0]
+    signature = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
     state = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_helper_views_state'"
-    ).fetchone()[0]
-    if state and con.execute("SELECT signature FROM _helper_views_state").fetchone()[0] == signature:
+    ).fetchall()[0][0]
+    if state and con.execute("SELECT signature FROM _helper_views_state").fetchall()[0][0] == signature:
         return
     for name, (_doc, sql) in VIEWS.items():
         _drop_helper(con, name)
