@@ -43,6 +43,15 @@ class BenchInput:
     def files(self, pattern: str) -> list[Path]:
         return sorted(self.path.rglob(pattern))
 
+    def export_folder(self) -> Path:
+        """The export folder itself (``*_ascend_pt`` or ``PROF_*``), as msprof-analyze's ``-d`` wants it.
+
+        Given the folder above it, msprof-analyze's advisor finds trace_view.json by walking but not
+        kernel_details.csv (its dataset patterns start at ``ASCEND_PROFILER_OUTPUT``), and silently
+        skips every operator analysis."""
+        folders = [p for p in self.path.iterdir() if p.is_dir()]
+        return folders[0] if len(folders) == 1 else self.path
+
     def csv_files(self) -> list[Path]:
         """The per-task CSVs the engine reads: kernel_details.csv or the op_summary slices."""
         return self.files("kernel_details.csv") or self.files("op_summary_*.csv")

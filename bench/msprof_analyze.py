@@ -31,6 +31,21 @@ def advisor_command(tool: Path, export: Path, out: Path) -> list[str]:
     return [str(tool), "advisor", "all", "-d", str(export), "-o", str(out), "-l", "en"]
 
 
+# What msprof-analyze logs when it did not find the operator data (kernel_details.csv / op_summary).
+_SKIPPED_OPERATORS = "not containing op summary"
+
+
+def check_full_analysis(log: Path) -> None:
+    """Stop the benchmark when msprof-analyze skipped its operator analyses (a comparison with a tool
+    that did less work than asked would flatter npu-triage)."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    if _SKIPPED_OPERATORS in text:
+        raise SystemExit(
+            f"msprof-analyze found no operator data and skipped its operator analyses (see {log}); "
+            "the comparison would not be like for like"
+        )
+
+
 def tree_digest(root: Path) -> str:
     """SHA-256 over every file's relative path, size and mtime under ``root`` (the tree's state)."""
     digest = hashlib.sha256()

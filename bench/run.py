@@ -104,11 +104,11 @@ def _engine_rows(item: BenchInput, work: Path) -> list[Row]:
 
 def _msprof_row(item: BenchInput, tool: Path, work: Path) -> Row:
     before = msprof_analyze.tree_digest(item.path)
+    log = work / "msprof_analyze.log"
     m = measure(
-        msprof_analyze.advisor_command(tool, item.path, work / "msprof-analyze"),
-        work / "msprof_analyze.log",
-        cwd=work,
+        msprof_analyze.advisor_command(tool, item.export_folder(), work / "msprof-analyze"), log, cwd=work
     )
+    msprof_analyze.check_full_analysis(log)
     if msprof_analyze.tree_digest(item.path) != before:
         raise SystemExit(
             f"msprof-analyze wrote inside its input {item.path}; "
