@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import itertools
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -69,6 +71,16 @@ def _column_names(path: Path, encoding: str) -> dict[str, str]:
     return names
 
 
+def _usable(paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> list[tuple[Path, str]]:
+    """(path, encoding) of every file that is worth handing to DuckDB; the others are reported."""
+    usable = []
+    for p in paths:
+        enc = _encoding(p, ctx)
+        if enc is not None:
+            usable.append((p, enc))
+    return usable
+
+
 def open_csv(
     con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path], ctx: ReadContext
 ) -> str | None:
@@ -78,18 +90,12 @@ def open_csv(
     reported and skipped; rows that do not fit the header are reported by file and line and
     skipped. Returns None when no file is usable.
     """
-    usable: list[tuple[Path, str]] = []
-    for p in paths:
-        enc = _encoding(p, ctx)
-        if enc is not None:
-            usable.append((p, enc))
-    if not usable:
-        return None
     views = []
-    for path, enc in usable:
-        view = _open_one(con, path, enc, ctx)
-        if view is not None:
-            views.append(view)
+    for path, enc in _usable(paths, ctx):
+        table = f"_csvt_{next(_counter)}"
+        statement = f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM {{scan}}"
+        if _consume(con, path, enc, _column_names(path, enc), statement, {}, ctx) is not None:
+            views.append(table)
     if not views:
         return None
     name = f"_csv_{next(_counter)}"
@@ -98,46 +104,96 @@ def open_csv(
     return name
 
 
+@dataclass(frozen=True)
+class StreamedFile:
+    """One CSV file a statement ran over: how it was read, and the rows the statement reported."""
+
+    path: Path
+    encoding: str
+    columns: dict[str, str]
+    rows: int
+
+
+def stream_csv(
+    con: duckdb.DuckDBPyConnection,
+    paths: tuple[Path, ...] | list[Path],
+    ctx: ReadContext,
+    statement_for: Callable[[Path, list[str]], str | None],
+    params: dict[str, object],
+) -> list[StreamedFile]:
+    """Run one statement per file straight over its all-text scan (no text copy is kept).
+
+    ``statement_for(path, header_columns)`` returns SQL with a ``{scan}`` placeholder for the file's
+    rows (columns named as the header, all VARCHAR), or None to skip the file (having reported why).
+    Files and rows are checked and reported as ``open_csv`` does. Returns the files read.
+    """
+    done = []
+    for path, enc in _usable(paths, ctx):
+        columns = _column_names(path, enc)
+        statement = statement_for(path, list(columns))
+        if statement is not None:
+            rows = _consume(con, path, enc, columns, statement, params, ctx)
+            if rows is not None:
+                done.append(StreamedFile(path, enc, columns, rows))
+    return done
+
+
+def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) -> tuple:
+    """The first row of ``sql`` run over a read file's rows as text again (``{scan}`` placeholder);
+    rows that do not fit the header are skipped silently (they were reported on the first read)."""
+    scan = text_scan(False).replace("encoding=$encoding", "ignore_errors=true, encoding=$encoding")
+    args = {"path": str(file.path), "columns": file.columns, "encoding": file.encoding}
+    return con.execute(sql.replace("{scan}", scan), args).fetchall()[0]
+
+
 # Files this large are read by DuckDB's parallel reader first (2-3x faster on big op_summary slices).
 _PARALLEL_FROM_BYTES = 8 << 20
 _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
 
 
-def _read_text_table(con: duckdb.DuckDBPyConnection, path: Path, encoding: str,
-                     columns: dict[str, str], parallel: bool) -> tuple[str, str]:
-    """(temp table of the rows as text, its rejects table); raises duckdb.Error when unreadable."""
-    n = next(_counter)
-    table, rejects, scans = f"_csvt_{n}", f"_rej_{n}", f"_rejscan_{n}"
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv($path, delim=',', quote='\"', "
-        f"escape='\"', header=true, columns=$columns, auto_detect=false, strict_mode=true, null_padding=true, "
-        f"parallel={'true' if parallel else 'false'}, "
-        f"encoding=$encoding, store_rejects=true, rejects_table='{rejects}', rejects_scan='{scans}')",
-        {"path": str(path), "columns": columns, "encoding": encoding},
-    )
-    return table, rejects
-
-
-def _open_one(
-    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, ctx: ReadContext
-) -> str | None:
-    """Read one file with the header's columns, all text; rows that do not fit are rejected and reported.
+def text_scan(parallel: bool, rejects: str = "") -> str:
+    """The read_csv call reading one file's rows as text ($path, $columns, $encoding parameters).
 
     No dialect sniffing (it fails on exactly the files that need reading most: quoted newlines,
     truncated rows, stray quotes); the exporters always write ',' and '"'. Short rows are padded
-    with NULLs (real exports have them), which needs the serial reader once fields hold newlines:
-    big files try the parallel reader first and fall back when DuckDB says it needs the serial one.
+    with NULLs (real exports have them). With ``rejects``, rows that do not fit the header go to
+    that table (and its scan table ``<rejects>_scan``) instead of failing the read.
     """
-    columns = _column_names(path, encoding)
+    store = f"store_rejects=true, rejects_table='{rejects}', rejects_scan='{rejects}_scan', " if rejects else ""
+    return (
+        f"read_csv($path, delim=',', quote='\"', escape='\"', header=true, columns=$columns, "
+        f"auto_detect=false, strict_mode=true, null_padding=true, "
+        f"parallel={'true' if parallel else 'false'}, {store}encoding=$encoding)"
+    )
+
+
+def _run_scan(con: duckdb.DuckDBPyConnection, statement: str, path: Path, encoding: str,
+              columns: dict[str, str], params: dict[str, object], parallel: bool) -> tuple[int, str]:
+    """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
+    rejects = f"_rej_{next(_counter)}"
+    sql = statement.replace("{scan}", text_scan(parallel, rejects))
+    args = {"path": str(path), "columns": columns, "encoding": encoding, **params}
+    return con.execute(sql, args).fetchall()[0][0], rejects
+
+
+def _consume(
+    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
+    statement: str, params: dict[str, object], ctx: ReadContext,
+) -> int | None:
+    """Run ``statement`` over one file's text scan; report rejected rows, an empty or cut file.
+
+    Returns the rows the statement reports, None when the file cannot be read. Big files try the
+    parallel reader first and fall back to the serial one when DuckDB says it needs it (quoted
+    newlines together with short rows); a failed statement has changed nothing.
+    """
     parallel = path.stat().st_size >= _PARALLEL_FROM_BYTES
     try:
         try:
-            table, rejects = _read_text_table(con, path, encoding, columns, parallel)
+            rows, rejects = _run_scan(con, statement, path, encoding, columns, params, parallel)
         except duckdb.Error as exc:
             if not (parallel and _SERIAL_NEEDED in str(exc)):
                 raise
-            # Quoted newlines and short rows together need the serial reader (DuckDB says so).
-            table, rejects = _read_text_table(con, path, encoding, columns, False)
+            rows, rejects = _run_scan(con, statement, path, encoding, columns, params, False)
     except duckdb.Error as exc:
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")
@@ -152,7 +208,6 @@ def _open_one(
         return None
     ctx.mark_read(path)
     _report_rejects(con, path, rejects, ctx)
-    rows = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
     if not rows:
         ctx.report(
             path,
@@ -170,7 +225,7 @@ def _open_one(
             "row is probably cut short, its missing cells are empty",
             "the export was truncated; re-export it",
         )
-    return table
+    return rows
 
 
 def _ends_mid_row(path: Path) -> bool:
@@ -215,8 +270,7 @@ def drop_csv_relations(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     tables = con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE temporary AND ("
-        "starts_with(table_name, '_csvt_') OR starts_with(table_name, '_rej_') "
-        "OR starts_with(table_name, '_rejscan_'))"
+        "starts_with(table_name, '_csvt_') OR starts_with(table_name, '_rej_'))"
     ).fetchall()
     for (name,) in views:
         con.execute(f"DROP VIEW IF EXISTS {name}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,16 +28,39 @@ class Ingested:
     sources: list[ExportSource] = field(default_factory=list)
 
 
+# Readers whose work is one single-threaded DuckDB scan (the timeline JSON parse): they run on a second
+# connection beside the others, so that a 2-core machine parses the JSON while it reads the CSVs.
+_BESIDE = ("timeline",)
+
+
 def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadContext:
     ctx = ReadContext(run_id=source.source_id, source=source)
     meta = read_run_metadata(ctx)
-    for kind, reader in READERS.items():
-        paths = source.files.get(kind)
-        if paths:
-            _guarded(reader, con, paths, ctx)
-            drop_csv_relations(con)
+    kinds = [kind for kind in READERS if source.files.get(kind)]
+    parts = {kind: ctx.part() for kind in kinds}
+    beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
+        for kind in kinds:
+            if kind not in beside:
+                _guarded(READERS[kind], con, source.files[kind], parts[kind])
+                drop_csv_relations(con)
+        for future in running:
+            future.result()  # a reader's unexpected exception surfaces here, as if it had run in line
+    for kind in kinds:  # problems in reader order, however the readers interleaved
+        ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
     return ctx
+
+
+def _read_beside(con: duckdb.DuckDBPyConnection, kind: str, paths: tuple[Path, ...], ctx: ReadContext) -> None:
+    """Run one reader on its own connection to the same database (its temp tables are its own)."""
+    cursor = con.cursor()
+    try:
+        _guarded(READERS[kind], cursor, paths, ctx)
+        drop_csv_relations(cursor)
+    finally:
+        cursor.close()
 
 
 def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:

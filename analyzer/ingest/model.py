@@ -73,6 +73,18 @@ class ReadContext:
         if rel not in self.files_read:
             self.files_read.append(rel)
 
+    def part(self) -> ReadContext:
+        """An empty context for one reader of the same export (readers may run at the same time)."""
+        return ReadContext(run_id=self.run_id, source=self.source)
+
+    def absorb(self, part: ReadContext) -> None:
+        """Take over what a reader's part context recorded (problems, files read, facts)."""
+        self.problems.extend(part.problems)
+        for rel in part.files_read:
+            if rel not in self.files_read:
+                self.files_read.append(rel)
+        self.facts.update(part.facts)
+
 
 class IngestError(Exception):
     """Raised when a path holds nothing usable. The message is meant for the user."""

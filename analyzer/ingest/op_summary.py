@@ -12,7 +12,7 @@ import duckdb
 
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_columns import CONVERSIONS
-from analyzer.ingest.csv_source import columns_of, header_of, open_csv
+from analyzer.ingest.csv_source import StreamedFile, header_of, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 
@@ -76,29 +76,33 @@ def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
 
 
 def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Read op_summary / kernel_details files (all slices) into ops. Returns rows inserted."""
-    view = open_csv(con, paths, ctx)
-    if view is None:
+    """Read op_summary / kernel_details files (all slices) into ops. Returns rows inserted.
+
+    Each file is converted while DuckDB scans it (one pass; no text copy of millions of rows)."""
+
+    def statement(path: Path, columns: list[str]) -> str | None:
+        items, missing = _select_list(columns)
+        if missing:
+            ctx.report(path, "line 1", "error",
+                       f"header lacks required columns for {', '.join(missing)}",
+                       "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))")
+            return None
+        _report_repeated_columns(path, ctx)
+        return (f"INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
+                f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
+                f"FROM (SELECT {', '.join(items)} FROM {{scan}})")
+
+    files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id})
+    if not files:
         return 0
-    items, missing = _select_list(columns_of(con, view))
-    if missing:
-        ctx.report(paths[0], "line 1", "error",
-                   f"header lacks required columns for {', '.join(missing)}",
-                   "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))")
-        return 0
-    _report_header_problems(con, view, paths[0], ctx)
-    select = ", ".join(items)
-    inserted = con.execute(
-        f"INSERT INTO ops BY NAME SELECT ?::VARCHAR AS run_id, *, "
-        f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
-        f"FROM (SELECT {select} FROM {view})",
-        [ctx.run_id],
-    ).fetchall()[0][0]
-    _report_unusable_rows(con, ctx, paths[0])
-    return inserted
+    if _report_unusable_rows(con, ctx, files[0].path):
+        for file in files:
+            _report_ns_start_times(con, file, ctx)
+    return sum(f.rows for f in files)
 
 
-def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> None:
+def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> int:
+    """Report rows without a usable start or duration, negative or absurd durations; returns the first count."""
     bad, neg, huge = con.execute(
         "SELECT count(*) FILTER (WHERE start_ns IS NULL OR dur_us IS NULL), "
         "count(*) FILTER (WHERE dur_us < 0), "
@@ -132,16 +136,15 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
             "2262); they are kept without an end time",
             "the export is corrupt there",
         )
+    return bad
 
 
 # Epoch microseconds above this (year ~5138) are not microseconds: nanoseconds were written instead.
 _MAX_EPOCH_US = 1e17
 
 
-def _report_header_problems(
-    con: duckdb.DuckDBPyConnection, view: str, path: Path, ctx: ReadContext
-) -> None:
-    """Repeated identity columns, and start times whose magnitude says they are ns, not us."""
+def _report_repeated_columns(path: Path, ctx: ReadContext) -> None:
+    """Identity columns that appear twice in the header (the first is read)."""
     names = header_of(path)
     for raw in sorted({h for h in names if h in _NON_METRIC and names.count(h) > 1}):
         ctx.report(
@@ -151,20 +154,24 @@ def _report_header_problems(
             f"column {raw!r} appears {names.count(raw)} times; the first is read",
             "a hand-edited or merged file; remove the extra column",
         )
-    present = set(columns_of(con, view))
-    start = next((h for h in _IDENTITY["start_ns"][0] if h in present), None)
+
+
+def _report_ns_start_times(con: duckdb.DuckDBPyConnection, file: StreamedFile, ctx: ReadContext) -> None:
+    """Start times whose magnitude says they are ns, not us (read again only when some start is unusable)."""
+    start = next((h for h in _IDENTITY["start_ns"][0] if h in file.columns), None)
     if start is None:
         return
-    row = con.execute(
-        f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {view}) "
-        f"WHERE x > {_MAX_EPOCH_US}"
-    ).fetchall()[0]
-    if row[0]:
+    count, smallest = select_text(
+        con, file,
+        f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {{scan}}) "
+        f"WHERE x > {_MAX_EPOCH_US}",
+    )
+    if count:
         ctx.report(
-            path,
+            file.path,
             f"column {start!r}",
             "error",
-            f"{row[0]} start times are too large for epoch microseconds "
-            f"(e.g. {row[1]:.0f}): they look like nanoseconds; those rows get no start time",
+            f"{count} start times are too large for epoch microseconds "
+            f"(e.g. {smallest:.0f}): they look like nanoseconds; those rows get no start time",
             "the file was re-written with the wrong unit; re-export it or divide the column by 1000",
         )
