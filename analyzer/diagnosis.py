@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from analyzer import __version__
-from analyzer.report.model import Diagnosis
+from analyzer.report.model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.overlap import exclusive_impacts
 from analyzer.rule_engine.ranking import rank_findings
@@ -147,9 +147,6 @@ def diagnose(
     )
 
 
-ALL_RUNS_ID = "all-runs"  # the Diagnosis (and report folder) of the rules of scope 'runs'
-
-
 def diagnose_runs(
     con: duckdb.DuckDBPyConnection,
     run_ids: list[str],
@@ -158,14 +155,18 @@ def diagnose_runs(
     *,
     preview: bool = False,
 ) -> Diagnosis | None:
-    """The Diagnosis of the rules of scope 'runs' over several runs (e.g. batch-size-scaling).
+    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size-scaling).
 
-    Returns None when fewer than two runs or no such rule are given.
+    Returns None when fewer than two runs or no such rule are given, and when none of those rules
+    has a finding or failed: skipped (e.g. no run records a batch size) or with nothing to compare
+    (no model at two batch sizes), there is nothing about several runs to report.
     """
     several = [r for r in rules if r.scope == "runs"]
     if len(run_ids) < 2 or not several:
         return None
     findings, outcomes = run_rules(con, several, list(run_ids), params, preview=preview)
+    if not findings and all(o.status != "failed" for o in outcomes):
+        return None
     return Diagnosis(
         run_id=ALL_RUNS_ID,
         run={"runs": list(run_ids)},

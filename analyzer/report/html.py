@@ -1,4 +1,9 @@
-"""One self-contained offline HTML page per run: header, ranked findings with their charts, general charts, problems."""
+"""One self-contained offline HTML page per run: header, ranked findings with their charts, general charts, problems.
+
+The all-runs page holds only what is about several runs: the runs compared, the rules comparing
+them, and their findings with their charts (no run card, general chart or problem: those are per
+run).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,16 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from analyzer.atomic_files import write_text_atomically
-from analyzer.report import charts, series
-from analyzer.report.html_sections import findings_section, header_section, problems_section
+from analyzer.report import charts, runs_series, series
+from analyzer.report.html_sections import (
+    findings_section,
+    header_section,
+    problems_section,
+    runs_header_section,
+)
 from analyzer.report.html_style import CSS, ERROR_COLLECTOR
 from analyzer.report.model import Diagnosis
+from analyzer.report.scaling_chart import sweep_chart
 
 GAP_THRESHOLD_US = 100.0
 FIGURE_CONFIG = {
@@ -48,6 +59,16 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, str], go.Figure]] = {
     "calls": lambda con, r: charts.calls_chart(series.op_type_calls(con, r)),
     "steps": lambda con, r: charts.step_chart(series.step_breakdown(con, r)),
     "hbm": lambda con, r: charts.hbm_chart(series.hbm_bandwidth(con, r)),
+}
+
+# Rule of scope 'runs' -> (chart key, builder from the runs compared and the finding's subject), for
+# the all-runs page; such a rule without an entry shows its evidence table only.
+RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], go.Figure]
+RUNS_CHARTS: dict[str, tuple[str, RunsChart]] = {
+    "batch-size-scaling": (
+        "scaling",
+        lambda con, runs, subject: sweep_chart(runs_series.scaling_rows(con, runs, subject)),
+    ),
 }
 
 # Rule name -> the chart shown beside its findings; unknown rules fall back on keywords, then category.
@@ -124,7 +145,8 @@ def build_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, go.F
 
 
 def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
-    """The report page of one run as a string: deterministic, offline, every export string escaped.
+    """The report page of one run (or the all-runs page) as a string: deterministic, offline, every
+    export string escaped.
 
     Args:
         diagnosis: the run's diagnosis (findings already ranked).
@@ -132,6 +154,18 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     Returns:
         A complete HTML document with plotly.js inlined once.
     """
+    body = _runs_body(diagnosis, con) if diagnosis.compares_runs else _run_body(diagnosis, con)
+    title = html.escape(f"npu-triage report: {diagnosis.run_id}")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{title}</title>\n<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
+        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n'
+        f"{body}\n</main>\n</body>\n</html>\n"
+    )
+
+
+def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     figures = build_figures(con, diagnosis.run_id)
     chart_html = {
         key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()
@@ -141,17 +175,25 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
         key = chart_for_rule(rule, category)
         return figure_html(figures[key], f"finding-{index}-chart-{key.replace('_', '-')}")
 
-    title = html.escape(f"npu-triage report: {diagnosis.run_id}")
     general = "".join(f'<div class="chart">{chart_html[key]}</div>' for key in CHARTS)
     return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title}</title>\n<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
-        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n'
         f"{header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}\n"
         f'<section id="charts"><h2>Charts</h2><div class="chart-grid">{general}</div></section>\n'
-        f"{problems_section(diagnosis)}\n</main>\n</body>\n</html>\n"
+        f"{problems_section(diagnosis)}"
     )
+
+
+def _runs_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
+    runs = list(diagnosis.run.get("runs") or [])
+
+    def finding_chart(index: int, rule: str, category: str) -> str:
+        if rule not in RUNS_CHARTS:
+            return ""
+        key, build = RUNS_CHARTS[rule]
+        fig = build(con, runs, diagnosis.findings[index - 1].subject)
+        return figure_html(fig, f"finding-{index}-chart-{key}")
+
+    return f"{runs_header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}"
 
 
 def write_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, path: Path | str) -> Path:

@@ -1,4 +1,5 @@
-"""HTML fragments of the run report: header (run, collection, summary, rule completeness), findings, problems.
+"""HTML fragments of the run report: header (run, collection, summary, rule completeness),
+findings, problems; and the all-runs header (the runs compared).
 
 Every value that may come from an export goes through ``cell`` or ``esc`` (``html.escape``).
 """
@@ -124,7 +125,6 @@ def header_section(diagnosis: Diagnosis) -> str:
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
     summary = sorted(diagnosis.summary.items())
-    params = sorted(diagnosis.params.items())
     cards = [
         f'<div class="card"><h3>Run</h3>{_kv_table(run_pairs)}</div>',
         f'<div class="card"><h3>Collection</h3>{_kv_table(collection)}</div>',
@@ -137,15 +137,33 @@ def header_section(diagnosis: Diagnosis) -> str:
         if missing
         else ""
     )
-    if params:
-        extra += f"<details><summary>Rule parameters</summary>{_kv_table(params)}</details>"
-    version = f" · npu-triage {esc(diagnosis.tool_version)}" if diagnosis.tool_version else ""
-    counts = _severity_counts(diagnosis.findings)
     return (
-        f"<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>"
-        f'<p class="subtitle">{counts}{version}</p><div class="cards">{"".join(cards)}</div>'
-        f"{_completeness(diagnosis.outcomes)}{extra}</header>"
+        f"<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>{_subtitle(diagnosis)}"
+        f'<div class="cards">{"".join(cards)}</div>'
+        f"{_completeness(diagnosis.outcomes)}{extra}{_params(diagnosis)}</header>"
     )
+
+
+def runs_header_section(diagnosis: Diagnosis) -> str:
+    """The all-runs header: the runs compared, the rules comparing them (completeness, params)."""
+    runs = "".join(f"<li>{esc(r)}</li>" for r in diagnosis.run.get("runs") or [])
+    return (
+        f"<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>{_subtitle(diagnosis)}"
+        f'<div class="cards"><div class="card"><h3>Runs compared</h3><ul>{runs}</ul></div></div>'
+        f"{_completeness(diagnosis.outcomes)}{_params(diagnosis)}</header>"
+    )
+
+
+def _subtitle(diagnosis: Diagnosis) -> str:
+    version = f" · npu-triage {esc(diagnosis.tool_version)}" if diagnosis.tool_version else ""
+    return f'<p class="subtitle">{_severity_counts(diagnosis.findings)}{version}</p>'
+
+
+def _params(diagnosis: Diagnosis) -> str:
+    params = sorted(diagnosis.params.items())
+    if not params:
+        return ""
+    return f"<details><summary>Rule parameters</summary>{_kv_table(params)}</details>"
 
 
 def _severity_counts(findings: Sequence[Finding]) -> str:

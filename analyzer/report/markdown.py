@@ -46,6 +46,12 @@ def _summary(d: Diagnosis) -> list[str]:
     return lines + [f"- not collected: {item}" for item in run.get("not_collected") or []]
 
 
+def _runs_compared(d: Diagnosis) -> list[str]:
+    """The all-runs report's summary: which runs the rules compared (no per-run numbers)."""
+    runs = d.run.get("runs") or []
+    return ["## Runs compared", "", f"{len(runs)} runs:", ""] + [f"- {r}" for r in runs]
+
+
 def _finding(rank: int, f: Finding) -> list[str]:
     lines = [
         f"### {rank}. {f.title} ({f.code} {f.rule}, {f.severity})",
@@ -66,7 +72,8 @@ def _finding(rank: int, f: Finding) -> list[str]:
 
 def render_markdown(d: Diagnosis) -> str:
     """The Markdown report of one diagnosis."""
-    lines = [GENERATED_BY, f"# Diagnosis of {d.run_id}", ""] + _summary(d) + ["", "## Findings", ""]
+    summary = _runs_compared(d) if d.compares_runs else _summary(d)
+    lines = [GENERATED_BY, f"# Diagnosis of {d.run_id}", ""] + summary + ["", "## Findings", ""]
     rows = [
         [i, f.severity, f.code, f.rule, f.subject, f.impact_us, _pct(f.span_share)]
         for i, f in enumerate(d.findings, 1)

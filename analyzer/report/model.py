@@ -9,6 +9,7 @@ from analyzer.rule_engine.model import Finding, RuleOutcome
 
 # Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
 DIAGNOSIS_FORMAT_VERSION = 1
+ALL_RUNS_ID = "all-runs"  # the Diagnosis (and report folder) of the rules of scope 'runs'
 
 
 @dataclass(frozen=True)
@@ -28,3 +29,9 @@ class Diagnosis:
     problems: tuple[dict[str, Any], ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
     tool_version: str = ""
+
+    @property
+    def compares_runs(self) -> bool:
+        """True for the all-runs Diagnosis: findings of the rules comparing several runs, whose
+        ``run`` is ``{"runs": [run ids]}``, ``summary`` ``{"run_count": n}`` (nothing per run)."""
+        return self.run_id == ALL_RUNS_ID

@@ -4,37 +4,12 @@ from __future__ import annotations
 
 import html
 
-import plotly.graph_objects as go
 import pyarrow as pa
-from plotly.subplots import make_subplots
 
-from analyzer.report.charts import COLORS, figure_layout
 from analyzer.report.html import figure_html
 from analyzer.report.html_style import standalone_page
+from analyzer.report.scaling_chart import sweep_chart
 from analyzer.runs.sweep import VERDICT_TEXT
-
-
-def sweep_chart(rows: pa.Table) -> go.Figure:
-    """Three panels against batch size: busy ratio, step and per-sample latency (ms), throughput (samples/s)."""
-    data = rows.to_pydict()
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("busy ratio", "latency (ms)", "throughput (samples/s)"))
-    models = sorted({m or "" for m in data["model_name"]})
-    for model in models:
-        idx = [i for i, m in enumerate(data["model_name"]) if (m or "") == model]
-        x = [data["batch_size"][i] for i in idx]
-        name = model or "runs"
-        fig.add_trace(go.Scatter(x=x, y=[data["busy_ratio"][i] for i in idx], name=f"{name} busy",
-                                 mode="lines+markers", line={"color": COLORS["busy"]}), row=1, col=1)
-        fig.add_trace(go.Scatter(x=x, y=[data["step_time_us"][i] / 1000 for i in idx], name=f"{name} step",
-                                 mode="lines+markers", line={"color": COLORS["line"]}), row=1, col=2)
-        fig.add_trace(go.Scatter(x=x, y=[data["per_sample_us"][i] / 1000 for i in idx], name=f"{name} per sample",
-                                 mode="lines+markers", line={"color": COLORS["muted"]}), row=1, col=2)
-        fig.add_trace(go.Scatter(x=x, y=[data["throughput_samples_per_s"][i] for i in idx],
-                                 name=f"{name} throughput", mode="lines+markers",
-                                 line={"color": COLORS["computing"]}), row=1, col=3)
-    fig.update_layout(**figure_layout("Batch-size scaling", "batch size", "", height=380))
-    fig.update_xaxes(type="log", title_text="batch size")
-    return fig
 
 
 def verdict_lines(verdict: pa.Table) -> list[str]:

@@ -48,7 +48,7 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
     ratio = "?" if s.get("busy_ratio") is None else f"{s['busy_ratio']:.1%}"
     span = "?" if s.get("span_us") is None else f"{s['span_us']:,.1f} us"
     per_step = step_busy_text(s)
-    if "run_count" in s:  # the rules comparing several runs
+    if d.compares_runs:
         console.print(f"{d.run_id}: {s['run_count']} runs compared", markup=False)
     else:
         console.print(

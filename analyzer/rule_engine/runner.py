@@ -189,7 +189,8 @@ def _run_one(
             rule.id,
             outcome_run,
             "skipped",
-            reason="compares several runs: judged once for all runs (report all-runs) when PATH holds two or more",
+            reason="compares several runs: judged once over all the runs of PATH; "
+            "report all-runs, written when it has a finding",
         )
     missing = availability.missing(rule, run_ids)
     if missing:

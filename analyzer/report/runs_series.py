@@ -1,0 +1,37 @@
+"""Chart-ready tables of the all-runs report, from the views that the rules comparing runs judge."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.rule_engine.scaling_views import create_run_scaling_views
+
+
+def _has_view(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    rows = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()
+    return bool(rows[0][0])
+
+
+def scaling_rows(con: duckdb.DuckDBPyConnection, run_ids: list[str], subject: str) -> pa.Table:
+    """The rows of ``batch_size_scaling`` (what batch-size-scaling judges) of one finding's model.
+
+    Args:
+        con: the connection the rule ran in (the view is created over ``run_ids`` when absent).
+        run_ids: the runs compared.
+        subject: the finding's subject: the model name, or 'unnamed model' (the rule's name for
+            runs without one).
+    Returns:
+        model_name, batch_size, run_id, busy_ratio, step_time_us, per_sample_us,
+        throughput_samples_per_s, by batch size.
+    """
+    if not _has_view(con, "batch_size_scaling"):
+        create_run_scaling_views(con, run_ids)
+    return con.sql(
+        "SELECT model_name, batch_size, run_id, busy_ratio, step_time_us, per_sample_us, "
+        "throughput_samples_per_s FROM batch_size_scaling "
+        "WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) "
+        "AND CASE WHEN coalesce(model_name, '') = '' THEN 'unnamed model' ELSE model_name END "
+        "= $subject ORDER BY batch_size, run_id",
+        params={"runs": list(run_ids), "subject": subject},
+    ).to_arrow_table()
