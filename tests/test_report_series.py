@@ -1,8 +1,9 @@
-"""Chart series computed in DuckDB from small hand-built normalized tables."""
+"""Chart series from small hand-built normalized tables and the rules' helper relations."""
 
 from __future__ import annotations
 
 from analyzer.report import series
+from analyzer.rule_engine.views import create_views
 
 T0 = 1_700_000_000_000_000_000
 
@@ -41,6 +42,7 @@ def test_busy_over_time_overlapping_tasks_counts_union_per_bucket(con):
             ("c", "H", "HCCL", 15, 5),
         ],
     )
+    create_views(con)
     busy = series.busy_over_time(con, "r", bucket_count=2)
     assert busy["busy_pct"].to_list() == [100.0, 50.0]
     assert busy["offset_ms"].to_list() == [0.0, 0.01]
@@ -56,12 +58,14 @@ def test_busy_over_time_long_task_spans_buckets_nested_task_not_double_counted(c
             ("h", "H", "HCCL", 45, 35),
         ],
     )
+    create_views(con)
     busy = series.busy_over_time(con, "r", bucket_count=8)
     assert busy["busy_pct"].to_list() == [100.0, 100.0, 100.0, 100.0, 50.0, 0.0, 0.0, 0.0]
 
 
 def test_idle_stretches_leading_and_trailing_idle_are_found(con):
     _add_ops(con, [("h", "H", "HCCL", 0, 5), ("a", "A", "AI_CORE", 5, 1), ("z", "H", "HCCL", 6, 4)])
+    create_views(con)
     assert series.idle_stretches(con, "r", min_share=0.1).rows() == [
         (0.0, 0.005, 5.0),
         (0.006, 0.01, 4.0),
@@ -70,6 +74,7 @@ def test_idle_stretches_leading_and_trailing_idle_are_found(con):
 
 def test_busy_over_time_no_compute_tasks_is_empty(con):
     _add_ops(con, [("c", "H", "HCCL", 0, 5)])
+    create_views(con)
     assert series.busy_over_time(con, "r").is_empty()
     assert series.idle_stretches(con, "r").is_empty()
 
@@ -78,6 +83,7 @@ def test_idle_stretches_long_gap_between_compute_is_found(con):
     _add_ops(
         con, [("a", "A", "AI_CORE", 0, 1), ("b", "B", "MIX_AIC", 9, 1), ("c", "H", "HCCL", 2, 1)]
     )
+    create_views(con)
     idle = series.idle_stretches(con, "r", min_share=0.1)
     assert idle.rows() == [(0.001, 0.009, 8.0)]
 
@@ -138,6 +144,7 @@ def test_gap_histogram_and_positions_locate_gaps(con):
             ("d", "D", "AI_CORE", 1012, 1),
         ],
     )
+    create_views(con)
     hist = series.gap_histogram(con, "r", bins_per_decade=1)
     assert hist.select("bin", "gap_count", "total_gap_us").rows() == [(0, 1, 1.0), (3, 1, 1000.0)]
     positions = series.gap_positions(con, "r", limit=1)
@@ -159,3 +166,29 @@ def test_step_breakdown_and_hbm_read_their_tables(con):
     hbm = series.hbm_bandwidth(con, "r", bucket_count=1001)
     assert hbm.rows() == [("hbm_read", 0.0, 150.0), ("hbm_write", 0.001, 7.0)]
     assert series.hbm_bandwidth(con, "other").is_empty()
+
+
+def test_busy_and_gap_series_equal_the_rules_relations_with_aicpu_and_untyped_tasks(con):
+    """AI_CPU and untyped tasks are compute to the rules (_compute_tasks): so to the charts."""
+    _add_ops(
+        con,
+        [
+            ("mm", "MatMulV2", "AI_CORE", 0, 10),
+            ("nz", "NonZero", "AI_CPU", 20, 10),
+            ("k", None, None, 40, 5),
+            ("ar", "allreduce", "HCCL", 50, 10),
+            ("add", "Add", "AI_VECTOR_CORE", 70, 10),
+        ],
+    )
+    create_views(con)
+    rows = con.execute("SELECT span_us, busy_us FROM _run_busy WHERE run_id = 'r'").fetchall()
+    span_us, busy_us = rows[0]
+    assert busy_us == 35.0  # 10 + 10 + 5 + 10: AI_CORE, AI_CPU, untyped, AI_VECTOR_CORE
+    busy = series.busy_over_time(con, "r", bucket_count=80)  # 1 us buckets
+    chart_busy_us = sum(r["busy_pct"] * r["width_ms"] * 10 for r in busy.iter_rows(named=True))
+    assert chart_busy_us == busy_us
+    idle = series.idle_stretches(con, "r", min_share=0.0)
+    assert sum(idle["idle_us"]) == span_us - busy_us
+    gaps = con.execute("SELECT sum(gap_us) FROM _device_gaps WHERE run_id = 'r'").fetchall()
+    assert sum(series.gap_histogram(con, "r")["total_gap_us"]) == gaps[0][0] == 35.0
+    assert sum(series.gap_positions(con, "r")["gap_us"]) == gaps[0][0]

@@ -7,6 +7,8 @@ import html
 import plotly.graph_objects as go
 import polars as pl
 
+from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
+
 # One palette and one layout for every chart of every report, so pages look alike.
 COLORS = {
     "busy": "#2f6db5",
@@ -100,11 +102,11 @@ def not_collected_figure(title: str, what: str) -> go.Figure:
 
 
 def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) -> go.Figure:
-    """AI Core busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
-    title = "AI Core busy over time"
+    """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
+    title = "Compute busy over time"
     if busy.is_empty():
         return not_collected_figure(
-            title, "no compute tasks (AI_CORE / AI_VECTOR_CORE / MIX) in ops"
+            title, f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
         )
     fig = go.Figure(
         go.Scatter(

@@ -26,6 +26,7 @@ from analyzer.report.html_sections import (
 from analyzer.report.html_style import CSS, ERROR_COLLECTOR
 from analyzer.report.model import Diagnosis
 from analyzer.report.scaling_chart import sweep_chart
+from analyzer.rule_engine.views import create_views
 
 GAP_THRESHOLD_US = 100.0
 FIGURE_CONFIG = {
@@ -140,7 +141,11 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
 
 
 def build_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, go.Figure]:
-    """Every general chart of a run, keyed as in CHARTS."""
+    """Every general chart of a run, keyed as in CHARTS.
+
+    Busy time and gaps come from the rules' helper relations, created here when absent or stale.
+    """
+    create_views(con)
     return {key: build(con, run_id) for key, build in CHARTS.items()}
 
 

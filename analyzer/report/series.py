@@ -1,8 +1,14 @@
-"""Small chart-ready tables per run, aggregated in DuckDB from the normalized tables.
+"""Small chart-ready tables per run, from the normalized tables and the rules' helper relations.
 
 Every function takes ``(con, run_id)`` and returns a polars DataFrame of at most a few
 thousand rows, however many tasks the run holds; it is empty when the data was not collected.
 Times on the x axis are milliseconds from the run's first device task (``offset_ms``).
+
+Busy time and gaps are read from the helper relations the rules judge (``_busy_intervals`` over
+``_compute_tasks``, ``_device_gaps``: analyzer/rule_engine/views.py), never recomputed here, so a
+chart and a finding count the same compute tasks and the same gaps. Those relations must exist:
+call ``create_views(con)`` first (``html.build_figures`` does; it is cached while the tables are
+unchanged).
 """
 
 from __future__ import annotations
@@ -10,22 +16,10 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV")
-
-# The union of compute-task intervals as disjoint pieces: each task, in start order, keeps only the
-# part after every earlier task ended ([greatest(start, prev_end), end)). One window pass, no grouping
-# into islands, no Python per row. A task starting after prev_end leaves a gap [prev_end, start).
+# The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
 _PIECES = """
-compute AS (
-    SELECT start_ns, end_ns,
-           max(end_ns) OVER (ORDER BY start_ns, end_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-    FROM ops
-    WHERE run_id = $run AND task_type IN (SELECT unnest($types::VARCHAR[]))
-      AND start_ns IS NOT NULL AND end_ns > start_ns
-),
 pieces AS (
-    SELECT greatest(start_ns, coalesce(prev_end, start_ns)) AS s, end_ns AS e FROM compute
-    WHERE prev_end IS NULL OR end_ns > prev_end
+    SELECT start_ns AS s, end_ns AS e FROM _busy_intervals WHERE run_id = $run AND end_ns > start_ns
 ),
 win AS (
     SELECT min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
@@ -41,7 +35,7 @@ def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFra
 def busy_over_time(
     con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000
 ) -> pl.DataFrame:
-    """AI Core busy percentage per time bucket: the union of compute-task intervals in each bucket.
+    """Compute busy percentage per time bucket: the rules' _busy_intervals inside each bucket.
 
     Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100). Empty without compute tasks.
     """
@@ -62,21 +56,27 @@ def busy_over_time(
     FROM buckets b CROSS JOIN grid g LEFT JOIN busy USING (bucket)
     WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
-    return _query(con, sql, {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "n": bucket_count})
+    return _query(con, sql, {"run": run_id, "n": bucket_count})
 
 
 def idle_stretches(
     con: duckdb.DuckDBPyConnection, run_id: str, min_share: float = 0.01, limit: int = 200
 ) -> pl.DataFrame:
-    """Stretches with no compute task running, longer than ``min_share`` of the run's span.
+    """Stretches with no compute task running (outside the rules' busy intervals), longer than
+    ``min_share`` of the run's span.
 
     Columns: start_ms, end_ms, idle_us; the ``limit`` longest, in time order.
     """
     sql = f"""WITH {_PIECES},
+    ordered AS (
+        SELECT s, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+               AS prev_end
+        FROM pieces
+    ),
     gaps AS (
-        SELECT prev_end AS gap_start, start_ns AS gap_end FROM compute WHERE start_ns > prev_end
-        UNION ALL SELECT t0, (SELECT min(start_ns) FROM compute) FROM win
-        UNION ALL SELECT (SELECT max(end_ns) FROM compute), t1 FROM win
+        SELECT prev_end AS gap_start, s AS gap_end FROM ordered WHERE s > prev_end
+        UNION ALL SELECT t0, (SELECT min(s) FROM pieces) FROM win
+        UNION ALL SELECT (SELECT max(e) FROM pieces), t1 FROM win
     ),
     long_gaps AS (
         SELECT gap_start, gap_end FROM gaps, win
@@ -86,11 +86,7 @@ def idle_stretches(
     SELECT round((gap_start - t0) / 1e6, 6) AS start_ms, round((gap_end - t0) / 1e6, 6) AS end_ms,
            round((gap_end - gap_start) / 1e3, 3) AS idle_us
     FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM pieces) ORDER BY gap_start"""
-    return _query(
-        con,
-        sql,
-        {"run": run_id, "types": list(COMPUTE_TASK_TYPES), "share": min_share, "limit": limit},
-    )
+    return _query(con, sql, {"run": run_id, "share": min_share, "limit": limit})
 
 
 _OP_TYPES = """
@@ -157,31 +153,17 @@ def pipeline_breakdown(
     return _query(con, sql, {"run": run_id, "top": top_n})
 
 
-_GAPS = """
-ordered AS (
-    SELECT start_ns, end_ns, op_name,
-           max(end_ns) OVER (ORDER BY start_ns, end_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end,
-           lag(op_name) OVER (ORDER BY start_ns, end_ns) AS before_op
-    FROM ops WHERE run_id = $run AND start_ns IS NOT NULL AND end_ns IS NOT NULL
-),
-gaps AS (
-    SELECT prev_end AS gap_start, start_ns AS gap_end, (start_ns - prev_end) / 1e3 AS gap_us,
-           before_op, op_name AS after_op
-    FROM ordered WHERE start_ns > prev_end
-),
-origin AS (SELECT min(start_ns) AS t0 FROM ops WHERE run_id = $run)
-"""
-
-
 def gap_histogram(
     con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4
 ) -> pl.DataFrame:
-    """Gaps between consecutive device tasks (no task of the device running), in log-spaced bins.
+    """The rules' device gaps (_device_gaps: no task of the device running), in log-spaced bins.
 
     Columns: bin, low_us, high_us, gap_count, total_gap_us. Empty when the device never idles.
     """
-    sql = f"""WITH {_GAPS},
-    binned AS (SELECT floor(log10(gap_us) * $k)::BIGINT AS bin, gap_us FROM gaps)
+    sql = """WITH binned AS (
+        SELECT floor(log10(gap_us) * $k)::BIGINT AS bin, gap_us FROM _device_gaps
+        WHERE run_id = $run AND gap_us > 0
+    )
     SELECT bin, round(pow(10, bin / $k), 6) AS low_us, round(pow(10, (bin + 1) / $k), 6) AS high_us,
            count(*) AS gap_count, round(sum(gap_us), 3) AS total_gap_us
     FROM binned GROUP BY bin ORDER BY bin"""
@@ -189,14 +171,18 @@ def gap_histogram(
 
 
 def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) -> pl.DataFrame:
-    """The ``limit`` longest gaps between device tasks, where they are: for a timeline scatter.
+    """The ``limit`` longest of the rules' device gaps (_device_gaps), where they are (a scatter).
 
     Columns: offset_ms (gap start), gap_us, before_op, after_op; in time order.
     """
-    sql = f"""WITH {_GAPS},
-    longest AS (SELECT * FROM gaps ORDER BY gap_us DESC, gap_start LIMIT $limit)
-    SELECT round((gap_start - t0) / 1e6, 6) AS offset_ms, round(gap_us, 3) AS gap_us, before_op, after_op
-    FROM longest, origin ORDER BY gap_start, gap_end"""
+    sql = """WITH longest AS (
+        SELECT device_id, start_ns, end_ns, gap_us, op_before, op_after FROM _device_gaps
+        WHERE run_id = $run ORDER BY gap_us DESC, start_ns, device_id NULLS FIRST LIMIT $limit
+    ),
+    origin AS (SELECT min(start_ns) AS t0 FROM ops WHERE run_id = $run)
+    SELECT round((start_ns - t0) / 1e6, 6) AS offset_ms, round(gap_us, 3) AS gap_us,
+           op_before AS before_op, op_after AS after_op
+    FROM longest, origin ORDER BY start_ns, end_ns, device_id NULLS FIRST"""
     return _query(con, sql, {"run": run_id, "limit": limit})
 
 
