@@ -21,16 +21,17 @@ def _merged(source: str, key: str = "run_id, device_id") -> str:
     """SQL merging the [start_ns, end_ns) intervals of ``source`` per ``key`` columns into disjoint ones.
 
     Gaps-and-islands with window functions: a row opens a new island when it starts after the
-    latest end seen so far in its partition.
+    latest end of the rows before it (a running max, then lag: both stream over one sort, where a
+    frame ending at 1 PRECEDING would need a segment tree).
     """
+    order = f"PARTITION BY {key} ORDER BY start_ns, end_ns"
     return f"""
 WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-m AS (SELECT *, max(end_ns) OVER (PARTITION BY {key} ORDER BY start_ns, end_ns
-              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM t),
+r AS (SELECT *, max(end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_end FROM t),
+m AS (SELECT *, lag(run_end) OVER ({order}) AS prev_end FROM r),
 g AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
-              OVER (PARTITION BY {key} ORDER BY start_ns, end_ns ROWS UNBOUNDED PRECEDING)
-              AS interval_no FROM m)
+              OVER ({order} ROWS UNBOUNDED PRECEDING) AS interval_no FROM m)
 SELECT {key}, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
        (max(end_ns) - min(start_ns)) / 1000.0 AS dur_us, count(*) AS task_count
 FROM g GROUP BY {key}, interval_no"""
@@ -116,13 +117,18 @@ FROM (SELECT s.run_id, s.span_us,
         """
 WITH w AS (SELECT run_id, device_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us,
                   coalesce(stage_us, (end_ns - start_ns) / 1000.0) AS span_us FROM steps),
+inside AS (SELECT s.run_id, s.step_id, s.start_ns,
+                  sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0 AS busy_us
+           FROM w s JOIN _busy_intervals b ON b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns
+           WHERE s.computing_us IS NULL
+           GROUP BY s.run_id, s.step_id, s.start_ns),
 busy AS (SELECT s.run_id, s.device_id, s.step_id, s.start_ns, s.end_ns,
-             coalesce(s.computing_us, (SELECT sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0
-                  FROM _busy_intervals b WHERE b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns), 0)
-                 AS busy_us,
+             coalesce(s.computing_us, i.busy_us, 0) AS busy_us,
              s.span_us, s.comm_not_overlapped_us,
              CASE WHEN s.computing_us IS NOT NULL THEN 'step decomposition' ELSE 'step window' END AS basis
-      FROM w s WHERE s.span_us > 0)
+      FROM w s LEFT JOIN inside i ON i.run_id = s.run_id AND i.step_id IS NOT DISTINCT FROM s.step_id
+           AND i.start_ns = s.start_ns
+      WHERE s.span_us > 0)
 SELECT run_id, device_id, step_id, start_ns, end_ns, busy_us, span_us, busy_us / span_us AS busy_ratio,
        comm_not_overlapped_us, basis
 FROM busy""",
@@ -131,26 +137,23 @@ FROM busy""",
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
         "op_before (last task to end before the gap), op_after (first task after it). The step is the "
-        "steps window holding the gap start, else the step of the task after the gap.",
+        "latest steps window starting at or before the gap start when the gap starts inside it, else the "
+        "step of the task after the gap. A gap opens where a task starts after every earlier-starting task "
+        "has ended (one sort of ops; no interval join).",
         """
-WITH a AS (SELECT run_id, device_id, start_ns, end_ns,
-                  lead(start_ns) OVER (PARTITION BY run_id, device_id ORDER BY start_ns) AS next_start
-           FROM _active_intervals),
-g AS (SELECT run_id, device_id, end_ns AS start_ns, next_start AS end_ns FROM a WHERE next_start > end_ns),
-ending AS (SELECT run_id, device_id, end_ns, arg_max(op_name, start_ns) AS op_before FROM ops
-           WHERE end_ns IS NOT NULL GROUP BY run_id, device_id, end_ns),
-starting AS (SELECT run_id, device_id, start_ns, arg_min(op_name, end_ns) AS op_after,
-                    arg_min(step_id, end_ns) AS step_after FROM ops
-             WHERE start_ns IS NOT NULL GROUP BY run_id, device_id, start_ns),
-in_step AS (SELECT g.run_id, g.device_id, g.start_ns, min(s.step_id) AS step_id
-            FROM g JOIN steps s ON s.run_id = g.run_id AND g.start_ns >= s.start_ns AND g.start_ns < s.end_ns
-            GROUP BY g.run_id, g.device_id, g.start_ns)
-SELECT g.run_id, g.device_id, coalesce(st.step_id, af.step_after) AS step_id,
-       g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, bf.op_before, af.op_after
-FROM g
-LEFT JOIN in_step st ON st.run_id = g.run_id AND st.device_id IS NOT DISTINCT FROM g.device_id AND st.start_ns = g.start_ns
-LEFT JOIN ending bf ON bf.run_id = g.run_id AND bf.device_id IS NOT DISTINCT FROM g.device_id AND bf.end_ns = g.start_ns
-LEFT JOIN starting af ON af.run_id = g.run_id AND af.device_id IS NOT DISTINCT FROM g.device_id AND af.start_ns = g.end_ns""",
+WITH o AS (SELECT run_id, device_id, step_id, op_name, start_ns, end_ns,
+                  max(end_ns) OVER w AS run_end, arg_max(op_name, end_ns) OVER w AS run_op
+           FROM ops WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns
+           WINDOW w AS (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns, op_name ROWS UNBOUNDED PRECEDING)),
+p AS (SELECT *, lag(run_end) OVER v AS prev_end, lag(run_op) OVER v AS prev_op FROM o
+      WINDOW v AS (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns, op_name)),
+g AS (SELECT run_id, device_id, step_id AS step_after, prev_end AS start_ns, start_ns AS end_ns,
+             prev_op AS op_before, op_name AS op_after
+      FROM p WHERE start_ns > prev_end)
+SELECT g.run_id, g.device_id, coalesce(CASE WHEN g.start_ns < s.end_ns THEN s.step_id END, g.step_after) AS step_id,
+       g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, g.op_before, g.op_after
+FROM g ASOF LEFT JOIN (SELECT run_id, step_id, start_ns, end_ns FROM steps WHERE start_ns IS NOT NULL) s
+     ON s.run_id = g.run_id AND g.start_ns >= s.start_ns""",
     ),
     "_stream_gaps": (
         "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
@@ -214,15 +217,18 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 }
 
 
-# Cheap filters of ops stay views; every other helper view is computed once and kept as a TEMP table,
-# because rules read them many times (a view would recompute its window passes at every reference).
-_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks")
+# Cheap filters of ops, and helpers that no built-in rule or chart reads (computed only when a rule of
+# the user's reads them), stay views; every other helper view is computed once and kept as a TEMP
+# table, because rules read them many times (a view would recompute its window passes each time).
+_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
+# Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names cost
+# 0.3 s per call on 3.7M events.
 _SIGNATURE_SQL = """
 SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id, step_id, task_type, op_type,
                                                     op_name, start_ns, end_ns)), 0) FROM ops)
     || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(s)), 0) FROM steps s)
-    || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(run_id, kind, name, task_type, start_ns, end_ns)), 0)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(start_ns), 0) || ':' || coalesce(sum(end_ns), 0)
                FROM timeline)"""
 
 
@@ -239,8 +245,8 @@ def _drop_helper(con: duckdb.DuckDBPyConnection, name: str) -> None:
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """Create every helper relation in TEMP (nothing is written into a database file).
 
-    ``_compute_tasks`` and ``_comm_tasks`` are views; the others are computed once, in order, into
-    TEMP tables, and recomputed on a later call only when ops, steps or timeline changed.
+    ``_PLAIN_VIEWS`` stay views; the others are computed once, in order, into TEMP tables, and
+    recomputed on a later call only when ops, steps or timeline changed.
     """
     signature = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
     state = con.execute(
