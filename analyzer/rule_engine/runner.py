@@ -50,13 +50,14 @@ class _Availability:
         if key not in self._seen:
             # 'counters:hbm_read' in requires means the counters rows whose counter is 'hbm_read'.
             name, _, counter = table.partition(":")
-            row = self._con.execute(
-                f'SELECT count("{column}") FROM {name} '
-                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))"
-                + (" AND counter = ?" if counter else ""),
+            # LIMIT 1: the scan stops at the first non-NULL value instead of counting them all.
+            rows = self._con.execute(
+                f'SELECT 1 FROM {name} WHERE "{column}" IS NOT NULL '
+                "AND run_id IN (SELECT unnest(?::VARCHAR[]))"
+                + (" AND counter = ?" if counter else "") + " LIMIT 1",
                 [list(run_ids), counter] if counter else [list(run_ids)],
-            ).fetchall()[0]
-            self._seen[key] = bool(row and row[0])
+            ).fetchall()
+            self._seen[key] = bool(rows)
         return self._seen[key]
 
 
