@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,17 +41,33 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
     parts = {kind: ctx.part() for kind in kinds}
     beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []
     with ThreadPoolExecutor(max_workers=1) as pool:
-        running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
-        for kind in kinds:
-            if kind not in beside:
-                _guarded(READERS[kind], con, source.files[kind], parts[kind])
-                drop_csv_relations(con)
+        with _one_thread_per_query(con, bool(beside)):
+            running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
+            for kind in kinds:
+                if kind not in beside:
+                    _guarded(READERS[kind], con, source.files[kind], parts[kind])
+                    drop_csv_relations(con)
         for future in running:
             future.result()  # a reader's unexpected exception surfaces here, as if it had run in line
     for kind in kinds:  # problems in reader order, however the readers interleaved
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
     return ctx
+
+
+@contextmanager
+def _one_thread_per_query(con: duckdb.DuckDBPyConnection, concurrent: bool) -> Iterator[None]:
+    """While the main thread's readers run beside another, each DuckDB query keeps to its own thread, so
+    the JSON parse (the longest) is not slowed by a parallel CSV scan competing for the same cores."""
+    if not concurrent:
+        yield
+        return
+    before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(before)}")
 
 
 def _read_beside(con: duckdb.DuckDBPyConnection, kind: str, paths: tuple[Path, ...], ctx: ReadContext) -> None:
