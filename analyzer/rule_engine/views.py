@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.rule_engine.view_build import build_relations
+
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
 
@@ -218,8 +220,8 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 
 
 # Cheap filters of ops, and helpers that no built-in rule or chart reads (computed only when a rule of
-# the user's reads them), stay views; every other helper view is computed once and kept as a TEMP
-# table, because rules read them many times (a view would recompute its window passes each time).
+# the user's reads them), stay views; every other helper view is computed once and kept as a table,
+# because rules read them many times (a view would recompute its window passes each time).
 _PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
 # Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names cost
@@ -232,20 +234,10 @@ SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id
                FROM timeline)"""
 
 
-def _drop_helper(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    kind = con.execute(
-        "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $n "
-        "UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $n",
-        {"n": name},
-    ).fetchall()
-    for (what,) in kind:
-        con.execute(f"DROP {what} IF EXISTS {name}")
-
-
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every helper relation in TEMP (nothing is written into a database file).
+    """Create every helper relation, visible to ``con`` under its name (nothing is written into a database file).
 
-    ``_PLAIN_VIEWS`` stay views; the others are computed once, in order, into TEMP tables, and
+    ``_PLAIN_VIEWS`` stay views; the others are computed once (two at a time, see view_build.py) and
     recomputed on a later call only when ops, steps or timeline changed.
     """
     signature = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
@@ -254,10 +246,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()[0][0]
     if state and con.execute("SELECT signature FROM _helper_views_state").fetchall()[0][0] == signature:
         return
-    for name, (_doc, sql) in VIEWS.items():
-        _drop_helper(con, name)
-        what = "VIEW" if name in _PLAIN_VIEWS else "TABLE"
-        con.execute(f"CREATE TEMP {what} {name} AS {sql}")
+    build_relations(con, {name: sql for name, (_doc, sql) in VIEWS.items()}, _PLAIN_VIEWS)
     con.execute("CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature", [signature])
 
 

@@ -1,0 +1,91 @@
+"""Materialize dependent helper relations two at a time, in an in-memory catalog of their own.
+
+A TEMP table is visible only to the connection that made it, so helpers computed on two connections
+at once live as tables in an attached in-memory catalog (never in the database file, if any) and are
+shown to the calling connection as TEMP views of the same names. Most helpers are window passes over
+one partition, which DuckDB runs on one thread: two at a time keep both cores busy.
+"""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+import duckdb
+
+CATALOG = "npu_helpers"
+_WORKERS = 2
+
+
+def dependencies(relations: dict[str, str]) -> dict[str, set[str]]:
+    """Name -> the earlier relations its SQL reads (relations are listed in dependency order)."""
+    names = list(relations)
+    return {
+        name: {other for other in names[:i] if re.search(rf"(?<![\w.]){re.escape(other)}\b", relations[name])}
+        for i, name in enumerate(names)
+    }
+
+
+def build_relations(con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]) -> None:
+    """Create every relation on ``con``: ``plain`` ones as TEMP views, the others computed once into
+    tables of CATALOG (as many at once as their dependencies allow) and shown as TEMP views."""
+    con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG}")
+    main = con.execute("SELECT current_database()").fetchall()[0][0]
+    tables = [name for name in relations if name not in plain]
+    for name in relations:
+        _drop_temp(con, name)
+    for name in plain:
+        con.execute(f"CREATE TEMP VIEW {name} AS {relations[name]}")
+    cursors = [_worker(con, main, relations, plain) for _ in range(min(_WORKERS, len(tables)) or 1)]
+    try:
+        _compute_tables(cursors, tables, relations, dependencies(relations), set(plain))
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    for name in tables:
+        con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {CATALOG}.main.{name}")
+
+
+def _drop_temp(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    kind = con.execute(
+        "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $n "
+        "UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $n",
+        {"n": name},
+    ).fetchall()
+    for (what,) in kind:
+        con.execute(f"DROP {what} IF EXISTS {name}")
+
+
+def _worker(con: duckdb.DuckDBPyConnection, main: str, relations: dict[str, str],
+            plain: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
+    """A second connection that resolves the normalized tables, the plain views and CATALOG's tables."""
+    cursor = con.cursor()
+    cursor.execute(f"SET search_path = '{main}.main,{CATALOG}.main'")
+    for name in plain:
+        cursor.execute(f"CREATE TEMP VIEW {name} AS {relations[name]}")
+    return cursor
+
+
+def _compute_tables(cursors: list[duckdb.DuckDBPyConnection], tables: list[str], relations: dict[str, str],
+                    deps: dict[str, set[str]], ready: set[str]) -> None:
+    """Run each table's CREATE on a free connection once what it reads is done; the first failure is raised
+    after the running ones finish."""
+    pending, free = list(tables), list(cursors)
+    running: dict[Future, tuple[str, duckdb.DuckDBPyConnection]] = {}
+    with ThreadPoolExecutor(max_workers=len(cursors)) as pool:
+        while pending or running:
+            for name in [n for n in pending if deps[n] <= ready]:
+                if not free:
+                    break
+                cursor = free.pop()
+                pending.remove(name)
+                sql = f"CREATE OR REPLACE TABLE {CATALOG}.main.{name} AS {relations[name]}"
+                running[pool.submit(cursor.execute, sql)] = (name, cursor)
+            if not running:
+                raise ValueError(f"helper relations with unmet dependencies: {', '.join(pending)}")
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                name, cursor = running.pop(future)
+                future.result()
+                ready.add(name)
+                free.append(cursor)
