@@ -9,10 +9,6 @@ judged, with the catalog's own per-run metrics SQL (analyzer/runs/summary.py), s
 from __future__ import annotations
 
 import duckdb
-import pyarrow as pa
-
-from analyzer.runs.summary import run_summary_tables
-from analyzer.runs.sweep import create_scaling_views
 
 _RUNS_VIEW = (
     "CREATE OR REPLACE TEMP VIEW catalog_runs AS "
@@ -33,6 +29,12 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
     Does nothing in a catalog database, whose own ``catalog_runs`` / ``run_metrics`` tables
     already feed the views.
     """
+    # Imported here: only several-run diagnoses need them (and pyarrow, 0.12 s to import).
+    import pyarrow as pa
+
+    from analyzer.runs.summary import run_summary_tables
+    from analyzer.runs.sweep import create_scaling_views
+
     if _is_base_table(con, "catalog_runs") or _is_base_table(con, "run_metrics"):
         create_scaling_views(con)
         return
