@@ -98,22 +98,46 @@ def test_op_type_pareto_ranks_by_total_time_with_cumulative_share(con):
             ("x", None, "AI_CPU", 20, 2),
         ],
     )
+    create_views(con)
     pareto = series.op_type_pareto(con, "r", top_n=2)
     assert pareto["op_type"].to_list() == ["B", "A"]
     assert pareto["call_count"].to_list() == [1, 2]
     assert pareto["cumulative_share"].to_list() == [0.6, 0.8]
 
 
-def test_op_type_calls_cheap_frequent_type_is_hotspot(con):
+def test_op_type_charts_count_compute_tasks_only(con):
+    """Communication tasks are not compute to the rules (_compute_tasks), nor to op-type charts."""
+    _add_ops(
+        con,
+        [("mm", "MatMulV2", "AI_CORE", 0, 10), ("nz", "NonZero", "AI_CPU", 20, 4)]
+        + [(f"ar{i}", "allreduce", "HCCL", 30 + i * 40, 30) for i in range(3)]
+        + [("k", None, None, 200, 5), ("c", "broadcast", "COMMUNICATION", 210, 50)],
+    )
+    create_views(con)
+    pareto = series.op_type_pareto(con, "r")
+    assert pareto.select("op_type", "call_count", "total_us").rows() == [
+        ("MatMulV2", 1, 10.0),
+        ("k", 1, 5.0),
+        ("NonZero", 1, 4.0),
+    ]
+    assert pareto["cumulative_share"].to_list()[-1] == 1.0
+    calls = series.op_type_calls(con, "r")
+    assert set(calls["op_type"]) == {"MatMulV2", "k", "NonZero"}
+
+
+def test_op_type_calls_marks_the_given_hotspots_only(con):
     _add_ops(
         con,
         [(f"t{i}", "Tiny", "AI_CORE", i * 2, 1) for i in range(10)]
         + [("big", "Big", "AI_CORE", 30, 9)],
     )
+    create_views(con)
     calls = series.op_type_calls(con, "r")
+    assert not any(calls["hotspot"])
+    calls = series.op_type_calls(con, "r", hotspots={"Big"})
     assert dict(zip(calls["op_type"], calls["hotspot"], strict=True)) == {
-        "Tiny": True,
-        "Big": False,
+        "Tiny": False,
+        "Big": True,
     }
 
 

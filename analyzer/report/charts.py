@@ -161,10 +161,10 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) ->
 
 
 def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
-    """Operator types by summed task time (bars, with call counts) and their cumulative share (line)."""
-    title = "Device time by operator type"
+    """Operator types by summed compute-task time (bars, with calls) and cumulative share (line)."""
+    title = "Device time by operator type (compute tasks)"
     if pareto.is_empty():
-        return not_collected_figure(title, "no device tasks in ops")
+        return not_collected_figure(title, "no compute tasks in ops")
     labels = _labels(pareto["op_type"])
     calls = pareto["call_count"].to_list()
     fig = go.Figure(
@@ -290,15 +290,18 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
     return fig
 
 
-def calls_chart(calls: pl.DataFrame, label_top: int = 5) -> go.Figure:
-    """Call count against average time per operator type; hotspots highlighted, the top ``label_top`` named."""
-    title = "Calls vs time per call, by op type"
+def calls_chart(
+    calls: pl.DataFrame, hotspot_rule: str = "call-count-hotspot", label_top: int = 5
+) -> go.Figure:
+    """Call count against average time per compute-task operator type; the types the
+    ``hotspot_rule`` reported highlighted, the top ``label_top`` of them named."""
+    title = "Calls vs time per call, by op type (compute tasks)"
     if calls.is_empty():
-        return not_collected_figure(title, "no device tasks in ops")
+        return not_collected_figure(title, "no compute tasks in ops")
     fig = go.Figure()
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
-        (True, "hotspot", COLORS["hot"]),
+        (True, f"hotspot ({hotspot_rule} finding)", COLORS["hot"]),
     ):
         part = calls.filter(pl.col("hotspot") == hot)
         labels = _labels(part["op_type"])
@@ -310,10 +313,7 @@ def calls_chart(calls: pl.DataFrame, label_top: int = 5) -> go.Figure:
                 mode="markers+text" if hot else "markers",
                 textposition="top center",
                 textfont={"size": 10},
-                text=[
-                    lab if rank <= label_top else ""
-                    for lab, rank in zip(labels, part["time_rank"], strict=True)
-                ]
+                text=[lab if i < label_top else "" for i, lab in enumerate(labels)]
                 if hot
                 else None,
                 marker={"color": color, "size": 9 if hot else 6},

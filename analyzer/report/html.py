@@ -44,22 +44,27 @@ FIGURE_CONFIG = {
     ],
 }
 
-# Chart key -> (heading, builder). Order is the order of the general charts on the page.
-CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, str], go.Figure]] = {
-    "busy": lambda con, r: charts.busy_chart(
-        series.busy_over_time(con, r), series.idle_stretches(con, r)
+HOTSPOT_RULE = "call-count-hotspot"  # the rule whose findings the calls chart marks as hotspots
+
+# Chart key -> builder from the connection and the run's Diagnosis. Order is the order of the
+# general charts on the page.
+CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis], go.Figure]] = {
+    "busy": lambda con, d: charts.busy_chart(
+        series.busy_over_time(con, d.run_id), series.idle_stretches(con, d.run_id)
     ),
-    "pareto": lambda con, r: charts.pareto_chart(series.op_type_pareto(con, r)),
-    "pipeline": lambda con, r: charts.pipeline_chart(series.pipeline_breakdown(con, r)),
-    "gap_histogram": lambda con, r: charts.gap_histogram_chart(
-        series.gap_histogram(con, r), GAP_THRESHOLD_US
+    "pareto": lambda con, d: charts.pareto_chart(series.op_type_pareto(con, d.run_id)),
+    "pipeline": lambda con, d: charts.pipeline_chart(series.pipeline_breakdown(con, d.run_id)),
+    "gap_histogram": lambda con, d: charts.gap_histogram_chart(
+        series.gap_histogram(con, d.run_id), GAP_THRESHOLD_US
     ),
-    "gap_positions": lambda con, r: charts.gap_positions_chart(
-        series.gap_positions(con, r), GAP_THRESHOLD_US
+    "gap_positions": lambda con, d: charts.gap_positions_chart(
+        series.gap_positions(con, d.run_id), GAP_THRESHOLD_US
     ),
-    "calls": lambda con, r: charts.calls_chart(series.op_type_calls(con, r)),
-    "steps": lambda con, r: charts.step_chart(series.step_breakdown(con, r)),
-    "hbm": lambda con, r: charts.hbm_chart(series.hbm_bandwidth(con, r)),
+    "calls": lambda con, d: charts.calls_chart(
+        series.op_type_calls(con, d.run_id, hotspot_subjects(d)), HOTSPOT_RULE
+    ),
+    "steps": lambda con, d: charts.step_chart(series.step_breakdown(con, d.run_id)),
+    "hbm": lambda con, d: charts.hbm_chart(series.hbm_bandwidth(con, d.run_id)),
 }
 
 # Rule of scope 'runs' -> (chart key, builder from the runs compared and the finding's subject), for
@@ -140,13 +145,23 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
 
 
-def build_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, go.Figure]:
+def hotspot_subjects(diagnosis: Diagnosis) -> frozenset[str]:
+    """The operator types the call-count-hotspot rule reported for the run (finding subjects)."""
+    return frozenset(
+        f.subject
+        for f in diagnosis.findings
+        if f.rule == HOTSPOT_RULE and f.run_id == diagnosis.run_id
+    )
+
+
+def build_figures(con: duckdb.DuckDBPyConnection, diagnosis: Diagnosis) -> dict[str, go.Figure]:
     """Every general chart of a run, keyed as in CHARTS.
 
-    Busy time and gaps come from the rules' helper relations, created here when absent or stale.
+    Busy time, gaps and operator types come from the rules' helper relations, created here when
+    absent or stale; the calls chart's hotspots are the diagnosis's call-count-hotspot findings.
     """
     create_views(con)
-    return {key: build(con, run_id) for key, build in CHARTS.items()}
+    return {key: build(con, diagnosis) for key, build in CHARTS.items()}
 
 
 def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
@@ -171,7 +186,7 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
 
 
 def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
-    figures = build_figures(con, diagnosis.run_id)
+    figures = build_figures(con, diagnosis)
     chart_html = {
         key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()
     }

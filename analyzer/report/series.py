@@ -6,12 +6,16 @@ Times on the x axis are milliseconds from the run's first device task (``offset_
 
 Busy time and gaps are read from the helper relations the rules judge (``_busy_intervals`` over
 ``_compute_tasks``, ``_device_gaps``: analyzer/rule_engine/views.py), never recomputed here, so a
-chart and a finding count the same compute tasks and the same gaps. Those relations must exist:
-call ``create_views(con)`` first (``html.build_figures`` does; it is cached while the tables are
-unchanged).
+chart and a finding count the same compute tasks and the same gaps. The operator-type charts
+count the rules' compute tasks (``_compute_tasks``: communication tasks left out), and the calls
+chart marks as hotspots the subjects the call-count-hotspot rule reported, never a test of its own.
+Those relations must exist: call ``create_views(con)`` first (``html.build_figures`` does; it is
+cached while the tables are unchanged).
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 import duckdb
 import polars as pl
@@ -93,7 +97,7 @@ _OP_TYPES = """
 per_type AS (
     SELECT coalesce(op_type, op_name, '(unnamed)') AS op_type, count(*) AS call_count,
            sum(dur_us) AS total_us, avg(dur_us) AS avg_us
-    FROM ops WHERE run_id = $run AND dur_us IS NOT NULL GROUP BY 1
+    FROM _compute_tasks WHERE run_id = $run AND dur_us IS NOT NULL GROUP BY 1
 ),
 ranked AS (
     SELECT *, row_number() OVER (ORDER BY total_us DESC, op_type) AS time_rank,
@@ -106,10 +110,11 @@ ranked AS (
 
 
 def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20) -> pl.DataFrame:
-    """The ``top_n`` operator types by summed task time, with call counts and cumulative share.
+    """The ``top_n`` operator types by summed compute-task time, with calls and cumulative share.
 
-    Operators without a type are grouped by name. Columns: time_rank, op_type, call_count,
-    total_us, avg_us, share (0-1 of all task time), cumulative_share.
+    Counts the rules' compute tasks (_compute_tasks); operators without a type are grouped by name.
+    Columns: time_rank, op_type, call_count, total_us, avg_us, share (0-1 of all compute-task time),
+    cumulative_share.
     """
     sql = f"""WITH {_OP_TYPES}
     SELECT time_rank, op_type, call_count, round(total_us, 3) AS total_us, round(avg_us, 3) AS avg_us,
@@ -119,20 +124,24 @@ def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20)
 
 
 def op_type_calls(
-    con: duckdb.DuckDBPyConnection, run_id: str, hotspot_rank: int = 10, limit: int = 2000
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    hotspots: Collection[str] = (),
+    limit: int = 2000,
 ) -> pl.DataFrame:
-    """Call count against average time per operator type (the ``limit`` types with most time).
+    """Call count against average time per operator type: compute tasks, the ``limit`` types with
+    most time.
 
-    ``hotspot`` marks a type among the ``hotspot_rank`` largest by total time whose average call
-    is shorter than the run's average task: cheap calls made so often that they add up.
+    ``hotspot`` marks the types named in ``hotspots``: the subjects of the run's call-count-hotspot
+    findings, so the chart shows what the rule (with its effective params) reported.
     Columns: op_type, call_count, avg_us, total_us, time_rank, hotspot.
     """
-    sql = f"""WITH {_OP_TYPES},
-    overall AS (SELECT sum(total_us) / sum(call_count) AS mean_us FROM per_type)
+    sql = f"""WITH {_OP_TYPES}
     SELECT op_type, call_count, round(avg_us, 3) AS avg_us, round(total_us, 3) AS total_us, time_rank,
-           (time_rank <= $hot AND avg_us < overall.mean_us) AS hotspot
-    FROM ranked, overall WHERE time_rank <= $limit ORDER BY time_rank"""
-    return _query(con, sql, {"run": run_id, "hot": hotspot_rank, "limit": limit})
+           list_contains($hot::VARCHAR[], op_type) AS hotspot
+    FROM ranked WHERE time_rank <= $limit ORDER BY time_rank"""
+    params = {"run": run_id, "hot": sorted(hotspots), "limit": limit}
+    return _query(con, sql, params)
 
 
 def pipeline_breakdown(
