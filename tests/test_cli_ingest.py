@@ -6,6 +6,7 @@ import duckdb
 
 from analyzer.cli import main
 from analyzer.report.schema_doc import render_schema_markdown
+from tests.malformed.cases import by_name
 from tests.tree_hash import tree_digest
 
 
@@ -41,6 +42,20 @@ def test_cli_ingest_parquet_writes_every_table(real_dir, tmp_path):
 def test_cli_ingest_empty_folder_exits_2_with_message(tmp_path, capsys):
     assert main(["ingest", str(tmp_path)]) == 2
     assert "no Ascend profiling export found" in capsys.readouterr().err
+
+
+def test_cli_ingest_truncated_export_exits_3_unless_allow_partial(tmp_path, capsys):
+    """Part of the input lost: the tables are written, and the exit code says they are partial."""
+    export = by_name()["export_truncated_late"].build(tmp_path / "in")
+    db = tmp_path / "runs.duckdb"
+    assert main(["ingest", str(export), "--db", str(db)]) == 3
+    err = capsys.readouterr().err
+    assert "part of the input was lost" in err and "kernel_details.csv" in err and "--allow-partial" in err
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM ops").fetchall()[0][0] > 0
+        assert con.execute("SELECT count(*) FROM ingest_problems WHERE severity = 'error'").fetchall()[0][0] > 0
+    assert main(["ingest", str(export), "--db", str(db), "--allow-partial"]) == 0
+    assert "part of the input was lost" not in capsys.readouterr().err
 
 
 def test_cli_ingest_missing_path_exits_2(tmp_path, capsys):

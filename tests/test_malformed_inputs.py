@@ -1,7 +1,8 @@
 """The malformed corpus through `ingest`, `diagnose` (and `batch` for archives).
 
-A clear message per problem, a diagnosis of what is usable, exit 2 only when nothing is, never a
-traceback, inputs byte-identical after every command.
+A clear message per problem, a diagnosis of what is usable, exit 2 only when nothing is, exit 3
+from ingest and diagnose exactly when part of a usable input was lost, never a traceback, inputs
+byte-identical after every command.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ def _assert_clear_messages(case: Case, code: int, out: str, err: str) -> None:
     lost = any(p.startswith("error:") for p in problems)
     if code == 3:
         assert lost, f"exit 3 without an error-severity problem:\n{err}"
+    if case.command != "batch" and case.expect == "usable":  # ingest and diagnose alike
+        assert (code == 3) == lost, f"exit {code}, error-severity problem: {lost}:\n{err}"
     if case.expect == "unusable":
         assert "npu-triage:" in err, (
             err

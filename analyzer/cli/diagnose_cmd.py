@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.cli.console import err, out
+from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.rule_options import (
     UsageError,
     add_rule_options,
@@ -49,11 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("warning", "critical"),
         help="exit 1 when a finding has this severity or worse",
     )
-    p.add_argument(
-        "--allow-partial",
-        action="store_true",
-        help="exit 0 (not 3) when part of the input could not be read; the reports still say what",
-    )
+    add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
 
@@ -138,15 +135,4 @@ def run(args: argparse.Namespace) -> int:
         worst = max(worst, _emit(several, con, args.out, formats))
     if args.fail_on and worst >= SEVERITY_RANK[args.fail_on]:
         return 1
-    return _partial_input_code(problems, args.allow_partial)
-
-
-def _partial_input_code(problems: list, allow_partial: bool) -> int:
-    """3 when part of the input was lost (an 'error' problem: a file, table or the end of a file could
-    not be read) so that scripts do not take a partial diagnosis for a whole one; else 0."""
-    lost = sorted({p.file for p in problems if p.severity == "error"})
-    if not lost or allow_partial:
-        return 0
-    err(f"npu-triage: the diagnosis covers only what could be read: part of the input was lost "
-        f"({', '.join(lost)}); exit code 3 (use --allow-partial to exit 0)")
-    return 3
+    return partial_input_code(problems, args.allow_partial, "the diagnosis covers")

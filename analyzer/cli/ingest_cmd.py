@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from analyzer.cli.console import err, out
+from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.ingest import load_export
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
@@ -18,6 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", type=Path, help="an export folder, or any folder above several")
     p.add_argument("--db", type=Path, help="DuckDB file to write (re-ingesting a run replaces its rows)")
     p.add_argument("--parquet", type=Path, help="folder to write one Parquet file per table into")
+    add_allow_partial(p, "the ingest_problems table and stderr")
     p.set_defaults(func=run)
 
 
@@ -50,4 +52,4 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage: nothing usable was found: no device task with a start time and a duration "
             "could be read (problems above)")
         return 2
-    return 0
+    return partial_input_code(ingested.problems, args.allow_partial, "the tables cover")
