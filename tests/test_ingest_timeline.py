@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from analyzer.ingest import load_export
+from analyzer.ingest.database import connect
+from analyzer.ingest.timeline_json import create_raw_table, read_arrays_at_once, read_raw_events
 from analyzer.ingest.step_windows import merge_step_markers
+from tests.read_context import context_for
 from tests.tree_hash import tree_digest
 
 LEVEL1 = "torch_npu_level1_rank0_text"
@@ -171,6 +174,35 @@ def test_timeline_slices_are_unioned(tmp_path):
     ing = load_export(folder)
     assert sum(_kinds(ing.con).values()) == 6
     assert ing.con.execute("SELECT count(*) FROM counters").fetchone()[0] == 2
+
+
+def test_timeline_slices_read_at_once_equal_slices_read_one_by_one(tmp_path):
+    """Slices go through one parallel read_json call; its raw rows equal those of each slice read alone."""
+    folder = tmp_path / "run"
+    _write_export(folder, SMALL[:8], name="msprof_slice_0_20250101000000.json")
+    _write_export(folder, SMALL[8:], name="msprof_slice_1_20250101000000.json")
+    paths = tuple(sorted(folder.glob("msprof_slice_*.json")))
+    con, ctx = connect(), context_for(folder)
+    together, alone = create_raw_table(con), create_raw_table(con)
+    assert read_arrays_at_once(con, together, paths, ctx)
+    for n, path in enumerate(paths):
+        assert read_raw_events(con, alone, path, n, ctx)
+    rows = [sorted(con.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in (together, alone)]
+    assert rows[0] == rows[1] and len(rows[0]) == len(SMALL)
+    assert {r[0] for r in rows[0]} == {0, 1} and not ctx.problems
+
+
+def test_timeline_truncated_slice_beside_good_one_is_salvaged_and_named(tmp_path):
+    """When the parallel read of the slices fails, each slice is read alone, with its own diagnosis."""
+    folder = tmp_path / "run"
+    _write_export(folder, SMALL[:8], name="msprof_slice_0_20250101000000.json")
+    text = json.dumps(SMALL[8:])
+    (folder / "msprof_slice_1_20250101000000.json").write_text(text[: text.rindex("{") + 10], encoding="utf-8")
+    ing = load_export(folder)
+    lines = _lines(ing)
+    assert any("msprof_slice_1_" in line and "truncated JSON" in line for line in lines), lines
+    assert not any("msprof_slice_0_" in line for line in lines), lines
+    assert ing.con.execute("SELECT count(*) FROM timeline WHERE name = 'ProfilerStep#3'").fetchone()[0] == 1
 
 
 def test_timeline_process_meaning_comes_only_from_process_name(tmp_path):

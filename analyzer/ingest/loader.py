@@ -40,8 +40,10 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
     kinds = [kind for kind in READERS if source.files.get(kind)]
     parts = {kind: ctx.part() for kind in kinds}
     beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []
+    # One file is one single-threaded parse; slices are parsed in parallel and may use every thread.
+    single_file = bool(beside) and all(len(source.files[kind]) == 1 for kind in beside)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        with _one_thread_per_query(con, bool(beside)):
+        with _one_thread_per_query(con, single_file):
             running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
             for kind in kinds:
                 if kind not in beside:
@@ -57,8 +59,8 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
 
 @contextmanager
 def _one_thread_per_query(con: duckdb.DuckDBPyConnection, concurrent: bool) -> Iterator[None]:
-    """While the main thread's readers run beside another, each DuckDB query keeps to its own thread, so
-    the JSON parse (the longest) is not slowed by a parallel CSV scan competing for the same cores."""
+    """While the main thread's readers run beside a single-file JSON parse, each DuckDB query keeps to its
+    own thread, so the parse (the longest piece) is not slowed by a parallel CSV scan on the same cores."""
     if not concurrent:
         yield
         return

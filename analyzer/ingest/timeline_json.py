@@ -73,6 +73,36 @@ def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no:
     )
 
 
+def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> bool:
+    """Read several array files (msprof's slices) in one read_json call, which parses files in parallel.
+
+    Returns False, having inserted nothing, when there is one file, a file is not an array, or the
+    read fails: the caller then reads the files one by one, with a diagnosis per file."""
+    if len(paths) < 2:
+        return False
+    try:
+        if any(_first_char(p) != "[" for p in paths):
+            return False
+    except OSError:
+        return False
+    names = [str(p) for p in paths]
+    try:
+        con.execute(
+            f"INSERT INTO {raw} SELECT file_no, {_kept_fields('')} FROM ("
+            f"SELECT *, CAST(list_position(?::VARCHAR[], filename) - 1 AS INTEGER) AS file_no "
+            f"FROM read_json(?, format='array', records=true, columns={_COLUMNS}, "
+            f"maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=true, filename=true))",
+            [names, names],
+        )
+    except duckdb.Error as exc:
+        if isinstance(exc, duckdb.OutOfMemoryException):
+            raise
+        return False
+    for path in paths:
+        ctx.mark_read(path)
+    return True
+
+
 def _insert_object(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> None:
     """Read a {"traceEvents": [...]} file as one JSON object, parsed whole."""
     size = min(path.stat().st_size + 1024, _MAX_OBJECT_BYTES)
