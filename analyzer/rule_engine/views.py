@@ -19,6 +19,16 @@ COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
 
 
+def _parts(rows: str, key: str) -> str:
+    """CTEs ``k`` (each distinct ``key`` of the CTE ``rows`` numbered ``part``) and ``n`` (the rows with
+    ``part`` in place of the key). Windows then sort and partition integers only: a window keeps its
+    whole partition in memory, and the key strings (run ids) would be most of it."""
+    cols = [c.strip() for c in key.split(",")]
+    on = " AND ".join(f"r.{c} IS NOT DISTINCT FROM k.{c}" for c in cols)
+    return (f"k AS (SELECT *, row_number() OVER (ORDER BY {key}) AS part FROM (SELECT DISTINCT {key} FROM {rows})),\n"
+            f"n AS (SELECT k.part, r.* EXCLUDE ({key}) FROM {rows} r JOIN k ON {on})")
+
+
 def _merged(source: str, key: str = "run_id, device_id") -> str:
     """SQL merging the [start_ns, end_ns) intervals of ``source`` per ``key`` columns into disjoint ones.
 
@@ -26,17 +36,34 @@ def _merged(source: str, key: str = "run_id, device_id") -> str:
     latest end of the rows before it (a running max, then lag: both stream over one sort, where a
     frame ending at 1 PRECEDING would need a segment tree).
     """
-    order = f"PARTITION BY {key} ORDER BY start_ns, end_ns"
+    order = "PARTITION BY part ORDER BY start_ns, end_ns"
     return f"""
 WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-r AS (SELECT *, max(end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_end FROM t),
+{_parts("t", key)},
+r AS (SELECT *, max(end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_end FROM n),
 m AS (SELECT *, lag(run_end) OVER ({order}) AS prev_end FROM r),
 g AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
-              OVER ({order} ROWS UNBOUNDED PRECEDING) AS interval_no FROM m)
-SELECT {key}, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
-       (max(end_ns) - min(start_ns)) / 1000.0 AS dur_us, count(*) AS task_count
-FROM g GROUP BY {key}, interval_no"""
+              OVER ({order} ROWS UNBOUNDED PRECEDING) AS interval_no FROM m),
+i AS (SELECT part, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns, count(*) AS task_count
+      FROM g GROUP BY part, interval_no)
+SELECT {", ".join(f"k.{c.strip()}" for c in key.split(","))}, i.interval_no, i.start_ns, i.end_ns,
+       (i.end_ns - i.start_ns) / 1000.0 AS dur_us, i.task_count
+FROM i JOIN k USING (part)"""
+
+
+def _gaps(rows: str, key: str) -> str:
+    """CTE ``g``: where a row of ``rows`` (rid, key, start_ns, end_ns) starts after every row that starts
+    before it (per ``key``) has ended: ``key``, start_ns (the latest end before), end_ns (the row's start),
+    prev_rid (the row that ended last), rid. Ties are broken by rid (the ops rowid), so results repeat."""
+    order = "PARTITION BY part ORDER BY start_ns, end_ns, rid"
+    return f"""{_parts(rows, key)},
+o AS (SELECT *, max(end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_end,
+             arg_max(rid, end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_rid FROM n),
+p AS (SELECT *, lag(run_end) OVER ({order}) AS prev_end, lag(run_rid) OVER ({order}) AS prev_rid FROM o),
+g AS (SELECT {", ".join(f"k.{c.strip()}" for c in key.split(","))}, p.prev_end AS start_ns, p.start_ns AS end_ns,
+             p.prev_rid, p.rid
+      FROM p JOIN k USING (part) WHERE p.start_ns > p.prev_end)"""
 
 
 def _in_list(values: tuple[str, ...]) -> str:
@@ -76,7 +103,8 @@ VIEWS: dict[str, tuple[str, str]] = {
         "Device time during which at least one compute task of an operator type ran (the union of that "
         "type's intervals, so tasks overlapping on several streams count once): run_id, device_id, "
         "op_type, busy_us, task_count.",
-        "SELECT run_id, device_id, op_type, sum(dur_us) AS busy_us, sum(task_count) AS task_count FROM ("
+        "SELECT run_id, device_id, op_type, sum(end_ns - start_ns) / 1000.0 AS busy_us, "
+        "sum(task_count) AS task_count FROM ("
         + _merged("_compute_tasks", "run_id, device_id, op_type")
         + ") GROUP BY run_id, device_id, op_type",
     ),
@@ -143,33 +171,27 @@ FROM busy""",
         "step of the task after the gap. A gap opens where a task starts after every earlier-starting task "
         "has ended (one sort of ops; no interval join).",
         """
-WITH o AS (SELECT run_id, device_id, step_id, op_name, start_ns, end_ns,
-                  max(end_ns) OVER w AS run_end, arg_max(op_name, end_ns) OVER w AS run_op
-           FROM ops WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns
-           WINDOW w AS (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns, op_name ROWS UNBOUNDED PRECEDING)),
-p AS (SELECT *, lag(run_end) OVER v AS prev_end, lag(run_op) OVER v AS prev_op FROM o
-      WINDOW v AS (PARTITION BY run_id, device_id ORDER BY start_ns, end_ns, op_name)),
-g AS (SELECT run_id, device_id, step_id AS step_after, prev_end AS start_ns, start_ns AS end_ns,
-             prev_op AS op_before, op_name AS op_after
-      FROM p WHERE start_ns > prev_end)
+WITH t AS (SELECT rowid AS rid, run_id, device_id, start_ns, end_ns FROM ops
+           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+""" + _gaps("t", "run_id, device_id") + """,
+named AS (SELECT g.run_id, g.device_id, g.start_ns, g.end_ns, b.op_name AS op_before, a.op_name AS op_after,
+                 a.step_id AS step_after
+          FROM g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid)
 SELECT g.run_id, g.device_id, coalesce(CASE WHEN g.start_ns < s.end_ns THEN s.step_id END, g.step_after) AS step_id,
        g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, g.op_before, g.op_after
-FROM g ASOF LEFT JOIN (SELECT run_id, step_id, start_ns, end_ns FROM steps WHERE start_ns IS NOT NULL) s
+FROM named g ASOF LEFT JOIN (SELECT run_id, step_id, start_ns, end_ns FROM steps WHERE start_ns IS NOT NULL) s
      ON s.run_id = g.run_id AND g.start_ns >= s.start_ns""",
     ),
     "_stream_gaps": (
         "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
         "task after the gap), start_ns, end_ns, gap_us, op_before, op_after.",
         """
-WITH o AS (SELECT run_id, device_id, stream_id, step_id, op_name, start_ns, end_ns,
-                  max(end_ns) OVER w AS prev_end,
-                  arg_max(op_name, end_ns) OVER w AS prev_op
-           FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL
-           WINDOW w AS (PARTITION BY run_id, device_id, stream_id ORDER BY start_ns, end_ns
-                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
-SELECT run_id, device_id, stream_id, step_id, prev_end AS start_ns, start_ns AS end_ns,
-       (start_ns - prev_end) / 1000.0 AS gap_us, prev_op AS op_before, op_name AS op_after
-FROM o WHERE start_ns > prev_end""",
+WITH t AS (SELECT rowid AS rid, run_id, device_id, stream_id, start_ns, end_ns FROM ops
+           WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL),
+""" + _gaps("t", "run_id, device_id, stream_id") + """
+SELECT g.run_id, g.device_id, g.stream_id, a.step_id, g.start_ns, g.end_ns,
+       (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
+FROM g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid""",
     ),
     "_gap_causes": (
         "Timeline events overlapping a device gap, classified: cause 'host_sync' (stream/device "
@@ -206,7 +228,8 @@ FROM _device_gaps g LEFT JOIN _gap_cause_top c ON c.run_id = g.run_id AND c.gap_
         "run_id, device_id, comm_us (union of communication intervals), overlapped_us (of it, time a compute "
         "task also ran), comm_not_overlapped_us.",
         """
-WITH c AS (SELECT run_id, device_id, sum(dur_us) AS comm_us FROM _comm_intervals GROUP BY run_id, device_id),
+WITH c AS (SELECT run_id, device_id, sum(end_ns - start_ns) / 1000.0 AS comm_us FROM _comm_intervals
+           GROUP BY run_id, device_id),
 o AS (SELECT c.run_id, c.device_id,
              sum(least(c.end_ns, b.end_ns) - greatest(c.start_ns, b.start_ns)) / 1000.0 AS overlapped_us
       FROM _comm_intervals c JOIN _busy_intervals b ON b.run_id = c.run_id
