@@ -12,10 +12,17 @@ import os
 import sys
 import traceback
 
+import duckdb
+
 from analyzer import __version__
 from analyzer.cli import commands
 from analyzer.cli.console import err
+from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
 from analyzer.ingest.model import IngestError
+
+
+class MemoryLimitError(Exception):
+    """DuckDB ran out of the memory limit the user set."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,6 +43,19 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _run_command(args: argparse.Namespace) -> int:
+    """Run the command; when DuckDB ran out of the automatic memory budget, run it once more without it
+    (outputs are written atomically and are the same, so a second run replaces the first's)."""
+    try:
+        return int(args.func(args) or 0)
+    except duckdb.OutOfMemoryException as exc:
+        if not lift_automatic_limit():
+            raise MemoryLimitError(str(exc).splitlines()[0]) from None
+        err("npu-triage: DuckDB needed more memory than the automatic budget (about twice the largest "
+            f"input file); running the command again with DuckDB's own limit ({ENV}=none)")
+        return int(args.func(args) or 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else argv
@@ -48,9 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        return _run_command(args)
     except IngestError as exc:
         err(f"npu-triage: {exc}")
+        return 2
+    except (MemoryLimitError, duckdb.OutOfMemoryException) as exc:
+        err(f"npu-triage: out of memory: {str(exc).splitlines()[0]} (raise {ENV}, e.g. {ENV}=8GB, or 'none')")
         return 2
     except KeyboardInterrupt:
         err("npu-triage: interrupted")

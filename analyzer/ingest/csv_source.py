@@ -194,6 +194,8 @@ def _consume(
             if not (parallel and _SERIAL_NEEDED in str(exc)):
                 raise
             rows, rejects = _run_scan(con, statement, path, encoding, columns, params, False)
+    except duckdb.OutOfMemoryException:
+        raise
     except duckdb.Error as exc:
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")

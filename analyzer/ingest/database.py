@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import weakref
@@ -11,23 +10,23 @@ from pathlib import Path
 import duckdb
 
 from analyzer.atomic_files import atomic_path
+from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_bytes
 from analyzer.ingest.schema import TABLES, ddl
 
 
-def connect() -> duckdb.DuckDBPyConnection:
+def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection holding every normalized table, empty.
 
-    DuckDB spills to disk past its memory limit; it gets a private temporary folder so that it
-    never writes beside an export (its default is '.tmp' in the current folder), and the limit can
-    be set with NPU_TRIAGE_MEMORY_LIMIT (e.g. '1GB').
+    DuckDB spills to disk past its memory limit (``memory_limit``, see memory_budget.py; None leaves
+    DuckDB's default); it gets a private temporary folder so that it never writes beside an export
+    (its default is '.tmp' in the current folder).
     """
     con = duckdb.connect(":memory:")
     spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
     weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
     con.execute("SET temp_directory = ?", [spill])
-    limit = os.environ.get("NPU_TRIAGE_MEMORY_LIMIT")
-    if limit:
-        con.execute("SET memory_limit = ?", [limit])
+    if memory_limit:
+        con.execute("SET memory_limit = ?", [memory_limit])
     create_tables(con)
     return con
 
@@ -76,7 +75,7 @@ def _sql_path(path: str) -> str:
 
 def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory connection holding a copy of a saved DuckDB file's tables (the file is only read)."""
-    con = connect()
+    con = connect(duckdb_memory_limit(largest_file_bytes([db_path])))
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
     for name in TABLES:
         exists = con.execute(

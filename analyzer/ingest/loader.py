@@ -13,6 +13,7 @@ import duckdb
 from analyzer.ingest.csv_source import drop_csv_relations
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
+from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_bytes
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
@@ -82,10 +83,16 @@ def _read_beside(con: duckdb.DuckDBPyConnection, kind: str, paths: tuple[Path, .
         cursor.close()
 
 
+def _largest_input(sources: list[ExportSource]) -> int:
+    return largest_file_bytes(path for source in sources for paths in source.files.values() for path in paths)
+
+
 def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:
     """Run one reader; any failure becomes a problem on its file, never a traceback."""
     try:
         reader(con, paths, ctx)
+    except duckdb.OutOfMemoryException:
+        raise  # not the file's fault: the command is run again with more memory (cli/__init__.py)
     except (duckdb.Error, OSError, ValueError, KeyError, TypeError, IndexError, RecursionError,
             UnicodeError, MemoryError, OverflowError) as exc:
         first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
@@ -118,7 +125,7 @@ def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
             "PROF_*/mindstudio_profiler_output/, msprof_*.db, ascend_pytorch_profiler_*.db, "
             "kernel_details.csv, op_summary_*.csv, trace_view.json)"
         )
-    con = con or connect()
+    con = con or connect(duckdb_memory_limit(_largest_input(sources)))
     result = Ingested(con=con, sources=sources)
     for source in sources:
         if progress:

@@ -159,6 +159,8 @@ def _insert_cut(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: i
             try:
                 _insert_array(con, raw, cut_path, file_no)
                 return cut
+            except duckdb.OutOfMemoryException:
+                raise
             except duckdb.Error:
                 continue
     return None
@@ -200,6 +202,8 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
             ctx.report(path, "", "warning", "JSON object with no events (no traceEvents array, or an empty one)",
                        "a timeline is a JSON array of events or an object with a traceEvents array")
             return False
+    except duckdb.OutOfMemoryException:
+        raise
     except duckdb.Error as exc:
         return _on_parse_error(con, raw, path, file_no, size, first, exc, ctx)
     ctx.mark_read(path)
@@ -246,6 +250,8 @@ def _read_utf8_repaired(
                 _insert_array(con, raw, copy, file_no)
             else:
                 _insert_object_form(con, raw, copy, file_no)
+        except duckdb.OutOfMemoryException:
+            raise
         except duckdb.Error as exc:
             ctx.report(
                 path,

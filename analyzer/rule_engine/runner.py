@@ -205,6 +205,8 @@ def _run_one(
         )
     try:
         found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
+    except duckdb.OutOfMemoryException:
+        raise  # not the rule's fault: the command is run again with more memory (cli/__init__.py)
     except duckdb.Error as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
         return [], RuleOutcome(

@@ -14,6 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest import load_export
+from analyzer.ingest.memory_budget import lift_automatic_limit
 from analyzer.ingest.model import IngestError
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.runs.summary import run_summary_tables
@@ -58,16 +59,24 @@ def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
 
 
 def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
-    """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise."""
+    """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise.
+
+    When DuckDB runs out of the automatic memory budget (memory_budget.py), the export is read again
+    once with DuckDB's own limit."""
     try:
         ingested = load_export(Path(task.export_path))
     except IngestError as exc:
         return failure_table(task.label, task.fingerprint, str(exc).split(": ", 1)[-1])
     except Exception as exc:  # a worker never dies on bad input
+        if isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit():
+            return analyze_run(task, settings)
         return failure_table(task.label, task.fingerprint, f"ingest failed: {type(exc).__name__}: {exc}")
     try:
         return _run_tables(ingested, task, settings)
     except Exception as exc:
+        if isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit():
+            ingested.con.close()
+            return analyze_run(task, settings)
         return failure_table(task.label, task.fingerprint, f"analysis failed: {type(exc).__name__}: {exc}")
     finally:
         ingested.con.close()

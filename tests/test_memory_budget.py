@@ -1,0 +1,67 @@
+"""DuckDB's memory budget (NPU_TRIAGE_MEMORY_LIMIT): automatic from the input size, user-set, or none."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import duckdb
+import pytest
+
+from analyzer.cli import _run_command, main
+from analyzer.ingest import load_export
+from analyzer.ingest.memory_budget import ENV, duckdb_memory_limit, is_automatic, lift_automatic_limit
+
+EXAMPLE = "fixtures/examples/resnet_host_sync"
+
+
+@pytest.fixture(autouse=True)
+def _restore_env(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+
+
+def _limit_mib(con) -> float:
+    value = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    number, unit = value.split()
+    return float(number) * {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1 << 20}[unit]
+
+
+def test_automatic_budget_is_twice_the_largest_file_less_overhead_at_least_512_mib():
+    assert duckdb_memory_limit(0) == "512MiB"
+    assert duckdb_memory_limit(100 << 20) == "512MiB"
+    assert duckdb_memory_limit(640 << 20) == f"{2 * 640 - 256}MiB"
+
+
+def test_user_settings_win(monkeypatch):
+    monkeypatch.setenv(ENV, "3GB")
+    assert duckdb_memory_limit(640 << 20) == "3GB" and not is_automatic()
+    monkeypatch.setenv(ENV, "none")
+    assert duckdb_memory_limit(640 << 20) is None
+
+
+def test_the_ingest_connection_gets_the_automatic_budget():
+    con = load_export(EXAMPLE).con
+    assert 500 <= _limit_mib(con) <= 512
+
+
+def test_a_user_limit_too_small_is_a_clear_message_not_a_traceback(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv(ENV, "2MB")
+    code = main(["diagnose", EXAMPLE, "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "out of memory" in err and ENV in err and "Traceback" not in err
+
+
+def test_out_of_memory_under_the_automatic_budget_runs_the_command_again_without_it(capsys):
+    calls = []
+
+    def command(args: argparse.Namespace) -> int:
+        calls.append(os.environ.get(ENV))
+        if len(calls) == 1:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+        return 0
+
+    assert _run_command(argparse.Namespace(func=command)) == 0
+    assert calls == [None, "none"]
+    assert "running the command again" in capsys.readouterr().err
+    assert not lift_automatic_limit()  # lifted once: a second failure is reported, not retried
