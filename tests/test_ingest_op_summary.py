@@ -147,3 +147,17 @@ def test_op_summary_big_file_parallel_read_equals_serial_rows(tmp_path):
         short = ing.con.execute("SELECT op_type, dur_us FROM ops WHERE op_name = 'short_row'").fetchone()
         assert short == ("Add", None)  # padded, kept, not shifted
     assert results[0] == results[1] and results[0][0] == 160_001
+
+
+def test_try_cast_of_a_csv_column_stays_a_try_cast(tmp_path):
+    """DuckDB 2.0's type_pushdown turns TRY_CAST(col) over read_csv into a reader cast that fails on 'N/A';
+    the ingest connection keeps it off, so a cell that is not a number is NULL, never a failed file."""
+    from analyzer.ingest.database import connect
+
+    path = tmp_path / "ids.csv"
+    path.write_text("Context ID,Name\n7,a\nN/A,b\n", encoding="utf-8")
+    sql = ("SELECT TRY_CAST(\"Context ID\" AS HUGEINT) FROM read_csv(?, header=true, auto_detect=false, "
+           "columns={'Context ID': 'VARCHAR', 'Name': 'VARCHAR'})")
+    con = connect()
+    assert con.execute(sql, [str(path)]).fetchall() == [(7,), (None,)]
+    assert con.cursor().execute(sql, [str(path)]).fetchall() == [(7,), (None,)]

@@ -25,6 +25,10 @@ def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
     weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
     con.execute("SET temp_directory = ?", [spill])
+    # DuckDB 2.0's type_pushdown moves a TRY_CAST of a CSV column into the reader, where it becomes a
+    # plain cast: one 'N/A' cell then fails the whole file instead of giving NULL (seen on
+    # kernel_details' Context ID). Readers rely on TRY_CAST, so the rewrite stays off.
+    con.execute("SET disabled_optimizers = 'type_pushdown'")
     if memory_limit:
         con.execute("SET memory_limit = ?", [memory_limit])
     create_tables(con)
