@@ -26,10 +26,10 @@ def _limit_mib(con) -> float:
     return float(number) * {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1 << 20}[unit]
 
 
-def test_automatic_budget_is_twice_the_largest_file_less_overhead_at_least_512_mib():
-    assert duckdb_memory_limit(0) == "512MiB"
-    assert duckdb_memory_limit(100 << 20) == "512MiB"
-    assert duckdb_memory_limit(640 << 20) == f"{2 * 640 - 256}MiB"
+def test_automatic_budget_is_twice_the_largest_file_less_overhead_at_least_1_gib():
+    assert duckdb_memory_limit(0) == "1024MiB"
+    assert duckdb_memory_limit(300 << 20) == "1024MiB"
+    assert duckdb_memory_limit(1000 << 20) == f"{2 * 1000 - 256}MiB"
 
 
 def test_user_settings_win(monkeypatch):
@@ -41,7 +41,7 @@ def test_user_settings_win(monkeypatch):
 
 def test_the_ingest_connection_gets_the_automatic_budget():
     con = load_export(EXAMPLE).con
-    assert 500 <= _limit_mib(con) <= 512
+    assert 1000 <= _limit_mib(con) <= 1024
 
 
 def test_a_user_limit_too_small_is_a_clear_message_not_a_traceback(monkeypatch, capsys, tmp_path):

@@ -1,7 +1,8 @@
 """How much memory DuckDB may hold before it spills to its private temp folder (NPU_TRIAGE_MEMORY_LIMIT).
 
 ``auto`` (the default) keeps the whole process near twice the largest input file: DuckDB gets that
-budget less what the interpreter, DuckDB's code and its untracked buffers take, and at least 512 MiB.
+budget less what the interpreter, DuckDB's code and its untracked buffers take, and at least 1 GiB
+(some plans need several hundred MiB however small the input, e.g. the SQLite readers' joins).
 Past its limit DuckDB writes what it can to disk; an operation that cannot spill fails with an
 out-of-memory error, and the command line then runs the command again once with ``none``.
 ``none`` is DuckDB's own default (80% of the machine's memory); any other value is a DuckDB size
@@ -16,7 +17,7 @@ from pathlib import Path
 
 ENV = "NPU_TRIAGE_MEMORY_LIMIT"
 _OVERHEAD_BYTES = 256 << 20
-_FLOOR_BYTES = 512 << 20
+_FLOOR_BYTES = 1 << 30
 
 
 def _setting() -> str:
