@@ -19,8 +19,13 @@ def ident(name: str) -> str:
 
 
 def text(col: str) -> str:
-    """Trimmed text, NULL for empty and N/A cells (tabs and CR included)."""
-    return f"NULLIF(NULLIF(trim(CAST({ident(col)} AS VARCHAR), ' \t\r\n'), 'N/A'), '')"
+    """Trimmed text, NULL for empty and N/A cells (tabs and CR included).
+
+    trim() with a set of characters costs twice plain trim(), so it runs only on the cells holding a
+    TAB, CR or LF (a memchr each); the others get the plain trim of spaces."""
+    c = f"CAST({ident(col)} AS VARCHAR)"
+    blanks = " OR ".join(f"contains({c}, '{ch}')" for ch in ("\t", "\r", "\n"))
+    return f"NULLIF(NULLIF(CASE WHEN {blanks} THEN trim({c}, ' \t\r\n') ELSE trim({c}) END, 'N/A'), '')"
 
 
 # Numbers are cast straight from the cell: DuckDB's string casts skip surrounding blanks (the
@@ -47,7 +52,8 @@ def us_to_ns(col: str) -> str:
 
 def unquoted(col: str) -> str:
     """Text with one layer of literal surrounding double quotes removed (msprof's \"\"\"...\"\"\" shapes)."""
-    return f"NULLIF(trim({text(col)}, '\"'), '')"
+    t = text(col)
+    return f"NULLIF(CASE WHEN starts_with({t}, '\"') OR ends_with({t}, '\"') THEN trim({t}, '\"') ELSE {t} END, '')"
 
 
 def boolean_yes_no(col: str) -> str:
