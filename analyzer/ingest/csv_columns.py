@@ -1,7 +1,7 @@
 """Map raw CSV headers to normalized columns by name and insert the rows (the text readers' core).
 
 A reader declares its columns as ``Field``s (normalized name, accepted raw headers, how to
-convert); ``load_csv_table`` opens the files with ``open_csv``, picks the first accepted header
+convert); ``load_csv_table`` streams each file through ``stream_csv``, picks the first accepted header
 present for each field, reports a missing required header once, and inserts ``BY NAME``.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.model import ReadContext
 
 
@@ -105,30 +105,51 @@ def load_csv_table(
     derived: Mapping[str, str] | None = None,
     replaced: Mapping[str, str] | None = None,
 ) -> int:
-    """Read CSV files (slices unioned) into a normalized table. Returns the rows inserted.
+    """Read CSV files (each slice by its own header) into a normalized table. Returns the rows inserted.
 
     ``constants`` are bound as parameters (never pasted into SQL); ``derived`` are SQL
     expressions over the converted field names, computed in an outer SELECT; ``replaced``
     likewise, replacing a field's value. Fields named ``_...`` are helpers and are not inserted.
+    Rows are converted while DuckDB scans each file (no text copy is kept).
     """
-    view = open_csv(con, paths, ctx)
-    if view is None:
-        return 0
-    items, missing = select_items(columns_of(con, view), fields)
-    if missing:
-        report_missing(ctx, paths[0], missing, expected)
-        return 0
     helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
-    return insert_rows(
-        con,
-        ctx,
-        table,
-        f"SELECT {', '.join(items)} FROM {view}",
-        constants,
-        derived,
-        helpers,
-        replaced,
-    )
+
+    def statement(path: Path, columns: list[str]) -> str | None:
+        items, missing = select_items(columns, fields)
+        if missing:
+            report_missing(ctx, path, missing, expected)
+            return None
+        return insert_sql(table, f"SELECT {', '.join(items)} FROM {{scan}}", constants, derived, helpers, replaced)
+
+    files = stream_csv(con, paths, ctx, statement, insert_params(ctx, constants))
+    return sum(f.rows for f in files)
+
+
+def insert_params(ctx: ReadContext, constants: Mapping[str, object] | None = None) -> dict[str, object]:
+    """The parameters of ``insert_sql``: the run id and the constants, in order."""
+    return {"run_id": ctx.run_id, **{f"c{i}": value for i, value in enumerate((constants or {}).values())}}
+
+
+def insert_sql(
+    table: str,
+    inner_sql: str,
+    constants: Mapping[str, object] | None = None,
+    derived: Mapping[str, str] | None = None,
+    helpers: list[str] | None = None,
+    replaced: Mapping[str, str] | None = None,
+) -> str:
+    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants ($c0, ...) and derived columns.
+
+    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
+    ``replaced`` maps an inner column to an SQL expression that replaces its value.
+    """
+    star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
+    if replaced:
+        star += f" REPLACE ({', '.join(f'{expr} AS {name}' for name, expr in replaced.items())})"
+    outer = ["$run_id::VARCHAR AS run_id", star]
+    outer += [f"$c{i} AS {name}" for i, name in enumerate(constants or {})]
+    outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
+    return f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
 
 
 def insert_rows(
@@ -141,19 +162,6 @@ def insert_rows(
     helpers: list[str] | None = None,
     replaced: Mapping[str, str] | None = None,
 ) -> int:
-    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants and derived columns.
-
-    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
-    ``replaced`` maps an inner column to an SQL expression that replaces its value.
-    """
-    params: dict[str, object] = {"run_id": ctx.run_id}
-    star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
-    if replaced:
-        star += f" REPLACE ({', '.join(f'{expr} AS {name}' for name, expr in replaced.items())})"
-    outer = ["$run_id::VARCHAR AS run_id", star]
-    for i, (name, value) in enumerate((constants or {}).items()):
-        params[f"c{i}"] = value
-        outer.append(f"$c{i} AS {name}")
-    outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
-    sql = f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
-    return con.execute(sql, params).fetchall()[0][0]
+    """Run ``insert_sql`` for the run of ``ctx``; returns the rows inserted."""
+    sql = insert_sql(table, inner_sql, constants, derived, helpers, replaced)
+    return con.execute(sql, insert_params(ctx, constants)).fetchall()[0][0]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, insert_rows, report_missing, select_items
-from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.csv_columns import Field, insert_params, insert_sql, report_missing, select_items
+from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.model import ReadContext
 
 _FIELDS = (
@@ -38,35 +38,25 @@ def load_task_time(
     con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
 ) -> int:
     """Read task_time files (all slices) into timeline. Returns rows inserted."""
-    view = open_csv(con, paths, ctx)
-    if view is None:
-        return 0
-    columns = columns_of(con, view)
-    if "task_start(us)" not in columns and _LEGACY_MARKERS <= set(columns):
-        ctx.report(
-            paths[0],
-            "line 1",
-            "info",
-            "legacy task_time layout (per-task totals, no start times): not loaded",
-            "op_summary / op_statistic carry these times; a current msprof writes task times",
-        )
-        return 0
-    items, missing = select_items(columns, _FIELDS)
-    if missing:
-        report_missing(
-            ctx,
-            paths[0],
-            missing,
-            "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)",
-        )
-        return 0
     end_ns = "coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT))"
-    return insert_rows(
-        con,
-        ctx,
-        "timeline",
-        f"SELECT {', '.join(items)} FROM {view}",
-        _CONSTANTS,
-        _DERIVED,
-        replaced={"end_ns": end_ns},
-    )
+
+    def statement(path: Path, columns: list[str]) -> str | None:
+        if "task_start(us)" not in columns and _LEGACY_MARKERS <= set(columns):
+            ctx.report(
+                path,
+                "line 1",
+                "info",
+                "legacy task_time layout (per-task totals, no start times): not loaded",
+                "op_summary / op_statistic carry these times; a current msprof writes task times",
+            )
+            ctx.mark_read(path)  # read and recognised, deliberately not loaded
+            return None
+        items, missing = select_items(columns, _FIELDS)
+        if missing:
+            report_missing(ctx, path, missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
+            return None
+        inner = f"SELECT {', '.join(items)} FROM {{scan}}"
+        return insert_sql("timeline", inner, _CONSTANTS, _DERIVED, replaced={"end_ns": end_ns})
+
+    files = stream_csv(con, paths, ctx, statement, insert_params(ctx, _CONSTANTS))
+    return sum(f.rows for f in files)
