@@ -11,6 +11,7 @@ import pytest
 from analyzer.ingest.loader import load_export
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.sqlite_export import load_profiler_db
+from fixtures.generator import expected_ops, export_units, truth, write_export
 from tests.read_context import context_for
 from tests.tree_hash import tree_digest
 
@@ -318,6 +319,30 @@ def test_sqlite_unrelated_db_is_skipped_with_warning(con, tmp_path):
     load_profiler_db(con, (path,), ctx)
     assert [p.severity for p in ctx.problems] == ["warning"]
     assert "none of the expected tables" in ctx.problems[0].problem
+
+
+def test_sqlite_db_fixture_loads_within_512mib(tmp_path, monkeypatch):
+    """STRING_IDS columns are decoded once each: a lookup subquery per use gave the compute-ops
+    INSERT 67 joins, out of DuckDB memory under 512 MiB on this 95 KB file."""
+    monkeypatch.setenv("NPU_TRIAGE_MEMORY_LIMIT", "512MiB")
+    root, *_ = write_export("comm_not_overlapped", tmp_path, layout="torch_npu", export_type="db")
+    ingested = load_export(root)
+    assert _one(ingested, "SELECT current_setting('memory_limit')")[0] == "512.0 MiB"
+    assert not [p.line() for p in ingested.problems if p.severity == "error"]
+    run = export_units(truth("comm_not_overlapped"), "torch_npu")[0][0]
+    columns = (
+        "op_name",
+        "op_type",
+        "task_type",
+        "input_shapes",
+        "output_formats",
+        "aic_mte2_ratio",
+    )
+    expected = expected_ops(run, "torch_npu", "db").select(columns).sort(columns, nulls_last=True)
+    got = ingested.con.execute(
+        f"SELECT {', '.join(columns)} FROM ops ORDER BY ALL NULLS LAST"
+    ).fetchall()
+    assert got == expected.rows()
 
 
 # Columns filled in one form of the same run but not in the other, with the reason.

@@ -4,7 +4,9 @@ The exports are in WAL mode; a plain read-only open still creates ``-wal``/``-sh
 them. ``file:...?mode=ro&immutable=1`` makes SQLite treat the file as unchangeable: no side file,
 no lock. Rows leave SQLite in large batches and become Arrow columns; every join, decode and
 pivot then happens in DuckDB. Each staged database gets its own prefix for its temporary
-tables (``_sq<N>_<TABLE>``) and a macro ``_sq<N>_s(id)`` that decodes ``STRING_IDS``.
+tables (``_sq<N>_<TABLE>``). A column of ``STRING_IDS`` ids is decoded once, on its first use, into
+a text column added to its staged table (``"<column>#text"``), which queries read like any
+column: a lookup subquery per use would cost each use a join (and its hash table).
 """
 
 from __future__ import annotations
@@ -85,6 +87,11 @@ def fetch_arrow(conn: sqlite3.Connection, table: str) -> pa.Table:
     return pa.table({n: _unify(chunks) for n, chunks in zip(names, columns, strict=True)})
 
 
+def _clean(raw: str) -> str:
+    """SQL of a text value with surrounding blanks trimmed and 'N/A' or '' as NULL."""
+    return f"NULLIF(NULLIF(trim({raw}), 'N/A'), '')"
+
+
 @dataclass
 class StagedDb:
     """The tables of one SQLite export, staged as DuckDB temp tables, with their column names."""
@@ -95,6 +102,7 @@ class StagedDb:
     tables: dict[str, list[str]] = field(default_factory=dict)  # SQLite name -> columns
     text_columns: dict[str, set[str]] = field(default_factory=dict)  # columns already text
     scratch: list[str] = field(default_factory=list)  # work tables to drop at the end
+    decoded_columns: dict[str, set[str]] = field(default_factory=dict)  # columns added by decoded()
 
     def work_table(self, suffix: str) -> str:
         """Name of a temporary work table of this database, dropped with it."""
@@ -115,17 +123,62 @@ class StagedDb:
 
     def text(self, alias: str, table: str, column: str) -> str:
         """SQL for a text column: STRING_IDS decoded (unless already text), 'N/A' and '' -> NULL."""
-        ref = f'{alias}."{column}"'
-        if column in self.text_columns.get(table, set()) or not self.has("STRING_IDS"):
-            raw = f"CAST({ref} AS VARCHAR)"
-        else:
-            raw = f"{self.prefix}_s({ref})"
-        return f"NULLIF(NULLIF(trim({raw}), 'N/A'), '')"
+        if self._is_text(table, column):
+            return _clean(f'CAST({alias}."{column}" AS VARCHAR)')
+        return _clean(f'{alias}."{self.decoded(table, column)}"')
+
+    def distinct_text(self, table: str, column: str) -> str:
+        """A subquery: each distinct non-NULL value of a column (``key``) with its text (``text``).
+
+        Decodes only the distinct values: for a long column of few names, such as PMU metrics.
+        """
+        keys = (
+            f'(SELECT DISTINCT "{column}" AS key FROM "{self.name(table)}" '
+            f'WHERE "{column}" IS NOT NULL) k'
+        )
+        if self._is_text(table, column):
+            return f"(SELECT key, {_clean('CAST(key AS VARCHAR)')} AS text FROM {keys})"
+        return (
+            f"(SELECT key, {_clean('s.value')} AS text FROM {keys} "
+            f'LEFT JOIN "{self.strings()}" s ON s.id = k.key)'
+        )
+
+    def _is_text(self, table: str, column: str) -> bool:
+        """The column holds its text itself (no STRING_IDS to decode it through)."""
+        return column in self.text_columns.get(table, set()) or not self.has("STRING_IDS")
+
+    def decoded(self, table: str, column: str) -> str:
+        """Name of a VARCHAR column of the staged table: ``column`` decoded through STRING_IDS.
+
+        Added and filled (one join with STRING_IDS) the first time it is asked for.
+        """
+        target = f"{column}#text"
+        if target in self.decoded_columns.setdefault(table, set()):
+            return target
+        staged = f'"{self.name(table)}"'
+        self.con.execute(f'ALTER TABLE {staged} ADD COLUMN IF NOT EXISTS "{target}" VARCHAR')
+        self.con.execute(
+            f'UPDATE {staged} SET "{target}" = s.value FROM "{self.strings()}" s '
+            f'WHERE s.id = {staged}."{column}"'
+        )
+        self.decoded_columns[table].add(target)
+        return target
+
+    def strings(self) -> str:
+        """Name of a work table of STRING_IDS with one row per id (its value as VARCHAR)."""
+        name = f"{self.prefix}_strings"
+        if name not in self.scratch:
+            self.con.execute(
+                f'CREATE OR REPLACE TEMP TABLE "{name}" AS SELECT id, '
+                f"CAST(any_value(value) AS VARCHAR) AS value "
+                f'FROM "{self.name("STRING_IDS")}" WHERE id IS NOT NULL GROUP BY id'
+            )
+            self.scratch.append(name)
+        return name
 
     def drop(self) -> None:
         for name in [self.name(t) for t in self.tables] + self.scratch:
             self.con.execute(f'DROP TABLE IF EXISTS "{name}"')
-        self.con.execute(f"DROP MACRO IF EXISTS {self.prefix}_s")
 
 
 def stage_tables(
@@ -162,9 +215,4 @@ def stage_tables(
             con.unregister("_sq_arrow")
         staged.tables[table] = list(arrow.column_names)
         staged.text_columns[table] = {f.name for f in arrow.schema if pa.types.is_string(f.type)}
-    if "STRING_IDS" in staged.tables:
-        con.execute(
-            f"CREATE TEMP MACRO {staged.prefix}_s(x) AS "
-            f'(SELECT any_value(value) FROM "{staged.name("STRING_IDS")}" WHERE id = x)'
-        )
     return staged

@@ -33,14 +33,14 @@ def _scale(norm: str | None) -> float:
 
 
 def _metric_map(db: StagedDb) -> str | None:
-    """Stage raw PMU name -> normalized name (NULL: dropped), pipe flag, unit scale; return the table's name."""
-    raw_names = [
-        r[0]
-        for r in db.con.execute(
-            f'SELECT DISTINCT {db.text("p", "TASK_PMU_INFO", "name")} FROM "{db.name("TASK_PMU_INFO")}" p'
-        ).fetchall()
-        if r[0] is not None
-    ]
+    """Stage PMU name key -> normalized name (NULL: dropped), pipe flag, unit scale: its name.
+
+    The key is TASK_PMU_INFO.name as stored (a STRING_IDS id, or text): the pivot joins on it as is.
+    """
+    pairs = db.con.execute(
+        f"SELECT key, text FROM {db.distinct_text('TASK_PMU_INFO', 'name')} WHERE text IS NOT NULL"
+    ).fetchall()
+    keys, raw_names = [p[0] for p in pairs], [p[1] for p in pairs]
     norm = [normalize_metric(r) for r in raw_names]
     keep = [None if n.startswith(UNSUPPORTED_PMU_PREFIXES) else n for n in norm]
     table = db.work_table("metric_map")
@@ -48,7 +48,7 @@ def _metric_map(db: StagedDb) -> str | None:
         "_sq_map",
         pa.table(
             {
-                "raw": pa.array(raw_names, pa.string()),
+                "key": pa.array(keys),
                 "norm": pa.array(keep, pa.string()),
                 "pipe": pa.array([k is not None and is_pipe_column(k) for k in keep]),
                 "scale": pa.array([_scale(k) for k in keep], pa.float64()),
@@ -81,7 +81,7 @@ def _pmu_pivot(db: StagedDb) -> str | None:
     return (
         f"(SELECT gid, {', '.join(items)} FROM (SELECT p.globalTaskId AS gid, m.norm, m.pipe, "
         f'TRY_CAST(p.value AS DOUBLE) * m.scale AS value FROM "{db.name("TASK_PMU_INFO")}" p '
-        f'JOIN "{mapping}" m ON m.raw = {db.text("p", "TASK_PMU_INFO", "name")} '
+        f'JOIN "{mapping}" m ON m.key = p."name" '
         f"WHERE m.norm IS NOT NULL AND isfinite(TRY_CAST(p.value AS DOUBLE))) GROUP BY gid)"
     )
 
