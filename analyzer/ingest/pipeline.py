@@ -18,32 +18,28 @@ _AIV = "aiv_time_us"
 _AIC_MTE = f"greatest({_pipe('aic', 'mte1', _AIC)}, {_pipe('aic', 'mte2', _AIC)}, {_pipe('aic', 'mte3', _AIC)})"
 _AIV_MTE = f"greatest({_pipe('aiv', 'mte2', _AIV)}, {_pipe('aiv', 'mte3', _AIV)})"
 
+_CORE = f"(CASE WHEN {_AIC} IS NULL AND {_AIV} IS NULL THEN NULL ELSE coalesce({_AIC}, 0) + coalesce({_AIV}, 0) END)"
+_MTE = (f"(CASE WHEN {_AIC_MTE} IS NULL AND {_AIV_MTE} IS NULL THEN NULL "
+        f"ELSE coalesce({_AIC_MTE}, 0) + coalesce({_AIV_MTE}, 0) END)")
+_CUBE = _pipe("aic", "mac", _AIC)
+_VECTOR = _pipe("aiv", "vec", _AIV)
+_SCALAR = (f"(CASE WHEN {_pipe('aic', 'scalar', _AIC)} IS NULL AND {_pipe('aiv', 'scalar', _AIV)} IS NULL THEN NULL "
+           f"ELSE coalesce({_pipe('aic', 'scalar', _AIC)}, 0) + coalesce({_pipe('aiv', 'scalar', _AIV)}, 0) END)")
+_PIPES = f"[coalesce({_CUBE}, 0), coalesce({_VECTOR}, 0), coalesce({_SCALAR}, 0), coalesce({_MTE}, 0)]"
+
+# One UPDATE (one pass over ops): the ratio and the bound pipe repeat the derived expressions, which
+# DuckDB computes once per row (common subexpressions).
 DERIVE_SQL = f"""
 UPDATE ops SET
-    core_time_us = CASE WHEN {_AIC} IS NULL AND {_AIV} IS NULL THEN NULL
-                        ELSE coalesce({_AIC}, 0) + coalesce({_AIV}, 0) END,
-    mte_time_us = CASE WHEN {_AIC_MTE} IS NULL AND {_AIV_MTE} IS NULL THEN NULL
-                       ELSE coalesce({_AIC_MTE}, 0) + coalesce({_AIV_MTE}, 0) END,
-    cube_time_us = {_pipe('aic', 'mac', _AIC)},
-    vector_time_us = {_pipe('aiv', 'vec', _AIV)},
-    scalar_time_us = CASE WHEN {_pipe('aic', 'scalar', _AIC)} IS NULL
-                          AND {_pipe('aiv', 'scalar', _AIV)} IS NULL THEN NULL
-                          ELSE coalesce({_pipe('aic', 'scalar', _AIC)}, 0)
-                             + coalesce({_pipe('aiv', 'scalar', _AIV)}, 0) END
-WHERE run_id = $run_id
-"""
-
-_PIPES = ("[coalesce(cube_time_us, 0), coalesce(vector_time_us, 0), "
-          "coalesce(scalar_time_us, 0), coalesce(mte_time_us, 0)]")
-
-RATIO_SQL = f"""
-UPDATE ops SET
-    mte_ratio = CASE WHEN core_time_us > 0 AND mte_time_us IS NOT NULL
-                     THEN least(mte_time_us / core_time_us, 1.0) END,
+    core_time_us = {_CORE},
+    mte_time_us = {_MTE},
+    cube_time_us = {_CUBE},
+    vector_time_us = {_VECTOR},
+    scalar_time_us = {_SCALAR},
+    mte_ratio = CASE WHEN {_CORE} > 0 AND {_MTE} IS NOT NULL THEN least({_MTE} / {_CORE}, 1.0) END,
     pipeline_bound = CASE
-        WHEN core_time_us IS NULL OR core_time_us <= 0 THEN NULL
-        WHEN cube_time_us IS NULL AND vector_time_us IS NULL AND scalar_time_us IS NULL
-             AND mte_time_us IS NULL THEN NULL
+        WHEN {_CORE} IS NULL OR {_CORE} <= 0 THEN NULL
+        WHEN {_CUBE} IS NULL AND {_VECTOR} IS NULL AND {_SCALAR} IS NULL AND {_MTE} IS NULL THEN NULL
         ELSE ['cube', 'vector', 'scalar', 'mte'][list_position({_PIPES}, list_max({_PIPES}))]
     END
 WHERE run_id = $run_id
@@ -53,4 +49,3 @@ WHERE run_id = $run_id
 def derive_pipeline(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Fill the derived pipeline columns of one run's ops rows."""
     con.execute(DERIVE_SQL, {"run_id": run_id})
-    con.execute(RATIO_SQL, {"run_id": run_id})
