@@ -45,7 +45,7 @@ def largest_file_bytes(paths: Iterable[Path]) -> int:
     sizes = [0]
     for path in paths:
         try:
-            sizes.append(path.stat().st_size)
+            sizes.append(Path(path).stat().st_size)
         except OSError:
             continue
     return max(sizes)
