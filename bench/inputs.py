@@ -52,9 +52,11 @@ class BenchInput:
         folders = [p for p in self.path.iterdir() if p.is_dir()]
         return folders[0] if len(folders) == 1 else self.path
 
-    def csv_files(self) -> list[Path]:
-        """The per-task CSVs the engine reads: kernel_details.csv or the op_summary slices."""
-        return self.files("kernel_details.csv") or self.files("op_summary_*.csv")
+    def csv_groups(self) -> list[list[Path]]:
+        """The per-task CSVs the engine reads, by table: kernel_details.csv or the op_summary slices, and
+        msprof's task_time slices (each group is one table; its slices are unioned)."""
+        groups = [self.files("kernel_details.csv") or self.files("op_summary_*.csv"), self.files("task_time_*.csv")]
+        return [g for g in groups if g]
 
     def json_files(self) -> list[Path]:
         """The timeline JSON files: trace_view.json or the msprof_*.json slices."""

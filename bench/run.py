@@ -93,8 +93,7 @@ def _engine_rows(item: BenchInput, work: Path) -> list[Row]:
     floor = [
         sys.executable,
         str(ROOT / "bench" / "parse_floor.py"),
-        "--csv",
-        *map(str, item.csv_files()),
+        *[arg for group in item.csv_groups() for arg in ("--csv", *map(str, group))],
         "--json",
         *map(str, item.json_files()),
     ]
