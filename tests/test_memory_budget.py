@@ -1,4 +1,4 @@
-"""DuckDB's memory budget (NPU_TRIAGE_MEMORY_LIMIT): automatic from the input size, user-set, or none."""
+"""DuckDB's memory budget (NPU_TRIAGE_MEMORY_LIMIT): automatic, user-set, or none."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ import pytest
 
 from analyzer.cli import _run_command, main
 from analyzer.ingest import load_export
-from analyzer.ingest.memory_budget import ENV, duckdb_memory_limit, is_automatic, lift_automatic_limit
+from analyzer.ingest.memory_budget import (
+    ENV,
+    duckdb_memory_limit,
+    is_automatic,
+    lift_automatic_limit,
+)
 
 EXAMPLE = "fixtures/examples/resnet_host_sync"
 
@@ -58,7 +63,9 @@ def test_out_of_memory_under_the_automatic_budget_runs_the_command_again_without
     def command(args: argparse.Namespace) -> int:
         calls.append(os.environ.get(ENV))
         if len(calls) == 1:
-            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
+            raise duckdb.OutOfMemoryException(
+                "Out of Memory Error: failed to allocate data of size 16.0 MiB"
+            )
         return 0
 
     assert _run_command(argparse.Namespace(func=command)) == 0

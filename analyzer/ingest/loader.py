@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,8 +13,8 @@ import duckdb
 from analyzer.ingest.csv_source import drop_csv_relations
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
-from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_bytes
 from analyzer.ingest.finalize import finalize_run
+from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_bytes
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata

@@ -1,4 +1,6 @@
-"""How much memory DuckDB may hold before it spills to its private temp folder (NPU_TRIAGE_MEMORY_LIMIT).
+"""How much memory DuckDB may hold before it spills to its private temp folder.
+
+Set by NPU_TRIAGE_MEMORY_LIMIT.
 
 ``auto`` (the default) keeps the whole process near twice the largest input file: DuckDB gets that
 budget less what the interpreter, DuckDB's code and its untracked buffers take, and at least 1 GiB
@@ -52,8 +54,8 @@ def largest_file_bytes(paths: Iterable[Path]) -> int:
 
 
 def lift_automatic_limit() -> bool:
-    """After an out-of-memory error: switch an automatic limit to DuckDB's default (for this process and
-    the workers it starts). Returns False when the user set the limit, which is then kept."""
+    """After an out-of-memory error: switch an automatic limit to DuckDB's default (for this process
+    and the workers it starts). Returns False when the user set the limit, which is then kept."""
     if not is_automatic():
         return False
     os.environ[ENV] = "none"

@@ -15,7 +15,13 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, insert_params, insert_sql, report_missing, select_items
+from analyzer.ingest.csv_columns import (
+    Field,
+    insert_params,
+    insert_sql,
+    report_missing,
+    select_items,
+)
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.model import ReadContext
 

@@ -8,8 +8,8 @@ stay exact to the nanosecond. A truncated array is salvaged up to its last compl
 
 from __future__ import annotations
 
-import itertools
 import codecs
+import itertools
 import re
 import tempfile
 from pathlib import Path

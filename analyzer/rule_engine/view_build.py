@@ -21,12 +21,18 @@ def dependencies(relations: dict[str, str]) -> dict[str, set[str]]:
     """Name -> the earlier relations its SQL reads (relations are listed in dependency order)."""
     names = list(relations)
     return {
-        name: {other for other in names[:i] if re.search(rf"(?<![\w.]){re.escape(other)}\b", relations[name])}
+        name: {
+            other
+            for other in names[:i]
+            if re.search(rf"(?<![\w.]){re.escape(other)}\b", relations[name])
+        }
         for i, name in enumerate(names)
     }
 
 
-def build_relations(con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]) -> None:
+def build_relations(
+    con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]
+) -> None:
     """Create every relation on ``con``: ``plain`` ones as TEMP views, the others computed once into
     tables of CATALOG (as many at once as their dependencies allow) and shown as TEMP views."""
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG}")
@@ -56,9 +62,10 @@ def _drop_temp(con: duckdb.DuckDBPyConnection, name: str) -> None:
         con.execute(f"DROP {what} IF EXISTS {name}")
 
 
-def _worker(con: duckdb.DuckDBPyConnection, main: str, relations: dict[str, str],
-            plain: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
-    """A second connection that resolves the normalized tables, the plain views and CATALOG's tables."""
+def _worker(
+    con: duckdb.DuckDBPyConnection, main: str, relations: dict[str, str], plain: tuple[str, ...]
+) -> duckdb.DuckDBPyConnection:
+    """A second connection resolving the normalized tables, the plain views and CATALOG's tables."""
     cursor = con.cursor()
     cursor.execute(f"SET search_path = '{main}.main,{CATALOG}.main'")
     for name in plain:
@@ -66,10 +73,15 @@ def _worker(con: duckdb.DuckDBPyConnection, main: str, relations: dict[str, str]
     return cursor
 
 
-def _compute_tables(cursors: list[duckdb.DuckDBPyConnection], tables: list[str], relations: dict[str, str],
-                    deps: dict[str, set[str]], ready: set[str]) -> None:
-    """Run each table's CREATE on a free connection once what it reads is done; the first failure is raised
-    after the running ones finish."""
+def _compute_tables(
+    cursors: list[duckdb.DuckDBPyConnection],
+    tables: list[str],
+    relations: dict[str, str],
+    deps: dict[str, set[str]],
+    ready: set[str],
+) -> None:
+    """Run each table's CREATE on a free connection once what it reads is done; the first failure
+    is raised after the running ones finish."""
     pending, free = list(tables), list(cursors)
     running: dict[Future, tuple[str, duckdb.DuckDBPyConnection]] = {}
     with ThreadPoolExecutor(max_workers=len(cursors)) as pool:

@@ -130,7 +130,9 @@ def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[st
     """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
     if not settings.diagnose:
         return {}
-    from analyzer.diagnosis import diagnose  # imported here: the diagnosis layer is optional for a batch
+    from analyzer.diagnosis import (
+        diagnose,  # imported here: the diagnosis layer is optional for a batch
+    )
     from analyzer.rule_engine.loader import default_rules_dir, load_rules
 
     rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
