@@ -76,8 +76,11 @@ def _machine_line(doc: dict[str, Any]) -> str:
         f"Measured {m['date']} on {m['nproc']} cores, {m['memory_gb']} GB memory, {m['cpu']}, "
         f"Python {m['python']}; sizes {', '.join(doc.get('sizes', []))}: the whole run took "
         f"{doc['total_run_s'] / 60:.0f} min. Ratios are "
-        "wall-time ratios; the parse floor is DuckDB reading the same CSV and timeline JSON into "
-        "typed tables and nothing else."
+        "wall-time ratios; the parse floor is DuckDB reading the same per-task CSVs (kernel_details "
+        "or op_summary, and msprof's task_time) and timeline JSON into typed tables and nothing "
+        "else. msprof-analyze is given the export folder itself (`-d *_ascend_pt`, as its docs "
+        "say; the bench stops if it logs that it skipped its operator data). npu-triage runs with "
+        "its default memory budget (`NPU_TRIAGE_MEMORY_LIMIT=auto`)."
     )
 
 
