@@ -1,4 +1,5 @@
-"""Open export CSVs through DuckDB as all-text views, reporting every unreadable file and rejected row."""
+"""Export CSVs through DuckDB, read as text: streamed into a statement, or opened as temporary views;
+every unreadable file and rejected row is reported."""
 
 from __future__ import annotations
 
