@@ -1,0 +1,54 @@
+"""Helper relations built two at a time (view_build.py): order, visibility, failures."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from analyzer.ingest.database import connect
+from analyzer.rule_engine.view_build import CATALOG, build_relations, dependencies
+
+RELATIONS = {
+    "_base": "SELECT range AS x FROM range(10)",
+    "_evens": "SELECT x FROM _base WHERE x % 2 = 0",
+    "_odds": "SELECT x FROM _base WHERE x % 2 = 1",
+    "_both": "SELECT (SELECT count(*) FROM _evens) AS evens, (SELECT count(*) FROM _odds) AS odds",
+}
+
+
+def test_dependencies_are_read_from_the_sql():
+    assert dependencies(RELATIONS) == {
+        "_base": set(),
+        "_evens": {"_base"},
+        "_odds": {"_base"},
+        "_both": {"_evens", "_odds"},
+    }
+
+
+def test_every_relation_is_visible_to_the_caller_and_computed_after_what_it_reads():
+    con = connect()
+    build_relations(con, RELATIONS, plain=("_base",))
+    assert con.execute("SELECT evens, odds FROM _both").fetchall() == [(5, 5)]
+    views = con.execute(
+        "SELECT view_name FROM duckdb_views() "
+        "WHERE temporary AND starts_with(view_name, '_') ORDER BY 1"
+    ).fetchall()
+    assert views == [("_base",), ("_both",), ("_evens",), ("_odds",)]
+    main_tables = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name <> ? AND starts_with(table_name, '_')",
+        [CATALOG],
+    ).fetchall()
+    assert main_tables == []  # nothing lands in the main (possibly file) database
+    tables = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY 1", [CATALOG]
+    ).fetchall()
+    assert tables == [("_both",), ("_evens",), ("_odds",)]
+
+
+def test_a_failing_relation_raises_after_the_others_finish_and_can_be_rebuilt():
+    con = connect()
+    broken = {**RELATIONS, "_odds": "SELECT x FROM _base WHERE no_such_column = 1"}
+    with pytest.raises(duckdb.BinderException):
+        build_relations(con, broken, plain=("_base",))
+    build_relations(con, RELATIONS, plain=("_base",))
+    assert con.execute("SELECT evens, odds FROM _both").fetchall() == [(5, 5)]
