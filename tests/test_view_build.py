@@ -35,7 +35,8 @@ def test_every_relation_is_visible_to_the_caller_and_computed_after_what_it_read
     ).fetchall()
     assert views == [("_base",), ("_both",), ("_evens",), ("_odds",)]
     main_tables = con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name <> ? AND starts_with(table_name, '_')",
+        "SELECT table_name FROM duckdb_tables() "
+        "WHERE database_name <> ? AND starts_with(table_name, '_')",
         [CATALOG],
     ).fetchall()
     assert main_tables == []  # nothing lands in the main (possibly file) database
