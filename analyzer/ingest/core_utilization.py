@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest.csv_columns import device_id, insert_rows
-from analyzer.ingest.csv_source import columns_of, open_csv
+from analyzer.ingest.csv_columns import device_id, insert_params, insert_sql
+from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.model import ReadContext
 
 _DEVICE_HEADERS = ("Device_id", "Device ID")
@@ -58,29 +58,24 @@ def _long_sql(view: str, columns: list[str], core_header: str) -> str:
 def _load(
     con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, core_kind: str
 ) -> int:
-    view = open_csv(con, paths, ctx)
-    if view is None:
-        return 0
-    columns = columns_of(con, view)
-    core_header = next((h for h in _CORE_HEADERS if h in columns), None)
-    if core_header is None or not [
-        c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)
-    ]:
-        ctx.report(
-            paths[0],
-            "line 1",
-            "error",
-            "header lacks required column 'Core ID' (or any metric column); file skipped",
-            "expected a core utilization header ([Device_id,]Core ID,<metrics>)",
-        )
-        return 0
-    return insert_rows(
-        con,
-        ctx,
-        "core_utilization",
-        _long_sql(view, columns, core_header),
-        constants={"core_kind": core_kind},
-    )
+    constants = {"core_kind": core_kind}
+
+    def statement(path: Path, columns: list[str]) -> str | None:
+        core_header = next((h for h in _CORE_HEADERS if h in columns), None)
+        if core_header is None or not [
+            c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)
+        ]:
+            ctx.report(
+                path,
+                "line 1",
+                "error",
+                "header lacks required column 'Core ID' (or any metric column); file skipped",
+                "expected a core utilization header ([Device_id,]Core ID,<metrics>)",
+            )
+            return None
+        return insert_sql("core_utilization", _long_sql("{scan}", columns, core_header), constants)
+
+    return sum(f.rows for f in stream_csv(con, paths, ctx, statement, insert_params(ctx, constants)))
 
 
 def load_ai_core_utilization(

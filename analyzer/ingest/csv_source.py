@@ -1,5 +1,5 @@
-"""Export CSVs through DuckDB, read as text: streamed into a statement, or opened as temporary views;
-every unreadable file and rejected row is reported."""
+"""Export CSVs through DuckDB, read as text and streamed into a statement; every unreadable file and
+rejected row is reported."""
 
 from __future__ import annotations
 
@@ -48,12 +48,6 @@ def _encoding(path: Path, ctx: ReadContext) -> str | None:
         return "latin-1"
 
 
-def header_of(path: Path) -> list[str]:
-    """The header names of a CSV as written (BOM, quotes and trailing blanks removed)."""
-    line = _first_line(path).decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
-    return [h.strip().strip('"').strip() for h in line.split(",")]
-
-
 def _column_names(path: Path, encoding: str) -> dict[str, str]:
     """Column name -> VARCHAR for every header field; repeated names get DuckDB's suffixes (_1, _2, ...)."""
     line = _first_line(path).decode(encoding, errors="replace").lstrip("\ufeff").rstrip("\r\n")
@@ -82,29 +76,6 @@ def _usable(paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> list[tupl
     return usable
 
 
-def open_csv(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...] | list[Path], ctx: ReadContext
-) -> str | None:
-    """Create a temporary view of the files' rows, every column as text, and return its name.
-
-    Slices (several paths) are unioned by header name. Empty, binary or header-less files are
-    reported and skipped; rows that do not fit the header are reported by file and line and
-    skipped. Returns None when no file is usable.
-    """
-    views = []
-    for path, enc in _usable(paths, ctx):
-        table = f"_csvt_{next(_counter)}"
-        statement = f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM {{scan}}"
-        if _consume(con, path, enc, _column_names(path, enc), statement, {}, ctx) is not None:
-            views.append(table)
-    if not views:
-        return None
-    name = f"_csv_{next(_counter)}"
-    union = " UNION ALL BY NAME ".join(f"SELECT * FROM {v}" for v in views)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {union}")
-    return name
-
-
 @dataclass(frozen=True)
 class StreamedFile:
     """One CSV file a statement ran over: how it was read, and the rows the statement reported."""
@@ -126,7 +97,8 @@ def stream_csv(
 
     ``statement_for(path, header_columns)`` returns SQL with a ``{scan}`` placeholder for the file's
     rows (columns named as the header, all VARCHAR), or None to skip the file (having reported why).
-    Files and rows are checked and reported as ``open_csv`` does. Returns the files read.
+    Empty, binary or header-less files are reported and skipped; rows that do not fit the header are
+    reported by file and line and skipped. Returns the files read.
     """
     done = []
     for path, enc in _usable(paths, ctx):
@@ -263,24 +235,3 @@ def _report_rejects(
             "warning",
             f"{total - len(rows)} more rows skipped for the same kind of reason",
         )
-
-
-def drop_csv_relations(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop every temp view and table ``open_csv`` made: once a reader has filled the normalized
-    tables they only hold memory (an all-text copy of the CSV)."""
-    views = con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE temporary AND starts_with(view_name, '_csv_')"
-    ).fetchall()
-    tables = con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE temporary AND ("
-        "starts_with(table_name, '_csvt_') OR starts_with(table_name, '_rej_'))"
-    ).fetchall()
-    for (name,) in views:
-        con.execute(f"DROP VIEW IF EXISTS {name}")
-    for (name,) in tables:
-        con.execute(f"DROP TABLE IF EXISTS {name}")
-
-
-def columns_of(con: duckdb.DuckDBPyConnection, view: str) -> list[str]:
-    """Column names of a view, in order."""
-    return [r[0] for r in con.execute(f"DESCRIBE {view}").fetchall()]

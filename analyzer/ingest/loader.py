@@ -10,7 +10,6 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_source import drop_csv_relations
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
@@ -49,7 +48,6 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
             for kind in kinds:
                 if kind not in beside:
                     _guarded(READERS[kind], con, source.files[kind], parts[kind])
-                    drop_csv_relations(con)
         for future in running:
             future.result()  # a reader's unexpected exception surfaces here, as if it had run in line
     for kind in kinds:  # problems in reader order, however the readers interleaved
@@ -78,7 +76,6 @@ def _read_beside(con: duckdb.DuckDBPyConnection, kind: str, paths: tuple[Path, .
     cursor = con.cursor()
     try:
         _guarded(READERS[kind], cursor, paths, ctx)
-        drop_csv_relations(cursor)
     finally:
         cursor.close()
 

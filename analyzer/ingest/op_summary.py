@@ -12,7 +12,7 @@ import duckdb
 
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_columns import CONVERSIONS
-from analyzer.ingest.csv_source import StreamedFile, header_of, select_text, stream_csv
+from analyzer.ingest.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 
@@ -87,7 +87,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
                        f"header lacks required columns for {', '.join(missing)}",
                        "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))")
             return None
-        _report_repeated_columns(path, ctx)
+        _report_repeated_columns(path, columns, ctx)
         return (f"INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
                 f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
                 f"FROM (SELECT {', '.join(items)} FROM {{scan}})")
@@ -143,15 +143,22 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
 _MAX_EPOCH_US = 1e17
 
 
-def _report_repeated_columns(path: Path, ctx: ReadContext) -> None:
+def _times_repeated(raw: str, columns: list[str]) -> int:
+    """How often a header name appears: the reader names repeats ``<name>_1``, ``<name>_2``, ..."""
+    n = 1
+    while f"{raw}_{n}" in columns:
+        n += 1
+    return n
+
+
+def _report_repeated_columns(path: Path, columns: list[str], ctx: ReadContext) -> None:
     """Identity columns that appear twice in the header (the first is read)."""
-    names = header_of(path)
-    for raw in sorted({h for h in names if h in _NON_METRIC and names.count(h) > 1}):
+    for raw in sorted(h for h in _NON_METRIC if h in columns and _times_repeated(h, columns) > 1):
         ctx.report(
             path,
             "line 1",
             "warning",
-            f"column {raw!r} appears {names.count(raw)} times; the first is read",
+            f"column {raw!r} appears {_times_repeated(raw, columns)} times; the first is read",
             "a hand-edited or merged file; remove the extra column",
         )
 
