@@ -95,7 +95,7 @@ def test_output_ingest_killed_leaves_readable_parquet_and_db(export, tmp_path, d
 
 
 def test_output_write_atomically_leaves_no_temporary_on_success(tmp_path):
-    from analyzer.report.output_files import write_atomically
+    from analyzer.atomic_files import write_text_atomically as write_atomically
 
     target = write_atomically(tmp_path / "diagnosis.json", json.dumps({"completeness": []}))
     assert [p.name for p in tmp_path.iterdir()] == [target.name]

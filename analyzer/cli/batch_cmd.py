@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -28,11 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _settings(args: argparse.Namespace) -> WorkSettings:
-    diagnose = not args.no_diagnose
-    if diagnose and importlib.util.find_spec("analyzer.diagnosis") is None:
-        err("npu-triage: warning: the diagnosis module is not installed; runs are catalogued without findings")
-        diagnose = False
-    return WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=diagnose)
+    return WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=not args.no_diagnose)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.rule_options import (
@@ -22,7 +23,7 @@ from analyzer.ingest.loader import usable_run_ids
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
-from analyzer.report.output_files import is_inside, run_folder, write_atomically
+from analyzer.report.output_files import is_inside, run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import print_diagnosis
 from analyzer.rule_engine.model import SEVERITY_RANK
@@ -91,13 +92,15 @@ def _write(
 ) -> list[Path]:
     written = []
     if "json" in formats:
-        written.append(write_atomically(folder / "diagnosis.json", render_json(d)))
+        written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
     if "md" in formats:
-        written.append(write_atomically(folder / "diagnosis.md", render_markdown(d)))
+        written.append(write_text_atomically(folder / "diagnosis.md", render_markdown(d)))
     if "html" in formats:
-        from analyzer.report.html import render_html  # plotly and polars load only when HTML is asked for
+        from analyzer.report.html import (
+            render_html,  # plotly and polars load only when HTML is asked for
+        )
 
-        written.append(write_atomically(folder / "report.html", render_html(d, con)))
+        written.append(write_text_atomically(folder / "report.html", render_html(d, con)))
     return written
 
 

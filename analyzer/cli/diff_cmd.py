@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 from pathlib import Path
 
+from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.sources import load_side, memory_catalog
@@ -14,7 +14,6 @@ from analyzer.report.diff_html import render_diff_html
 from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.diff_terminal import diff_renderable
-from analyzer.report.output_files import write_atomically
 from analyzer.runs.work import WorkSettings
 
 
@@ -32,8 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    diagnose = importlib.util.find_spec("analyzer.diagnosis") is not None
-    settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=diagnose)
+    settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=True)
     con = memory_catalog()
     base, notes_b = load_side(con, args.base, settings)
     new, notes_n = load_side(con, args.new, settings)
@@ -44,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     pct = args.fail_on_regression
     out.print(diff_renderable(diff, pct))
     if args.json:
-        write_atomically(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
+        write_text_atomically(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
     if args.markdown:
-        write_atomically(args.markdown, render_diff_markdown(diff, pct))
+        write_text_atomically(args.markdown, render_diff_markdown(diff, pct))
     if args.html:
-        write_atomically(args.html, render_diff_html(diff, pct))
+        write_text_atomically(args.html, render_diff_html(diff, pct))
     return 1 if pct is not None and diff.regressions(pct) else 0

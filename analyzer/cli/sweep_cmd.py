@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.diff.sources import memory_catalog
-from analyzer.report.output_files import write_atomically
 from analyzer.report.rows import rows_rich
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
 from analyzer.runs.sweep import create_scaling_views, scaling_tables
@@ -46,5 +46,5 @@ def run(args: argparse.Namespace) -> int:
     for line in verdict_lines(verdict):
         out.print(line, markup=False)
     if args.html:
-        write_atomically(args.html, render_sweep_html(rows, verdict))
+        write_text_atomically(args.html, render_sweep_html(rows, verdict))
     return 0

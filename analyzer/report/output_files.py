@@ -1,11 +1,9 @@
-"""Where report files go: a safe folder per run id under the output folder, written atomically."""
+"""Where report files go: a safe folder per run id under the output folder."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-
-from analyzer.atomic_files import write_text_atomically
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -21,11 +19,6 @@ def run_folder(out_dir: Path, run_id: str) -> Path:
     parts = [_UNSAFE.sub("_", p) for p in run_id.split("/") if p]
     parts = ["_" if p in (".", "..") or not p.strip(".") else p for p in parts]
     return Path(out_dir).joinpath(*(parts or ["run"]))
-
-
-def write_atomically(path: Path, text: str) -> Path:
-    """Write text to a temporary file beside ``path``, then rename it into place."""
-    return write_text_atomically(path, text)
 
 
 def is_inside(path: Path, folder: Path) -> bool:
