@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from datetime import date, datetime
-from decimal import Decimal
 from typing import Any
 
 import duckdb
@@ -14,26 +11,14 @@ from analyzer.report.model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.overlap import exclusive_impacts
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import effective_params, run_rules
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
 
 
 def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dict[str, Any]:
     cursor = con.execute(sql, params)
     columns = [d[0] for d in cursor.description]
     rows = cursor.fetchall()
-    return {c: _plain(v) for c, v in zip(columns, rows[0], strict=True)} if rows else {}
+    return {c: plain_value(v) for c, v in zip(columns, rows[0], strict=True)} if rows else {}
 
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:

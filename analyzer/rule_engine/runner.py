@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -67,21 +68,24 @@ def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
     return f"needs {', '.join(missing)}, which this run does not have (all NULL or absent)"
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-friendly value (Decimal -> float, NaN -> None, nested lists/dicts converted)."""
+def plain_value(value: Any) -> Any:
+    """A JSON-friendly value: Decimal -> float, NaN/inf -> None, dates -> ISO text, lists and dicts
+    converted item by item."""
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_value(v) for k, v in value.items()}
     return value
 
 
 def _number(value: Any) -> float | None:
-    value = _plain(value)
+    value = plain_value(value)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
@@ -123,7 +127,7 @@ class _RuleRun:
         cursor = self.con.execute(sql, bind_params(sql, values))
         columns = tuple(d[0] for d in cursor.description)
         rows = cursor.fetchall()
-        top = tuple(tuple(_plain(v) for v in row) for row in rows[: self.evidence_limit])
+        top = tuple(tuple(plain_value(v) for v in row) for row in rows[: self.evidence_limit])
         return columns, top, len(rows)
 
     def _span_us(self, row: dict[str, Any]) -> float | None:
@@ -145,10 +149,10 @@ class _RuleRun:
         span = self._span_us(row)
         run_id = str(row.get("run_id") or self.run_ids[0])
         ev_cols, ev_rows, ev_total = self._evidence(run_id, row.get("subject"))
-        details = {k: _plain(v) for k, v in row.items() if k not in _SPECIAL_COLUMNS}
+        details = {k: plain_value(v) for k, v in row.items() if k not in _SPECIAL_COLUMNS}
         if ev_total > len(ev_rows):
             details["evidence_total_rows"] = ev_total
-        values = {**self.params, **{k: _plain(v) for k, v in row.items()}, "threshold": threshold}
+        values = {**self.params, **{k: plain_value(v) for k, v in row.items()}, "threshold": threshold}
         severity = row.get("severity") if row.get("severity") in SEVERITIES else rule.severity
         confidence = row.get("confidence") if row.get("confidence") in CONFIDENCES else "medium"
         return Finding(
