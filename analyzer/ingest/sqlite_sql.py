@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest.csv_columns import insert_sql
 from analyzer.ingest.sqlite_open import StagedDb
 
 NONE_IDS = "(4294967295, 18446744073709551615, -1)"
@@ -48,7 +49,6 @@ def device_of(db: StagedDb, alias: str, table: str) -> str:
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
-    """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows added."""
-    return con.execute(
-        f"INSERT INTO {table} BY NAME SELECT ?::VARCHAR AS run_id, * FROM ({select})", [run_id]
-    ).fetchall()[0][0]
+    """INSERT the SELECT's rows into a normalized table BY NAME with the run id (the one INSERT builder,
+    csv_columns.insert_sql); returns rows added."""
+    return con.execute(insert_sql(table, select), {"run_id": run_id}).fetchall()[0][0]
