@@ -21,15 +21,16 @@ def _step_ids(con, run_id: str) -> list:
     return [r["step_id"] for r in _rows(con, "SELECT step_id FROM step_times WHERE run_id = $r ORDER BY step_id", run_id)]
 
 
-def _type_samples(con, run_id: str) -> dict[str, np.ndarray]:
-    """Per op type, its total time in every step of the run (0 in steps where it did not run)."""
+def _type_samples(con, run_id: str) -> tuple[dict[str, np.ndarray], int]:
+    """Per op type, its total time in every step of the run (0 in steps where it did not run); and the
+    number of steps."""
     steps = _step_ids(con, run_id)
     index = {s: i for i, s in enumerate(steps)}
     out: dict[str, np.ndarray] = {}
     for r in _rows(con, "SELECT step_id, op_type, total_dur_us FROM op_type_step_stats WHERE run_id = $r", run_id):
         if r["step_id"] in index:
             out.setdefault(r["op_type"], np.zeros(len(steps)))[index[r["step_id"]]] += r["total_dur_us"]
-    return out
+    return out, len(steps)
 
 
 def _launches(con, run_id: str) -> dict[str, int]:
@@ -54,7 +55,7 @@ def _positions(con, run_id: str) -> list[Position]:
 
 
 def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
-    bs, ns = _type_samples(con, base), _type_samples(con, new)
+    (bs, b_steps), (ns, n_steps) = _type_samples(con, base), _type_samples(con, new)
     bl, nl = _launches(con, base), _launches(con, new)
     rename_of = {r.base_type: r.new_type for r in renames}
     keys: list[tuple[str, str | None, str | None]] = []
@@ -63,7 +64,7 @@ def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
             keys.append((f"{t} -> {rename_of[t]}", t, rename_of[t]))
         elif t not in set(rename_of.values()):  # a rename's new type is covered by its old one
             keys.append((t, t if t in bs else None, t if t in ns else None))
-    zeros_b, zeros_n = np.zeros(max(1, len(_step_ids(con, base)))), np.zeros(max(1, len(_step_ids(con, new))))
+    zeros_b, zeros_n = np.zeros(max(1, b_steps)), np.zeros(max(1, n_steps))
     shifts = judge([compare_samples(bs.get(b, zeros_b) if b else zeros_b, ns.get(n, zeros_n) if n else zeros_n)
                     for _, b, n in keys])
     out = []
