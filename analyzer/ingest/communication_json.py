@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from analyzer.ingest.csv_columns import insert_rows
+from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 
 _LINKS = ("HCCS", "RDMA", "PCIE", "SIO")  # physical transports; SDMA aggregates the on-node ones
@@ -185,7 +185,7 @@ def load_communication(
     table = pa.Table.from_pylist(rows, schema=pa.schema(list(_TYPES.items())))
     con.register("_comm_ops_rows", table)
     try:
-        return insert_rows(con, ctx, "comm_ops", "SELECT * FROM _comm_ops_rows")
+        return insert_rows(con, "comm_ops", ctx.run_id, "SELECT * FROM _comm_ops_rows")
     finally:
         con.unregister("_comm_ops_rows")
 

@@ -15,6 +15,7 @@ import duckdb
 
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_source import stream_csv
+from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
 
 
@@ -123,45 +124,3 @@ def load_csv_table(
 
     files = stream_csv(con, paths, ctx, statement, insert_params(ctx, constants))
     return sum(f.rows for f in files)
-
-
-def insert_params(ctx: ReadContext, constants: Mapping[str, object] | None = None) -> dict[str, object]:
-    """The parameters of ``insert_sql``: the run id and the constants, in order."""
-    return {"run_id": ctx.run_id, **{f"c{i}": value for i, value in enumerate((constants or {}).values())}}
-
-
-def insert_sql(
-    table: str,
-    inner_sql: str,
-    constants: Mapping[str, object] | None = None,
-    derived: Mapping[str, str] | None = None,
-    helpers: list[str] | None = None,
-    replaced: Mapping[str, str] | None = None,
-) -> str:
-    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants ($c0, ...) and derived columns.
-
-    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
-    ``replaced`` maps an inner column to an SQL expression that replaces its value.
-    """
-    star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
-    if replaced:
-        star += f" REPLACE ({', '.join(f'{expr} AS {name}' for name, expr in replaced.items())})"
-    outer = ["$run_id::VARCHAR AS run_id", star]
-    outer += [f"$c{i} AS {name}" for i, name in enumerate(constants or {})]
-    outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
-    return f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
-
-
-def insert_rows(
-    con: duckdb.DuckDBPyConnection,
-    ctx: ReadContext,
-    table: str,
-    inner_sql: str,
-    constants: Mapping[str, object] | None = None,
-    derived: Mapping[str, str] | None = None,
-    helpers: list[str] | None = None,
-    replaced: Mapping[str, str] | None = None,
-) -> int:
-    """Run ``insert_sql`` for the run of ``ctx``; returns the rows inserted."""
-    sql = insert_sql(table, inner_sql, constants, derived, helpers, replaced)
-    return con.execute(sql, insert_params(ctx, constants)).fetchall()[0][0]

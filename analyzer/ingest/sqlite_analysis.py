@@ -9,9 +9,10 @@ first: rows are merged by op name or step id.
 
 from __future__ import annotations
 
+from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sqlite_open import StagedDb
-from analyzer.ingest.sqlite_sql import device_of, insert_rows, window
+from analyzer.ingest.sqlite_sql import device_of, window
 from analyzer.ingest.sqlite_timeline import upsert_steps
 
 _STEP_COLUMNS = {

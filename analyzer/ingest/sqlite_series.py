@@ -6,9 +6,10 @@ Units follow the text exports: bandwidth bytes/s -> MB/s, NPU_MEM bytes -> KB (t
 
 from __future__ import annotations
 
+from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sqlite_open import StagedDb
-from analyzer.ingest.sqlite_sql import KB, MB, device_of, exact_ns, insert_rows, int_or_null
+from analyzer.ingest.sqlite_sql import KB, MB, device_of, exact_ns, int_or_null
 
 
 def _kind(db: StagedDb, alias: str, table: str, column: str) -> str:

@@ -1,10 +1,7 @@
-"""SQL building blocks shared by the SQLite export readers: sentinels, exact ns, the run's device, inserts."""
+"""SQL building blocks shared by the SQLite export readers: sentinels, exact ns, the run's device."""
 
 from __future__ import annotations
 
-import duckdb
-
-from analyzer.ingest.csv_columns import insert_sql
 from analyzer.ingest.sqlite_open import StagedDb
 
 NONE_IDS = "(4294967295, 18446744073709551615, -1)"
@@ -46,9 +43,3 @@ def device_of(db: StagedDb, alias: str, table: str) -> str:
     if db.has(table, "deviceId"):
         return f"{int_or_null(f'{alias}.deviceId', 'INTEGER')} AS device_id"
     return f"{single_device(db)} AS device_id"
-
-
-def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
-    """INSERT the SELECT's rows into a normalized table BY NAME with the run id (the one INSERT builder,
-    csv_columns.insert_sql); returns rows added."""
-    return con.execute(insert_sql(table, select), {"run_id": run_id}).fetchall()[0][0]

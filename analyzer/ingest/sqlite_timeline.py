@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sqlite_open import StagedDb
 from analyzer.ingest.sqlite_sql import (
     device_of,
     exact_ns,
-    insert_rows,
     int_or_null,
     single_device,
     window,

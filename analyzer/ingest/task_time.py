@@ -15,14 +15,9 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import (
-    Field,
-    insert_params,
-    insert_sql,
-    report_missing,
-    select_items,
-)
+from analyzer.ingest.csv_columns import Field, report_missing, select_items
 from analyzer.ingest.csv_source import stream_csv
+from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
 
 _FIELDS = (

@@ -1,0 +1,41 @@
+"""INSERT statements into the normalized tables: BY NAME, with the run id as a parameter."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import duckdb
+
+from analyzer.ingest.model import ReadContext
+
+
+def insert_params(ctx: ReadContext, constants: Mapping[str, object] | None = None) -> dict[str, object]:
+    """The parameters of ``insert_sql``: the run id and the constants, in order."""
+    return {"run_id": ctx.run_id, **{f"c{i}": value for i, value in enumerate((constants or {}).values())}}
+
+
+def insert_sql(
+    table: str,
+    inner_sql: str,
+    constants: Mapping[str, object] | None = None,
+    derived: Mapping[str, str] | None = None,
+    helpers: list[str] | None = None,
+    replaced: Mapping[str, str] | None = None,
+) -> str:
+    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants ($c0, ...) and derived columns.
+
+    ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
+    ``replaced`` maps an inner column to an SQL expression that replaces its value.
+    """
+    star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
+    if replaced:
+        star += f" REPLACE ({', '.join(f'{expr} AS {name}' for name, expr in replaced.items())})"
+    outer = ["$run_id::VARCHAR AS run_id", star]
+    outer += [f"$c{i} AS {name}" for i, name in enumerate(constants or {})]
+    outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
+    return f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
+
+
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
+    """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows added."""
+    return con.execute(insert_sql(table, select), {"run_id": run_id}).fetchall()[0][0]
