@@ -9,9 +9,14 @@ import duckdb
 from analyzer.ingest.model import ReadContext
 
 
-def insert_params(ctx: ReadContext, constants: Mapping[str, object] | None = None) -> dict[str, object]:
+def insert_params(
+    ctx: ReadContext, constants: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """The parameters of ``insert_sql``: the run id and the constants, in order."""
-    return {"run_id": ctx.run_id, **{f"c{i}": value for i, value in enumerate((constants or {}).values())}}
+    return {
+        "run_id": ctx.run_id,
+        **{f"c{i}": value for i, value in enumerate((constants or {}).values())},
+    }
 
 
 def insert_sql(
@@ -22,7 +27,8 @@ def insert_sql(
     helpers: list[str] | None = None,
     replaced: Mapping[str, str] | None = None,
 ) -> str:
-    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants ($c0, ...) and derived columns.
+    """INSERT INTO table BY NAME the rows of inner_sql, with run_id, constants ($c0, ...) and
+    derived columns.
 
     ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
     ``replaced`` maps an inner column to an SQL expression that replaces its value.
@@ -37,5 +43,5 @@ def insert_sql(
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
-    """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows added."""
+    """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows."""
     return con.execute(insert_sql(table, select), {"run_id": run_id}).fetchall()[0][0]
