@@ -64,22 +64,33 @@ def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
     When DuckDB runs out of the automatic memory budget (memory_budget.py), the export is read again
     once with DuckDB's own limit."""
     try:
+        return _analyze_once(task, settings)
+    except duckdb.OutOfMemoryException:  # raised only once the automatic budget was lifted
+        return _analyze_once(task, settings)
+
+
+def _analyze_once(task: RunTask, settings: WorkSettings) -> RunTables:
+    try:
         ingested = load_export(Path(task.export_path))
     except IngestError as exc:
         return failure_table(task.label, task.fingerprint, str(exc).split(": ", 1)[-1])
     except Exception as exc:  # a worker never dies on bad input
-        if isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit():
-            return analyze_run(task, settings)
+        if _budget_lifted_for(exc):
+            raise
         return failure_table(task.label, task.fingerprint, f"ingest failed: {type(exc).__name__}: {exc}")
     try:
         return _run_tables(ingested, task, settings)
     except Exception as exc:
-        if isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit():
-            ingested.con.close()
-            return analyze_run(task, settings)
+        if _budget_lifted_for(exc):
+            raise
         return failure_table(task.label, task.fingerprint, f"analysis failed: {type(exc).__name__}: {exc}")
     finally:
         ingested.con.close()
+
+
+def _budget_lifted_for(exc: Exception) -> bool:
+    """True when ``exc`` is DuckDB out of the automatic memory budget, now lifted: run again."""
+    return isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit()
 
 
 def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
