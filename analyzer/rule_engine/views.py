@@ -32,38 +32,40 @@ def _parts(rows: str, key: str) -> str:
 def _merged(source: str, key: str = "run_id, device_id") -> str:
     """SQL merging the [start_ns, end_ns) intervals of ``source`` per ``key`` columns into disjoint ones.
 
-    Gaps-and-islands with window functions: a row opens a new island when it starts after the
-    latest end of the rows before it (a running max, then lag: both stream over one sort, where a
-    frame ending at 1 PRECEDING would need a segment tree).
+    Gaps-and-islands in one sort: a row opens a new island when it starts after the latest end of
+    the rows before it (``prev_end``, a running max over the frame ending 1 PRECEDING). An island
+    ends at the ``prev_end`` of the next island's first row (the latest end before it), the last one
+    at its partition's latest end; its task count is the distance between the first rows' numbers.
+    No GROUP BY over the tasks, and the second window sorts only the islands' first rows, by integer.
     """
     order = "PARTITION BY part ORDER BY start_ns, end_ns"
     return f"""
 WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
 {_parts("t", key)},
-r AS (SELECT *, max(end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_end FROM n),
-m AS (SELECT *, lag(run_end) OVER ({order}) AS prev_end FROM r),
-g AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR start_ns > prev_end THEN 1 ELSE 0 END)
-              OVER ({order} ROWS UNBOUNDED PRECEDING) AS interval_no FROM m),
-i AS (SELECT part, interval_no, min(start_ns) AS start_ns, max(end_ns) AS end_ns, count(*) AS task_count
-      FROM g GROUP BY part, interval_no)
-SELECT {", ".join(f"k.{c.strip()}" for c in key.split(","))}, i.interval_no, i.start_ns, i.end_ns,
-       (i.end_ns - i.start_ns) / 1000.0 AS dur_us, i.task_count
-FROM i JOIN k USING (part)"""
+r AS (SELECT part, start_ns, max(end_ns) OVER w AS prev_end, row_number() OVER w AS rn
+      FROM n WINDOW w AS ({order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+tot AS (SELECT part, max(end_ns) AS last_end, count(*) AS task_rows FROM n GROUP BY part),
+i AS (SELECT part, start_ns, rn, row_number() OVER f AS interval_no,
+             lead(prev_end) OVER f AS next_prev_end, lead(rn) OVER f AS next_rn
+      FROM r WHERE prev_end IS NULL OR start_ns > prev_end WINDOW f AS (PARTITION BY part ORDER BY rn)),
+e AS (SELECT i.part, i.interval_no, i.start_ns, coalesce(i.next_prev_end, tot.last_end) AS end_ns,
+             coalesce(i.next_rn, tot.task_rows + 1) - i.rn AS task_count
+      FROM i JOIN tot USING (part))
+SELECT {", ".join(f"k.{c.strip()}" for c in key.split(","))}, e.interval_no, e.start_ns, e.end_ns,
+       (e.end_ns - e.start_ns) / 1000.0 AS dur_us, e.task_count
+FROM e JOIN k USING (part)"""
 
 
 def _gaps(rows: str, key: str) -> str:
-    """CTE ``g``: where a row of ``rows`` (rid, key, start_ns, end_ns) starts after every row that starts
-    before it (per ``key``) has ended: ``key``, start_ns (the latest end before), end_ns (the row's start),
-    prev_rid (the row that ended last), rid. Ties are broken by rid (the ops rowid), so results repeat."""
-    order = "PARTITION BY part ORDER BY start_ns, end_ns, rid"
+    """CTEs ``k`` (see ``_parts``) and ``g``: where a row of ``rows`` (rid, key, start_ns, end_ns) starts
+    after every row that starts before it (per ``key``) has ended: part (join ``k`` for the key), start_ns
+    (the latest end before), end_ns (the row's start), prev_rid (the row that ended last), rid. Ties are
+    broken by rid (the ops rowid), so results repeat."""
     return f"""{_parts(rows, key)},
-o AS (SELECT *, max(end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_end,
-             arg_max(rid, end_ns) OVER ({order} ROWS UNBOUNDED PRECEDING) AS run_rid FROM n),
-p AS (SELECT *, lag(run_end) OVER ({order}) AS prev_end, lag(run_rid) OVER ({order}) AS prev_rid FROM o),
-g AS (SELECT {", ".join(f"k.{c.strip()}" for c in key.split(","))}, p.prev_end AS start_ns, p.start_ns AS end_ns,
-             p.prev_rid, p.rid
-      FROM p JOIN k USING (part) WHERE p.start_ns > p.prev_end)"""
+p AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, end_ns) OVER w AS prev_rid FROM n
+      WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+g AS (SELECT part, prev_end AS start_ns, start_ns AS end_ns, prev_rid, rid FROM p WHERE start_ns > prev_end)"""
 
 
 def _in_list(values: tuple[str, ...]) -> str:
@@ -167,20 +169,21 @@ FROM busy""",
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
         "op_before (last task to end before the gap), op_after (first task after it). The step is the "
-        "latest steps window starting at or before the gap start when the gap starts inside it, else the "
+        "latest steps window starting at or before the gap start (of windows starting together, the one ending "
+        "last, then the lowest step id) when the gap starts inside it, else the "
         "step of the task after the gap. A gap opens where a task starts after every earlier-starting task "
         "has ended (one sort of ops; no interval join).",
         """
 WITH t AS (SELECT rowid AS rid, run_id, device_id, start_ns, end_ns FROM ops
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
 """ + _gaps("t", "run_id, device_id") + """,
-named AS (SELECT g.run_id, g.device_id, g.start_ns, g.end_ns, b.op_name AS op_before, a.op_name AS op_after,
-                 a.step_id AS step_after
-          FROM g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid)
-SELECT g.run_id, g.device_id, coalesce(CASE WHEN g.start_ns < s.end_ns THEN s.step_id END, g.step_after) AS step_id,
-       g.start_ns, g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, g.op_before, g.op_after
-FROM named g ASOF LEFT JOIN (SELECT run_id, step_id, start_ns, end_ns FROM steps WHERE start_ns IS NOT NULL) s
-     ON s.run_id = g.run_id AND g.start_ns >= s.start_ns""",
+ks AS (SELECT k.part, s.start_ns, max(s.end_ns) AS end_ns, arg_max(s.step_id, (s.end_ns, -s.step_id)) AS step_id
+       FROM steps s JOIN k ON k.run_id = s.run_id WHERE s.start_ns IS NOT NULL GROUP BY k.part, s.start_ns),
+gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
+       FROM g ASOF LEFT JOIN ks ON ks.part = g.part AND g.start_ns >= ks.start_ns)
+SELECT k.run_id, k.device_id, coalesce(gs.step_in, a.step_id) AS step_id, gs.start_ns, gs.end_ns,
+       (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
+FROM gs JOIN k USING (part) JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid""",
     ),
     "_stream_gaps": (
         "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
@@ -189,9 +192,9 @@ FROM named g ASOF LEFT JOIN (SELECT run_id, step_id, start_ns, end_ns FROM steps
 WITH t AS (SELECT rowid AS rid, run_id, device_id, stream_id, start_ns, end_ns FROM ops
            WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL),
 """ + _gaps("t", "run_id, device_id, stream_id") + """
-SELECT g.run_id, g.device_id, g.stream_id, a.step_id, g.start_ns, g.end_ns,
+SELECT k.run_id, k.device_id, k.stream_id, a.step_id, g.start_ns, g.end_ns,
        (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
-FROM g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid""",
+FROM g JOIN k USING (part) JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid""",
     ),
     "_gap_causes": (
         "Timeline events overlapping a device gap, classified: cause 'host_sync' (stream/device "
