@@ -21,11 +21,17 @@ def ident(name: str) -> str:
 def text(col: str) -> str:
     """Trimmed text (blanks, TABs, CR, LF), NULL for empty and N/A cells.
 
-    trim() with a set of characters is slow, so it runs only on the cells that start or end with one
-    of them (byte compares); plain trim() is no substitute, as it also strips Unicode spaces (U+00A0)."""
+    trim() with a set of characters is slow, so it runs only on the cells whose first or last
+    character is a control character or a blank (``ascii`` of the cell and of its reverse: two integer
+    compares, 2x cheaper than eight starts_with/ends_with); plain trim() is no substitute, as it also
+    strips Unicode spaces (U+00A0) and keeps TABs."""
     c = f"CAST({ident(col)} AS VARCHAR)"
-    edge = " OR ".join(f"starts_with({c}, '{ch}') OR ends_with({c}, '{ch}')" for ch in (" ", "\t", "\r", "\n"))
-    return f"NULLIF(NULLIF(CASE WHEN {edge} THEN trim({c}, ' \t\r\n') ELSE {c} END, 'N/A'), '')"
+    return f"NULLIF(NULLIF(CASE WHEN {_edge(c, '<= 32')} THEN trim({c}, ' \t\r\n') ELSE {c} END, 'N/A'), '')"
+
+
+def _edge(c: str, test: str) -> str:
+    """True when the code point of the first or of the last character of ``c`` passes ``test``."""
+    return f"(ascii({c}) {test} OR ascii(reverse({c})) {test})"
 
 
 # Numbers are cast straight from the cell: DuckDB's string casts skip surrounding blanks (the
@@ -53,7 +59,7 @@ def us_to_ns(col: str) -> str:
 def unquoted(col: str) -> str:
     """Text with one layer of literal surrounding double quotes removed (msprof's \"\"\"...\"\"\" shapes)."""
     t = text(col)
-    return f"NULLIF(CASE WHEN starts_with({t}, '\"') OR ends_with({t}, '\"') THEN trim({t}, '\"') ELSE {t} END, '')"
+    return f"NULLIF(CASE WHEN {_edge(t, '= 34')} THEN trim({t}, '\"') ELSE {t} END, '')"
 
 
 def boolean_yes_no(col: str) -> str:
