@@ -14,6 +14,7 @@ from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_columns import CONVERSIONS
 from analyzer.ingest.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.pipeline import INPUTS, derived_select
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 
 # normalized column -> (accepted raw headers, key of csv_columns.CONVERSIONS)
@@ -89,8 +90,8 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
             return None
         _report_repeated_columns(path, columns, ctx)
         return (f"INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
-                f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns "
-                f"FROM (SELECT {', '.join(items)} FROM {{scan}})")
+                f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
+                f"{derived_select()} FROM (SELECT {', '.join(items + _absent_inputs(items))} FROM {{scan}})")
 
     files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id})
     if not files:
@@ -99,6 +100,12 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
         for file in files:
             _report_ns_start_times(con, file, ctx)
     return sum(f.rows for f in files)
+
+
+def _absent_inputs(items: list[str]) -> list[str]:
+    """NULL items for the pipeline inputs the file lacks, so that the derived columns always bind."""
+    named = {item.rsplit(" AS ", 1)[1] for item in items}
+    return [f"NULL::DOUBLE AS {name}" for name in INPUTS if name not in named]
 
 
 def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> int:

@@ -5,6 +5,8 @@ The definitions are documented on the columns in ``schema.py``; this is their on
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 
 
@@ -27,25 +29,40 @@ _SCALAR = (f"(CASE WHEN {_pipe('aic', 'scalar', _AIC)} IS NULL AND {_pipe('aiv',
            f"ELSE coalesce({_pipe('aic', 'scalar', _AIC)}, 0) + coalesce({_pipe('aiv', 'scalar', _AIV)}, 0) END)")
 _PIPES = f"[coalesce({_CUBE}, 0), coalesce({_VECTOR}, 0), coalesce({_SCALAR}, 0), coalesce({_MTE}, 0)]"
 
-# One UPDATE (one pass over ops): the ratio and the bound pipe repeat the derived expressions, which
-# DuckDB computes once per row (common subexpressions).
-DERIVE_SQL = f"""
-UPDATE ops SET
-    core_time_us = {_CORE},
-    mte_time_us = {_MTE},
-    cube_time_us = {_CUBE},
-    vector_time_us = {_VECTOR},
-    scalar_time_us = {_SCALAR},
-    mte_ratio = CASE WHEN {_CORE} > 0 AND {_MTE} IS NOT NULL THEN least({_MTE} / {_CORE}, 1.0) END,
-    pipeline_bound = CASE
+_DERIVED = {
+    "core_time_us": _CORE,
+    "mte_time_us": _MTE,
+    "cube_time_us": _CUBE,
+    "vector_time_us": _VECTOR,
+    "scalar_time_us": _SCALAR,
+    "mte_ratio": f"CASE WHEN {_CORE} > 0 AND {_MTE} IS NOT NULL THEN least({_MTE} / {_CORE}, 1.0) END",
+    "pipeline_bound": f"""CASE
         WHEN {_CORE} IS NULL OR {_CORE} <= 0 THEN NULL
         WHEN {_CUBE} IS NULL AND {_VECTOR} IS NULL AND {_SCALAR} IS NULL AND {_MTE} IS NULL THEN NULL
         ELSE ['cube', 'vector', 'scalar', 'mte'][list_position({_PIPES}, list_max({_PIPES}))]
-    END
-WHERE run_id = $run_id
+    END""",
+}
+# The ops columns the derivations read.
+INPUTS: tuple[str, ...] = tuple(sorted(set(re.findall(r"\b(ai[cv]_\w+?_(?:time_us|ratio)|aicore_time_us|aiv_time_us)\b",
+                                                      " ".join(_DERIVED.values())))))
+
+
+def derived_select() -> str:
+    """SELECT items computing every derived column from the INPUTS columns (which must all be in scope):
+    readers of PMU rows derive while they insert, one pass instead of an UPDATE of millions of rows.
+    DuckDB computes the repeated sub-expressions once per row (common subexpressions)."""
+    return ", ".join(f"{expr} AS {name}" for name, expr in _DERIVED.items())
+
+
+# For the rows no reader derived (SQLite exports, ops taken from the timeline): every derived column
+# is still NULL while some input is not. Rows derived at insert, and rows without PMU data, are left.
+DERIVE_SQL = f"""
+UPDATE ops SET {", ".join(f"{name} = {expr}" for name, expr in _DERIVED.items())}
+WHERE run_id = $run_id AND {" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
+  AND ({" OR ".join(f"{name} IS NOT NULL" for name in INPUTS)})
 """
 
 
 def derive_pipeline(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Fill the derived pipeline columns of one run's ops rows."""
+    """Fill the derived pipeline columns of one run's ops rows that no reader derived."""
     con.execute(DERIVE_SQL, {"run_id": run_id})
