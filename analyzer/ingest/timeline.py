@@ -14,15 +14,16 @@ from analyzer.ingest.model import ReadContext
 from analyzer.ingest.timeline_counters import insert_counters
 from analyzer.ingest.timeline_events import insert_timeline
 from analyzer.ingest.timeline_json import create_raw_table, read_arrays_at_once, read_raw_events
+from analyzer.ingest.timeline_split import read_split_array
 
 
 def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
     raw = create_raw_table(con)
     try:
-        if not read_arrays_at_once(con, raw, paths, ctx) and not any(
-            [read_raw_events(con, raw, path, n, ctx) for n, path in enumerate(paths)]
-        ):
+        # Slices parse in parallel, a lone big array in pieces; else (or on failure) one by one.
+        if not (read_arrays_at_once(con, raw, paths, ctx) or read_split_array(con, raw, paths, ctx)
+                or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])):
             return 0
         _report_unusable_events(con, raw, paths, ctx)
         inserted = insert_timeline(con, raw, ctx.run_id)

@@ -30,7 +30,8 @@ _STRUCT = "STRUCT(" + ", ".join(f"{k} {t}" for k, t in _FIELDS.items()) + ")"
 _MAX_EVENT_BYTES = 16 << 20
 _MAX_OBJECT_BYTES = (1 << 32) - 1
 _TAIL_BYTES = 8 << 20
-_EVENT_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
+# Between two events of an array: where salvage cuts a truncated file, and timeline_split a big one.
+EVENT_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
 _TRACE_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _ARRAY_CLOSE = re.compile(rb'\]\s*(?=,\s*"|\}\s*$)')
 # args values that events other than metadata and counters need, in this order (see timeline_events.py).
@@ -55,7 +56,7 @@ def _kept_fields(event: str) -> str:
             f"CASE WHEN {event}ph NOT IN ('M', 'C') THEN json_extract_string({event}args, {paths}) END AS arg_fields")
 
 
-def _first_char(path: Path) -> str | None:
+def first_char(path: Path) -> str | None:
     """First non-blank character of the file (BOM skipped), or None when there is none."""
     with path.open("rb") as fh:
         while chunk := fh.read(1 << 16):
@@ -73,6 +74,19 @@ def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no:
     )
 
 
+def insert_array_pieces(con: duckdb.DuckDBPyConnection, raw: str, pieces: list[Path],
+                        file_no: int) -> None:
+    """Read the pieces of one array file (timeline_split.py) in one read_json call, which parses
+    files in parallel, all as ``file_no``. Strict: a piece that does not parse, or a field that does
+    not cast (which _insert_array reads as NULL), fails the whole INSERT, which inserts nothing."""
+    con.execute(
+        f"INSERT INTO {raw} SELECT ?::INTEGER AS file_no, {_kept_fields('')} FROM read_json(?, "
+        f"format='array', records=true, columns={_COLUMNS}, "
+        f"maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=false)",
+        [file_no, [str(p) for p in pieces]],
+    )
+
+
 def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> bool:
     """Read several array files (msprof's slices) in one read_json call, which parses files in parallel.
 
@@ -81,7 +95,7 @@ def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[P
     if len(paths) < 2:
         return False
     try:
-        if any(_first_char(p) != "[" for p in paths):
+        if any(first_char(p) != "[" for p in paths):
             return False
     except OSError:
         return False
@@ -125,7 +139,7 @@ def _tail(path: Path) -> tuple[int, bytes]:
 def _salvage_cuts(path: Path) -> list[tuple[int, int, bytes]]:
     """Cuts just after the last few complete events of a truncated array: (start, end, closing bytes)."""
     start, tail = _tail(path)
-    ends = [start + m.start() + 1 for m in _EVENT_SEPARATOR.finditer(tail)]
+    ends = [start + m.start() + 1 for m in EVENT_SEPARATOR.finditer(tail)]
     return [(0, end, b"]") for end in ends[::-1][:3]]
 
 
@@ -184,7 +198,7 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
     """Append one file's events to the raw table; every problem is reported. True when something was read."""
     try:
         size = path.stat().st_size
-        first = _first_char(path) if size else None
+        first = first_char(path) if size else None
     except OSError as exc:
         ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions")
         return False

@@ -1,0 +1,141 @@
+"""Parse one large top-level-array timeline file on every DuckDB thread, cut into pieces at events.
+
+DuckDB parses a JSON array file on one thread, but several files in parallel. A lone big
+``trace_view.json`` is therefore cut into pieces at ``}, {`` separators, each piece is written as
+a valid array into a private temporary folder (never beside the export), and all pieces are read
+by one strict ``read_json`` call (``timeline_json.insert_array_pieces``).
+
+A separator found inside a string or a nested object is harmless: the piece before it then ends
+inside that string or object, so it is not valid JSON and the strict read fails as a whole,
+inserting nothing, and the caller reads the file whole as before. Conversely, when every piece
+parses, each cut was a real boundary (the first piece starts where the file starts and parses
+exactly as the file's own beginning does, so the next piece starts at an element; and so on), so
+the rows are the file's rows. They also come in file order: DuckDB scans an array file whole as
+one batch, numbers batches in file order, and an INSERT keeps batch order while
+``preserve_insertion_order`` is on (checked; timeline_counters uses the raw rowid as event number).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+import duckdb
+
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.timeline_json import EVENT_SEPARATOR, first_char, insert_array_pieces
+
+# A file is split from this size on, into pieces of at least PIECE_MIN_BYTES (tests lower both).
+SPLIT_MIN_BYTES = 32 << 20
+PIECE_MIN_BYTES = 16 << 20
+# How far past an even offset a separator is looked for (none there: the file gets one piece less).
+_CUT_WINDOW_BYTES = 4 << 20
+_COPY_BLOCK_BYTES = 64 << 20
+
+
+def piece_count(size_bytes: int, threads: int) -> int:
+    """Pieces that an array file of ``size_bytes`` is cut into on ``threads`` threads (1: no split).
+
+    >>> piece_count(127 << 20, 2), piece_count(640 << 20, 64), piece_count(40 << 20, 8)
+    (2, 40, 2)
+    >>> piece_count(31 << 20, 8), piece_count(640 << 20, 1)
+    (1, 1)
+    """
+    if size_bytes < SPLIT_MIN_BYTES:
+        return 1
+    return max(1, min(threads, size_bytes // PIECE_MIN_BYTES))
+
+
+def splits_in_parallel(path: Path, threads: int) -> bool:
+    """True when ``read_split_array`` would cut this file: a top-level JSON array big enough for at
+    least two pieces on ``threads`` threads (so its parse uses every thread, not one)."""
+    try:
+        return piece_count(path.stat().st_size, threads) >= 2 and first_char(path) == "["
+    except OSError:
+        return False
+
+
+def read_split_array(
+    con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext
+) -> bool:
+    """Read a lone timeline file from pieces parsed in parallel, as file 0 of the raw table.
+
+    Returns False, having inserted nothing, when there is not exactly one file, the file is not
+    split (``splits_in_parallel``), or a piece does not parse (a cut inside a string, or any
+    malformed event): the caller then reads the file whole, with its usual diagnostics.
+    """
+    if len(paths) != 1 or not _keeps_insertion_order(con):
+        return False
+    path = paths[0]
+    threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+    if not splits_in_parallel(path, threads):
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="npu_triage_") as tmp:
+            spans = _piece_spans(path, piece_count(path.stat().st_size, threads))
+            if len(spans) < 2:
+                return False
+            insert_array_pieces(con, raw, _write_pieces(path, Path(tmp), spans), 0)
+    except duckdb.OutOfMemoryException:
+        raise
+    except (duckdb.Error, OSError):
+        return False
+    ctx.mark_read(path)
+    return True
+
+
+def _keeps_insertion_order(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0])
+
+
+def _piece_spans(path: Path, pieces: int) -> list[tuple[int, int]]:
+    """Byte spans [begin, end) of the pieces: each piece but the last ends with an event's '}', each
+    but the first begins with the next event's '{'."""
+    size = path.stat().st_size
+    spans, begin = [], 0
+    with path.open("rb") as fh:
+        for k in range(1, pieces):
+            target = size * k // pieces
+            if target <= begin:
+                continue
+            fh.seek(target)
+            found = EVENT_SEPARATOR.search(fh.read(_CUT_WINDOW_BYTES))
+            if found is None:
+                continue
+            spans.append((begin, target + found.start() + 1))
+            begin = target + found.end() - 1
+    return [*spans, (begin, size)]
+
+
+def _write_pieces(path: Path, folder: Path, spans: list[tuple[int, int]]) -> list[Path]:
+    """Write each span as its own JSON array (brackets added where the cut removed them)."""
+    pieces = []
+    with path.open("rb") as src:
+        for k, (begin, end) in enumerate(spans):
+            piece = folder / f"piece_{k:04d}.json"
+            with piece.open("wb", buffering=0) as dst:
+                dst.write(b"[" if k else b"")
+                _copy_range(src, dst, begin, end - begin)
+                dst.write(b"]" if k < len(spans) - 1 else b"")
+            pieces.append(piece)
+    return pieces
+
+
+def _copy_range(src: BinaryIO, dst: BinaryIO, offset: int, length: int) -> None:
+    """Append src[offset:offset + length] to the unbuffered dst: in the kernel when it can, else in
+    big blocks (never a Python object per event)."""
+    try:
+        while length > 0 and (
+            copied := os.copy_file_range(src.fileno(), dst.fileno(), length, offset)
+        ):
+            offset, length = offset + copied, length - copied
+    except (AttributeError, OSError):
+        pass  # no copy_file_range here (EXDEV, ENOSYS, not Linux): the loop below copies the rest
+    src.seek(offset)
+    while length > 0 and (block := src.read(min(length, _COPY_BLOCK_BYTES))):
+        length -= len(block)
+        view = memoryview(block)
+        while view:  # an unbuffered write may take only part of a block
+            view = view[dst.write(view) :]
