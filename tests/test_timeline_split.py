@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.ingest import load_export, timeline_split
+from analyzer.ingest import load_export, loader, timeline_split
 from analyzer.ingest.database import connect
 from analyzer.ingest.timeline_json import create_raw_table, read_raw_events
 from analyzer.ingest.timeline_split import read_split_array, splits_in_parallel
@@ -235,3 +235,18 @@ def test_split_is_decided_by_size_threads_and_array_form(small_pieces, tmp_path)
     small = tmp_path / "s.json"
     small.write_text(json.dumps(_events(1)), encoding="utf-8")
     assert not splits_in_parallel(small, 2)
+
+
+@pytest.mark.parametrize(("events", "inside"), [(60, 2), (1, 1)], ids=["split_file", "small_file"])
+def test_loader_forces_one_thread_only_beside_a_parse_that_is_not_split(
+    small_pieces, tmp_path, events, inside
+):
+    """A file parsed in pieces keeps every thread; a small one is parsed on one thread (beside
+    the CSV readers)."""
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(_events(events)), encoding="utf-8")
+    con = connect()
+    con.execute("SET threads = 2")
+    with loader._one_thread_per_query(con, [path]):
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == inside
+    assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 2

@@ -17,6 +17,7 @@ from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_byte
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
+from analyzer.ingest.timeline_split import splits_in_parallel
 
 
 @dataclass
@@ -40,10 +41,11 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
     kinds = [kind for kind in READERS if source.files.get(kind)]
     parts = {kind: ctx.part() for kind in kinds}
     beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []
-    # One file is one single-threaded parse; slices are parsed in parallel and may use every thread.
+    # One file is one single-threaded parse (unless split in pieces); slices are parsed in parallel.
     single_file = bool(beside) and all(len(source.files[kind]) == 1 for kind in beside)
+    single_files = [source.files[kind][0] for kind in beside] if single_file else []
     with ThreadPoolExecutor(max_workers=1) as pool:
-        with _one_thread_per_query(con, single_file):
+        with _one_thread_per_query(con, single_files):
             running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
             for kind in kinds:
                 if kind not in beside:
@@ -57,13 +59,17 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
 
 
 @contextmanager
-def _one_thread_per_query(con: duckdb.DuckDBPyConnection, concurrent: bool) -> Iterator[None]:
+def _one_thread_per_query(con: duckdb.DuckDBPyConnection,
+                          single_files: list[Path]) -> Iterator[None]:
     """While the main thread's readers run beside a single-file JSON parse, each DuckDB query keeps to its
-    own thread, so the parse (the longest piece) is not slowed by a parallel CSV scan on the same cores."""
-    if not concurrent:
+    own thread, so the parse (the longest piece) is not slowed by a parallel CSV scan on the same cores.
+
+    Not when that file is big enough to be parsed in pieces on every thread (timeline_split.py):
+    one thread would then serialize the parse."""
+    before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    if not single_files or any(splits_in_parallel(path, int(before)) for path in single_files):
         yield
         return
-    before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
     con.execute("SET threads = 1")
     try:
         yield
