@@ -31,17 +31,37 @@ def _limit_mib(con) -> float:
     return float(number) * {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1 << 20}[unit]
 
 
-def test_automatic_budget_is_twice_the_largest_file_less_overhead_at_least_1_gib():
-    assert duckdb_memory_limit(0) == "1024MiB"
-    assert duckdb_memory_limit(300 << 20) == "1024MiB"
-    assert duckdb_memory_limit(1000 << 20) == f"{2 * 1000 - 256}MiB"
+def _files(tmp_path, *sizes_mib: int) -> list:
+    """Sparse files of the given sizes (no disk used)."""
+    paths = []
+    for n, size in enumerate(sizes_mib):
+        path = tmp_path / f"f{n}"
+        path.touch()
+        os.truncate(path, size << 20)
+        paths.append(path)
+    return paths
 
 
-def test_user_settings_win(monkeypatch):
+def test_automatic_budget_is_the_input_size_or_twice_the_largest_file_less_overhead_at_least_1_gib(tmp_path):
+    assert duckdb_memory_limit([]) == "1024MiB"
+    assert duckdb_memory_limit(_files(tmp_path, 300)) == "1024MiB"
+    assert duckdb_memory_limit(_files(tmp_path, 1000)) == f"{2 * 1000 - 256}MiB"
+    # msprof slices: many files, none large; the tables are about as big as all of them together.
+    assert duckdb_memory_limit(_files(tmp_path, 325, 300, 290, 150, 150, 100, 100)) == f"{325 + 300 + 290 + 500}MiB"
+    assert duckdb_memory_limit([tmp_path / "missing"]) == "1024MiB"
+
+
+def test_automatic_budget_is_capped_at_a_share_of_the_machine(tmp_path):
+    machine_mib = (os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) >> 20
+    huge = _files(tmp_path, machine_mib)  # sparse: as big as the machine's memory, on no disk
+    assert duckdb_memory_limit(huge) == f"{max(1024, int((machine_mib << 20) * 0.4) >> 20)}MiB"
+
+
+def test_user_settings_win(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV, "3GB")
-    assert duckdb_memory_limit(640 << 20) == "3GB" and not is_automatic()
+    assert duckdb_memory_limit(_files(tmp_path, 640)) == "3GB" and not is_automatic()
     monkeypatch.setenv(ENV, "none")
-    assert duckdb_memory_limit(640 << 20) is None
+    assert duckdb_memory_limit(_files(tmp_path, 640)) is None
 
 
 def test_the_ingest_connection_gets_the_automatic_budget():

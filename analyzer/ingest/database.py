@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.atomic_files import atomic_path
-from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_bytes
+from analyzer.ingest.memory_budget import duckdb_memory_limit
 from analyzer.ingest.schema import TABLES, ddl
 
 
@@ -79,7 +79,7 @@ def _sql_path(path: str) -> str:
 
 def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory connection holding a copy of a saved DuckDB file's tables (the file is only read)."""
-    con = connect(duckdb_memory_limit(largest_file_bytes([db_path])))
+    con = connect(duckdb_memory_limit([db_path]))
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
     for name in TABLES:
         exists = con.execute(

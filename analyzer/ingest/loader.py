@@ -13,7 +13,7 @@ import duckdb
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
-from analyzer.ingest.memory_budget import duckdb_memory_limit, largest_file_bytes
+from analyzer.ingest.memory_budget import duckdb_memory_limit
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
@@ -86,8 +86,8 @@ def _read_beside(con: duckdb.DuckDBPyConnection, kind: str, paths: tuple[Path, .
         cursor.close()
 
 
-def _largest_input(sources: list[ExportSource]) -> int:
-    return largest_file_bytes(path for source in sources for paths in source.files.values() for path in paths)
+def _input_files(sources: list[ExportSource]) -> list[Path]:
+    return [path for source in sources for paths in source.files.values() for path in paths]
 
 
 def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:
@@ -128,7 +128,7 @@ def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
             "PROF_*/mindstudio_profiler_output/, msprof_*.db, ascend_pytorch_profiler_*.db, "
             "kernel_details.csv, op_summary_*.csv, trace_view.json)"
         )
-    con = con or connect(duckdb_memory_limit(_largest_input(sources)))
+    con = con or connect(duckdb_memory_limit(_input_files(sources)))
     result = Ingested(con=con, sources=sources)
     for source in sources:
         if progress:

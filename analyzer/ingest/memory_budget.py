@@ -2,13 +2,16 @@
 
 Set by NPU_TRIAGE_MEMORY_LIMIT.
 
-``auto`` (the default) keeps the whole process near twice the largest input file: DuckDB gets that
-budget less what the interpreter, DuckDB's code and its untracked buffers take, and at least 1 GiB
-(some plans need several hundred MiB however small the input, e.g. the SQLite readers' joins).
-Past its limit DuckDB writes what it can to disk; an operation that cannot spill fails with an
-out-of-memory error, and the command line then runs the command again once with ``none``.
-``none`` is DuckDB's own default (80% of the machine's memory); any other value is a DuckDB size
-('2GB', '900MiB').
+``auto`` (the default) sizes DuckDB's budget to what it holds: the normalized tables are about as big
+as the text they were read from, so the budget is the total size of the input files, and at least
+twice the largest file less what the interpreter and DuckDB's own buffers take, and at least 1 GiB
+(some plans need several hundred MiB however small the input, e.g. the SQLite readers' joins). It
+is capped at 40% of the machine's memory (two batch workers then stay within DuckDB's own default).
+Below the size of its tables DuckDB spills them to disk and reads them back, which cost a third more
+time on 2M-task exports. Past its limit DuckDB writes what it can to disk; an operation that cannot
+spill fails with an out-of-memory error, and the command line then runs the command again once with
+``none``. ``none`` is DuckDB's own default (80% of the machine's memory); any other value is a DuckDB
+size ('2GB', '900MiB').
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 ENV = "NPU_TRIAGE_MEMORY_LIMIT"
 _OVERHEAD_BYTES = 256 << 20
 _FLOOR_BYTES = 1 << 30
+_MACHINE_SHARE = 0.4
 
 
 def _setting() -> str:
@@ -31,26 +35,36 @@ def is_automatic() -> bool:
     return _setting().lower() == "auto"
 
 
-def duckdb_memory_limit(largest_input_bytes: int) -> str | None:
-    """The value for DuckDB's ``memory_limit``, or None to leave DuckDB's own default."""
+def duckdb_memory_limit(input_files: Iterable[Path]) -> str | None:
+    """The value for DuckDB's ``memory_limit`` to read ``input_files``, or None for DuckDB's default."""
     setting = _setting()
     if setting.lower() == "none":
         return None
     if setting.lower() == "auto":
-        budget = max(_FLOOR_BYTES, 2 * largest_input_bytes - _OVERHEAD_BYTES)
+        sizes = _sizes(input_files)
+        budget = max(_FLOOR_BYTES, 2 * max(sizes, default=0) - _OVERHEAD_BYTES, sum(sizes))
+        budget = min(budget, max(_FLOOR_BYTES, int(_physical_memory() * _MACHINE_SHARE)))
         return f"{budget >> 20}MiB"
     return setting
 
 
-def largest_file_bytes(paths: Iterable[Path]) -> int:
-    """Size of the largest of ``paths`` that can be read (0 when none)."""
-    sizes = [0]
+def _sizes(paths: Iterable[Path]) -> list[int]:
+    """Sizes of the ``paths`` that can be read."""
+    sizes = []
     for path in paths:
         try:
             sizes.append(Path(path).stat().st_size)
         except OSError:
             continue
-    return max(sizes)
+    return sizes
+
+
+def _physical_memory() -> int:
+    """The machine's memory in bytes (a large value where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
 
 
 def lift_automatic_limit() -> bool:
