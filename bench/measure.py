@@ -34,3 +34,17 @@ def measure(
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return Measurement(wall_s=wall, peak_rss_mb=usage.ru_maxrss / 1024, exit_code=proc.returncode)
+
+
+def median_of(samples: list[Measurement]) -> Measurement:
+    """One measurement for repeated runs: the median wall time (the middle run for an odd count), the
+    largest peak RSS, and the first failing exit code (0 when every run succeeded)."""
+    walls = sorted(m.wall_s for m in samples)
+    mid = len(walls) // 2
+    wall = walls[mid] if len(walls) % 2 else (walls[mid - 1] + walls[mid]) / 2
+    failed = [m.exit_code for m in samples if m.exit_code != 0]
+    return Measurement(
+        wall_s=wall,
+        peak_rss_mb=max(m.peak_rss_mb for m in samples),
+        exit_code=failed[0] if failed else 0,
+    )

@@ -75,13 +75,22 @@ def _machine_line(doc: dict[str, Any]) -> str:
     return (
         f"Measured {m['date']} on {m['nproc']} cores, {m['memory_gb']} GB memory, {m['cpu']}, "
         f"Python {m['python']}; sizes {', '.join(doc.get('sizes', []))}: the whole run took "
-        f"{doc['total_run_s'] / 60:.0f} min. Ratios are "
+        f"{doc['total_run_s'] / 60:.0f} min. {_runs_text(doc)} Ratios are "
         "wall-time ratios; the parse floor is DuckDB reading the same per-task CSVs (kernel_details "
         "or op_summary, and msprof's task_time) and timeline JSON into typed tables and nothing "
         "else. msprof-analyze is given the export folder itself (`-d *_ascend_pt`, as its docs "
         "say; the bench stops if it logs that it skipped its operator data). npu-triage runs with "
         "its default memory budget (`NPU_TRIAGE_MEMORY_LIMIT=auto`)."
     )
+
+
+def _runs_text(doc: dict[str, Any]) -> str:
+    repeats = doc.get("repeats", 1)
+    if repeats == 1:
+        return "Each tool ran once per input."
+    return (f"npu-triage and the parse floor ran {repeats} times per input, interleaved, and each row "
+            "shows the median wall time (every run's is in the JSON) and the largest peak RSS; "
+            "msprof-analyze ran once.")
 
 
 def _summary_lines(doc: dict[str, Any]) -> list[str]:

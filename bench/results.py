@@ -33,6 +33,7 @@ class Row:
     wall_s: float
     peak_rss_mb: float
     exit_code: int
+    wall_s_runs: list[float]  # every run's wall time; wall_s is their median
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:

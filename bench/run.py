@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
 
 from bench import msprof_analyze  # noqa: E402
 from bench.inputs import BenchInput, bench_inputs  # noqa: E402
-from bench.measure import Measurement, measure  # noqa: E402
+from bench.measure import Measurement, measure, median_of  # noqa: E402
 from bench.render import print_results, update_readme  # noqa: E402
 from bench.results import (  # noqa: E402
     DIAGNOSE,
@@ -42,6 +42,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--skip-msprof-analyze", action="store_true", help="do not run msprof-analyze")
     p.add_argument(
+        "--repeat",
+        type=int,
+        help="runs of npu-triage and the parse floor per input, interleaved, the median reported "
+        "(default 3, 1 with --tiny; msprof-analyze, minutes long, runs once)",
+    )
+    p.add_argument(
         "--with-msprof-analyze",
         action="store_true",
         help="with --tiny: run msprof-analyze even when its venv must be installed first",
@@ -59,7 +65,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _row(item: BenchInput, tool: str, m: Measurement) -> Row:
+def _row(item: BenchInput, tool: str, m: Measurement, walls: list[float] | None = None) -> Row:
     return Row(
         input=item.label,
         layout=item.layout,
@@ -71,25 +77,18 @@ def _row(item: BenchInput, tool: str, m: Measurement) -> Row:
         wall_s=round(m.wall_s, 3),
         peak_rss_mb=round(m.peak_rss_mb, 1),
         exit_code=m.exit_code,
+        wall_s_runs=[round(w, 3) for w in (walls or [m.wall_s])],
     )
 
 
-def _engine_rows(item: BenchInput, work: Path) -> list[Row]:
-    rows = []
+def _engine_commands(item: BenchInput, work: Path) -> dict[str, tuple[list[str], str]]:
+    """Tool -> (command, log name) for the npu-triage runs (without and with HTML) and the parse floor."""
+    commands = {}
     for tool, formats in ((DIAGNOSE, "json,md"), (DIAGNOSE_HTML, "json,md,html")):
         tag = formats.replace(",", "_")
-        cmd = [
-            sys.executable,
-            "-m",
-            "analyzer",
-            "diagnose",
-            str(item.path),
-            "--out",
-            str(work / tag),
-            "--format",
-            formats,
-        ]
-        rows.append(_row(item, tool, measure(cmd, work / f"diagnose_{tag}.log", cwd=ROOT)))
+        cmd = [sys.executable, "-m", "analyzer", "diagnose", str(item.path),
+               "--out", str(work / tag), "--format", formats]
+        commands[tool] = (cmd, f"diagnose_{tag}")
     floor = [
         sys.executable,
         str(ROOT / "bench" / "parse_floor.py"),
@@ -97,8 +96,19 @@ def _engine_rows(item: BenchInput, work: Path) -> list[Row]:
         "--json",
         *map(str, item.json_files()),
     ]
-    rows.append(_row(item, FLOOR, measure(floor, work / "parse_floor.log", cwd=ROOT)))
-    return rows
+    commands[FLOOR] = (floor, "parse_floor")
+    return commands
+
+
+def _engine_rows(item: BenchInput, work: Path, repeats: int) -> list[Row]:
+    """Each command ``repeats`` times, interleaved (a drift of the machine's speed hits every tool
+    alike); a row holds the median wall time and the largest peak RSS."""
+    commands = _engine_commands(item, work)
+    samples: dict[str, list[Measurement]] = {tool: [] for tool in commands}
+    for run in range(repeats):
+        for tool, (cmd, name) in commands.items():
+            samples[tool].append(measure(cmd, work / f"{name}_{run + 1}.log", cwd=ROOT))
+    return [_row(item, tool, median_of(ms), [m.wall_s for m in ms]) for tool, ms in samples.items()]
 
 
 def _msprof_row(item: BenchInput, tool: Path, work: Path) -> Row:
@@ -125,6 +135,14 @@ def _msprof_tool(args: argparse.Namespace) -> Path | None:
     return msprof_analyze.ensure_venv(venv)
 
 
+def _repeats(args: argparse.Namespace) -> int:
+    if args.repeat is None:
+        return 1 if args.tiny else 3
+    if args.repeat < 1:
+        raise SystemExit("--repeat must be at least 1")
+    return args.repeat
+
+
 def run_benchmark(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
@@ -134,11 +152,12 @@ def run_benchmark(args: argparse.Namespace) -> dict:
     for item in items:
         work = args.out / "runs" / item.path.name
         print(f"measuring {item.label} ...", file=sys.stderr, flush=True)
-        rows += _engine_rows(item, work)
+        rows += _engine_rows(item, work, _repeats(args))
         if tool is not None and item.layout == "torch_npu":
             rows.append(_msprof_row(item, tool, work))
     doc = results_document(rows, args.tiny, time.perf_counter() - start)
     doc["sizes"] = sizes
+    doc["repeats"] = _repeats(args)
     write_json_atomically(args.out / "results.json", doc)
     return doc
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.measure import Measurement, median_of
+
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_TOOLS = (
     "npu-triage diagnose (json,md)",
@@ -50,3 +52,10 @@ def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
     }
     assert "npu-triage benchmark" in proc.stdout
     assert not list(out.glob("data/.*")), "a half-written input was left behind"
+
+
+def test_repeated_runs_report_the_median_wall_the_largest_rss_and_a_failure() -> None:
+    runs = [Measurement(3.0, 100.0, 0), Measurement(1.0, 300.0, 0), Measurement(2.0, 200.0, 0)]
+    assert median_of(runs) == Measurement(2.0, 300.0, 0)
+    assert median_of(runs[:2]).wall_s == 2.0  # an even count: the mean of the middle two
+    assert median_of([*runs, Measurement(9.0, 50.0, 3)]).exit_code == 3
