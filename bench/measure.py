@@ -37,8 +37,8 @@ def measure(
 
 
 def median_of(samples: list[Measurement]) -> Measurement:
-    """One measurement for repeated runs: the median wall time (the middle run for an odd count), the
-    largest peak RSS, and the first failing exit code (0 when every run succeeded)."""
+    """One measurement for repeated runs: the median wall time (the middle run for an odd count),
+    the largest peak RSS, and the first failing exit code (0 when every run succeeded)."""
     walls = sorted(m.wall_s for m in samples)
     mid = len(walls) // 2
     wall = walls[mid] if len(walls) % 2 else (walls[mid - 1] + walls[mid]) / 2

@@ -58,7 +58,7 @@ def print_results(doc: dict[str, Any], console: Console | None = None) -> None:
     for t in doc["targets"]:
         console.print(
             f"{'MET ' if t['met'] else 'MISS'} {t['subject']}: {t['target']}: {t['value']} "
-            f"(limit {t['limit']})",
+            f"(limit {t['limit']}{_floor_text(t)})",
             markup=False,
         )
 
@@ -76,7 +76,8 @@ def _machine_line(doc: dict[str, Any]) -> str:
         f"Measured {m['date']} on {m['nproc']} cores, {m['memory_gb']} GB memory, {m['cpu']}, "
         f"Python {m['python']}; sizes {', '.join(doc.get('sizes', []))}: the whole run took "
         f"{doc['total_run_s'] / 60:.0f} min. {_runs_text(doc)} Ratios are "
-        "wall-time ratios; the parse floor is DuckDB reading the same per-task CSVs (kernel_details "
+        "wall-time ratios; the parse floor is DuckDB reading the same per-task CSVs "
+        "(kernel_details "
         "or op_summary, and msprof's task_time) and timeline JSON into typed tables and nothing "
         "else. msprof-analyze is given the export folder itself (`-d *_ascend_pt`, as its docs "
         "say; the bench stops if it logs that it skipped its operator data). npu-triage runs with "
@@ -84,13 +85,20 @@ def _machine_line(doc: dict[str, Any]) -> str:
     )
 
 
+def _floor_text(target: dict[str, Any]) -> str:
+    floor = target.get("parse_floor_value")
+    return "" if floor is None else f"; the parse floor alone: {floor}"
+
+
 def _runs_text(doc: dict[str, Any]) -> str:
     repeats = doc.get("repeats", 1)
     if repeats == 1:
         return "Each tool ran once per input."
-    return (f"npu-triage and the parse floor ran {repeats} times per input, interleaved, and each row "
-            "shows the median wall time (every run's is in the JSON) and the largest peak RSS; "
-            "msprof-analyze ran once.")
+    return (
+        f"npu-triage and the parse floor ran {repeats} times per input, interleaved, and each row "
+        "shows the median wall time (every run's is in the JSON) and the largest peak RSS; "
+        "msprof-analyze ran once."
+    )
 
 
 def _summary_lines(doc: dict[str, Any]) -> list[str]:
@@ -101,7 +109,7 @@ def _summary_lines(doc: dict[str, Any]) -> list[str]:
     ]
     return lines + [
         f"- {'met' if t['met'] else 'NOT met'}: {t['subject']}: {t['target']} "
-        f"(measured {t['value']}, limit {t['limit']})"
+        f"(measured {t['value']}, limit {t['limit']}{_floor_text(t)})"
         for t in doc["targets"]
     ]
 

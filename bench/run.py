@@ -82,12 +82,21 @@ def _row(item: BenchInput, tool: str, m: Measurement, walls: list[float] | None 
 
 
 def _engine_commands(item: BenchInput, work: Path) -> dict[str, tuple[list[str], str]]:
-    """Tool -> (command, log name) for the npu-triage runs (without and with HTML) and the parse floor."""
+    """Tool -> (command, log name): npu-triage without and with HTML, and the parse floor."""
     commands = {}
     for tool, formats in ((DIAGNOSE, "json,md"), (DIAGNOSE_HTML, "json,md,html")):
         tag = formats.replace(",", "_")
-        cmd = [sys.executable, "-m", "analyzer", "diagnose", str(item.path),
-               "--out", str(work / tag), "--format", formats]
+        cmd = [
+            sys.executable,
+            "-m",
+            "analyzer",
+            "diagnose",
+            str(item.path),
+            "--out",
+            str(work / tag),
+            "--format",
+            formats,
+        ]
         commands[tool] = (cmd, f"diagnose_{tag}")
     floor = [
         sys.executable,
@@ -115,7 +124,9 @@ def _msprof_row(item: BenchInput, tool: Path, work: Path) -> Row:
     before = msprof_analyze.tree_digest(item.path)
     log = work / "msprof_analyze.log"
     m = measure(
-        msprof_analyze.advisor_command(tool, item.export_folder(), work / "msprof-analyze"), log, cwd=work
+        msprof_analyze.advisor_command(tool, item.export_folder(), work / "msprof-analyze"),
+        log,
+        cwd=work,
     )
     msprof_analyze.check_full_analysis(log)
     if msprof_analyze.tree_digest(item.path) != before:

@@ -1,4 +1,4 @@
-"""The interval helper views against a brute-force Python model, on random small task sets (hypothesis)."""
+"""The interval helper views against a brute-force Python model on random small task sets."""
 
 from __future__ import annotations
 
@@ -8,21 +8,29 @@ from hypothesis import strategies as st
 from analyzer.ingest.database import connect
 from analyzer.rule_engine.views import create_views
 
-# (device_id, stream_id, start in us, duration in us): small ranges, so ties and overlaps are common.
-_TASK = st.tuples(st.sampled_from([0, 1]), st.sampled_from([1, 2]), st.integers(0, 30), st.sampled_from([0, 1, 2, 5]))
+# (device_id, stream_id, start us, duration us): small ranges, so ties and overlaps are common.
+_TASK = st.tuples(
+    st.sampled_from([0, 1]),
+    st.sampled_from([1, 2]),
+    st.integers(0, 30),
+    st.sampled_from([0, 1, 2, 5]),
+)
 
 
 def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = ()):
     con = connect(None)
     for n, (device, stream, start, dur) in enumerate(tasks):
         con.execute(
-            "INSERT INTO ops (run_id, device_id, stream_id, task_type, op_type, op_name, start_ns, dur_us, end_ns) "
+            "INSERT INTO ops (run_id, device_id, stream_id, task_type, op_type, op_name, "
+            "start_ns, dur_us, end_ns) "
             "VALUES ('r', ?, ?, 'AI_CORE', 'T', ?, ?, ?, ?)",
             [device, stream, f"op{n}", start * 1000, float(dur), (start + dur) * 1000],
         )
     for step_id, start, end in steps:
-        con.execute("INSERT INTO steps (run_id, step_id, start_ns, end_ns) VALUES ('r', ?, ?, ?)",
-                    [step_id, start * 1000, end * 1000])
+        con.execute(
+            "INSERT INTO steps (run_id, step_id, start_ns, end_ns) VALUES ('r', ?, ?, ?)",
+            [step_id, start * 1000, end * 1000],
+        )
     create_views(con)
     return con
 
@@ -44,7 +52,8 @@ def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
 def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
     con = _load(tasks)
     got = con.execute(
-        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals ORDER BY device_id, start_ns"
+        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals "
+        "ORDER BY device_id, start_ns"
     ).fetchall()
     want = []
     for device in sorted({t[0] for t in tasks}):
@@ -57,7 +66,9 @@ def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
 @given(st.lists(_TASK, max_size=25))
 def test_device_gaps_lie_between_the_islands(tasks):
     con = _load(tasks)
-    got = con.execute("SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns").fetchall()
+    got = con.execute(
+        "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns"
+    ).fetchall()
     want = []
     for device in sorted({t[0] for t in tasks}):
         islands = _union([(s * 1000, (s + d) * 1000) for dev, _, s, d in tasks if dev == device])
@@ -66,10 +77,11 @@ def test_device_gaps_lie_between_the_islands(tasks):
 
 
 def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longest_then_lowest_id():
-    # Gap [5, 20) us. Steps 3 and 1 both start at 0; 3 ends last (at 10), so the gap belongs to step 3.
-    # Step 2 starts at 0 too but ends at 10 like step 3: the lower id of the two (2) wins.
+    # Gap [5, 20) us. Steps 3, 1 and 2 all start at 0; 3 and 2 end last (at 10), the lower id wins.
     con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(3, 0, 10), (1, 0, 8), (2, 0, 10)])
-    assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [(2, 5000, 20000)]
+    assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [
+        (2, 5000, 20000)
+    ]
     # Outside every step window the gap takes the step of the task after it (none here: NULL).
     con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(7, 0, 4)])
     assert con.execute("SELECT step_id FROM _device_gaps").fetchall() == [(None,)]

@@ -43,19 +43,19 @@ _DERIVED = {
     END""",
 }
 # The ops columns the derivations read.
-INPUTS: tuple[str, ...] = tuple(sorted(set(re.findall(r"\b(ai[cv]_\w+?_(?:time_us|ratio)|aicore_time_us|aiv_time_us)\b",
-                                                      " ".join(_DERIVED.values())))))
+_INPUT_NAME = re.compile(r"\b(ai[cv]_\w+?_(?:time_us|ratio)|aicore_time_us|aiv_time_us)\b")
+INPUTS: tuple[str, ...] = tuple(sorted(set(_INPUT_NAME.findall(" ".join(_DERIVED.values())))))
 
 
 def derived_select() -> str:
-    """SELECT items computing every derived column from the INPUTS columns (which must all be in scope):
-    readers of PMU rows derive while they insert, one pass instead of an UPDATE of millions of rows.
-    DuckDB computes the repeated sub-expressions once per row (common subexpressions)."""
+    """SELECT items computing every derived column from the INPUTS columns (all must be in scope):
+    readers of PMU rows derive while they insert, one pass instead of an UPDATE of millions of
+    rows. DuckDB computes the repeated sub-expressions once per row (common subexpressions)."""
     return ", ".join(f"{expr} AS {name}" for name, expr in _DERIVED.items())
 
 
-# For the rows no reader derived (SQLite exports, ops taken from the timeline): every derived column
-# is still NULL while some input is not. Rows derived at insert, and rows without PMU data, are left.
+# For the rows no reader derived (SQLite exports, ops taken from the timeline): every derived
+# column is still NULL while some input is not. Rows derived at insert, or without PMU data, stay.
 DERIVE_SQL = f"""
 UPDATE ops SET {", ".join(f"{name} = {expr}" for name, expr in _DERIVED.items())}
 WHERE run_id = $run_id AND {" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
