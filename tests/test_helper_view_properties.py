@@ -47,33 +47,52 @@ def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
     return [tuple(m) for m in merged]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def _islands_by_device(tasks) -> dict[int, list[tuple[int, int, int]]]:
+    """Device -> its tasks' islands in ns (the model the views are checked against)."""
+    return {
+        device: _union([(s * 1000, (s + d) * 1000) for dev, _, s, d in tasks if dev == device])
+        for device in sorted({t[0] for t in tasks})
+    }
+
+
+_RANDOM_TASKS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
-    con = _load(tasks)
-    got = con.execute(
-        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals "
-        "ORDER BY device_id, start_ns"
-    ).fetchall()
-    want = []
-    for device in sorted({t[0] for t in tasks}):
-        islands = _union([(s * 1000, (s + d) * 1000) for dev, _, s, d in tasks if dev == device])
-        want += [(device, n + 1, s, e, c) for n, (s, e, c) in enumerate(islands)]
-    assert got == want
+    got = (
+        _load(tasks)
+        .execute(
+            "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals "
+            "ORDER BY device_id, start_ns"
+        )
+        .fetchall()
+    )
+    assert got == [
+        (device, n + 1, s, e, c)
+        for device, islands in _islands_by_device(tasks).items()
+        for n, (s, e, c) in enumerate(islands)
+    ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_device_gaps_lie_between_the_islands(tasks):
-    con = _load(tasks)
-    got = con.execute(
-        "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns"
-    ).fetchall()
-    want = []
-    for device in sorted({t[0] for t in tasks}):
-        islands = _union([(s * 1000, (s + d) * 1000) for dev, _, s, d in tasks if dev == device])
-        want += [(device, a[1], b[0]) for a, b in zip(islands, islands[1:], strict=False)]
-    assert got == want
+    got = (
+        _load(tasks)
+        .execute(
+            "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns"
+        )
+        .fetchall()
+    )
+    assert got == [
+        (device, a[1], b[0])
+        for device, islands in _islands_by_device(tasks).items()
+        for a, b in zip(islands, islands[1:], strict=False)
+    ]
 
 
 def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longest_then_lowest_id():
