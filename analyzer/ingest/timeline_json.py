@@ -66,24 +66,21 @@ def first_char(path: Path) -> str | None:
     return None
 
 
-def _insert_array(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int) -> None:
-    con.execute(
-        f"INSERT INTO {raw} SELECT ?::INTEGER AS file_no, {_kept_fields('')} FROM read_json(?, format='array', records=true, "
-        f"columns={_COLUMNS}, maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=true)",
-        [file_no, str(path)],
-    )
+def insert_arrays(con: duckdb.DuckDBPyConnection, raw: str, paths: list[Path],
+                  file_no: int | None = None, strict: bool = False) -> None:
+    """Append the events of top-level-array files in one read_json call (DuckDB parses files in
+    parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None.
 
-
-def insert_array_pieces(con: duckdb.DuckDBPyConnection, raw: str, pieces: list[Path],
-                        file_no: int) -> None:
-    """Read the pieces of one array file (timeline_split.py) in one read_json call, which parses
-    files in parallel, all as ``file_no``. Strict: a piece that does not parse, or a field that does
-    not cast (which _insert_array reads as NULL), fails the whole INSERT, which inserts nothing."""
+    Lenient by default (a field that does not cast is NULL); ``strict`` makes any such field, like
+    any piece that does not parse, fail the whole INSERT, which then inserts nothing."""
+    files = [str(p) for p in paths]
+    number = "$file_no" if file_no is not None else "list_position($files::VARCHAR[], filename) - 1"
     con.execute(
-        f"INSERT INTO {raw} SELECT ?::INTEGER AS file_no, {_kept_fields('')} FROM read_json(?, "
-        f"format='array', records=true, columns={_COLUMNS}, "
-        f"maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=false)",
-        [file_no, [str(p) for p in pieces]],
+        f"INSERT INTO {raw} SELECT file_no, {_kept_fields('')} FROM ("
+        f"SELECT *, CAST({number} AS INTEGER) AS file_no FROM read_json($files, format='array', "
+        f"records=true, columns={_COLUMNS}, maximum_object_size={_MAX_EVENT_BYTES}, "
+        f"ignore_errors={'false' if strict else 'true'}, filename=true))",
+        {"files": files, **({"file_no": file_no} if file_no is not None else {})},
     )
 
 
@@ -99,18 +96,11 @@ def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[P
             return False
     except OSError:
         return False
-    names = [str(p) for p in paths]
     try:
-        con.execute(
-            f"INSERT INTO {raw} SELECT file_no, {_kept_fields('')} FROM ("
-            f"SELECT *, CAST(list_position(?::VARCHAR[], filename) - 1 AS INTEGER) AS file_no "
-            f"FROM read_json(?, format='array', records=true, columns={_COLUMNS}, "
-            f"maximum_object_size={_MAX_EVENT_BYTES}, ignore_errors=true, filename=true))",
-            [names, names],
-        )
-    except duckdb.Error as exc:
-        if isinstance(exc, duckdb.OutOfMemoryException):
-            raise
+        insert_arrays(con, raw, list(paths))
+    except duckdb.OutOfMemoryException:
+        raise
+    except duckdb.Error:
         return False
     for path in paths:
         ctx.mark_read(path)
@@ -171,7 +161,7 @@ def _insert_cut(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: i
                     remaining -= len(chunk)
                 dst.write(closing)
             try:
-                _insert_array(con, raw, cut_path, file_no)
+                insert_arrays(con, raw, [cut_path], file_no)
                 return cut
             except duckdb.OutOfMemoryException:
                 raise
@@ -211,7 +201,7 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
         return False
     try:
         if first == "[":
-            _insert_array(con, raw, path, file_no)
+            insert_arrays(con, raw, [path], file_no)
         elif not _insert_object_form(con, raw, path, file_no):
             ctx.report(path, "", "warning", "JSON object with no events (no traceEvents array, or an empty one)",
                        "a timeline is a JSON array of events or an object with a traceEvents array")
@@ -261,7 +251,7 @@ def _read_utf8_repaired(
             dst.write(decoder.decode(b"", final=True))
         try:
             if first == "[":
-                _insert_array(con, raw, copy, file_no)
+                insert_arrays(con, raw, [copy], file_no)
             else:
                 _insert_object_form(con, raw, copy, file_no)
         except duckdb.OutOfMemoryException:

@@ -3,7 +3,7 @@
 DuckDB parses a JSON array file on one thread, but several files in parallel. A lone big
 ``trace_view.json`` is therefore cut into pieces at ``}, {`` separators, each piece is written as
 a valid array into a private temporary folder (never beside the export), and all pieces are read
-by one strict ``read_json`` call (``timeline_json.insert_array_pieces``).
+by one strict ``read_json`` call (``timeline_json.insert_arrays``, strict).
 
 A separator found inside a string or a nested object is harmless: the piece before it then ends
 inside that string or object, so it is not valid JSON and the strict read fails as a whole,
@@ -25,7 +25,7 @@ from typing import BinaryIO
 import duckdb
 
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.timeline_json import EVENT_SEPARATOR, first_char, insert_array_pieces
+from analyzer.ingest.timeline_json import EVENT_SEPARATOR, first_char, insert_arrays
 
 # A file is split from this size on, into pieces of at least PIECE_MIN_BYTES (tests lower both).
 SPLIT_MIN_BYTES = 32 << 20
@@ -77,7 +77,7 @@ def read_split_array(
             spans = _piece_spans(path, piece_count(path.stat().st_size, threads))
             if len(spans) < 2:
                 return False
-            insert_array_pieces(con, raw, _write_pieces(path, Path(tmp), spans), 0)
+            insert_arrays(con, raw, _write_pieces(path, Path(tmp), spans), file_no=0, strict=True)
     except duckdb.OutOfMemoryException:
         raise
     except (duckdb.Error, OSError):
