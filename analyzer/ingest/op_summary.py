@@ -47,7 +47,8 @@ REQUIRED = ("op_name", "start_ns", "dur_us")
 
 
 def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
-    """SELECT items for the ops columns present, and the normalized names of missing required ones."""
+    """SELECT items for the ops columns present (and NULL for the pipeline inputs absent, so that the
+    derived columns always bind), and the normalized names of missing required ones."""
     present = set(columns)
     items: list[str] = []
     found: set[str] = set()
@@ -65,6 +66,7 @@ def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
             cast = "BIGINT" if name.endswith("_cycles") else "DOUBLE"
             expr = v.double(raw) if cast == "DOUBLE" else f"CAST({v.double(raw)} AS BIGINT)"
             items.append(f"{expr} AS {name}")
+            found.add(name)
         else:
             extras.append((name, v.double(raw)))
     if extras:
@@ -72,6 +74,7 @@ def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
         vals = ", ".join(e for _, e in extras)
         items.append(f"map_from_entries(list_filter(list_zip([{keys}], [{vals}]), lambda x: x[2] IS NOT NULL)) "
                      f"AS extra_metrics")
+    items += [f"NULL::DOUBLE AS {name}" for name in INPUTS if name not in found]
     missing = [r for r in REQUIRED if r not in found]
     return items, missing
 
@@ -91,7 +94,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
         _report_repeated_columns(path, columns, ctx)
         return (f"INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
                 f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
-                f"{derived_select()} FROM (SELECT {', '.join(items + _absent_inputs(items))} FROM {{scan}})")
+                f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})")
 
     files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id})
     if not files:
@@ -100,12 +103,6 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
         for file in files:
             _report_ns_start_times(con, file, ctx)
     return sum(f.rows for f in files)
-
-
-def _absent_inputs(items: list[str]) -> list[str]:
-    """NULL items for the pipeline inputs the file lacks, so that the derived columns always bind."""
-    named = {item.rsplit(" AS ", 1)[1] for item in items}
-    return [f"NULL::DOUBLE AS {name}" for name in INPUTS if name not in named]
 
 
 def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> int:
