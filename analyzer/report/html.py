@@ -28,7 +28,8 @@ from analyzer.report.model import Diagnosis
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.views import create_views
 
-GAP_THRESHOLD_US = 100.0
+GAP_RULE = "inter-op-gap"  # the rule whose threshold the gap charts highlight
+GAP_THRESHOLD_US = 100.0  # the highlight when that rule is not among the rules run
 FIGURE_CONFIG = {
     "displaylogo": False,
     "responsive": True,
@@ -55,10 +56,10 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis], go.Figure]] =
     "pareto": lambda con, d: charts.pareto_chart(series.op_type_pareto(con, d.run_id)),
     "pipeline": lambda con, d: charts.pipeline_chart(series.pipeline_breakdown(con, d.run_id)),
     "gap_histogram": lambda con, d: charts.gap_histogram_chart(
-        series.gap_histogram(con, d.run_id), GAP_THRESHOLD_US
+        series.gap_histogram(con, d.run_id), gap_threshold_us(d)
     ),
     "gap_positions": lambda con, d: charts.gap_positions_chart(
-        series.gap_positions(con, d.run_id), GAP_THRESHOLD_US
+        series.gap_positions(con, d.run_id), gap_threshold_us(d)
     ),
     "calls": lambda con, d: charts.calls_chart(
         series.op_type_calls(con, d.run_id, hotspot_subjects(d)), HOTSPOT_RULE
@@ -143,6 +144,11 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
     head, sep, tail = fragment.partition("<script")
     body, end_tag, rest = tail.rpartition("</script>")
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
+
+
+def gap_threshold_us(diagnosis: Diagnosis) -> float:
+    """The inter-op-gap rule's effective threshold, so that the charts mark the gaps it counts."""
+    return float(diagnosis.params.get(GAP_RULE, {}).get("threshold_us", GAP_THRESHOLD_US))
 
 
 def hotspot_subjects(diagnosis: Diagnosis) -> frozenset[str]:
