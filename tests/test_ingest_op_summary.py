@@ -161,3 +161,19 @@ def test_try_cast_of_a_csv_column_stays_a_try_cast(tmp_path):
     con = connect()
     assert con.execute(sql, [str(path)]).fetchall() == [(7,), (None,)]
     assert con.cursor().execute(sql, [str(path)]).fetchall() == [(7,), (None,)]
+
+
+def test_serial_scans_apply_to_their_own_thread_only(tmp_path):
+    """While a reader runs beside, the main thread reads CSVs serially; other threads keep their choice."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from analyzer.ingest.csv_source import scans_in_parallel, serial_scans
+
+    big, small = tmp_path / "big.csv", tmp_path / "small.csv"
+    big.write_bytes(b"x\n" * (5 << 20))
+    small.write_bytes(b"x\n1\n")
+    assert scans_in_parallel(big) and not scans_in_parallel(small)
+    with serial_scans(), ThreadPoolExecutor(1) as pool:
+        assert not scans_in_parallel(big)
+        assert pool.submit(scans_in_parallel, big).result()
+    assert scans_in_parallel(big)
