@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from datetime import date, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import duckdb
 
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.rule_pool import run_jobs
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
@@ -179,17 +181,13 @@ class _RuleRun:
         )
 
 
-def _run_one(
-    con: duckdb.DuckDBPyConnection,
-    rule: Rule,
-    params: dict[str, Any],
-    run_ids: tuple[str, ...],
-    availability: _Availability,
-    evidence_limit: int,
-) -> tuple[list[Finding], RuleOutcome]:
+def _precheck(
+    rule: Rule, run_ids: tuple[str, ...], availability: _Availability
+) -> RuleOutcome | None:
+    """The 'skipped' outcome of a rule that cannot run on these runs, or None when it can."""
     outcome_run = run_ids[0] if rule.scope == "run" else ALL_RUNS
     if rule.scope == "runs" and len(run_ids) < 2:
-        return [], RuleOutcome(
+        return RuleOutcome(
             rule.name,
             rule.id,
             outcome_run,
@@ -199,7 +197,7 @@ def _run_one(
         )
     missing = availability.missing(rule, run_ids)
     if missing:
-        return [], RuleOutcome(
+        return RuleOutcome(
             rule.name,
             rule.id,
             outcome_run,
@@ -207,6 +205,18 @@ def _run_one(
             reason=_skip_reason(rule, missing, len(run_ids)),
             enable_hint=rule.enable_hint,
         )
+    return None
+
+
+def _run_one(
+    con: duckdb.DuckDBPyConnection,
+    rule: Rule,
+    params: dict[str, Any],
+    run_ids: tuple[str, ...],
+    evidence_limit: int,
+) -> tuple[list[Finding], RuleOutcome]:
+    """Run a rule that passed its precheck: its findings, or a 'failed' outcome on a SQL error."""
+    outcome_run = run_ids[0] if rule.scope == "run" else ALL_RUNS
     try:
         found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
     except duckdb.OutOfMemoryException:
@@ -245,23 +255,33 @@ def run_rules(
     create_views(con)
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
-    availability, findings, outcomes = _Availability(con), [], []
+    availability = _Availability(con)
+    results: list[tuple[list[Finding], RuleOutcome] | None] = []
+    jobs, own_connection, slots = [], [], []
     for rule in rules:
         values = effective_params(rule, params)
         groups = [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
         for group in groups:
-            if rule.status == "preview" and not preview:
-                outcomes.append(
-                    RuleOutcome(
-                        rule.name,
-                        rule.id,
-                        group[0] if rule.scope == "run" else ALL_RUNS,
-                        "skipped",
-                        reason="preview rule; run with --preview to enable it",
-                    )
-                )
-                continue
-            found, outcome = _run_one(con, rule, values, group, availability, evidence_limit)
-            findings += found
-            outcomes.append(outcome)
-    return findings, outcomes
+            skip_preview = rule.status == "preview" and not preview
+            skipped = _preview_skip(rule, group) if skip_preview else None
+            skipped = skipped or _precheck(rule, group, availability)
+            results.append(([], skipped) if skipped else None)
+            if not skipped:
+                jobs.append(partial(_run_one, rule=rule, params=values, run_ids=group,
+                                    evidence_limit=evidence_limit))
+                own_connection.append(rule.scope == "runs")  # its scaling views live on con only
+                slots.append(len(results) - 1)
+    for slot, result in zip(slots, run_jobs(con, jobs, own_connection), strict=True):
+        results[slot] = result
+    findings = [f for found, _ in results for f in found]
+    return findings, [outcome for _, outcome in results]
+
+
+def _preview_skip(rule: Rule, group: tuple[str, ...]) -> RuleOutcome:
+    return RuleOutcome(
+        rule.name,
+        rule.id,
+        group[0] if rule.scope == "run" else ALL_RUNS,
+        "skipped",
+        reason="preview rule; run with --preview to enable it",
+    )

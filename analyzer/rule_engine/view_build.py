@@ -36,12 +36,11 @@ def build_relations(
     """Create every relation on ``con``: ``plain`` ones as TEMP views, the others computed once into
     tables of CATALOG (as many at once as their dependencies allow) and shown as TEMP views."""
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG}")
-    main = con.execute("SELECT current_database()").fetchall()[0][0]
     tables = [name for name in relations if name not in plain]
     _drop_temp(con, list(relations))
     for name in plain:
         con.execute(f"CREATE TEMP VIEW {name} AS {relations[name]}")
-    cursors = [_worker(con, main, relations, plain) for _ in range(min(_WORKERS, len(tables)) or 1)]
+    cursors = [worker(con, relations, plain) for _ in range(min(_WORKERS, len(tables)) or 1)]
     try:
         _compute_tables(cursors, tables, relations, dependencies(relations), set(plain))
     finally:
@@ -63,10 +62,12 @@ def _drop_temp(con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
         con.execute(f"DROP {what} IF EXISTS {name}")
 
 
-def _worker(
-    con: duckdb.DuckDBPyConnection, main: str, relations: dict[str, str], plain: tuple[str, ...]
+def worker(
+    con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]
 ) -> duckdb.DuckDBPyConnection:
-    """A second connection resolving the normalized tables, the plain views and CATALOG's tables."""
+    """A second connection to ``con``'s database resolving the normalized tables, the ``plain``
+    views (created on it) and CATALOG's tables (once ``build_relations`` has made them)."""
+    main = con.execute("SELECT current_database()").fetchall()[0][0]
     cursor = con.cursor()
     cursor.execute(f"SET search_path = '{main}.main,{CATALOG}.main'")
     for name in plain:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.rule_engine.view_build import build_relations
+from analyzer.rule_engine.view_build import build_relations, worker
 
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
@@ -274,6 +274,12 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
         return
     build_relations(con, {name: sql for name, (_doc, sql) in VIEWS.items()}, _PLAIN_VIEWS)
     con.execute("CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature", [signature])
+
+
+def helper_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A second connection to ``con``'s database that sees the helper relations too (once
+    ``create_views(con)`` has run), for queries run beside ``con``'s; the caller closes it."""
+    return worker(con, {name: sql for name, (_doc, sql) in VIEWS.items()}, _PLAIN_VIEWS)
 
 
 def view_docs() -> dict[str, str]:
