@@ -23,8 +23,8 @@ def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, in
         con.execute(
             "INSERT INTO ops (run_id, device_id, stream_id, task_type, op_type, op_name, "
             "start_ns, dur_us, end_ns) "
-            "VALUES ('r', ?, ?, 'AI_CORE', 'T', ?, ?, ?, ?)",
-            [device, stream, f"op{n}", start * 1000, float(dur), (start + dur) * 1000],
+            "VALUES ('r', ?, ?, 'AI_CORE', ?, ?, ?, ?, ?)",
+            [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur), (start + dur) * 1000],
         )
     for step_id, start, end in steps:
         con.execute(
@@ -53,6 +53,17 @@ def _islands_by_device(tasks) -> dict[int, list[tuple[int, int, int]]]:
         device: _union([(s * 1000, (s + d) * 1000) for dev, _, s, d in tasks if dev == device])
         for device in sorted({t[0] for t in tasks})
     }
+
+
+def _busy_by_type(tasks) -> list[tuple[int, str, float, int]]:
+    """(device, op type, busy us, tasks): the length of the union of each type's tasks (type T<stream>)."""
+    rows = []
+    for device, stream in sorted({(t[0], t[1]) for t in tasks}):
+        islands = _union([(s * 1000, (s + d) * 1000) for dev, st_, s, d in tasks
+                          if (dev, st_) == (device, stream)])
+        rows.append((device, f"T{stream}", sum(e - s for s, e, _ in islands) / 1000.0,
+                     sum(c for *_, c in islands)))
+    return rows
 
 
 _RANDOM_TASKS = settings(
@@ -104,3 +115,16 @@ def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longes
     # Outside every step window the gap takes the step of the task after it (none here: NULL).
     con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(7, 0, 4)])
     assert con.execute("SELECT step_id FROM _device_gaps").fetchall() == [(None,)]
+
+
+@_RANDOM_TASKS
+@given(st.lists(_TASK, max_size=25))
+def test_op_type_busy_is_the_length_of_each_types_union(tasks):
+    got = (
+        _load(tasks)
+        .execute(
+            "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy ORDER BY device_id, op_type"
+        )
+        .fetchall()
+    )
+    assert got == _busy_by_type(tasks)

@@ -57,6 +57,25 @@ SELECT {", ".join(f"k.{c.strip()}" for c in key.split(","))}, e.interval_no, e.s
 FROM e JOIN k USING (part)"""
 
 
+def _union_length(source: str, key: str) -> str:
+    """SQL of the length of the union of the [start_ns, end_ns) intervals of ``source`` per ``key``
+    columns (``busy_us``), and their count (``task_count``), without building the merged intervals:
+    each row adds what it reaches past the latest end of the rows sorted before it. One sort."""
+    cols = [c.strip() for c in key.split(",")]
+    return f"""
+WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
+           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+{_parts("t", key)},
+r AS (SELECT part, start_ns, end_ns, max(end_ns) OVER (PARTITION BY part ORDER BY start_ns, end_ns
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+      FROM n),
+u AS (SELECT part, sum(greatest(0, end_ns - greatest(start_ns, coalesce(prev_end, start_ns)))) AS busy_ns,
+             sum(1) AS task_count
+      FROM r GROUP BY part)
+SELECT {", ".join(f"k.{c}" for c in cols)}, u.busy_ns / 1000.0 AS busy_us, u.task_count
+FROM u JOIN k USING (part)"""
+
+
 def _gaps(rows: str, key: str) -> str:
     """CTEs ``k`` (see ``_parts``) and ``g``: where a row of ``rows`` (rid, key, start_ns, end_ns) starts
     after every row that starts before it (per ``key``) has ended: part (join ``k`` for the key), start_ns
@@ -105,10 +124,7 @@ VIEWS: dict[str, tuple[str, str]] = {
         "Device time during which at least one compute task of an operator type ran (the union of that "
         "type's intervals, so tasks overlapping on several streams count once): run_id, device_id, "
         "op_type, busy_us, task_count.",
-        "SELECT run_id, device_id, op_type, sum(end_ns - start_ns) / 1000.0 AS busy_us, "
-        "sum(task_count) AS task_count FROM ("
-        + _merged("_compute_tasks", "run_id, device_id, op_type")
-        + ") GROUP BY run_id, device_id, op_type",
+        _union_length("_compute_tasks", "run_id, device_id, op_type"),
     ),
     "_comm_intervals": (
         "Disjoint intervals when at least one communication task ran, per run and device.",
