@@ -24,7 +24,8 @@ def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, in
             "INSERT INTO ops (run_id, device_id, stream_id, task_type, op_type, op_name, "
             "start_ns, dur_us, end_ns) "
             "VALUES ('r', ?, ?, 'AI_CORE', ?, ?, ?, ?, ?)",
-            [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur), (start + dur) * 1000],
+            [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur),
+             (start + dur) * 1000],
         )
     for step_id, start, end in steps:
         con.execute(
@@ -56,7 +57,7 @@ def _islands_by_device(tasks) -> dict[int, list[tuple[int, int, int]]]:
 
 
 def _busy_by_type(tasks) -> list[tuple[int, str, float, int]]:
-    """(device, op type, busy us, tasks): the length of the union of each type's tasks (type T<stream>)."""
+    """(device, op type, busy us, tasks): the union length of each type's tasks (type T<stream>)."""
     rows = []
     for device, stream in sorted({(t[0], t[1]) for t in tasks}):
         islands = _union([(s * 1000, (s + d) * 1000) for dev, st_, s, d in tasks
@@ -123,7 +124,8 @@ def test_op_type_busy_is_the_length_of_each_types_union(tasks):
     got = (
         _load(tasks)
         .execute(
-            "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy ORDER BY device_id, op_type"
+            "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy "
+            "ORDER BY device_id, op_type"
         )
         .fetchall()
     )
