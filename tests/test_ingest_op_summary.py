@@ -177,3 +177,38 @@ def test_serial_scans_apply_to_their_own_thread_only(tmp_path):
         assert not scans_in_parallel(big)
         assert pool.submit(scans_in_parallel, big).result()
     assert scans_in_parallel(big)
+
+
+def _metrics_export(tmp_path: Path, name: str, cells: list[str]) -> Path:
+    export = tmp_path / f"{name}_ascend_pt"
+    (export / KD).parent.mkdir(parents=True)
+    rows = "".join(f"1,op{i},Add,AI_CORE,1736408883704643.{i:03d},{cell},{cell},7\n"
+                   for i, cell in enumerate(cells))
+    (export / KD).write_text(
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aic_mac_ratio,"
+        "aic_total_cycles\n" + rows, encoding="utf-8")
+    return export
+
+
+def test_number_columns_parsed_by_the_csv_reader_give_the_text_paths_values(tmp_path):
+    """Clean files have their number columns parsed by DuckDB's CSV reader: N/A, blanks, NaN and
+    infinities are NULL, blanks around a number are skipped, exactly as the all-text path does."""
+    cells = ["N/A", "", " 12.5\t", "nan", "inf", "1e3", "0.734"]
+    ing = load_export(_metrics_export(tmp_path, "clean", cells))
+    got = ing.con.execute(
+        "SELECT dur_us, aic_mac_ratio, aic_total_cycles FROM ops ORDER BY op_name"
+    ).fetchall()
+    want = [None, None, 12.5, None, None, 1000.0, 0.734]
+    assert got == [(w, w, 7) for w in want]
+    assert not [p for p in ing.problems if "skipped" in p.problem]
+
+
+def test_a_number_column_holding_text_is_read_as_text_and_loses_no_row(tmp_path):
+    """A cell that is not a number makes the CSV reader reject its row; the file is then read as
+    text instead (nothing of the first attempt kept): every row is there, the odd cell NULL."""
+    ing = load_export(_metrics_export(tmp_path, "odd", ["1.5", "abc", "2.5"]))
+    got = ing.con.execute(
+        "SELECT op_name, dur_us, aic_mac_ratio FROM ops ORDER BY op_name"
+    ).fetchall()
+    assert got == [("op0", 1.5, 1.5), ("op1", None, None), ("op2", 2.5, 2.5)]
+    assert not [p for p in ing.problems if "skipped" in p.problem]

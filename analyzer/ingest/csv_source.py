@@ -94,6 +94,7 @@ def stream_csv(
     ctx: ReadContext,
     statement_for: Callable[[Path, list[str]], str | None],
     params: dict[str, object],
+    numeric_for: Callable[[list[str]], list[str]] | None = None,
 ) -> list[StreamedFile]:
     """Run one statement per file straight over its all-text scan (no text copy is kept).
 
@@ -101,13 +102,18 @@ def stream_csv(
     rows (columns named as the header, all VARCHAR), or None to skip the file (having reported why).
     Empty, binary or header-less files are reported and skipped; rows that do not fit the header are
     reported by file and line and skipped. Returns the files read.
+
+    ``numeric_for(header_columns)`` names columns that the statement only reads through
+    ``sql_values.double``: those are first parsed as DOUBLE by the CSV reader itself (see
+    ``_read_numbers``), which gives the same values for a clean file at half the cost.
     """
     done = []
     for path, enc in _usable(paths, ctx):
         columns = _column_names(path, enc)
         statement = statement_for(path, list(columns))
         if statement is not None:
-            rows = _consume(con, path, enc, columns, statement, params, ctx)
+            numeric = numeric_for(list(columns)) if numeric_for else []
+            rows = _consume(con, path, enc, columns, statement, params, ctx, numeric)
             if rows is not None:
                 done.append(StreamedFile(path, enc, columns, rows))
     return done
@@ -136,6 +142,8 @@ def serial_scans() -> Iterator[None]:
         yield
     finally:
         _SERIAL_SCANS.reset(token)
+
+
 _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
 
 
@@ -144,18 +152,20 @@ def scans_in_parallel(path: Path) -> bool:
     return path.stat().st_size >= _PARALLEL_FROM_BYTES and not _SERIAL_SCANS.get()
 
 
-def text_scan(parallel: bool, rejects: str = "") -> str:
+def text_scan(parallel: bool, rejects: str = "", numbers: bool = False) -> str:
     """The read_csv call reading one file's rows as text ($path, $columns, $encoding parameters).
 
     No dialect sniffing (it fails on exactly the files that need reading most: quoted newlines,
     truncated rows, stray quotes); the exporters always write ',' and '"'. Short rows are padded
     with NULLs (real exports have them). With ``rejects``, rows that do not fit the header go to
-    that table (and its scan table ``<rejects>_scan``) instead of failing the read.
+    that table (and its scan table ``<rejects>_scan``) instead of failing the read. With ``numbers``,
+    'N/A' cells are NULL too, as a typed ($columns) column cannot hold them.
     """
     store = f"store_rejects=true, rejects_table='{rejects}', rejects_scan='{rejects}_scan', " if rejects else ""
+    nulls = "nullstr=['', 'N/A'], " if numbers else ""
     return (
         f"read_csv($path, delim=',', quote='\"', escape='\"', header=true, columns=$columns, "
-        f"auto_detect=false, strict_mode=true, null_padding=true, "
+        f"auto_detect=false, strict_mode=true, null_padding=true, {nulls}"
         f"parallel={'true' if parallel else 'false'}, {store}encoding=$encoding)"
     )
 
@@ -164,21 +174,84 @@ def _run_scan(con: duckdb.DuckDBPyConnection, statement: str, path: Path, encodi
               columns: dict[str, str], params: dict[str, object], parallel: bool) -> tuple[int, str]:
     """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
     rejects = f"_rej_{next(_counter)}"
-    sql = statement.replace("{scan}", text_scan(parallel, rejects))
+    numbers = any(t != "VARCHAR" for t in columns.values())
+    sql = statement.replace("{scan}", text_scan(parallel, rejects, numbers))
     args = {"path": str(path), "columns": columns, "encoding": encoding, **params}
     return con.execute(sql, args).fetchall()[0][0], rejects
 
 
+def _read_numbers(
+    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
+    statement: str, params: dict[str, object],
+) -> tuple[int, str] | None:
+    """Run ``statement`` over a scan typing the non-VARCHAR ``columns``, in a transaction that is
+    kept only when no row was rejected. Returns (rows, rejects table), or None having changed nothing:
+    a cell that is not a number (or any other odd row) sends the file down the all-text path, which
+    reads it the usual way, its NULLs and reports included."""
+    try:
+        con.execute("BEGIN TRANSACTION")
+    except duckdb.Error:
+        return None  # the caller's own transaction is open: the all-text path
+    try:
+        parallel = scans_in_parallel(path)
+        rows, rejects = _run_scan(con, statement, path, encoding, columns, params, parallel)
+        clean = not con.execute(f"SELECT count(*) FROM {rejects}").fetchall()[0][0]
+    except duckdb.OutOfMemoryException:
+        con.execute("ROLLBACK")
+        raise
+    except duckdb.Error:
+        clean = False
+    con.execute("COMMIT" if clean else "ROLLBACK")
+    return (rows, rejects) if clean else None
+
+
 def _consume(
     con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
-    statement: str, params: dict[str, object], ctx: ReadContext,
+    statement: str, params: dict[str, object], ctx: ReadContext, numeric: list[str],
 ) -> int | None:
-    """Run ``statement`` over one file's text scan; report rejected rows, an empty or cut file.
+    """Run ``statement`` over one file's scan; report rejected rows, an empty or cut file.
 
-    Returns the rows the statement reports, None when the file cannot be read. Big files try the
-    parallel reader first and fall back to the serial one when DuckDB says it needs it (quoted
-    newlines together with short rows); a failed statement has changed nothing.
+    Returns the rows the statement reports, None when the file cannot be read. The ``numeric``
+    columns are parsed as numbers first (``_read_numbers``); else, or when that does not hold, the
+    file is read as text. Big files try the parallel reader first and fall back to the serial one
+    when DuckDB says it needs it (quoted newlines together with short rows); a failed statement has
+    changed nothing.
     """
+    typed = {name: "DOUBLE" if name in numeric else kind for name, kind in columns.items()}
+    read = _read_numbers(con, path, encoding, typed, statement, params) if numeric else None
+    if read is None:
+        read = _read_text(con, path, encoding, columns, statement, params, ctx)
+    if read is None:
+        return None
+    rows, rejects = read
+    ctx.mark_read(path)
+    _report_rejects(con, path, rejects, ctx)
+    if not rows:
+        ctx.report(
+            path,
+            "line 2",
+            "warning",
+            "no data rows below the header",
+            "the profiler wrote only the header here; re-export if rows were expected",
+        )
+    elif _ends_mid_row(path):
+        ctx.report(
+            path,
+            f"line {rows + 1}",
+            "error",
+            "the file ends mid-row (no final line break): the last "
+            "row is probably cut short, its missing cells are empty",
+            "the export was truncated; re-export it",
+        )
+    return rows
+
+
+def _read_text(
+    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
+    statement: str, params: dict[str, object], ctx: ReadContext,
+) -> tuple[int, str] | None:
+    """Run ``statement`` over the file's all-text scan: (rows, rejects table), or None having
+    reported why the file cannot be read."""
     parallel = scans_in_parallel(path)
     try:
         try:
@@ -201,26 +274,7 @@ def _consume(
             "check that the file is a complete export CSV",
         )
         return None
-    ctx.mark_read(path)
-    _report_rejects(con, path, rejects, ctx)
-    if not rows:
-        ctx.report(
-            path,
-            "line 2",
-            "warning",
-            "no data rows below the header",
-            "the profiler wrote only the header here; re-export if rows were expected",
-        )
-    elif _ends_mid_row(path):
-        ctx.report(
-            path,
-            f"line {rows + 1}",
-            "error",
-            "the file ends mid-row (no final line break): the last "
-            "row is probably cut short, its missing cells are empty",
-            "the export was truncated; re-export it",
-        )
-    return rows
+    return rows, rejects
 
 
 def _ends_mid_row(path: Path) -> bool:

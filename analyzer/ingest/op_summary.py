@@ -79,6 +79,14 @@ def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
     return items, missing
 
 
+def numeric_columns(columns: list[str]) -> list[str]:
+    """The header columns ``_select_list`` reads only as ``sql_values.double`` (the durations and
+    every metric column), which the CSV reader may parse as numbers itself."""
+    present = set(columns)
+    durations = [next((h for h in _IDENTITY[t][0] if h in present), None) for t in ("dur_us", "wait_us")]
+    return [c for c in columns if c not in _NON_METRIC or c in durations]
+
+
 def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read op_summary / kernel_details files (all slices) into ops. Returns rows inserted.
 
@@ -96,7 +104,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
                 f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
                 f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})")
 
-    files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id})
+    files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, numeric_columns)
     if not files:
         return 0
     if _report_unusable_rows(con, ctx, files[0].path):
