@@ -212,3 +212,20 @@ def test_a_number_column_holding_text_is_read_as_text_and_loses_no_row(tmp_path)
     ).fetchall()
     assert got == [("op0", 1.5, 1.5), ("op1", None, None), ("op2", 2.5, 2.5)]
     assert not [p for p in ing.problems if "skipped" in p.problem]
+
+
+def test_a_callers_open_transaction_is_left_alone(tmp_path):
+    """Inside the caller's own transaction the number columns are read as text (a BEGIN there would
+    abort it): the rows are read, and the caller's transaction still commits them."""
+    from analyzer.ingest.database import connect
+    from analyzer.ingest.op_summary import load_op_summary
+    from tests.read_context import context_for
+
+    export = _metrics_export(tmp_path, "tx", ["1.5", "2.5"])
+    con = connect()
+    con.execute("BEGIN TRANSACTION")
+    ctx = context_for(export)
+    assert load_op_summary(con, (export / KD,), ctx) == 2
+    assert not ctx.problems
+    con.execute("COMMIT")
+    assert con.execute("SELECT count(*) FROM ops").fetchall() == [(2,)]

@@ -185,24 +185,49 @@ def _read_numbers(
     statement: str, params: dict[str, object],
 ) -> tuple[int, str] | None:
     """Run ``statement`` over a scan typing the non-VARCHAR ``columns``, in a transaction that is
-    kept only when no row was rejected. Returns (rows, rejects table), or None having changed nothing:
-    a cell that is not a number (or any other odd row) sends the file down the all-text path, which
-    reads it the usual way, its NULLs and reports included."""
+    kept only when no row was rejected. Returns (rows, rejects table), or None having changed
+    nothing: a cell that is not a number (or any other odd row) sends the file down the all-text
+    path, which reads it the usual way, its NULLs and reports included. Not inside the caller's own
+    transaction (a BEGIN there would abort it): the all-text path then."""
+    if _in_transaction(con):
+        return None
+    parallel = scans_in_parallel(path)
+    con.execute("BEGIN TRANSACTION")
+    read = None
     try:
-        con.execute("BEGIN TRANSACTION")
-    except duckdb.Error:
-        return None  # the caller's own transaction is open: the all-text path
-    try:
-        parallel = scans_in_parallel(path)
         rows, rejects = _run_scan(con, statement, path, encoding, columns, params, parallel)
-        clean = not con.execute(f"SELECT count(*) FROM {rejects}").fetchall()[0][0]
+        if not con.execute(f"SELECT count(*) FROM {rejects}").fetchall()[0][0]:
+            read = rows, rejects
     except duckdb.OutOfMemoryException:
-        con.execute("ROLLBACK")
         raise
     except duckdb.Error:
-        clean = False
-    con.execute("COMMIT" if clean else "ROLLBACK")
-    return (rows, rejects) if clean else None
+        pass
+    finally:  # whatever happened, the transaction ends here
+        if not _end_transaction(con, commit=read is not None):
+            read = None
+    return read
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    """True inside an explicit transaction, where statements share one transaction id (each
+    auto-committed statement gets its own)."""
+    ids = [con.execute("SELECT txid_current()").fetchall()[0][0] for _ in range(2)]
+    return ids[0] == ids[1]
+
+
+def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
+    """COMMIT (when ``commit``) or ROLLBACK the transaction; True when its changes were kept."""
+    if commit:
+        try:
+            con.execute("COMMIT")
+            return True
+        except duckdb.Error:
+            pass  # a COMMIT that fails has rolled back; the ROLLBACK below is then a no-op error
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+    return False
 
 
 def _consume(
