@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.ingest.database import in_transaction
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
@@ -189,7 +190,7 @@ def _read_numbers(
     nothing: a cell that is not a number (or any other odd row) sends the file down the all-text
     path, which reads it the usual way, its NULLs and reports included. Not inside the caller's own
     transaction (a BEGIN there would abort it): the all-text path then."""
-    if _in_transaction(con):
+    if in_transaction(con):
         return None
     parallel = scans_in_parallel(path)
     con.execute("BEGIN TRANSACTION")
@@ -206,13 +207,6 @@ def _read_numbers(
         if not _end_transaction(con, commit=read is not None):
             read = None
     return read
-
-
-def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
-    """True inside an explicit transaction, where statements share one transaction id (each
-    auto-committed statement gets its own)."""
-    ids = [con.execute("SELECT txid_current()").fetchall()[0][0] for _ in range(2)]
-    return ids[0] == ids[1]
 
 
 def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:

@@ -42,6 +42,13 @@ def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> 
         con.execute(ddl(name, target))
 
 
+def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    """True inside an explicit transaction, where statements share one transaction id (each
+    auto-committed statement gets its own). Other connections do not see its changes yet."""
+    ids = [con.execute("SELECT txid_current()").fetchall()[0][0] for _ in range(2)]
+    return ids[0] == ids[1]
+
+
 def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str]) -> None:
     """Write the runs' rows into a DuckDB file, replacing earlier rows of the same runs (idempotent)."""
     db_path.parent.mkdir(parents=True, exist_ok=True)
