@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from analyzer.atomic_files import write_text_atomically
+from bench.results import MSPROF
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 HEADERS = (
@@ -97,8 +98,18 @@ def _runs_text(doc: dict[str, Any]) -> str:
     return (
         f"npu-triage and the parse floor ran {repeats} times per input, interleaved, and each row "
         "shows the median wall time (every run's is in the JSON) and the largest peak RSS; "
-        "msprof-analyze ran once."
+        f"msprof-analyze ran as often, but stopped once its runs of an input had taken 5 minutes "
+        f"({_msprof_runs_text(doc)})."
     )
+
+
+def _msprof_runs_text(doc: dict[str, Any]) -> str:
+    runs = [
+        f"{len(r.get('wall_s_runs') or [r['wall_s']])} at {r['size']}"
+        for r in doc["rows"]
+        if r["tool"] == MSPROF
+    ]
+    return "runs: " + ", ".join(runs) if runs else "not run"
 
 
 def _summary_lines(doc: dict[str, Any]) -> list[str]:
