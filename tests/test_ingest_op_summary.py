@@ -163,20 +163,18 @@ def test_try_cast_of_a_csv_column_stays_a_try_cast(tmp_path):
     assert con.cursor().execute(sql, [str(path)]).fetchall() == [(7,), (None,)]
 
 
-def test_serial_scans_apply_to_their_own_thread_only(tmp_path):
-    """While a reader runs beside, the main thread reads CSVs serially; other threads keep their choice."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from analyzer.ingest.csv_source import scans_in_parallel, serial_scans
+def test_serial_scans_apply_to_the_readers_told_so_only(tmp_path):
+    """While a reader runs beside, the others read CSVs serially; the rest keep their choice."""
+    from analyzer.ingest.csv_source import scans_in_parallel
+    from tests.read_context import context_for
 
     big, small = tmp_path / "big.csv", tmp_path / "small.csv"
     big.write_bytes(b"x\n" * (5 << 20))
     small.write_bytes(b"x\n1\n")
-    assert scans_in_parallel(big) and not scans_in_parallel(small)
-    with serial_scans(), ThreadPoolExecutor(1) as pool:
-        assert not scans_in_parallel(big)
-        assert pool.submit(scans_in_parallel, big).result()
-    assert scans_in_parallel(big)
+    ctx = context_for(tmp_path)
+    assert scans_in_parallel(big, ctx) and not scans_in_parallel(small, ctx)
+    assert not scans_in_parallel(big, ctx.part(scan_serially=True))
+    assert scans_in_parallel(big, ctx.part())
 
 
 def _metrics_export(tmp_path: Path, name: str, cells: list[str]) -> Path:

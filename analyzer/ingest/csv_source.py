@@ -6,9 +6,7 @@ from __future__ import annotations
 import csv
 import itertools
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,27 +128,14 @@ def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) ->
 
 # Files this large are read by DuckDB's parallel reader first (2-3x faster on big op_summary slices).
 _PARALLEL_FROM_BYTES = 8 << 20
-_SERIAL_SCANS: ContextVar[bool] = ContextVar("serial_csv_scans", default=False)
-
-
-@contextmanager
-def serial_scans() -> Iterator[None]:
-    """In this thread, read every file with the serial reader: for when another reader keeps the other
-    cores busy, where the parallel reader only adds its own overhead (kernel_details of 34 MB beside
-    a 127 MB timeline: 0.15 CPU-s less per diagnose, the same wall time or better)."""
-    token = _SERIAL_SCANS.set(True)
-    try:
-        yield
-    finally:
-        _SERIAL_SCANS.reset(token)
-
-
 _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
 
 
-def scans_in_parallel(path: Path) -> bool:
-    """Whether ``path`` is read by the parallel reader first: a big file, outside ``serial_scans``."""
-    return path.stat().st_size >= _PARALLEL_FROM_BYTES and not _SERIAL_SCANS.get()
+def scans_in_parallel(path: Path, ctx: ReadContext) -> bool:
+    """Whether ``path`` is read by the parallel reader first: a big file, unless its reader was
+    told to read serially (``ReadContext.scan_serially``: kernel_details of 34 MB beside a 127 MB
+    timeline then costs 0.15 CPU-s less per diagnose)."""
+    return path.stat().st_size >= _PARALLEL_FROM_BYTES and not ctx.scan_serially
 
 
 def text_scan(parallel: bool, rejects: str = "", numbers: bool = False) -> str:
@@ -183,7 +168,7 @@ def _run_scan(con: duckdb.DuckDBPyConnection, statement: str, path: Path, encodi
 
 def _read_numbers(
     con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
-    statement: str, params: dict[str, object],
+    statement: str, params: dict[str, object], parallel: bool,
 ) -> tuple[int, str] | None:
     """Run ``statement`` over a scan typing the non-VARCHAR ``columns``, in a transaction that is
     kept only when no row was rejected. Returns (rows, rejects table), or None having changed
@@ -192,7 +177,6 @@ def _read_numbers(
     transaction (a BEGIN there would abort it): the all-text path then."""
     if in_transaction(con):
         return None
-    parallel = scans_in_parallel(path)
     con.execute("BEGIN TRANSACTION")
     read = None
     try:
@@ -236,10 +220,13 @@ def _consume(
     when DuckDB says it needs it (quoted newlines together with short rows); a failed statement has
     changed nothing.
     """
+    parallel = scans_in_parallel(path, ctx)
     typed = {name: "DOUBLE" if name in numeric else kind for name, kind in columns.items()}
-    read = _read_numbers(con, path, encoding, typed, statement, params) if numeric else None
+    read = None
+    if numeric:
+        read = _read_numbers(con, path, encoding, typed, statement, params, parallel)
     if read is None:
-        read = _read_text(con, path, encoding, columns, statement, params, ctx)
+        read = _read_text(con, path, encoding, columns, statement, params, ctx, parallel)
     if read is None:
         return None
     rows, rejects = read
@@ -267,11 +254,10 @@ def _consume(
 
 def _read_text(
     con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
-    statement: str, params: dict[str, object], ctx: ReadContext,
+    statement: str, params: dict[str, object], ctx: ReadContext, parallel: bool,
 ) -> tuple[int, str] | None:
     """Run ``statement`` over the file's all-text scan: (rows, rejects table), or None having
     reported why the file cannot be read."""
-    parallel = scans_in_parallel(path)
     try:
         try:
             rows, rejects = _run_scan(con, statement, path, encoding, columns, params, parallel)

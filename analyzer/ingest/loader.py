@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.csv_source import serial_scans
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.memory_budget import duckdb_memory_limit
@@ -40,13 +39,14 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
     ctx = ReadContext(run_id=source.source_id, source=source)
     meta = read_run_metadata(ctx)
     kinds = [kind for kind in READERS if source.files.get(kind)]
-    parts = {kind: ctx.part() for kind in kinds}
     beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []
+    # While a reader runs beside them, the others read their CSVs serially (both cores are busy).
+    parts = {kind: ctx.part(scan_serially=bool(beside) and kind not in beside) for kind in kinds}
     # One file is one single-threaded parse (unless split in pieces); slices are parsed in parallel.
     single_file = bool(beside) and all(len(source.files[kind]) == 1 for kind in beside)
     single_files = [source.files[kind][0] for kind in beside] if single_file else []
     with ThreadPoolExecutor(max_workers=1) as pool:
-        with _one_thread_per_query(con, single_files), _serial_csv_beside(beside):
+        with _one_thread_per_query(con, single_files):
             running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
             for kind in kinds:
                 if kind not in beside:
@@ -76,11 +76,6 @@ def _one_thread_per_query(con: duckdb.DuckDBPyConnection,
         yield
     finally:
         con.execute(f"SET threads = {int(before)}")
-
-
-def _serial_csv_beside(beside: list[str]) -> AbstractContextManager[None]:
-    """While a reader runs beside the main thread's, the main thread's CSV scans are serial."""
-    return serial_scans() if beside else nullcontext()
 
 
 def _read_beside(con: duckdb.DuckDBPyConnection, kind: str, paths: tuple[Path, ...], ctx: ReadContext) -> None:

@@ -63,6 +63,9 @@ class ReadContext:
     # Run metadata found inside data files (e.g. chip from a DB's NPU_INFO), keyed by RunMetadata
     # field name; finalize uses a fact where the metadata files left the field unknown.
     facts: dict[str, object] = field(default_factory=dict)
+    # Read CSVs with DuckDB's serial reader: set by the loader for readers that run while another
+    # reader keeps the other cores busy, where the parallel reader only adds its own overhead.
+    scan_serially: bool = False
 
     def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path
@@ -73,9 +76,9 @@ class ReadContext:
         if rel not in self.files_read:
             self.files_read.append(rel)
 
-    def part(self) -> ReadContext:
+    def part(self, scan_serially: bool = False) -> ReadContext:
         """An empty context for one reader of the same export (readers may run at the same time)."""
-        return ReadContext(run_id=self.run_id, source=self.source)
+        return ReadContext(run_id=self.run_id, source=self.source, scan_serially=scan_serially)
 
     def absorb(self, part: ReadContext) -> None:
         """Take over what a reader's part context recorded (problems, files read, facts)."""
