@@ -181,31 +181,29 @@ class _RuleRun:
         )
 
 
+def _outcome_run(rule: Rule, run_ids: tuple[str, ...]) -> str:
+    """The run an outcome is about: the run itself, or ALL_RUNS for a rule over several runs."""
+    return run_ids[0] if rule.scope == "run" else ALL_RUNS
+
+
 def _precheck(
-    rule: Rule, run_ids: tuple[str, ...], availability: _Availability
+    rule: Rule, run_ids: tuple[str, ...], availability: _Availability, preview: bool
 ) -> RuleOutcome | None:
-    """The 'skipped' outcome of a rule that cannot run on these runs, or None when it can."""
-    outcome_run = run_ids[0] if rule.scope == "run" else ALL_RUNS
-    if rule.scope == "runs" and len(run_ids) < 2:
-        return RuleOutcome(
-            rule.name,
-            rule.id,
-            outcome_run,
-            "skipped",
-            reason="compares several runs: judged once over all the runs of PATH; "
-            "report all-runs, written when it has a finding",
-        )
-    missing = availability.missing(rule, run_ids)
-    if missing:
-        return RuleOutcome(
-            rule.name,
-            rule.id,
-            outcome_run,
-            "skipped",
-            reason=_skip_reason(rule, missing, len(run_ids)),
-            enable_hint=rule.enable_hint,
-        )
-    return None
+    """The 'skipped' outcome of a rule that does not run on these runs, or None when it runs."""
+    if rule.status == "preview" and not preview:
+        reason, hint = "preview rule; run with --preview to enable it", ""
+    elif rule.scope == "runs" and len(run_ids) < 2:
+        reason, hint = (
+            "compares several runs: judged once over all the runs of PATH; "
+            "report all-runs, written when it has a finding"
+        ), ""
+    elif missing := availability.missing(rule, run_ids):
+        reason, hint = _skip_reason(rule, missing, len(run_ids)), rule.enable_hint
+    else:
+        return None
+    return RuleOutcome(
+        rule.name, rule.id, _outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint
+    )
 
 
 def _run_one(
@@ -216,7 +214,7 @@ def _run_one(
     evidence_limit: int,
 ) -> tuple[list[Finding], RuleOutcome]:
     """Run a rule that passed its precheck: its findings, or a 'failed' outcome on a SQL error."""
-    outcome_run = run_ids[0] if rule.scope == "run" else ALL_RUNS
+    outcome_run = _outcome_run(rule, run_ids)
     try:
         found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
     except duckdb.OutOfMemoryException:
@@ -262,9 +260,7 @@ def run_rules(
         values = effective_params(rule, params)
         groups = [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
         for group in groups:
-            skip_preview = rule.status == "preview" and not preview
-            skipped = _preview_skip(rule, group) if skip_preview else None
-            skipped = skipped or _precheck(rule, group, availability)
+            skipped = _precheck(rule, group, availability, preview)
             results.append(([], skipped) if skipped else None)
             if not skipped:
                 jobs.append(partial(_run_one, rule=rule, params=values, run_ids=group,
@@ -276,12 +272,3 @@ def run_rules(
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
 
-
-def _preview_skip(rule: Rule, group: tuple[str, ...]) -> RuleOutcome:
-    return RuleOutcome(
-        rule.name,
-        rule.id,
-        group[0] if rule.scope == "run" else ALL_RUNS,
-        "skipped",
-        reason="preview rule; run with --preview to enable it",
-    )
