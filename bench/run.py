@@ -173,16 +173,17 @@ def run_benchmark(args: argparse.Namespace) -> dict:
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
     items = bench_inputs(args.data or args.out / "data", sizes, args.tiny)
     tool = _msprof_tool(args)
+    repeats = _repeats(args)
     rows: list[Row] = []
     for item in items:
         work = args.out / "runs" / item.path.name
         print(f"measuring {item.label} ...", file=sys.stderr, flush=True)
-        rows += _engine_rows(item, work, _repeats(args))
+        rows += _engine_rows(item, work, repeats)
         if tool is not None and item.layout == "torch_npu":
-            rows.append(_msprof_row(item, tool, work, _repeats(args)))
+            rows.append(_msprof_row(item, tool, work, repeats))
     doc = results_document(rows, args.tiny, time.perf_counter() - start)
     doc["sizes"] = sizes
-    doc["repeats"] = _repeats(args)
+    doc["repeats"] = repeats
     write_json_atomically(args.out / "results.json", doc)
     return doc
 
