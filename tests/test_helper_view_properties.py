@@ -36,6 +36,11 @@ def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, in
     return con
 
 
+def _rows(tasks: list[tuple[int, int, int, int]], sql: str) -> list[tuple]:
+    """The rows of ``sql`` over the helper views of a database holding ``tasks``."""
+    return _load(tasks).execute(sql).fetchall()
+
+
 def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
     """Disjoint [start, end) islands of ``spans`` (touching ones merge) with their task counts."""
     merged: list[list[int]] = []
@@ -75,13 +80,10 @@ _RANDOM_TASKS = settings(
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
-    got = (
-        _load(tasks)
-        .execute(
-            "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals "
-            "ORDER BY device_id, start_ns"
-        )
-        .fetchall()
+    got = _rows(
+        tasks,
+        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals "
+        "ORDER BY device_id, start_ns"
     )
     assert got == [
         (device, n + 1, s, e, c)
@@ -93,12 +95,9 @@ def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_device_gaps_lie_between_the_islands(tasks):
-    got = (
-        _load(tasks)
-        .execute(
-            "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns"
-        )
-        .fetchall()
+    got = _rows(
+        tasks,
+        "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns"
     )
     assert got == [
         (device, a[1], b[0])
@@ -121,13 +120,10 @@ def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longes
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_op_type_busy_is_the_length_of_each_types_union(tasks):
-    got = (
-        _load(tasks)
-        .execute(
-            "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy "
-            "ORDER BY device_id, op_type"
-        )
-        .fetchall()
+    got = _rows(
+        tasks,
+        "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy "
+        "ORDER BY device_id, op_type"
     )
     assert got == _busy_by_type(tasks)
 
