@@ -29,6 +29,14 @@ def _parts(rows: str, key: str) -> str:
             f"n AS (SELECT k.part, r.* EXCLUDE ({key}) FROM {rows} r JOIN k ON {on})")
 
 
+def _intervals(source: str, key: str) -> str:
+    """CTEs ``t`` (the rows of ``source`` with a start and an end, end not before start), ``k`` and
+    ``n`` (see ``_parts``): the intervals that the merging helpers read."""
+    return f"""WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
+           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+{_parts("t", key)}"""
+
+
 def _merged(source: str, key: str = "run_id, device_id") -> str:
     """SQL merging the [start_ns, end_ns) intervals of ``source`` per ``key`` columns into disjoint ones.
 
@@ -40,9 +48,7 @@ def _merged(source: str, key: str = "run_id, device_id") -> str:
     """
     order = "PARTITION BY part ORDER BY start_ns, end_ns"
     return f"""
-WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
-           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-{_parts("t", key)},
+{_intervals(source, key)},
 r AS (SELECT part, start_ns, max(end_ns) OVER w AS prev_end, row_number() OVER w AS rn
       FROM n WINDOW w AS ({order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
 tot AS (SELECT part, max(end_ns) AS last_end, count(*) AS task_rows FROM n GROUP BY part),
@@ -63,9 +69,7 @@ def _union_length(source: str, key: str) -> str:
     each row adds what it reaches past the latest end of the rows sorted before it. One sort."""
     cols = [c.strip() for c in key.split(",")]
     return f"""
-WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
-           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-{_parts("t", key)},
+{_intervals(source, key)},
 r AS (SELECT part, start_ns, end_ns, max(end_ns) OVER (PARTITION BY part ORDER BY start_ns, end_ns
           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
       FROM n),
