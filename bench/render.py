@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from analyzer.atomic_files import write_text_atomically
-from bench.results import MSPROF
+from bench.results import MSPROF, MSPROF_BUDGET_S
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 HEADERS = (
@@ -98,7 +98,8 @@ def _runs_text(doc: dict[str, Any]) -> str:
     return (
         f"npu-triage and the parse floor ran {repeats} times per input, interleaved, and each row "
         "shows the median wall time (every run's is in the JSON) and the largest peak RSS; "
-        f"msprof-analyze ran as often, but stopped once its runs of an input had taken 5 minutes "
+        "msprof-analyze ran as often, but stopped once its runs of an input had taken "
+        f"{MSPROF_BUDGET_S / 60:.0f} minutes "
         f"({_msprof_runs_text(doc)})."
     )
 

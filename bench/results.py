@@ -16,6 +16,10 @@ DIAGNOSE = "npu-triage diagnose (json,md)"
 DIAGNOSE_HTML = "npu-triage diagnose (json,md,html)"
 FLOOR = "parse floor (DuckDB read_csv + read_json)"
 MSPROF = "msprof-analyze advisor all"
+# msprof-analyze runs up to --repeat times per input, but stops once its runs of that input have
+# taken this long: the 1x export gets its median of 3 (about a minute each, where one run's noise,
+# 62 to 76 s on this machine, moves the 1x ratio by 20%), the 5x export one run of 6 minutes.
+MSPROF_BUDGET_S = 300.0
 TOOLS = (DIAGNOSE, DIAGNOSE_HTML, FLOOR, MSPROF)
 
 

@@ -26,6 +26,7 @@ from bench.results import (  # noqa: E402
     DIAGNOSE_HTML,
     FLOOR,
     MSPROF,
+    MSPROF_BUDGET_S,
     Row,
     results_document,
     write_json_atomically,
@@ -46,7 +47,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         help="runs of npu-triage and the parse floor per input, interleaved, the median reported "
         "(default 3, 1 with --tiny); msprof-analyze runs as often, but stops once its runs of an "
-        "input have taken 5 minutes",
+        f"input have taken {MSPROF_BUDGET_S / 60:.0f} minutes",
     )
     p.add_argument(
         "--with-msprof-analyze",
@@ -119,12 +120,6 @@ def _engine_rows(item: BenchInput, work: Path, repeats: int) -> list[Row]:
         for tool, (cmd, name) in commands.items():
             samples[tool].append(measure(cmd, work / f"{name}_{run + 1}.log", cwd=ROOT))
     return [_row(item, tool, median_of(ms), [m.wall_s for m in ms]) for tool, ms in samples.items()]
-
-
-# msprof-analyze runs up to --repeat times per input, but stops once its runs of that input have
-# taken this long: the 1x export gets its median of 3 (about a minute each, where one run's noise,
-# 62 to 76 s on this machine, moves the 1x ratio by 20%), the 5x export one run of 6 minutes.
-MSPROF_BUDGET_S = 300.0
 
 
 def _msprof_row(item: BenchInput, tool: Path, work: Path, repeats: int) -> Row:
