@@ -6,7 +6,8 @@ import duckdb
 import pytest
 
 from analyzer.ingest.database import connect
-from analyzer.rule_engine.view_build import CATALOG, build_relations, dependencies
+from analyzer.rule_engine import view_build
+from analyzer.rule_engine.view_build import CATALOG, build_relations, chain_length, dependencies
 
 RELATIONS = {
     "_base": "SELECT range AS x FROM range(10)",
@@ -53,3 +54,29 @@ def test_a_failing_relation_raises_after_the_others_finish_and_can_be_rebuilt():
         build_relations(con, broken, plain=("_base",))
     build_relations(con, RELATIONS, plain=("_base",))
     assert con.execute("SELECT evens, odds FROM _both").fetchall() == [(5, 5)]
+
+
+# _head starts a chain of three; _lone, listed first, is a chain of one.
+CHAINS = {
+    "_lone": "SELECT 1 AS x",
+    "_head": "SELECT 2 AS x",
+    "_middle": "SELECT x FROM _head",
+    "_tail": "SELECT x FROM _middle",
+}
+
+
+def test_chain_length_counts_the_relations_built_one_after_another():
+    deps = dependencies(CHAINS)
+    assert {name: chain_length(name, deps) for name in CHAINS} == {
+        "_lone": 1, "_head": 3, "_middle": 2, "_tail": 1,
+    }
+
+
+def test_the_head_of_the_longest_chain_is_built_first(monkeypatch):
+    monkeypatch.setattr(view_build, "_WORKERS", 1)  # one connection: built strictly in scheduling order
+    con = connect()
+    build_relations(con, CHAINS, plain=())
+    order = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY table_oid", [CATALOG]
+    ).fetchall()
+    assert [r[0] for r in order] == ["_head", "_middle", "_lone", "_tail"]

@@ -30,19 +30,29 @@ def dependencies(relations: dict[str, str]) -> dict[str, set[str]]:
     }
 
 
+def chain_length(name: str, deps: dict[str, set[str]]) -> int:
+    """How many relations at most are built one after another from ``name`` on (itself included)."""
+    readers = [other for other, reads in deps.items() if name in reads]
+    return 1 + max((chain_length(other, deps) for other in readers), default=0)
+
+
 def build_relations(
     con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]
 ) -> None:
     """Create every relation on ``con``: ``plain`` ones as TEMP views, the others computed once into
-    tables of CATALOG (as many at once as their dependencies allow) and shown as TEMP views."""
+    tables of CATALOG (as many at once as their dependencies allow, those heading the longest chains
+    of relations first, so the last ones of a chain do not run alone at the end) and shown as TEMP
+    views."""
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG}")
     tables = [name for name in relations if name not in plain]
     _drop_temp(con, list(relations))
     for name in plain:
         con.execute(f"CREATE TEMP VIEW {name} AS {relations[name]}")
     cursors = [worker(con, relations, plain) for _ in range(min(_WORKERS, len(tables)) or 1)]
+    deps = dependencies(relations)
+    tables = sorted(tables, key=lambda name: -chain_length(name, deps))
     try:
-        _compute_tables(cursors, tables, relations, dependencies(relations), set(plain))
+        _compute_tables(cursors, tables, relations, deps, set(plain))
     finally:
         for cursor in cursors:
             cursor.close()
