@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from functools import partial
@@ -11,7 +12,7 @@ from typing import Any
 import duckdb
 
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
-from analyzer.rule_engine.rule_pool import run_jobs
+from analyzer.rule_engine.rule_pool import Job, run_jobs
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
@@ -154,7 +155,8 @@ class _RuleRun:
         details = {k: plain_value(v) for k, v in row.items() if k not in _SPECIAL_COLUMNS}
         if ev_total > len(ev_rows):
             details["evidence_total_rows"] = ev_total
-        values = {**self.params, **{k: plain_value(v) for k, v in row.items()}, "threshold": threshold}
+        plain = {k: plain_value(v) for k, v in row.items()}
+        values = {**self.params, **plain, "threshold": threshold}
         severity = row.get("severity") if row.get("severity") in SEVERITIES else rule.severity
         confidence = row.get("confidence") if row.get("confidence") in CONFIDENCES else "medium"
         return Finding(
@@ -253,22 +255,40 @@ def run_rules(
     create_views(con)
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
-    availability = _Availability(con)
-    results: list[tuple[list[Finding], RuleOutcome] | None] = []
-    jobs, own_connection, slots = [], [], []
+    planned = _plan(rules, run_ids, params, _Availability(con), preview, evidence_limit)
+    to_run = [p for p in planned if p.skipped is None]
+    ran = iter(run_jobs(con, [p.job for p in to_run], [p.own_connection for p in to_run]))
+    results = [([], p.skipped) if p.skipped else next(ran) for p in planned]
+    findings = [f for found, _ in results for f in found]
+    return findings, [outcome for _, outcome in results]
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """One rule over one run, or over all the runs: its 'skipped' outcome, or the job running it."""
+
+    skipped: RuleOutcome | None
+    job: Job | None = None
+    own_connection: bool = False  # a several-run rule reads scaling views that live on con only
+
+
+def _plan(
+    rules: list[Rule],
+    run_ids: list[str],
+    params: dict[str, dict[str, Any]] | None,
+    availability: _Availability,
+    preview: bool,
+    evidence_limit: int,
+) -> list[_Planned]:
+    """Every (rule, run or runs) in rule order, prechecked."""
+    planned = []
     for rule in rules:
         values = effective_params(rule, params)
         groups = [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
         for group in groups:
             skipped = _precheck(rule, group, availability, preview)
-            results.append(([], skipped) if skipped else None)
-            if not skipped:
-                jobs.append(partial(_run_one, rule=rule, params=values, run_ids=group,
-                                    evidence_limit=evidence_limit))
-                own_connection.append(rule.scope == "runs")  # its scaling views live on con only
-                slots.append(len(results) - 1)
-    for slot, result in zip(slots, run_jobs(con, jobs, own_connection), strict=True):
-        results[slot] = result
-    findings = [f for found, _ in results for f in found]
-    return findings, [outcome for _, outcome in results]
-
+            job = None if skipped else partial(
+                _run_one, rule=rule, params=values, run_ids=group, evidence_limit=evidence_limit
+            )
+            planned.append(_Planned(skipped, job, rule.scope == "runs"))
+    return planned
