@@ -107,11 +107,13 @@ def stream_csv(
     ``_read_numbers``), which gives the same values for a clean file at half the cost.
     """
     done = []
+    # Not inside the caller's own transaction: the typed read's BEGIN would abort it.
+    typed_read = numeric_for is not None and not in_transaction(con)
     for path, enc in _usable(paths, ctx):
         columns = _column_names(path, enc)
         statement = statement_for(path, list(columns))
         if statement is not None:
-            numeric = numeric_for(list(columns)) if numeric_for else []
+            numeric = numeric_for(list(columns)) if typed_read else []
             rows = _consume(con, path, enc, columns, statement, params, ctx, numeric)
             if rows is not None:
                 done.append(StreamedFile(path, enc, columns, rows))
@@ -173,10 +175,8 @@ def _read_numbers(
     """Run ``statement`` over a scan typing the non-VARCHAR ``columns``, in a transaction that is
     kept only when no row was rejected. Returns (rows, rejects table), or None having changed
     nothing: a cell that is not a number (or any other odd row) sends the file down the all-text
-    path, which reads it the usual way, its NULLs and reports included. Not inside the caller's own
-    transaction (a BEGIN there would abort it): the all-text path then."""
-    if in_transaction(con):
-        return None
+    path, which reads it the usual way, its NULLs and reports included. Never called inside the
+    caller's own transaction (``stream_csv`` checks), where this BEGIN would abort it."""
     con.execute("BEGIN TRANSACTION")
     read = None
     try:
