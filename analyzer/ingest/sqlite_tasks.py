@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from analyzer.ingest import sql_values as v
 from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
@@ -98,11 +99,8 @@ def _optional(
         "int": lambda: int_or_null(ref, "INTEGER"),
         "bigint": lambda: int_or_null(ref),
         "text": lambda: db.text(alias, table, col),
-        "unquoted": lambda: f"NULLIF(trim({db.text(alias, table, col)}, '\"'), '')",
-        "bool": lambda: (
-            f"CASE WHEN upper({db.text(alias, table, col)}) IN ('YES','TRUE','1') THEN TRUE "
-            f"WHEN upper({db.text(alias, table, col)}) IN ('NO','FALSE','0') THEN FALSE END"
-        ),
+        "unquoted": lambda: v.without_quotes(db.text(alias, table, col)),
+        "bool": lambda: v.yes_no(db.text(alias, table, col)),
         "ns_to_us": lambda: f"TRY_CAST({ref} AS DOUBLE) / 1000.0",
     }[how]()
     return f"{expr} AS {target}"
