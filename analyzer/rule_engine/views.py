@@ -29,11 +29,15 @@ def _parts(rows: str, key: str) -> str:
             f"n AS (SELECT k.part, r.* EXCLUDE ({key}) FROM {rows} r JOIN k ON {on})")
 
 
+# The rows of a task table that are intervals: a start and an end, the end not before the start.
+_VALID_INTERVAL = "start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns"
+
+
 def _intervals(source: str, key: str) -> str:
     """CTEs ``t`` (the rows of ``source`` with a start and an end, end not before start), ``k`` and
     ``n`` (see ``_parts``): the intervals that the merging helpers read."""
     return f"""WITH t AS (SELECT {key}, start_ns, end_ns FROM {source}
-           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+           WHERE {_VALID_INTERVAL}),
 {_parts("t", key)}"""
 
 
@@ -102,9 +106,9 @@ ks AS (SELECT k.part, s.start_ns, max(s.end_ns) AS end_ns, arg_max(s.step_id, (s
 gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
        FROM g ASOF LEFT JOIN ks ON ks.part = g.part AND g.start_ns >= ks.start_ns)""" if with_steps else """,
 gs AS (SELECT * FROM g)"""
-    return """
+    return f"""
 WITH t AS (SELECT rowid AS rid, run_id, device_id, start_ns, end_ns FROM ops
-           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+           WHERE {_VALID_INTERVAL}),
 """ + _gaps("t", "run_id, device_id") + windows + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
@@ -290,6 +294,8 @@ SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id
                FROM timeline)"""
 
 
+# name -> SQL of every helper relation, in VIEWS order.
+_RELATIONS = {name: sql for name, (_doc, sql) in VIEWS.items()}
 _HAS_STEP_WINDOWS = "SELECT EXISTS (SELECT 1 FROM steps WHERE start_ns IS NOT NULL)"
 
 
@@ -305,7 +311,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()[0][0]
     if state and con.execute("SELECT signature FROM _helper_views_state").fetchall()[0][0] == signature:
         return
-    relations = {name: sql for name, (_doc, sql) in VIEWS.items()}
+    relations = dict(_RELATIONS)
     if not con.execute(_HAS_STEP_WINDOWS).fetchall()[0][0]:
         relations["_device_gaps"] = _device_gaps_sql(with_steps=False)
     build_relations(con, relations, _PLAIN_VIEWS)
@@ -315,7 +321,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
 def helper_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """A second connection to ``con``'s database that sees the helper relations too (once
     ``create_views(con)`` has run), for queries run beside ``con``'s; the caller closes it."""
-    return worker(con, {name: sql for name, (_doc, sql) in VIEWS.items()}, _PLAIN_VIEWS)
+    return worker(con, _RELATIONS, _PLAIN_VIEWS)
 
 
 def view_docs() -> dict[str, str]:
