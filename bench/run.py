@@ -68,7 +68,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _row(item: BenchInput, tool: str, m: Measurement, walls: list[float] | None = None) -> Row:
+def _row(item: BenchInput, tool: str, samples: list[Measurement]) -> Row:
+    """The table row of a tool's runs of an input: their median (``median_of``), each wall time."""
+    m = median_of(samples)
     return Row(
         input=item.label,
         layout=item.layout,
@@ -80,7 +82,7 @@ def _row(item: BenchInput, tool: str, m: Measurement, walls: list[float] | None 
         wall_s=round(m.wall_s, 3),
         peak_rss_mb=round(m.peak_rss_mb, 1),
         exit_code=m.exit_code,
-        wall_s_runs=[round(w, 3) for w in (walls or [m.wall_s])],
+        wall_s_runs=[round(x.wall_s, 3) for x in samples],
     )
 
 
@@ -120,14 +122,14 @@ def _engine_rows(item: BenchInput, work: Path, repeats: int) -> list[Row]:
     for run in range(repeats):
         for tool, (cmd, name) in commands.items():
             samples[tool].append(measure(cmd, work / f"{name}_{run + 1}.log", cwd=ROOT))
-    return [_row(item, tool, median_of(ms), [m.wall_s for m in ms]) for tool, ms in samples.items()]
+    return [_row(item, tool, ms) for tool, ms in samples.items()]
 
 
 def _msprof_row(item: BenchInput, tool: Path, work: Path, repeats: int) -> Row:
     samples: list[Measurement] = []
     while len(samples) < repeats and sum(m.wall_s for m in samples) < MSPROF_BUDGET_S:
         samples.append(_msprof_run(item, tool, work, len(samples) + 1))
-    return _row(item, MSPROF, median_of(samples), [m.wall_s for m in samples])
+    return _row(item, MSPROF, samples)
 
 
 def _msprof_run(item: BenchInput, tool: Path, work: Path, run: int) -> Measurement:
