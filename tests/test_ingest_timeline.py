@@ -167,6 +167,17 @@ def test_timeline_numeric_ts_kept_exact(tmp_path):
     assert con.execute("SELECT start_ns FROM timeline").fetchone() == (1736408883688177931,)
 
 
+def test_timeline_absurd_ts_loses_only_its_own_start(tmp_path):
+    """A ts past the BIGINT ns range (a hand-edited trace) made the whole timeline unreadable
+    (overflow in ts * 1000); now that event alone has no start, and is reported."""
+    events = [_meta(1, "Ascend Hardware"), _x(1, 0, "k", "1736408883688177.931", 1.0),
+              _x(1, 0, "far", "999999999999999999999999999999999.5", 1.0), _x(1, 0, "old", "5.0", 1.0)]
+    ing = load_export(_write_export(tmp_path / "run", events))
+    rows = ing.con.execute("SELECT name, start_ns FROM timeline ORDER BY name").fetchall()
+    assert rows == [("far", None), ("k", 1736408883688177931), ("old", 5000)]
+    assert any("1 events have a 'ts' too large" in line for line in _lines(ing))
+
+
 def test_timeline_slices_are_unioned(tmp_path):
     folder = tmp_path / "run"
     _write_export(folder, SMALL[:8], name="msprof_slice_0_20250101000000.json")

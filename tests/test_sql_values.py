@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import duckdb
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -39,3 +41,35 @@ def _convert(cells: list[str]) -> list[tuple[str | None, str | None]]:
 @example(['"""32,64"""', '" N/A "', '""', ' "x" ', "N/A", '\t"1;2"\t', '"', "\u00a0x\u00a0", "\x01"])
 def test_text_and_unquoted_match_their_definitions(cells):
     assert _convert(cells) == [(expected_text(c), expected_unquoted(c)) for c in cells]
+
+
+INT64 = (-(2**63), 2**63 - 1)
+# Microseconds with three decimals, as integer thousandths: around a profiling epoch, anywhere in
+# the DECIMAL(38,3) range, and around the ends of the BIGINT ns range.
+MILLI_US = st.one_of(
+    st.integers(1_600_000_000_000_000_000, 1_900_000_000_000_000_000),
+    st.integers(-(10**35), 10**35),
+    st.integers(INT64[0] - 2, INT64[1] + 2),
+)
+EPOCH = 1_736_408_883_688_177_930
+
+
+def expected_ns(milli_us: int) -> int | None:
+    """decimal_us_to_ns(): the exact ns (thousandths of a microsecond), NULL outside BIGINT."""
+    return milli_us if INT64[0] <= milli_us <= INT64[1] else None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(MILLI_US, min_size=1, max_size=20), MILLI_US, st.sampled_from([-1, 0, 1]))
+@example([EPOCH, EPOCH + v.NEAR_ANCHOR_US * 1000 - 1, EPOCH - 1], EPOCH, 1)
+def test_decimal_us_to_ns_is_exact_whatever_the_anchor(values, anchor_milli, edge):
+    """Each value converts exactly, near the anchor (the 64-bit path) or not, whatever the anchor;
+    as without one."""
+    values = [*values, anchor_milli + edge * v.NEAR_ANCHOR_US * 1000]  # at the window's edge
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (n INTEGER, us DECIMAL(38,3))")
+    rows = [(i, Decimal(x).scaleb(-3)) for i, x in enumerate(values)]
+    con.executemany("INSERT INTO t VALUES (?, ?)", rows)
+    anchor = Decimal(anchor_milli).scaleb(-3)
+    sql = f"SELECT {v.decimal_us_to_ns('us', anchor)}, {v.decimal_us_to_ns('us')} FROM t ORDER BY n"
+    assert con.execute(sql).fetchall() == [(expected_ns(x), expected_ns(x)) for x in values]

@@ -5,6 +5,8 @@ Only column identifiers (quoted) are put into these expressions, never values.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 UINT32_NONE = 4294967295
 UINT64_NONE = 18446744073709551615
 
@@ -53,7 +55,37 @@ def integer(col: str, sql_type: str = "BIGINT") -> str:
 
 def us_to_ns(col: str) -> str:
     """Exact int64 ns from a decimal microsecond string ('1736408883704643.212\\t' -> ...643212)."""
-    return f"TRY_CAST(TRY_CAST({ident(col)} AS DECIMAL(38,3)) * 1000 AS BIGINT)"
+    return decimal_us_to_ns(f"TRY_CAST({ident(col)} AS DECIMAL(38,3))")
+
+
+# The microseconds whose nanoseconds fit BIGINT; outside them there is no ns value (NULL).
+_NS_RANGE_US = ("-9223372036854775.808", "9223372036854775.807")
+# How far from the anchor a value takes the 64-bit path: 1e15 ns, well below the 2^51 ns up to
+# which a double times 1000 rounds back to the exact integer.
+NEAR_ANCHOR_US = 10**12
+# Anchors this far inside the BIGINT range leave the whole window inside it.
+_ANCHOR_LIMIT_US = 9 * 10**15
+
+
+def decimal_us_to_ns(us_sql: str, anchor_us: Decimal | int | None = None) -> str:
+    """Exact int64 ns from a DECIMAL(38,3) microsecond expression; NULL outside the BIGINT range.
+
+    ``CAST(us * 1000 AS BIGINT)`` divides a 128-bit integer by the scale: about 160 ns a value,
+    0.17 s for the 735k events of a 127 MB timeline. Given ``anchor_us``, any microsecond value of
+    the same trace (e.g. its first), values within NEAR_ANCHOR_US of it are computed from their
+    difference to it, which fits DECIMAL(18,3) (a 64-bit integer) and whose double times 1000
+    rounds back to the exact integer: 15x cheaper. The others take the 128-bit path, so any anchor
+    gives the same values."""
+    lo, hi = (f"{bound}::DECIMAL(38,3)" for bound in _NS_RANGE_US)
+    exact = f"WHEN {us_sql} BETWEEN {lo} AND {hi} THEN TRY_CAST({us_sql} * 1000 AS BIGINT)"
+    if anchor_us is None or abs(anchor_us) > _ANCHOR_LIMIT_US:
+        return f"CASE {exact} END"
+    anchor = Decimal(anchor_us).quantize(Decimal("0.001"))
+    near_lo, near_hi = (f"{anchor + d}::DECIMAL(38,3)" for d in (-NEAR_ANCHOR_US, NEAR_ANCHOR_US))
+    offset = f"CAST({us_sql} - {anchor}::DECIMAL(38,3) AS DECIMAL(18,3))"
+    near = (f"WHEN {us_sql} > {near_lo} AND {us_sql} < {near_hi} "
+            f"THEN {int(anchor * 1000)} + CAST(round(CAST({offset} AS DOUBLE) * 1000) AS BIGINT)")
+    return f"CASE {near} {exact} END"
 
 
 def unquoted(col: str) -> str:

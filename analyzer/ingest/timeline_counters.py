@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest.sql_values import decimal_us_to_ns
 from analyzer.ingest.timeline_events import process_names_sql
 
 _BARE_UNITS = ("KB", "MB", "GB", "B", "MHz", "GHz", "%", "ns", "us", "ms")
@@ -21,7 +22,7 @@ _UTILIZATION = {"AI Core Utilization": "aicore_utilization", "AI Vector Core Uti
 def _samples_sql(raw: str) -> str:
     """One row per (counter event, arg): name, process, ts, key, numeric value, id-like arg of the event."""
     return f"""
-        SELECT c.name, p.process, TRY_CAST(c.ts * 1000 AS BIGINT) AS ts_ns, c.event_no,
+        SELECT c.name, p.process, {decimal_us_to_ns('c.ts')} AS ts_ns, c.event_no,
             kv.key AS key, TRY_CAST(json_extract_string(kv.value, '$') AS DOUBLE) AS value,
             regexp_matches(lower(kv.key), '(^|[_ ])id$') AS is_id
         FROM (SELECT rowid AS event_no, name, pid, ts, args FROM {raw}

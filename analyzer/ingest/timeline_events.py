@@ -6,6 +6,8 @@ synthetic ids). ``args`` JSON is parsed only for the kinds whose args are used.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import duckdb
 
 from analyzer.ingest import sql_values as v
@@ -60,13 +62,22 @@ def _fields_sql(raw: str) -> str:
     """
 
 
+def _anchor_us(con: duckdb.DuckDBPyConnection, raw: str) -> Decimal | None:
+    """The first event's ts: the trace's other events lie near it (sql_values.decimal_us_to_ns)."""
+    rows = con.execute(
+        f"SELECT ts FROM {raw} WHERE ts IS NOT NULL AND ph NOT IN ('M', 'C') LIMIT 1"
+    ).fetchall()
+    return rows[0][0] if rows else None
+
+
 def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
     """Insert every timed non-metadata, non-counter event of the raw table into timeline; returns rows."""
+    start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     return con.execute(
         f"""
         INSERT INTO timeline BY NAME
         SELECT ?::VARCHAR AS run_id, kind, process, TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name,
-            cat AS category, TRY_CAST(ts * 1000 AS BIGINT) AS start_ns,
+            cat AS category, {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
             TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
             {v.integer('raw_stream', 'INTEGER')} AS stream_id,
