@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from analyzer.ingest import load_export
 from analyzer.ingest.task_time import load_task_time
+from fixtures.generator import write_export
 from tests.read_context import context_for, write_bytes
 
 HEADER = (
@@ -96,3 +98,16 @@ def test_task_time_slices_are_unioned(tmp_path, con):
     assert con.execute("SELECT list(task_id ORDER BY task_id) FROM timeline").fetchall() == [
         ([1, 2],)
     ]
+
+
+def test_msprof_task_in_task_time_and_timeline_json_is_one_row(tmp_path):
+    """msprof writes each device task to task_time_*.csv and to msprof_*.json: one timeline row."""
+    root = write_export("gappy_multistream", tmp_path, layout="msprof")[0]
+    files = {p.name.split("_")[0] for p in root.rglob("*") if p.is_file()}
+    assert {"task", "msprof"} <= files  # both sources of device tasks are there
+    con = load_export(root).con
+    repeated = con.execute(
+        "SELECT count(*) - count(DISTINCT (run_id, stream_id, task_id, start_ns)), count(*) FROM timeline "
+        "WHERE kind = 'device_task'"
+    ).fetchone()
+    assert repeated[0] == 0 and repeated[1] > 0
