@@ -109,6 +109,22 @@ def test_op_summary_msprof_header_with_trailing_tab_and_slices(tmp_path):
     assert con.execute("SELECT producer, layout FROM runs").fetchone() == ("msprof", "mindstudio_profiler_output")
 
 
+def test_op_summary_start_times_far_from_the_first_row_stay_exact(tmp_path):
+    """The first row's start anchors the 64-bit conversion (csv_anchor); starts days or years away
+    from it, or before the epoch, still give the exact ns; past the BIGINT range, none."""
+    starts = ["1736408883704643.212", "1736408883704643.213", "N/A", "1736418883704643.999",
+              "1636408883704643.001", "-5.5", "9223372036854775.808"]
+    want = [1736408883704643212, 1736408883704643213, None, 1736418883704643999, 1636408883704643001,
+            -5500, None]
+    out = tmp_path / "run" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    rows = "".join(f"k{i},MatMul,AI_CORE,{start}\t,1.5\n" for i, start in enumerate(starts))
+    (out / "kernel_details.csv").write_text("Name,Type,Accelerator Core,Start Time(us),Duration(us)\n" + rows)
+    con = load_export(tmp_path / "run").con
+    got = con.execute("SELECT start_ns FROM ops ORDER BY op_name").fetchall()
+    assert [r[0] for r in got] == want
+
+
 def test_op_summary_multi_device_gives_one_run_per_device(tmp_path):
     out = tmp_path / "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA" / "mindstudio_profiler_output"
     out.mkdir(parents=True)

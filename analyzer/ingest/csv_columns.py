@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import duckdb
 
 from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv_anchor import ns_anchor
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
@@ -58,10 +61,13 @@ CONVERSIONS = {
 }
 
 
-def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[str], list[Field]]:
+def select_items(
+    columns: list[str], fields: tuple[Field, ...], anchor_us: Decimal | None = None
+) -> tuple[list[str], list[Field]]:
     """SELECT items for every target (NULL when no header is present), and missing required fields.
 
     Several fields may share a target (e.g. a MB and a KB header): the first one present wins.
+    ``anchor_us`` is where the file's microsecond times lie (``csv_anchor.ns_anchor``).
     """
     present = set(columns)
     chosen: dict[str, str | None] = {}
@@ -70,7 +76,10 @@ def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[st
         wanted.setdefault(field.target, []).append(field)
         raw = next((h for h in field.headers if h in present), None)
         if raw is not None and chosen.get(field.target) is None:
-            chosen[field.target] = f"{CONVERSIONS[field.how](raw)} AS {field.target}"
+            how = CONVERSIONS[field.how]
+            if field.how == "ns":
+                how = partial(v.us_to_ns, anchor_us=anchor_us)
+            chosen[field.target] = f"{how(raw)} AS {field.target}"
     items: list[str] = []
     missing: list[Field] = []
     for target, group in wanted.items():
@@ -81,6 +90,11 @@ def select_items(columns: list[str], fields: tuple[Field, ...]) -> tuple[list[st
                 Field(target, tuple(h for f in group for h in f.headers), group[0].how, True)
             )
     return items, missing
+
+
+def file_ns_anchor(path: Path, columns: list[str], fields: tuple[Field, ...]) -> Decimal | None:
+    """Where the file's microsecond times (the ``ns`` fields) lie, from its first data row."""
+    return ns_anchor(path, columns, [h for f in fields if f.how == "ns" for h in f.headers])
 
 
 def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected: str) -> None:
@@ -116,7 +130,7 @@ def load_csv_table(
     helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
 
     def statement(path: Path, columns: list[str]) -> str | None:
-        items, missing = select_items(columns, fields)
+        items, missing = select_items(columns, fields, file_ns_anchor(path, columns, fields))
         if missing:
             report_missing(ctx, path, missing, expected)
             return None

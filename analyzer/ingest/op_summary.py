@@ -6,11 +6,13 @@ header name, never by position; either producer's names are accepted.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 
 from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv_anchor import ns_anchor
 from analyzer.ingest.csv_columns import CONVERSIONS
 from analyzer.ingest.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
@@ -46,16 +48,20 @@ _NON_METRIC = {h for headers, _ in _IDENTITY.values() for h in headers} | {"Mode
 REQUIRED = ("op_name", "start_ns", "dur_us")
 
 
-def _select_list(columns: list[str]) -> tuple[list[str], list[str]]:
+def _select_list(
+    columns: list[str], anchor_us: Decimal | None = None
+) -> tuple[list[str], list[str]]:
     """SELECT items for the ops columns present (and NULL for the pipeline inputs absent, so that the
-    derived columns always bind), and the normalized names of missing required ones."""
+    derived columns always bind), and the normalized names of missing required ones. ``anchor_us``:
+    where the start times lie (``csv_anchor``)."""
     present = set(columns)
     items: list[str] = []
     found: set[str] = set()
     for target, (headers, how) in _IDENTITY.items():
         raw = next((h for h in headers if h in present), None)
         if raw is not None:
-            items.append(f"{CONVERSIONS[how](raw)} AS {target}")
+            value = v.us_to_ns(raw, anchor_us) if how == "ns" else CONVERSIONS[how](raw)
+            items.append(f"{value} AS {target}")
             found.add(target)
     extras: list[tuple[str, str]] = []
     for raw in columns:
@@ -93,7 +99,8 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
     Each file is converted while DuckDB scans it (one pass; no text copy of millions of rows)."""
 
     def statement(path: Path, columns: list[str]) -> str | None:
-        items, missing = _select_list(columns)
+        anchor_us = ns_anchor(path, columns, list(_IDENTITY["start_ns"][0]))
+        items, missing = _select_list(columns, anchor_us)
         if missing:
             ctx.report(path, "line 1", "error",
                        f"header lacks required columns for {', '.join(missing)}",

@@ -53,9 +53,10 @@ def integer(col: str, sql_type: str = "BIGINT") -> str:
     return f"CASE WHEN {h} IN ({UINT32_NONE}, {UINT64_NONE}) THEN NULL ELSE TRY_CAST({h} AS {sql_type}) END"
 
 
-def us_to_ns(col: str) -> str:
-    """Exact int64 ns from a decimal microsecond string ('1736408883704643.212\\t' -> ...643212)."""
-    return decimal_us_to_ns(f"TRY_CAST({ident(col)} AS DECIMAL(38,3))")
+def us_to_ns(col: str, anchor_us: Decimal | None = None) -> str:
+    """Exact int64 ns from a decimal microsecond string ('1736408883704643.212\\t' -> ...643212);
+    ``anchor_us``: see ``decimal_us_to_ns``."""
+    return decimal_us_to_ns(f"TRY_CAST({ident(col)} AS DECIMAL(38,3))", anchor_us)
 
 
 # The microseconds whose nanoseconds fit BIGINT; outside them there is no ns value (NULL).

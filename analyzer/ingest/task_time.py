@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, report_missing, select_items
+from analyzer.ingest.csv_columns import Field, file_ns_anchor, report_missing, select_items
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
@@ -52,7 +52,7 @@ def load_task_time(
             )
             ctx.mark_read(path)  # read and recognised, deliberately not loaded
             return None
-        items, missing = select_items(columns, _FIELDS)
+        items, missing = select_items(columns, _FIELDS, file_ns_anchor(path, columns, _FIELDS))
         if missing:
             report_missing(ctx, path, missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
             return None
