@@ -34,6 +34,10 @@ from bench.results import (  # noqa: E402
 )
 
 
+def _absolute(text: str) -> Path:
+    return Path(text).resolve()
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0])
     p.add_argument(
@@ -55,10 +59,16 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="with --tiny: run msprof-analyze even when its venv must be installed first",
     )
-    p.add_argument("--out", type=Path, default=ROOT / "reports" / "bench", help="results folder")
-    p.add_argument("--data", type=Path, help="cache of generated inputs (default: OUT/data)")
+    # Absolute paths: the tools run in other folders (npu-triage in the clone, msprof-analyze in
+    # its work folder).
     p.add_argument(
-        "--venv", type=Path, help="msprof-analyze venv (default: reports/bench/msprof-venv)"
+        "--out", type=_absolute, default=ROOT / "reports" / "bench", help="results folder"
+    )
+    p.add_argument(
+        "--data", type=_absolute, help="cache of generated inputs (default: OUT/data)"
+    )
+    p.add_argument(
+        "--venv", type=_absolute, help="msprof-analyze venv (default: reports/bench/msprof-venv)"
     )
     p.add_argument(
         "--update-readme",
@@ -140,6 +150,8 @@ def _msprof_run(item: BenchInput, tool: Path, work: Path, run: int) -> Measureme
         log,
         cwd=work,
     )
+    if m.exit_code != 0:  # a run that stopped early would give a meaningless ratio
+        raise SystemExit(f"msprof-analyze failed (exit {m.exit_code}); see {log}")
     msprof_analyze.check_full_analysis(log)
     if msprof_analyze.tree_digest(item.path) != before:
         raise SystemExit(
