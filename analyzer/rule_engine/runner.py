@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 
+from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.rule_pool import Job, run_jobs
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
@@ -32,37 +33,6 @@ def bind_params(sql: str, values: dict[str, Any]) -> dict[str, Any]:
     """Only the params the SQL uses (DuckDB rejects unused named parameters)."""
     used = sql_params(sql)
     return {k: v for k, v in values.items() if k in used}
-
-
-class _Availability:
-    """Whether a column holds any non-NULL value for some runs; cached per (table, column, runs)."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self._con = con
-        self._seen: dict[tuple[str, str, tuple[str, ...]], bool] = {}
-
-    def missing(self, rule: Rule, run_ids: tuple[str, ...]) -> list[str]:
-        return [
-            f"{t}.{c}"
-            for t, cols in rule.requires.items()
-            for c in cols
-            if not self._has(t, c, run_ids)
-        ]
-
-    def _has(self, table: str, column: str, run_ids: tuple[str, ...]) -> bool:
-        key = (table, column, run_ids)
-        if key not in self._seen:
-            # 'counters:hbm_read' in requires means the counters rows whose counter is 'hbm_read'.
-            name, _, counter = table.partition(":")
-            # LIMIT 1: the scan stops at the first non-NULL value instead of counting them all.
-            rows = self._con.execute(
-                f'SELECT 1 FROM {name} WHERE "{column}" IS NOT NULL '
-                "AND run_id IN (SELECT unnest(?::VARCHAR[]))"
-                + (" AND counter = ?" if counter else "") + " LIMIT 1",
-                [list(run_ids), counter] if counter else [list(run_ids)],
-            ).fetchall()
-            self._seen[key] = bool(rows)
-        return self._seen[key]
 
 
 def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
@@ -189,7 +159,7 @@ def _outcome_run(rule: Rule, run_ids: tuple[str, ...]) -> str:
 
 
 def _precheck(
-    rule: Rule, run_ids: tuple[str, ...], availability: _Availability, preview: bool
+    rule: Rule, run_ids: tuple[str, ...], availability: Availability, preview: bool
 ) -> RuleOutcome | None:
     """The 'skipped' outcome of a rule that does not run on these runs, or None when it runs."""
     if rule.status == "preview" and not preview:
@@ -255,7 +225,7 @@ def run_rules(
     create_views(con)
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
-    planned = _plan(rules, run_ids, params, _Availability(con), preview, evidence_limit)
+    planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)
     to_run = [p for p in planned if p.skipped is None]
     ran = iter(run_jobs(con, [p.job for p in to_run], [p.own_connection for p in to_run]))
     results = [([], p.skipped) if p.skipped else next(ran) for p in planned]
@@ -272,20 +242,28 @@ class _Planned:
     own_connection: bool = False  # a several-run rule reads scaling views that live on con only
 
 
+def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
+    """What the rule is judged on: each run alone (scope 'run'), or all of them at once."""
+    return [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
+
+
 def _plan(
     rules: list[Rule],
     run_ids: list[str],
     params: dict[str, dict[str, Any]] | None,
-    availability: _Availability,
+    availability: Availability,
     preview: bool,
     evidence_limit: int,
 ) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked."""
+    availability.prefetch(
+        key for rule in rules for runs in _groups(rule, run_ids)
+        for key in required_keys(rule, runs)
+    )
     planned = []
     for rule in rules:
         values = effective_params(rule, params)
-        groups = [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
-        for group in groups:
+        for group in _groups(rule, run_ids):
             skipped = _precheck(rule, group, availability, preview)
             job = None if skipped else partial(
                 _run_one, rule=rule, params=values, run_ids=group, evidence_limit=evidence_limit

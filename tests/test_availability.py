@@ -1,0 +1,35 @@
+"""The rules' prechecks: which columns hold data for which runs, answered in one query."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from analyzer.rule_engine.availability import Availability, required_keys
+from analyzer.rule_engine.loader import default_rules_dir, load_rules
+
+
+def _rule(requires: dict[str, tuple[str, ...]]):
+    return replace(load_rules(default_rules_dir())[0], requires=requires)
+
+
+def test_availability_per_run_column_and_counter(con):
+    con.execute("INSERT INTO ops (run_id, op_name, op_type) "
+                "VALUES ('a', 'k', 'MatMul'), ('b', 'k', NULL)")
+    con.execute("INSERT INTO counters (run_id, counter, value) VALUES ('b', 'hbm_read', 2.0)")
+    rule = _rule({"ops": ("op_name", "op_type"), "counters:hbm_read": ("value",),
+                  "counters:hbm_write": ("value",)})
+    availability = Availability(con)
+    availability.prefetch(key for run in ("a", "b") for key in required_keys(rule, (run,)))
+    hbm_read, hbm_write = "counters:hbm_read.value", "counters:hbm_write.value"
+    assert availability.missing(rule, ("a",)) == [hbm_read, hbm_write]
+    assert availability.missing(rule, ("b",)) == ["ops.op_type", hbm_write]
+    assert availability.missing(rule, ("a", "b")) == [hbm_write]  # not prefetched: asked alone
+
+
+def test_prefetch_asks_once_per_key(con):
+    availability = Availability(con)
+    rule = _rule({"ops": ("start_ns",)})
+    availability.prefetch(required_keys(rule, ("a",)))
+    con.execute("INSERT INTO ops (run_id, op_name, start_ns) VALUES ('a', 'k', 5)")
+    availability.prefetch(required_keys(rule, ("a",)))  # cached: the first answer stays
+    assert availability.missing(rule, ("a",)) == ["ops.start_ns"]
