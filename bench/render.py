@@ -97,10 +97,11 @@ def _runs_text(doc: dict[str, Any]) -> str:
     if repeats == 1:
         return "Each tool ran once per input."
     return (
-        f"npu-triage and the parse floor ran {repeats} times per input, interleaved, and each row "
+        f"Every tool ran {repeats} times per input, interleaved round by round (each "
+        "msprof-analyze run right after a round of npu-triage and parse-floor runs), and each row "
         "shows the median wall time (every run's is in the JSON) and the largest peak RSS; "
-        "msprof-analyze ran as often, but stopped once its runs of an input had taken "
-        f"{MSPROF_BUDGET_S / 60:.0f} minutes "
+        "msprof-analyze stopped "
+        f"once its runs of an input had taken {MSPROF_BUDGET_S / 60:.0f} minutes "
         f"({_msprof_runs_text(doc)})."
     )
 

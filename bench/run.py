@@ -50,9 +50,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--repeat",
         type=int,
-        help="runs of npu-triage and the parse floor per input, interleaved, the median reported "
-        "(default 3, 1 with --tiny); msprof-analyze runs as often, but stops once its runs of an "
-        f"input have taken {MSPROF_BUDGET_S / 60:.0f} minutes",
+        help="runs of every tool per input, interleaved round by round, the median reported "
+        "(default 3, 1 with --tiny); msprof-analyze stops once its runs of an input have taken "
+        f"{MSPROF_BUDGET_S / 60:.0f} minutes",
     )
     p.add_argument(
         "--with-msprof-analyze",
@@ -124,22 +124,22 @@ def _engine_commands(item: BenchInput, work: Path) -> dict[str, tuple[list[str],
     return commands
 
 
-def _engine_rows(item: BenchInput, work: Path, repeats: int) -> list[Row]:
-    """Each command ``repeats`` times, interleaved (a drift of the machine's speed hits every tool
-    alike); a row holds the median wall time and the largest peak RSS."""
+def _input_rows(item: BenchInput, work: Path, repeats: int, tool: Path | None) -> list[Row]:
+    """Each engine command ``repeats`` times and, on a torch_npu input, msprof-analyze as often
+    (until its runs have taken MSPROF_BUDGET_S), round by round: a drift of the machine's speed
+    over the minutes an input takes then hits every tool alike, msprof-analyze included, and the
+    ratios compare runs made side by side. A row holds the median wall time and the largest peak
+    RSS."""
     commands = _engine_commands(item, work)
-    samples: dict[str, list[Measurement]] = {tool: [] for tool in commands}
+    samples: dict[str, list[Measurement]] = {name: [] for name in commands}
+    msprof: list[Measurement] | None = [] if tool and item.layout == "torch_npu" else None
     for run in range(repeats):
-        for tool, (cmd, name) in commands.items():
-            samples[tool].append(measure(cmd, work / f"{name}_{run + 1}.log", cwd=ROOT))
-    return [_row(item, tool, ms) for tool, ms in samples.items()]
-
-
-def _msprof_row(item: BenchInput, tool: Path, work: Path, repeats: int) -> Row:
-    samples: list[Measurement] = []
-    while len(samples) < repeats and sum(m.wall_s for m in samples) < MSPROF_BUDGET_S:
-        samples.append(_msprof_run(item, tool, work, len(samples) + 1))
-    return _row(item, MSPROF, samples)
+        for name, (cmd, log) in commands.items():
+            samples[name].append(measure(cmd, work / f"{log}_{run + 1}.log", cwd=ROOT))
+        if tool and msprof is not None and sum(m.wall_s for m in msprof) < MSPROF_BUDGET_S:
+            msprof.append(_msprof_run(item, tool, work, run + 1))
+    rows = [_row(item, name, ms) for name, ms in samples.items()]
+    return rows if msprof is None else [*rows, _row(item, MSPROF, msprof)]
 
 
 def _msprof_run(item: BenchInput, tool: Path, work: Path, run: int) -> Measurement:
@@ -196,9 +196,7 @@ def run_benchmark(args: argparse.Namespace) -> dict:
     for item in items:
         work = args.out / "runs" / item.path.name
         print(f"measuring {item.label} ...", file=sys.stderr, flush=True)
-        rows += _engine_rows(item, work, repeats)
-        if tool is not None and item.layout == "torch_npu":
-            rows.append(_msprof_row(item, tool, work, repeats))
+        rows += _input_rows(item, work, repeats, tool)
     doc = results_document(rows, args.tiny, time.perf_counter() - start)
     doc["sizes"] = sizes
     doc["repeats"] = repeats
