@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -61,6 +60,12 @@ CONVERSIONS = {
 }
 
 
+def convert(how: str, raw: str, anchor_us: Decimal | None = None) -> str:
+    """SQL converting the raw column ``raw`` the ``how`` way (a key of CONVERSIONS); ``anchor_us``
+    is where the file's microsecond times lie (``csv_anchor.ns_anchor``), for the ``ns`` one."""
+    return v.us_to_ns(raw, anchor_us) if how == "ns" else CONVERSIONS[how](raw)
+
+
 def select_items(
     columns: list[str], fields: tuple[Field, ...], anchor_us: Decimal | None = None
 ) -> tuple[list[str], list[Field]]:
@@ -76,10 +81,7 @@ def select_items(
         wanted.setdefault(field.target, []).append(field)
         raw = next((h for h in field.headers if h in present), None)
         if raw is not None and chosen.get(field.target) is None:
-            how = CONVERSIONS[field.how]
-            if field.how == "ns":
-                how = partial(v.us_to_ns, anchor_us=anchor_us)
-            chosen[field.target] = f"{how(raw)} AS {field.target}"
+            chosen[field.target] = f"{convert(field.how, raw, anchor_us)} AS {field.target}"
     items: list[str] = []
     missing: list[Field] = []
     for target, group in wanted.items():

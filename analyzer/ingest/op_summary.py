@@ -13,13 +13,13 @@ import duckdb
 
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_anchor import ns_anchor
-from analyzer.ingest.csv_columns import CONVERSIONS
+from analyzer.ingest.csv_columns import convert
 from analyzer.ingest.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import INPUTS, derived_select
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 
-# normalized column -> (accepted raw headers, key of csv_columns.CONVERSIONS)
+# normalized column -> (accepted raw headers, key of csv_columns.CONVERSIONS, see convert())
 _IDENTITY: dict[str, tuple[tuple[str, ...], str]] = {
     "device_id": (("Device_id", "Device ID"), "int"),
     "step_id": (("Step Id", "Step ID", "Iteration ID"), "bigint"),
@@ -60,8 +60,7 @@ def _select_list(
     for target, (headers, how) in _IDENTITY.items():
         raw = next((h for h in headers if h in present), None)
         if raw is not None:
-            value = v.us_to_ns(raw, anchor_us) if how == "ns" else CONVERSIONS[how](raw)
-            items.append(f"{value} AS {target}")
+            items.append(f"{convert(how, raw, anchor_us)} AS {target}")
             found.add(target)
     extras: list[tuple[str, str]] = []
     for raw in columns:

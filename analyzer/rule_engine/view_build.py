@@ -30,10 +30,21 @@ def dependencies(relations: dict[str, str]) -> dict[str, set[str]]:
     }
 
 
+def chain_lengths(deps: dict[str, set[str]]) -> dict[str, int]:
+    """Name -> how many relations at most are built one after another from it on (itself included).
+
+    One pass, last relation first: ``deps`` lists relations in dependency order, so every reader
+    of a relation comes after it and already has its length."""
+    lengths: dict[str, int] = {}
+    for name in reversed(deps):
+        readers = [other for other, reads in deps.items() if name in reads]
+        lengths[name] = 1 + max((lengths[other] for other in readers), default=0)
+    return lengths
+
+
 def chain_length(name: str, deps: dict[str, set[str]]) -> int:
     """How many relations at most are built one after another from ``name`` on (itself included)."""
-    readers = [other for other, reads in deps.items() if name in reads]
-    return 1 + max((chain_length(other, deps) for other in readers), default=0)
+    return chain_lengths(deps)[name]
 
 
 def build_relations(
@@ -50,7 +61,8 @@ def build_relations(
         con.execute(f"CREATE TEMP VIEW {name} AS {relations[name]}")
     cursors = [worker(con, relations, plain) for _ in range(min(_WORKERS, len(tables)) or 1)]
     deps = dependencies(relations)
-    tables = sorted(tables, key=lambda name: -chain_length(name, deps))
+    lengths = chain_lengths(deps)
+    tables = sorted(tables, key=lambda name: -lengths[name])
     try:
         _compute_tables(cursors, tables, relations, deps, set(plain))
     finally:
