@@ -11,7 +11,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Measurement:
-    """Wall seconds and peak RSS (MB) of one finished process, with its exit code."""
+    """Wall seconds and peak RSS (MB: 10^6 bytes, the unit of the benchmark's file sizes) of one
+    finished process, with its exit code."""
 
     wall_s: float
     peak_rss_mb: float
@@ -24,7 +25,9 @@ def measure(
     """Run ``cmd`` (stdout and stderr into ``log``) and measure it with ``os.wait4``.
 
     The peak RSS is the kernel's ``ru_maxrss`` of the process (the largest of it and the children
-    it waited for), so a tool's helper processes count too.
+    it waited for), so a tool's helper processes count too. The kernel counts it in KiB; it is
+    converted to MB (10^6 bytes) like every file size of the benchmark, so that their ratio (the
+    RSS target) compares like with like.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as out:
@@ -33,7 +36,7 @@ def measure(
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Measurement(wall_s=wall, peak_rss_mb=usage.ru_maxrss / 1024, exit_code=proc.returncode)
+    return Measurement(wall_s=wall, peak_rss_mb=usage.ru_maxrss * 1024 / 1e6, exit_code=proc.returncode)
 
 
 def median_of(samples: list[Measurement]) -> Measurement:

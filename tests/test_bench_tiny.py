@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.measure import Measurement, median_of
+from bench.measure import Measurement, measure, median_of
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_TOOLS = (
@@ -59,3 +59,12 @@ def test_repeated_runs_report_the_median_wall_the_largest_rss_and_a_failure() ->
     assert median_of(runs) == Measurement(2.0, 300.0, 0)
     assert median_of(runs[:2]).wall_s == 2.0  # an even count: the mean of the middle two
     assert median_of([*runs, Measurement(9.0, 50.0, 3)]).exit_code == 3
+
+
+def test_peak_rss_is_in_the_unit_of_the_file_sizes(tmp_path: Path) -> None:
+    """300 * 10^6 touched bytes read as at least 300 MB: in MiB (the kernel's KiB / 1024) they would
+    be 286, and the RSS target (peak RSS / largest file, in MB) would be understated by 5%."""
+    child = "b = bytearray(300_000_000); b[::4096] = b'x' * len(b[::4096])"
+    m = measure([sys.executable, "-c", child], tmp_path / "child.log")
+    assert m.exit_code == 0
+    assert 300 <= m.peak_rss_mb < 300 + 60
