@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from bench.render import print_results, update_readme  # noqa: E402
 from bench.results import (  # noqa: E402
     DIAGNOSE,
     DIAGNOSE_HTML,
+    DIAGNOSE_LEAN,
     FLOOR,
     MSPROF,
     MSPROF_BUDGET_S,
@@ -96,11 +98,20 @@ def _row(item: BenchInput, tool: str, samples: list[Measurement]) -> Row:
     )
 
 
-def _engine_commands(item: BenchInput, work: Path) -> dict[str, tuple[list[str], str]]:
-    """Tool -> (command, log name): npu-triage without and with HTML, and the parse floor."""
+Command = tuple[list[str], str, dict[str, str] | None]
+
+
+def _engine_commands(item: BenchInput, work: Path) -> dict[str, Command]:
+    """Tool -> (command, log name, environment): npu-triage without and with HTML, with the lean
+    memory budget, and the parse floor."""
     commands = {}
-    for tool, formats in ((DIAGNOSE, "json,md"), (DIAGNOSE_HTML, "json,md,html")):
-        tag = formats.replace(",", "_")
+    runs = (
+        (DIAGNOSE, "json,md", "auto"),
+        (DIAGNOSE_HTML, "json,md,html", "auto"),
+        (DIAGNOSE_LEAN, "json,md", "lean"),
+    )
+    for tool, formats, budget in runs:
+        tag = formats.replace(",", "_") + ("" if budget == "auto" else f"_{budget}")
         cmd = [
             sys.executable,
             "-m",
@@ -112,7 +123,8 @@ def _engine_commands(item: BenchInput, work: Path) -> dict[str, tuple[list[str],
             "--format",
             formats,
         ]
-        commands[tool] = (cmd, f"diagnose_{tag}")
+        env = {**os.environ, "NPU_TRIAGE_MEMORY_LIMIT": budget}
+        commands[tool] = (cmd, f"diagnose_{tag}", env)
     floor = [
         sys.executable,
         str(ROOT / "bench" / "parse_floor.py"),
@@ -120,7 +132,7 @@ def _engine_commands(item: BenchInput, work: Path) -> dict[str, tuple[list[str],
         "--json",
         *map(str, item.json_files()),
     ]
-    commands[FLOOR] = (floor, "parse_floor")
+    commands[FLOOR] = (floor, "parse_floor", None)
     return commands
 
 
@@ -134,8 +146,8 @@ def _input_rows(item: BenchInput, work: Path, repeats: int, tool: Path | None) -
     samples: dict[str, list[Measurement]] = {name: [] for name in commands}
     msprof: list[Measurement] | None = [] if tool and item.layout == "torch_npu" else None
     for run in range(repeats):
-        for name, (cmd, log) in commands.items():
-            samples[name].append(measure(cmd, work / f"{log}_{run + 1}.log", cwd=ROOT))
+        for name, (cmd, log, env) in commands.items():
+            samples[name].append(measure(cmd, work / f"{log}_{run + 1}.log", cwd=ROOT, env=env))
         if tool and msprof is not None and sum(m.wall_s for m in msprof) < MSPROF_BUDGET_S:
             msprof.append(_msprof_run(item, tool, work, run + 1))
     rows = [_row(item, name, ms) for name, ms in samples.items()]

@@ -64,6 +64,28 @@ def test_user_settings_win(monkeypatch, tmp_path):
     assert duckdb_memory_limit(_files(tmp_path, 640)) is None
 
 
+def test_lean_budget_is_under_twice_the_largest_file_less_the_process_overhead(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENV, "lean")
+    assert is_automatic()
+    # one big file: 1.9 x 300 - 96 - 300 / 32, well under auto's 1 GiB floor
+    assert duckdb_memory_limit(_files(tmp_path, 300)) == f"{int(1.9 * 300 - 96 - 300 / 32)}MiB"
+    # msprof slices: the largest file counts, and a share of them all (DuckDB's own allocations)
+    slices = _files(tmp_path, 325, 300, 290, 150, 150, 100, 100)
+    assert duckdb_memory_limit(slices) == f"{int(1.9 * 325 - 96 - 1415 / 32)}MiB"
+    # never above auto (one huge file), never under the floor (a small export)
+    assert duckdb_memory_limit(_files(tmp_path, 1000)) == f"{2 * 1000 - 256}MiB"
+    assert duckdb_memory_limit(_files(tmp_path, 10)) == "64MiB"
+
+
+def test_a_lean_run_gives_the_same_diagnosis_as_a_default_run(monkeypatch, tmp_path):
+    assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / "auto"), "--format", "json"]) == 0
+    monkeypatch.setenv(ENV, "lean")
+    assert 60 <= _limit_mib(load_export(EXAMPLE).con) <= 64
+    assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / "lean"), "--format", "json"]) == 0
+    auto, lean = (sorted((tmp_path / mode).rglob("diagnosis.json")) for mode in ("auto", "lean"))
+    assert [p.read_bytes() for p in auto] == [p.read_bytes() for p in lean]
+
+
 def test_the_ingest_connection_gets_the_automatic_budget():
     con = load_export(EXAMPLE).con
     assert 1000 <= _limit_mib(con) <= 1024
@@ -92,3 +114,18 @@ def test_out_of_memory_under_the_automatic_budget_runs_the_command_again_without
     assert calls == [None, "none"]
     assert "running the command again" in capsys.readouterr().err
     assert not lift_automatic_limit()  # lifted once: a second failure is reported, not retried
+
+
+def test_out_of_memory_under_the_lean_budget_runs_the_command_again_without_it(monkeypatch, capsys):
+    monkeypatch.setenv(ENV, "lean")
+    calls = []
+
+    def command(args: argparse.Namespace) -> int:
+        calls.append(os.environ.get(ENV))
+        if len(calls) == 1:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256 KiB")
+        return 0
+
+    assert _run_command(argparse.Namespace(func=command)) == 0
+    assert calls == ["lean", "none"]
+    assert f"{ENV}=lean" in capsys.readouterr().err

@@ -17,7 +17,7 @@ import duckdb
 from analyzer import __version__
 from analyzer.cli import commands
 from analyzer.cli.console import err
-from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
+from analyzer.ingest.memory_budget import ENV, lift_automatic_limit, setting_name
 from analyzer.ingest.model import IngestError
 
 
@@ -49,10 +49,11 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except duckdb.OutOfMemoryException as exc:
+        budget = setting_name()
         if not lift_automatic_limit():
             raise MemoryLimitError(str(exc).splitlines()[0]) from None
-        err("npu-triage: DuckDB needed more memory than the automatic budget (about twice the largest "
-            f"input file); running the command again with DuckDB's own limit ({ENV}=none)")
+        err(f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, sized "
+            f"from the input files); running the command again with DuckDB's own limit ({ENV}=none)")
         return int(args.func(args) or 0)
 
 

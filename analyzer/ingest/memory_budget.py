@@ -10,6 +10,13 @@ to 1.5 times the text they come from, so the biggest exports spill part of them:
 take 39 s with this budget, 45 s with twice the largest file (most tables spilled) and 33 s with
 none. Past its limit DuckDB writes what it can to disk; an operation that cannot spill fails with
 an out-of-memory error, and the command line then runs the command again once with ``none``.
+
+``lean`` puts memory first: a budget meant to keep the whole process's peak RSS under twice the
+largest input file. What the process holds outside DuckDB's limit (the interpreter and libraries,
+about 90 MiB, and DuckDB's own allocations beside its buffer pool, which grow with the input: about
+150 MiB at 2.8 GB of msprof CSVs) is taken off, and the rest spills to disk, so it is slower (see
+the README's memory table). It is never above ``auto``.
+
 ``none`` is DuckDB's own default (80% of the machine's memory); any other value is a DuckDB size
 ('2GB', '900MiB').
 """
@@ -24,6 +31,12 @@ ENV = "NPU_TRIAGE_MEMORY_LIMIT"
 _OVERHEAD_BYTES = 256 << 20
 _FLOOR_BYTES = 1 << 30
 _MACHINE_SHARE = 0.4
+# lean: 1.9 times the largest file (5% under the target, for run-to-run noise), less the process's
+# memory outside DuckDB's limit: a fixed part and a share of the whole input; at least the floor.
+_LEAN_FILE_FACTOR = 1.9
+_LEAN_OVERHEAD_BYTES = 96 << 20
+_LEAN_INPUT_DIVISOR = 32
+_LEAN_FLOOR_BYTES = 64 << 20
 
 
 def _setting() -> str:
@@ -31,8 +44,13 @@ def _setting() -> str:
 
 
 def is_automatic() -> bool:
-    """True when the limit comes from the input size (nobody set one)."""
-    return _setting().lower() == "auto"
+    """True when the limit comes from the input size (``auto``, the default, or ``lean``)."""
+    return _setting().lower() in ("auto", "lean")
+
+
+def setting_name() -> str:
+    """The setting in force, as the user would write it ('auto' when unset)."""
+    return _setting()
 
 
 def duckdb_memory_limit(input_files: Iterable[Path]) -> str | None:
@@ -40,12 +58,24 @@ def duckdb_memory_limit(input_files: Iterable[Path]) -> str | None:
     setting = _setting()
     if setting.lower() == "none":
         return None
-    if setting.lower() == "auto":
+    if setting.lower() in ("auto", "lean"):
         sizes = _sizes(input_files)
-        budget = max(_FLOOR_BYTES, 2 * max(sizes, default=0) - _OVERHEAD_BYTES, sum(sizes))
-        budget = min(budget, max(_FLOOR_BYTES, int(_physical_memory() * _MACHINE_SHARE)))
+        budget = _automatic_bytes(sizes)
+        if setting.lower() == "lean":
+            budget = min(budget, _lean_bytes(sizes))
         return f"{budget >> 20}MiB"
     return setting
+
+
+def _automatic_bytes(sizes: list[int]) -> int:
+    budget = max(_FLOOR_BYTES, 2 * max(sizes, default=0) - _OVERHEAD_BYTES, sum(sizes))
+    return min(budget, max(_FLOOR_BYTES, int(_physical_memory() * _MACHINE_SHARE)))
+
+
+def _lean_bytes(sizes: list[int]) -> int:
+    largest = max(sizes, default=0)
+    budget = int(_LEAN_FILE_FACTOR * largest) - _LEAN_OVERHEAD_BYTES - sum(sizes) // _LEAN_INPUT_DIVISOR
+    return max(_LEAN_FLOOR_BYTES, budget)
 
 
 def _sizes(paths: Iterable[Path]) -> list[int]:
@@ -68,8 +98,9 @@ def _physical_memory() -> int:
 
 
 def lift_automatic_limit() -> bool:
-    """After an out-of-memory error: switch an automatic limit to DuckDB's default (for this process
-    and the workers it starts). Returns False when the user set the limit, which is then kept."""
+    """After an out-of-memory error: switch an automatic limit (``auto`` or ``lean``) to DuckDB's
+    default (for this process and the workers it starts). Returns False when the user set a size or
+    ``none``, which is then kept."""
     if not is_automatic():
         return False
     os.environ[ENV] = "none"
