@@ -36,7 +36,8 @@ def measure(
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Measurement(wall_s=wall, peak_rss_mb=usage.ru_maxrss * 1024 / 1e6, exit_code=proc.returncode)
+    peak_mb = usage.ru_maxrss * 1024 / 1e6
+    return Measurement(wall_s=wall, peak_rss_mb=peak_mb, exit_code=proc.returncode)
 
 
 def median_of(samples: list[Measurement]) -> Measurement:

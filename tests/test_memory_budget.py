@@ -64,7 +64,7 @@ def test_user_settings_win(monkeypatch, tmp_path):
     assert duckdb_memory_limit(_files(tmp_path, 640)) is None
 
 
-def test_lean_budget_is_under_twice_the_largest_file_less_the_process_overhead(monkeypatch, tmp_path):
+def test_lean_budget_is_under_twice_the_largest_file_less_the_overhead(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV, "lean")
     assert is_automatic()
     # one big file: 1.9 x 300 - 96 - 300 / 32, well under auto's 1 GiB floor
@@ -123,7 +123,7 @@ def test_out_of_memory_under_the_lean_budget_runs_the_command_again_without_it(m
     def command(args: argparse.Namespace) -> int:
         calls.append(os.environ.get(ENV))
         if len(calls) == 1:
-            raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256 KiB")
+            raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate 256 KiB")
         return 0
 
     assert _run_command(argparse.Namespace(func=command)) == 0

@@ -52,8 +52,9 @@ def _run_command(args: argparse.Namespace) -> int:
         budget = setting_name()
         if not lift_automatic_limit():
             raise MemoryLimitError(str(exc).splitlines()[0]) from None
-        err(f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, sized "
-            f"from the input files); running the command again with DuckDB's own limit ({ENV}=none)")
+        err(f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, "
+            "sized from the input files); running the command again with DuckDB's own limit "
+            f"({ENV}=none)")
         return int(args.func(args) or 0)
 
 

@@ -74,7 +74,8 @@ def _automatic_bytes(sizes: list[int]) -> int:
 
 def _lean_bytes(sizes: list[int]) -> int:
     largest = max(sizes, default=0)
-    budget = int(_LEAN_FILE_FACTOR * largest) - _LEAN_OVERHEAD_BYTES - sum(sizes) // _LEAN_INPUT_DIVISOR
+    outside = _LEAN_OVERHEAD_BYTES + sum(sizes) // _LEAN_INPUT_DIVISOR
+    budget = int(_LEAN_FILE_FACTOR * largest) - outside
     return max(_LEAN_FLOOR_BYTES, budget)
 
 
