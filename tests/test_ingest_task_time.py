@@ -111,3 +111,9 @@ def test_msprof_task_in_task_time_and_timeline_json_is_one_row(tmp_path):
         "WHERE kind = 'device_task'"
     ).fetchone()
     assert repeated[0] == 0 and repeated[1] > 0
+
+
+def test_every_kind_named_as_a_device_task_source_is_a_registered_reader():
+    from analyzer.ingest.readers import DEVICE_TASK_KINDS, READERS
+
+    assert DEVICE_TASK_KINDS <= set(READERS)

@@ -7,6 +7,7 @@ import duckdb
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import derive_pipeline
+from analyzer.ingest.readers import DEVICE_TASK_KINDS
 from analyzer.ingest.run_metadata import RunMetadata
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.step_windows import merge_step_markers
@@ -57,14 +58,10 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
                    "(no operator types, shapes or PMU metrics)", SETTINGS["op_types"])
 
 
-# The readers that insert device_task rows into timeline.
-_DEVICE_TASK_KINDS = ("timeline", "task_time", "torch_db", "msprof_db")
-
-
 def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
     """True when a single file gave the run's device tasks (a torch_npu trace_view.json), so that no
     task was written twice."""
-    files = [p for kind in _DEVICE_TASK_KINDS for p in ctx.source.files.get(kind, ())]
+    files = [p for kind in sorted(DEVICE_TASK_KINDS) for p in ctx.source.files.get(kind, ())]
     return len(files) <= 1
 
 

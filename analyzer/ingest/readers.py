@@ -38,6 +38,10 @@ _SPECS = {
     "analysis_db": "sqlite_export:load_analysis_db",
 }
 
+# The kinds whose reader inserts device_task rows into timeline (msprof writes each task to two of
+# them: finalize then keeps one row per task).
+DEVICE_TASK_KINDS = frozenset({"timeline", "task_time", "torch_db", "msprof_db"})
+
 
 class _Readers(Mapping):
     """kind -> reader function, imported on first use."""
