@@ -33,3 +33,15 @@ def test_prefetch_asks_once_per_key(con):
     con.execute("INSERT INTO ops (run_id, op_name, start_ns) VALUES ('a', 'k', 5)")
     availability.prefetch(required_keys(rule, ("a",)))  # cached: the first answer stays
     assert availability.missing(rule, ("a",)) == ["ops.start_ns"]
+
+
+def test_plan_does_not_ask_about_rules_skipped_whatever_the_data(con):
+    from analyzer.rule_engine.runner import _plan
+
+    preview = replace(_rule({"ops": ("op_name",)}), status="preview")
+    several = replace(_rule({"ops": ("op_type",)}), scope="runs")
+    availability = Availability(con)
+    planned = _plan([preview, several], ["a"], None, availability, preview=False, evidence_limit=5)
+    assert [p.skipped.reason.split(";")[0] for p in planned] == [
+        "preview rule", "compares several runs: judged once over all the runs of PATH"]
+    assert availability._seen == {}  # neither rule's columns were looked up

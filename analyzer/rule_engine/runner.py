@@ -158,17 +158,22 @@ def _outcome_run(rule: Rule, run_ids: tuple[str, ...]) -> str:
     return run_ids[0] if rule.scope == "run" else ALL_RUNS
 
 
+def _skipped_whatever_the_data(rule: Rule, run_ids: tuple[str, ...], preview: bool) -> str | None:
+    """Why the rule does not run on these runs before any data is looked at, or None."""
+    if rule.status == "preview" and not preview:
+        return "preview rule; run with --preview to enable it"
+    if rule.scope == "runs" and len(run_ids) < 2:
+        return ("compares several runs: judged once over all the runs of PATH; "
+                "report all-runs, written when it has a finding")
+    return None
+
+
 def _precheck(
     rule: Rule, run_ids: tuple[str, ...], availability: Availability, preview: bool
 ) -> RuleOutcome | None:
     """The 'skipped' outcome of a rule that does not run on these runs, or None when it runs."""
-    if rule.status == "preview" and not preview:
-        reason, hint = "preview rule; run with --preview to enable it", ""
-    elif rule.scope == "runs" and len(run_ids) < 2:
-        reason, hint = (
-            "compares several runs: judged once over all the runs of PATH; "
-            "report all-runs, written when it has a finding"
-        ), ""
+    if reason := _skipped_whatever_the_data(rule, run_ids, preview):
+        hint = ""
     elif missing := availability.missing(rule, run_ids):
         reason, hint = _skip_reason(rule, missing, len(run_ids)), rule.enable_hint
     else:
@@ -255,9 +260,11 @@ def _plan(
     preview: bool,
     evidence_limit: int,
 ) -> list[_Planned]:
-    """Every (rule, run or runs) in rule order, prechecked."""
+    """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
+    asked in one query, leaving out the rules skipped whatever the data."""
     availability.prefetch(
         key for rule in rules for runs in _groups(rule, run_ids)
+        if not _skipped_whatever_the_data(rule, runs, preview)
         for key in required_keys(rule, runs)
     )
     planned = []
