@@ -101,20 +101,34 @@ def _infer_aic_metrics(con: duckdb.DuckDBPyConnection, run_id: str) -> str | Non
     return None
 
 
-def _not_collected(con: duckdb.DuckDBPyConnection, run_id: str, pmu: bool) -> list[str]:
+# What a run holds, each asked as EXISTS (the scan stops at the first row), all in one query.
+_PRESENCE = {
+    "pmu": ("ops", "core_time_us IS NOT NULL"),
+    "pipe_utilization": ("ops", "mte_time_us IS NOT NULL"),
+    "ops": ("ops", "TRUE"),
+    "op_types": ("ops", "op_type IS NOT NULL"),
+    "steps": ("steps", "TRUE"),
+    "hbm": ("counters", "counter LIKE 'hbm_%'"),
+    "timeline": ("timeline", "TRUE"),
+}
+
+
+def _presence(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, bool]:
+    items = ", ".join(f"EXISTS (SELECT 1 FROM {table} WHERE run_id = $r AND {where})"
+                      for table, where in _PRESENCE.values())
+    row = con.execute(f"SELECT {items}", {"r": run_id}).fetchall()[0]
+    return dict(zip(_PRESENCE, row, strict=True))
+
+
+def _not_collected(has: dict[str, bool]) -> list[str]:
     missing = []
-    if not pmu:
+    if not has["pmu"]:
         missing.append(f"pmu: {SETTINGS['pmu']}")
-    elif not _count(con, "ops", run_id, "mte_time_us IS NOT NULL"):
+    elif not has["pipe_utilization"]:
         missing.append(f"pipe_utilization: {SETTINGS['pmu']}")
-    if _count(con, "ops", run_id) and not _count(con, "ops", run_id, "op_type IS NOT NULL"):
+    if has["ops"] and not has["op_types"]:
         missing.append(f"op_types: {SETTINGS['op_types']}")
-    if not _count(con, "steps", run_id):
-        missing.append(f"steps: {SETTINGS['steps']}")
-    if not _count(con, "counters", run_id, "counter LIKE 'hbm_%'"):
-        missing.append(f"hbm: {SETTINGS['hbm']}")
-    if not _count(con, "timeline", run_id):
-        missing.append(f"timeline: {SETTINGS['timeline']}")
+    missing += [f"{key}: {SETTINGS[key]}" for key in ("steps", "hbm", "timeline") if not has[key]]
     return missing
 
 
@@ -158,9 +172,10 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)
     _assign_steps(con, run_id)
-    pmu = bool(_count(con, "ops", run_id, "core_time_us IS NOT NULL"))
+    has = _presence(con, run_id)
+    pmu = has["pmu"]
     aic_metrics = meta.aic_metrics or _infer_aic_metrics(con, run_id)
-    not_collected = _not_collected(con, run_id, pmu)
+    not_collected = _not_collected(has)
     fingerprint = source_fingerprint(ctx.source)
     for rid, device in _split_devices(con, run_id):
         con.execute(
