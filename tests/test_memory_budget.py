@@ -129,3 +129,9 @@ def test_out_of_memory_under_the_lean_budget_runs_the_command_again_without_it(m
     assert _run_command(argparse.Namespace(func=command)) == 0
     assert calls == ["lean", "none"]
     assert f"{ENV}=lean" in capsys.readouterr().err
+
+
+def test_the_help_names_every_memory_setting(capsys):
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(word in text for word in (ENV, "auto", "lean", "none", "8GB"))

@@ -32,9 +32,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+_EPILOG = (f"environment: {ENV}=auto (default: a memory budget sized from the input files, tuned "
+           "for speed), lean (peak memory kept under twice the largest input file, slower), none "
+           "(DuckDB's default, 80% of the machine's memory) or a size such as 8GB")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the named command's module is imported (fast start-up)."""
-    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.")
+    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.",
+                     epilog=_EPILOG)
     parser.add_argument("--version", action="version", version=f"npu-triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = commands.all_modules() if argv is None else commands.modules_for(argv)
