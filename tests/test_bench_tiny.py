@@ -52,7 +52,8 @@ def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
         (layout, tool) for layout in ("torch_npu", "msprof") for tool in ENGINE_TOOLS
     }
     assert "npu-triage benchmark" in proc.stdout
-    # the lean rows ran with the lean budget (their logs: no retry with DuckDB's own limit)
+    # the lean rows have runs of their own, and lean's smallest budget was enough for the tiny
+    # inputs: no run fell back to DuckDB's own limit
     lean_logs = sorted(out.glob("runs/*/diagnose_json_md_lean_1.log"))
     assert len(lean_logs) == 4 and not any("again" in p.read_text() for p in lean_logs)
     assert not list(out.glob("data/.*")), "a half-written input was left behind"

@@ -7,7 +7,7 @@ import pytest
 
 from analyzer.ingest.database import connect
 from analyzer.rule_engine import view_build
-from analyzer.rule_engine.view_build import CATALOG, build_relations, chain_length, dependencies
+from analyzer.rule_engine.view_build import CATALOG, build_relations, chain_lengths, dependencies
 
 RELATIONS = {
     "_base": "SELECT range AS x FROM range(10)",
@@ -67,7 +67,7 @@ CHAINS = {
 
 def test_chain_length_counts_the_relations_built_one_after_another():
     deps = dependencies(CHAINS)
-    assert {name: chain_length(name, deps) for name in CHAINS} == {
+    assert chain_lengths(deps) == {
         "_lone": 1, "_head": 3, "_middle": 2, "_tail": 1,
     }
 

@@ -61,7 +61,7 @@ def _load(
 ) -> int:
     constants = {"core_kind": core_kind}
 
-    def statement(path: Path, columns: list[str]) -> str | None:
+    def statement(path: Path, columns: list[str], _first_row: list[str]) -> str | None:
         core_header = next((h for h in _CORE_HEADERS if h in columns), None)
         if core_header is None or not [
             c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)

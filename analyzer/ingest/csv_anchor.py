@@ -3,31 +3,16 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
-
-_HEAD_BYTES = 1 << 16
 
 
-def ns_anchor(path: Path, columns: list[str], headers: list[str]) -> Decimal | None:
-    """The first finite decimal among the first data row's cells under ``headers`` (``columns`` is
-    the file's header, in order); None when there is none. Only speed depends on it: any value, even
-    a wrong one from a malformed row, leaves the converted times exact."""
-    positions = [columns.index(h) for h in headers if h in columns]
-    if not positions:
-        return None
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(_HEAD_BYTES).decode("latin-1")  # digits are ASCII in any encoding
-        rows = csv.reader(io.StringIO(head))
-        next(rows, None)
-        row = next(rows, [])
-    except (OSError, csv.Error):
-        return None
-    for i in positions:
-        anchor = _decimal(row[i]) if i < len(row) else None
+def ns_anchor(first_row: list[str], columns: list[str], headers: list[str]) -> Decimal | None:
+    """The first finite decimal among the cells of ``first_row`` (the file's first data row, as
+    ``csv_source.stream_csv`` hands it over) under ``headers``; ``columns`` is the file's header, in
+    order. None when there is none. Only speed depends on it: any value, even a wrong one from a
+    malformed row, leaves the converted times exact."""
+    for i in (columns.index(h) for h in headers if h in columns):
+        anchor = _decimal(first_row[i]) if i < len(first_row) else None
         if anchor is not None:
             return anchor
     return None

@@ -94,9 +94,11 @@ def select_items(
     return items, missing
 
 
-def file_ns_anchor(path: Path, columns: list[str], fields: tuple[Field, ...]) -> Decimal | None:
+def file_ns_anchor(
+    first_row: list[str], columns: list[str], fields: tuple[Field, ...]
+) -> Decimal | None:
     """Where the file's microsecond times (the ``ns`` fields) lie, from its first data row."""
-    return ns_anchor(path, columns, [h for f in fields if f.how == "ns" for h in f.headers])
+    return ns_anchor(first_row, columns, [h for f in fields if f.how == "ns" for h in f.headers])
 
 
 def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected: str) -> None:
@@ -131,8 +133,8 @@ def load_csv_table(
     """
     helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
 
-    def statement(path: Path, columns: list[str]) -> str | None:
-        items, missing = select_items(columns, fields, file_ns_anchor(path, columns, fields))
+    def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
+        items, missing = select_items(columns, fields, file_ns_anchor(first_row, columns, fields))
         if missing:
             report_missing(ctx, path, missing, expected)
             return None

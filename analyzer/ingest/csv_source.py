@@ -4,6 +4,7 @@ rejected row is reported."""
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import re
 from collections.abc import Callable
@@ -18,13 +19,20 @@ from analyzer.ingest.model import ReadContext
 _counter = itertools.count()
 
 
-def _first_line(path: Path) -> bytes:
-    with path.open("rb") as fh:
-        return fh.readline(1 << 16)
+_HEAD_BYTES = 1 << 16
 
 
-def _encoding(path: Path, ctx: ReadContext) -> str | None:
-    """'utf-8' or 'latin-1' for a readable file; None (with a problem reported) for an unusable one."""
+@dataclass(frozen=True)
+class _Head:
+    """The first bytes of a usable CSV file, read once, and its text encoding."""
+
+    data: bytes
+    encoding: str
+
+
+def _head(path: Path, ctx: ReadContext) -> _Head | None:
+    """The file's first 64 KiB and whether they are 'utf-8' or 'latin-1' text; None (with a problem
+    reported) for an unusable file."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -34,24 +42,25 @@ def _encoding(path: Path, ctx: ReadContext) -> str | None:
         ctx.report(path, "", "error", "empty file (0 bytes)", "the profiler wrote nothing here; re-export or ignore")
         return None
     with path.open("rb") as fh:
-        head = fh.read(1 << 16)
+        head = fh.read(_HEAD_BYTES)
     if b"\x00" in head:
         ctx.report(path, "byte 0", "error", "binary content, not a CSV text file", "replace it with the exported CSV")
         return None
     try:
         head.decode("utf-8")
-        return "utf-8"
+        return _Head(head, "utf-8")
     except UnicodeDecodeError as exc:
         if exc.start >= len(head) - 4:
-            return "utf-8"  # a multi-byte character cut by the 64 KiB window
+            return _Head(head, "utf-8")  # a multi-byte character cut by the 64 KiB window
         ctx.report(path, f"byte {exc.start}", "warning", "not UTF-8 text; read as Latin-1",
                    "re-save the file as UTF-8 if names look wrong")
-        return "latin-1"
+        return _Head(head, "latin-1")
 
 
-def _column_names(path: Path, encoding: str) -> dict[str, str]:
+def _column_names(head: _Head) -> dict[str, str]:
     """Column name -> VARCHAR for every header field; repeated names get DuckDB's suffixes (_1, _2, ...)."""
-    line = _first_line(path).decode(encoding, errors="replace").lstrip("\ufeff").rstrip("\r\n")
+    first_line = head.data.split(b"\n", 1)[0]
+    line = first_line.decode(head.encoding, errors="replace").lstrip("\ufeff").rstrip("\r\n")
     try:
         fields = next(csv.reader([line]), []) or [""]
     except csv.Error:  # a stray CR or NUL: not a real header, but name its fields anyway
@@ -67,13 +76,24 @@ def _column_names(path: Path, encoding: str) -> dict[str, str]:
     return names
 
 
-def _usable(paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> list[tuple[Path, str]]:
-    """(path, encoding) of every file that is worth handing to DuckDB; the others are reported."""
+def first_data_row(head: bytes, encoding: str) -> list[str]:
+    """The cells of the first row after the header in a file's first bytes ([] when there is
+    none)."""
+    rows = csv.reader(io.StringIO(head.decode(encoding, errors="replace")))
+    try:
+        next(rows, None)
+        return next(rows, [])
+    except csv.Error:
+        return []
+
+
+def _usable(paths: tuple[Path, ...] | list[Path], ctx: ReadContext) -> list[tuple[Path, _Head]]:
+    """(path, head) of every file that is worth handing to DuckDB; the others are reported."""
     usable = []
     for p in paths:
-        enc = _encoding(p, ctx)
-        if enc is not None:
-            usable.append((p, enc))
+        head = _head(p, ctx)
+        if head is not None:
+            usable.append((p, head))
     return usable
 
 
@@ -91,14 +111,15 @@ def stream_csv(
     con: duckdb.DuckDBPyConnection,
     paths: tuple[Path, ...] | list[Path],
     ctx: ReadContext,
-    statement_for: Callable[[Path, list[str]], str | None],
+    statement_for: Callable[[Path, list[str], list[str]], str | None],
     params: dict[str, object],
     numeric_for: Callable[[list[str]], list[str]] | None = None,
 ) -> list[StreamedFile]:
     """Run one statement per file straight over its all-text scan (no text copy is kept).
 
-    ``statement_for(path, header_columns)`` returns SQL with a ``{scan}`` placeholder for the file's
-    rows (columns named as the header, all VARCHAR), or None to skip the file (having reported why).
+    ``statement_for(path, header_columns, first_row)`` returns SQL with a ``{scan}`` placeholder for
+    the file's rows (columns named as the header, all VARCHAR), or None to skip the file (having
+    reported why); ``first_row`` holds the cells of the first data row (e.g. where its times lie).
     Empty, binary or header-less files are reported and skipped; rows that do not fit the header are
     reported by file and line and skipped. Returns the files read.
 
@@ -109,9 +130,10 @@ def stream_csv(
     done = []
     # Not inside the caller's own transaction: the typed read's BEGIN would abort it.
     typed_read = numeric_for is not None and not in_transaction(con)
-    for path, enc in _usable(paths, ctx):
-        columns = _column_names(path, enc)
-        statement = statement_for(path, list(columns))
+    for path, head in _usable(paths, ctx):
+        enc = head.encoding
+        columns = _column_names(head)
+        statement = statement_for(path, list(columns), first_data_row(head.data, enc))
         if statement is not None:
             numeric = numeric_for(list(columns)) if typed_read else []
             rows = _consume(con, path, enc, columns, statement, params, ctx, numeric)

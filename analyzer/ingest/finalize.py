@@ -61,8 +61,7 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
 def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
     """True when a single file gave the run's device tasks (a torch_npu trace_view.json), so that no
     task was written twice."""
-    files = [p for kind in sorted(DEVICE_TASK_KINDS) for p in ctx.source.files.get(kind, ())]
-    return len(files) <= 1
+    return sum(len(ctx.source.files.get(kind, ())) for kind in DEVICE_TASK_KINDS) <= 1
 
 
 def _dedupe_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> None:

@@ -97,8 +97,8 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
 
     Each file is converted while DuckDB scans it (one pass; no text copy of millions of rows)."""
 
-    def statement(path: Path, columns: list[str]) -> str | None:
-        anchor_us = ns_anchor(path, columns, list(_IDENTITY["start_ns"][0]))
+    def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
+        anchor_us = ns_anchor(first_row, columns, list(_IDENTITY["start_ns"][0]))
         items, missing = _select_list(columns, anchor_us)
         if missing:
             ctx.report(path, "line 1", "error",

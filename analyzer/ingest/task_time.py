@@ -41,7 +41,7 @@ def load_task_time(
     """Read task_time files (all slices) into timeline. Returns rows inserted."""
     end_ns = "coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT))"
 
-    def statement(path: Path, columns: list[str]) -> str | None:
+    def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
         if "task_start(us)" not in columns and _LEGACY_MARKERS <= set(columns):
             ctx.report(
                 path,
@@ -52,7 +52,7 @@ def load_task_time(
             )
             ctx.mark_read(path)  # read and recognised, deliberately not loaded
             return None
-        items, missing = select_items(columns, _FIELDS, file_ns_anchor(path, columns, _FIELDS))
+        items, missing = select_items(columns, _FIELDS, file_ns_anchor(first_row, columns, _FIELDS))
         if missing:
             report_missing(ctx, path, missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
             return None

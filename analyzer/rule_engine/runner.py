@@ -169,10 +169,11 @@ def _skipped_whatever_the_data(rule: Rule, run_ids: tuple[str, ...], preview: bo
 
 
 def _precheck(
-    rule: Rule, run_ids: tuple[str, ...], availability: Availability, preview: bool
+    rule: Rule, run_ids: tuple[str, ...], availability: Availability, reason: str | None
 ) -> RuleOutcome | None:
-    """The 'skipped' outcome of a rule that does not run on these runs, or None when it runs."""
-    if reason := _skipped_whatever_the_data(rule, run_ids, preview):
+    """The 'skipped' outcome of a rule that does not run on these runs, or None when it runs;
+    ``reason``: why it is skipped whatever the data (``_skipped_whatever_the_data``), or None."""
+    if reason:
         hint = ""
     elif missing := availability.missing(rule, run_ids):
         reason, hint = _skip_reason(rule, missing, len(run_ids)), rule.enable_hint
@@ -262,18 +263,16 @@ def _plan(
 ) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
-    availability.prefetch(
-        key for rule in rules for runs in _groups(rule, run_ids)
-        if not _skipped_whatever_the_data(rule, runs, preview)
-        for key in required_keys(rule, runs)
-    )
+    pairs = [(rule, group, _skipped_whatever_the_data(rule, group, preview))
+             for rule in rules for group in _groups(rule, run_ids)]
+    availability.prefetch(key for rule, group, reason in pairs if reason is None
+                          for key in required_keys(rule, group))
     planned = []
-    for rule in rules:
-        values = effective_params(rule, params)
-        for group in _groups(rule, run_ids):
-            skipped = _precheck(rule, group, availability, preview)
-            job = None if skipped else partial(
-                _run_one, rule=rule, params=values, run_ids=group, evidence_limit=evidence_limit
-            )
-            planned.append(_Planned(skipped, job, rule.scope == "runs"))
+    for rule, group, reason in pairs:
+        skipped = _precheck(rule, group, availability, reason)
+        job = None if skipped else partial(
+            _run_one, rule=rule, params=effective_params(rule, params), run_ids=group,
+            evidence_limit=evidence_limit,
+        )
+        planned.append(_Planned(skipped, job, rule.scope == "runs"))
     return planned

@@ -42,11 +42,6 @@ def chain_lengths(deps: dict[str, set[str]]) -> dict[str, int]:
     return lengths
 
 
-def chain_length(name: str, deps: dict[str, set[str]]) -> int:
-    """How many relations at most are built one after another from ``name`` on (itself included)."""
-    return chain_lengths(deps)[name]
-
-
 def build_relations(
     con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]
 ) -> None:
