@@ -12,6 +12,7 @@ from analyzer.cli import _run_command, main
 from analyzer.ingest import load_export
 from analyzer.ingest.memory_budget import (
     ENV,
+    current_limit_bytes,
     duckdb_memory_limit,
     is_automatic,
     lift_automatic_limit,
@@ -26,9 +27,25 @@ def _restore_env(monkeypatch):
 
 
 def _limit_mib(con) -> float:
-    value = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-    number, unit = value.split()
-    return float(number) * {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1 << 20}[unit]
+    return current_limit_bytes(con) / (1 << 20)
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected", "unit_shift"),
+    [("130MiB", 130 << 20, 20), ("1GiB", 1 << 30, 30), ("2GB", 2 * 10**9, 30), ("900MB", 900 * 10**6, 20),
+     ("3TiB", 3 << 40, 40)],
+)
+def test_the_limit_in_force_is_read_back_in_bytes(setting, expected, unit_shift):
+    """DuckDB shows its limit cut to one decimal of a binary unit ('1.8 GiB' for 2GB): read back
+    to within that cut, never above."""
+    con = duckdb.connect()
+    con.execute(f"SET memory_limit = '{setting}'")
+    assert 0 <= expected - current_limit_bytes(con) < (1 << unit_shift) / 10
+
+
+def test_duckdbs_own_default_limit_is_read_back_too():
+    limit = current_limit_bytes(duckdb.connect())
+    assert limit is not None and limit > 64 << 20
 
 
 def _files(tmp_path, *sizes_mib: int) -> list:

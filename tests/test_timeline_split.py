@@ -237,6 +237,35 @@ def test_split_is_decided_by_size_threads_and_array_form(small_pieces, tmp_path)
     assert not splits_in_parallel(small, 2)
 
 
+def test_split_needs_a_memory_limit_of_twice_the_file(small_pieces, tmp_path):
+    """Under less memory DuckDB would run the pieces one after the other anyway (see the module)."""
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(_events(60)), encoding="utf-8")
+    size = path.stat().st_size
+    assert splits_in_parallel(path, 2, None) and splits_in_parallel(path, 2, 2 * size)
+    assert not splits_in_parallel(path, 2, 2 * size - 1)
+
+
+def test_a_connection_whose_limit_is_short_of_the_file_reads_it_whole_on_one_thread(
+    small_pieces, tmp_path, monkeypatch
+):
+    """The connection's own limit decides: ask for more memory per file byte than DuckDB's default
+    gives, and the split read declines (inserting nothing) and the loader keeps the parse to one
+    thread beside the CSV readers."""
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(_events(60)), encoding="utf-8")
+    con = connect()
+    con.execute("SET threads = 2")
+    raw = create_raw_table(con)
+    assert read_split_array(con, raw, (path,), context_for(path.parent))
+    monkeypatch.setattr(timeline_split, "LIMIT_PER_FILE_BYTE", 1 << 40)
+    again = create_raw_table(con)
+    assert not read_split_array(con, again, (path,), context_for(path.parent))
+    assert _rows(con, again) == []
+    with loader._one_thread_per_query(con, [path]):
+        assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
+
+
 @pytest.mark.parametrize(("events", "inside"), [(60, 2), (1, 1)], ids=["split_file", "small_file"])
 def test_loader_forces_one_thread_only_beside_a_parse_that_is_not_split(
     small_pieces, tmp_path, events, inside

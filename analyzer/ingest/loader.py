@@ -13,7 +13,7 @@ import duckdb
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
-from analyzer.ingest.memory_budget import duckdb_memory_limit
+from analyzer.ingest.memory_budget import current_limit_bytes, duckdb_memory_limit
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
@@ -65,10 +65,11 @@ def _one_thread_per_query(con: duckdb.DuckDBPyConnection,
     """While the main thread's readers run beside a single-file JSON parse, each DuckDB query keeps to its
     own thread, so the parse (the longest piece) is not slowed by a parallel CSV scan on the same cores.
 
-    Not when that file is big enough to be parsed in pieces on every thread (timeline_split.py):
-    one thread would then serialize the parse."""
+    Not when that file is parsed in pieces on every thread (big enough, and memory enough:
+    ``timeline_split.splits_in_parallel``): one thread would then serialize the parse."""
     before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    if not single_files or any(splits_in_parallel(path, int(before)) for path in single_files):
+    limit = current_limit_bytes(con)
+    if not single_files or any(splits_in_parallel(path, int(before), limit) for path in single_files):
         yield
         return
     con.execute("SET threads = 1")

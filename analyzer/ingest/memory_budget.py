@@ -24,8 +24,11 @@ the README's memory table). It is never above ``auto``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
+
+import duckdb
 
 ENV = "NPU_TRIAGE_MEMORY_LIMIT"
 _OVERHEAD_BYTES = 256 << 20
@@ -65,6 +68,28 @@ def duckdb_memory_limit(input_files: Iterable[Path]) -> str | None:
             budget = min(budget, _lean_bytes(sizes))
         return f"{budget >> 20}MiB"
     return setting
+
+
+# How DuckDB shows its memory_limit setting ('130.0 MiB', '1.8 GiB'): a binary unit, one decimal.
+_SHOWN_LIMIT = re.compile(r"^\s*([0-9.]+)\s*(bytes|KiB|MiB|GiB|TiB|PiB)\s*$")
+_UNIT_SHIFT = {"bytes": 0, "KiB": 10, "MiB": 20, "GiB": 30, "TiB": 40, "PiB": 50}
+
+
+def current_limit_bytes(con: duckdb.DuckDBPyConnection) -> int | None:
+    """DuckDB's memory limit in force on ``con``, in bytes, or None when DuckDB shows it in a form
+    not known here. DuckDB shows it cut to one decimal of a binary unit ('1.8 GiB' for 2GB), so
+    the value read back is at most the limit and less than 0.1 of that unit below it.
+
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("SET memory_limit = '130MiB'")
+    >>> current_limit_bytes(con) == 130 << 20
+    True
+    """
+    shown = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    match = _SHOWN_LIMIT.match(str(shown))
+    if match is None:
+        return None
+    return int(float(match.group(1)) * (1 << _UNIT_SHIFT[match.group(2)]))
 
 
 def _automatic_bytes(sizes: list[int]) -> int:
