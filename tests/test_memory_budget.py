@@ -32,8 +32,13 @@ def _limit_mib(con) -> float:
 
 @pytest.mark.parametrize(
     ("setting", "expected", "unit_shift"),
-    [("130MiB", 130 << 20, 20), ("1GiB", 1 << 30, 30), ("2GB", 2 * 10**9, 30), ("900MB", 900 * 10**6, 20),
-     ("3TiB", 3 << 40, 40)],
+    [
+        ("130MiB", 130 << 20, 20),
+        ("1GiB", 1 << 30, 30),
+        ("2GB", 2 * 10**9, 30),
+        ("900MB", 900 * 10**6, 20),
+        ("3TiB", 3 << 40, 40),
+    ],
 )
 def test_the_limit_in_force_is_read_back_in_bytes(setting, expected, unit_shift):
     """DuckDB shows its limit cut to one decimal of a binary unit ('1.8 GiB' for 2GB): read back

@@ -79,8 +79,9 @@ def read_split_array(
     """Read a lone timeline file from pieces parsed in parallel, as file 0 of the raw table.
 
     Returns False, having inserted nothing, when there is not exactly one file, the file is not
-    split (``splits_in_parallel``, under ``con``'s memory limit), or a piece does not parse (a cut inside a string, or any
-    malformed event): the caller then reads the file whole, with its usual diagnostics.
+    split (``splits_in_parallel``, under ``con``'s memory limit), or a piece does not parse (a
+    cut inside a string, or any malformed event): the caller then reads the file whole, with its
+    usual diagnostics.
     """
     if len(paths) != 1 or not _keeps_insertion_order(con):
         return False
