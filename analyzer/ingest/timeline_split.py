@@ -19,7 +19,7 @@ memory until the pieces before it are in, and each piece's reader keeps its own 
 40 MiB). Under a memory limit below about twice the file the pieces then take turns, one thread
 at a time, and the split only adds the copy: measured on a 127 MB trace_view.json under a 130 MiB
 limit, the parse took 0.9-1.4 s split and whole alike (0.5-0.65 s split under 1 GiB), and a whole
-diagnose with ``NPU_TRIAGE_MEMORY_LIMIT=lean`` went 3.44 -> 3.25 s (median of 8, interleaved)
+diagnose with ``NPU_TRIAGE_MEMORY_LIMIT=lean`` went 2.81 -> 2.57 s (median of 8, interleaved)
 reading the file whole, its CSVs meanwhile on the other core. Such a file is not split.
 """
 
