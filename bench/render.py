@@ -35,7 +35,7 @@ def _cells(row: dict[str, Any]) -> tuple[str, ...]:
         f"{row['peak_rss_mb']:.0f}",
         "-"
         if msprof is None
-        else f"{msprof:.3f} ({1 / msprof:.1f}x faster)"
+        else f"{msprof:.3f} ({row['times_faster_than_msprof_analyze']:.1f}x faster)"
         if msprof < 1
         else f"{msprof:.2f}",
         "-" if floor is None else f"{floor:.2f}",

@@ -31,6 +31,7 @@ from bench.results import (  # noqa: E402
     MSPROF,
     MSPROF_BUDGET_S,
     Row,
+    recomputed_document,
     results_document,
     write_json_atomically,
 )
@@ -219,7 +220,7 @@ def run_benchmark(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     if args.update_readme:
-        doc = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
+        doc = recomputed_document(json.loads((args.out / "results.json").read_text(encoding="utf-8")))
         update_readme(ROOT / "README.md", doc)
         print(f"README.md benchmark section rewritten from {args.out / 'results.json'}")
         return 0
