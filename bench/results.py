@@ -197,7 +197,8 @@ def recomputed_document(document: dict[str, Any]) -> dict[str, Any]:
     names = [f.name for f in fields(Row)]
     rows = [Row(**{name: row[name] for name in names}) for row in document["rows"]]
     scale = scaling(rows)
-    return {**document, "rows": with_ratios(rows), "scaling": scale, "targets": targets(rows, scale)}
+    derived = {"rows": with_ratios(rows), "scaling": scale, "targets": targets(rows, scale)}
+    return {**document, **derived}
 
 
 def write_json_atomically(path: Path, document: dict[str, Any]) -> None:

@@ -220,7 +220,8 @@ def run_benchmark(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     if args.update_readme:
-        doc = recomputed_document(json.loads((args.out / "results.json").read_text(encoding="utf-8")))
+        stored = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
+        doc = recomputed_document(stored)
         update_readme(ROOT / "README.md", doc)
         print(f"README.md benchmark section rewritten from {args.out / 'results.json'}")
         return 0

@@ -87,20 +87,24 @@ def test_peak_rss_is_in_the_unit_of_the_file_sizes(tmp_path: Path) -> None:
 
 
 def _row(tool: str, wall_s: float) -> Row:
-    return Row("torch_npu 1x", "torch_npu", "1x", 105000, 127.3, 161.2, tool, wall_s, 240.0, 0, [wall_s])
+    return Row(
+        "torch_npu 1x", "torch_npu", "1x", 105000, 127.3, 161.2, tool, wall_s, 240.0, 0, [wall_s]
+    )
 
 
 def test_times_faster_comes_from_the_times_not_the_rounded_ratio() -> None:
-    """92.481 s against 3.093 s is 29.9x; 1 / the 3-decimal ratio (0.033) would say 30.3x and pass."""
+    """92.481 s against 3.093 s is 29.9x; 1 / the 3-decimal ratio (0.033) would say 30.3x, a
+    pass."""
     rows = [_row(MSPROF, 92.481), _row(DIAGNOSE, 3.093), _row(FLOOR, 1.5)]
     row = next(r for r in with_ratios(rows) if r["tool"] == DIAGNOSE)
-    assert row["ratio_to_msprof_analyze"] == 0.033 and row["times_faster_than_msprof_analyze"] == 29.9
+    assert row["ratio_to_msprof_analyze"] == 0.033
+    assert row["times_faster_than_msprof_analyze"] == 29.9
     check = next(t for t in targets(rows, scaling(rows)) if "30x faster" in t["target"])
     assert check["value"] == 29.9 and not check["met"]
 
 
 def test_a_results_document_is_derived_again_from_its_measured_rows() -> None:
-    """--update-readme recomputes ratios and checks, so an older results.json renders as a new one."""
+    """--update-readme recomputes ratios and checks: an older results.json renders as a new one."""
     rows = [_row(MSPROF, 92.481), _row(DIAGNOSE, 2.847), _row(FLOOR, 1.823)]
     new = results_document(rows, tiny=False, total_s=60.0)
     old = json.loads(json.dumps(new))
