@@ -17,7 +17,7 @@ import duckdb
 from analyzer import __version__
 from analyzer.cli import commands
 from analyzer.cli.console import err
-from analyzer.ingest.memory_budget import ENV, lift_automatic_limit, setting_name
+from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
 from analyzer.ingest.model import IngestError
 
 
@@ -55,8 +55,8 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except duckdb.OutOfMemoryException as exc:
-        budget = setting_name()
-        if not lift_automatic_limit():
+        budget = lift_automatic_limit()
+        if budget is None:
             raise MemoryLimitError(str(exc).splitlines()[0]) from None
         err(f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, "
             "sized from the input files); running the command again with DuckDB's own limit "

@@ -68,8 +68,9 @@ def _one_thread_per_query(con: duckdb.DuckDBPyConnection,
     Not when that file is parsed in pieces on every thread (big enough, and memory enough:
     ``timeline_split.splits_in_parallel``): one thread would then serialize the parse."""
     before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    limit = current_limit_bytes(con)
-    if not single_files or any(splits_in_parallel(p, int(before), limit) for p in single_files):
+    if not single_files or any(
+        splits_in_parallel(p, int(before), current_limit_bytes(con)) for p in single_files
+    ):
         yield
         return
     con.execute("SET threads = 1")

@@ -51,11 +51,6 @@ def is_automatic() -> bool:
     return _setting().lower() in ("auto", "lean")
 
 
-def setting_name() -> str:
-    """The setting in force, as the user would write it ('auto' when unset)."""
-    return _setting()
-
-
 def duckdb_memory_limit(input_files: Iterable[Path]) -> str | None:
     """DuckDB's ``memory_limit`` for reading ``input_files``; None keeps DuckDB's default."""
     setting = _setting()
@@ -123,11 +118,13 @@ def _physical_memory() -> int:
         return 1 << 40
 
 
-def lift_automatic_limit() -> bool:
+def lift_automatic_limit() -> str | None:
     """After an out-of-memory error: switch an automatic limit (``auto`` or ``lean``) to DuckDB's
-    default (for this process and the workers it starts). Returns False when the user set a size or
-    ``none``, which is then kept."""
+    default (for this process and the workers it starts); returns the setting lifted, as the user
+    would write it ('auto' when unset). None when the user set a size or ``none``, which is then
+    kept."""
+    setting = _setting()
     if not is_automatic():
-        return False
+        return None
     os.environ[ENV] = "none"
-    return True
+    return setting

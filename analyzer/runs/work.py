@@ -90,7 +90,7 @@ def _analyze_once(task: RunTask, settings: WorkSettings) -> RunTables:
 
 def _budget_lifted_for(exc: Exception) -> bool:
     """True when ``exc`` is DuckDB out of the automatic memory budget, now lifted: run again."""
-    return isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit()
+    return isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit() is not None
 
 
 def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
