@@ -178,16 +178,14 @@ def _lines(path: str) -> list[str]:
         return []
 
 
-def results_document(rows: list[Row], tiny: bool, total_s: float) -> dict[str, Any]:
+def _derived(rows: list[Row]) -> dict[str, Any]:
+    """What a results document derives from its measured rows: ratios, scaling, target checks."""
     scale = scaling(rows)
-    return {
-        "tiny": tiny,
-        "machine": machine(),
-        "total_run_s": round(total_s, 1),
-        "rows": with_ratios(rows),
-        "scaling": scale,
-        "targets": targets(rows, scale),
-    }
+    return {"rows": with_ratios(rows), "scaling": scale, "targets": targets(rows, scale)}
+
+
+def results_document(rows: list[Row], tiny: bool, total_s: float) -> dict[str, Any]:
+    return {"tiny": tiny, "machine": machine(), "total_run_s": round(total_s, 1), **_derived(rows)}
 
 
 def recomputed_document(document: dict[str, Any]) -> dict[str, Any]:
@@ -195,10 +193,7 @@ def recomputed_document(document: dict[str, Any]) -> dict[str, Any]:
     measured rows (the machine, date and run counts kept), so that a README section regenerated
     from an older results.json follows the current rules of derivation."""
     names = [f.name for f in fields(Row)]
-    rows = [Row(**{name: row[name] for name in names}) for row in document["rows"]]
-    scale = scaling(rows)
-    derived = {"rows": with_ratios(rows), "scaling": scale, "targets": targets(rows, scale)}
-    return {**document, **derived}
+    return {**document, **_derived([Row(**{n: row[n] for n in names}) for row in document["rows"]])}
 
 
 def write_json_atomically(path: Path, document: dict[str, Any]) -> None:
