@@ -262,7 +262,8 @@ def test_a_connection_whose_limit_is_short_of_the_file_reads_it_whole_on_one_thr
     again = create_raw_table(con)
     assert not read_split_array(con, again, (path,), context_for(path.parent))
     assert _rows(con, again) == []
-    with loader._one_thread_per_query(con, [path]):
+    assert not loader._parsed_in_pieces(con, [path])
+    with loader._one_thread_per_query(con, serial=True):
         assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
 
 
@@ -276,6 +277,6 @@ def test_loader_forces_one_thread_only_beside_a_parse_that_is_not_split(
     path.write_text(json.dumps(_events(events)), encoding="utf-8")
     con = connect()
     con.execute("SET threads = 2")
-    with loader._one_thread_per_query(con, [path]):
+    with loader._one_thread_per_query(con, serial=not loader._parsed_in_pieces(con, [path])):
         assert con.execute("SELECT current_setting('threads')").fetchone()[0] == inside
     assert con.execute("SELECT current_setting('threads')").fetchone()[0] == 2

@@ -18,6 +18,7 @@ from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContex
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
 from analyzer.ingest.timeline_split import splits_in_parallel
+from analyzer.ingest.timeline_tail import TailHandoff, plan_tail
 
 
 @dataclass
@@ -42,37 +43,84 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadCo
     beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []
     # While a reader runs beside them, the others read their CSVs serially (both cores are busy).
     parts = {kind: ctx.part(scan_serially=bool(beside) and kind not in beside) for kind in kinds}
-    # One file is one single-threaded parse (unless split in pieces); slices are parsed in parallel.
-    single_file = bool(beside) and all(len(source.files[kind]) == 1 for kind in beside)
-    single_files = [source.files[kind][0] for kind in beside] if single_file else []
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        with _one_thread_per_query(con, single_files):
-            running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
-            for kind in kinds:
-                if kind not in beside:
-                    _guarded(READERS[kind], con, source.files[kind], parts[kind])
-        for future in running:
-            future.result()  # a reader's unexpected exception surfaces here, as if it had run in line
+    _run_readers(con, source, kinds, beside, parts)
     for kind in kinds:  # problems in reader order, however the readers interleaved
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
     return ctx
 
 
-@contextmanager
-def _one_thread_per_query(con: duckdb.DuckDBPyConnection,
-                          single_files: list[Path]) -> Iterator[None]:
-    """While the main thread's readers run beside a single-file JSON parse, each DuckDB query keeps to its
-    own thread, so the parse (the longest piece) is not slowed by a parallel CSV scan on the same cores.
+def _run_readers(con: duckdb.DuckDBPyConnection, source: ExportSource, kinds: list[str],
+                 beside: list[str], parts: dict[str, ReadContext]) -> None:
+    """Run the readers of ``kinds``: those of ``beside`` on a side connection, the others on ``con``
+    meanwhile, then the tail of a timeline file cut in two (``timeline_tail``)."""
+    # One file is one single-threaded parse (unless split in pieces); slices are parsed in parallel.
+    single_file = bool(beside) and all(len(source.files[kind]) == 1 for kind in beside)
+    single_files = [source.files[kind][0] for kind in beside] if single_file else []
+    in_pieces = _parsed_in_pieces(con, single_files)
+    handoff = None if in_pieces else _plan_handoff(source, kinds, beside, single_files)
+    if handoff is not None:
+        parts["timeline"].tail_handoff = handoff
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            with _one_thread_per_query(con, bool(single_files) and not in_pieces):
+                running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind])
+                           for kind in beside]
+                try:
+                    for kind in kinds:
+                        if kind not in beside:
+                            _guarded(READERS[kind], con, source.files[kind], parts[kind])
+                    if handoff is not None:
+                        handoff.parse_tail(con)
+                finally:
+                    if handoff is not None:
+                        handoff.abandon()  # whatever happened, the side thread is not left waiting
+            for future in running:
+                future.result()  # a reader's unexpected exception surfaces here, as if run in line
+    finally:
+        if handoff is not None:
+            handoff.discard()
 
-    Not when that file is parsed in pieces on every thread (big enough, and memory enough:
-    ``timeline_split.splits_in_parallel``): one thread would then serialize the parse."""
-    before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    if not single_files or any(
-        splits_in_parallel(p, int(before), current_limit_bytes(con)) for p in single_files
-    ):
+
+def _parsed_in_pieces(con: duckdb.DuckDBPyConnection, single_files: list[Path]) -> bool:
+    """True when a lone file read beside is parsed in pieces on every thread (big enough, and
+    memory enough: ``timeline_split.splits_in_parallel``)."""
+    if not single_files:
+        return False
+    threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+    limit = current_limit_bytes(con)
+    return any(splits_in_parallel(path, threads, limit) for path in single_files)
+
+
+def _plan_handoff(source: ExportSource, kinds: list[str], beside: list[str],
+                  single_files: list[Path]) -> TailHandoff | None:
+    """A lone timeline file read beside the CSVs, cut in two so that the main thread parses its
+    tail once the CSVs are in (``timeline_tail``); None when there is no such file or no cut."""
+    if beside != ["timeline"] or not single_files:
+        return None
+    others = [path for kind in kinds if kind not in beside for path in source.files[kind]]
+    csv_bytes = sum(_size(path) for path in others)
+    return plan_tail(tuple(single_files), csv_bytes)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+@contextmanager
+def _one_thread_per_query(con: duckdb.DuckDBPyConnection, serial: bool) -> Iterator[None]:
+    """While the main thread's readers run beside a single-file JSON parse (``serial``), each DuckDB
+    query keeps to its own thread, so the parse (the longest piece) is not slowed by a parallel CSV
+    scan on the same cores.
+
+    Not when that file is parsed in pieces on every thread: one thread would then serialize them."""
+    if not serial:
         yield
         return
+    before = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
     con.execute("SET threads = 1")
     try:
         yield

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 
@@ -66,6 +67,8 @@ class ReadContext:
     # Read CSVs with DuckDB's serial reader: set by the loader for readers that run while another
     # reader keeps the other cores busy, where the parallel reader only adds its own overhead.
     scan_serially: bool = False
+    # A file cut in two for the timeline reader (timeline_tail.TailHandoff), set by the loader.
+    tail_handoff: Any = None
 
     def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path

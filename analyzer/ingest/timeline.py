@@ -21,8 +21,10 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
     """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
     raw = create_raw_table(con)
     try:
-        # Slices parse in parallel, a lone big array in pieces; else (or on failure) one by one.
-        if not (read_arrays_at_once(con, raw, paths, ctx) or read_split_array(con, raw, paths, ctx)
+        # A lone big array cut in two by the loader, slices in parallel, a lone big array in pieces;
+        # else (or on failure) one by one.
+        if not (_read_handed_off(con, raw, ctx) or read_arrays_at_once(con, raw, paths, ctx)
+                or read_split_array(con, raw, paths, ctx)
                 or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])):
             return 0
         _report_unusable_events(con, raw, paths, ctx)
@@ -32,6 +34,15 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
         return inserted
     finally:
         con.execute(f"DROP TABLE IF EXISTS {raw}")
+
+
+def _read_handed_off(con: duckdb.DuckDBPyConnection, raw: str, ctx: ReadContext) -> bool:
+    """The file cut in two by the loader (timeline_tail), when it was and both pieces parse."""
+    handoff = ctx.tail_handoff
+    if handoff is None or not handoff.read_into(con, raw):
+        return False
+    ctx.mark_read(handoff.path)
+    return True
 
 
 # Epoch microseconds above this are nanoseconds written as microseconds. A DECIMAL literal: against

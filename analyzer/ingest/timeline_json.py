@@ -39,11 +39,16 @@ ARG_PATHS = ('$."Physic Stream Id"', '$."Stream Id"', '$."Task Id"', '$."Task Ty
              '$.level', '$."stream id"', '$."task id"', '$."task type"')
 
 
+def raw_table_columns() -> str:
+    """The column list of a raw event table, for CREATE TABLE."""
+    cols = ", ".join(f"{k} {t}" for k, t in _FIELDS.items())
+    return f"file_no INTEGER, {cols}, arg_fields VARCHAR[]"
+
+
 def create_raw_table(con: duckdb.DuckDBPyConnection) -> str:
     """An empty temp table for raw events of one reader call; returns its name."""
     name = f"_tl_raw_{next(_counter)}"
-    cols = ", ".join(f"{k} {t}" for k, t in _FIELDS.items())
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} (file_no INTEGER, {cols}, arg_fields VARCHAR[])")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} ({raw_table_columns()})")
     return name
 
 

@@ -20,7 +20,8 @@ memory until the pieces before it are in, and each piece's reader keeps its own 
 at a time, and the split only adds the copy: measured on a 127 MB trace_view.json under a 130 MiB
 limit, the parse took 0.9-1.4 s split and whole alike (0.5-0.65 s split under 1 GiB), and a whole
 diagnose with ``NPU_TRIAGE_MEMORY_LIMIT=lean`` went 2.81 -> 2.57 s (median of 8, interleaved)
-reading the file whole, its CSVs meanwhile on the other core. Such a file is not split.
+reading the file whole, its CSVs meanwhile on the other core. Such a file is not split here;
+the loader cuts it in two instead, one piece per thread (``timeline_tail``).
 """
 
 from __future__ import annotations
@@ -134,13 +135,13 @@ def _write_pieces(path: Path, folder: Path, spans: list[tuple[int, int]]) -> lis
             piece = folder / f"piece_{k:04d}.json"
             with piece.open("wb", buffering=0) as dst:
                 dst.write(b"[" if k else b"")
-                _copy_range(src, dst, begin, end - begin)
+                copy_span(src, dst, begin, end - begin)
                 dst.write(b"]" if k < len(spans) - 1 else b"")
             pieces.append(piece)
     return pieces
 
 
-def _copy_range(src: BinaryIO, dst: BinaryIO, offset: int, length: int) -> None:
+def copy_span(src: BinaryIO, dst: BinaryIO, offset: int, length: int) -> None:
     """Append src[offset:offset + length] to the unbuffered dst: in the kernel when it can, else in
     big blocks (never a Python object per event)."""
     try:
