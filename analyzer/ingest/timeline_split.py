@@ -3,7 +3,8 @@
 DuckDB parses a JSON array file on one thread, but several files in parallel. A lone big
 ``trace_view.json`` is therefore cut into pieces at ``}, {`` separators, each piece is written as
 a valid array into a private temporary folder (never beside the export), and all pieces are read
-by one strict ``read_json`` call (``timeline_json.insert_arrays``, strict).
+by one strict ``read_json`` call (``timeline_json.insert_arrays``, strict). This is for a file
+read alone; beside an export's CSVs, the loader cuts it in two instead (``timeline_tail``).
 
 A separator found inside a string or a nested object is harmless: the piece before it then ends
 inside that string or object, so it is not valid JSON and the strict read fails as a whole,
@@ -20,8 +21,7 @@ memory until the pieces before it are in, and each piece's reader keeps its own 
 at a time, and the split only adds the copy: measured on a 127 MB trace_view.json under a 130 MiB
 limit, the parse took 0.9-1.4 s split and whole alike (0.5-0.65 s split under 1 GiB), and a whole
 diagnose with ``NPU_TRIAGE_MEMORY_LIMIT=lean`` went 2.81 -> 2.57 s (median of 8, interleaved)
-reading the file whole, its CSVs meanwhile on the other core. Such a file is not split here;
-the loader cuts it in two instead, one piece per thread (``timeline_tail``).
+reading the file whole, its CSVs meanwhile on the other core. Such a file is not split.
 """
 
 from __future__ import annotations
