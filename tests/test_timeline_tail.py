@@ -273,3 +273,32 @@ def test_the_tail_table_matches_the_raw_table(tmp_path):
         == con.execute(columns, [raw]).fetchall()
     )
     assert timeline_json.raw_table_columns().startswith("file_no INTEGER")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "bad_event_in_tail"])
+def test_a_damaged_trace_gives_the_same_problems_and_tables_cut_or_not(
+    tmp_path, monkeypatch, damage
+):
+    """A truncated trace (its tail piece does not parse) or one malformed event near its end: the
+    cut read gives up and the whole-file read reports and salvages exactly as without a cut."""
+    folder = _torch_export(tmp_path)
+    trace = next(folder.rglob("trace_view.json"))
+    text = trace.read_text(encoding="utf-8")
+    if damage == "truncated":
+        text = text[: len(text) * 9 // 10]
+    else:
+        at = text.rindex("}, {") + 1
+        text = text[:at] + ', {"ph": "X", "name": "bad" "pid": 7}' + text[at:]
+    trace.write_text(text, encoding="utf-8")
+    whole = _tables(folder)
+    monkeypatch.setattr(timeline_tail, "CUT_MIN_BYTES", len(text) // 2)
+    monkeypatch.setattr(timeline_tail, "TAIL_MIN_BYTES", 1000)
+    cuts = []
+    real_read_into = timeline_tail.TailHandoff.read_into
+    monkeypatch.setattr(
+        timeline_tail.TailHandoff,
+        "read_into",
+        lambda self, con, raw: cuts.append(real_read_into(self, con, raw)) or cuts[-1],
+    )
+    assert _tables(folder) == whole
+    assert cuts == [False] and whole["problems"]
