@@ -13,6 +13,7 @@ from analyzer.ingest.database import connect
 from analyzer.ingest.timeline_json import create_raw_table, read_raw_events
 from analyzer.ingest.timeline_split import read_split_array, splits_in_parallel
 from tests.read_context import context_for
+from tests.trace_events import string_across_the_middle, trace_events
 from tests.tree_hash import tree_digest
 
 PIECE_BYTES = 2000  # test sizes: files of a few KiB are cut in up to 4 pieces
@@ -24,69 +25,6 @@ def small_pieces(monkeypatch):
     """Split files from 4 KB on, into pieces of at least 2 KB (instead of 32 MiB / 16 MiB)."""
     monkeypatch.setattr(timeline_split, "SPLIT_MIN_BYTES", 2 * PIECE_BYTES)
     monkeypatch.setattr(timeline_split, "PIECE_MIN_BYTES", PIECE_BYTES)
-
-
-def _meta(pid: int, name: str) -> dict:
-    return {"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": name}}
-
-
-def _events(repeat: int) -> list[dict]:
-    """Metadata first, then X / counter / flow events with args of every shape (nested arrays of
-    objects, call stacks, non-ASCII names)."""
-    events = [
-        _meta(7, "Python"),
-        _meta(11, "Ascend Hardware"),
-        _meta(15, "HBM"),
-        {"ph": "M", "name": "thread_name", "pid": 11, "tid": 2, "args": {"name": "Stream 2"}},
-    ]
-    for i in range(repeat):
-        ts = f"1736408883{i:06d}.{i % 1000:03d}"
-        events += [
-            {
-                "ph": "X",
-                "name": f"aten::add_{i} 加",
-                "pid": 7,
-                "tid": 1,
-                "ts": ts,
-                "dur": 5.25 + i,
-                "args": {
-                    "Call stack": "a.py(1): f;\r\nb.py(2): g",
-                    "inputs": [{"a": i}, {"b": [i, {}]}],
-                },
-            },
-            {
-                "ph": "X",
-                "name": "add_kernel",
-                "pid": 11,
-                "tid": 2,
-                "ts": ts,
-                "dur": 2.5,
-                "args": {
-                    "Task Type": "AI_CORE",
-                    "Physic Stream Id": 2,
-                    "Task Id": i,
-                    "connection_id": i,
-                },
-            },
-            {
-                "ph": "C",
-                "name": "HBM 1/Write",
-                "pid": 15,
-                "tid": 0,
-                "ts": ts,
-                "args": {"Write(MB/s)": i / 3},
-            },
-            {
-                "ph": "s",
-                "name": f"HostToDevice{i}",
-                "cat": "HostToDevice",
-                "id": str(i),
-                "pid": 7,
-                "tid": 1,
-                "ts": ts,
-            },
-        ]
-    return events
 
 
 def _rows(con, raw: str) -> list[tuple]:
@@ -113,7 +51,7 @@ def _read_both(path: Path, threads: int = 4):
 )
 def test_split_read_gives_the_same_raw_rows_in_file_order(small_pieces, tmp_path, dump):
     path = tmp_path / "trace_view.json"
-    path.write_text(json.dumps(_events(60), ensure_ascii=False, **dump), encoding="utf-8")
+    path.write_text(json.dumps(trace_events(60), ensure_ascii=False, **dump), encoding="utf-8")
     did_split, (split_rows, split_ctx), (whole_rows, _) = _read_both(path)
     assert did_split
     assert split_rows == whole_rows and len(whole_rows) == 4 + 4 * 60
@@ -126,32 +64,11 @@ def test_split_read_gives_the_same_raw_rows_in_file_order(small_pieces, tmp_path
     assert split_ctx.files_read == ["trace_view.json"] and not split_ctx.problems
 
 
-def _with_string_across_the_cut(tmp_path: Path, filler: str) -> Path:
-    """Events around one whose long string holds ``filler``, placed so that the first separator
-    after the file's midpoint (the cut candidate of 2 pieces) is inside that string."""
-    trap = {
-        "ph": "X",
-        "name": "x" * 3000 + filler + "y",
-        "pid": 7,
-        "tid": 1,
-        "ts": "1.000",
-        "dur": 1.0,
-    }
-    text = json.dumps([*_events(8), trap, *_events(8)]).encode()
-    name_at = text.index(b'"xxx')
-    middle = len(text) // 2
-    cut = SEPARATOR.search(text, middle)
-    assert name_at < middle < cut.start() < name_at + len(json.dumps(trap["name"]))
-    path = tmp_path / "trace_view.json"
-    path.write_bytes(text)
-    return path
-
-
 @pytest.mark.parametrize("filler", ["}, {", '}, {"ph": "X"}, {', "}   ,  {"])
 def test_split_separator_inside_a_string_at_the_cut_gives_the_same_rows(
     small_pieces, tmp_path, filler
 ):
-    path = _with_string_across_the_cut(tmp_path, filler)
+    path = string_across_the_middle(tmp_path, filler)
     did_split, (split_rows, split_ctx), (whole_rows, whole_ctx) = _read_both(path, threads=2)
     assert (
         not did_split
@@ -178,7 +95,7 @@ def _export_with(tmp_path: Path, text: str) -> Path:
 
 
 def test_split_truncated_file_is_salvaged_as_before(tmp_path, monkeypatch):
-    text = json.dumps(_events(60))
+    text = json.dumps(trace_events(60))
     folder = _export_with(tmp_path, text[: text.rindex('"HostToDevice') + 7])
     before = _problems_and_tables(folder)
     monkeypatch.setattr(timeline_split, "SPLIT_MIN_BYTES", 2 * PIECE_BYTES)
@@ -197,7 +114,7 @@ BAD_EVENTS = {
 
 @pytest.mark.parametrize("bad", BAD_EVENTS.values(), ids=BAD_EVENTS.keys())
 def test_split_file_with_one_malformed_event_gives_the_same_problems(tmp_path, monkeypatch, bad):
-    events = [json.dumps(e) for e in _events(60)]
+    events = [json.dumps(e) for e in trace_events(60)]
     events.insert(len(events) * 3 // 4, bad)
     folder = _export_with(tmp_path, "[" + ", ".join(events) + "]")
     before = _problems_and_tables(folder)
@@ -211,7 +128,7 @@ def test_split_file_with_one_malformed_event_gives_the_same_problems(tmp_path, m
 def test_split_writes_nothing_beside_the_export_and_cleans_its_pieces(
     small_pieces, tmp_path, monkeypatch
 ):
-    folder = _export_with(tmp_path, json.dumps(_events(60)))
+    folder = _export_with(tmp_path, json.dumps(trace_events(60)))
     private = tmp_path / "private_tmp"
     private.mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(private))
@@ -228,19 +145,19 @@ def test_split_writes_nothing_beside_the_export_and_cleans_its_pieces(
 
 def test_split_is_decided_by_size_threads_and_array_form(small_pieces, tmp_path):
     array, obj = tmp_path / "a.json", tmp_path / "o.json"
-    array.write_text(json.dumps(_events(60)), encoding="utf-8")
-    obj.write_text(json.dumps({"traceEvents": _events(60)}), encoding="utf-8")
+    array.write_text(json.dumps(trace_events(60)), encoding="utf-8")
+    obj.write_text(json.dumps({"traceEvents": trace_events(60)}), encoding="utf-8")
     assert splits_in_parallel(array, 2) and not splits_in_parallel(array, 1)
     assert not splits_in_parallel(obj, 2) and not splits_in_parallel(tmp_path / "missing.json", 2)
     small = tmp_path / "s.json"
-    small.write_text(json.dumps(_events(1)), encoding="utf-8")
+    small.write_text(json.dumps(trace_events(1)), encoding="utf-8")
     assert not splits_in_parallel(small, 2)
 
 
 def test_split_needs_a_memory_limit_of_twice_the_file(small_pieces, tmp_path):
     """Under less memory DuckDB would run the pieces one after the other anyway (see the module)."""
     path = tmp_path / "a.json"
-    path.write_text(json.dumps(_events(60)), encoding="utf-8")
+    path.write_text(json.dumps(trace_events(60)), encoding="utf-8")
     size = path.stat().st_size
     assert splits_in_parallel(path, 2, None) and splits_in_parallel(path, 2, 2 * size)
     assert not splits_in_parallel(path, 2, 2 * size - 1)
@@ -253,7 +170,7 @@ def test_a_connection_whose_limit_is_short_of_the_file_reads_it_whole_on_one_thr
     gives, and the split read declines (inserting nothing) and the loader keeps the parse to one
     thread beside the CSV readers."""
     path = tmp_path / "trace_view.json"
-    path.write_text(json.dumps(_events(60)), encoding="utf-8")
+    path.write_text(json.dumps(trace_events(60)), encoding="utf-8")
     con = connect()
     con.execute("SET threads = 2")
     raw = create_raw_table(con)
@@ -274,7 +191,7 @@ def test_loader_forces_one_thread_only_beside_a_parse_that_is_not_split(
     """A file parsed in pieces keeps every thread; a small one is parsed on one thread (beside
     the CSV readers)."""
     path = tmp_path / "trace_view.json"
-    path.write_text(json.dumps(_events(events)), encoding="utf-8")
+    path.write_text(json.dumps(trace_events(events)), encoding="utf-8")
     con = connect()
     con.execute("SET threads = 2")
     with loader._one_thread_per_query(con, serial=not loader._parsed_in_pieces(con, [path])):

@@ -16,6 +16,7 @@ from analyzer.ingest.timeline_json import create_raw_table, read_raw_events
 from analyzer.ingest.timeline_tail import plan_tail
 from fixtures.generator import write_export
 from tests.read_context import context_for
+from tests.trace_events import string_across_the_middle, trace_events
 from tests.tree_hash import tree_digest
 
 
@@ -24,69 +25,6 @@ def small_cuts(monkeypatch):
     """Cut files from 4 KB on, with tails of at least 1 KB (instead of 32 MiB / 8 MiB)."""
     monkeypatch.setattr(timeline_tail, "CUT_MIN_BYTES", 4000)
     monkeypatch.setattr(timeline_tail, "TAIL_MIN_BYTES", 1000)
-
-
-def _events(repeat: int) -> list[dict]:
-    """Metadata, then X events with nested args and non-ASCII names, counters and flows."""
-    events = [
-        {"ph": "M", "name": "process_name", "pid": 7, "tid": 0, "args": {"name": "Python"}},
-        {
-            "ph": "M",
-            "name": "process_name",
-            "pid": 11,
-            "tid": 0,
-            "args": {"name": "Ascend Hardware"},
-        },
-        {"ph": "M", "name": "process_name", "pid": 15, "tid": 0, "args": {"name": "HBM"}},
-    ]
-    for i in range(repeat):
-        ts = f"1736408883{i:06d}.{i % 1000:03d}"
-        events += [
-            {
-                "ph": "X",
-                "name": f"aten::add_{i} 加",
-                "pid": 7,
-                "tid": 1,
-                "ts": ts,
-                "dur": 5.25 + i,
-                "args": {
-                    "Call stack": "a.py(1): f;\r\nb.py(2): g",
-                    "inputs": [{"a": i}, {"b": [i, {}]}],
-                },
-            },
-            {
-                "ph": "X",
-                "name": "add_kernel",
-                "pid": 11,
-                "tid": 2,
-                "ts": ts,
-                "dur": 2.5,
-                "args": {
-                    "Task Type": "AI_CORE",
-                    "Physic Stream Id": 2,
-                    "Task Id": i,
-                    "connection_id": i,
-                },
-            },
-            {
-                "ph": "C",
-                "name": "HBM 1/Write",
-                "pid": 15,
-                "tid": 0,
-                "ts": ts,
-                "args": {"Write(MB/s)": i / 3},
-            },
-            {
-                "ph": "s",
-                "name": f"HostToDevice{i}",
-                "cat": "HostToDevice",
-                "id": str(i),
-                "pid": 7,
-                "tid": 1,
-                "ts": ts,
-            },
-        ]
-    return events
 
 
 def _rows(con: duckdb.DuckDBPyConnection, raw: str) -> list[tuple]:
@@ -120,12 +58,12 @@ def _whole_rows(path: Path) -> list[tuple]:
 )
 def test_cut_read_gives_the_raw_rows_of_a_whole_read_in_file_order(small_cuts, tmp_path, dump):
     path = tmp_path / "trace_view.json"
-    path.write_text(json.dumps(_events(60), ensure_ascii=False, **dump), encoding="utf-8")
+    path.write_text(json.dumps(trace_events(60), ensure_ascii=False, **dump), encoding="utf-8")
     handoff = plan_tail((path,), other_bytes=0)
     assert handoff is not None and 0 < handoff.head_end < handoff.tail_begin < path.stat().st_size
     ok, rows = _cut_read(connect(), handoff)
     assert ok
-    assert rows == _whole_rows(path) and len(rows) == 3 + 4 * 60
+    assert rows == _whole_rows(path) and len(rows) == 4 + 4 * 60
     assert [p.name for p in handoff.folder.iterdir()] == ["tail.json"]  # the head is gone once read
     handoff.discard()
     assert not handoff.folder.exists()
@@ -133,7 +71,7 @@ def test_cut_read_gives_the_raw_rows_of_a_whole_read_in_file_order(small_cuts, t
 
 def test_the_cut_moves_towards_the_end_as_the_csvs_grow(small_cuts, tmp_path):
     path = tmp_path / "trace_view.json"
-    path.write_text(json.dumps(_events(200)), encoding="utf-8")
+    path.write_text(json.dumps(trace_events(200)), encoding="utf-8")
     size = path.stat().st_size
     alone = plan_tail((path,), other_bytes=0)
     beside = plan_tail((path,), other_bytes=size // 10)
@@ -149,9 +87,9 @@ def test_the_cut_moves_towards_the_end_as_the_csvs_grow(small_cuts, tmp_path):
 
 def test_no_cut_for_small_files_objects_slices_or_missing_files(small_cuts, tmp_path):
     array, obj, small = tmp_path / "a.json", tmp_path / "o.json", tmp_path / "s.json"
-    array.write_text(json.dumps(_events(60)), encoding="utf-8")
-    obj.write_text(json.dumps({"traceEvents": _events(60)}), encoding="utf-8")
-    small.write_text(json.dumps(_events(1)), encoding="utf-8")
+    array.write_text(json.dumps(trace_events(60)), encoding="utf-8")
+    obj.write_text(json.dumps({"traceEvents": trace_events(60)}), encoding="utf-8")
+    small.write_text(json.dumps(trace_events(1)), encoding="utf-8")
     assert plan_tail((obj,), 0) is None and plan_tail((small,), 0) is None
     assert (
         plan_tail((array, array), 0) is None and plan_tail((tmp_path / "missing.json",), 0) is None
@@ -162,21 +100,11 @@ def test_no_cut_for_small_files_objects_slices_or_missing_files(small_cuts, tmp_
 def test_a_cut_inside_a_string_inserts_nothing(small_cuts, tmp_path, filler):
     """The separator found at the cut is inside a name: the head piece does not parse, so nothing
     is kept (the reader then reads the file whole), and the tail's table is dropped."""
-    events = _events(30)
-    trap = {
-        "ph": "X",
-        "name": "x" * 3000 + filler + "y",
-        "pid": 7,
-        "tid": 1,
-        "ts": "1.000",
-        "dur": 1.0,
-    }
-    text = json.dumps([*events, trap, *events]).encode()
-    path = tmp_path / "trace_view.json"
-    path.write_bytes(text)
-    name_at = text.index(b'"xxx')
+    path = string_across_the_middle(tmp_path, filler)
     handoff = plan_tail((path,), other_bytes=0)
-    assert name_at < handoff.head_end < name_at + len(json.dumps(trap["name"]))  # inside the name
+    text = path.read_bytes()
+    name_at = text.index(b'"xxx')
+    assert name_at < handoff.head_end < text.index(b'y"', name_at)  # inside the name
     con = connect()
     ok, rows = _cut_read(con, handoff)
     assert not ok and rows == []

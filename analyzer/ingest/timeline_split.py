@@ -118,13 +118,23 @@ def _piece_spans(path: Path, pieces: int) -> list[tuple[int, int]]:
             target = size * k // pieces
             if target <= begin:
                 continue
-            fh.seek(target)
-            found = EVENT_SEPARATOR.search(fh.read(_CUT_WINDOW_BYTES))
-            if found is None:
+            cut = cut_near(fh, target)
+            if cut is None:
                 continue
-            spans.append((begin, target + found.start() + 1))
-            begin = target + found.end() - 1
+            spans.append((begin, cut[0]))
+            begin = cut[1]
     return [*spans, (begin, size)]
+
+
+def cut_near(fh: BinaryIO, target: int) -> tuple[int, int] | None:
+    """The first place at or after byte ``target`` of an open array file (within _CUT_WINDOW_BYTES)
+    where one event ends and the next begins: (just after the '}', at the '{'); None when there is
+    none there."""
+    fh.seek(target)
+    found = EVENT_SEPARATOR.search(fh.read(_CUT_WINDOW_BYTES))
+    if found is None:
+        return None
+    return target + found.start() + 1, target + found.end() - 1
 
 
 def _write_pieces(path: Path, folder: Path, spans: list[tuple[int, int]]) -> list[Path]:

@@ -28,13 +28,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.timeline_json import (
-    EVENT_SEPARATOR,
-    first_char,
-    insert_arrays,
-    raw_table_columns,
-)
-from analyzer.ingest.timeline_split import copy_span
+from analyzer.ingest.timeline_json import first_char, insert_arrays, raw_table_columns
+from analyzer.ingest.timeline_split import copy_span, cut_near
 
 # How many times faster the JSON parse is than the CSV readers, per byte and per thread (measured:
 # 2.2 to 2.8 on the bench's torch_npu exports); it sets where the file is cut.
@@ -45,7 +40,6 @@ CUT_MIN_BYTES = 32 << 20
 TAIL_MIN_BYTES = 8 << 20
 # Where the tail's table lives: an in-memory catalog that every connection of the database sees.
 CATALOG = "npu_ingest"
-_CUT_WINDOW_BYTES = 4 << 20
 _counter = itertools.count()
 
 
@@ -150,14 +144,12 @@ def plan_tail(paths: tuple[Path, ...], other_bytes: int) -> TailHandoff | None:
         if size - target < TAIL_MIN_BYTES:
             return None
         with path.open("rb") as fh:
-            fh.seek(target)
-            found = EVENT_SEPARATOR.search(fh.read(_CUT_WINDOW_BYTES))
+            cut = cut_near(fh, target)
     except OSError:
         return None
-    if found is None:
+    if cut is None:
         return None
-    folder = Path(tempfile.mkdtemp(prefix="npu_triage_"))
-    return TailHandoff(path, target + found.start() + 1, target + found.end() - 1, folder)
+    return TailHandoff(path, *cut, Path(tempfile.mkdtemp(prefix="npu_triage_")))
 
 
 def _drop_quietly(con: duckdb.DuckDBPyConnection, table: str) -> None:
