@@ -263,17 +263,16 @@ def _plan(
 ) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
-    groups = [(rule, group, _skipped_whatever_the_data(rule, group, preview))
-              for rule in rules for group in _groups(rule, run_ids)]
-    availability.prefetch(key for rule, group, reason in groups if reason is None
+    groups = [(rule, values, group, _skipped_whatever_the_data(rule, group, preview))
+              for rule, values in ((rule, effective_params(rule, params)) for rule in rules)
+              for group in _groups(rule, run_ids)]
+    availability.prefetch(key for rule, _values, group, reason in groups if reason is None
                           for key in required_keys(rule, group))
-    values = {id(rule): effective_params(rule, params) for rule in rules}
     planned = []
-    for rule, group, reason in groups:
+    for rule, values, group, reason in groups:
         skipped = _precheck(rule, group, availability, reason)
         job = None if skipped else partial(
-            _run_one, rule=rule, params=values[id(rule)], run_ids=group,
-            evidence_limit=evidence_limit,
+            _run_one, rule=rule, params=values, run_ids=group, evidence_limit=evidence_limit,
         )
         planned.append(_Planned(skipped, job, rule.scope == "runs"))
     return planned
