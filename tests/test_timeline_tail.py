@@ -190,7 +190,7 @@ def test_a_main_thread_that_stops_early_does_not_leave_the_side_thread_waiting(
 
 def test_the_tail_table_matches_the_raw_table(tmp_path):
     con = connect()
-    name = timeline_tail._tail_table_name(con)
+    name = timeline_tail._new_tail_table(con)
     raw = create_raw_table(con)
     columns = (
         "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "

@@ -13,7 +13,7 @@ import duckdb
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
-from analyzer.ingest.memory_budget import current_limit_bytes, duckdb_memory_limit
+from analyzer.ingest.memory_budget import current_limit_bytes, duckdb_memory_limit, file_sizes
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
@@ -103,15 +103,7 @@ def _plan_handoff(source: ExportSource, kinds: list[str], beside: list[str],
     if beside != ["timeline"] or not single_files:
         return None
     others = [path for kind in kinds if kind not in beside for path in source.files[kind]]
-    csv_bytes = sum(_size(path) for path in others)
-    return plan_tail(tuple(single_files), csv_bytes)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    return plan_tail(tuple(single_files), sum(file_sizes(others)))
 
 
 @contextmanager

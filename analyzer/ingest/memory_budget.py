@@ -57,7 +57,7 @@ def duckdb_memory_limit(input_files: Iterable[Path]) -> str | None:
     if setting.lower() == "none":
         return None
     if setting.lower() in ("auto", "lean"):
-        sizes = _sizes(input_files)
+        sizes = file_sizes(input_files)
         budget = _automatic_bytes(sizes)
         if setting.lower() == "lean":
             budget = min(budget, _lean_bytes(sizes))
@@ -99,7 +99,7 @@ def _lean_bytes(sizes: list[int]) -> int:
     return max(_LEAN_FLOOR_BYTES, budget)
 
 
-def _sizes(paths: Iterable[Path]) -> list[int]:
+def file_sizes(paths: Iterable[Path]) -> list[int]:
     """Sizes of the ``paths`` that can be read."""
     sizes = []
     for path in paths:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from analyzer.ingest.timeline_tail import TailHandoff
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class ReadContext:
     # reader keeps the other cores busy, where the parallel reader only adds its own overhead.
     scan_serially: bool = False
     # A file cut in two for the timeline reader (timeline_tail.TailHandoff), set by the loader.
-    tail_handoff: Any = None
+    tail_handoff: TailHandoff | None = None
 
     def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path

@@ -21,7 +21,8 @@ memory until the pieces before it are in, and each piece's reader keeps its own 
 at a time, and the split only adds the copy: measured on a 127 MB trace_view.json under a 130 MiB
 limit, the parse took 0.9-1.4 s split and whole alike (0.5-0.65 s split under 1 GiB), and a whole
 diagnose with ``NPU_TRIAGE_MEMORY_LIMIT=lean`` went 2.81 -> 2.57 s (median of 8, interleaved)
-reading the file whole, its CSVs meanwhile on the other core. Such a file is not split.
+reading the file whole, its CSVs meanwhile on the other core. Under such a limit a file is not
+split (beside CSVs it is now cut in two instead, ``timeline_tail``, which needs no such memory).
 """
 
 from __future__ import annotations

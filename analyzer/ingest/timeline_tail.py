@@ -61,15 +61,17 @@ class TailHandoff:
         Never raises; the outcome (the table's name, or the error) goes to ``read_into``."""
         if self.tail_table.done():
             return
-        table = _tail_table_name(con)
+        table = None
         try:
+            table = _new_tail_table(con)
             tail = self.folder / "tail.json"
             with self.path.open("rb") as src, tail.open("wb", buffering=0) as dst:
                 dst.write(b"[")
                 copy_span(src, dst, self.tail_begin, self.path.stat().st_size - self.tail_begin)
             insert_arrays(con, table, [tail], file_no=0, strict=True)
         except BaseException as exc:  # handed to the side thread, which decides
-            _drop_quietly(con, table)
+            if table is not None:
+                _drop_quietly(con, table)
             self.tail_table.set_exception(exc)
             return
         self.tail_table.set_result(table)
@@ -163,8 +165,9 @@ def _drop_quietly(con: duckdb.DuckDBPyConnection, table: str) -> None:
         pass
 
 
-def _tail_table_name(con: duckdb.DuckDBPyConnection) -> str:
-    """A new, empty raw event table in CATALOG (same columns as ``create_raw_table``'s)."""
+def _new_tail_table(con: duckdb.DuckDBPyConnection) -> str:
+    """Create a new, empty raw event table in CATALOG (the columns of ``create_raw_table``'s);
+    returns its name."""
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG}")
     name = f"{CATALOG}.main._tl_tail_{next(_counter)}"
     con.execute(f"CREATE TABLE {name} ({raw_table_columns()})")

@@ -263,10 +263,12 @@ def _plan(
 ) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
-    groups = [(rule, values, group, _skipped_whatever_the_data(rule, group, preview))
-              for rule, values in ((rule, effective_params(rule, params)) for rule in rules)
-              for group in _groups(rule, run_ids)]
-    availability.prefetch(key for rule, _values, group, reason in groups if reason is None
+    groups = []
+    for rule in rules:
+        values = effective_params(rule, params)
+        groups += [(rule, values, group, _skipped_whatever_the_data(rule, group, preview))
+                   for group in _groups(rule, run_ids)]
+    availability.prefetch(key for rule, _, group, reason in groups if reason is None
                           for key in required_keys(rule, group))
     planned = []
     for rule, values, group, reason in groups:
