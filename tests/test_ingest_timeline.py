@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.ingest import load_export
-from analyzer.ingest.database import connect
+from analyzer.ingest.database import append_rows, connect
 from analyzer.ingest.step_windows import merge_step_markers
 from analyzer.ingest.timeline_json import create_raw_table, read_arrays_at_once, read_raw_events
 from tests.read_context import context_for
@@ -264,8 +264,8 @@ def test_timeline_events_missing_fields_are_counted(tmp_path):
 
 def test_step_windows_update_existing_step_row(con):
     con.execute("INSERT INTO steps (run_id, step_id, computing_us, source) VALUES ('r', 7, 12.5, 'step_trace_time')")
-    con.execute("INSERT INTO timeline (run_id, kind, name, start_ns, end_ns) VALUES "
-                "('r', 'step_marker', 'ProfilerStep#7', 100, 900), ('r', 'step_marker', 'ProfilerStep#8', 900, 1500)")
+    append_rows(con, "timeline", "SELECT * FROM (VALUES ('r', 'step_marker', 'ProfilerStep#7', 100, 900), "
+                "('r', 'step_marker', 'ProfilerStep#8', 900, 1500)) v(run_id, kind, name, start_ns, end_ns)")
     merge_step_markers(con, "r")
     rows = con.execute("SELECT step_id, start_ns, end_ns, computing_us, source FROM steps ORDER BY step_id").fetchall()
     assert rows == [(7, 100, 900, 12.5, "step_trace_time"), (8, 900, 1500, None, "timeline")]

@@ -10,7 +10,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from analyzer.ingest import load_export, loader, op_summary, timeline_json, timeline_tail
+from analyzer.ingest import (
+    load_export,
+    loader,
+    op_summary,
+    timeline_json,
+    timeline_store,
+    timeline_tail,
+)
 from analyzer.ingest.database import connect
 from analyzer.ingest.timeline_json import create_raw_table, read_raw_events
 from analyzer.ingest.timeline_tail import plan_tail
@@ -124,7 +131,8 @@ def _tables(folder: Path) -> dict[str, list]:
     ing = load_export(folder)
     return {
         "problems": [p.line() for p in ing.problems],
-        "timeline": ing.con.execute("SELECT * FROM timeline ORDER BY rowid").fetchall(),
+        # In insertion order: the stored rows, by rowid.
+        "timeline": ing.con.execute(f"SELECT * FROM {timeline_store.ROWS} ORDER BY rowid").fetchall(),
         "counters": ing.con.execute("SELECT * FROM counters ORDER BY ALL").fetchall(),
         "ops": ing.con.execute("SELECT * FROM ops ORDER BY ALL").fetchall(),
         "steps": ing.con.execute("SELECT * FROM steps ORDER BY ALL").fetchall(),

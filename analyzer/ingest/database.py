@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.atomic_files import atomic_path
+from analyzer.ingest import timeline_store
 from analyzer.ingest.memory_budget import duckdb_memory_limit
 from analyzer.ingest.schema import TABLES, ddl
 
@@ -36,10 +37,24 @@ def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
 
 
 def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> None:
-    """CREATE every normalized table (in ``schema`` when given)."""
+    """CREATE every normalized table: in ``schema`` (a database file) as plain tables; in the working
+    connection itself with the timeline stored by timeline_store (a view over numbered rows)."""
     for name in TABLES:
-        target = f"{schema}.{name}" if schema else name
-        con.execute(ddl(name, target))
+        if schema:
+            con.execute(ddl(name, f"{schema}.{name}"))
+        elif name == timeline_store.TABLE:
+            timeline_store.create(con)
+        else:
+            con.execute(ddl(name))
+
+
+def append_rows(con: duckdb.DuckDBPyConnection, table: str, select_sql: str, params: object = None) -> None:
+    """INSERT BY NAME the rows of a SELECT holding a normalized table's columns (run_id among them)
+    into that table of the working connection."""
+    if table == timeline_store.TABLE:
+        timeline_store.append(con, select_sql, params)
+    else:
+        con.execute(f"INSERT INTO {table} BY NAME {select_sql}", params)
 
 
 def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
@@ -93,6 +108,6 @@ def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'src' AND table_name = ?", [name]
         ).fetchall()[0][0]
         if exists:
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM src.{name}")
+            append_rows(con, name, f"SELECT * FROM src.{name}")
     con.execute("DETACH src")
     return con

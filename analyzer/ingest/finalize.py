@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest import timeline_store
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import derive_pipeline
@@ -62,16 +63,6 @@ def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
     """True when a single file gave the run's device tasks (a torch_npu trace_view.json), so that no
     task was written twice."""
     return sum(len(ctx.source.files.get(kind, ())) for kind in DEVICE_TASK_KINDS) <= 1
-
-
-def _dedupe_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """msprof writes each device task to task_time_*.csv and msprof_*.json: keep one row per task (with a device)."""
-    con.execute(
-        "DELETE FROM timeline WHERE run_id = $r AND kind = 'device_task' AND rowid NOT IN ("
-        "SELECT arg_min(rowid, (device_id IS NULL, rowid)) FROM timeline "
-        "WHERE run_id = $r AND kind = 'device_task' GROUP BY stream_id, task_id, start_ns)",
-        {"r": run_id},
-    )
 
 
 def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
@@ -141,6 +132,9 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
     for name, table in TABLES.items():
         if name in ("runs", "ingest_problems") or not any(c.name == "device_id" for c in table.columns):
             continue
+        if name == timeline_store.TABLE:
+            timeline_store.split_devices(con, run_id, devices)
+            continue
         con.execute(f"UPDATE {name} SET run_id = run_id || '/dev' || device_id "
                     f"WHERE run_id = ? AND device_id IS NOT NULL", [run_id])
         # Rows that name no device (host APIs, a timeline without device ids) belong to every device's run.
@@ -166,7 +160,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     run_id, src = ctx.run_id, ctx.source
     _apply_facts(meta, ctx)
     if not _device_tasks_from_one_file(ctx):
-        _dedupe_device_tasks(con, run_id)  # 23 ms for nothing on a 127 MB trace_view.json
+        timeline_store.delete_duplicate_device_tasks(con, run_id)  # 23 ms for nothing on a 127 MB trace_view.json
     _ops_from_timeline(con, ctx)
     merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)

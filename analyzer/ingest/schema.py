@@ -226,7 +226,10 @@ _table(
 
 _table(
     "timeline",
-    "Timeline events: host API calls, framework ops, device tasks, communication, overlap-analysis segments and flows.",
+    "Timeline events: host API calls, framework ops, device tasks, communication, overlap-analysis segments and flows. "
+    "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
+    "(_timeline_rows.run_no, named in _run_keys) instead of the run id string; a database written by "
+    "`npu-triage ingest --db` holds a plain table.",
     _RUN_ID,
     _DEVICE,
     _c("kind", "VARCHAR", "",

@@ -11,6 +11,7 @@ from decimal import Decimal
 import duckdb
 
 from analyzer.ingest import sql_values as v
+from analyzer.ingest import timeline_store
 
 # process_name -> timeline kind of its X / i events (flows are 'flow' whatever the process).
 PROCESS_KINDS = {
@@ -73,10 +74,12 @@ def _anchor_us(con: duckdb.DuckDBPyConnection, raw: str) -> Decimal | None:
 def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
     """Insert every timed non-metadata, non-counter event of the raw table into timeline; returns rows."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
+    timeline_store.register(con, run_id)
+    into, run = timeline_store.target("timeline")
     return con.execute(
         f"""
-        INSERT INTO timeline BY NAME
-        SELECT ?::VARCHAR AS run_id, kind, process, TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name,
+        INSERT INTO {into} BY NAME
+        SELECT {run}, kind, process, TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name,
             cat AS category, {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
             TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
@@ -88,5 +91,5 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
         FROM ({_fields_sql(raw)})
         """,
-        [run_id],
+        {"run_id": run_id},
     ).fetchall()[0][0]

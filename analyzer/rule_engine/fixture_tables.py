@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.ingest.database import append_rows
 from analyzer.ingest.schema import TABLES, column
 
 
@@ -35,11 +36,8 @@ def load_fixture_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> list[st
         except KeyError as exc:
             raise FixtureError(f"{path}: column {exc.args[0]} is not in the schema") from None
         spec = ", ".join(f"'{name}': '{type_}'" for name, type_ in types.items())
-        con.execute(
-            f"INSERT INTO {table} BY NAME SELECT * FROM read_csv(?, header = true, "
-            f"columns = {{{spec}}}, nullstr = '')",
-            [str(path)],
-        )
+        append_rows(con, table, f"SELECT * FROM read_csv($path, header = true, columns = {{{spec}}}, "
+                    "nullstr = '')", {"path": str(path)})
     return fixture_run_ids(con)
 
 
