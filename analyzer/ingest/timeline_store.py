@@ -16,9 +16,11 @@ number one run at once). Saved DuckDB files and Parquet hold the documented tabl
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 
-from analyzer.ingest.schema import TABLES
+from analyzer.ingest.schema import TABLES, Column
 
 TABLE = "timeline"
 ROWS = "_timeline_rows"
@@ -27,11 +29,12 @@ KEYS = "_run_keys"
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
     """Create the keys, the rows and the ``timeline`` view (when absent)."""
-    columns = TABLES[TABLE].columns
-    stored = ", ".join(f"{c.name} {c.type}" for c in columns if c.name != "run_id")
-    shown = ", ".join("k.run_id" if c.name == "run_id" else f"t.{c.name}" for c in columns)
+    table = TABLES[TABLE]
+    run_no = Column("run_no", "UINTEGER", "", "Number of the run (_run_keys).")
+    stored = replace(table, columns=(run_no, *(c for c in table.columns if c.name != "run_id")))
+    shown = ", ".join("k.run_id" if c.name == "run_id" else f"t.{c.name}" for c in table.columns)
     con.execute(f"CREATE TABLE IF NOT EXISTS {KEYS} (run_no UINTEGER PRIMARY KEY, run_id VARCHAR NOT NULL UNIQUE)")
-    con.execute(f"CREATE TABLE IF NOT EXISTS {ROWS} (run_no UINTEGER, {stored})")
+    con.execute(stored.ddl(ROWS))
     con.execute(f"CREATE VIEW IF NOT EXISTS {TABLE} AS SELECT {shown} "
                 f"FROM {ROWS} t JOIN {KEYS} k ON k.run_no = t.run_no")
 
