@@ -113,6 +113,23 @@ def test_msprof_task_in_task_time_and_timeline_json_is_one_row(tmp_path):
     assert repeated[0] == 0 and repeated[1] > 0
 
 
+def test_msprof_json_device_tasks_read_after_task_time_are_never_inserted(tmp_path, con):
+    """The loader reads task_time first: the JSON's twins of its tasks are left out (not inserted,
+    then deleted)."""
+    from analyzer.ingest.timeline import load_timeline
+
+    root = write_export("gappy_multistream", tmp_path, layout="msprof")[0]
+    task_time = tuple(sorted(root.rglob("task_time_*.csv")))
+    timeline = tuple(sorted(root.rglob("msprof_*.json")))
+    tasks = load_task_time(con, task_time, context_for(root))
+    inserted = load_timeline(con, timeline, context_for(root))
+    kinds = dict(con.execute("SELECT kind, count(*) FROM timeline GROUP BY kind").fetchall())
+    assert tasks > 0 and kinds["device_task"] == tasks  # one row per task: the task_time rows
+    assert inserted == sum(kinds.values()) - tasks
+    unnamed = "SELECT count(*) FROM timeline WHERE kind = 'device_task' AND device_id IS NULL"
+    assert con.execute(unnamed).fetchone() == (0,)
+
+
 def test_every_kind_named_as_a_device_task_source_is_a_registered_reader():
     from analyzer.ingest.readers import DEVICE_TASK_KINDS, READERS
 

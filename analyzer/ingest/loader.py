@@ -35,6 +35,9 @@ class Ingested:
 # Readers whose work is one single-threaded DuckDB scan (the timeline JSON parse): they run on a second
 # connection beside the others, so that a 2-core machine parses the JSON while it reads the CSVs.
 _BESIDE = ("timeline",)
+# Readers the main thread runs first: msprof's task_time rows, in before the timeline JSON's device
+# tasks, supersede those (timeline_store.superseded_sql), which are then never inserted.
+_FIRST = ("task_time",)
 
 
 def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadContext:
@@ -69,7 +72,7 @@ def _run_readers(con: duckdb.DuckDBPyConnection, source: ExportSource, kinds: li
                 running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind])
                            for kind in beside]
                 try:
-                    for kind in kinds:
+                    for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in order
                         if kind not in beside:
                             _guarded(READERS[kind], con, source.files[kind], parts[kind])
                     if handoff is not None:

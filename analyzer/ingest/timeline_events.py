@@ -72,15 +72,16 @@ def _anchor_us(con: duckdb.DuckDBPyConnection, raw: str) -> Decimal | None:
 
 
 def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
-    """Insert every timed non-metadata, non-counter event of the raw table into timeline; returns rows."""
+    """Insert every timed non-metadata, non-counter event of the raw table into timeline, less the
+    device tasks that rows already in supersede (``timeline_store.without_superseded``); returns
+    rows."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     timeline_store.register(con, run_id)
     into, run = timeline_store.target("timeline")
-    return con.execute(
-        f"""
-        INSERT INTO {into} BY NAME
-        SELECT {run}, kind, process, TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name,
-            cat AS category, {start_ns} AS start_ns,
+    rows = f"""
+        SELECT {run}, NULL::INTEGER AS device_id, kind, process,
+            TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
+            {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
             TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
             {v.integer('raw_stream', 'INTEGER')} AS stream_id,
@@ -89,7 +90,7 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
             {v.integer('raw_connection')} AS connection_id,
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
-        FROM ({_fields_sql(raw)})
-        """,
-        {"run_id": run_id},
+        FROM ({_fields_sql(raw)})"""
+    return con.execute(
+        f"INSERT INTO {into} BY NAME {timeline_store.without_superseded(rows)}", {"run_id": run_id}
     ).fetchall()[0][0]
