@@ -10,7 +10,7 @@ from polars.testing import assert_frame_equal
 
 from analyzer.ingest.loader import load_export
 from analyzer.ingest.readers import READERS
-from fixtures.generator import SCENARIOS, OPS_COLUMNS, expected_ops, export_units, truth, write_export
+from fixtures.generator import OPS_COLUMNS, SCENARIOS, expected_ops, export_units, truth, write_export
 
 SMALL = {"call_count_hotspot": {"tiny_per_step": 200}, "large": {"tasks": 3000}, "batch_sweep": {"steps": 2},
          "regression_pair": {"steps": 3}}
@@ -19,7 +19,8 @@ COMPARED = [c for c in OPS_COLUMNS if c != "hf32_eligible"] + ["hf32_eligible"]
 
 def _read_ops(con, run_ids: list[str]) -> pl.DataFrame:
     placeholders = ", ".join("?" for _ in run_ids)
-    return pl.from_arrow(con.sql(f"SELECT * FROM ops WHERE run_id IN ({placeholders})", params=run_ids).to_arrow_table())
+    rows = con.sql(f"SELECT * FROM ops WHERE run_id IN ({placeholders})", params=run_ids)
+    return pl.from_arrow(rows.to_arrow_table())
 
 
 def _sorted(df: pl.DataFrame) -> pl.DataFrame:

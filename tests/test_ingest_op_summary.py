@@ -96,7 +96,8 @@ def test_op_summary_msprof_header_with_trailing_tab_and_slices(tmp_path):
     header = ("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
               "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,"
               "Context ID,aicore_time(us),aic_mte2_time(us)\n")
-    row = "0,4294967295,{t},1756,k{t},MatMulV2,dynamic,AI_CORE,1780676244313289.{t:03d}\t,87.38,0,24,N/A,NO,\"\"\"2,3\"\"\",N/A,80.0,20.5\n"
+    row = ("0,4294967295,{t},1756,k{t},MatMulV2,dynamic,AI_CORE,1780676244313289.{t:03d}\t,87.38,0,24,N/A,NO,"
+           "\"\"\"2,3\"\"\",N/A,80.0,20.5\n")
     (out / "op_summary_slice_0_20260605161737.csv").write_text(header + row.format(t=1) + row.format(t=2))
     (out / "op_summary_slice_1_20260605161737.csv").write_text(header + row.format(t=3))
     ing = load_export(tmp_path)

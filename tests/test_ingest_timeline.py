@@ -47,7 +47,8 @@ SMALL = [
     _x(13, 0, "Computing", "1736408883000060.123", 2.5),
     {"ph": "s", "name": "HostToDevice5", "cat": "HostToDevice", "id": "5", "pid": 9, "tid": 1,
      "ts": "1736408883000020.000"},
-    {"ph": "C", "name": "HBM 1/Write", "pid": 15, "tid": 0, "ts": "1736408883000030.000", "args": {"Write(MB/s)": 12.5}},
+    {"ph": "C", "name": "HBM 1/Write", "pid": 15, "tid": 0, "ts": "1736408883000030.000",
+     "args": {"Write(MB/s)": 12.5}},
     {"ph": "C", "name": "Average", "pid": 17, "tid": 0, "ts": "1736408883000030.000", "args": {"utilization(%)": 40}},
 ]
 
@@ -217,7 +218,8 @@ def test_timeline_truncated_slice_beside_good_one_is_salvaged_and_named(tmp_path
 
 
 def test_timeline_process_meaning_comes_only_from_process_name(tmp_path):
-    events = [_meta(11, "CANN"), _meta(7, "Ascend Hardware"), _x(11, 3, "Runtime@launch", "10.000", 1.0, level="runtime")]
+    events = [_meta(11, "CANN"), _meta(7, "Ascend Hardware"),
+              _x(11, 3, "Runtime@launch", "10.000", 1.0, level="runtime")]
     con = load_export(_write_export(tmp_path / "run", events)).con
     assert con.execute("SELECT kind, process, task_type FROM timeline").fetchone() == ("host_api", "CANN", "runtime")
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.tiny_exports import write_tiny_export
 
 from analyzer.cli import main
 from analyzer.runs.archives import unpack
 from analyzer.runs.catalog_schema import CATALOG_TABLES
+from tests.tiny_exports import write_tiny_export
 
 
 def _zip_folder(zip_path: Path, folder: Path) -> None:
@@ -160,7 +160,8 @@ def test_catalog_docs_page_is_generated_from_the_schema():
     from analyzer.report.catalog_doc import render_catalog_markdown
 
     page = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
-    assert page.read_text() == render_catalog_markdown(), "regenerate: npu-triage runs --schema-markdown > docs/catalog.md"
+    regenerate = "regenerate: npu-triage runs --schema-markdown > docs/catalog.md"
+    assert page.read_text() == render_catalog_markdown(), regenerate
 
 
 def test_batch_with_diagnosis_catalogs_findings_and_runs_lists_the_top_one(tmp_path, capsys):

@@ -22,7 +22,8 @@ def _catalog_with(rows: list[tuple[str, int, float, float]]) -> duckdb.DuckDBPyC
 
 
 def test_sweep_views_rising_busy_ratio_is_scheduling_overhead():
-    con = _catalog_with([("m", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0), ("flat", 1, 0.8, 500.0), ("flat", 8, 0.82, 4000.0)])
+    con = _catalog_with([("m", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0),
+                         ("flat", 1, 0.8, 500.0), ("flat", 8, 0.82, 4000.0)])
     rows, verdict = scaling_tables(con)
     assert {v["model_name"]: v["verdict"] for v in verdict.to_pylist()} == {
         "flat": "inside_operators", "m": "scheduling_overhead"}

@@ -1,4 +1,4 @@
-"""`npu-triage batch ROOT --catalog FILE.duckdb [--jobs N]`: analyse every export of a tree or archive into a catalog."""
+"""`npu-triage batch ROOT --catalog FILE.duckdb [--jobs N]`: every export of a tree or archive into a catalog."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`npu-triage sweep RUN:bs=8 RUN:bs=16 ...` or `--catalog FILE [--model NAME]`: batch-size scaling table and verdict."""
+"""`npu-triage sweep RUN:bs=8 RUN:bs=16 ...` or `--catalog FILE [--model NAME]`: batch-size scaling and verdict."""
 
 from __future__ import annotations
 

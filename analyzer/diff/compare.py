@@ -18,7 +18,8 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, run_id: str) -> list[dict]:
 
 
 def _step_ids(con, run_id: str) -> list:
-    return [r["step_id"] for r in _rows(con, "SELECT step_id FROM step_times WHERE run_id = $r ORDER BY step_id", run_id)]
+    rows = _rows(con, "SELECT step_id FROM step_times WHERE run_id = $r ORDER BY step_id", run_id)
+    return [r["step_id"] for r in rows]
 
 
 def _type_samples(con, run_id: str) -> tuple[dict[str, np.ndarray], int]:

@@ -36,7 +36,8 @@ def _head(path: Path, ctx: ReadContext) -> _Head | None:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions")
+        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}",
+                   "check the path and its permissions")
         return None
     if size == 0:
         ctx.report(path, "", "error", "empty file (0 bytes)", "the profiler wrote nothing here; re-export or ignore")

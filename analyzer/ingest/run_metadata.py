@@ -60,17 +60,7 @@ def _load_json(path: Path, ctx: ReadContext) -> dict | None:
 def _profiler_info(data: dict, meta: RunMetadata) -> None:
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
     exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
-    level = exp.get("_profiler_level") or exp.get("profiler_level")
-    if isinstance(level, str):
-        meta.profiler_level = level
-    aic = exp.get("_aic_metrics") or exp.get("aic_metrics")
-    if isinstance(aic, str):
-        meta.aic_metrics = AIC_METRICS.get(aic, aic)
-    et = exp.get("_export_type") or exp.get("export_type")
-    if isinstance(et, list) and et:
-        et = et[0]
-    if isinstance(et, str):
-        meta.export_type = et
+    _experimental_config(exp, meta)
     for key in ("cann_version", "CANN_VERSION"):
         if isinstance(data.get(key), str):
             meta.cann_version = data[key]
@@ -82,6 +72,21 @@ def _profiler_info(data: dict, meta: RunMetadata) -> None:
     for key in ("model_name", "batch_size"):
         if key in data and data[key] is not None:
             setattr(meta, key, data[key] if key == "model_name" else int(data[key]))
+
+
+def _experimental_config(exp: dict, meta: RunMetadata) -> None:
+    """profiler_info's experimental_config: profiler level, AI Core metric set, export type."""
+    level = exp.get("_profiler_level") or exp.get("profiler_level")
+    if isinstance(level, str):
+        meta.profiler_level = level
+    aic = exp.get("_aic_metrics") or exp.get("aic_metrics")
+    if isinstance(aic, str):
+        meta.aic_metrics = AIC_METRICS.get(aic, aic)
+    et = exp.get("_export_type") or exp.get("export_type")
+    if isinstance(et, list) and et:
+        et = et[0]
+    if isinstance(et, str):
+        meta.export_type = et
 
 
 def _info_json(data: dict, meta: RunMetadata) -> None:

@@ -44,7 +44,8 @@ def _c(name: str, type_: str, unit: str, doc: str) -> Column:
     return Column(name, type_, unit, doc)
 
 
-_RUN_ID = _c("run_id", "VARCHAR", "", "Stable id of the run (export folder name, plus device when one export holds several).")
+_RUN_ID = _c("run_id", "VARCHAR", "",
+             "Stable id of the run (export folder name, plus device when one export holds several).")
 _DEVICE = _c("device_id", "INTEGER", "", "NPU device id; NULL when the export does not say.")
 _STEP = _c("step_id", "BIGINT", "", "Training step / iteration id; NULL when no step schedule was used.")
 
@@ -114,7 +115,8 @@ _table(
     _c("source_path", "VARCHAR", "", "Export folder, relative to the path the user gave."),
     _c("producer", "VARCHAR", "", "'torch_npu', 'mindspore', 'msprof' or 'unknown'."),
     _c("export_type", "VARCHAR", "", "'text' (CSV/JSON) or 'db' (SQLite)."),
-    _c("layout", "VARCHAR", "", "Folder layout: 'ascend_profiler_output', 'mindstudio_profiler_output', 'msprof_db', 'bare_csv'."),
+    _c("layout", "VARCHAR", "",
+       "Folder layout: 'ascend_profiler_output', 'mindstudio_profiler_output', 'msprof_db', 'bare_csv'."),
     _DEVICE,
     _c("rank_id", "INTEGER", "", "Distributed rank, from profiler_info_{rank}.json."),
     _c("cann_version", "VARCHAR", "", "CANN version where the export records it."),
@@ -122,10 +124,13 @@ _table(
     _c("chip", "VARCHAR", "", "Chip name (NPU_INFO / info.json), e.g. 'Ascend910B'."),
     _c("ai_core_count", "INTEGER", "", "AI Core count of the chip where known."),
     _c("profiler_level", "VARCHAR", "", "torch_npu profiler level: 'Level0', 'Level1', 'Level2', 'Level_none'."),
-    _c("aic_metrics", "VARCHAR", "", "AI Core metric set, normalized: 'PipeUtilization', 'ArithmeticUtilization', 'Memory', 'MemoryL0', 'MemoryUB', 'ResourceConflictRatio', 'L2Cache', 'MemoryAccess'; NULL when none."),
+    _c("aic_metrics", "VARCHAR", "",
+       "AI Core metric set, normalized: 'PipeUtilization', 'ArithmeticUtilization', 'Memory', 'MemoryL0', "
+       "'MemoryUB', 'ResourceConflictRatio', 'L2Cache', 'MemoryAccess'; NULL when none."),
     _c("aic_mode", "VARCHAR", "", "'task-based' or 'sample-based'."),
     _c("pmu_collected", "BOOLEAN", "", "Whether per-task PMU pipeline columns are present."),
-    _c("not_collected", "VARCHAR[]", "", "Metric families absent from this export, each as 'family: setting that collects it'."),
+    _c("not_collected", "VARCHAR[]", "",
+       "Metric families absent from this export, each as 'family: setting that collects it'."),
     _c("files", "VARCHAR[]", "", "Files read for this run, relative to the export folder."),
     _c("task_count", "BIGINT", "count", "Rows in ops for this run."),
     _c("start_ns", "BIGINT", "ns", "First device task start."),
@@ -147,7 +152,8 @@ _table(
     _c("context_id", "BIGINT", "", "Sub-task (FFTS+/MIX) context id."),
     _c("op_name", "VARCHAR", "", "Operator instance name."),
     _c("op_type", "VARCHAR", "", "Operator type (e.g. 'MatMulV2'); NULL when not recorded."),
-    _c("task_type", "VARCHAR", "", "Core / task type: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, MIX_AIV, COMMUNICATION, ..."),
+    _c("task_type", "VARCHAR", "",
+       "Core / task type: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, MIX_AIV, COMMUNICATION, ..."),
     _c("op_state", "VARCHAR", "", "'dynamic' or 'static'; NULL when not recorded."),
     _c("start_ns", "BIGINT", "ns", "Task start, exact (the export's decimal microseconds x 1000)."),
     _c("dur_us", "DOUBLE", "us", "Task duration."),
@@ -260,10 +266,12 @@ _table(
        "Normalized counter: 'hbm_read', 'hbm_write', 'ddr_read', 'ddr_write', 'llc_read_throughput', "
        "'llc_write_throughput', 'llc_hit_rate', 'npu_mem_app', 'npu_mem_device', 'aicore_freq', "
        "'aicore_utilization', 'aivector_utilization', or 'other:<raw name>'."),
-    _c("instance", "VARCHAR", "", "Unit or memory kind the series belongs to (HBM id, 'DDR', 'HBM', core id, 'Average')."),
+    _c("instance", "VARCHAR", "",
+       "Unit or memory kind the series belongs to (HBM id, 'DDR', 'HBM', core id, 'Average')."),
     _c("ts_ns", "BIGINT", "ns", "Sample time."),
     _c("value", "DOUBLE", "see unit", "Sample value, in the row's unit."),
-    _c("unit", "VARCHAR", "", "Unit of value: 'MB/s' for bandwidth (DB bytes/s converted), 'KB' for memory, 'MHz', '%', 'ratio'."),
+    _c("unit", "VARCHAR", "",
+       "Unit of value: 'MB/s' for bandwidth (DB bytes/s converted), 'KB' for memory, 'MHz', '%', 'ratio'."),
 )
 
 _table(

@@ -155,7 +155,8 @@ def load_memory_records(db: StagedDb, ctx: ReadContext) -> int:
             "memory_records",
             ctx.run_id,
             (
-                f"SELECT {device_of(db, 'm', t)}, 'memory_record' AS source, {db.text('m', t, 'component')} AS component, "
+                f"SELECT {device_of(db, 'm', t)}, 'memory_record' AS source, "
+                f"{db.text('m', t, 'component')} AS component, "
                 f"{exact_ns('m.timestamp')} AS ts_ns, {_mb('m', 'totalAllocated')} AS allocated_mb, "
                 f'{_mb("m", "totalReserved")} AS reserved_mb, {active} AS active_mb FROM "{db.name(t)}" m'
             ),
@@ -196,7 +197,8 @@ def load_op_memory(db: StagedDb, ctx: ReadContext) -> int:
         (
             f"SELECT {device_of(db, 'o', t)}, {db.text('o', t, 'name')} AS op_name, "
             f"TRY_CAST(o.size AS DOUBLE) / {KB} AS size_kb, {exact_ns('o.allocationTime')} AS alloc_ns, "
-            f"{int_or_null(opt['releaseTime'])} AS release_ns, TRY_CAST({opt['duration']} AS DOUBLE) / 1000.0 AS duration_us, "
+            f"{int_or_null(opt['releaseTime'])} AS release_ns, "
+            f"TRY_CAST({opt['duration']} AS DOUBLE) / 1000.0 AS duration_us, "
             f"TRY_CAST({opt['allocationTotalAllocated']} AS DOUBLE) / {MB} AS allocated_total_mb, "
             f'TRY_CAST({opt["allocationTotalReserved"]} AS DOUBLE) / {MB} AS reserved_total_mb FROM "{db.name(t)}" o'
         ),

@@ -1,4 +1,4 @@
-"""SQLite export device tasks -> ops (TASK x COMPUTE_TASK_INFO, PMU pivot; COMMUNICATION_OP) and device-task timeline rows.
+"""SQLite export device tasks -> ops (TASK x COMPUTE_TASK_INFO, PMU pivot; COMMUNICATION_OP) and timeline rows.
 
 TASK_PMU_INFO holds raw metric names (``aic_mte2_ratio``, ``aic_total_time``) in long format; PMU
 times there are nanoseconds (``aiv_total_time`` 49912.99 for a 53.761 us task), unrounded,

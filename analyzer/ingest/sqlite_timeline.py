@@ -1,4 +1,4 @@
-"""SQLite export host and analysis tracks -> timeline (CANN_API, PYTORCH_API, OVERLAP_ANALYSIS, HCCL) and steps (STEP_TIME)."""
+"""SQLite export tracks -> timeline (CANN_API, PYTORCH_API, OVERLAP_ANALYSIS, HCCL) and steps (STEP_TIME)."""
 
 from __future__ import annotations
 

@@ -54,7 +54,9 @@ def _read_handed_off(con: duckdb.DuckDBPyConnection, raw: str, ctx: ReadContext)
     return True
 
 
-def _report_unusable_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> None:
+def _report_unusable_events(
+    con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext
+) -> None:
     """Say how many array elements were not events, had no usable ts, or X events without a duration."""
     bits = (NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS)
     counts = ", ".join(f"count(*) FILTER (WHERE problems & {bit} <> 0)" for bit in bits)

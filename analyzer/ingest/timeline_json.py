@@ -217,7 +217,8 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
         size = path.stat().st_size
         first = first_char(path) if size else None
     except OSError as exc:
-        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions")
+        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}",
+                   "check the path and its permissions")
         return False
     if size == 0 or first is None:
         ctx.report(path, "", "error", f"empty file ({size} bytes)", "the profiler wrote no timeline here; re-export it")

@@ -282,7 +282,9 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
                 customdata=list(
                     zip(_labels(part["before_op"]), _labels(part["after_op"]), strict=True)
                 ),
-                hovertemplate="%{x:.3f} ms: %{y:.1f} us<br>after %{customdata[0]}<br>before %{customdata[1]}<extra></extra>",
+                hovertemplate=(
+                    "%{x:.3f} ms: %{y:.1f} us<br>after %{customdata[0]}<br>before %{customdata[1]}<extra></extra>"
+                ),
             )
         )
     fig.update_layout(**figure_layout(title, "time from first task (ms)", "gap (us)"))

@@ -22,7 +22,8 @@ def _markdown_to_html(md: str) -> str:
             if set("".join(cells)) <= set("-"):
                 continue
             tag = "th" if not in_table else "td"
-            out.append(("<table>" if not in_table else "") + "<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            row = "".join(f"<{tag}>{c}</{tag}>" for c in cells)
+            out.append(("<table>" if not in_table else "") + f"<tr>{row}</tr>")
             in_table = True
             continue
         if in_table:

@@ -64,7 +64,8 @@ def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> N
             con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
         if "failures" in tables:
             for row in tables["failures"].to_pylist():
-                con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]])
+                con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?",
+                            [row["path"], row["fingerprint"]])
         insert_tables(con, tables)
         con.execute("COMMIT")
     except BaseException:

@@ -55,7 +55,8 @@ GROUP BY ordinal ORDER BY ordinal
 """
 
 _BUSY_SQL = """
-WITH t AS (SELECT start_ns AS s, end_ns AS e FROM ops WHERE run_id = $rid AND start_ns IS NOT NULL AND end_ns >= start_ns),
+WITH t AS (SELECT start_ns AS s, end_ns AS e FROM ops
+           WHERE run_id = $rid AND start_ns IS NOT NULL AND end_ns >= start_ns),
 m AS (SELECT s, e, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM t),
 g AS (SELECT s, e, sum(CASE WHEN prev_end IS NULL OR s > prev_end THEN 1 ELSE 0 END) OVER (ORDER BY s, e) AS grp FROM m)
 SELECT sum(ge - gs) / 1000.0 AS busy_us FROM (SELECT min(s) AS gs, max(e) AS ge FROM g GROUP BY grp)
