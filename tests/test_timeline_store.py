@@ -79,7 +79,7 @@ def _insert_without_superseded(con: duckdb.DuckDBPyConnection, select_sql: str) 
     timeline_store.register_all(con, select_sql)
     numbered = (f"SELECT k.run_no, v.* EXCLUDE (run_id) FROM ({select_sql}) v "
                 f"JOIN {timeline_store.KEYS} k USING (run_id)")
-    rows = timeline_store.without_superseded(numbered)
+    rows = timeline_store.without_superseded(numbered, timeline_store.run_no_sql("'r'"))
     con.execute(f"INSERT INTO {timeline_store.ROWS} BY NAME {rows}")
 
 

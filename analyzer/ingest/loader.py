@@ -36,7 +36,7 @@ class Ingested:
 # connection beside the others, so that a 2-core machine parses the JSON while it reads the CSVs.
 _BESIDE = ("timeline",)
 # Readers the main thread runs first: msprof's task_time rows, in before the timeline JSON's device
-# tasks, supersede those (timeline_store.superseded_sql), which are then never inserted.
+# tasks, supersede those (timeline_store.without_superseded), which are then never inserted.
 _FIRST = ("task_time",)
 
 

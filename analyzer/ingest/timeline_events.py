@@ -91,6 +91,7 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
         FROM ({_fields_sql(raw)})"""
+    kept = timeline_store.without_superseded(rows, timeline_store.run_no_sql("$run_id"))
     return con.execute(
-        f"INSERT INTO {into} BY NAME {timeline_store.without_superseded(rows)}", {"run_id": run_id}
+        f"INSERT INTO {into} BY NAME {kept}", {"run_id": run_id},
     ).fetchall()[0][0]

@@ -81,15 +81,16 @@ def append(con: duckdb.DuckDBPyConnection, select_sql: str, params: object = Non
     )
 
 
-def without_superseded(select_sql: str) -> str:
-    """SQL of the rows of ``select_sql`` (timeline rows with run_no) less those that
-    ``delete_duplicate_device_tasks`` would delete in any order of insertion: device tasks naming
-    no device whose (stream, task, start) the run already holds on a row naming one. A reader
-    leaves them out instead of inserting them to be deleted (msprof's timeline JSON read after its
-    task_time CSVs: 2M rows at 2M tasks, 2 to 2.6 s of 30 to 38)."""
+def without_superseded(select_sql: str, run_no: str) -> str:
+    """SQL of the rows of ``select_sql`` (timeline rows with run_no) less those of the run numbered
+    ``run_no`` (an SQL expression) that ``delete_duplicate_device_tasks`` would delete in any order
+    of insertion: device tasks naming no device whose (stream, task, start) the run already holds on
+    a row naming one. A reader leaves them out instead of inserting them to be deleted (msprof's
+    timeline JSON read after its task_time CSVs: 2M rows at 2M tasks, 2 to 2.6 s of 30 to 38). Only
+    that run's tasks are hashed, however many runs the connection holds."""
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM e.{c}" for c in _TASK_KEY)
     named = (f"SELECT run_no, {', '.join(_TASK_KEY)} FROM {ROWS} "
-             f"WHERE kind = 'device_task' AND device_id IS NOT NULL")
+             f"WHERE run_no = {run_no} AND kind = 'device_task' AND device_id IS NOT NULL")
     return (f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_no = e.run_no "
             f"AND {same} AND e.kind = 'device_task' AND e.device_id IS NULL")
 
