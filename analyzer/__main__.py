@@ -1,7 +1,5 @@
 """`python -m analyzer` runs the command line."""
 
-import sys
+from analyzer.cli import run
 
-from analyzer.cli import main
-
-sys.exit(main())
+run()

@@ -11,12 +11,14 @@ import argparse
 import os
 import sys
 import traceback
+from typing import NoReturn
 
 import duckdb
 
 from analyzer import __version__
 from analyzer.cli import commands
 from analyzer.cli.console import err
+from analyzer.cli.process_end import release_kept, run_then_end
 from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
 from analyzer.ingest.model import IngestError
 
@@ -61,6 +63,7 @@ def _run_command(args: argparse.Namespace) -> int:
         err(f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, "
             "sized from the input files); running the command again with DuckDB's own limit "
             f"({ENV}=none)")
+        release_kept()  # the first attempt's database, before the second one builds its own
         return int(args.func(args) or 0)
 
 
@@ -93,3 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         err(f"npu-triage: internal error: {type(exc).__name__}: {exc} (set NPU_TRIAGE_DEBUG=1 for details)")
         return 2
+
+
+def run() -> NoReturn:
+    """The program (``npu-triage``, ``python -m analyzer``): ``main()`` on the process's arguments,
+    then the process ends at once (``process_end.py``)."""
+    run_then_end(main)

@@ -10,6 +10,7 @@ import duckdb
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
+from analyzer.cli.process_end import keep_until_exit
 from analyzer.cli.rule_options import (
     UsageError,
     add_rule_options,
@@ -123,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
+    keep_until_exit(con)  # freed by the OS when the program ends, not table block by block
     usable = usable_run_ids(con, run_ids)  # runs with a device task that has a start and a duration
     for line in problem_lines(problems):
         err(line)
