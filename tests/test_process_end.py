@@ -104,8 +104,7 @@ def test_process_end_keeps_objects_only_for_a_program_that_ends_at_once(monkeypa
     gc.collect()
     assert ref() is None
 
-    monkeypatch.setattr(process_end, "_ENDS_AT_ONCE", [True])
-    monkeypatch.setattr(process_end, "_KEPT", [])
+    monkeypatch.setattr(process_end, "_kept", [])  # as run_then_end sets it
     held = Held()
     ref = weakref.ref(held)
     process_end.keep_until_exit(held)

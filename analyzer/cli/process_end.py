@@ -22,26 +22,27 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-# Objects held until the process ends (only while ``run_then_end`` runs a command).
-_KEPT: list[object] = []
-_ENDS_AT_ONCE = [False]
+# Objects held until the process ends; None while no ``run_then_end`` runs a command (nothing is held).
+_kept: list[object] | None = None
 
 
 def keep_until_exit(obj: object) -> None:
     """Hold ``obj`` until the process ends, when it will end at once (``run_then_end``), so that it
     is not freed piece by piece first; otherwise do nothing."""
-    if _ENDS_AT_ONCE[0]:
-        _KEPT.append(obj)
+    if _kept is not None:
+        _kept.append(obj)
 
 
 def release_kept() -> None:
     """Let go of the objects held so far (before a command runs again, e.g. with more memory)."""
-    _KEPT.clear()
+    if _kept is not None:
+        _kept.clear()
 
 
 def run_then_end(command: Callable[[], int]) -> NoReturn:
     """Run ``command`` and end the process with its exit code (``end_process``)."""
-    _ENDS_AT_ONCE[0] = True
+    global _kept
+    _kept = []
     end_process(command())
 
 
