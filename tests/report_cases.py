@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest.database import append_rows
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Finding, RuleOutcome
 
@@ -123,8 +124,10 @@ def diagnosis_for(
 
 def add_hostile_run(con: duckdb.DuckDBPyConnection, run_id: str = "hostile") -> Diagnosis:
     """A small run whose op names and types, steps, counters and problems carry HTML/JS injections."""
-    con.execute(
-        "INSERT INTO ops BY NAME SELECT $r AS run_id, 0 AS device_id, i // 20 AS step_id, "
+    append_rows(
+        con,
+        "ops",
+        "SELECT $r AS run_id, 0 AS device_id, i // 20 AS step_id, "
         "[$s, $img, 'MatMulV2', 'Add'][i % 4 + 1] AS op_name, [$s, $img, 'MatMulV2', 'Add'][i % 4 + 1] AS op_type, "
         "['AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'AI_CPU'][i % 4 + 1] AS task_type, "
         "$t0 + i * 50000 + (i % 7) * 200000 AS start_ns, 10.0 + i % 13 AS dur_us, "
@@ -164,8 +167,10 @@ def add_big_run(
     con: duckdb.DuckDBPyConnection, task_count: int = 2_000_000, run_id: str = "big"
 ) -> Diagnosis:
     """A generated run of ``task_count`` device tasks (built with range(), no files, no Python loop)."""
-    con.execute(
-        "INSERT INTO ops BY NAME SELECT $r AS run_id, 0 AS device_id, i // 20000 AS step_id, "
+    append_rows(
+        con,
+        "ops",
+        "SELECT $r AS run_id, 0 AS device_id, i // 20000 AS step_id, "
         "'op_' || (i % 997) AS op_name, 'Type' || (i % 211) AS op_type, "
         "['AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'AI_CPU'][i % 5 + 1] AS task_type, "
         "$t0 + i * 10000 + (i // 1000) * 300000 AS start_ns, 4.0 + i % 7 AS dur_us, "

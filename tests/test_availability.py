@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from analyzer.ingest.database import append_rows
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 
@@ -13,8 +14,7 @@ def _rule(requires: dict[str, tuple[str, ...]]):
 
 
 def test_availability_per_run_column_and_counter(con):
-    con.execute("INSERT INTO ops (run_id, op_name, op_type) "
-                "VALUES ('a', 'k', 'MatMul'), ('b', 'k', NULL)")
+    append_rows(con, "ops", "SELECT * FROM (VALUES ('a', 'k', 'MatMul'), ('b', 'k', NULL)) v(run_id, op_name, op_type)")
     con.execute("INSERT INTO counters (run_id, counter, value) VALUES ('b', 'hbm_read', 2.0)")
     rule = _rule({"ops": ("op_name", "op_type"), "counters:hbm_read": ("value",),
                   "counters:hbm_write": ("value",)})
@@ -30,7 +30,7 @@ def test_prefetch_asks_once_per_key(con):
     availability = Availability(con)
     rule = _rule({"ops": ("start_ns",)})
     availability.prefetch(required_keys(rule, ("a",)))
-    con.execute("INSERT INTO ops (run_id, op_name, start_ns) VALUES ('a', 'k', 5)")
+    append_rows(con, "ops", "SELECT 'a' AS run_id, 'k' AS op_name, 5 AS start_ns")
     availability.prefetch(required_keys(rule, ("a",)))  # cached: the first answer stays
     assert availability.missing(rule, ("a",)) == ["ops.start_ns"]
 

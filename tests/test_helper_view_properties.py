@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyzer.ingest.database import connect
+from analyzer.ingest.database import append_rows, connect
+from analyzer.ingest.numbered_rows import ROWS
 from analyzer.rule_engine.views import create_views
 
 # (device_id, stream_id, start us, duration us): small ranges, so ties and overlaps are common.
@@ -20,10 +21,11 @@ _TASK = st.tuples(
 def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = ()):
     con = connect(None)
     for n, (device, stream, start, dur) in enumerate(tasks):
-        con.execute(
-            "INSERT INTO ops (run_id, device_id, stream_id, task_type, op_type, op_name, "
-            "start_ns, dur_us, end_ns) "
-            "VALUES ('r', ?, ?, 'AI_CORE', ?, ?, ?, ?, ?)",
+        append_rows(
+            con,
+            "ops",
+            "SELECT 'r' AS run_id, ?::INTEGER AS device_id, ?::INTEGER AS stream_id, 'AI_CORE' AS task_type, "
+            "? AS op_type, ? AS op_name, ?::BIGINT AS start_ns, ?::DOUBLE AS dur_us, ?::BIGINT AS end_ns",
             [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur),
              (start + dur) * 1000],
         )
@@ -134,7 +136,7 @@ def test_without_step_windows_the_gaps_skip_the_step_join_and_keep_the_same_rows
     from analyzer.rule_engine.views import _device_gaps_sql
 
     con = _load(tasks)
-    con.execute("UPDATE ops SET step_id = start_ns // 7000")  # each task's own step, from the ops
+    con.execute(f"UPDATE {ROWS['ops']} SET step_id = start_ns // 7000")  # each task's own step, from the ops
     both = [
         sorted(con.execute(_device_gaps_sql(with_steps=flag)).fetchall(), key=repr)
         for flag in (True, False)

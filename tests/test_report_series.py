@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analyzer.ingest.database import append_rows
 from analyzer.report import series
 from analyzer.rule_engine.views import create_views
 
@@ -14,9 +15,12 @@ def _add_ops(con, rows):
         name, op_type, task_type, start_us, dur_us, *pipes = row
         core, cube, vector, scalar, mte = pipes or (None,) * 5
         start = T0 + int(start_us * 1000)
-        con.execute(
-            "INSERT INTO ops (run_id, op_name, op_type, task_type, start_ns, dur_us, end_ns, core_time_us, "
-            "cube_time_us, vector_time_us, scalar_time_us, mte_time_us) VALUES ('r', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        append_rows(
+            con,
+            "ops",
+            "SELECT * FROM (VALUES ('r', ?, ?, ?, ?::BIGINT, ?::DOUBLE, ?::BIGINT, ?::DOUBLE, ?::DOUBLE, ?::DOUBLE, "
+            "?::DOUBLE, ?::DOUBLE)) v(run_id, op_name, op_type, task_type, start_ns, dur_us, end_ns, core_time_us, "
+            "cube_time_us, vector_time_us, scalar_time_us, mte_time_us)",
             [
                 name,
                 op_type,

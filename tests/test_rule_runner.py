@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from analyzer.ingest.database import append_rows
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
 from analyzer.rule_engine.params import ParamError, check_overrides, parse_set_options
 from analyzer.rule_engine.runner import run_rules
@@ -13,10 +14,8 @@ from tests.rule_cases import FIXTURES_DIR, RULES
 
 
 def test_runner_missing_pmu_columns_is_skipped_with_hint(con):
-    con.execute(
-        "INSERT INTO ops (run_id, op_type, task_type, start_ns, end_ns, dur_us) "
-        "VALUES ('r', 'Add', 'AI_CORE', 0, 1000, 1.0)"
-    )
+    append_rows(con, "ops", "SELECT 'r' AS run_id, 'Add' AS op_type, 'AI_CORE' AS task_type, 0 AS start_ns, "
+                "1000 AS end_ns, 1.0 AS dur_us")
     findings, outcomes = run_rules(con, [RULES["mte-share-high"]], ["r"])
     assert findings == []
     assert outcomes[0].status == "skipped"
@@ -27,7 +26,7 @@ def test_runner_sql_error_is_failed_outcome(con):
     broken = dataclasses.replace(
         RULES["inter-op-gap"], sql="SELECT no_such_column FROM ops ORDER BY 1, 2"
     )
-    con.execute("INSERT INTO ops (run_id, start_ns, end_ns) VALUES ('r', 0, 1000)")
+    append_rows(con, "ops", "SELECT 'r' AS run_id, 0 AS start_ns, 1000 AS end_ns")
     findings, outcomes = run_rules(con, [broken], ["r"])
     assert (
         findings == [] and outcomes[0].status == "failed" and "no_such_column" in outcomes[0].reason

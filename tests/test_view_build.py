@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from analyzer.ingest import timeline_store
+from analyzer.ingest import numbered_rows
 from analyzer.ingest.database import connect
 from analyzer.rule_engine import view_build
 from analyzer.rule_engine.view_build import CATALOG, build_relations, chain_lengths, dependencies
@@ -38,8 +38,9 @@ def test_every_relation_is_visible_to_the_caller_and_computed_after_what_it_read
     assert views == [("_base",), ("_both",), ("_evens",), ("_odds",)]
     main_tables = con.execute(
         "SELECT table_name FROM duckdb_tables() "
-        "WHERE database_name <> ? AND starts_with(table_name, '_') AND table_name NOT IN (?, ?)",
-        [CATALOG, timeline_store.ROWS, timeline_store.KEYS],
+        "WHERE database_name <> ? AND starts_with(table_name, '_') "
+        "AND table_name NOT IN (SELECT unnest(?::VARCHAR[]))",
+        [CATALOG, [*numbered_rows.ROWS.values(), numbered_rows.KEYS]],
     ).fetchall()
     assert main_tables == []  # no helper lands in the main (possibly file) database
     tables = con.execute(

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.atomic_files import atomic_path
-from analyzer.ingest import timeline_store
+from analyzer.ingest import numbered_rows
 from analyzer.ingest.memory_budget import duckdb_memory_limit
 from analyzer.ingest.schema import TABLES, ddl
 
@@ -38,12 +38,12 @@ def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
 
 def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> None:
     """CREATE every normalized table: in ``schema`` (a database file) as plain tables; in the working
-    connection itself with the timeline stored by timeline_store (a view over numbered rows)."""
+    connection itself with the timeline and ops stored by numbered_rows (views over numbered rows)."""
     for name in TABLES:
         if schema:
             con.execute(ddl(name, f"{schema}.{name}"))
-        elif name == timeline_store.TABLE:
-            timeline_store.create(con)
+        elif name in numbered_rows.ROWS:
+            numbered_rows.create(con, name)
         else:
             con.execute(ddl(name))
 
@@ -51,8 +51,8 @@ def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> 
 def append_rows(con: duckdb.DuckDBPyConnection, table: str, select_sql: str, params: object = None) -> None:
     """INSERT BY NAME the rows of a SELECT holding a normalized table's columns (run_id among them)
     into that table of the working connection."""
-    if table == timeline_store.TABLE:
-        timeline_store.append(con, select_sql, params)
+    if table in numbered_rows.ROWS:
+        numbered_rows.append(con, table, select_sql, params)
     else:
         con.execute(f"INSERT INTO {table} BY NAME {select_sql}", params)
 

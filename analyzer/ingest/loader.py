@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest import timeline_store
+from analyzer.ingest import numbered_rows
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.ingest.finalize import finalize_run
@@ -42,7 +42,7 @@ _FIRST = ("task_time",)
 
 def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadContext:
     ctx = ReadContext(run_id=source.source_id, source=source)
-    timeline_store.register(con, ctx.run_id)  # before any reader writes timeline rows
+    numbered_rows.register(con, ctx.run_id)  # before any reader writes timeline or ops rows
     meta = read_run_metadata(ctx)
     kinds = [kind for kind in READERS if source.files.get(kind)]
     beside = [kind for kind in kinds if kind in _BESIDE] if len(kinds) > 1 else []

@@ -142,7 +142,10 @@ _table(
 
 _table(
     "ops",
-    "One row per device task of a compute or communication operator (op_summary / kernel_details / DB TASK).",
+    "One row per device task of a compute or communication operator (op_summary / kernel_details / DB TASK). "
+    "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
+    "(_ops_rows.run_no, named in _run_keys) instead of the run id string; a database written by "
+    "`npu-triage ingest --db` holds a plain table.",
     _RUN_ID,
     _DEVICE,
     _STEP,

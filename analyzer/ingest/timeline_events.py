@@ -10,8 +10,8 @@ from decimal import Decimal
 
 import duckdb
 
+from analyzer.ingest import numbered_rows, timeline_store
 from analyzer.ingest import sql_values as v
-from analyzer.ingest import timeline_store
 
 # process_name -> timeline kind of its X / i events (flows are 'flow' whatever the process).
 PROCESS_KINDS = {
@@ -76,8 +76,8 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
     device tasks that rows already in supersede (``timeline_store.without_superseded``); returns
     rows."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
-    timeline_store.register(con, run_id)
-    into, run = timeline_store.target("timeline")
+    numbered_rows.register(con, run_id)
+    into, run = numbered_rows.target("timeline")
     rows = f"""
         SELECT {run}, NULL::INTEGER AS device_id, kind, process,
             TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
@@ -91,7 +91,7 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
         FROM ({_fields_sql(raw)})"""
-    kept = timeline_store.without_superseded(rows, timeline_store.run_no_sql("$run_id"))
+    kept = timeline_store.without_superseded(rows, numbered_rows.run_no_sql("$run_id"))
     return con.execute(
         f"INSERT INTO {into} BY NAME {kept}", {"run_id": run_id},
     ).fetchall()[0][0]

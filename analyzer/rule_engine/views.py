@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest.numbered_rows import KEYS, ROWS
 from analyzer.rule_engine.view_build import build_relations, worker
 
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
+OPS_ROWS = ROWS["ops"]
 
 
 def _parts(rows: str, key: str) -> str:
@@ -88,7 +90,7 @@ def _gaps(rows: str, key: str) -> str:
     """CTEs ``k`` (see ``_parts``) and ``g``: where a row of ``rows`` (rid, key, start_ns, end_ns) starts
     after every row that starts before it (per ``key``) has ended: part (join ``k`` for the key), start_ns
     (the latest end before), end_ns (the row's start), prev_rid (the row that ended last), rid. Ties are
-    broken by rid (the ops rowid), so results repeat."""
+    broken by rid (the ops row's number in storage, ``_ops_rows``), so results repeat."""
     return f"""{_parts(rows, key)},
 p AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, end_ns) OVER w AS prev_rid FROM n
       WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
@@ -107,12 +109,18 @@ gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_
        FROM g ASOF LEFT JOIN ks ON ks.part = g.part AND g.start_ns >= ks.start_ns)""" if with_steps else """,
 gs AS (SELECT * FROM g)"""
     return f"""
-WITH t AS (SELECT rowid AS rid, run_id, device_id, start_ns, end_ns FROM ops
-           WHERE {_VALID_INTERVAL}),
+WITH t AS ({_ops_rows("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}),
 """ + _gaps("t", "run_id, device_id") + windows + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
-FROM gs JOIN k USING (part) JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid"""
+FROM gs JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = gs.rid JOIN {OPS_ROWS} b ON b.rowid = gs.prev_rid"""
+
+
+def _ops_rows(columns: str, where: str) -> str:
+    """SQL of ops rows with ``rid`` (the row's number in storage: ops is a view over numbered rows, see
+    numbered_rows), ``run_id`` and ``columns``, where ``where`` holds."""
+    return (f"SELECT o.rowid AS rid, k.run_id, {columns} FROM {OPS_ROWS} o JOIN {KEYS} k ON k.run_no = o.run_no "
+            f"WHERE {where}")
 
 
 def _in_list(values: tuple[str, ...]) -> str:
@@ -222,13 +230,12 @@ FROM busy""",
     "_stream_gaps": (
         "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
         "task after the gap), start_ns, end_ns, gap_us, op_before, op_after.",
-        """
-WITH t AS (SELECT rowid AS rid, run_id, device_id, stream_id, start_ns, end_ns FROM ops
-           WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL),
-""" + _gaps("t", "run_id, device_id, stream_id") + """
+        f"""
+WITH t AS ({_ops_rows("o.device_id, o.stream_id, o.start_ns, o.end_ns", "o.stream_id IS NOT NULL AND o.start_ns IS NOT NULL")}),
+""" + _gaps("t", "run_id, device_id, stream_id") + f"""
 SELECT k.run_id, k.device_id, k.stream_id, a.step_id, g.start_ns, g.end_ns,
        (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
-FROM g JOIN k USING (part) JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid""",
+FROM g JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = g.rid JOIN {OPS_ROWS} b ON b.rowid = g.prev_rid""",
     ),
     "_gap_causes": (
         "Timeline events overlapping a device gap, classified: cause 'host_sync' (stream/device "
