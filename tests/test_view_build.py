@@ -8,7 +8,7 @@ import pytest
 from analyzer.ingest import numbered_rows
 from analyzer.ingest.database import connect
 from analyzer.rule_engine import view_build
-from analyzer.rule_engine.view_build import CATALOG, build_relations, chain_lengths, dependencies
+from analyzer.rule_engine.view_build import CATALOG, build_relations, chain_lengths, dependencies, worker
 
 RELATIONS = {
     "_base": "SELECT range AS x FROM range(10)",
@@ -82,3 +82,17 @@ def test_the_head_of_the_longest_chain_is_built_first(monkeypatch):
         "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY table_oid", [CATALOG]
     ).fetchall()
     assert [r[0] for r in order] == ["_head", "_middle", "_lone", "_tail"]
+
+
+def test_relations_are_computed_one_at_a_time_once_more_is_spilled_than_the_limit_holds(monkeypatch):
+    opened = []
+    monkeypatch.setattr(view_build, "worker", lambda *args: opened.append(1) or worker(*args))
+    roomy = connect()
+    build_relations(roomy, RELATIONS, plain=("_base",))
+    assert len(opened) == 2
+    tight = connect("24MiB")
+    tight.execute("CREATE TABLE big AS SELECT i, repeat('x', 40) || i AS s FROM range(1500000) t(i)")
+    opened.clear()
+    build_relations(tight, RELATIONS, plain=("_base",))  # about 36 MiB of the table is on disk
+    assert len(opened) == 1
+    assert tight.execute("SELECT evens, odds FROM _both").fetchall() == [(5, 5)]
