@@ -95,3 +95,20 @@ def test_a_saved_database_holds_the_documented_tables_and_loads_back(tmp_path):
     loaded = load_duckdb(db)
     assert _rows(loaded, "timeline") == _rows(con, "timeline")
     assert _rows(loaded, "ops") == _rows(con, "ops")
+
+
+def test_appended_rows_are_stored_in_the_selects_order_whatever_the_runs_already_numbered():
+    con = connect()
+    for n in range(10):  # more keys than rows: a join would build its hash table on the rows
+        numbered_rows.register(con, f"run{n}")
+    append_rows(con, "ops", "SELECT * FROM (VALUES ('run1', 's1'), ('run2', 's2'), ('run3', 's3'), "
+                "('run0', 's0')) v(run_id, op_name)")
+    stored = con.execute(f"SELECT op_name FROM {numbered_rows.ROWS['ops']} ORDER BY rowid").fetchall()
+    assert stored == [("s1",), ("s2",), ("s3",), ("s0",)]
+
+
+def test_a_row_inserted_for_a_run_not_yet_numbered_fails_instead_of_vanishing():
+    con = connect()
+    into, run = numbered_rows.target("ops")
+    with pytest.raises(duckdb.ConstraintException):
+        con.execute(f"INSERT INTO {into} BY NAME SELECT {run}, 'k' AS op_name", {"run_id": "never registered"})

@@ -13,9 +13,9 @@ import pytest
 from analyzer.ingest import (
     load_export,
     loader,
+    numbered_rows,
     op_summary,
     timeline_json,
-    timeline_store,
     timeline_tail,
 )
 from analyzer.ingest.database import connect
@@ -132,7 +132,7 @@ def _tables(folder: Path) -> dict[str, list]:
     return {
         "problems": [p.line() for p in ing.problems],
         # In insertion order: the stored rows, by rowid.
-        "timeline": ing.con.execute(f"SELECT * FROM {timeline_store.ROWS} ORDER BY rowid").fetchall(),
+        "timeline": ing.con.execute(f"SELECT * FROM {numbered_rows.ROWS['timeline']} ORDER BY rowid").fetchall(),
         "counters": ing.con.execute("SELECT * FROM counters ORDER BY ALL").fetchall(),
         "ops": ing.con.execute("SELECT * FROM ops ORDER BY ALL").fetchall(),
         "steps": ing.con.execute("SELECT * FROM steps ORDER BY ALL").fetchall(),

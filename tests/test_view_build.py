@@ -93,6 +93,6 @@ def test_relations_are_computed_one_at_a_time_once_more_is_spilled_than_the_limi
     tight = connect("24MiB")
     tight.execute("CREATE TABLE big AS SELECT i, repeat('x', 40) || i AS s FROM range(1500000) t(i)")
     opened.clear()
-    build_relations(tight, RELATIONS, plain=("_base",))  # about 36 MiB of the table is on disk
+    build_relations(tight, RELATIONS, plain=("_base",))  # DuckDB counts about 36 MiB of it spilled
     assert len(opened) == 1
     assert tight.execute("SELECT evens, odds FROM _both").fetchall() == [(5, 5)]

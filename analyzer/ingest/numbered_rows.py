@@ -34,7 +34,9 @@ KEYS = "_run_keys"
 def create(con: duckdb.DuckDBPyConnection, table: str) -> None:
     """Create the keys, the rows of ``table`` and its view (when absent)."""
     documented = TABLES[table]
-    run_no = Column("run_no", "UINTEGER", "", "Number of the run (_run_keys).")
+    # NOT NULL: a row written through ``target`` before its run was numbered fails loudly instead of
+    # vanishing from the view.
+    run_no = Column("run_no", "UINTEGER NOT NULL", "", "Number of the run (_run_keys).")
     stored = replace(documented, columns=(run_no, *(c for c in documented.columns if c.name != "run_id")))
     shown = ", ".join("k.run_id" if c.name == "run_id" else f"t.{c.name}" for c in documented.columns)
     con.execute(f"CREATE TABLE IF NOT EXISTS {KEYS} (run_no UINTEGER PRIMARY KEY, run_id VARCHAR NOT NULL UNIQUE)")
@@ -73,11 +75,15 @@ def target(table: str) -> tuple[str, str]:
 
 def append(con: duckdb.DuckDBPyConnection, table: str, select_sql: str, params: object = None) -> None:
     """INSERT BY NAME the rows of a SELECT that has the numbered ``table``'s columns (``run_id`` among
-    them), numbering the runs it names first; rows without a run id are not kept (no run shows them)."""
+    them), in the SELECT's order, numbering the runs it names first; rows without a run id are not
+    kept (no run shows them). The order is explicit because a join need not keep it (a hash table
+    built on a SELECT smaller than the keys gives its rows back grouped), and the gap views break
+    ties by the order rows were stored in."""
     register_all(con, select_sql, params)
     con.execute(
-        f"INSERT INTO {ROWS[table]} BY NAME SELECT k.run_no, s.* EXCLUDE (run_id) FROM ({select_sql}) s "
-        f"JOIN {KEYS} k ON k.run_id = s.run_id",
+        f"INSERT INTO {ROWS[table]} BY NAME SELECT k.run_no, s.* EXCLUDE (run_id, _source_row) "
+        f"FROM (SELECT *, row_number() OVER () AS _source_row FROM ({select_sql})) s "
+        f"JOIN {KEYS} k ON k.run_id = s.run_id ORDER BY s._source_row",
         params,
     )
 

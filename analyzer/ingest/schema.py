@@ -144,8 +144,8 @@ _table(
     "ops",
     "One row per device task of a compute or communication operator (op_summary / kernel_details / DB TASK). "
     "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
-    "(_ops_rows.run_no, named in _run_keys) instead of the run id string; a database written by "
-    "`npu-triage ingest --db` holds a plain table.",
+    "(_ops_rows.run_no, named in _run_keys) instead of the run id string; `npu-triage ingest --db` "
+    "and `--parquet` write the plain table.",
     _RUN_ID,
     _DEVICE,
     _STEP,
@@ -237,8 +237,8 @@ _table(
     "timeline",
     "Timeline events: host API calls, framework ops, device tasks, communication, overlap-analysis segments and flows. "
     "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
-    "(_timeline_rows.run_no, named in _run_keys) instead of the run id string; a database written by "
-    "`npu-triage ingest --db` holds a plain table.",
+    "(_timeline_rows.run_no, named in _run_keys) instead of the run id string; `npu-triage ingest --db` "
+    "and `--parquet` write the plain table.",
     _RUN_ID,
     _DEVICE,
     _c("kind", "VARCHAR", "",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest.numbered_rows import ROWS as NUMBERED_ROWS
+from analyzer.ingest import numbered_rows
 from analyzer.ingest.numbered_rows import run_no_sql
 
-ROWS = NUMBERED_ROWS["timeline"]
+_ROWS = numbered_rows.ROWS["timeline"]
 # What makes two device-task rows one task (msprof writes each to task_time CSVs and timeline JSON).
 _TASK_KEY = ("stream_id", "task_id", "start_ns")
 
@@ -25,7 +25,7 @@ def without_superseded(select_sql: str, run_no: str) -> str:
     timeline JSON read after its task_time CSVs: 2M rows at 2M tasks, 2 to 2.6 s of 30 to 38). Only
     that run's tasks are hashed, however many runs the connection holds."""
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM e.{c}" for c in _TASK_KEY)
-    named = (f"SELECT run_no, {', '.join(_TASK_KEY)} FROM {ROWS} "
+    named = (f"SELECT run_no, {', '.join(_TASK_KEY)} FROM {_ROWS} "
              f"WHERE run_no = {run_no} AND kind = 'device_task' AND device_id IS NOT NULL")
     return (f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_no = e.run_no "
             f"AND {same} AND e.kind = 'device_task' AND e.device_id IS NULL")
@@ -36,8 +36,8 @@ def delete_duplicate_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -
     first (msprof writes each task to task_time_*.csv and msprof_*.json)."""
     run_no = run_no_sql("$r")
     con.execute(
-        f"DELETE FROM {ROWS} WHERE run_no = {run_no} AND kind = 'device_task' AND rowid NOT IN ("
-        f"SELECT arg_min(rowid, (device_id IS NULL, rowid)) FROM {ROWS} "
+        f"DELETE FROM {_ROWS} WHERE run_no = {run_no} AND kind = 'device_task' AND rowid NOT IN ("
+        f"SELECT arg_min(rowid, (device_id IS NULL, rowid)) FROM {_ROWS} "
         f"WHERE run_no = {run_no} AND kind = 'device_task' GROUP BY {', '.join(_TASK_KEY)})",
         {"r": run_id},
     )

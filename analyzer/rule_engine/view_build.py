@@ -1,4 +1,4 @@
-"""Materialize dependent helper relations two at a time, in an in-memory catalog of their own.
+"""Materialize dependent helper relations two at a time (or one), in an in-memory catalog of their own.
 
 A TEMP table is visible only to the connection that made it, so helpers computed on two connections
 at once live as tables in an attached in-memory catalog (never in the database file, if any) and are
@@ -47,7 +47,8 @@ def chain_lengths(deps: dict[str, set[str]]) -> dict[str, int]:
 
 def workers_for(con: duckdb.DuckDBPyConnection) -> int:
     """How many relations to compute at once on ``con``'s database: two, or one when more of it is
-    spilled to disk than its memory limit holds. The helpers sort ops; two at once then evict each
+    spilled to disk than its memory limit holds (DuckDB's count of spilled bytes, which it may
+    compress). The helpers sort ops; two at once then evict each
     other's blocks and both re-read them from disk. Measured under lean: msprof 2M tasks (1.7 GiB
     spilled, a 406 MiB limit) 11.5 s for the helpers two at a time, 10.1 s one at a time; msprof 1M
     tasks (0.75 GiB, 448 MiB) the same either way; torch_npu 105k tasks (66 MiB, 129 MiB) 0.77 s

@@ -1,7 +1,8 @@
 """Documented helper views that rules may query (leading underscore, Perfetto style), created before rules run.
 
 Every view is derived from the normalized tables only and is empty (never an error) when its
-inputs are empty. Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds (beware: DuckDB's
+inputs are empty; the gap views read ops' stored rows (``_ops_rows``, numbered_rows.py), so the views
+are made in a working connection, not in a saved database file (``diagnose --db`` loads one first). Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds (beware: DuckDB's
 least/greatest ignore NULLs, so overlap sums over LEFT JOINs filter the unmatched rows);
 durations are DOUBLE microseconds. "Device" means the pair (run_id, device_id): runs are split
 per device at ingest, so in practice one run is one device.
@@ -109,14 +110,14 @@ gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_
        FROM g ASOF LEFT JOIN ks ON ks.part = g.part AND g.start_ns >= ks.start_ns)""" if with_steps else """,
 gs AS (SELECT * FROM g)"""
     return f"""
-WITH t AS ({_ops_rows("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}),
+WITH t AS ({_ops_with_rid("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}),
 """ + _gaps("t", "run_id, device_id") + windows + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
 FROM gs JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = gs.rid JOIN {OPS_ROWS} b ON b.rowid = gs.prev_rid"""
 
 
-def _ops_rows(columns: str, where: str) -> str:
+def _ops_with_rid(columns: str, where: str) -> str:
     """SQL of ops rows with ``rid`` (the row's number in storage: ops is a view over numbered rows, see
     numbered_rows), ``run_id`` and ``columns``, where ``where`` holds."""
     return (f"SELECT o.rowid AS rid, k.run_id, {columns} FROM {OPS_ROWS} o JOIN {KEYS} k ON k.run_no = o.run_no "
@@ -231,7 +232,7 @@ FROM busy""",
         "Gaps between consecutive tasks of one stream: run_id, device_id, stream_id, step_id (of the "
         "task after the gap), start_ns, end_ns, gap_us, op_before, op_after.",
         f"""
-WITH t AS ({_ops_rows("o.device_id, o.stream_id, o.start_ns, o.end_ns", "o.stream_id IS NOT NULL AND o.start_ns IS NOT NULL")}),
+WITH t AS ({_ops_with_rid("o.device_id, o.stream_id, o.start_ns, o.end_ns", "o.stream_id IS NOT NULL AND o.start_ns IS NOT NULL")}),
 """ + _gaps("t", "run_id, device_id, stream_id") + f"""
 SELECT k.run_id, k.device_id, k.stream_id, a.step_id, g.start_ns, g.end_ns,
        (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
