@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest import numbered_rows
-from analyzer.ingest.numbered_rows import run_no_sql
+from analyzer.ingest.numbered_rows import ROWS, run_no_sql
 
-_ROWS = numbered_rows.ROWS["timeline"]
+_ROWS = ROWS["timeline"]
 # What makes two device-task rows one task (msprof writes each to task_time CSVs and timeline JSON).
 _TASK_KEY = ("stream_id", "task_id", "start_ns")
 

@@ -48,11 +48,11 @@ def chain_lengths(deps: dict[str, set[str]]) -> dict[str, int]:
 def workers_for(con: duckdb.DuckDBPyConnection) -> int:
     """How many relations to compute at once on ``con``'s database: two, or one when more of it is
     spilled to disk than its memory limit holds (DuckDB's count of spilled bytes, which it may
-    compress). The helpers sort ops; two at once then evict each
-    other's blocks and both re-read them from disk. Measured under lean: msprof 2M tasks (1.7 GiB
-    spilled, a 406 MiB limit) 11.5 s for the helpers two at a time, 10.1 s one at a time; msprof 1M
-    tasks (0.75 GiB, 448 MiB) the same either way; torch_npu 105k tasks (66 MiB, 129 MiB) 0.77 s
-    two at a time, 0.95 s one at a time."""
+    compress). The helpers sort ops; two at once then evict each other's blocks and both re-read
+    them from disk. Measured under lean: msprof 2M tasks (1.7 GiB spilled, a 406 MiB limit) 11.5 s
+    for the helpers two at a time, 10.1 s one at a time; msprof 1M tasks (0.75 GiB, 448 MiB) the
+    same either way; torch_npu 105k tasks (66 MiB, 129 MiB) 0.77 s two at a time, 0.95 s one at a
+    time."""
     spilled = con.execute("SELECT coalesce(sum(temporary_storage_bytes), 0) FROM duckdb_memory()").fetchall()[0][0]
     limit = current_limit_bytes(con)
     return 1 if limit is not None and spilled > limit else _WORKERS

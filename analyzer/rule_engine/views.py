@@ -1,8 +1,9 @@
 """Documented helper views that rules may query (leading underscore, Perfetto style), created before rules run.
 
 Every view is derived from the normalized tables only and is empty (never an error) when its
-inputs are empty; the gap views read ops' stored rows (``_ops_rows``, numbered_rows.py), so the views
-are made in a working connection, not in a saved database file (``diagnose --db`` loads one first). Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds (beware: DuckDB's
+inputs are empty. The gap views read ops' stored rows (``_ops_rows``, numbered_rows.py), so the views
+are made in a working connection, not in a saved database file (``diagnose --db`` loads one first).
+Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds (beware: DuckDB's
 least/greatest ignore NULLs, so overlap sums over LEFT JOINs filter the unmatched rows);
 durations are DOUBLE microseconds. "Device" means the pair (run_id, device_id): runs are split
 per device at ingest, so in practice one run is one device.
