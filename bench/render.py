@@ -82,8 +82,8 @@ def _machine_line(doc: dict[str, Any]) -> str:
         "or op_summary, and msprof's task_time) and timeline JSON into typed tables and nothing "
         "else. msprof-analyze is given the export folder itself (`-d *_ascend_pt`, as its docs "
         "say; the bench stops if it logs that it skipped its operator data). npu-triage runs with "
-        "its default memory budget (`NPU_TRIAGE_MEMORY_LIMIT=auto`, tuned for speed) and, in the "
-        "rows so named, with the memory-first `NPU_TRIAGE_MEMORY_LIMIT=lean`; always from its "
+        "its default memory budget (`NPU_TRIAGE_MEMORY_LIMIT` unset: `lean`, memory first) and, in "
+        "the rows so named, with the speed-first `NPU_TRIAGE_MEMORY_LIMIT=fast`; always from its "
         "compiled bytecode as an installed package does (pip compiled msprof-analyze's when it "
         "installed it). Peak RSS and file sizes are in MB of 10^6 bytes."
     )

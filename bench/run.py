@@ -25,8 +25,8 @@ from bench.measure import Measurement, measure, median_of  # noqa: E402
 from bench.render import print_results, update_readme  # noqa: E402
 from bench.results import (  # noqa: E402
     DIAGNOSE,
+    DIAGNOSE_FAST,
     DIAGNOSE_HTML,
-    DIAGNOSE_LEAN,
     FLOOR,
     MSPROF,
     MSPROF_BUDGET_S,
@@ -103,16 +103,18 @@ Command = tuple[list[str], str, dict[str, str] | None]
 
 
 def _engine_commands(item: BenchInput, work: Path) -> dict[str, Command]:
-    """Tool -> (command, log name, environment): npu-triage without and with HTML, with the lean
-    memory budget, and the parse floor."""
+    """Tool -> (command, log name, environment): npu-triage without and with HTML as a user runs it
+    (the default memory budget: NPU_TRIAGE_MEMORY_LIMIT unset), with the fast budget, and the parse
+    floor."""
     commands = {}
     runs = (
-        (DIAGNOSE, "json,md", "auto"),
-        (DIAGNOSE_HTML, "json,md,html", "auto"),
-        (DIAGNOSE_LEAN, "json,md", "lean"),
+        (DIAGNOSE, "json,md", None),
+        (DIAGNOSE_HTML, "json,md,html", None),
+        (DIAGNOSE_FAST, "json,md", "fast"),
     )
+    default_env = {k: v for k, v in os.environ.items() if k != "NPU_TRIAGE_MEMORY_LIMIT"}
     for tool, formats, budget in runs:
-        tag = formats.replace(",", "_") + ("" if budget == "auto" else f"_{budget}")
+        tag = formats.replace(",", "_") + ("" if budget is None else f"_{budget}")
         cmd = [
             sys.executable,
             "-m",
@@ -124,7 +126,7 @@ def _engine_commands(item: BenchInput, work: Path) -> dict[str, Command]:
             "--format",
             formats,
         ]
-        env = {**os.environ, "NPU_TRIAGE_MEMORY_LIMIT": budget}
+        env = default_env if budget is None else {**default_env, "NPU_TRIAGE_MEMORY_LIMIT": budget}
         commands[tool] = (cmd, f"diagnose_{tag}", env)
     floor = [
         sys.executable,

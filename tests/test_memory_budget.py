@@ -1,4 +1,4 @@
-"""DuckDB's memory budget (NPU_TRIAGE_MEMORY_LIMIT): automatic, user-set, or none."""
+"""DuckDB's memory budget (NPU_TRIAGE_MEMORY_LIMIT): lean (the default), fast, user-set, or none."""
 
 from __future__ import annotations
 
@@ -64,7 +64,12 @@ def _files(tmp_path, *sizes_mib: int) -> list:
     return paths
 
 
-def test_automatic_budget_is_the_input_size_or_twice_the_largest_file_less_overhead_at_least_1_gib(tmp_path):
+@pytest.mark.parametrize("name", ["fast", "auto", "FAST"])  # auto: its name before lean was the default
+def test_fast_budget_is_the_input_size_or_twice_the_largest_file_less_overhead_at_least_1_gib(
+    monkeypatch, tmp_path, name
+):
+    monkeypatch.setenv(ENV, name)
+    assert is_automatic()
     assert duckdb_memory_limit([]) == "1024MiB"
     assert duckdb_memory_limit(_files(tmp_path, 300)) == "1024MiB"
     assert duckdb_memory_limit(_files(tmp_path, 1000)) == f"{2 * 1000 - 256}MiB"
@@ -73,7 +78,8 @@ def test_automatic_budget_is_the_input_size_or_twice_the_largest_file_less_overh
     assert duckdb_memory_limit([tmp_path / "missing"]) == "1024MiB"
 
 
-def test_automatic_budget_is_capped_at_a_share_of_the_machine(tmp_path):
+def test_fast_budget_is_capped_at_a_share_of_the_machine(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENV, "fast")
     machine_mib = (os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) >> 20
     huge = _files(tmp_path, machine_mib)  # sparse: as big as the machine's memory, on no disk
     assert duckdb_memory_limit(huge) == f"{max(1024, int((machine_mib << 20) * 0.4) >> 20)}MiB"
@@ -86,31 +92,34 @@ def test_user_settings_win(monkeypatch, tmp_path):
     assert duckdb_memory_limit(_files(tmp_path, 640)) is None
 
 
-def test_lean_budget_is_under_twice_the_largest_file_less_the_overhead(monkeypatch, tmp_path):
-    monkeypatch.setenv(ENV, "lean")
+@pytest.mark.parametrize("name", [None, "lean", "Lean"])  # None: unset, the default
+def test_lean_budget_is_under_twice_the_largest_file_less_the_overhead(monkeypatch, tmp_path, name):
+    if name is not None:
+        monkeypatch.setenv(ENV, name)
     assert is_automatic()
-    # one big file: 1.9 x 300 - 96 - 300 / 32, well under auto's 1 GiB floor
+    # one big file: 1.9 x 300 - 96 - 300 / 32, well under fast's 1 GiB floor
     assert duckdb_memory_limit(_files(tmp_path, 300)) == f"{int(1.9 * 300 - 96 - 300 / 32)}MiB"
     # msprof slices: the largest file counts, and a share of them all (DuckDB's own allocations)
     slices = _files(tmp_path, 325, 300, 290, 150, 150, 100, 100)
     assert duckdb_memory_limit(slices) == f"{int(1.9 * 325 - 96 - 1415 / 32)}MiB"
-    # never above auto (one huge file), never under the floor (a small export)
+    # never above fast (one huge file), never under the floor (a small export)
     assert duckdb_memory_limit(_files(tmp_path, 1000)) == f"{2 * 1000 - 256}MiB"
     assert duckdb_memory_limit(_files(tmp_path, 10)) == "64MiB"
 
 
-def test_a_lean_run_gives_the_same_diagnosis_as_a_default_run(monkeypatch, tmp_path):
-    assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / "auto"), "--format", "json"]) == 0
-    monkeypatch.setenv(ENV, "lean")
+def test_a_fast_run_gives_the_same_diagnosis_as_a_default_lean_run(monkeypatch, tmp_path):
     assert 60 <= _limit_mib(load_export(EXAMPLE).con) <= 64
     assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / "lean"), "--format", "json"]) == 0
-    auto, lean = (sorted((tmp_path / mode).rglob("diagnosis.json")) for mode in ("auto", "lean"))
-    assert [p.read_bytes() for p in auto] == [p.read_bytes() for p in lean]
+    monkeypatch.setenv(ENV, "fast")
+    assert 1000 <= _limit_mib(load_export(EXAMPLE).con) <= 1024
+    assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / "fast"), "--format", "json"]) == 0
+    lean, fast = (sorted((tmp_path / mode).rglob("diagnosis.json")) for mode in ("lean", "fast"))
+    assert lean and [p.read_bytes() for p in lean] == [p.read_bytes() for p in fast]
 
 
-def test_the_ingest_connection_gets_the_automatic_budget():
+def test_the_ingest_connection_gets_the_lean_budget_by_default():
     con = load_export(EXAMPLE).con
-    assert 1000 <= _limit_mib(con) <= 1024
+    assert 60 <= _limit_mib(con) <= 64
 
 
 def test_a_user_limit_too_small_is_a_clear_message_not_a_traceback(monkeypatch, capsys, tmp_path):
@@ -121,7 +130,7 @@ def test_a_user_limit_too_small_is_a_clear_message_not_a_traceback(monkeypatch, 
     assert "out of memory" in err and ENV in err and "Traceback" not in err
 
 
-def test_out_of_memory_under_the_automatic_budget_runs_the_command_again_without_it(capsys):
+def test_out_of_memory_under_the_default_lean_budget_runs_the_command_again_without_it(capsys):
     calls = []
 
     def command(args: argparse.Namespace) -> int:
@@ -134,12 +143,13 @@ def test_out_of_memory_under_the_automatic_budget_runs_the_command_again_without
 
     assert _run_command(argparse.Namespace(func=command)) == 0
     assert calls == [None, "none"]
-    assert "running the command again" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "running the command again" in err and f"{ENV}=lean" in err  # the default, named
     assert not lift_automatic_limit()  # lifted once: a second failure is reported, not retried
 
 
-def test_out_of_memory_under_the_lean_budget_runs_the_command_again_without_it(monkeypatch, capsys):
-    monkeypatch.setenv(ENV, "lean")
+def test_out_of_memory_under_the_fast_budget_runs_the_command_again_without_it(monkeypatch, capsys):
+    monkeypatch.setenv(ENV, "fast")
     calls = []
 
     def command(args: argparse.Namespace) -> int:
@@ -149,11 +159,11 @@ def test_out_of_memory_under_the_lean_budget_runs_the_command_again_without_it(m
         return 0
 
     assert _run_command(argparse.Namespace(func=command)) == 0
-    assert calls == ["lean", "none"]
-    assert f"{ENV}=lean" in capsys.readouterr().err
+    assert calls == ["fast", "none"]
+    assert f"{ENV}=fast" in capsys.readouterr().err
 
 
 def test_the_help_names_every_memory_setting(capsys):
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert all(word in text for word in (ENV, "auto", "lean", "none", "8GB"))
+    assert all(word in text for word in (ENV, "lean (default", "fast", "none", "8GB"))
