@@ -16,6 +16,7 @@ from analyzer.ingest.memory_budget import (
     duckdb_memory_limit,
     is_automatic,
     lift_automatic_limit,
+    report_budget,
 )
 
 EXAMPLE = "fixtures/examples/resnet_host_sync"
@@ -167,3 +168,36 @@ def test_the_help_names_every_memory_setting(capsys):
     assert main(["--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert all(word in text for word in (ENV, "lean (default", "fast", "none", "8GB"))
+
+
+def test_the_report_budget_lowers_the_lean_limit_while_the_html_is_drawn_and_restores_it(monkeypatch):
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '400MiB'")
+    with report_budget(con):  # lean, the default: a quarter
+        assert _limit_mib(con) == 100
+    assert _limit_mib(con) == 400
+    con.execute("SET memory_limit = '100MiB'")
+    with report_budget(con):  # never under 32 MiB
+        assert _limit_mib(con) == 32
+    assert _limit_mib(con) == 100
+    for setting in ("fast", "3GB", "none"):  # the budgets a user chose for speed, or set, stay
+        monkeypatch.setenv(ENV, setting)
+        with report_budget(con):
+            assert _limit_mib(con) == 100
+
+
+def test_the_report_budget_is_restored_when_the_report_fails():
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '400MiB'")
+    with pytest.raises(ValueError), report_budget(con):
+        raise ValueError("a chart failed")
+    assert _limit_mib(con) == 400
+
+
+def test_lean_and_fast_runs_write_the_same_html_report(monkeypatch, tmp_path):
+    """The report is drawn under a lowered limit with lean: the page is the same bytes."""
+    for mode in ("lean", "fast"):
+        monkeypatch.setenv(ENV, mode)
+        assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / mode), "--format", "html"]) == 0
+    lean, fast = (sorted((tmp_path / mode).rglob("report.html")) for mode in ("lean", "fast"))
+    assert lean and [p.read_bytes() for p in lean] == [p.read_bytes() for p in fast]

@@ -21,6 +21,7 @@ from analyzer.diagnosis import diagnose, diagnose_runs
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
 from analyzer.ingest.loader import usable_run_ids
+from analyzer.ingest.memory_budget import report_budget
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
@@ -97,11 +98,13 @@ def _write(
     if "md" in formats:
         written.append(write_text_atomically(folder / "diagnosis.md", render_markdown(d)))
     if "html" in formats:
-        from analyzer.report.html import (
-            render_html,  # plotly and polars load only when HTML is asked for
-        )
+        # DuckDB's budget gives way first: plotly and polars, loaded only when HTML is asked for,
+        # take about 65 MiB as they load (memory_budget.report_budget)
+        with report_budget(con):
+            from analyzer.report.html import render_html
 
-        written.append(write_text_atomically(folder / "report.html", render_html(d, con)))
+            page = render_html(d, con)
+        written.append(write_text_atomically(folder / "report.html", page))
     return written
 
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -44,6 +45,10 @@ _LEAN_FILE_FACTOR = 1.9
 _LEAN_OVERHEAD_BYTES = 96 << 20
 _LEAN_INPUT_DIVISOR = 32
 _LEAN_FLOOR_BYTES = 64 << 20
+# While the HTML report is drawn under lean, DuckDB keeps a quarter of its limit (at least the
+# floor): the report's own memory (polars, plotly's figures, the page) comes on top of DuckDB's.
+_REPORT_SHARE_DIVISOR = 4
+_REPORT_FLOOR_BYTES = 32 << 20
 
 
 DEFAULT = "lean"
@@ -143,3 +148,31 @@ def lift_automatic_limit() -> str | None:
         return None
     os.environ[ENV] = "none"
     return setting
+
+
+@contextmanager
+def report_budget(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within: under ``lean``, DuckDB's limit on ``con`` lowered to a quarter (at least 32 MiB) and
+    restored after, for drawing the HTML report. Its chart queries read small aggregates, while
+    polars, plotly's figures and the page take about 100 MiB of their own at any input size: with
+    DuckDB's buffers at the full lean budget beside them, the process would pass twice the largest
+    file (torch_npu 1x: 327 MB against a target of 255). Lowering the limit makes DuckDB free or
+    spill the blocks above it. Other settings keep their limit."""
+    limit = current_limit_bytes(con) if _automatic_mode() == "lean" else None
+    lowered = None if limit is None else max(_REPORT_FLOOR_BYTES, limit // _REPORT_SHARE_DIVISOR)
+    if lowered is None or lowered >= limit or not _set_limit(con, lowered):
+        yield
+        return
+    try:
+        yield
+    finally:
+        _set_limit(con, limit)
+
+
+def _set_limit(con: duckdb.DuckDBPyConnection, limit_bytes: int) -> bool:
+    """Set DuckDB's limit; False when DuckDB could not free enough to lower it (then unchanged)."""
+    try:
+        con.execute(f"SET memory_limit = '{limit_bytes >> 20}MiB'")
+    except duckdb.OutOfMemoryException:
+        return False
+    return True
