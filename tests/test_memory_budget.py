@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -201,3 +203,16 @@ def test_lean_and_fast_runs_write_the_same_html_report(monkeypatch, tmp_path):
         assert main(["diagnose", EXAMPLE, "--out", str(tmp_path / mode), "--format", "html"]) == 0
     lean, fast = (sorted((tmp_path / mode).rglob("report.html")) for mode in ("lean", "fast"))
     assert lean and [p.read_bytes() for p in lean] == [p.read_bytes() for p in fast]
+
+
+def test_a_one_run_html_report_does_not_load_pyarrow(tmp_path):
+    """pyarrow takes about 25 MiB of peak RSS as it loads, and a diagnose of one run needs it nowhere,
+    the HTML report included (its chart rows are read as Python rows)."""
+    code = (
+        "import sys; from analyzer.cli import main; "
+        f"rc = main(['diagnose', {EXAMPLE!r}, '--out', {str(tmp_path)!r}]); "
+        "print(rc, 'pyarrow' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split()[-2:] == ["0", "False"], proc.stderr[-2000:]
+    assert list(tmp_path.rglob("report.html"))

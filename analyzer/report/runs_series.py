@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import pyarrow as pa
 
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
+
+if TYPE_CHECKING:  # DuckDB loads pyarrow when the rows are fetched: a one-run report never does
+    import pyarrow as pa
 
 
 def _has_view(con: duckdb.DuckDBPyConnection, name: str) -> bool:

@@ -5,11 +5,15 @@ The sweep page and the all-runs report both draw it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.graph_objects as go
-import pyarrow as pa
 from plotly.subplots import make_subplots
 
 from analyzer.report.charts import COLORS, figure_layout, plotly_text
+
+if TYPE_CHECKING:  # only the all-runs page and the sweep page draw it, from Arrow rows
+    import pyarrow as pa
 
 _PANELS = ("busy ratio", "latency (ms)", "throughput (samples/s)")
 
