@@ -65,9 +65,10 @@ def print_results(doc: dict[str, Any], console: Console | None = None) -> None:
 
 
 _INTRO = (
-    "One command, on a fresh machine from the root of a clone (it generates the inputs under "
-    "`reports/bench/data/`, installs msprof-analyze into `reports/bench/msprof-venv/` and "
-    "writes `reports/bench/results.json`):"
+    "On a fresh machine, after the set-up of [Start here](#start-here) (its `.venv` active), one "
+    "command from the root of the clone (it generates the inputs under `reports/bench/data/`, "
+    "installs msprof-analyze into `reports/bench/msprof-venv/` and writes "
+    "`reports/bench/results.json`):"
 )
 
 

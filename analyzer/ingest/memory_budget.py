@@ -7,8 +7,8 @@ twice the largest input file. What the process holds outside DuckDB's limit (the
 libraries, about 90 MiB, and DuckDB's own allocations beside its buffer pool, which grow with the
 input: about 150 MiB at 2.8 GB of msprof CSVs) is taken off, and the rest spills to disk. It is
 never above ``fast``. It is the default because the benchmark's targets judge ``npu-triage
-diagnose`` as a user runs it, peak RSS included; it costs 5% to 15% of the time where the two
-budgets differ (the README's memory paragraph).
+diagnose`` as a user runs it, peak RSS included; it took 7% to 30% longer than ``fast`` on the
+benchmark's inputs of 2026-12-01 (the README's memory paragraph).
 
 ``fast`` (formerly ``auto``, which is still read as ``fast``) puts speed first: the total size of
 the input files, at least twice the largest file less what the interpreter and DuckDB's own buffers
