@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import tracemalloc
 
 import pytest
 
@@ -40,6 +41,25 @@ def test_runner_threshold_override_silences_fires_case(con):
     )
     findings, _ = run_rules(con, [RULES["mte-share-high"]], run_ids, overrides)
     assert findings == []
+
+
+def test_evidence_keeps_its_top_rows_in_order_and_counts_the_rest_in_duckdb(con):
+    """A finding keeps evidence_limit rows in the evidence query's order and the total count; the
+    rows beyond the limit never become Python objects (3M of them took about 300 MB of Python memory
+    when they were all fetched to be counted)."""
+    run_ids = load_fixture_tables(con, FIXTURES_DIR / "inter-op-gap" / "fires")
+    rule = dataclasses.replace(
+        RULES["inter-op-gap"], evidence_sql="SELECT range AS i FROM range(3000000) ORDER BY i DESC;"
+    )
+    tracemalloc.start()
+    try:
+        findings, _ = run_rules(con, [rule], run_ids, evidence_limit=10)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert findings and all(f.evidence == tuple((i,) for i in range(2999999, 2999989, -1)) for f in findings)
+    assert all(f.details["evidence_total_rows"] == 3000000 for f in findings)
+    assert peak < 30 << 20
 
 
 def test_runner_runs_scope_with_one_run_is_skipped(con):
