@@ -35,8 +35,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 _EPILOG = (f"environment: {ENV}=lean (default: a memory budget that keeps peak memory under twice "
-           "the largest input file), fast (a larger budget sized from the input files, 5-30% faster "
-           "on big exports), none (DuckDB's default, 80% of the machine's memory) or a size such as "
+           "the largest input file), fast (a larger budget sized from the input files, up to 30% faster), "
+           "none (DuckDB's default, 80% of the machine's memory) or a size such as "
            "8GB")
 
 
