@@ -10,6 +10,7 @@ from plotly.offline import get_plotlyjs
 from analyzer.ingest.database import connect
 from analyzer.ingest.numbered_rows import ROWS
 from analyzer.report.html import CHARTS, chart_for_rule, figure_html, render_html, write_html
+from analyzer.report.html_sections import DEVICE_TASK_RANGE_LABEL
 from analyzer.report.model import Diagnosis
 from tests.report_cases import (
     FINDING_RULES,
@@ -94,3 +95,13 @@ def test_write_html_replaces_atomically_and_leaves_no_temp(hostile, tmp_path):
     assert write_html(diagnosis, con, target) == target
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert [p.name for p in target.parent.iterdir()] == ["report.html"]
+
+
+def test_render_html_run_card_names_its_range_apart_from_the_steps_span(con):
+    """The run card's range (first device task start to last end) and the summary's span_us (the
+    steps' window here) are different numbers; the card's label says which one it shows."""
+    run = {"start_ns": 1_000_000, "end_ns": 31_582_000}
+    summary = {"span_us": 32143.7, "span_source": "steps"}
+    page = render_html(Diagnosis(run_id="r", run=run, summary=summary, outcomes=(), findings=()), con)
+    assert f"<th>{DEVICE_TASK_RANGE_LABEL}</th><td>30.582</td>" in page
+    assert "<th>span (ms)</th>" not in page
