@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,10 +19,33 @@ class Measurement:
     exit_code: int
 
 
+# Runs the measured command from an interpreter of its own, a few MiB large, and writes the
+# command's wall time, peak RSS (KiB) and exit code to the file descriptor given. Linux keeps a
+# process's peak RSS across exec, and a process started by the benchmark begins as a copy (or, under
+# vfork, a borrower) of the benchmark's own memory: started directly, a command reported at least
+# the peak RSS the benchmark process ever had (a 13 MB command measured 1014 MB after the runner had
+# once held 1 GB). Forked from this small launcher instead, it carries at most the launcher's.
+_LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as exc:
+        print(f"cannot run {sys.argv[2]}: {exc}", file=sys.stderr, flush=True)
+    os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+os.write(int(sys.argv[1]), f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}".encode())
+"""
+
+
 def measure(
     cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> Measurement:
-    """Run ``cmd`` (stdout and stderr into ``log``) and measure it with ``os.wait4``.
+    """Run ``cmd`` (stdout and stderr into ``log``) and measure it with ``os.wait4``, from a small
+    launcher process (``_LAUNCHER``) so that the benchmark's own memory is not counted.
 
     The peak RSS is the kernel's ``ru_maxrss`` of the process (the largest of it and the children
     it waited for), so a tool's helper processes count too. The kernel counts it in KiB; it is
@@ -30,14 +53,24 @@ def measure(
     RSS target) compares like with like.
     """
     log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("wb") as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    peak_mb = usage.ru_maxrss * 1024 / 1e6
-    return Measurement(wall_s=wall, peak_rss_mb=peak_mb, exit_code=proc.returncode)
+    read_end, write_end = os.pipe()
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(write_end), *cmd]
+    try:
+        with log.open("wb") as out:
+            subprocess.run(launcher, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env,
+                           pass_fds=(write_end,), check=True)
+        os.close(write_end)
+        write_end = -1
+        with os.fdopen(read_end, "rb") as report:
+            read_end = -1
+            wall, maxrss_kib, exit_code = report.read().split()
+    finally:
+        for fd in (read_end, write_end):
+            if fd >= 0:
+                os.close(fd)
+    return Measurement(
+        wall_s=float(wall), peak_rss_mb=int(maxrss_kib) * 1024 / 1e6, exit_code=int(exit_code)
+    )
 
 
 def median_of(samples: list[Measurement]) -> Measurement:
