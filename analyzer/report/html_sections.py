@@ -89,11 +89,12 @@ def _kv_table(pairs: Iterable[tuple[str, Any]]) -> str:
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
 
 
-# The run card's time range: the runs table's first device task start to last device task end.
+# The run card's time range: the runs table's first device task start to last device task end. Not
+# the summary's span_us, which is the steps' window when the run has steps (span_source).
 DEVICE_TASK_RANGE_LABEL = "task range (ms)"
 
 
-def _span_ms(run: dict[str, Any]) -> float | None:
+def _task_range_ms(run: dict[str, Any]) -> float | None:
     start, end = run.get("start_ns"), run.get("end_ns")
     return (end - start) / 1e6 if isinstance(start, int) and isinstance(end, int) else None
 
@@ -124,8 +125,7 @@ def header_section(diagnosis: Diagnosis) -> str:
         (label, run.get(key, diagnosis.run_id if key == "run_id" else None))
         for key, label in _RUN_FIELDS
     ]
-    # Not the summary's span_us, which is the steps' window when the run has steps (span_source)
-    run_pairs.append((DEVICE_TASK_RANGE_LABEL, _span_ms(run)))
+    run_pairs.append((DEVICE_TASK_RANGE_LABEL, _task_range_ms(run)))
     collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))

@@ -291,9 +291,8 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 # Cheap filters of ops, and helpers that no built-in rule or chart reads (computed only when a rule of
 # the user's reads them), stay views; so does _stream_gaps, read once by inter-op-gap with a threshold
 # on gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream had its
-# names joined: 1.5 s at 2M msprof tasks; diagnose took 22.8 -> 21.1 s there, the same time at 105k
-# torch_npu and 200k msprof tasks, same reports). Every other helper view is computed once and kept
-# as a table, because rules read them many times (a view would recompute its window passes each time).
+# names joined: 1.5 s at 2M msprof tasks). Every other helper view is computed once and kept as a
+# table, because rules read them many times (a view would recompute its window passes each time).
 _PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals", "_stream_gaps")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
 # Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names cost
