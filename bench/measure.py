@@ -55,19 +55,14 @@ def measure(
     log.parent.mkdir(parents=True, exist_ok=True)
     read_end, write_end = os.pipe()
     launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(write_end), *cmd]
-    try:
-        with log.open("wb") as out:
-            subprocess.run(launcher, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env,
-                           pass_fds=(write_end,), check=True)
-        os.close(write_end)
-        write_end = -1
-        with os.fdopen(read_end, "rb") as report:
-            read_end = -1
-            wall, maxrss_kib, exit_code = report.read().split()
-    finally:
-        for fd in (read_end, write_end):
-            if fd >= 0:
-                os.close(fd)
+    with os.fdopen(read_end, "rb") as report:
+        try:
+            with log.open("wb") as out:
+                subprocess.run(launcher, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env,
+                               pass_fds=(write_end,), check=True)
+        finally:
+            os.close(write_end)  # the launcher's copy is closed too, so the read below ends
+        wall, maxrss_kib, exit_code = report.read().split()
     return Measurement(
         wall_s=float(wall), peak_rss_mb=int(maxrss_kib) * 1024 / 1e6, exit_code=int(exit_code)
     )
