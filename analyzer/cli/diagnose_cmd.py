@@ -28,8 +28,9 @@ from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import is_inside, run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import print_diagnosis
-from analyzer.rule_engine.model import SEVERITY_RANK
+from analyzer.rule_engine.model import SEVERITY_RANK, Rule
 from analyzer.rule_engine.params import ParamError
+from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
 FORMATS = ("json", "md", "html")
 
@@ -66,7 +67,7 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError(
@@ -83,7 +84,8 @@ def _connection(args: argparse.Namespace) -> tuple[duckdb.DuckDBPyConnection, li
             f"--out {args.out} lies inside the export folder {args.path}; "
             "reports are never written there"
         )
-    ingested = load_export(args.path)
+    # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
+    ingested = load_export(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
     if args.db:
         save_duckdb(ingested.con, args.db, ingested.run_ids)
     return ingested.con, ingested.run_ids, ingested.problems
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         formats = _formats(args.format)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        con, run_ids, problems = _connection(args)
+        con, run_ids, problems = _connection(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2

@@ -40,8 +40,8 @@ _BESIDE = ("timeline",)
 _FIRST = ("task_time",)
 
 
-def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource) -> ReadContext:
-    ctx = ReadContext(run_id=source.source_id, source=source)
+def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource, left_out_kinds: frozenset[str]) -> ReadContext:
+    ctx = ReadContext(run_id=source.source_id, source=source, left_out_kinds=left_out_kinds)
     numbered_rows.register(con, ctx.run_id)  # before any reader writes timeline or ops rows
     meta = read_run_metadata(ctx)
     kinds = [kind for kind in READERS if source.files.get(kind)]
@@ -163,8 +163,13 @@ def usable_run_ids(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[s
 
 
 def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
-                progress: Callable[[ExportSource], None] | None = None) -> Ingested:
+                progress: Callable[[ExportSource], None] | None = None,
+                left_out_kinds: frozenset[str] = frozenset()) -> Ingested:
     """Discover and read every export under ``path``.
+
+    Timeline events of ``left_out_kinds`` are not stored: for a caller that never reads them (a
+    diagnosis whose rules read no flow or overlap segment, ``rule_engine.timeline_use``), where they
+    would be two thirds of a msprof timeline's rows.
 
     Raises IngestError when the path does not exist or holds no export at all. An export whose
     files are all unusable still yields a run with its problems recorded; callers decide whether
@@ -185,7 +190,7 @@ def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
     for source in sources:
         if progress:
             progress(source)
-        ctx = _read_source(con, source)
+        ctx = _read_source(con, source, left_out_kinds)
         result.problems.extend(ctx.problems)
         result.run_ids.extend(
             r[0] for r in con.execute(

@@ -72,6 +72,8 @@ class ReadContext:
     scan_serially: bool = False
     # A file cut in two for the timeline reader (timeline_tail.TailHandoff), set by the loader.
     tail_handoff: TailHandoff | None = None
+    # Timeline kinds the readers leave out, as the caller will never read them (``load_export``).
+    left_out_kinds: frozenset[str] = frozenset()
 
     def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path
@@ -84,7 +86,8 @@ class ReadContext:
 
     def part(self, scan_serially: bool = False) -> ReadContext:
         """An empty context for one reader of the same export (readers may run at the same time)."""
-        return ReadContext(run_id=self.run_id, source=self.source, scan_serially=scan_serially)
+        return ReadContext(run_id=self.run_id, source=self.source, scan_serially=scan_serially,
+                           left_out_kinds=self.left_out_kinds)
 
     def absorb(self, part: ReadContext) -> None:
         """Take over what a reader's part context recorded (problems, files read, facts)."""

@@ -238,7 +238,8 @@ _table(
     "Timeline events: host API calls, framework ops, device tasks, communication, overlap-analysis segments and flows. "
     "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
     "(_timeline_rows.run_no, named in _run_keys) instead of the run id string; `npu-triage ingest --db` "
-    "and `--parquet` write the plain table.",
+    "and `--parquet` write the plain table. `npu-triage diagnose` without `--db` leaves out the 'flow' and "
+    "'overlap' rows when no rule reads this table (no built-in rule does; rule_engine/timeline_use.py).",
     _RUN_ID,
     _DEVICE,
     _c("kind", "VARCHAR", "",

@@ -80,7 +80,7 @@ def load_framework_ops(db: StagedDb, ctx: ReadContext) -> int:
 def load_overlap(db: StagedDb, ctx: ReadContext) -> int:
     """OVERLAP_ANALYSIS -> timeline 'overlap' segments named as the text timeline names them."""
     t = "OVERLAP_ANALYSIS"
-    if not db.has(t, "startNs", "endNs", "type"):
+    if "overlap" in ctx.left_out_kinds or not db.has(t, "startNs", "endNs", "type"):
         return 0
     name = f"coalesce({OVERLAP_TYPES}[CAST(o.type AS INTEGER)], 'type ' || o.type)"
     select = ", ".join(
@@ -211,7 +211,7 @@ def _flow_ends(db: StagedDb, cat: str, host: str, process: str) -> str:
 def load_flows(db: StagedDb, ctx: ReadContext) -> int:
     """connectionCats -> timeline 'flow' rows: CANN API -> device task ('HostToDevice') and torch op ->
     device task ('async_npu', PYTORCH_API.connectionId indexes CONNECTION_IDS)."""
-    if not (
+    if "flow" in ctx.left_out_kinds or not (
         db.has("connectionCats", "connectionId", "cat")
         and db.has("TASK", "connectionId", "startNs")
     ):

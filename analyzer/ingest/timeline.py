@@ -37,7 +37,7 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
                 or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])):
             return 0
         _report_unusable_events(con, raw, paths, ctx)
-        inserted = insert_timeline(con, raw, ctx.run_id)
+        inserted = insert_timeline(con, raw, ctx.run_id, ctx.left_out_kinds)
         insert_counters(con, raw, ctx.run_id)
         _report_unnamed_processes(con, paths[0], ctx)
         return inserted

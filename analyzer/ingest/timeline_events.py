@@ -71,10 +71,11 @@ def _anchor_us(con: duckdb.DuckDBPyConnection, raw: str) -> Decimal | None:
     return rows[0][0] if rows else None
 
 
-def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
+def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str,
+                    left_out: frozenset[str] = frozenset()) -> int:
     """Insert every timed non-metadata, non-counter event of the raw table into timeline, less the
-    device tasks that rows already in supersede (``timeline_store.without_superseded``); returns
-    rows."""
+    device tasks that rows already in supersede (``timeline_store.without_superseded``) and the
+    events of the ``left_out`` kinds; returns rows."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     numbered_rows.register(con, run_id)
     into, run = numbered_rows.target("timeline")
@@ -91,7 +92,9 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
         FROM ({_fields_sql(raw)})"""
+    params: dict[str, object] = {"run_id": run_id}
+    if left_out:
+        rows += " WHERE NOT list_contains($left_out, kind)"
+        params["left_out"] = sorted(left_out)
     kept = timeline_store.without_superseded(rows, numbered_rows.run_no_sql("$run_id"))
-    return con.execute(
-        f"INSERT INTO {into} BY NAME {kept}", {"run_id": run_id},
-    ).fetchall()[0][0]
+    return con.execute(f"INSERT INTO {into} BY NAME {kept}", params).fetchall()[0][0]
