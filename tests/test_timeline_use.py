@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from analyzer.cli import main
+from analyzer.cli import build_parser, diagnose_cmd, main
 from analyzer.diagnosis import diagnose
 from analyzer.ingest.loader import load_export
 from analyzer.report.json_export import render_json
@@ -83,6 +83,18 @@ def test_msprof_json_slices_leave_out_flows_and_overlap(tmp_path):
     assert _kinds(full.con).get("flow")
     assert not set(_kinds(lean.con)) & UNREAD_KINDS
     assert _kinds(lean.con)["device_task"] == _kinds(full.con)["device_task"]
+
+
+def _diagnose_connection(argv: list[str], rules) -> duckdb.DuckDBPyConnection:
+    """The connection `npu-triage diagnose` ingests into, for these arguments."""
+    args = build_parser(["diagnose"]).parse_args(["diagnose", *argv])
+    return diagnose_cmd._connection(args, rules)[0]
+
+
+def test_diagnose_leaves_out_what_its_rules_do_not_read(tmp_path, rules):
+    """The command itself passes the unread kinds to ingest (not only load_export when asked)."""
+    kinds = _kinds(_diagnose_connection([str(EXAMPLE), "--out", str(tmp_path)], rules))
+    assert kinds.get("device_task") and not set(kinds) & UNREAD_KINDS
 
 
 def test_diagnose_with_db_keeps_every_kind(tmp_path):
