@@ -40,7 +40,7 @@ def write_archive(root: Path, runs: int) -> None:
         if not i % 4:
             packed.append(target)
     for k in range(0, len(packed), 12):
-        group = packed[k:k + 12]
+        group = packed[k : k + 12]
         if k == 0:
             with tarfile.open(root / "group_000.tgz", "w:gz") as tf:
                 for folder in group:
@@ -66,14 +66,29 @@ RULES: list[str] = []  # ["--rules", snapshot]: every batch of one benchmark jud
 
 def batch(root: Path, catalog: Path, jobs: int) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(catalog),
-                    "--jobs", str(jobs), *RULES], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(catalog), "--jobs", str(jobs), *RULES],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 
 def killed_batch(root: Path, catalog: Path, jobs: int, after: int) -> int:
-    cmd = [sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(catalog), "--jobs", str(jobs),
-           "--verbose", *RULES]
+    cmd = [
+        sys.executable,
+        "-m",
+        "analyzer",
+        "batch",
+        str(root),
+        "--catalog",
+        str(catalog),
+        "--jobs",
+        str(jobs),
+        "--verbose",
+        *RULES,
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     committed = 0
     for line in proc.stdout:
@@ -105,14 +120,24 @@ def main() -> int:
         partial = len(dump(killed)["catalog_runs"])
         batch(root, killed, args.jobs)
         result = {
-            "runs_written": args.runs, "jobs": args.jobs, "first_s": round(first, 2), "second_s": round(second, 2),
-            "second_over_first": round(second / first, 3), "catalogued": len(tables["catalog_runs"]),
-            "failures": [r[0] for r in tables["failures"]], "killed_after_commits": committed,
-            "runs_in_killed_catalog": partial, "rerun_equals_uninterrupted": dump(killed) == tables,
+            "runs_written": args.runs,
+            "jobs": args.jobs,
+            "first_s": round(first, 2),
+            "second_s": round(second, 2),
+            "second_over_first": round(second / first, 3),
+            "catalogued": len(tables["catalog_runs"]),
+            "failures": [r[0] for r in tables["failures"]],
+            "killed_after_commits": committed,
+            "runs_in_killed_catalog": partial,
+            "rerun_equals_uninterrupted": dump(killed) == tables,
         }
     print(json.dumps(result, indent=2))
-    ok = (result["second_over_first"] < 0.10 and result["rerun_equals_uninterrupted"]
-          and result["catalogued"] == args.runs - 1 and result["failures"] == ["corrupt.zip"])
+    ok = (
+        result["second_over_first"] < 0.10
+        and result["rerun_equals_uninterrupted"]
+        and result["catalogued"] == args.runs - 1
+        and result["failures"] == ["corrupt.zip"]
+    )
     return 0 if ok else 1
 
 

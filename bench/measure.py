@@ -41,9 +41,7 @@ os.write(int(sys.argv[1]), f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode
 """
 
 
-def measure(
-    cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, str] | None = None
-) -> Measurement:
+def measure(cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> Measurement:
     """Run ``cmd`` (stdout and stderr into ``log``) and measure it with ``os.wait4``, from a small
     launcher process (``_LAUNCHER``) so that the benchmark's own memory is not counted.
 
@@ -58,14 +56,13 @@ def measure(
     with os.fdopen(read_end, "rb") as report:
         try:
             with log.open("wb") as out:
-                subprocess.run(launcher, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env,
-                               pass_fds=(write_end,), check=True)
+                subprocess.run(
+                    launcher, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env, pass_fds=(write_end,), check=True
+                )
         finally:
             os.close(write_end)  # the launcher's copy is closed too, so the read below ends
         wall, maxrss_kib, exit_code = report.read().split()
-    return Measurement(
-        wall_s=float(wall), peak_rss_mb=int(maxrss_kib) * 1024 / 1e6, exit_code=int(exit_code)
-    )
+    return Measurement(wall_s=float(wall), peak_rss_mb=int(maxrss_kib) * 1024 / 1e6, exit_code=int(exit_code))
 
 
 def median_of(samples: list[Measurement]) -> Measurement:

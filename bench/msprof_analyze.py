@@ -21,9 +21,7 @@ def ensure_venv(venv: Path) -> Path:
         return tool
     print(f"installing msprof-analyze=={VERSION} into {venv} ...", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "-q", f"msprof-analyze=={VERSION}"], check=True
-    )
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"msprof-analyze=={VERSION}"], check=True)
     return tool
 
 

@@ -24,9 +24,7 @@ def read_floor(csv_groups: list[list[str]], json_paths: list[str]) -> tuple[int,
     con = duckdb.connect(":memory:")
     rows = 0
     for n, paths in enumerate(csv_groups):
-        con.execute(
-            f"CREATE TABLE csv_rows_{n} AS SELECT * FROM read_csv(?, union_by_name=true, header=true)", [paths]
-        )
+        con.execute(f"CREATE TABLE csv_rows_{n} AS SELECT * FROM read_csv(?, union_by_name=true, header=true)", [paths])
         rows += con.execute(f"SELECT count(*) FROM csv_rows_{n}").fetchall()[0][0]
     con.execute(
         f"CREATE TABLE events AS SELECT * FROM read_json(?, format='array', records=true, "

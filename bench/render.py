@@ -110,18 +110,13 @@ def _runs_text(doc: dict[str, Any]) -> str:
 
 
 def _msprof_runs_text(doc: dict[str, Any]) -> str:
-    runs = [
-        f"{len(r.get('wall_s_runs') or [r['wall_s']])} at {r['size']}"
-        for r in doc["rows"]
-        if r["tool"] == MSPROF
-    ]
+    runs = [f"{len(r.get('wall_s_runs') or [r['wall_s']])} at {r['size']}" for r in doc["rows"] if r["tool"] == MSPROF]
     return "runs: " + ", ".join(runs) if runs else "not run"
 
 
 def _summary_lines(doc: dict[str, Any]) -> list[str]:
     lines = [
-        f"- scaling {s['layout']} 1x -> 5x, {s['tool']}: time x{s['time_ratio']}, "
-        f"peak RSS x{s['rss_ratio']}"
+        f"- scaling {s['layout']} 1x -> 5x, {s['tool']}: time x{s['time_ratio']}, peak RSS x{s['rss_ratio']}"
         for s in doc["scaling"]
     ]
     return lines + [
@@ -146,9 +141,5 @@ def update_readme(readme: Path, doc: dict[str, Any]) -> None:
     text = readme.read_text(encoding="utf-8")
     section = markdown_section(doc)
     pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
-    text = (
-        pattern.sub(lambda _m: section, text)
-        if pattern.search(text)
-        else text.rstrip("\n") + "\n\n" + section
-    )
+    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
     write_text_atomically(readme, text if text.endswith("\n") else text + "\n")

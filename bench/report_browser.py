@@ -27,9 +27,7 @@ DRAW_LIMIT_S = 10.0
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2_000_000)
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="page loads; the first (cold) and the best are shown"
-    )
+    parser.add_argument("--repeat", type=int, default=3, help="page loads; the first (cold) and the best are shown")
     args = parser.parse_args(argv)
     if reason := missing_browser():
         print(f"cannot run: {reason} ({INSTALL_HINT})", file=sys.stderr)
@@ -51,11 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Chromium draw first {draws[0]:.2f} s, best {min(draws):.2f} s (load average {load:.1f})"
     )
     ok = size_mb < SIZE_LIMIT_MB and draws[0] < DRAW_LIMIT_S
-    print(
-        "targets met"
-        if ok
-        else f"targets missed: size < {SIZE_LIMIT_MB} MB and first draw < {DRAW_LIMIT_S} s"
-    )
+    print("targets met" if ok else f"targets missed: size < {SIZE_LIMIT_MB} MB and first draw < {DRAW_LIMIT_S} s")
     return 0 if ok else 1
 
 

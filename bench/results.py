@@ -94,11 +94,7 @@ def targets(rows: list[Row], scale: list[dict[str, Any]]) -> list[dict[str, Any]
     """The issue's targets, each with the measured value and whether it is met."""
     ratios = with_ratios(rows)
     checks = []
-    floor_rss = {
-        r["input"]: _ratio(r["peak_rss_mb"], r["largest_file_mb"])
-        for r in ratios
-        if r["tool"] == FLOOR
-    }
+    floor_rss = {r["input"]: _ratio(r["peak_rss_mb"], r["largest_file_mb"]) for r in ratios if r["tool"] == FLOOR}
     for r in ratios:
         if r["tool"] in (DIAGNOSE, DIAGNOSE_FAST) and r["times_faster_than_msprof_analyze"]:
             checks.append(
@@ -143,9 +139,7 @@ def targets(rows: list[Row], scale: list[dict[str, Any]]) -> list[dict[str, Any]
     return checks
 
 
-def _check(
-    subject: str, target: str, value: float | None, limit: float, at_least: bool = False
-) -> dict[str, Any]:
+def _check(subject: str, target: str, value: float | None, limit: float, at_least: bool = False) -> dict[str, Any]:
     met = value is not None and (value >= limit if at_least else value <= limit)
     return {"subject": subject, "target": target, "value": value, "limit": limit, "met": met}
 
@@ -153,16 +147,10 @@ def _check(
 def machine() -> dict[str, Any]:
     """nproc, memory, CPU model and the UTC date of the measurement."""
     cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in _lines("/proc/cpuinfo")
-            if line.startswith("model name")
-        ),
+        (line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo") if line.startswith("model name")),
         platform.processor() or "unknown",
     )
-    mem_kb = next(
-        (int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal")), 0
-    )
+    mem_kb = next((int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal")), 0)
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "nproc": os.cpu_count(),

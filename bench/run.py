@@ -43,12 +43,8 @@ def _absolute(text: str) -> Path:
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--tiny", action="store_true", help="tiny inputs: a seconds-long run of every step (CI)"
-    )
-    p.add_argument(
-        "--sizes", default="1x,5x,10x", help="comma-separated size names: 1x, 5x, 10x (msprof only)"
-    )
+    p.add_argument("--tiny", action="store_true", help="tiny inputs: a seconds-long run of every step (CI)")
+    p.add_argument("--sizes", default="1x,5x,10x", help="comma-separated size names: 1x, 5x, 10x (msprof only)")
     p.add_argument("--skip-msprof-analyze", action="store_true", help="do not run msprof-analyze")
     p.add_argument(
         "--repeat",
@@ -64,15 +60,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     # Absolute paths: the tools run in other folders (npu-triage in the clone, msprof-analyze in
     # its work folder).
-    p.add_argument(
-        "--out", type=_absolute, default=ROOT / "reports" / "bench", help="results folder"
-    )
-    p.add_argument(
-        "--data", type=_absolute, help="cache of generated inputs (default: OUT/data)"
-    )
-    p.add_argument(
-        "--venv", type=_absolute, help="msprof-analyze venv (default: reports/bench/msprof-venv)"
-    )
+    p.add_argument("--out", type=_absolute, default=ROOT / "reports" / "bench", help="results folder")
+    p.add_argument("--data", type=_absolute, help="cache of generated inputs (default: OUT/data)")
+    p.add_argument("--venv", type=_absolute, help="msprof-analyze venv (default: reports/bench/msprof-venv)")
     p.add_argument(
         "--update-readme",
         action="store_true",

@@ -58,9 +58,7 @@ def run_row(con: duckdb.DuckDBPyConnection, run_id: str) -> dict:
     return dict(zip(rel.columns, rows[0], strict=True)) if rows else {}
 
 
-def finding(
-    rule: tuple, run_id: str, rank: int, subject: str, evidence_cell: str = "op_0"
-) -> Finding:
+def finding(rule: tuple, run_id: str, rank: int, subject: str, evidence_cell: str = "op_0") -> Finding:
     name, code, severity, category, title, unit = rule
     return Finding(
         rule=name,
@@ -93,8 +91,7 @@ def diagnosis_for(
 ) -> Diagnosis:
     """A Diagnosis of ``run_id`` with one finding per charted rule and a full completeness table."""
     findings = tuple(
-        finding(rule, run_id, i, subject, evidence_cell=subject)
-        for i, rule in enumerate(FINDING_RULES, 1)
+        finding(rule, run_id, i, subject, evidence_cell=subject) for i, rule in enumerate(FINDING_RULES, 1)
     )
     outcomes = tuple(RuleOutcome(f.rule, f.code, run_id, "ran", 1) for f in findings) + (
         RuleOutcome(
@@ -106,9 +103,7 @@ def diagnosis_for(
             "needs ops.aic_mac_ratio",
             "aic-metrics PipeUtilization",
         ),
-        RuleOutcome(
-            "frequency-drop", "HST001", run_id, "failed", 0, "Binder Error: no such column"
-        ),
+        RuleOutcome("frequency-drop", "HST001", run_id, "failed", 0, "Binder Error: no such column"),
     )
     return Diagnosis(
         run_id=run_id,
@@ -163,9 +158,7 @@ def add_hostile_run(con: duckdb.DuckDBPyConnection, run_id: str = "hostile") -> 
     return diagnosis_for(con, run_id, subject=HOSTILE_SCRIPT, problems=problems)
 
 
-def add_big_run(
-    con: duckdb.DuckDBPyConnection, task_count: int = 2_000_000, run_id: str = "big"
-) -> Diagnosis:
+def add_big_run(con: duckdb.DuckDBPyConnection, task_count: int = 2_000_000, run_id: str = "big") -> Diagnosis:
     """A generated run of ``task_count`` device tasks (built with range(), no files, no Python loop)."""
     append_rows(
         con,

@@ -16,8 +16,7 @@ def _rule(requires: dict[str, tuple[str, ...]]):
 def test_availability_per_run_column_and_counter(con):
     append_rows(con, "ops", "SELECT * FROM (VALUES ('a', 'k', 'MatMul'), ('b', 'k', NULL)) v(run_id, op_name, op_type)")
     con.execute("INSERT INTO counters (run_id, counter, value) VALUES ('b', 'hbm_read', 2.0)")
-    rule = _rule({"ops": ("op_name", "op_type"), "counters:hbm_read": ("value",),
-                  "counters:hbm_write": ("value",)})
+    rule = _rule({"ops": ("op_name", "op_type"), "counters:hbm_read": ("value",), "counters:hbm_write": ("value",)})
     availability = Availability(con)
     availability.prefetch(key for run in ("a", "b") for key in required_keys(rule, (run,)))
     hbm_read, hbm_write = "counters:hbm_read.value", "counters:hbm_write.value"
@@ -43,5 +42,7 @@ def test_plan_does_not_ask_about_rules_skipped_whatever_the_data(con):
     availability = Availability(con)
     planned = _plan([preview, several], ["a"], None, availability, preview=False, evidence_limit=5)
     assert [p.skipped.reason.split(";")[0] for p in planned] == [
-        "preview rule", "compares several runs: judged once over all the runs of PATH"]
+        "preview rule",
+        "compares several runs: judged once over all the runs of PATH",
+    ]
     assert availability._seen == {}  # neither rule's columns were looked up

@@ -49,15 +49,10 @@ def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     measured = {(r["layout"], r["size"], r["tool"]) for r in doc["rows"]}
     expected = {
-        (layout, size, tool)
-        for layout in ("torch_npu", "msprof")
-        for size in ("1x", "5x")
-        for tool in ENGINE_TOOLS
+        (layout, size, tool) for layout in ("torch_npu", "msprof") for size in ("1x", "5x") for tool in ENGINE_TOOLS
     }
     assert measured == expected
-    assert all(
-        r["exit_code"] == 0 and r["wall_s"] > 0 and r["peak_rss_mb"] > 0 for r in doc["rows"]
-    )
+    assert all(r["exit_code"] == 0 and r["wall_s"] > 0 and r["peak_rss_mb"] > 0 for r in doc["rows"])
     assert all(r["ratio_to_parse_floor"] is not None for r in doc["rows"])
     assert {(s["layout"], s["tool"]) for s in doc["scaling"]} == {
         (layout, tool) for layout in ("torch_npu", "msprof") for tool in ENGINE_TOOLS
@@ -88,9 +83,7 @@ def test_peak_rss_is_in_the_unit_of_the_file_sizes(tmp_path: Path) -> None:
 
 
 def _row(tool: str, wall_s: float) -> Row:
-    return Row(
-        "torch_npu 1x", "torch_npu", "1x", 105000, 127.3, 161.2, tool, wall_s, 240.0, 0, [wall_s]
-    )
+    return Row("torch_npu 1x", "torch_npu", "1x", 105000, 127.3, 161.2, tool, wall_s, 240.0, 0, [wall_s])
 
 
 def test_times_faster_comes_from_the_times_not_the_rounded_ratio() -> None:

@@ -24,20 +24,30 @@ def _run_checked(argv: list[str], inputs: Path, before: dict[str, str]) -> int:
     return code
 
 
-@pytest.mark.parametrize(("scenario", "layout", "export_type"), CASES,
-                         ids=["-".join(c) for c in CASES])
+@pytest.mark.parametrize(("scenario", "layout", "export_type"), CASES, ids=["-".join(c) for c in CASES])
 def test_cli_every_command_leaves_inputs_byte_identical(scenario, layout, export_type, tmp_path, capsys):
     inputs = tmp_path / "in"
     write_export(scenario, inputs, layout=layout, export_type=export_type)
     before = tree_digest(inputs)
     out = tmp_path / "out"
-    assert _run_checked(["ingest", str(inputs), "--db", str(out / "runs.duckdb"),
-                         "--parquet", str(out / "pq")], inputs, before) == 0
+    assert (
+        _run_checked(
+            ["ingest", str(inputs), "--db", str(out / "runs.duckdb"), "--parquet", str(out / "pq")], inputs, before
+        )
+        == 0
+    )
     assert _run_checked(["diagnose", str(inputs), "--out", str(out / "reports")], inputs, before) == 0
-    assert _run_checked(["diagnose", "--db", str(out / "runs.duckdb"), "--out", str(out / "again"),
-                         "--format", "json"], inputs, before) == 0
-    assert _run_checked(["batch", str(inputs), "--catalog", str(out / "cat.duckdb"), "--jobs", "1"],
-                        inputs, before) == 0
+    assert (
+        _run_checked(
+            ["diagnose", "--db", str(out / "runs.duckdb"), "--out", str(out / "again"), "--format", "json"],
+            inputs,
+            before,
+        )
+        == 0
+    )
+    assert (
+        _run_checked(["batch", str(inputs), "--catalog", str(out / "cat.duckdb"), "--jobs", "1"], inputs, before) == 0
+    )
     assert _run_checked(["runs", str(out / "cat.duckdb")], inputs, before) == 0
     reports = sorted(p.name for p in (out / "reports").rglob("*") if p.is_file())
     assert {"diagnosis.json", "diagnosis.md", "report.html"} <= set(reports)
@@ -49,17 +59,30 @@ def test_cli_diff_and_sweep_leave_inputs_byte_identical(tmp_path, capsys):
     before_root, after_root, rerun_root = write_export("regression_pair", inputs)
     sweep = write_export("batch_sweep", inputs / "sweep")
     before = tree_digest(inputs)
-    assert _run_checked(["diff", str(before_root), str(after_root), "--fail-on-regression", "5",
-                         "--html", str(tmp_path / "diff.html")], inputs, before) == 1
-    assert _run_checked(["diff", str(before_root), str(rerun_root), "--fail-on-regression", "5"],
-                        inputs, before) == 0
-    assert _run_checked(["sweep", *[str(p) for p in sweep], "--html", str(tmp_path / "sweep.html")],
-                        inputs, before) == 0
+    assert (
+        _run_checked(
+            [
+                "diff",
+                str(before_root),
+                str(after_root),
+                "--fail-on-regression",
+                "5",
+                "--html",
+                str(tmp_path / "diff.html"),
+            ],
+            inputs,
+            before,
+        )
+        == 1
+    )
+    assert _run_checked(["diff", str(before_root), str(rerun_root), "--fail-on-regression", "5"], inputs, before) == 0
+    assert (
+        _run_checked(["sweep", *[str(p) for p in sweep], "--html", str(tmp_path / "sweep.html")], inputs, before) == 0
+    )
     assert "scheduling overhead" in capsys.readouterr().out
 
 
-def test_cli_diagnose_folder_of_several_runs_writes_run_reports_no_all_runs(real_dir, tmp_path,
-                                                                           capsys):
+def test_cli_diagnose_folder_of_several_runs_writes_run_reports_no_all_runs(real_dir, tmp_path, capsys):
     """The real tree with default formats: each run's reports; no all-runs one, since no run
     records a batch size (batch-size-scaling, the only rule comparing runs, is skipped)."""
     before = tree_digest(real_dir)

@@ -15,8 +15,15 @@ def test_cli_ingest_real_tree_lists_each_run_and_leaves_inputs_identical(real_di
     db = tmp_path / "all.duckdb"
     assert main(["ingest", str(real_dir), "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    for run in ("torch_npu_level1_rank0_text", "torch_npu_level0_rank0_text", "torch_npu_arith_2023",
-                "torch_npu_memoryl0_2023", "torch_npu_level1_rank0_db", "msprof_db_2023", "torch_npu_trace_2024"):
+    for run in (
+        "torch_npu_level1_rank0_text",
+        "torch_npu_level0_rank0_text",
+        "torch_npu_arith_2023",
+        "torch_npu_memoryl0_2023",
+        "torch_npu_level1_rank0_db",
+        "msprof_db_2023",
+        "torch_npu_trace_2024",
+    ):
         assert f"{run}: " in out
     assert "torch_npu_level1_rank0_text: torch_npu text" in out and "191 tasks" in out
     assert tree_digest(real_dir) == before

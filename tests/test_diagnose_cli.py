@@ -36,9 +36,7 @@ def test_diagnose_cli_unknown_param_exits_2(tmp_path, capsys):
 def test_diagnose_cli_unknown_rule_in_config_exits_2(tmp_path, capsys):
     config = tmp_path / "triage.toml"
     config.write_text("[no-such-rule]\nthreshold = 1\n", encoding="utf-8")
-    code = main(
-        ["diagnose", str(_export(tmp_path)), "--config", str(config), "--out", str(tmp_path / "r")]
-    )
+    code = main(["diagnose", str(_export(tmp_path)), "--config", str(config), "--out", str(tmp_path / "r")])
     assert code == 2
     assert "unknown rule 'no-such-rule'" in capsys.readouterr().err
 
@@ -62,9 +60,7 @@ def test_rules_cli_check_builtin_rules_exit_0():
 
 def test_rules_cli_check_broken_rule_exit_1(tmp_path, capsys):
     (tmp_path / "memory").mkdir()
-    (tmp_path / "memory" / "bad-rule.toml").write_text(
-        'schema_version = 1\n[rule]\nid = "XYZ1"\n', encoding="utf-8"
-    )
+    (tmp_path / "memory" / "bad-rule.toml").write_text('schema_version = 1\n[rule]\nid = "XYZ1"\n', encoding="utf-8")
     assert main(["rules", "check", "--rules", str(tmp_path)]) == 1
     assert "[title] is missing" in capsys.readouterr().out
 

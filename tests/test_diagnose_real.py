@@ -18,10 +18,7 @@ def _diagnose(real_dir, out, name, *extra):
 @pytest.fixture(scope="module")
 def level1(real_dir, tmp_path_factory):
     if "step_trace_time" not in READERS:
-        pytest.skip(
-            "the step_trace_time.csv reader is not registered yet, "
-            "so there is no step 50 decomposition"
-        )
+        pytest.skip("the step_trace_time.csv reader is not registered yet, so there is no step 50 decomposition")
     out = tmp_path_factory.mktemp("level1")
     code, doc = _diagnose(real_dir, out, "torch_npu_level1_rank0_text", "--fail-on", "critical")
     return code, doc, out
@@ -29,10 +26,7 @@ def level1(real_dir, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def level0(real_dir, tmp_path_factory):
-    return [
-        _diagnose(real_dir, tmp_path_factory.mktemp("level0"), "torch_npu_level0_rank0_text")
-        for _ in range(2)
-    ]
+    return [_diagnose(real_dir, tmp_path_factory.mktemp("level0"), "torch_npu_level0_rank0_text") for _ in range(2)]
 
 
 def test_diagnose_level1_top_finding_is_step_50_comm_not_overlapped_while_computing_6_5pct(level1):
@@ -53,8 +47,11 @@ def test_diagnose_level1_low_utilization_counts_only_idle_time_no_other_finding_
     assert low["subject"] == "step 50" and "6.5%" in low["message"]
     assert low["details"]["idle_us"] == pytest.approx(136581.0 - 8873.756, abs=1e-3)
     assert low["impact_us"] < low["details"]["idle_us"] - comm["impact_us"] + 1e-3
-    idle_total = sum(f["impact_us"] for f in doc["findings"]
-                     if f["rule"] in ("low-aicore-utilization", "communication-not-overlapped", "inter-op-gap"))
+    idle_total = sum(
+        f["impact_us"]
+        for f in doc["findings"]
+        if f["rule"] in ("low-aicore-utilization", "communication-not-overlapped", "inter-op-gap")
+    )
     assert idle_total <= low["details"]["idle_us"] + 1e-3
 
 

@@ -96,7 +96,8 @@ def test_diff_renamed_type_is_matched_by_shape_and_position(tmp_path):
     new = write_tiny_export(tmp_path / "new", seed=2, program=renamed, cann="8.1.RC1")
     diff = _diff(base, new)
     assert [(r.base_type, r.new_type, r.positions, r.confidence) for r in diff.renames] == [
-        ("MatMulV2", "MatMulV3", 2, 1.0)]
+        ("MatMulV2", "MatMulV3", 2, 1.0)
+    ]
     assert {t.op_type: t.status for t in diff.types}["MatMulV2 -> MatMulV3"] == "renamed"
     assert not [t for t in diff.types if t.status in ("added", "removed")]
 

@@ -32,15 +32,23 @@ def test_discover_ascend_profiler_output_path_points_at_parent(real_dir):
 def test_discover_msprof_layout_globs_timestamps_and_slices(tmp_path):
     prof = tmp_path / "PROF_000001_20260605161708478_FRJKORBPFMHQMGLA"
     mso = prof / "mindstudio_profiler_output"
-    for name in ("op_summary_slice_0_20260605161737.csv", "op_summary_slice_1_20260605161737.csv",
-                 "msprof_20260605161734.json", "msprof_tx_20260605161734.json", "step_trace_20260605161737.csv",
-                 "task_time_20260605161737.csv", "api_statistic_20260605161737.csv"):
+    for name in (
+        "op_summary_slice_0_20260605161737.csv",
+        "op_summary_slice_1_20260605161737.csv",
+        "msprof_20260605161734.json",
+        "msprof_tx_20260605161734.json",
+        "step_trace_20260605161737.csv",
+        "task_time_20260605161737.csv",
+        "api_statistic_20260605161737.csv",
+    ):
         _touch(mso / name)
     _touch(prof / "msprof_20260605161740.db")
     (source,) = discover(tmp_path)
     assert source.producer == "msprof" and source.export_type == "text"
     assert [p.name for p in source.files["op_summary"]] == [
-        "op_summary_slice_0_20260605161737.csv", "op_summary_slice_1_20260605161737.csv"]
+        "op_summary_slice_0_20260605161737.csv",
+        "op_summary_slice_1_20260605161737.csv",
+    ]
     assert [p.name for p in source.files["timeline"]] == ["msprof_20260605161734.json"]
     assert "step_trace" in source.files and "task_time" in source.files
 

@@ -26,8 +26,7 @@ def test_write_export_same_seed_identical_bytes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("folder", "scenario"),
-    [("resnet_host_sync", "host_sync_low_util"), ("cann_upgrade", "regression_pair"),
-     ("batch_sweep", "batch_sweep")],
+    [("resnet_host_sync", "host_sync_low_util"), ("cann_upgrade", "regression_pair"), ("batch_sweep", "batch_sweep")],
 )
 def test_bundled_example_regenerates_identical_bytes(tmp_path: Path, folder: str, scenario: str) -> None:
     assert main([scenario, str(tmp_path)]) == 0
@@ -80,8 +79,11 @@ def test_regression_pair_matmul_slower_and_transdata_new() -> None:
     mean = lambda r: r.ops.filter(pl.col("op_type") == "MatMulV2")["dur_us"].mean()  # noqa: E731
     assert 1.20 < mean(after) / mean(before) < 1.30 and 0.97 < mean(rerun) / mean(before) < 1.03
     trans = lambda r: r.ops.filter(pl.col("op_type") == "TransData").height  # noqa: E731
-    assert trans(before) == 0 and trans(after) > 0 and (before.info.cann_version, after.info.cann_version) == (
-        "8.0.RC3", "8.1.RC1")
+    assert (
+        trans(before) == 0
+        and trans(after) > 0
+        and (before.info.cann_version, after.info.cann_version) == ("8.0.RC3", "8.1.RC1")
+    )
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
@@ -101,7 +103,7 @@ def test_mte_bound_conv_conv_dominant_with_mte_share_near_70_percent() -> None:
     (run,) = truth("mte_bound_conv")
     by_type = run.ops.group_by("op_type").agg(pl.col("dur_us").sum()).sort("dur_us", descending=True)
     conv = run.ops.filter(pl.col("op_type") == "Conv2D")
-    share = (conv["aic_mte2_time_us"].sum() / conv["aicore_time_us"].sum())
+    share = conv["aic_mte2_time_us"].sum() / conv["aicore_time_us"].sum()
     assert by_type["op_type"][0] == "Conv2D" and 0.65 < share < 0.75
 
 

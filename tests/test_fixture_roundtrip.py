@@ -12,8 +12,12 @@ from analyzer.ingest.loader import load_export
 from analyzer.ingest.readers import READERS
 from fixtures.generator import OPS_COLUMNS, SCENARIOS, expected_ops, export_units, truth, write_export
 
-SMALL = {"call_count_hotspot": {"tiny_per_step": 200}, "large": {"tasks": 3000}, "batch_sweep": {"steps": 2},
-         "regression_pair": {"steps": 3}}
+SMALL = {
+    "call_count_hotspot": {"tiny_per_step": 200},
+    "large": {"tasks": 3000},
+    "batch_sweep": {"steps": 2},
+    "regression_pair": {"steps": 3},
+}
 COMPARED = [c for c in OPS_COLUMNS if c != "hf32_eligible"] + ["hf32_eligible"]
 
 
@@ -31,9 +35,13 @@ def _check_steps(con, run_ids: list[str], run, layout: str) -> None:
     """step_trace_time.csv (torch_npu only) gives each step's decomposition, once its reader exists."""
     if "step_trace_time" not in READERS or layout != "torch_npu":
         return
-    got = pl.from_arrow(con.sql("SELECT step_id, computing_us, free_us, comm_not_overlapped_us FROM steps "
-                                "WHERE run_id = ? AND source = 'step_trace_time' ORDER BY step_id",
-                                params=[run_ids[0]]).to_arrow_table())
+    got = pl.from_arrow(
+        con.sql(
+            "SELECT step_id, computing_us, free_us, comm_not_overlapped_us FROM steps "
+            "WHERE run_id = ? AND source = 'step_trace_time' ORDER BY step_id",
+            params=[run_ids[0]],
+        ).to_arrow_table()
+    )
     exp = run.steps.select("step_id", "computing_us", "free_us", "comm_not_overlapped_us").sort("step_id")
     assert_frame_equal(got, exp, check_dtypes=False)
 
@@ -42,8 +50,10 @@ def _check_timeline(con, run_ids: list[str], run) -> None:
     """Every device task of the first device is on the timeline (task_time may repeat them: count distinct)."""
     if "timeline" not in READERS:
         return
-    n = con.execute("SELECT count(DISTINCT (stream_id, task_id, start_ns)) FROM timeline WHERE run_id = ? "
-                    "AND kind = 'device_task'", [run_ids[0]]).fetchone()[0]
+    n = con.execute(
+        "SELECT count(DISTINCT (stream_id, task_id, start_ns)) FROM timeline WHERE run_id = ? AND kind = 'device_task'",
+        [run_ids[0]],
+    ).fetchone()[0]
     assert n == run.device_tasks.filter(pl.col("device_id") == run.device_ids()[0]).height
 
 
@@ -78,9 +88,17 @@ def test_fixture_roundtrip_db_ops_equal_truth(scenario: str, layout: str, tmp_pa
 
 def test_fixture_roundtrip_torch_metadata_recorded(tmp_path: Path) -> None:
     roots = write_export("regression_pair", tmp_path, steps=2)
-    runs = {r[0]: r for r in (load_export(root).con.execute(
-        "SELECT cann_version, torch_npu_version, model_name, batch_size, profiler_level, aic_metrics FROM runs"
-    ).fetchone() for root in roots)}
+    runs = {
+        r[0]: r
+        for r in (
+            load_export(root)
+            .con.execute(
+                "SELECT cann_version, torch_npu_version, model_name, batch_size, profiler_level, aic_metrics FROM runs"
+            )
+            .fetchone()
+            for root in roots
+        )
+    }
     assert set(runs) == {"8.0.RC3", "8.1.RC1"}
     assert runs["8.1.RC1"][2:] == ("bert_base", 8, "Level1", "PipeUtilization")
 

@@ -26,8 +26,7 @@ def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, in
             "ops",
             "SELECT 'r' AS run_id, ?::INTEGER AS device_id, ?::INTEGER AS stream_id, 'AI_CORE' AS task_type, "
             "? AS op_type, ? AS op_name, ?::BIGINT AS start_ns, ?::DOUBLE AS dur_us, ?::BIGINT AS end_ns",
-            [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur),
-             (start + dur) * 1000],
+            [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur), (start + dur) * 1000],
         )
     for step_id, start, end in steps:
         con.execute(
@@ -67,16 +66,12 @@ def _busy_by_type(tasks) -> list[tuple[int, str, float, int]]:
     """(device, op type, busy us, tasks): the union length of each type's tasks (type T<stream>)."""
     rows = []
     for device, stream in sorted({(t[0], t[1]) for t in tasks}):
-        islands = _union([(s * 1000, (s + d) * 1000) for dev, st_, s, d in tasks
-                          if (dev, st_) == (device, stream)])
-        rows.append((device, f"T{stream}", sum(e - s for s, e, _ in islands) / 1000.0,
-                     sum(c for *_, c in islands)))
+        islands = _union([(s * 1000, (s + d) * 1000) for dev, st_, s, d in tasks if (dev, st_) == (device, stream)])
+        rows.append((device, f"T{stream}", sum(e - s for s, e, _ in islands) / 1000.0, sum(c for *_, c in islands)))
     return rows
 
 
-_RANDOM_TASKS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+_RANDOM_TASKS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_RANDOM_TASKS
@@ -84,8 +79,7 @@ _RANDOM_TASKS = settings(
 def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
     got = _rows(
         tasks,
-        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals "
-        "ORDER BY device_id, start_ns"
+        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals ORDER BY device_id, start_ns",
     )
     assert got == [
         (device, n + 1, s, e, c)
@@ -97,10 +91,7 @@ def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_device_gaps_lie_between_the_islands(tasks):
-    got = _rows(
-        tasks,
-        "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns"
-    )
+    got = _rows(tasks, "SELECT device_id, start_ns, end_ns FROM _device_gaps ORDER BY device_id, start_ns")
     assert got == [
         (device, a[1], b[0])
         for device, islands in _islands_by_device(tasks).items()
@@ -111,9 +102,7 @@ def test_device_gaps_lie_between_the_islands(tasks):
 def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longest_then_lowest_id():
     # Gap [5, 20) us. Steps 3, 1 and 2 all start at 0; 3 and 2 end last (at 10), the lower id wins.
     con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(3, 0, 10), (1, 0, 8), (2, 0, 10)])
-    assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [
-        (2, 5000, 20000)
-    ]
+    assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [(2, 5000, 20000)]
     # Outside every step window the gap takes the step of the task after it (none here: NULL).
     con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(7, 0, 4)])
     assert con.execute("SELECT step_id FROM _device_gaps").fetchall() == [(None,)]
@@ -122,11 +111,7 @@ def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longes
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_op_type_busy_is_the_length_of_each_types_union(tasks):
-    got = _rows(
-        tasks,
-        "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy "
-        "ORDER BY device_id, op_type"
-    )
+    got = _rows(tasks, "SELECT device_id, op_type, busy_us, task_count FROM _op_type_busy ORDER BY device_id, op_type")
     assert got == _busy_by_type(tasks)
 
 
@@ -137,9 +122,6 @@ def test_without_step_windows_the_gaps_skip_the_step_join_and_keep_the_same_rows
 
     con = _load(tasks)
     con.execute(f"UPDATE {ROWS['ops']} SET step_id = start_ns // 7000")  # each task's own step, from the ops
-    both = [
-        sorted(con.execute(_device_gaps_sql(with_steps=flag)).fetchall(), key=repr)
-        for flag in (True, False)
-    ]
+    both = [sorted(con.execute(_device_gaps_sql(with_steps=flag)).fetchall(), key=repr) for flag in (True, False)]
     assert both[0] == both[1]
     assert all(row[2] == row[4] // 7000 for row in both[1])  # the step of the task after the gap

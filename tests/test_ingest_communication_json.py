@@ -31,21 +31,14 @@ def test_communication_real_2023_p2p_over_rdma_and_total_skipped(real_dir, con):
     folder = real_dir / "torch_npu_memoryl0_2023/ASCEND_PROFILER_OUTPUT"
     assert load_communication(con, (folder / "communication.json",), context_for(folder)) == 28
     p2p = con.execute(
-        "SELECT op_name, step_id, transport, transit_size_mb, bandwidth_gb_per_s FROM comm_ops "
-        "WHERE op_kind = 'p2p'"
+        "SELECT op_name, step_id, transport, transit_size_mb, bandwidth_gb_per_s FROM comm_ops WHERE op_kind = 'p2p'"
     ).fetchall()
     assert p2p == [("hcom_send__822_0", 2, "RDMA", 20.97152, 24.2778)]
-    assert (
-        con.execute("SELECT count(*) FROM comm_ops WHERE op_name LIKE 'Total%'").fetchall()[0][0]
-        == 0
-    )
+    assert con.execute("SELECT count(*) FROM comm_ops WHERE op_name LIKE 'Total%'").fetchall()[0][0] == 0
     idle = con.execute(
-        "SELECT transport, bandwidth_gb_per_s, transit_size_mb FROM comm_ops "
-        "WHERE op_name = 'hcom_broadcast__483_0'"
+        "SELECT transport, bandwidth_gb_per_s, transit_size_mb FROM comm_ops WHERE op_name = 'hcom_broadcast__483_0'"
     ).fetchall()
-    assert idle == [
-        (None, None, 0.0)
-    ]  # nothing moved: no transport, bandwidth unknown rather than 0
+    assert idle == [(None, None, 0.0)]  # nothing moved: no transport, bandwidth unknown rather than 0
 
 
 def test_communication_step_key_without_number_gives_null_step(tmp_path, con):
@@ -59,8 +52,7 @@ def test_communication_step_key_without_number_gives_null_step(tmp_path, con):
     path = write_bytes(tmp_path, "communication.json", text)
     assert load_communication(con, (path,), context_for(tmp_path)) == 1
     row = con.execute(
-        "SELECT step_id, op_name, group_name, start_ns, elapse_us, transit_us, transport "
-        "FROM comm_ops"
+        "SELECT step_id, op_name, group_name, start_ns, elapse_us, transit_us, transport FROM comm_ops"
     ).fetchall()
     assert row == [(None, "hcom_allGather_1", "g", 1780676244313289125, 1500.0, None, "RDMA")]
 

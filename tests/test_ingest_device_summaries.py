@@ -16,8 +16,7 @@ def test_l2_cache_real_na_hit_rate_is_null(real_dir, con):
     ctx = context_for(folder)
     assert load_l2_cache(con, (folder / "l2_cache.csv",), ctx) == 179
     first = con.execute(
-        "SELECT device_id, stream_id, task_id, op_name, hit_ratio, victim_ratio FROM l2_cache "
-        "ORDER BY task_id LIMIT 1"
+        "SELECT device_id, stream_id, task_id, op_name, hit_ratio, victim_ratio FROM l2_cache ORDER BY task_id LIMIT 1"
     ).fetchall()
     assert first == [(None, 2, 11052, "trans_TransData_1", None, 0.23264)]
     assert ctx.problems == []
@@ -49,8 +48,7 @@ def test_core_utilization_wide_rows_become_long_and_na_gives_no_row(tmp_path, co
     assert load_ai_core_utilization(con, (aic,), ctx) == 11
     assert load_ai_vector_core_utilization(con, (aiv,), ctx) == 4
     core0 = con.execute(
-        "SELECT metric, value FROM core_utilization WHERE core_kind = 'aic' AND core_id = 'Core0' "
-        "ORDER BY metric"
+        "SELECT metric, value FROM core_utilization WHERE core_kind = 'aic' AND core_id = 'Core0' ORDER BY metric"
     ).fetchall()
     assert core0 == [("fixpipe_ratio", 0.2), ("mac_ratio", 0.5), ("scalar_ratio", 0.1)]
     avg = con.execute(
@@ -88,6 +86,4 @@ def test_hbm_and_ddr_averages_fill_bandwidth_summary(tmp_path, con):
         ("HBM", 0, "1", 800.5, None),
         ("HBM", 0, "Average", 1000.5, 300.0),
     ]
-    assert (
-        con.execute("SELECT count(*) FROM counters").fetchall()[0][0] == 0
-    )  # averages, not a time series
+    assert con.execute("SELECT count(*) FROM counters").fetchall()[0][0] == 0  # averages, not a time series

@@ -34,9 +34,7 @@ def test_memory_files_real_row_counts_both_levels(real_dir, con):
         )
         assert ctx.problems == []
     assert counts == {LEVEL1: (1004, 1078, 184), LEVEL0: (1003, 1001, 184)}
-    sources = con.execute(
-        "SELECT DISTINCT source, device_id FROM memory_records ORDER BY 1"
-    ).fetchall()
+    sources = con.execute("SELECT DISTINCT source, device_id FROM memory_records ORDER BY 1").fetchall()
     assert sources == [("memory_record", 0), ("npu_module_mem", 0)]
 
 
@@ -48,9 +46,7 @@ def test_memory_record_msprof_kb_is_converted_to_mb(tmp_path, con):
         "2,GE,1780676244313289.001\t,2048,N/A,NPU:2\n",
     )
     assert load_memory_record(con, (path,), context_for(tmp_path)) == 1
-    row = con.execute(
-        "SELECT device_id, component, ts_ns, allocated_mb, reserved_mb FROM memory_records"
-    ).fetchall()
+    row = con.execute("SELECT device_id, component, ts_ns, allocated_mb, reserved_mb FROM memory_records").fetchall()
     assert row == [(2, "GE", 1780676244313289001, 2.0, None)]
 
 
@@ -63,9 +59,7 @@ def test_npu_module_mem_msprof_kb_and_minus_one_is_null(tmp_path, con):
         "0,APP,1780676244313290.000\t,-1,NPU:0\n",
     )
     assert load_npu_module_mem(con, (path,), context_for(tmp_path)) == 2
-    rows = con.execute(
-        "SELECT component, reserved_mb FROM memory_records ORDER BY ts_ns"
-    ).fetchall()
+    rows = con.execute("SELECT component, reserved_mb FROM memory_records ORDER BY ts_ns").fetchall()
     assert rows == [("SLOG", 0.5), ("APP", None)]
 
 
@@ -78,9 +72,7 @@ def test_npu_mem_event_is_component_and_kb_to_mb(tmp_path, con):
         "0,device,N/A,2048,2048,1780676244313290.500\t\n",
     )
     assert load_npu_mem(con, (path,), context_for(tmp_path)) == 2
-    rows = con.execute(
-        "SELECT source, component, ts_ns, ddr_mb, hbm_mb FROM memory_records ORDER BY ts_ns"
-    ).fetchall()
+    rows = con.execute("SELECT source, component, ts_ns, ddr_mb, hbm_mb FROM memory_records ORDER BY ts_ns").fetchall()
     assert rows == [
         ("npu_mem", "app", 1780676244313289500, 1.0, 3.0),
         ("npu_mem", "device", 1780676244313290500, None, 2.0),
@@ -104,9 +96,7 @@ def test_operator_memory_real_release_and_empty_cells(real_dir, con):
             978.7939453125,
         )
     ]
-    unreleased = con.execute("SELECT count(*) FROM op_memory WHERE release_ns IS NULL").fetchall()[
-        0
-    ][0]
+    unreleased = con.execute("SELECT count(*) FROM op_memory WHERE release_ns IS NULL").fetchall()[0][0]
     assert unreleased == 24
 
 

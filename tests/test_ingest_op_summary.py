@@ -61,8 +61,9 @@ def test_op_summary_pmu_columns_pinned(real_dir):
 def test_op_summary_level0_pmu_null_and_marked_not_collected(real_dir):
     ing = load_export(real_dir / "torch_npu_level0_rank0_text")
     con = ing.con
-    assert con.execute("SELECT count(*), count(core_time_us), count(mte_time_us), count(op_type) FROM ops"
-                       ).fetchone() == (191, 0, 0, 0)
+    assert con.execute(
+        "SELECT count(*), count(core_time_us), count(mte_time_us), count(op_type) FROM ops"
+    ).fetchone() == (191, 0, 0, 0)
     pmu, not_collected = con.execute("SELECT pmu_collected, not_collected FROM runs").fetchone()
     assert pmu is False
     assert any(item.startswith("pmu:") and "Level1" in item for item in not_collected)
@@ -74,8 +75,9 @@ def test_op_summary_memoryl0_2023_header_without_op_state(real_dir):
     assert con.execute("SELECT count(*), count(op_state) FROM ops").fetchone() == (21, 0)
     hccl = con.execute("SELECT task_id, stream_id FROM ops WHERE task_type = 'HCCL' LIMIT 1").fetchone()
     assert hccl == (None, None)
-    bw = con.execute("SELECT extra_metrics['aic_l0a_read_bw_gb_per_s'] FROM ops WHERE task_type='AI_CORE' "
-                     "LIMIT 1").fetchone()[0]
+    bw = con.execute(
+        "SELECT extra_metrics['aic_l0a_read_bw_gb_per_s'] FROM ops WHERE task_type='AI_CORE' LIMIT 1"
+    ).fetchone()[0]
     assert bw is not None
     assert con.execute("SELECT aic_metrics FROM runs").fetchone()[0] == "MemoryL0"
 
@@ -93,30 +95,44 @@ def test_op_summary_arith_2023_keeps_metric_set_in_extra_metrics(real_dir):
 def test_op_summary_msprof_header_with_trailing_tab_and_slices(tmp_path):
     out = tmp_path / "PROF_000001_20260605161708478_FRJKORBPFMHQMGLA" / "mindstudio_profiler_output"
     out.mkdir(parents=True)
-    header = ("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
-              "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,"
-              "Context ID,aicore_time(us),aic_mte2_time(us)\n")
-    row = ("0,4294967295,{t},1756,k{t},MatMulV2,dynamic,AI_CORE,1780676244313289.{t:03d}\t,87.38,0,24,N/A,NO,"
-           "\"\"\"2,3\"\"\",N/A,80.0,20.5\n")
+    header = (
+        "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+        "Task Duration(us),Task Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,"
+        "Context ID,aicore_time(us),aic_mte2_time(us)\n"
+    )
+    row = (
+        "0,4294967295,{t},1756,k{t},MatMulV2,dynamic,AI_CORE,1780676244313289.{t:03d}\t,87.38,0,24,N/A,NO,"
+        '"""2,3""",N/A,80.0,20.5\n'
+    )
     (out / "op_summary_slice_0_20260605161737.csv").write_text(header + row.format(t=1) + row.format(t=2))
     (out / "op_summary_slice_1_20260605161737.csv").write_text(header + row.format(t=3))
     ing = load_export(tmp_path)
     con = ing.con
     assert ing.run_ids == ["PROF_000001_20260605161708478_FRJKORBPFMHQMGLA"]
-    rows = con.execute("SELECT task_id, start_ns, input_shapes, mix_block_dim, mte_time_us FROM ops ORDER BY 1"
-                       ).fetchall()
-    assert rows == [(1, 1780676244313289001, "2,3", None, 20.5), (2, 1780676244313289002, "2,3", None, 20.5),
-                    (3, 1780676244313289003, "2,3", None, 20.5)]
+    rows = con.execute(
+        "SELECT task_id, start_ns, input_shapes, mix_block_dim, mte_time_us FROM ops ORDER BY 1"
+    ).fetchall()
+    assert rows == [
+        (1, 1780676244313289001, "2,3", None, 20.5),
+        (2, 1780676244313289002, "2,3", None, 20.5),
+        (3, 1780676244313289003, "2,3", None, 20.5),
+    ]
     assert con.execute("SELECT producer, layout FROM runs").fetchone() == ("msprof", "mindstudio_profiler_output")
 
 
 def test_op_summary_start_times_far_from_the_first_row_stay_exact(tmp_path):
     """The first row's start anchors the 64-bit conversion (csv_anchor); starts days or years away
     from it, or before the epoch, still give the exact ns; past the BIGINT range, none."""
-    starts = ["1736408883704643.212", "1736408883704643.213", "N/A", "1736418883704643.999",
-              "1636408883704643.001", "-5.5", "9223372036854775.808"]
-    want = [1736408883704643212, 1736408883704643213, None, 1736418883704643999, 1636408883704643001,
-            -5500, None]
+    starts = [
+        "1736408883704643.212",
+        "1736408883704643.213",
+        "N/A",
+        "1736418883704643.999",
+        "1636408883704643.001",
+        "-5.5",
+        "9223372036854775.808",
+    ]
+    want = [1736408883704643212, 1736408883704643213, None, 1736418883704643999, 1636408883704643001, -5500, None]
     out = tmp_path / "run" / "ASCEND_PROFILER_OUTPUT"
     out.mkdir(parents=True)
     rows = "".join(f"k{i},MatMul,AI_CORE,{start}\t,1.5\n" for i, start in enumerate(starts))
@@ -133,8 +149,10 @@ def test_op_summary_multi_device_gives_one_run_per_device(tmp_path):
     body = "".join(f"{d},op{i},Add,AI_VECTOR_CORE,1000.{i:03d}\t,1.0\n" for d in (0, 1) for i in range(3))
     (out / "op_summary_20260605161737.csv").write_text(header + body)
     ing = load_export(tmp_path)
-    assert ing.run_ids == ["PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev0",
-                           "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev1"]
+    assert ing.run_ids == [
+        "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev0",
+        "PROF_000002_20260605161708478_AAAAAAAAAAAAAAAA/dev1",
+    ]
     counts = ing.con.execute("SELECT run_id, device_id, task_count FROM runs ORDER BY 1").fetchall()
     assert [c[1:] for c in counts] == [(0, 3), (1, 3)]
 
@@ -142,8 +160,11 @@ def test_op_summary_multi_device_gives_one_run_per_device(tmp_path):
 def _big_kernel_details(path: Path, rows: int, newline_in_name: bool) -> None:
     header = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\r\n"
     name = '"Add\nfused"' if newline_in_name else "Add_fused"
-    body = "".join(f"1,{name if i == 7 else f'op{i}'},Add,AI_VECTOR_CORE,1736408883704643.{i % 1000:03d}\t,"
-                   f"{i % 97}.5,\"\"\"2,{i}\"\"\"\r\n" for i in range(rows))
+    body = "".join(
+        f"1,{name if i == 7 else f'op{i}'},Add,AI_VECTOR_CORE,1736408883704643.{i % 1000:03d}\t,"
+        f'{i % 97}.5,"""2,{i}"""\r\n'
+        for i in range(rows)
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(header + body + "1,short_row,Add\r\n", newline="")
 
@@ -156,8 +177,9 @@ def test_op_summary_big_file_parallel_read_equals_serial_rows(tmp_path):
         _big_kernel_details(export / KD, 160_000, newline)
         assert (export / KD).stat().st_size > 8 << 20
         ing = load_export(export)
-        rows = ing.con.execute("SELECT count(*), count(dur_us), sum(start_ns % 1000), "
-                               "max(input_shapes) FROM ops").fetchone()
+        rows = ing.con.execute(
+            "SELECT count(*), count(dur_us), sum(start_ns % 1000), max(input_shapes) FROM ops"
+        ).fetchone()
         results.append(rows)
         names = ing.con.execute("SELECT op_name FROM ops WHERE op_name LIKE 'Add%'").fetchall()
         assert names == [("Add\nfused",)] if newline else [("Add_fused",)]
@@ -173,8 +195,10 @@ def test_try_cast_of_a_csv_column_stays_a_try_cast(tmp_path):
 
     path = tmp_path / "ids.csv"
     path.write_text("Context ID,Name\n7,a\nN/A,b\n", encoding="utf-8")
-    sql = ("SELECT TRY_CAST(\"Context ID\" AS HUGEINT) FROM read_csv(?, header=true, auto_detect=false, "
-           "columns={'Context ID': 'VARCHAR', 'Name': 'VARCHAR'})")
+    sql = (
+        'SELECT TRY_CAST("Context ID" AS HUGEINT) FROM read_csv(?, header=true, auto_detect=false, '
+        "columns={'Context ID': 'VARCHAR', 'Name': 'VARCHAR'})"
+    )
     con = connect()
     assert con.execute(sql, [str(path)]).fetchall() == [(7,), (None,)]
     assert con.cursor().execute(sql, [str(path)]).fetchall() == [(7,), (None,)]
@@ -197,11 +221,11 @@ def test_serial_scans_apply_to_the_readers_told_so_only(tmp_path):
 def _metrics_export(tmp_path: Path, name: str, cells: list[str]) -> Path:
     export = tmp_path / f"{name}_ascend_pt"
     (export / KD).parent.mkdir(parents=True)
-    rows = "".join(f"1,op{i},Add,AI_CORE,1736408883704643.{i:03d},{cell},{cell},7\n"
-                   for i, cell in enumerate(cells))
+    rows = "".join(f"1,op{i},Add,AI_CORE,1736408883704643.{i:03d},{cell},{cell},7\n" for i, cell in enumerate(cells))
     (export / KD).write_text(
-        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aic_mac_ratio,"
-        "aic_total_cycles\n" + rows, encoding="utf-8")
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aic_mac_ratio,aic_total_cycles\n" + rows,
+        encoding="utf-8",
+    )
     return export
 
 
@@ -210,9 +234,7 @@ def test_number_columns_parsed_by_the_csv_reader_give_the_text_paths_values(tmp_
     infinities are NULL, blanks around a number are skipped, exactly as the all-text path does."""
     cells = ["N/A", "", " 12.5\t", "nan", "inf", "1e3", "0.734"]
     ing = load_export(_metrics_export(tmp_path, "clean", cells))
-    got = ing.con.execute(
-        "SELECT dur_us, aic_mac_ratio, aic_total_cycles FROM ops ORDER BY op_name"
-    ).fetchall()
+    got = ing.con.execute("SELECT dur_us, aic_mac_ratio, aic_total_cycles FROM ops ORDER BY op_name").fetchall()
     want = [None, None, 12.5, None, None, 1000.0, 0.734]
     assert got == [(w, w, 7) for w in want]
     assert not [p for p in ing.problems if "skipped" in p.problem]
@@ -222,9 +244,7 @@ def test_a_number_column_holding_text_is_read_as_text_and_loses_no_row(tmp_path)
     """A cell that is not a number makes the CSV reader reject its row; the file is then read as
     text instead (nothing of the first attempt kept): every row is there, the odd cell NULL."""
     ing = load_export(_metrics_export(tmp_path, "odd", ["1.5", "abc", "2.5"]))
-    got = ing.con.execute(
-        "SELECT op_name, dur_us, aic_mac_ratio FROM ops ORDER BY op_name"
-    ).fetchall()
+    got = ing.con.execute("SELECT op_name, dur_us, aic_mac_ratio FROM ops ORDER BY op_name").fetchall()
     assert got == [("op0", 1.5, 1.5), ("op1", None, None), ("op2", 2.5, 2.5)]
     assert not [p for p in ing.problems if "skipped" in p.problem]
 

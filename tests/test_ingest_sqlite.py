@@ -57,24 +57,20 @@ def test_sqlite_torch_db_task_counts_match_kernel_details(torch_db):
 def test_sqlite_torch_db_start_ns_equals_db_integer(torch_db, real_dir):
     db = real_dir / TORCH_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
     start, end = _raw(db, "SELECT startNs, endNs FROM TASK WHERE globalTaskId = 3")[0]
-    row = _one(
-        torch_db, "SELECT op_name, start_ns, end_ns, dur_us FROM ops WHERE start_ns = ?", [start]
-    )
+    row = _one(torch_db, "SELECT op_name, start_ns, end_ns, dur_us FROM ops WHERE start_ns = ?", [start])
     assert row == ("trans_TransData_0", 1736410576404465403, end, (end - start) / 1000)
 
 
 def test_sqlite_torch_db_shapes_have_no_quotes(torch_db):
     row = _one(
         torch_db,
-        "SELECT input_shapes, output_shapes, input_formats FROM ops "
-        "WHERE op_name = 'trans_TransData_0'",
+        "SELECT input_shapes, output_shapes, input_formats FROM ops WHERE op_name = 'trans_TransData_0'",
     )
     assert row == ("32,3,224,224", "32,1,224,224,8", "NCHW")
     assert (
         _one(
             torch_db,
-            "SELECT count(*) FROM ops WHERE contains(input_shapes, '\"') "
-            "OR contains(output_shapes, '\"')",
+            "SELECT count(*) FROM ops WHERE contains(input_shapes, '\"') OR contains(output_shapes, '\"')",
         )[0]
         == 0
     )
@@ -85,8 +81,7 @@ def test_sqlite_torch_db_pmu_pivot_equals_task_pmu_info(torch_db, real_dir):
     raw = dict(
         _raw(
             db,
-            "SELECT s.value, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
-            "WHERE p.globalTaskId = 3",
+            "SELECT s.value, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name WHERE p.globalTaskId = 3",
         )
     )
     row = _one(
@@ -102,17 +97,14 @@ def test_sqlite_torch_db_pmu_pivot_equals_task_pmu_info(torch_db, real_dir):
 
 
 def test_sqlite_torch_db_run_metadata_from_npu_info(torch_db):
-    row = _one(
-        torch_db, "SELECT chip, rank_id, device_id, export_type, pmu_collected, aic_mode FROM runs"
-    )
+    row = _one(torch_db, "SELECT chip, rank_id, device_id, export_type, pmu_collected, aic_mode FROM runs")
     assert row == ("Ascend910B", 0, 0, "db", True, "task-based")
 
 
 def test_sqlite_torch_db_step_window_and_decomposition(torch_db):
     row = _one(
         torch_db,
-        "SELECT step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us, stage_us, "
-        "preparing_us FROM steps",
+        "SELECT step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us, stage_us, preparing_us FROM steps",
     )
     assert row == (
         50,
@@ -123,10 +115,7 @@ def test_sqlite_torch_db_step_window_and_decomposition(torch_db):
         132233.522,
         18055.693,
     )
-    assert (
-        _one(torch_db, "SELECT count(*), count(DISTINCT step_id) FROM ops WHERE step_id = 50")[0]
-        == 191
-    )
+    assert _one(torch_db, "SELECT count(*), count(DISTINCT step_id) FROM ops WHERE step_id = 50")[0] == 191
 
 
 def test_sqlite_torch_db_overlap_segments_match_step_trace(torch_db):
@@ -160,8 +149,7 @@ def test_sqlite_torch_db_hbm_bytes_per_s_become_mb_per_s(torch_db, real_dir):
     )[0]
     row = _one(
         torch_db,
-        "SELECT value, unit FROM counters WHERE counter = 'hbm_write' AND instance = '1' "
-        "AND ts_ns = ?",
+        "SELECT value, unit FROM counters WHERE counter = 'hbm_write' AND instance = '1' AND ts_ns = ?",
         [ts],
     )
     assert row == (pytest.approx(bw / 1048576), "MB/s")
@@ -169,8 +157,7 @@ def test_sqlite_torch_db_hbm_bytes_per_s_become_mb_per_s(torch_db, real_dir):
 
 def test_sqlite_torch_db_comm_ops_merge_window_and_breakdown(torch_db):
     rows = torch_db.con.execute(
-        "SELECT op_name, step_id, start_ns, elapse_us, transit_us, transport FROM comm_ops "
-        "ORDER BY start_ns"
+        "SELECT op_name, step_id, start_ns, elapse_us, transit_us, transport FROM comm_ops ORDER BY start_ns"
     ).fetchall()
     assert len(rows) == 4
     assert rows[0] == (
@@ -184,9 +171,7 @@ def test_sqlite_torch_db_comm_ops_merge_window_and_breakdown(torch_db):
 
 
 def test_sqlite_msprof_db_without_pmu_table(msprof_db):
-    assert _one(
-        msprof_db, "SELECT count(*), count(aicore_time_us), count(aiv_time_us) FROM ops"
-    ) == (11, 0, 0)
+    assert _one(msprof_db, "SELECT count(*), count(aicore_time_us), count(aiv_time_us) FROM ops") == (11, 0, 0)
     row = _one(msprof_db, "SELECT chip, device_id, pmu_collected, not_collected FROM runs")
     assert row[:3] == ("Ascend910B", 2, False)
     assert any(n.startswith("pmu:") for n in row[3])
@@ -197,8 +182,7 @@ def test_sqlite_msprof_db_block_dim_and_leftover_table(msprof_db):
     # blockDim of COMPUTE_TASK_INFO; the leftover _COMPUTE_TASK_INFO_old_20251014 adds no rows
     row = _one(
         msprof_db,
-        "SELECT block_dim, input_shapes, task_type FROM ops "
-        "WHERE op_name = 'aclnnCast_CastAiCore_Cast'",
+        "SELECT block_dim, input_shapes, task_type FROM ops WHERE op_name = 'aclnnCast_CastAiCore_Cast'",
     )
     assert row == (5, "1,2049", "AI_VECTOR_CORE")
     assert _one(msprof_db, "SELECT count(DISTINCT start_ns) FROM ops")[0] == 11
@@ -339,9 +323,7 @@ def test_sqlite_db_fixture_loads_within_512mib(tmp_path, monkeypatch):
         "aic_mte2_ratio",
     )
     expected = expected_ops(run, "torch_npu", "db").select(columns).sort(columns, nulls_last=True)
-    got = ingested.con.execute(
-        f"SELECT {', '.join(columns)} FROM ops ORDER BY ALL NULLS LAST"
-    ).fetchall()
+    got = ingested.con.execute(f"SELECT {', '.join(columns)} FROM ops ORDER BY ALL NULLS LAST").fetchall()
     assert got == expected.rows()
 
 
@@ -350,8 +332,7 @@ PARITY_EXCEPTIONS = {
     (
         "ops",
         "cube_utilization_pct",
-    ): "text only: msprof derives it at CSV export from frequency and core "
-    "count; TASK_PMU_INFO has no such metric",
+    ): "text only: msprof derives it at CSV export from frequency and core count; TASK_PMU_INFO has no such metric",
     ("ops", "op_state"): "text only: this torch_npu DB's COMPUTE_TASK_INFO has no opState column",
     (
         "ops",
@@ -375,9 +356,7 @@ PARITY_TABLES = ("ops", "steps", "timeline", "counters")
 
 def _filled_columns(ingested, table: str) -> set[str]:
     cols = TABLES[table].column_names()
-    counts = ingested.con.execute(
-        f"SELECT {', '.join(f'count({c})' for c in cols)} FROM {table}"
-    ).fetchone()
+    counts = ingested.con.execute(f"SELECT {', '.join(f'count({c})' for c in cols)} FROM {table}").fetchone()
     return {c for c, n in zip(cols, counts, strict=True) if n}
 
 

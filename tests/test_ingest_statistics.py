@@ -32,16 +32,13 @@ def test_op_statistic_msprof_device_and_model_columns_are_read_by_name(tmp_path,
     )
     assert load_op_statistic(con, (path,), context_for(tmp_path)) == 1
     row = con.execute(
-        "SELECT device_id, model_name, op_type, min_time_us, avg_time_us, max_time_us, "
-        "time_share_pct FROM op_stats"
+        "SELECT device_id, model_name, op_type, min_time_us, avg_time_us, max_time_us, time_share_pct FROM op_stats"
     ).fetchall()
     assert row == [(1, "resnet", "MatMulV2", 50.0, 100.0, 150.0, None)]
 
 
 def test_op_statistic_missing_count_header_is_one_problem_and_skipped(tmp_path, con):
-    path = write_bytes(
-        tmp_path, "op_statistic.csv", "OP Type,Core Type,Total Time(us)\nAdd,AI_CORE,1.0\n"
-    )
+    path = write_bytes(tmp_path, "op_statistic.csv", "OP Type,Core Type,Total Time(us)\nAdd,AI_CORE,1.0\n")
     ctx = context_for(tmp_path)
     assert load_op_statistic(con, (path,), ctx) == 0
     assert len(ctx.problems) == 1
@@ -60,8 +57,7 @@ def test_communication_statistic_rows_get_core_type_communication(tmp_path, con)
     )
     assert load_communication_statistic(con, (path,), context_for(tmp_path)) == 2
     rows = con.execute(
-        "SELECT device_id, op_type, core_type, call_count, total_time_us, avg_time_us "
-        "FROM op_stats ORDER BY op_type"
+        "SELECT device_id, op_type, core_type, call_count, total_time_us, avg_time_us FROM op_stats ORDER BY op_type"
     ).fetchall()
     assert rows == [
         (0, "hcom_allReduce_", "COMMUNICATION", 4, 2000.5, 500.125),
@@ -89,7 +85,5 @@ def test_api_statistic_msprof_host_device_id_is_null_and_host(tmp_path, con):
         "0,runtime,rtKernelLaunch,30.0,3,10.0,9.0,11.0,0.667\n",
     )
     assert load_api_statistic(con, (path,), context_for(tmp_path)) == 2
-    rows = con.execute(
-        "SELECT api_name, device_id, is_host FROM api_stats ORDER BY api_name"
-    ).fetchall()
+    rows = con.execute("SELECT api_name, device_id, is_host FROM api_stats ORDER BY api_name").fetchall()
     assert rows == [("aclrtSynchronizeStream", None, True), ("rtKernelLaunch", 0, False)]

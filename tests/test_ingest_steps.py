@@ -18,8 +18,7 @@ def test_step_trace_time_real_2025_step_50_values(real_dir, con):
     ctx = context_for(folder)
     assert load_step_trace_time(con, (folder / "step_trace_time.csv",), ctx) == 1
     row = con.execute(
-        "SELECT step_id, device_id, computing_us, comm_not_overlapped_us, stage_us, "
-        "preparing_us, source FROM steps"
+        "SELECT step_id, device_id, computing_us, comm_not_overlapped_us, stage_us, preparing_us, source FROM steps"
     ).fetchall()
     assert row == [(50, None, 8873.756000000001, 101963.203, 136581.0, 17902.5, "step_trace_time")]
     assert ctx.problems == []
@@ -28,9 +27,7 @@ def test_step_trace_time_real_2025_step_50_values(real_dir, con):
 def test_step_trace_time_real_2023_variant_has_no_preparing(real_dir, con):
     folder = real_dir / "torch_npu_memoryl0_2023/ASCEND_PROFILER_OUTPUT"
     assert load_step_trace_time(con, (folder / "step_trace_time.csv",), context_for(folder)) == 1
-    row = con.execute(
-        "SELECT step_id, computing_us, stage_us, bubble_us, preparing_us FROM steps"
-    ).fetchall()
+    row = con.execute("SELECT step_id, computing_us, stage_us, bubble_us, preparing_us FROM steps").fetchall()
     assert row == [(2, 75174.57464453117, 291698.0, 0.0, None)]
 
 
@@ -70,13 +67,8 @@ def test_step_trace_duplicate_reduce_headers_exact_ns_and_na(tmp_path, con):
 
 
 def test_step_trace_without_iteration_end_is_reported_and_skipped(tmp_path, con):
-    path = write_bytes(
-        tmp_path, "step_trace_1.csv", "Device_id,Iteration ID,FP Start(us)\n0,1,5.0\n"
-    )
+    path = write_bytes(tmp_path, "step_trace_1.csv", "Device_id,Iteration ID,FP Start(us)\n0,1,5.0\n")
     ctx = context_for(tmp_path)
     assert load_step_trace(con, (path,), ctx) == 0
     assert [p.severity for p in ctx.problems] == ["error"]
-    assert (
-        "'Iteration End(us)'" in ctx.problems[0].problem
-        and ctx.problems[0].file == "step_trace_1.csv"
-    )
+    assert "'Iteration End(us)'" in ctx.problems[0].problem and ctx.problems[0].file == "step_trace_1.csv"

@@ -7,10 +7,7 @@ from analyzer.ingest.task_time import load_task_time
 from fixtures.generator import write_export
 from tests.read_context import context_for, write_bytes
 
-HEADER = (
-    "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),"
-    "task_stop(us)\n"
-)
+HEADER = "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n"
 
 
 def test_task_time_rows_become_device_tasks_with_exact_ns(tmp_path, con):
@@ -89,15 +86,10 @@ def test_task_time_missing_task_start_is_one_problem(tmp_path, con):
 def test_task_time_slices_are_unioned(tmp_path, con):
     row = "0,k,KERNEL_AIVEC,1,{n},1.0,17806762443{n:05d}.000\t,17806762443{n:05d}.001\t\n"
     paths = tuple(
-        write_bytes(
-            tmp_path, f"task_time_slice_{i}_20260605161737.csv", HEADER + row.format(n=i + 1)
-        )
-        for i in range(2)
+        write_bytes(tmp_path, f"task_time_slice_{i}_20260605161737.csv", HEADER + row.format(n=i + 1)) for i in range(2)
     )
     assert load_task_time(con, paths, context_for(tmp_path)) == 2
-    assert con.execute("SELECT list(task_id ORDER BY task_id) FROM timeline").fetchall() == [
-        ([1, 2],)
-    ]
+    assert con.execute("SELECT list(task_id ORDER BY task_id) FROM timeline").fetchall() == [([1, 2],)]
 
 
 def test_msprof_task_in_task_time_and_timeline_json_is_one_row(tmp_path):

@@ -39,9 +39,7 @@ def test_text_export_real_level1_fills_every_text_table(real_dir):
         "op_memory": 184,
         "l2_cache": 179,
     }
-    mine = [
-        p for p in ing.problems if not p.file.endswith(("trace_view.json", "kernel_details.csv"))
-    ]
+    mine = [p for p in ing.problems if not p.file.endswith(("trace_view.json", "kernel_details.csv"))]
     assert [p.line() for p in mine if p.severity != "info"] == []
     assert tree_digest(export) == before
 
@@ -76,5 +74,7 @@ def test_text_export_msprof_two_devices_split_rows_and_keep_host_rows(tmp_path):
     assert ing.con.execute("SELECT run_id FROM bandwidth_summary").fetchall() == [(f"{run}/dev1",)]
     # host rows name no device: each device's run gets them
     assert ing.con.execute("SELECT run_id, is_host FROM api_stats ORDER BY 1").fetchall() == [
-        (f"{run}/dev0", True), (f"{run}/dev1", True)]
+        (f"{run}/dev0", True),
+        (f"{run}/dev1", True),
+    ]
     assert [p.line() for p in ing.problems if p.severity == "error"] == []

@@ -36,19 +36,42 @@ def _x(pid: int, tid: int, name: str, ts: str | float, dur: float, **args) -> di
 
 
 SMALL = [
-    _meta(7, "Python"), _meta(9, "CANN"), _meta(11, "Ascend Hardware"), _meta(13, "Overlap Analysis"),
-    _meta(15, "HBM"), _meta(17, "AI Core Utilization"),
+    _meta(7, "Python"),
+    _meta(9, "CANN"),
+    _meta(11, "Ascend Hardware"),
+    _meta(13, "Overlap Analysis"),
+    _meta(15, "HBM"),
+    _meta(17, "AI Core Utilization"),
     {"ph": "M", "name": "thread_name", "pid": 11, "tid": 2, "args": {"name": "Stream 2"}},
     _x(7, 1, "ProfilerStep#3", "1736408883000000.001", 500.0),
     _x(7, 1, "aten::add", "1736408883000010.500", 5.25, **{"Call stack": "a.py(1): f;\r\nb.py(2): g"}),
     _x(9, 1, "AscendCL@aclrtSynchronizeStream", "1736408883000020.000", 30.0, level="acl", connection_id=5),
-    _x(11, 2, "add_kernel", "1736408883000060.123", 2.5,
-       **{"Task Type": "AI_CORE", "Physic Stream Id": 2, "Task Id": 41, "connection_id": 5}),
+    _x(
+        11,
+        2,
+        "add_kernel",
+        "1736408883000060.123",
+        2.5,
+        **{"Task Type": "AI_CORE", "Physic Stream Id": 2, "Task Id": 41, "connection_id": 5},
+    ),
     _x(13, 0, "Computing", "1736408883000060.123", 2.5),
-    {"ph": "s", "name": "HostToDevice5", "cat": "HostToDevice", "id": "5", "pid": 9, "tid": 1,
-     "ts": "1736408883000020.000"},
-    {"ph": "C", "name": "HBM 1/Write", "pid": 15, "tid": 0, "ts": "1736408883000030.000",
-     "args": {"Write(MB/s)": 12.5}},
+    {
+        "ph": "s",
+        "name": "HostToDevice5",
+        "cat": "HostToDevice",
+        "id": "5",
+        "pid": 9,
+        "tid": 1,
+        "ts": "1736408883000020.000",
+    },
+    {
+        "ph": "C",
+        "name": "HBM 1/Write",
+        "pid": 15,
+        "tid": 0,
+        "ts": "1736408883000030.000",
+        "args": {"Write(MB/s)": 12.5},
+    },
     {"ph": "C", "name": "Average", "pid": 17, "tid": 0, "ts": "1736408883000030.000", "args": {"utilization(%)": 40}},
 ]
 
@@ -68,16 +91,24 @@ def _lines(ing) -> list[str]:
 
 
 def test_timeline_level1_real_counts_per_kind(level1):
-    assert _kinds(level1.con) == {"framework_op": 2459, "step_marker": 1, "host_api": 707, "device_task": 535,
-                                  "communication": 300, "overlap": 382, "flow": 1217}
+    assert _kinds(level1.con) == {
+        "framework_op": 2459,
+        "step_marker": 1,
+        "host_api": 707,
+        "device_task": 535,
+        "communication": 300,
+        "overlap": 382,
+        "flow": 1217,
+    }
     assert level1.con.execute("SELECT count(*) FROM counters").fetchone()[0] == 4431
     assert level1.con.execute("SELECT count(*) FROM ops").fetchone()[0] == 191
     assert not [p for p in level1.problems if p.file.endswith("trace_view.json")]
 
 
 def test_timeline_level1_real_overlap_totals_match_written_durations(level1):
-    totals = dict(level1.con.execute(
-        "SELECT name, sum(dur_us) FROM timeline WHERE kind = 'overlap' GROUP BY name").fetchall())
+    totals = dict(
+        level1.con.execute("SELECT name, sum(dur_us) FROM timeline WHERE kind = 'overlap' GROUP BY name").fetchall()
+    )
     assert totals["Computing"] == pytest.approx(8873.756, abs=1e-6)
     assert totals["Communication(Not Overlapped)"] == pytest.approx(101963.203, abs=1e-6)
 
@@ -100,11 +131,12 @@ def test_timeline_level1_real_start_ns_equal_written_decimal(level1, real_dir):
 def test_timeline_level1_real_device_task_and_counter_fields(level1):
     task = level1.con.execute(
         "SELECT stream_id, task_id, task_type, connection_id, thread_name, dur_us, end_ns - start_ns "
-        "FROM timeline WHERE kind = 'device_task' AND name = 'MEMCPY_ASYNC' ORDER BY start_ns LIMIT 1").fetchone()
+        "FROM timeline WHERE kind = 'device_task' AND name = 'MEMCPY_ASYNC' ORDER BY start_ns LIMIT 1"
+    ).fetchone()
     assert task == (2, 11049, "PCIE_DMA_SQE", 936, "Stream 2", 840.07675, 840077)
     hbm = level1.con.execute(
-        "SELECT value, unit FROM counters WHERE counter = 'hbm_read' AND instance = '0' "
-        "AND ts_ns = 1736408883594164920").fetchone()
+        "SELECT value, unit FROM counters WHERE counter = 'hbm_read' AND instance = '0' AND ts_ns = 1736408883594164920"
+    ).fetchone()
     assert hbm == (pytest.approx(25.15459934882248), "MB/s")
     mem = level1.con.execute("SELECT DISTINCT unit FROM counters WHERE counter = 'npu_mem_app' AND instance = 'DDR'")
     assert mem.fetchall() == [("KB",)]
@@ -126,15 +158,25 @@ def test_timeline_real_exports_left_byte_identical(real_dir):
 
 def test_timeline_small_array_fills_every_kind_and_counter(tmp_path):
     con = load_export(_write_export(tmp_path / "run", SMALL)).con
-    assert _kinds(con) == {"step_marker": 1, "framework_op": 1, "host_api": 1, "device_task": 1, "overlap": 1,
-                           "flow": 1}
+    assert _kinds(con) == {
+        "step_marker": 1,
+        "framework_op": 1,
+        "host_api": 1,
+        "device_task": 1,
+        "overlap": 1,
+        "flow": 1,
+    }
     assert con.execute("SELECT task_type FROM timeline WHERE kind = 'host_api'").fetchone() == ("acl",)
     assert con.execute("SELECT flow_id, flow_phase, category FROM timeline WHERE kind = 'flow'").fetchone() == (
-        "5", "s", "HostToDevice")
+        "5",
+        "s",
+        "HostToDevice",
+    )
     counters = con.execute("SELECT counter, instance, value, unit FROM counters ORDER BY counter").fetchall()
     assert counters == [("aicore_utilization", "Average", 40.0, "%"), ("hbm_write", "1", 12.5, "MB/s")]
     assert con.execute("SELECT step_id, start_ns, source FROM steps").fetchall() == [
-        (3, 1736408883000000001, "timeline")]
+        (3, 1736408883000000001, "timeline")
+    ]
     assert con.execute("SELECT step_id FROM ops").fetchall() == [(3,)]
 
 
@@ -161,7 +203,7 @@ def test_timeline_object_without_events_is_reported(tmp_path):
 
 def test_timeline_numeric_ts_kept_exact(tmp_path):
     events = [_meta(1, "Ascend Hardware"), _x(1, 0, "k", 0.0, 1.0)]
-    text = json.dumps(events).replace("0.0, \"dur\"", "1736408883688177.931, \"dur\"")
+    text = json.dumps(events).replace('0.0, "dur"', '1736408883688177.931, "dur"')
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "trace_view.json").write_text(text, encoding="utf-8")
     con = load_export(tmp_path / "run").con
@@ -171,8 +213,12 @@ def test_timeline_numeric_ts_kept_exact(tmp_path):
 def test_timeline_absurd_ts_loses_only_its_own_start(tmp_path):
     """A ts past the BIGINT ns range (a hand-edited trace) made the whole timeline unreadable
     (overflow in ts * 1000); now that event alone has no start, and is reported."""
-    events = [_meta(1, "Ascend Hardware"), _x(1, 0, "k", "1736408883688177.931", 1.0),
-              _x(1, 0, "far", "999999999999999999999999999999999.5", 1.0), _x(1, 0, "old", "5.0", 1.0)]
+    events = [
+        _meta(1, "Ascend Hardware"),
+        _x(1, 0, "k", "1736408883688177.931", 1.0),
+        _x(1, 0, "far", "999999999999999999999999999999999.5", 1.0),
+        _x(1, 0, "old", "5.0", 1.0),
+    ]
     ing = load_export(_write_export(tmp_path / "run", events))
     rows = ing.con.execute("SELECT name, start_ns FROM timeline ORDER BY name").fetchall()
     assert rows == [("far", None), ("k", 1736408883688177931), ("old", 5000)]
@@ -218,8 +264,11 @@ def test_timeline_truncated_slice_beside_good_one_is_salvaged_and_named(tmp_path
 
 
 def test_timeline_process_meaning_comes_only_from_process_name(tmp_path):
-    events = [_meta(11, "CANN"), _meta(7, "Ascend Hardware"),
-              _x(11, 3, "Runtime@launch", "10.000", 1.0, level="runtime")]
+    events = [
+        _meta(11, "CANN"),
+        _meta(7, "Ascend Hardware"),
+        _x(11, 3, "Runtime@launch", "10.000", 1.0, level="runtime"),
+    ]
     con = load_export(_write_export(tmp_path / "run", events)).con
     assert con.execute("SELECT kind, process, task_type FROM timeline").fetchone() == ("host_api", "CANN", "runtime")
 
@@ -252,9 +301,15 @@ def test_timeline_truncated_array_salvages_complete_events(tmp_path):
 
 
 def test_timeline_events_missing_fields_are_counted(tmp_path):
-    events = [_meta(7, "Python"), _x(7, 1, "ok", "5.000", 1.0), {"ph": "X", "name": "no_ts", "pid": 7, "tid": 1},
-              _x(7, 1, "bad_ts", "soon", 1.0), {"ph": "X", "name": "no_dur", "pid": 7, "tid": 1, "ts": "6.0"},
-              42, {"name": "no_ph"}]
+    events = [
+        _meta(7, "Python"),
+        _x(7, 1, "ok", "5.000", 1.0),
+        {"ph": "X", "name": "no_ts", "pid": 7, "tid": 1},
+        _x(7, 1, "bad_ts", "soon", 1.0),
+        {"ph": "X", "name": "no_dur", "pid": 7, "tid": 1, "ts": "6.0"},
+        42,
+        {"name": "no_ph"},
+    ]
     ing = load_export(_write_export(tmp_path / "run", events))
     names = [r[0] for r in ing.con.execute("SELECT name FROM timeline ORDER BY name").fetchall()]
     assert names == ["no_dur", "ok"]
@@ -266,8 +321,12 @@ def test_timeline_events_missing_fields_are_counted(tmp_path):
 
 def test_step_windows_update_existing_step_row(con):
     con.execute("INSERT INTO steps (run_id, step_id, computing_us, source) VALUES ('r', 7, 12.5, 'step_trace_time')")
-    append_rows(con, "timeline", "SELECT * FROM (VALUES ('r', 'step_marker', 'ProfilerStep#7', 100, 900), "
-                "('r', 'step_marker', 'ProfilerStep#8', 900, 1500)) v(run_id, kind, name, start_ns, end_ns)")
+    append_rows(
+        con,
+        "timeline",
+        "SELECT * FROM (VALUES ('r', 'step_marker', 'ProfilerStep#7', 100, 900), "
+        "('r', 'step_marker', 'ProfilerStep#8', 900, 1500)) v(run_id, kind, name, start_ns, end_ns)",
+    )
     merge_step_markers(con, "r")
     rows = con.execute("SELECT step_id, start_ns, end_ns, computing_us, source FROM steps ORDER BY step_id").fetchall()
     assert rows == [(7, 100, 900, 12.5, "step_trace_time"), (8, 900, 1500, None, "timeline")]

@@ -70,18 +70,14 @@ def _assert_clear_messages(case: Case, code: int, out: str, err: str) -> None:
         assert code in (0, 1), text
         assert not [p for p in problems if not p.startswith("info:")], err
         return
-    assert (code == 2) == (case.expect == "unusable"), (
-        f"exit {code} for an {case.expect} case:\n{text}"
-    )
+    assert (code == 2) == (case.expect == "unusable"), f"exit {code} for an {case.expect} case:\n{text}"
     lost = any(p.startswith("error:") for p in problems)
     if code == 3:
         assert lost, f"exit 3 without an error-severity problem:\n{err}"
     if case.command != "batch" and case.expect == "usable":  # ingest and diagnose alike
         assert (code == 3) == lost, f"exit {code}, error-severity problem: {lost}:\n{err}"
     if case.expect == "unusable":
-        assert "npu-triage:" in err, (
-            err
-        )  # the closing one-line verdict says nothing usable was found
+        assert "npu-triage:" in err, err  # the closing one-line verdict says nothing usable was found
     if case.file and case.command != "batch":
         named = [p for p in problems if case.file in PROBLEM_LINE.match(p)["where"]]
         assert named, f"no message names {case.file}:\n{err}"
@@ -106,9 +102,7 @@ def _assert_diagnosis_says_what_was_unusable(case: Case, tmp_path: Path) -> None
         html = report.with_name("report.html")
         if html.exists():
             page = html.read_text()
-            assert "<script>alert(" not in page and "<img src=x>" not in page, (
-                "op names must be escaped in HTML"
-            )
+            assert "<script>alert(" not in page and "<img src=x>" not in page, "op names must be escaped in HTML"
 
 
 def _has_diagnose() -> bool:
@@ -118,9 +112,7 @@ def _has_diagnose() -> bool:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_malformed_input_gives_clear_messages_and_leaves_input_identical(
-    case: Case, tmp_path, capsys
-):
+def test_malformed_input_gives_clear_messages_and_leaves_input_identical(case: Case, tmp_path, capsys):
     path = _build(case, tmp_path)
     before = tree_digest(tmp_path / "in")
     for argv in _commands(case, path, tmp_path):
@@ -214,9 +206,7 @@ def test_malformed_input_subprocess_never_prints_a_traceback(name, tmp_path):
         ("export_truncated_early", "nothing usable was found"),
     ],
 )
-def test_new_user_diagnose_on_unusable_folder_exits_2_with_one_clear_message(
-    name, message, tmp_path
-):
+def test_new_user_diagnose_on_unusable_folder_exits_2_with_one_clear_message(name, message, tmp_path):
     path = _build(CASE_BY_NAME[name], tmp_path)
     proc = subprocess.run(
         [sys.executable, "-m", "analyzer", "diagnose", str(path), "--out", str(tmp_path / "out")],
@@ -233,9 +223,7 @@ def test_new_user_diagnose_on_unusable_folder_exits_2_with_one_clear_message(
 def test_ingest_output_inside_the_export_is_refused_and_nothing_written(option, tmp_path, capsys):
     export = base.write_torch_text(tmp_path)
     before = tree_digest(tmp_path)
-    code, _, err = _run(
-        ["ingest", str(export), option, str(export / "ASCEND_PROFILER_OUTPUT" / "x.duckdb")], capsys
-    )
+    code, _, err = _run(["ingest", str(export), option, str(export / "ASCEND_PROFILER_OUTPUT" / "x.duckdb")], capsys)
     assert code == 2 and "inside the export folder" in err
     assert tree_digest(tmp_path) == before
 
@@ -255,8 +243,10 @@ def test_new_user_diagnose_on_export_truncated_late_exits_3_naming_what_was_lost
     assert list((tmp_path / "out").rglob("diagnosis.json")), "a partial export still gets a diagnosis"
     assert tree_digest(path) == before
     again = subprocess.run(
-        [sys.executable, "-m", "analyzer", "diagnose", str(path), "--out", str(tmp_path / "out2"),
-         "--allow-partial"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        [sys.executable, "-m", "analyzer", "diagnose", str(path), "--out", str(tmp_path / "out2"), "--allow-partial"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert again.returncode == 0, again.stderr

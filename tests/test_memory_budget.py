@@ -139,9 +139,7 @@ def test_out_of_memory_under_the_default_lean_budget_runs_the_command_again_with
     def command(args: argparse.Namespace) -> int:
         calls.append(os.environ.get(ENV))
         if len(calls) == 1:
-            raise duckdb.OutOfMemoryException(
-                "Out of Memory Error: failed to allocate data of size 16.0 MiB"
-            )
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate data of size 16.0 MiB")
         return 0
 
     assert _run_command(argparse.Namespace(func=command)) == 0

@@ -44,16 +44,27 @@ def test_rows_keep_a_number_per_run_and_show_their_run_id():
     con = connect()
     append_rows(con, "timeline", ROWS)
     assert _rows(con, "timeline") == [
-        ("other", None, "forward"), ("r", 1, "Add"), ("r", 0, "MatMul"), ("r", None, "aclnnAdd")]
+        ("other", None, "forward"),
+        ("r", 1, "Add"),
+        ("r", 0, "MatMul"),
+        ("r", None, "aclnnAdd"),
+    ]
     keys = con.execute(f"SELECT run_no, run_id FROM {numbered_rows.KEYS} ORDER BY run_no").fetchall()
     assert keys == [(1, "other"), (2, "r")]  # numbered in run id order; the row with no run is not kept
     numbered_rows.register(con, "r")
     numbered_rows.register(con, "third")
     append_rows(con, "ops", OPS)  # the tables share the numbers
     assert con.execute(f"SELECT run_id FROM {numbered_rows.KEYS} ORDER BY run_no").fetchall() == [
-        ("other",), ("r",), ("third",)]
+        ("other",),
+        ("r",),
+        ("third",),
+    ]
     assert _rows(con, "ops") == [
-        ("other", None, "forward"), ("r", 1, "Add"), ("r", 0, "MatMul"), ("r", None, "allreduce")]
+        ("other", None, "forward"),
+        ("r", 1, "Add"),
+        ("r", 0, "MatMul"),
+        ("r", None, "allreduce"),
+    ]
 
 
 @pytest.mark.parametrize("table", sorted(numbered_rows.ROWS))
@@ -65,8 +76,10 @@ def test_split_devices_moves_device_rows_and_copies_the_rest_to_every_device(tab
     nameless = "aclnnAdd" if table == "timeline" else "allreduce"
     assert _rows(con, table) == [
         ("other", None, "forward"),
-        ("r/dev0", 0, "MatMul"), ("r/dev0", None, nameless),
-        ("r/dev1", 1, "Add"), ("r/dev1", None, nameless),
+        ("r/dev0", 0, "MatMul"),
+        ("r/dev0", None, nameless),
+        ("r/dev1", 1, "Add"),
+        ("r/dev1", None, nameless),
     ]
 
 
@@ -86,8 +99,9 @@ def test_a_saved_database_holds_the_documented_tables_and_loads_back(tmp_path):
     db = tmp_path / "runs.duckdb"
     save_duckdb(con, db, ["r", "other"])
     saved = duckdb.connect(str(db), read_only=True)
-    kinds = saved.execute("SELECT table_name FROM duckdb_tables() WHERE table_name IN ('timeline', 'ops') "
-                          "ORDER BY 1").fetchall()
+    kinds = saved.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE table_name IN ('timeline', 'ops') ORDER BY 1"
+    ).fetchall()
     assert kinds == [("ops",), ("timeline",)]
     assert saved.execute("SELECT count(*) FROM timeline").fetchall() == [(4,)]
     assert saved.execute("SELECT count(*) FROM ops").fetchall() == [(4,)]
@@ -101,8 +115,11 @@ def test_appended_rows_are_stored_in_the_selects_order_whatever_the_runs_already
     con = connect()
     for n in range(10):  # more keys than rows: a join would build its hash table on the rows
         numbered_rows.register(con, f"run{n}")
-    append_rows(con, "ops", "SELECT * FROM (VALUES ('run1', 's1'), ('run2', 's2'), ('run3', 's3'), "
-                "('run0', 's0')) v(run_id, op_name)")
+    append_rows(
+        con,
+        "ops",
+        "SELECT * FROM (VALUES ('run1', 's1'), ('run2', 's2'), ('run3', 's3'), ('run0', 's0')) v(run_id, op_name)",
+    )
     stored = con.execute(f"SELECT op_name FROM {numbered_rows.ROWS['ops']} ORDER BY rowid").fetchall()
     assert stored == [("s1",), ("s2",), ("s3",), ("s0",)]
 

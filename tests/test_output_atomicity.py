@@ -54,9 +54,7 @@ def export(tmp_path_factory) -> Path:
 def test_output_diagnose_killed_leaves_only_complete_reports(export, tmp_path, delay_s):
     before = tree_digest(export)
     out = tmp_path / "out"
-    code = _kill_after(
-        ["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], delay_s, tmp_path
-    )
+    code = _kill_after(["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], delay_s, tmp_path)
     _assert_reports_complete(out)
     assert code in (None, 0, 1)
     assert tree_digest(export) == before
@@ -64,12 +62,8 @@ def test_output_diagnose_killed_leaves_only_complete_reports(export, tmp_path, d
 
 def test_output_diagnose_rerun_over_killed_one_replaces_reports(export, tmp_path):
     out = tmp_path / "out"
-    _kill_after(
-        ["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], 3.0, tmp_path
-    )
-    code = _kill_after(
-        ["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], 120, tmp_path
-    )
+    _kill_after(["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], 3.0, tmp_path)
+    code = _kill_after(["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], 120, tmp_path)
     assert code in (0, 1)
     assert {p.name for p in out.rglob("*.*")} >= {"diagnosis.json", "diagnosis.md", "report.html"}
     _assert_reports_complete(out)
@@ -79,17 +73,11 @@ def test_output_diagnose_rerun_over_killed_one_replaces_reports(export, tmp_path
 def test_output_ingest_killed_leaves_readable_parquet_and_db(export, tmp_path, delay_s):
     pq, db = tmp_path / "pq", tmp_path / "runs.duckdb"
     _kill_after(["ingest", str(export), "--db", str(db), "--parquet", str(pq)], delay_s, tmp_path)
-    for path in pq.glob(
-        "*.parquet"
-    ):  # a named Parquet file is always whole; temporaries start with '.'
+    for path in pq.glob("*.parquet"):  # a named Parquet file is always whole; temporaries start with '.'
         duckdb.execute("SELECT count(*) FROM read_parquet(?)", [str(path)]).fetchone()
     if db.exists():
-        with duckdb.connect(
-            str(db)
-        ) as con:  # a transaction: either no rows of the run, or all of them
-            tables = {
-                r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
-            }
+        with duckdb.connect(str(db)) as con:  # a transaction: either no rows of the run, or all of them
+            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
             if "ops" in tables:
                 assert con.execute("SELECT count(*) FROM ops").fetchone()[0] in (0, 8)
 

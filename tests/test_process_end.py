@@ -24,8 +24,15 @@ def export(tmp_path_factory) -> Path:
 def _program(argv: list[str], tmp: Path, **kwargs) -> subprocess.CompletedProcess:
     """`python -m analyzer ARGV` with its temporary files (DuckDB's spill folders) under ``tmp``."""
     env = {**os.environ, "TMPDIR": str(tmp), "NPU_TRIAGE_MEMORY_LIMIT": "lean"}
-    return subprocess.run([sys.executable, "-m", "analyzer", *argv], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "analyzer", *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **kwargs,
+    )
 
 
 def test_process_end_keeps_output_reports_and_removes_spill_folders(export, tmp_path):
@@ -51,15 +58,18 @@ def test_process_end_keeps_exit_code_and_message_of_a_failed_command(tmp_path):
 def _end_process_child(code: str, stdout: int) -> subprocess.CompletedProcess:
     """Run ``code`` (which ends with ``end_process``) in a child with stdout block-buffered, as in a pipe."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=60
+    )
 
 
 def test_process_end_flushes_buffered_output_and_runs_exit_callbacks(tmp_path):
     marker = tmp_path / "callback-ran"
-    code = ("import atexit, sys; from analyzer.cli.process_end import end_process; "
-            f"atexit.register(lambda: open({str(marker)!r}, 'w').close()); "
-            "sys.stdout.write('kept' * 1000); end_process(3)")
+    code = (
+        "import atexit, sys; from analyzer.cli.process_end import end_process; "
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').close()); "
+        "sys.stdout.write('kept' * 1000); end_process(3)"
+    )
     done = _end_process_child(code, subprocess.PIPE)
     assert done.returncode == 3
     assert done.stdout == "kept" * 1000  # still in the buffer when the process ended

@@ -19,27 +19,15 @@ from analyzer.ingest import load_export
 from tests.malformed import base_exports as base
 from tests.malformed.base_exports import csv_cell, trace_bytes
 
-settings.register_profile(
-    "dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile(
-    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PROFILE = "ci" if os.environ.get("CI") else "dev"
-FUZZ_SECONDS = (
-    min(60.0, float(os.environ.get("NPU_TRIAGE_FUZZ_SECONDS", "45")))
-    if os.environ.get("CI")
-    else 0.0
-)
+FUZZ_SECONDS = min(60.0, float(os.environ.get("NPU_TRIAGE_FUZZ_SECONDS", "45"))) if os.environ.get("CI") else 0.0
 
 HEADER = "Name,Type,Accelerator Core,Start Time(us),Duration(us)"
 # Any text but NUL (a NUL byte marks a file as binary) and lone surrogates (not encodable).
-NAMES = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20
-)
-DURATIONS = st.one_of(
-    st.just("N/A"), st.just(""), st.floats(0, 1e6, allow_nan=False).map(lambda x: f"{x:.3f}")
-)
+NAMES = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20)
+DURATIONS = st.one_of(st.just("N/A"), st.just(""), st.floats(0, 1e6, allow_nan=False).map(lambda x: f"{x:.3f}"))
 STARTS_NS = st.integers(1_600_000_000_000_000_000, 1_900_000_000_000_000_000)
 ROWS = st.lists(
     st.tuples(NAMES, st.sampled_from(["MatMulV2", "N/A", "Add"]), STARTS_NS, DURATIONS),
@@ -84,21 +72,14 @@ def read_ops(folder: Path) -> list[tuple]:
 def test_reader_kernel_details_round_trips_names_starts_and_na(rows):
     lines = [HEADER] + [",".join([csv_cell(n), t, "AI_CORE", us_text(s), d]) for n, t, s, d in rows]
     with tempfile.TemporaryDirectory() as tmp:
-        folder = write_export(
-            Path(tmp), {"kernel_details.csv": ("\r\n".join(lines) + "\r\n").encode()}
-        )
+        folder = write_export(Path(tmp), {"kernel_details.csv": ("\r\n".join(lines) + "\r\n").encode()})
         got = sorted(read_ops(folder), key=lambda r: (r[2], r[0] or "", r[3] is None, r[3] or 0))
     want = sorted(
-        (
-            (expected_text(n), expected_text(t), s, None if d in ("N/A", "") else float(d))
-            for n, t, s, d in rows
-        ),
+        ((expected_text(n), expected_text(t), s, None if d in ("N/A", "") else float(d)) for n, t, s, d in rows),
         key=lambda r: (r[2], r[0] or "", r[3] is None, r[3] or 0),
     )
     assert [r[2] for r in got] == [r[2] for r in want]  # exact int64 ns, never via float
-    assert [r[3] is None for r in got] == [
-        r[3] is None for r in want
-    ]  # N/A and blanks are NULL, never 0
+    assert [r[3] is None for r in got] == [r[3] is None for r in want]  # N/A and blanks are NULL, never 0
     assert sorted(map(str, (r[0] for r in got))) == sorted(map(str, (r[0] for r in want)))
     assert sorted(map(str, (r[1] for r in got))) == sorted(map(str, (r[1] for r in want)))
 
@@ -169,9 +150,7 @@ def test_reader_fuzz_time_boxed_mutations_never_raise():
         try:
             load_never_raises(mutated)
         except Exception as exc:  # name the seed that reproduces it
-            raise AssertionError(
-                f"fuzz seed {seed} breaks load_export: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise AssertionError(f"fuzz seed {seed} breaks load_export: {type(exc).__name__}: {exc}") from exc
         seed += 1
 
 

@@ -23,7 +23,7 @@ def _two_runs(root, model=None, sizes=(None, None)):
 
 
 def _main_html(page: str) -> str:
-    return page[page.index("<main>"):]
+    return page[page.index("<main>") :]
 
 
 def test_all_runs_two_batch_sizes_report_holds_only_the_comparison(tmp_path, capsys):

@@ -44,9 +44,7 @@ def _check_page(driver, finding_count: int) -> None:
     assert driver.execute_script("return window.__errors") == []
     severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
     assert severe == []
-    sections = driver.execute_script(
-        "return Array.from(document.querySelectorAll('section.finding')).map(e => e.id)"
-    )
+    sections = driver.execute_script("return Array.from(document.querySelectorAll('section.finding')).map(e => e.id)")
     assert sections == [f"finding-{i}" for i in range(1, finding_count + 1)]
     drawn = driver.execute_script(
         "return Array.from(document.querySelectorAll('.plotly-graph-div'))"
@@ -101,9 +99,9 @@ def test_report_browser_hostile_names_show_as_text_without_alert(browser, tmp_pa
     text = browser.find_element(By.TAG_NAME, "body").text
     assert HOSTILE_SCRIPT in text and HOSTILE_IMG in text
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
-    assert browser.execute_script("return document.querySelectorAll('main script').length") == len(
-        CHARTS
-    ) + len(diagnosis.findings)
+    assert browser.execute_script("return document.querySelectorAll('main script').length") == len(CHARTS) + len(
+        diagnosis.findings
+    )
     ticks = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#chart-pareto .xtick text")]
     assert HOSTILE_SCRIPT in ticks and HOSTILE_IMG in ticks
     _screenshot(browser, "hostile_names")
@@ -119,9 +117,7 @@ def test_report_browser_two_million_tasks_small_and_drawn(browser, tmp_path):
     render_s = time.monotonic() - started
     size = page.stat().st_size
     draw_s = open_and_wait(browser, page)
-    print(
-        f"\n2M tasks: render_html {render_s:.2f} s, {size / 1e6:.2f} MB, Chromium draw {draw_s:.2f} s"
-    )
+    print(f"\n2M tasks: render_html {render_s:.2f} s, {size / 1e6:.2f} MB, Chromium draw {draw_s:.2f} s")
     assert size < SIZE_LIMIT_BYTES
     _check_page(browser, len(diagnosis.findings))
     _screenshot(browser, "generated_2m_tasks")

@@ -50,17 +50,13 @@ def _hotspot_trace(figure):
         ({HOTSPOT_RULE: {"min_calls": 5, "max_avg_us": 1.5}}, {"Cast", "Mul"}),
     ],
 )
-def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(
-    con, overrides, expected
-):
+def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(con, overrides, expected):
     _add_swarm(con)
     diagnosis = diagnose(con, "r", HOTSPOT, overrides)
     findings = {f.subject: f for f in diagnosis.findings}
     assert set(findings) == expected
     calls = _hotspot_trace(build_figures(con, diagnosis)["calls"])
-    charted = {
-        label: (x, total) for (label, total), x in zip(calls.customdata, calls.x, strict=True)
-    }
+    charted = {label: (x, total) for (label, total), x in zip(calls.customdata, calls.x, strict=True)}
     assert set(charted) == expected
     for subject, (call_count, total_ms) in charted.items():
         assert call_count == findings[subject].details["calls"]
@@ -89,14 +85,10 @@ def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
 GAPS = [r for r in load_rules(ROOT / "rules") if r.name == GAP_RULE]
 
 
-@pytest.mark.parametrize(
-    ("overrides", "threshold_us"), [({}, 200.0), ({GAP_RULE: {"threshold_us": 350}}, 350.0)]
-)
+@pytest.mark.parametrize(("overrides", "threshold_us"), [({}, 200.0), ({GAP_RULE: {"threshold_us": 350}}, 350.0)])
 def test_gap_charts_highlight_the_gaps_the_rule_counts(con, overrides, threshold_us):
     # Gaps of 150, 300 and 400 us: the default rule (200 us) counts two, a 350 us threshold one.
-    _add_ops(
-        con, [(f"op{i}", "Add", "AI_CORE", start, 10) for i, start in enumerate((0, 160, 470, 880))]
-    )
+    _add_ops(con, [(f"op{i}", "Add", "AI_CORE", start, 10) for i, start in enumerate((0, 160, 470, 880))])
     diagnosis = diagnose(con, "r", GAPS, overrides)
     (finding,) = diagnosis.findings
     figures = build_figures(con, diagnosis)

@@ -35,9 +35,7 @@ def test_render_html_hostile_run_has_every_finding_and_chart(hostile):
     for i, rule in enumerate(FINDING_RULES, 1):
         assert f'id="finding-{i}"' in page
         assert rule[4] in page
-        assert (
-            f'id="finding-{i}-chart-{chart_for_rule(rule[0], rule[3]).replace("_", "-")}"' in page
-        )
+        assert f'id="finding-{i}-chart-{chart_for_rule(rule[0], rule[3]).replace("_", "-")}"' in page
     for key in CHARTS:
         assert f'id="chart-{key.replace("_", "-")}"' in page
 

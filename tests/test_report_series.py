@@ -84,9 +84,7 @@ def test_busy_over_time_no_compute_tasks_is_empty(con):
 
 
 def test_idle_stretches_long_gap_between_compute_is_found(con):
-    _add_ops(
-        con, [("a", "A", "AI_CORE", 0, 1), ("b", "B", "MIX_AIC", 9, 1), ("c", "H", "HCCL", 2, 1)]
-    )
+    _add_ops(con, [("a", "A", "AI_CORE", 0, 1), ("b", "B", "MIX_AIC", 9, 1), ("c", "H", "HCCL", 2, 1)])
     create_views(con)
     idle = series.idle_stretches(con, "r", min_share=0.1)
     assert idle.rows() == [(0.001, 0.009, 8.0)]
@@ -132,8 +130,7 @@ def test_op_type_charts_count_compute_tasks_only(con):
 def test_op_type_calls_marks_the_given_hotspots_only(con):
     _add_ops(
         con,
-        [(f"t{i}", "Tiny", "AI_CORE", i * 2, 1) for i in range(10)]
-        + [("big", "Big", "AI_CORE", 30, 9)],
+        [(f"t{i}", "Tiny", "AI_CORE", i * 2, 1) for i in range(10)] + [("big", "Big", "AI_CORE", 30, 9)],
     )
     create_views(con)
     calls = series.op_type_calls(con, "r")

@@ -55,9 +55,7 @@ def test_rule_cases_fixture_gives_expected_findings(case, con, update_golden):
     got = {"generated_by": GOLDEN_MARKER, "findings": [_finding_summary(f) for f in findings]}
     expected_path = case / "expected.json"
     if not update_golden and not expected_path.exists():
-        pytest.fail(
-            f"{expected_path} is missing; generate it with pytest --update-golden and review it"
-        )
+        pytest.fail(f"{expected_path} is missing; generate it with pytest --update-golden and review it")
     if update_golden:
         expected_path.write_text(json.dumps(got, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     assert json.loads(expected_path.read_text(encoding="utf-8")) == got

@@ -20,12 +20,8 @@ def test_rule_files_template_is_valid_apart_from_location():
 
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_rule_files_each_rule_has_fires_and_silent(name):
-    assert (FIXTURES_DIR / name / "fires").is_dir(), (
-        f"{name}: fixtures/rules/{name}/fires/ is missing"
-    )
-    assert (FIXTURES_DIR / name / "silent").is_dir(), (
-        f"{name}: fixtures/rules/{name}/silent/ is missing"
-    )
+    assert (FIXTURES_DIR / name / "fires").is_dir(), f"{name}: fixtures/rules/{name}/fires/ is missing"
+    assert (FIXTURES_DIR / name / "silent").is_dir(), f"{name}: fixtures/rules/{name}/silent/ is missing"
 
 
 def test_rule_files_every_fixture_folder_names_a_rule():

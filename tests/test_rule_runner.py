@@ -15,8 +15,11 @@ from tests.rule_cases import FIXTURES_DIR, RULES
 
 
 def test_runner_missing_pmu_columns_is_skipped_with_hint(con):
-    append_rows(con, "ops", "SELECT 'r' AS run_id, 'Add' AS op_type, 'AI_CORE' AS task_type, 0 AS start_ns, "
-                "1000 AS end_ns, 1.0 AS dur_us")
+    append_rows(
+        con,
+        "ops",
+        "SELECT 'r' AS run_id, 'Add' AS op_type, 'AI_CORE' AS task_type, 0 AS start_ns, 1000 AS end_ns, 1.0 AS dur_us",
+    )
     findings, outcomes = run_rules(con, [RULES["mte-share-high"]], ["r"])
     assert findings == []
     assert outcomes[0].status == "skipped"
@@ -24,21 +27,15 @@ def test_runner_missing_pmu_columns_is_skipped_with_hint(con):
 
 
 def test_runner_sql_error_is_failed_outcome(con):
-    broken = dataclasses.replace(
-        RULES["inter-op-gap"], sql="SELECT no_such_column FROM ops ORDER BY 1, 2"
-    )
+    broken = dataclasses.replace(RULES["inter-op-gap"], sql="SELECT no_such_column FROM ops ORDER BY 1, 2")
     append_rows(con, "ops", "SELECT 'r' AS run_id, 0 AS start_ns, 1000 AS end_ns")
     findings, outcomes = run_rules(con, [broken], ["r"])
-    assert (
-        findings == [] and outcomes[0].status == "failed" and "no_such_column" in outcomes[0].reason
-    )
+    assert findings == [] and outcomes[0].status == "failed" and "no_such_column" in outcomes[0].reason
 
 
 def test_runner_threshold_override_silences_fires_case(con):
     run_ids = load_fixture_tables(con, FIXTURES_DIR / "mte-share-high" / "fires")
-    overrides = check_overrides(
-        parse_set_options(["mte-share-high.threshold=0.5"]), list(RULES.values())
-    )
+    overrides = check_overrides(parse_set_options(["mte-share-high.threshold=0.5"]), list(RULES.values()))
     findings, _ = run_rules(con, [RULES["mte-share-high"]], run_ids, overrides)
     assert findings == []
 

@@ -79,8 +79,19 @@ def test_batch_killed_part_way_then_rerun_equals_uninterrupted_run(tmp_path):
     root = _tree(tmp_path)
     whole, killed = tmp_path / "whole.duckdb", tmp_path / "killed.duckdb"
     assert main(["batch", str(root), "--catalog", str(whole), "--jobs", "1", "--no-diagnose"]) == 0
-    cmd = [sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(killed), "--jobs", "1",
-           "--verbose", "--no-diagnose"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "analyzer",
+        "batch",
+        str(root),
+        "--catalog",
+        str(killed),
+        "--jobs",
+        "1",
+        "--verbose",
+        "--no-diagnose",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     committed = 0
     for line in proc.stdout:

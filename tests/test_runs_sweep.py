@@ -15,18 +15,23 @@ def _catalog_with(rows: list[tuple[str, int, float, float]]) -> duckdb.DuckDBPyC
     create_catalog_tables(con)
     for i, (model, bs, busy, step_us) in enumerate(rows):
         con.execute("INSERT INTO catalog_runs (run_id, model_name, batch_size) VALUES (?, ?, ?)", [f"r{i}", model, bs])
-        con.execute("INSERT INTO run_metrics (run_id, busy_ratio, step_time_p50_us, span_us) VALUES (?, ?, ?, ?)",
-                    [f"r{i}", busy, step_us, step_us * 3])
+        con.execute(
+            "INSERT INTO run_metrics (run_id, busy_ratio, step_time_p50_us, span_us) VALUES (?, ?, ?, ?)",
+            [f"r{i}", busy, step_us, step_us * 3],
+        )
     create_scaling_views(con)
     return con
 
 
 def test_sweep_views_rising_busy_ratio_is_scheduling_overhead():
-    con = _catalog_with([("m", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0),
-                         ("flat", 1, 0.8, 500.0), ("flat", 8, 0.82, 4000.0)])
+    con = _catalog_with(
+        [("m", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0), ("flat", 1, 0.8, 500.0), ("flat", 8, 0.82, 4000.0)]
+    )
     rows, verdict = scaling_tables(con)
     assert {v["model_name"]: v["verdict"] for v in verdict.to_pylist()} == {
-        "flat": "inside_operators", "m": "scheduling_overhead"}
+        "flat": "inside_operators",
+        "m": "scheduling_overhead",
+    }
     m8 = [r for r in rows.to_pylist() if r["model_name"] == "m" and r["batch_size"] == 8][0]
     assert m8["per_sample_us"] == 200.0 and m8["throughput_samples_per_s"] == 5000.0
 

@@ -46,9 +46,7 @@ def _read_both(path: Path, threads: int = 4):
     return did_split, (_rows(con, split_raw), split_ctx), (_rows(con, whole_raw), whole_ctx)
 
 
-@pytest.mark.parametrize(
-    "dump", [{}, {"separators": (",", ":")}, {"indent": 1}], ids=["spaced", "compact", "indented"]
-)
+@pytest.mark.parametrize("dump", [{}, {"separators": (",", ":")}, {"indent": 1}], ids=["spaced", "compact", "indented"])
 def test_split_read_gives_the_same_raw_rows_in_file_order(small_pieces, tmp_path, dump):
     path = tmp_path / "trace_view.json"
     path.write_text(json.dumps(trace_events(60), ensure_ascii=False, **dump), encoding="utf-8")
@@ -65,14 +63,10 @@ def test_split_read_gives_the_same_raw_rows_in_file_order(small_pieces, tmp_path
 
 
 @pytest.mark.parametrize("filler", ["}, {", '}, {"ph": "X"}, {', "}   ,  {"])
-def test_split_separator_inside_a_string_at_the_cut_gives_the_same_rows(
-    small_pieces, tmp_path, filler
-):
+def test_split_separator_inside_a_string_at_the_cut_gives_the_same_rows(small_pieces, tmp_path, filler):
     path = string_across_the_middle(tmp_path, filler)
     did_split, (split_rows, split_ctx), (whole_rows, whole_ctx) = _read_both(path, threads=2)
-    assert (
-        not did_split
-    )  # the piece before the cut ends inside the string: the strict read refused it
+    assert not did_split  # the piece before the cut ends inside the string: the strict read refused it
     assert split_rows == whole_rows and any(filler in str(r[2]) for r in whole_rows)
     assert split_ctx.problems == whole_ctx.problems == []
 
@@ -125,9 +119,7 @@ def test_split_file_with_one_malformed_event_gives_the_same_problems(tmp_path, m
     assert any("trace_view.json" in line for line in before[0])
 
 
-def test_split_writes_nothing_beside_the_export_and_cleans_its_pieces(
-    small_pieces, tmp_path, monkeypatch
-):
+def test_split_writes_nothing_beside_the_export_and_cleans_its_pieces(small_pieces, tmp_path, monkeypatch):
     folder = _export_with(tmp_path, json.dumps(trace_events(60)))
     private = tmp_path / "private_tmp"
     private.mkdir()
@@ -135,9 +127,7 @@ def test_split_writes_nothing_beside_the_export_and_cleans_its_pieces(
     listing, digest = sorted(p.name for p in folder.iterdir()), tree_digest(folder)
     con = connect()
     con.execute("SET threads = 2")
-    assert read_split_array(
-        con, create_raw_table(con), (folder / "trace_view.json",), context_for(folder)
-    )
+    assert read_split_array(con, create_raw_table(con), (folder / "trace_view.json",), context_for(folder))
     load_export(folder)
     assert sorted(p.name for p in folder.iterdir()) == listing and tree_digest(folder) == digest
     assert not [p for p in private.iterdir() if p.name.startswith("npu_triage_")]  # pieces removed
@@ -185,9 +175,7 @@ def test_a_connection_whose_limit_is_short_of_the_file_reads_it_whole_on_one_thr
 
 
 @pytest.mark.parametrize(("events", "inside"), [(60, 2), (1, 1)], ids=["split_file", "small_file"])
-def test_loader_forces_one_thread_only_beside_a_parse_that_is_not_split(
-    small_pieces, tmp_path, events, inside
-):
+def test_loader_forces_one_thread_only_beside_a_parse_that_is_not_split(small_pieces, tmp_path, events, inside):
     """A file parsed in pieces keeps every thread; a small one is parsed on one thread (beside
     the CSV readers)."""
     path = tmp_path / "trace_view.json"

@@ -38,9 +38,7 @@ def _rows(con: duckdb.DuckDBPyConnection, raw: str) -> list[tuple]:
     return con.execute(f"SELECT * FROM {raw} ORDER BY rowid").fetchall()
 
 
-def _cut_read(
-    con: duckdb.DuckDBPyConnection, handoff: timeline_tail.TailHandoff
-) -> tuple[bool, list[tuple]]:
+def _cut_read(con: duckdb.DuckDBPyConnection, handoff: timeline_tail.TailHandoff) -> tuple[bool, list[tuple]]:
     """What the loader's two threads do: the head read on a cursor in a side thread (into that
     cursor's TEMP raw table), the tail parsed on ``con``; returns the side's outcome and rows."""
     cursor = con.cursor()
@@ -60,9 +58,7 @@ def _whole_rows(path: Path) -> list[tuple]:
     return _rows(con, raw)
 
 
-@pytest.mark.parametrize(
-    "dump", [{}, {"separators": (",", ":")}, {"indent": 1}], ids=["spaced", "compact", "indented"]
-)
+@pytest.mark.parametrize("dump", [{}, {"separators": (",", ":")}, {"indent": 1}], ids=["spaced", "compact", "indented"])
 def test_cut_read_gives_the_raw_rows_of_a_whole_read_in_file_order(small_cuts, tmp_path, dump):
     path = tmp_path / "trace_view.json"
     path.write_text(json.dumps(trace_events(60), ensure_ascii=False, **dump), encoding="utf-8")
@@ -98,9 +94,7 @@ def test_no_cut_for_small_files_objects_slices_or_missing_files(small_cuts, tmp_
     obj.write_text(json.dumps({"traceEvents": trace_events(60)}), encoding="utf-8")
     small.write_text(json.dumps(trace_events(1)), encoding="utf-8")
     assert plan_tail((obj,), 0) is None and plan_tail((small,), 0) is None
-    assert (
-        plan_tail((array, array), 0) is None and plan_tail((tmp_path / "missing.json",), 0) is None
-    )
+    assert plan_tail((array, array), 0) is None and plan_tail((tmp_path / "missing.json",), 0) is None
 
 
 @pytest.mark.parametrize("filler", ["}, {", '}, {"ph": "X"}, {', "}   ,  {"])
@@ -116,9 +110,9 @@ def test_a_cut_inside_a_string_inserts_nothing(small_cuts, tmp_path, filler):
     ok, rows = _cut_read(con, handoff)
     assert not ok and rows == []
     assert (
-        con.execute(
-            f"SELECT count(*) FROM duckdb_tables() WHERE database_name = '{timeline_tail.CATALOG}'"
-        ).fetchone()[0]
+        con.execute(f"SELECT count(*) FROM duckdb_tables() WHERE database_name = '{timeline_tail.CATALOG}'").fetchone()[
+            0
+        ]
         == 0
     )
 
@@ -162,9 +156,7 @@ def test_loader_cuts_a_big_trace_beside_the_csvs_and_gets_the_same_tables(tmp_pa
     assert tree_digest(folder) == digest and list(private.iterdir()) == []  # pieces never beside
 
 
-def test_a_main_thread_that_stops_early_does_not_leave_the_side_thread_waiting(
-    tmp_path, monkeypatch
-):
+def test_a_main_thread_that_stops_early_does_not_leave_the_side_thread_waiting(tmp_path, monkeypatch):
     """An out-of-memory error in a CSV reader ends the main thread's work before the tail: the side
     thread gives up its wait, and the error reaches the caller (which then runs again with more
     memory)."""
@@ -173,9 +165,7 @@ def test_a_main_thread_that_stops_early_does_not_leave_the_side_thread_waiting(
     monkeypatch.setattr(timeline_tail, "CUT_MIN_BYTES", trace.stat().st_size // 2)
     monkeypatch.setattr(timeline_tail, "TAIL_MIN_BYTES", 1000)
     planned = []
-    monkeypatch.setattr(
-        loader, "plan_tail", lambda *a: planned.append(timeline_tail.plan_tail(*a)) or planned[-1]
-    )
+    monkeypatch.setattr(loader, "plan_tail", lambda *a: planned.append(timeline_tail.plan_tail(*a)) or planned[-1])
 
     def out_of_memory(con, paths, ctx):
         raise duckdb.OutOfMemoryException("Out of Memory Error: test")
@@ -200,21 +190,13 @@ def test_the_tail_table_matches_the_raw_table(tmp_path):
     con = connect()
     name = timeline_tail._new_tail_table(con)
     raw = create_raw_table(con)
-    columns = (
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
-        "ORDER BY column_index"
-    )
-    assert (
-        con.execute(columns, [name.rsplit(".", 1)[1]]).fetchall()
-        == con.execute(columns, [raw]).fetchall()
-    )
+    columns = "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index"
+    assert con.execute(columns, [name.rsplit(".", 1)[1]]).fetchall() == con.execute(columns, [raw]).fetchall()
     assert timeline_json.raw_table_columns().startswith("file_no INTEGER")
 
 
 @pytest.mark.parametrize("damage", ["truncated", "bad_event_in_tail"])
-def test_a_damaged_trace_gives_the_same_problems_and_tables_cut_or_not(
-    tmp_path, monkeypatch, damage
-):
+def test_a_damaged_trace_gives_the_same_problems_and_tables_cut_or_not(tmp_path, monkeypatch, damage):
     """A truncated trace (its tail piece does not parse) or one malformed event near its end: the
     cut read gives up and the whole-file read reports and salvages exactly as without a cut."""
     folder = _torch_export(tmp_path)

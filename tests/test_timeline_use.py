@@ -99,8 +99,7 @@ def test_diagnose_leaves_out_what_its_rules_do_not_read(tmp_path, rules):
 
 def test_diagnose_with_db_keeps_every_kind(tmp_path):
     db = tmp_path / "runs.duckdb"
-    assert main(["diagnose", str(EXAMPLE), "--db", str(db), "--out", str(tmp_path / "out"),
-                 "--format", "json"]) == 0
+    assert main(["diagnose", str(EXAMPLE), "--db", str(db), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert _kinds(con).get("flow") and _kinds(con).get("overlap")
@@ -112,7 +111,8 @@ def test_a_user_rule_reading_flows_sees_them(tmp_path):
     """A rules folder whose rule counts flow rows: diagnose stores them, and the rule fires."""
     folder = tmp_path / "rules" / "host"
     folder.mkdir(parents=True)
-    (folder / "flow-count.toml").write_text(textwrap.dedent('''\
+    (folder / "flow-count.toml").write_text(
+        textwrap.dedent('''\
         schema_version = 1
         [rule]
         id = "HST900"
@@ -142,9 +142,11 @@ def test_a_user_rule_reading_flows_sees_them(tmp_path):
         [advice]
         summary = "Nothing to do."
         steps = ["Nothing."]
-        '''))
+        ''')
+    )
     out = tmp_path / "out"
-    assert main(["diagnose", str(EXAMPLE), "--rules", str(tmp_path / "rules"), "--out", str(out),
-                 "--format", "json"]) == 0
+    assert (
+        main(["diagnose", str(EXAMPLE), "--rules", str(tmp_path / "rules"), "--out", str(out), "--format", "json"]) == 0
+    )
     report = json.loads(next(out.rglob("diagnosis.json")).read_text())
     assert [f["rule"] for f in report["findings"]] == ["flow-count"]

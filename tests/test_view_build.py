@@ -32,8 +32,7 @@ def test_every_relation_is_visible_to_the_caller_and_computed_after_what_it_read
     build_relations(con, RELATIONS, plain=("_base",))
     assert con.execute("SELECT evens, odds FROM _both").fetchall() == [(5, 5)]
     views = con.execute(
-        "SELECT view_name FROM duckdb_views() "
-        "WHERE temporary AND starts_with(view_name, '_') ORDER BY 1"
+        "SELECT view_name FROM duckdb_views() WHERE temporary AND starts_with(view_name, '_') ORDER BY 1"
     ).fetchall()
     assert views == [("_base",), ("_both",), ("_evens",), ("_odds",)]
     main_tables = con.execute(
@@ -70,7 +69,10 @@ CHAINS = {
 def test_chain_length_counts_the_relations_built_one_after_another():
     deps = dependencies(CHAINS)
     assert chain_lengths(deps) == {
-        "_lone": 1, "_head": 3, "_middle": 2, "_tail": 1,
+        "_lone": 1,
+        "_head": 3,
+        "_middle": 2,
+        "_tail": 1,
     }
 
 

@@ -19,8 +19,17 @@ MODEL = [
 ]
 
 
-def write_tiny_export(folder: Path, *, seed: int = 0, steps: int = 8, program=MODEL, jitter: float = 0.02,
-                      cann: str = "8.0.RC1", model: str | None = None, batch_size: int | None = None) -> Path:
+def write_tiny_export(
+    folder: Path,
+    *,
+    seed: int = 0,
+    steps: int = 8,
+    program=MODEL,
+    jitter: float = 0.02,
+    cann: str = "8.0.RC1",
+    model: str | None = None,
+    batch_size: int | None = None,
+) -> Path:
     """Write one export under ``folder`` and return it."""
     rng = np.random.default_rng(seed)
     out = folder / "ASCEND_PROFILER_OUTPUT"

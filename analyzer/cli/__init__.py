@@ -34,16 +34,17 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-_EPILOG = (f"environment: {ENV}=lean (default: a memory budget that keeps peak memory under twice "
-           "the largest input file), fast (a larger budget sized from the input files, up to 30% faster), "
-           "none (DuckDB's default, 80% of the machine's memory) or a size such as "
-           "8GB")
+_EPILOG = (
+    f"environment: {ENV}=lean (default: a memory budget that keeps peak memory under twice "
+    "the largest input file), fast (a larger budget sized from the input files, up to 30% faster), "
+    "none (DuckDB's default, 80% of the machine's memory) or a size such as "
+    "8GB"
+)
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the named command's module is imported (fast start-up)."""
-    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.",
-                     epilog=_EPILOG)
+    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.", epilog=_EPILOG)
     parser.add_argument("--version", action="version", version=f"npu-triage {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = commands.all_modules() if argv is None else commands.modules_for(argv)
@@ -61,9 +62,11 @@ def _run_command(args: argparse.Namespace) -> int:
         budget = lift_automatic_limit()
         if budget is None:
             raise MemoryLimitError(str(exc).splitlines()[0]) from None
-        err(f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, "
+        err(
+            f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, "
             "sized from the input files); running the command again with DuckDB's own limit "
-            f"({ENV}=none)")
+            f"({ENV}=none)"
+        )
         release_kept()  # the first attempt's database, before the second one builds its own
         return int(args.func(args) or 0)
 

@@ -36,10 +36,17 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=out, transient=True)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=out,
+        transient=True,
+    )
     bar = {}
     with progress:
+
         def on_start(n: int) -> None:
             bar["id"] = progress.add_task("analysing runs", total=n)
 
@@ -58,8 +65,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:
-    out.print(f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
-              f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}", markup=False)
+    out.print(
+        f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
+        f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}",
+        markup=False,
+    )
     for row in outcome.failed:
         err(f"failed: {row['path']}: {row['message']}")
     if not outcome.catalogued and not outcome.known_usable:

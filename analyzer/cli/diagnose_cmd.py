@@ -37,18 +37,10 @@ FORMATS = ("json", "md", "html")
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diagnose", help="run the rules over an export and write a ranked diagnosis")
-    p.add_argument(
-        "path", type=Path, nargs="?", help="an export folder (or a folder above several)"
-    )
-    p.add_argument(
-        "--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest"
-    )
-    p.add_argument(
-        "--out", type=Path, default=Path("reports"), help="output folder (default: reports/)"
-    )
-    p.add_argument(
-        "--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)"
-    )
+    p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
+    p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
+    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
+    p.add_argument("--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)")
     p.add_argument(
         "--fail-on",
         choices=("warning", "critical"),
@@ -70,9 +62,7 @@ def _formats(text: str) -> list[str]:
 def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
     if args.path is None:
         if not args.db or not args.db.is_file():
-            raise UsageError(
-                "give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`"
-            )
+            raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
         con = load_duckdb(args.db)
         return (
             con,
@@ -80,10 +70,7 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.Duc
             [],
         )
     if is_inside(args.out, args.path) and args.path.is_dir():
-        raise UsageError(
-            f"--out {args.out} lies inside the export folder {args.path}; "
-            "reports are never written there"
-        )
+        raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     ingested = load_export(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
     if args.db:
@@ -91,9 +78,7 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.Duc
     return ingested.con, ingested.run_ids, ingested.problems
 
 
-def _write(
-    d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]
-) -> list[Path]:
+def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> list[Path]:
     written = []
     if "json" in formats:
         written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
@@ -110,9 +95,7 @@ def _write(
     return written
 
 
-def _emit(
-    d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]
-) -> int:
+def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
     """Print one diagnosis and write its reports; returns its worst severity rank (-1: no finding)."""
     print_diagnosis(d, out)
     for path in _write(d, con, run_folder(out_dir, d.run_id), formats):

@@ -24,8 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, help="write the diff as JSON")
     p.add_argument("--markdown", type=Path, help="write the diff as Markdown")
     p.add_argument("--html", type=Path, help="write the diff as an HTML page with a waterfall chart")
-    p.add_argument("--fail-on-regression", type=float, metavar="PCT",
-                   help="exit 1 when the step or an op type slowed by more than PCT percent beyond noise")
+    p.add_argument(
+        "--fail-on-regression",
+        type=float,
+        metavar="PCT",
+        help="exit 1 when the step or an op type slowed by more than PCT percent beyond noise",
+    )
     p.add_argument("--rules", type=Path, help="rules folder for export paths (default: the built-in rules)")
     p.set_defaults(func=run)
 

@@ -33,8 +33,10 @@ def _inside_input(args: argparse.Namespace) -> Path | None:
 def run(args: argparse.Namespace) -> int:
     inside = _inside_input(args)
     if inside is not None:
-        err(f"npu-triage: {inside} lies inside the export folder {args.path}; nothing is ever written there "
-            "(choose an output outside it)")
+        err(
+            f"npu-triage: {inside} lies inside the export folder {args.path}; nothing is ever written there "
+            "(choose an output outside it)"
+        )
         return 2
     ingested = load_export(args.path)
     con = ingested.con
@@ -51,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         save_parquet(con, args.parquet)
         out.print(f"wrote Parquet tables to {args.parquet}", markup=False)
     if not usable:
-        err("npu-triage: nothing usable was found: no device task with a start time and a duration "
-            "could be read (problems above)")
+        err(
+            "npu-triage: nothing usable was found: no device task with a start time and a duration "
+            "could be read (problems above)"
+        )
         return 2
     return partial_input_code(ingested.problems, args.allow_partial, "the tables cover")

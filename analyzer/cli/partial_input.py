@@ -25,6 +25,8 @@ def partial_input_code(problems: list, allow_partial: bool, covered: str) -> int
     lost = sorted({p.file for p in problems if p.severity == "error"})
     if not lost or allow_partial:
         return 0
-    err(f"npu-triage: {covered} only what could be read: part of the input was lost "
-        f"({', '.join(lost)}); exit code 3 (use --allow-partial to exit 0)")
+    err(
+        f"npu-triage: {covered} only what could be read: part of the input was lost "
+        f"({', '.join(lost)}); exit code 3 (use --allow-partial to exit 0)"
+    )
     return 3

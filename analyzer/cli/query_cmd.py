@@ -15,7 +15,7 @@ from analyzer.runs.catalog import CatalogError, open_catalog, read_only_query
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("query", help="run read-only SQL over a catalog and print the rows")
     p.add_argument("catalog", type=Path, help="catalog DuckDB file")
-    p.add_argument("sql", help="one SQL query, e.g. \"SELECT code, count(*) FROM findings GROUP BY 1\"")
+    p.add_argument("sql", help='one SQL query, e.g. "SELECT code, count(*) FROM findings GROUP BY 1"')
     p.add_argument("--format", choices=("table", "csv", "json"), default="table")
     p.set_defaults(func=run)
 

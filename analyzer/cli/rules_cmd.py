@@ -16,9 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rules", help="list, show or check the rules")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     ls = actions.add_parser("list", help="every rule, one line each")
-    ls.add_argument(
-        "--markdown", action="store_true", help="Markdown table (the README's rules section)"
-    )
+    ls.add_argument("--markdown", action="store_true", help="Markdown table (the README's rules section)")
     show = actions.add_parser("show", help="the documentation of one rule")
     show.add_argument("name", help="rule name or code, e.g. mte-share-high or MEM001")
     check = actions.add_parser("check", help="validate every rule file (exit 1 on problems)")
@@ -43,9 +41,7 @@ def _check(args: argparse.Namespace) -> int:
         for problem in found:
             out.print(f"{path}: {problem}", markup=False)
     count = len(rule_files(folder))
-    out.print(
-        f"{count} rule file(s) checked, {sum(map(len, problems.values()))} problem(s)", markup=False
-    )
+    out.print(f"{count} rule file(s) checked, {sum(map(len, problems.values()))} problem(s)", markup=False)
     return 1 if problems else 0
 
 

@@ -43,10 +43,19 @@ def run(args: argparse.Namespace) -> int:
         table.add_column(name, overflow="fold")
     for r in rows:
         top = f"{r['top_code']} {r['top_severity']}: {r['top_title']} ({r['top_subject']})" if r["top_code"] else "-"
-        table.add_row(r["run_id"], r["path"], r["cann_version"] or "?", r["chip"] or "?", r["model_name"] or "",
-                      _fmt(r["batch_size"], "d"), _fmt(r["task_count"], "d"), _fmt(r["busy_ratio"], ".0%"),
-                      _fmt(None if r["step_time_p50_us"] is None else r["step_time_p50_us"] / 1000, ".2f"), top)
+        table.add_row(
+            r["run_id"],
+            r["path"],
+            r["cann_version"] or "?",
+            r["chip"] or "?",
+            r["model_name"] or "",
+            _fmt(r["batch_size"], "d"),
+            _fmt(r["task_count"], "d"),
+            _fmt(r["busy_ratio"], ".0%"),
+            _fmt(None if r["step_time_p50_us"] is None else r["step_time_p50_us"] / 1000, ".2f"),
+            top,
+        )
     out.print(table)
     if failures:
-        out.print(f"{failures} failure(s): npu-triage query {args.catalog} \"SELECT * FROM failures\"", markup=False)
+        out.print(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"', markup=False)
     return 0

@@ -35,8 +35,10 @@ def _type_samples(con, run_id: str) -> tuple[dict[str, np.ndarray], int]:
 
 
 def _launches(con, run_id: str) -> dict[str, int]:
-    return {r["op_type"]: r["launch_count"] for r in
-            _rows(con, "SELECT op_type, launch_count FROM op_type_stats WHERE run_id = $r", run_id)}
+    return {
+        r["op_type"]: r["launch_count"]
+        for r in _rows(con, "SELECT op_type, launch_count FROM op_type_stats WHERE run_id = $r", run_id)
+    }
 
 
 def _step_shift(con, base: str, new: str) -> tuple[Shift, str]:
@@ -46,13 +48,16 @@ def _step_shift(con, base: str, new: str) -> tuple[Shift, str]:
     if b and n:
         return compare_samples(np.array(b), np.array(n)), "steps"
     span = "SELECT span_us FROM run_metrics WHERE run_id = $r"
-    return compare_samples(np.array([_rows(con, span, base)[0]["span_us"]]),
-                           np.array([_rows(con, span, new)[0]["span_us"]])), "span"
+    return compare_samples(
+        np.array([_rows(con, span, base)[0]["span_us"]]), np.array([_rows(con, span, new)[0]["span_us"]])
+    ), "span"
 
 
 def _positions(con, run_id: str) -> list[Position]:
-    return [Position(r["ordinal"], r["op_type"], r["op_name_norm"], r["input_shapes"], r["dur_us_median"])
-            for r in _rows(con, "SELECT * FROM op_positions WHERE run_id = $r ORDER BY ordinal", run_id)]
+    return [
+        Position(r["ordinal"], r["op_type"], r["op_name_norm"], r["input_shapes"], r["dur_us_median"])
+        for r in _rows(con, "SELECT * FROM op_positions WHERE run_id = $r ORDER BY ordinal", run_id)
+    ]
 
 
 def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
@@ -66,30 +71,50 @@ def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
         elif t not in set(rename_of.values()):  # a rename's new type is covered by its old one
             keys.append((t, t if t in bs else None, t if t in ns else None))
     zeros_b, zeros_n = np.zeros(max(1, b_steps)), np.zeros(max(1, n_steps))
-    shifts = judge([compare_samples(bs.get(b, zeros_b) if b else zeros_b, ns.get(n, zeros_n) if n else zeros_n)
-                    for _, b, n in keys])
+    shifts = judge(
+        [
+            compare_samples(bs.get(b, zeros_b) if b else zeros_b, ns.get(n, zeros_n) if n else zeros_n)
+            for _, b, n in keys
+        ]
+    )
     out = []
     for (label, b, n), s in zip(keys, shifts, strict=True):
-        status = ("added" if b is None else "removed" if n is None else "renamed" if b != n
-                  else ("slower" if (s.rel_change or 0) > 0 else "faster") if s.significant else "unchanged")
+        status = (
+            "added"
+            if b is None
+            else "removed"
+            if n is None
+            else "renamed"
+            if b != n
+            else ("slower" if (s.rel_change or 0) > 0 else "faster")
+            if s.significant
+            else "unchanged"
+        )
         out.append(TypeDelta(label, status, s, s.new_median - s.base_median, bl.get(b, 0), nl.get(n, 0)))
     return sorted(out, key=lambda t: (-abs(t.delta_us), t.op_type))
 
 
 def _pipe_shares(con, base: str, new: str) -> dict[str, Shift]:
-    sql = ("SELECT " + ", ".join(f"{p}_time_us / core_time_us AS {p}" for p in PIPES)
-           + " FROM step_times WHERE run_id = $r AND core_time_us > 0 ORDER BY step_id")
+    sql = (
+        "SELECT "
+        + ", ".join(f"{p}_time_us / core_time_us AS {p}" for p in PIPES)
+        + " FROM step_times WHERE run_id = $r AND core_time_us > 0 ORDER BY step_id"
+    )
     b, n = _rows(con, sql, base), _rows(con, sql, new)
     if not b or not n:
         return {}
-    shifts = judge([compare_samples(np.array([r[p] or 0.0 for r in b]), np.array([r[p] or 0.0 for r in n]))
-                    for p in PIPES])
+    shifts = judge(
+        [compare_samples(np.array([r[p] or 0.0 for r in b]), np.array([r[p] or 0.0 for r in n])) for p in PIPES]
+    )
     return dict(zip(PIPES, shifts, strict=True))
 
 
 def _findings(con, run_id: str) -> dict[tuple, dict]:
-    rows = _rows(con, "SELECT code, rule, severity, title, subject, message FROM findings WHERE run_id = $r "
-                      "ORDER BY rank", run_id)
+    rows = _rows(
+        con,
+        "SELECT code, rule, severity, title, subject, message FROM findings WHERE run_id = $r ORDER BY rank",
+        run_id,
+    )
     return {(r["code"], r["subject"]): r for r in rows}
 
 
@@ -108,15 +133,35 @@ def diff_runs(con: duckdb.DuckDBPyConnection, base: str, new: str) -> RunDiff:
     if basis == "span":
         notes.append("no steps in one of the runs: the whole-run span is compared, without a noise estimate")
     return RunDiff(
-        _label(runs[base]), _label(runs[new]), runs[base], runs[new], step, basis,
-        tuple(_type_deltas(con, base, new, alignment.renames)), tuple(_op_deltas(alignment)),
-        tuple(_op_changes(alignment)), tuple(alignment.renames), _pipe_shares(con, base, new),
-        tuple(fn[k] for k in fn if k not in fb), tuple(fb[k] for k in fb if k not in fn), tuple(notes))
+        _label(runs[base]),
+        _label(runs[new]),
+        runs[base],
+        runs[new],
+        step,
+        basis,
+        tuple(_type_deltas(con, base, new, alignment.renames)),
+        tuple(_op_deltas(alignment)),
+        tuple(_op_changes(alignment)),
+        tuple(alignment.renames),
+        _pipe_shares(con, base, new),
+        tuple(fn[k] for k in fn if k not in fb),
+        tuple(fb[k] for k in fb if k not in fn),
+        tuple(notes),
+    )
 
 
 def _op_deltas(alignment) -> list[OpDelta]:
-    deltas = [OpDelta(b.ordinal, n.ordinal, b.op_type if b.op_type == n.op_type else f"{b.op_type} -> {n.op_type}",
-                      b.input_shapes, b.dur_us, n.dur_us) for b, n in alignment.pairs]
+    deltas = [
+        OpDelta(
+            b.ordinal,
+            n.ordinal,
+            b.op_type if b.op_type == n.op_type else f"{b.op_type} -> {n.op_type}",
+            b.input_shapes,
+            b.dur_us,
+            n.dur_us,
+        )
+        for b, n in alignment.pairs
+    ]
     deltas.sort(key=lambda d: (-abs((d.new_us or 0) - (d.base_us or 0)), d.base_ordinal))
     return deltas[:TOP_OP_DELTAS]
 

@@ -58,7 +58,7 @@ def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
     ranks = (np.bincount(inverse, weights=ranks) / counts)[inverse]  # average ranks of ties
     u = ranks[:n1].sum() - n1 * (n1 + 1) / 2
     n = n1 + n2
-    tie = (counts ** 3 - counts).sum() / (n * (n - 1)) if n > 1 else 0.0
+    tie = (counts**3 - counts).sum() / (n * (n - 1)) if n > 1 else 0.0
     sigma = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie))
     if sigma == 0:
         return 1.0
@@ -81,7 +81,7 @@ def t_quantile(p: float, df: int) -> float:
     (2.3, 1.96)
     """
     z = NormalDist().inv_cdf(p)
-    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
 def compare_samples(base: np.ndarray, new: np.ndarray) -> Shift:

@@ -31,13 +31,18 @@ def _split_catalog_spec(spec: str) -> tuple[Path, str] | None:
 def _from_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, run: str) -> str:
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
     try:
-        ids = [r[0] for r in con.execute(
-            "SELECT run_id FROM src.catalog_runs WHERE run_id = $q OR path = $q OR starts_with(run_id, $q) "
-            "ORDER BY run_id = $q DESC, path = $q DESC, run_id", {"q": run}).fetchall()]
+        ids = [
+            r[0]
+            for r in con.execute(
+                "SELECT run_id FROM src.catalog_runs WHERE run_id = $q OR path = $q OR starts_with(run_id, $q) "
+                "ORDER BY run_id = $q DESC, path = $q DESC, run_id",
+                {"q": run},
+            ).fetchall()
+        ]
         if not ids:
             raise IngestError(f"{catalog}: no run {run!r} (list them with `npu-triage runs {catalog}`)")
         exact = [i for i in ids if i == run]
-        if len(ids) > 1 and not exact and len({i.split('@')[0] for i in ids}) > 1:
+        if len(ids) > 1 and not exact and len({i.split("@")[0] for i in ids}) > 1:
             raise IngestError(f"{catalog}: {run!r} matches several runs: {', '.join(ids[:5])}")
         run_id = exact[0] if exact else ids[0]
         for name in PER_RUN_TABLES:
@@ -53,16 +58,20 @@ def _from_path(con: duckdb.DuckDBPyConnection, path: Path, settings: WorkSetting
     sources = discover(path)
     if not sources:
         raise IngestError(f"{path}: no Ascend profiling export found")
-    notes = [f"{path} holds {len(sources)} exports; the first ({sources[0].rel_path}) is compared"] \
-        if len(sources) > 1 else []
+    notes = (
+        [f"{path} holds {len(sources)} exports; the first ({sources[0].rel_path}) is compared"]
+        if len(sources) > 1
+        else []
+    )
     src = sources[0]
     tables = analyze_run(RunTask(str(src.root), str(path), source_fingerprint(src)), settings)
     if "failures" in tables:
         raise IngestError(f"{path}: {tables['failures'].column('message')[0].as_py()}")
     run_ids = tables["catalog_runs"].column("run_id").to_pylist()
     # The same export named twice (diff X X, a sweep listing it twice) has one run id: load it once.
-    loaded = con.execute("SELECT count(*) FROM catalog_runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
-                         [run_ids]).fetchall()[0][0]
+    loaded = con.execute(
+        "SELECT count(*) FROM catalog_runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids]
+    ).fetchall()[0][0]
     if not loaded:
         insert_tables(con, tables)
     if len(run_ids) > 1:

@@ -28,9 +28,7 @@ _FIELDS = (
 )
 
 
-def load_api_statistic(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_api_statistic(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read api_statistic files (all slices) into api_stats. Returns rows inserted."""
     return load_csv_table(
         con,

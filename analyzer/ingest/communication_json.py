@@ -170,9 +170,7 @@ def _parse(path: Path, ctx: ReadContext) -> dict | None:
     return doc
 
 
-def load_communication(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read communication.json files into comm_ops. Returns rows inserted."""
     rows: list[dict[str, object]] = []
     for path in paths:
@@ -190,9 +188,7 @@ def load_communication(
         con.unregister("_comm_ops_rows")
 
 
-def load_communication_matrix(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_communication_matrix(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Check that communication_matrix.json files parse; record them as read. Returns 0."""
     for path in paths:
         if _parse(path, ctx) is not None:

@@ -15,9 +15,7 @@ from analyzer.ingest.model import ReadContext
 from analyzer.ingest.op_statistic import STAT_FIELDS
 
 
-def load_communication_statistic(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_communication_statistic(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read communication_statistic files into op_stats (core_type 'COMMUNICATION')."""
     return load_csv_table(
         con,

@@ -56,16 +56,12 @@ def _long_sql(view: str, columns: list[str], core_header: str) -> str:
     )
 
 
-def _load(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, core_kind: str
-) -> int:
+def _load(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, core_kind: str) -> int:
     constants = {"core_kind": core_kind}
 
     def statement(path: Path, columns: list[str], _first_row: list[str]) -> str | None:
         core_header = next((h for h in _CORE_HEADERS if h in columns), None)
-        if core_header is None or not [
-            c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)
-        ]:
+        if core_header is None or not [c for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)]:
             ctx.report(
                 path,
                 "line 1",
@@ -79,15 +75,11 @@ def _load(
     return sum(f.rows for f in stream_csv(con, paths, ctx, statement, insert_params(ctx, constants)))
 
 
-def load_ai_core_utilization(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_ai_core_utilization(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read ai_core_utilization files into core_utilization (core_kind 'aic')."""
     return _load(con, paths, ctx, "aic")
 
 
-def load_ai_vector_core_utilization(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_ai_vector_core_utilization(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read ai_vector_core_utilization files into core_utilization (core_kind 'aiv')."""
     return _load(con, paths, ctx, "aiv")

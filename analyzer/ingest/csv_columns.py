@@ -88,15 +88,11 @@ def select_items(
         # NULL for an absent column, so that derived expressions always bind.
         items.append(chosen.get(target) or f"NULL AS {target}")
         if chosen.get(target) is None and any(f.required for f in group):
-            missing.append(
-                Field(target, tuple(h for f in group for h in f.headers), group[0].how, True)
-            )
+            missing.append(Field(target, tuple(h for f in group for h in f.headers), group[0].how, True))
     return items, missing
 
 
-def file_ns_anchor(
-    first_row: list[str], columns: list[str], fields: tuple[Field, ...]
-) -> Decimal | None:
+def file_ns_anchor(first_row: list[str], columns: list[str], fields: tuple[Field, ...]) -> Decimal | None:
     """Where the file's microsecond times (the ``ns`` fields) lie, from its first data row."""
     return ns_anchor(first_row, columns, [h for f in fields if f.how == "ns" for h in f.headers])
 

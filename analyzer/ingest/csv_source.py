@@ -36,8 +36,9 @@ def _head(path: Path, ctx: ReadContext) -> _Head | None:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}",
-                   "check the path and its permissions")
+        ctx.report(
+            path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions"
+        )
         return None
     if size == 0:
         ctx.report(path, "", "error", "empty file (0 bytes)", "the profiler wrote nothing here; re-export or ignore")
@@ -53,8 +54,13 @@ def _head(path: Path, ctx: ReadContext) -> _Head | None:
     except UnicodeDecodeError as exc:
         if exc.start >= len(head) - 4:
             return _Head(head, "utf-8")  # a multi-byte character cut by the 64 KiB window
-        ctx.report(path, f"byte {exc.start}", "warning", "not UTF-8 text; read as Latin-1",
-                   "re-save the file as UTF-8 if names look wrong")
+        ctx.report(
+            path,
+            f"byte {exc.start}",
+            "warning",
+            "not UTF-8 text; read as Latin-1",
+            "re-save the file as UTF-8 if names look wrong",
+        )
         return _Head(head, "latin-1")
 
 
@@ -181,8 +187,15 @@ def text_scan(parallel: bool, rejects: str = "", numbers: bool = False) -> str:
     )
 
 
-def _run_scan(con: duckdb.DuckDBPyConnection, statement: str, path: Path, encoding: str,
-              columns: dict[str, str], params: dict[str, object], parallel: bool) -> tuple[int, str]:
+def _run_scan(
+    con: duckdb.DuckDBPyConnection,
+    statement: str,
+    path: Path,
+    encoding: str,
+    columns: dict[str, str],
+    params: dict[str, object],
+    parallel: bool,
+) -> tuple[int, str]:
     """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
     rejects = f"_rej_{next(_counter)}"
     numbers = any(t != "VARCHAR" for t in columns.values())
@@ -192,8 +205,13 @@ def _run_scan(con: duckdb.DuckDBPyConnection, statement: str, path: Path, encodi
 
 
 def _read_numbers(
-    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
-    statement: str, params: dict[str, object], parallel: bool,
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    encoding: str,
+    columns: dict[str, str],
+    statement: str,
+    params: dict[str, object],
+    parallel: bool,
 ) -> tuple[int, str] | None:
     """Run ``statement`` over a scan typing the non-VARCHAR ``columns``, in a transaction that is
     kept only when no row was rejected. Returns (rows, rejects table), or None having changed
@@ -232,8 +250,14 @@ def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
 
 
 def _consume(
-    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
-    statement: str, params: dict[str, object], ctx: ReadContext, numeric: list[str],
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    encoding: str,
+    columns: dict[str, str],
+    statement: str,
+    params: dict[str, object],
+    ctx: ReadContext,
+    numeric: list[str],
 ) -> int | None:
     """Run ``statement`` over one file's scan; report rejected rows, an empty or cut file.
 
@@ -276,8 +300,14 @@ def _consume(
 
 
 def _read_text(
-    con: duckdb.DuckDBPyConnection, path: Path, encoding: str, columns: dict[str, str],
-    statement: str, params: dict[str, object], ctx: ReadContext, parallel: bool,
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    encoding: str,
+    columns: dict[str, str],
+    statement: str,
+    params: dict[str, object],
+    ctx: ReadContext,
+    parallel: bool,
 ) -> tuple[int, str] | None:
     """Run ``statement`` over the file's all-text scan: (rows, rejects table), or None having
     reported why the file cannot be read."""
@@ -311,13 +341,9 @@ def _ends_mid_row(path: Path) -> bool:
         return fh.read(1) not in (b"\n", b"\r")
 
 
-def _report_rejects(
-    con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ctx: ReadContext
-) -> None:
+def _report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: str, ctx: ReadContext) -> None:
     try:
-        rows = con.execute(
-            f"SELECT line, error_type, error_message FROM {rejects} ORDER BY line LIMIT 20"
-        ).fetchall()
+        rows = con.execute(f"SELECT line, error_type, error_message FROM {rejects} ORDER BY line LIMIT 20").fetchall()
         total = con.execute(f"SELECT count(*) FROM {rejects}").fetchall()[0][0]
     except duckdb.Error:
         return

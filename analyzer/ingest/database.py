@@ -73,8 +73,10 @@ def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str
         con.execute("BEGIN TRANSACTION")
         for name in TABLES:
             con.execute(f"DELETE FROM target.{name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
-            con.execute(f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} "
-                        f"WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+            con.execute(
+                f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                [run_ids],
+            )
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

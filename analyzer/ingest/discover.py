@@ -158,6 +158,16 @@ def discover(path: Path) -> list[ExportSource]:
     for source, (sid, rel) in zip(found, ids, strict=True):
         if counts[sid] > 1:
             sid = f"{sid}-{hashlib.sha1(rel.encode()).hexdigest()[:6]}"
-        out.append(ExportSource(sid, source.root, rel, source.producer, source.export_type,
-                                source.layout, source.files, source.metadata_files))
+        out.append(
+            ExportSource(
+                sid,
+                source.root,
+                rel,
+                source.producer,
+                source.export_type,
+                source.layout,
+                source.files,
+                source.metadata_files,
+            )
+        )
     return out

@@ -16,17 +16,17 @@ from analyzer.ingest.step_windows import merge_step_markers
 # Which collection setting collects which metric family (said in runs.not_collected and in skips).
 SETTINGS = {
     "pmu": "PMU pipeline metrics (torch_npu: experimental_config profiler_level=Level1 or Level2 with "
-           "aic_metrics=AiCMetrics.PipeUtilization; msprof: --task-time=l1 --aic-mode=task-based "
-           "--aic-metrics=PipeUtilization)",
+    "aic_metrics=AiCMetrics.PipeUtilization; msprof: --task-time=l1 --aic-mode=task-based "
+    "--aic-metrics=PipeUtilization)",
     "op_types": "operator types (torch_npu: profiler_level=Level1; msprof: --task-time=l1)",
     "steps": "step boundaries (torch_npu: a schedule with active steps and prof.step() each step)",
     "communication": "communication analysis (multi-card run with profiler_level=Level1 or Level2)",
     "hbm": "HBM bandwidth (torch_npu: sys_hardware_mem_freq / Level with memory; msprof: --sys-hardware-mem=on)",
     "timeline": "timeline (torch_npu: export_type text; msprof: --export=on)",
     "aicore_freq": "AI Core frequency counter (torch_npu: the timeline's 'AI Core Freq' track, Level1 or Level2 "
-                   "with export_type text; msprof: --sys-hardware-mem=on with --export=on)",
+    "with export_type text; msprof: --sys-hardware-mem=on with --export=on)",
     "chip": "the chip's AI Core count (msprof: device_N/info.json; torch_npu DB exports: NPU_INFO; "
-            "torch_npu text exports do not record it)",
+    "torch_npu text exports do not record it)",
 }
 
 
@@ -45,11 +45,18 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
         return
     untimed = _count(con, "ops", ctx.run_id)
     if untimed:
-        con.execute(f"DELETE FROM {numbered_rows.ROWS['ops']} WHERE run_no = {numbered_rows.run_no_sql('$r')}",
-                    {"r": ctx.run_id})
-        ctx.report("", "", "warning", f"none of the {untimed} kernel_details / op_summary rows has a usable start "
-                   "time and duration: ops come from the timeline's device tasks instead",
-                   "see the problems reported on that file")
+        con.execute(
+            f"DELETE FROM {numbered_rows.ROWS['ops']} WHERE run_no = {numbered_rows.run_no_sql('$r')}",
+            {"r": ctx.run_id},
+        )
+        ctx.report(
+            "",
+            "",
+            "warning",
+            f"none of the {untimed} kernel_details / op_summary rows has a usable start "
+            "time and duration: ops come from the timeline's device tasks instead",
+            "see the problems reported on that file",
+        )
     into, run = numbered_rows.target("ops")
     con.execute(
         f"INSERT INTO {into} BY NAME SELECT {run}, device_id, stream_id, task_id, name AS op_name, task_type, "
@@ -57,8 +64,14 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
         {"run_id": ctx.run_id},
     )
     if not untimed:
-        ctx.report("", "", "info", "no kernel_details / op_summary: ops come from the timeline's device tasks "
-                   "(no operator types, shapes or PMU metrics)", SETTINGS["op_types"])
+        ctx.report(
+            "",
+            "",
+            "info",
+            "no kernel_details / op_summary: ops come from the timeline's device tasks "
+            "(no operator types, shapes or PMU metrics)",
+            SETTINGS["op_types"],
+        )
 
 
 def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
@@ -107,8 +120,9 @@ _PRESENCE = {
 
 
 def _presence(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, bool]:
-    items = ", ".join(f"EXISTS (SELECT 1 FROM {table} WHERE run_id = $r AND {where})"
-                      for table, where in _PRESENCE.values())
+    items = ", ".join(
+        f"EXISTS (SELECT 1 FROM {table} WHERE run_id = $r AND {where})" for table, where in _PRESENCE.values()
+    )
     row = con.execute(f"SELECT {items}", {"r": run_id}).fetchall()[0]
     return dict(zip(_PRESENCE, row, strict=True))
 
@@ -127,9 +141,12 @@ def _not_collected(has: dict[str, bool]) -> list[str]:
 
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
     """One run per device: with several devices, rows get run ids '<id>/dev<N>'."""
-    devices = [r[0] for r in con.execute(
-        "SELECT DISTINCT device_id FROM ops WHERE run_id = ? AND device_id IS NOT NULL ORDER BY 1", [run_id]
-    ).fetchall()]
+    devices = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT device_id FROM ops WHERE run_id = ? AND device_id IS NOT NULL ORDER BY 1", [run_id]
+        ).fetchall()
+    ]
     if len(devices) <= 1:
         return [(run_id, devices[0] if devices else None)]
     for name, table in TABLES.items():
@@ -138,12 +155,17 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
         if name in numbered_rows.ROWS:
             numbered_rows.split_devices(con, name, run_id, devices)
             continue
-        con.execute(f"UPDATE {name} SET run_id = run_id || '/dev' || device_id "
-                    f"WHERE run_id = ? AND device_id IS NOT NULL", [run_id])
+        con.execute(
+            f"UPDATE {name} SET run_id = run_id || '/dev' || device_id WHERE run_id = ? AND device_id IS NOT NULL",
+            [run_id],
+        )
         # Rows that name no device (host APIs, a timeline without device ids) belong to every device's run.
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
-                    f"CROSS JOIN (SELECT ? || '/dev' || unnest(?::INTEGER[]) AS run_id) d "
-                    f"WHERE {name}.run_id = ?", [run_id, devices, run_id])
+        con.execute(
+            f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
+            f"CROSS JOIN (SELECT ? || '/dev' || unnest(?::INTEGER[]) AS run_id) d "
+            f"WHERE {name}.run_id = ?",
+            [run_id, devices, run_id],
+        )
         con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
     return [(f"{run_id}/dev{d}", d) for d in devices]
 
@@ -181,13 +203,31 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
             "$aic AS aic_metrics, $mode AS aic_mode, $pmu AS pmu_collected, $nc AS not_collected, "
             "$files AS files, count(*) AS task_count, min(start_ns) AS start_ns, max(end_ns) AS end_ns, "
             "$model AS model_name, $bs AS batch_size, $fp AS fingerprint FROM ops WHERE run_id = $rid",
-            {"rid": rid, "path": src.rel_path, "producer": src.producer, "etype": src.export_type,
-             "layout": src.layout, "dev": device, "rank": meta.rank_id, "cann": meta.cann_version,
-             "tnpu": meta.torch_npu_version, "chip": meta.chip, "cores": meta.ai_core_count,
-             "level": meta.profiler_level, "aic": aic_metrics, "mode": meta.aic_mode, "pmu": pmu,
-             "nc": not_collected, "files": sorted(ctx.files_read), "model": meta.model_name,
-             "bs": meta.batch_size, "fp": fingerprint},
+            {
+                "rid": rid,
+                "path": src.rel_path,
+                "producer": src.producer,
+                "etype": src.export_type,
+                "layout": src.layout,
+                "dev": device,
+                "rank": meta.rank_id,
+                "cann": meta.cann_version,
+                "tnpu": meta.torch_npu_version,
+                "chip": meta.chip,
+                "cores": meta.ai_core_count,
+                "level": meta.profiler_level,
+                "aic": aic_metrics,
+                "mode": meta.aic_mode,
+                "pmu": pmu,
+                "nc": not_collected,
+                "files": sorted(ctx.files_read),
+                "model": meta.model_name,
+                "bs": meta.batch_size,
+                "fp": fingerprint,
+            },
         )
     for p in ctx.problems:
-        con.execute("INSERT INTO ingest_problems VALUES (?, ?, ?, ?, ?, ?)",
-                    [run_id, p.file, p.location, p.severity, p.problem, p.hint])
+        con.execute(
+            "INSERT INTO ingest_problems VALUES (?, ?, ?, ?, ?, ?)",
+            [run_id, p.file, p.location, p.severity, p.problem, p.hint],
+        )

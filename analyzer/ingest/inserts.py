@@ -10,9 +10,7 @@ from analyzer.ingest import numbered_rows
 from analyzer.ingest.model import ReadContext
 
 
-def insert_params(
-    ctx: ReadContext, constants: Mapping[str, object] | None = None
-) -> dict[str, object]:
+def insert_params(ctx: ReadContext, constants: Mapping[str, object] | None = None) -> dict[str, object]:
     """The parameters of ``insert_sql``: the run id and the constants, in order."""
     return {
         "run_id": ctx.run_id,

@@ -55,8 +55,13 @@ def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource, left_out_
     return ctx
 
 
-def _run_readers(con: duckdb.DuckDBPyConnection, source: ExportSource, kinds: list[str],
-                 beside: list[str], parts: dict[str, ReadContext]) -> None:
+def _run_readers(
+    con: duckdb.DuckDBPyConnection,
+    source: ExportSource,
+    kinds: list[str],
+    beside: list[str],
+    parts: dict[str, ReadContext],
+) -> None:
     """Run the readers of ``kinds``: those of ``beside`` on a side connection, the others on ``con``
     meanwhile, then the tail of a timeline file cut in two (``timeline_tail``)."""
     # One file is one single-threaded parse (unless cut in two or in pieces); slices parse in parallel.
@@ -69,8 +74,7 @@ def _run_readers(con: duckdb.DuckDBPyConnection, source: ExportSource, kinds: li
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             with _one_thread_per_query(con, bool(single_files) and not in_pieces):
-                running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind])
-                           for kind in beside]
+                running = [pool.submit(_read_beside, con, kind, source.files[kind], parts[kind]) for kind in beside]
                 try:
                     for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in order
                         if kind not in beside:
@@ -97,8 +101,9 @@ def _parsed_in_pieces(con: duckdb.DuckDBPyConnection, single_files: list[Path]) 
     return any(splits_in_parallel(path, threads, limit) for path in single_files)
 
 
-def _plan_handoff(source: ExportSource, kinds: list[str], beside: list[str],
-                  single_files: list[Path]) -> TailHandoff | None:
+def _plan_handoff(
+    source: ExportSource, kinds: list[str], beside: list[str], single_files: list[Path]
+) -> TailHandoff | None:
     """A lone timeline file read beside the CSVs, cut in two so that the main thread parses its
     tail once the CSVs are in (``timeline_tail``); None when there is no such file or no cut.
 
@@ -148,8 +153,18 @@ def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path
         reader(con, paths, ctx)
     except duckdb.OutOfMemoryException:
         raise  # not the file's fault: the command is run again with more memory (cli/__init__.py)
-    except (duckdb.Error, OSError, ValueError, KeyError, TypeError, IndexError, RecursionError,
-            UnicodeError, MemoryError, OverflowError) as exc:
+    except (
+        duckdb.Error,
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        RecursionError,
+        UnicodeError,
+        MemoryError,
+        OverflowError,
+    ) as exc:
         first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         ctx.report(paths[0], "", "error", f"could not be read: {first}", "the file is skipped; the rest is used")
 
@@ -158,13 +173,18 @@ def usable_run_ids(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[s
     """The runs holding at least one device task with a start time and a duration (what analyses need)."""
     rows = con.execute(
         "SELECT DISTINCT run_id FROM ops WHERE run_id IN (SELECT unnest(?::VARCHAR[])) "
-        "AND start_ns IS NOT NULL AND dur_us IS NOT NULL ORDER BY run_id", [run_ids]).fetchall()
+        "AND start_ns IS NOT NULL AND dur_us IS NOT NULL ORDER BY run_id",
+        [run_ids],
+    ).fetchall()
     return [r[0] for r in rows]
 
 
-def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
-                progress: Callable[[ExportSource], None] | None = None,
-                left_out_kinds: frozenset[str] = frozenset()) -> Ingested:
+def load_export(
+    path: Path | str,
+    con: duckdb.DuckDBPyConnection | None = None,
+    progress: Callable[[ExportSource], None] | None = None,
+    left_out_kinds: frozenset[str] = frozenset(),
+) -> Ingested:
     """Discover and read every export under ``path``.
 
     Timeline events of ``left_out_kinds`` are not stored: for a caller that never reads them (a
@@ -193,7 +213,8 @@ def load_export(path: Path | str, con: duckdb.DuckDBPyConnection | None = None,
         ctx = _read_source(con, source, left_out_kinds)
         result.problems.extend(ctx.problems)
         result.run_ids.extend(
-            r[0] for r in con.execute(
+            r[0]
+            for r in con.execute(
                 "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
                 [source.source_id, source.source_id + "/dev%"],
             ).fetchall()

@@ -51,9 +51,7 @@ _NPU_MEM = (
 )
 
 
-def load_memory_record(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_memory_record(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read memory_record files into memory_records (source 'memory_record')."""
     return load_csv_table(
         con,
@@ -66,9 +64,7 @@ def load_memory_record(
     )
 
 
-def load_npu_module_mem(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_npu_module_mem(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read npu_module_mem files into memory_records (source 'npu_module_mem')."""
     reserved = "CASE WHEN reserved_mb >= 0 THEN reserved_mb END"  # -1 (KB or MB) is 'unknown'
     return load_csv_table(

@@ -86,8 +86,9 @@ class ReadContext:
 
     def part(self, scan_serially: bool = False) -> ReadContext:
         """An empty context for one reader of the same export (readers may run at the same time)."""
-        return ReadContext(run_id=self.run_id, source=self.source, scan_serially=scan_serially,
-                           left_out_kinds=self.left_out_kinds)
+        return ReadContext(
+            run_id=self.run_id, source=self.source, scan_serially=scan_serially, left_out_kinds=self.left_out_kinds
+        )
 
     def absorb(self, part: ReadContext) -> None:
         """Take over what a reader's part context recorded (problems, files read, facts)."""

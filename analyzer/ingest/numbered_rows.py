@@ -41,8 +41,9 @@ def create(con: duckdb.DuckDBPyConnection, table: str) -> None:
     shown = ", ".join("k.run_id" if c.name == "run_id" else f"t.{c.name}" for c in documented.columns)
     con.execute(f"CREATE TABLE IF NOT EXISTS {KEYS} (run_no UINTEGER PRIMARY KEY, run_id VARCHAR NOT NULL UNIQUE)")
     con.execute(stored.ddl(ROWS[table]))
-    con.execute(f"CREATE VIEW IF NOT EXISTS {table} AS SELECT {shown} "
-                f"FROM {ROWS[table]} t JOIN {KEYS} k ON k.run_no = t.run_no")
+    con.execute(
+        f"CREATE VIEW IF NOT EXISTS {table} AS SELECT {shown} FROM {ROWS[table]} t JOIN {KEYS} k ON k.run_no = t.run_no"
+    )
 
 
 def run_no_sql(run_id_sql: str) -> str:
@@ -93,9 +94,13 @@ def split_devices(con: duckdb.DuckDBPyConnection, table: str, run_id: str, devic
     device to its run, rows naming none (host APIs, a timeline without device ids) to every run of
     ``devices``."""
     rows, old = ROWS[table], run_no_sql("$r")
-    register_all(con, f"SELECT $r || '/dev' || device_id AS run_id FROM {rows} "
-                      f"WHERE run_no = {old} AND device_id IS NOT NULL "
-                      f"UNION ALL SELECT $r || '/dev' || unnest($d::INTEGER[])", {"r": run_id, "d": devices})
+    register_all(
+        con,
+        f"SELECT $r || '/dev' || device_id AS run_id FROM {rows} "
+        f"WHERE run_no = {old} AND device_id IS NOT NULL "
+        f"UNION ALL SELECT $r || '/dev' || unnest($d::INTEGER[])",
+        {"r": run_id, "d": devices},
+    )
     con.execute(
         f"UPDATE {rows} SET run_no = k.run_no FROM {KEYS} k WHERE {rows}.run_no = {old} "
         f"AND {rows}.device_id IS NOT NULL AND k.run_id = $r || '/dev' || {rows}.device_id",

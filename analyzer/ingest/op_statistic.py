@@ -28,9 +28,7 @@ STAT_FIELDS = (
 _FIELDS = (*STAT_FIELDS, Field("core_type", ("Core Type",), "text", required=True))
 
 
-def load_op_statistic(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_op_statistic(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read op_statistic files (all slices) into op_stats. Returns rows inserted."""
     return load_csv_table(
         con,

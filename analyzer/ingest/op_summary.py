@@ -49,9 +49,7 @@ _NON_METRIC = {h for headers, _ in _IDENTITY.values() for h in headers} | {"Mode
 REQUIRED = ("op_name", "start_ns", "dur_us")
 
 
-def _select_list(
-    columns: list[str], anchor_us: Decimal | None = None
-) -> tuple[list[str], list[str]]:
+def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[list[str], list[str]]:
     """SELECT items for the ops columns present (and NULL for the pipeline inputs absent, so that the
     derived columns always bind), and the normalized names of missing required ones. ``anchor_us``:
     where the start times lie (``csv_anchor``)."""
@@ -78,8 +76,9 @@ def _select_list(
     if extras:
         keys = ", ".join(f"'{k}'" for k, _ in extras)
         vals = ", ".join(e for _, e in extras)
-        items.append(f"map_from_entries(list_filter(list_zip([{keys}], [{vals}]), lambda x: x[2] IS NOT NULL)) "
-                     f"AS extra_metrics")
+        items.append(
+            f"map_from_entries(list_filter(list_zip([{keys}], [{vals}]), lambda x: x[2] IS NOT NULL)) AS extra_metrics"
+        )
     items += [f"NULL::DOUBLE AS {name}" for name in INPUTS if name not in found]
     missing = [r for r in REQUIRED if r not in found]
     return items, missing
@@ -102,15 +101,21 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
         anchor_us = ns_anchor(first_row, columns, list(_IDENTITY["start_ns"][0]))
         items, missing = _select_list(columns, anchor_us)
         if missing:
-            ctx.report(path, "line 1", "error",
-                       f"header lacks required columns for {', '.join(missing)}",
-                       "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))")
+            ctx.report(
+                path,
+                "line 1",
+                "error",
+                f"header lacks required columns for {', '.join(missing)}",
+                "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))",
+            )
             return None
         _report_repeated_columns(path, columns, ctx)
         into, run = numbered_rows.target("ops")
-        return (f"INSERT INTO {into} BY NAME SELECT {run}, *, "
-                f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
-                f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})")
+        return (
+            f"INSERT INTO {into} BY NAME SELECT {run}, *, "
+            f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
+            f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})"
+        )
 
     numbered_rows.register(con, ctx.run_id)
     files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, numeric_columns)
@@ -136,8 +141,7 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
             path,
             "",
             "warning",
-            f"{bad} rows have no usable start time or duration; they are kept "
-            "in ops but left out of timing analyses",
+            f"{bad} rows have no usable start time or duration; they are kept in ops but left out of timing analyses",
             "check for truncated or hand-edited rows",
         )
     if neg:
@@ -190,7 +194,8 @@ def _report_ns_start_times(con: duckdb.DuckDBPyConnection, file: StreamedFile, c
     if start is None:
         return
     count, smallest = select_text(
-        con, file,
+        con,
+        file,
         f"SELECT count(*), min(x) FROM (SELECT TRY_CAST({v.text(start)} AS DOUBLE) AS x FROM {{scan}}) "
         f"WHERE x > {_MAX_EPOCH_US}",
     )

@@ -30,9 +30,7 @@ _FIELDS = (
 )
 
 
-def load_operator_memory(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_operator_memory(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read operator_memory files into op_memory. Returns rows inserted."""
     return load_csv_table(
         con,

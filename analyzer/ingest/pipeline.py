@@ -23,12 +23,16 @@ _AIC_MTE = f"greatest({_pipe('aic', 'mte1', _AIC)}, {_pipe('aic', 'mte2', _AIC)}
 _AIV_MTE = f"greatest({_pipe('aiv', 'mte2', _AIV)}, {_pipe('aiv', 'mte3', _AIV)})"
 
 _CORE = f"(CASE WHEN {_AIC} IS NULL AND {_AIV} IS NULL THEN NULL ELSE coalesce({_AIC}, 0) + coalesce({_AIV}, 0) END)"
-_MTE = (f"(CASE WHEN {_AIC_MTE} IS NULL AND {_AIV_MTE} IS NULL THEN NULL "
-        f"ELSE coalesce({_AIC_MTE}, 0) + coalesce({_AIV_MTE}, 0) END)")
+_MTE = (
+    f"(CASE WHEN {_AIC_MTE} IS NULL AND {_AIV_MTE} IS NULL THEN NULL "
+    f"ELSE coalesce({_AIC_MTE}, 0) + coalesce({_AIV_MTE}, 0) END)"
+)
 _CUBE = _pipe("aic", "mac", _AIC)
 _VECTOR = _pipe("aiv", "vec", _AIV)
-_SCALAR = (f"(CASE WHEN {_pipe('aic', 'scalar', _AIC)} IS NULL AND {_pipe('aiv', 'scalar', _AIV)} IS NULL THEN NULL "
-           f"ELSE coalesce({_pipe('aic', 'scalar', _AIC)}, 0) + coalesce({_pipe('aiv', 'scalar', _AIV)}, 0) END)")
+_SCALAR = (
+    f"(CASE WHEN {_pipe('aic', 'scalar', _AIC)} IS NULL AND {_pipe('aiv', 'scalar', _AIV)} IS NULL THEN NULL "
+    f"ELSE coalesce({_pipe('aic', 'scalar', _AIC)}, 0) + coalesce({_pipe('aiv', 'scalar', _AIV)}, 0) END)"
+)
 _PIPES = f"[coalesce({_CUBE}, 0), coalesce({_VECTOR}, 0), coalesce({_SCALAR}, 0), coalesce({_MTE}, 0)]"
 
 _DERIVED = {

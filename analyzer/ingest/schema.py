@@ -44,8 +44,9 @@ def _c(name: str, type_: str, unit: str, doc: str) -> Column:
     return Column(name, type_, unit, doc)
 
 
-_RUN_ID = _c("run_id", "VARCHAR", "",
-             "Stable id of the run (export folder name, plus device when one export holds several).")
+_RUN_ID = _c(
+    "run_id", "VARCHAR", "", "Stable id of the run (export folder name, plus device when one export holds several)."
+)
 _DEVICE = _c("device_id", "INTEGER", "", "NPU device id; NULL when the export does not say.")
 _STEP = _c("step_id", "BIGINT", "", "Training step / iteration id; NULL when no step schedule was used.")
 
@@ -86,19 +87,31 @@ _PIPE_COLUMNS = (
 
 # Derived once at ingest so that every rule shares one definition.
 _DERIVED_PIPE_COLUMNS = (
-    _c("core_time_us", "DOUBLE", "us",
-       "Core busy time of the task: aicore_time_us + aiv_time_us (NULL when no PMU data was collected)."),
-    _c("mte_time_us", "DOUBLE", "us",
-       "Memory-transfer time: per core kind, the busiest MTE pipe (max of MTE1/MTE2/MTE3 time, since "
-       "the pipes run concurrently), summed over cube and vector cores. Same definition for AI_CORE, "
-       "AI_VECTOR_CORE and MIX tasks."),
+    _c(
+        "core_time_us",
+        "DOUBLE",
+        "us",
+        "Core busy time of the task: aicore_time_us + aiv_time_us (NULL when no PMU data was collected).",
+    ),
+    _c(
+        "mte_time_us",
+        "DOUBLE",
+        "us",
+        "Memory-transfer time: per core kind, the busiest MTE pipe (max of MTE1/MTE2/MTE3 time, since "
+        "the pipes run concurrently), summed over cube and vector cores. Same definition for AI_CORE, "
+        "AI_VECTOR_CORE and MIX tasks.",
+    ),
     _c("cube_time_us", "DOUBLE", "us", "Cube (MAC) pipe time, aic_mac_time_us."),
     _c("vector_time_us", "DOUBLE", "us", "Vector pipe time, aiv_vec_time_us."),
     _c("scalar_time_us", "DOUBLE", "us", "Scalar pipe time, summed over cube and vector cores."),
     _c("mte_ratio", "DOUBLE", "ratio", "mte_time_us / core_time_us: the task's MTE share of core time."),
-    _c("pipeline_bound", "VARCHAR", "",
-       "Pipe with the largest time among cube, vector, scalar and mte ('cube', 'vector', 'scalar', "
-       "'mte'); NULL without PMU data."),
+    _c(
+        "pipeline_bound",
+        "VARCHAR",
+        "",
+        "Pipe with the largest time among cube, vector, scalar and mte ('cube', 'vector', 'scalar', "
+        "'mte'); NULL without PMU data.",
+    ),
 )
 
 TABLES: dict[str, Table] = {}
@@ -115,8 +128,12 @@ _table(
     _c("source_path", "VARCHAR", "", "Export folder, relative to the path the user gave."),
     _c("producer", "VARCHAR", "", "'torch_npu', 'mindspore', 'msprof' or 'unknown'."),
     _c("export_type", "VARCHAR", "", "'text' (CSV/JSON) or 'db' (SQLite)."),
-    _c("layout", "VARCHAR", "",
-       "Folder layout: 'ascend_profiler_output', 'mindstudio_profiler_output', 'msprof_db', 'bare_csv'."),
+    _c(
+        "layout",
+        "VARCHAR",
+        "",
+        "Folder layout: 'ascend_profiler_output', 'mindstudio_profiler_output', 'msprof_db', 'bare_csv'.",
+    ),
     _DEVICE,
     _c("rank_id", "INTEGER", "", "Distributed rank, from profiler_info_{rank}.json."),
     _c("cann_version", "VARCHAR", "", "CANN version where the export records it."),
@@ -124,13 +141,21 @@ _table(
     _c("chip", "VARCHAR", "", "Chip name (NPU_INFO / info.json), e.g. 'Ascend910B'."),
     _c("ai_core_count", "INTEGER", "", "AI Core count of the chip where known."),
     _c("profiler_level", "VARCHAR", "", "torch_npu profiler level: 'Level0', 'Level1', 'Level2', 'Level_none'."),
-    _c("aic_metrics", "VARCHAR", "",
-       "AI Core metric set, normalized: 'PipeUtilization', 'ArithmeticUtilization', 'Memory', 'MemoryL0', "
-       "'MemoryUB', 'ResourceConflictRatio', 'L2Cache', 'MemoryAccess'; NULL when none."),
+    _c(
+        "aic_metrics",
+        "VARCHAR",
+        "",
+        "AI Core metric set, normalized: 'PipeUtilization', 'ArithmeticUtilization', 'Memory', 'MemoryL0', "
+        "'MemoryUB', 'ResourceConflictRatio', 'L2Cache', 'MemoryAccess'; NULL when none.",
+    ),
     _c("aic_mode", "VARCHAR", "", "'task-based' or 'sample-based'."),
     _c("pmu_collected", "BOOLEAN", "", "Whether per-task PMU pipeline columns are present."),
-    _c("not_collected", "VARCHAR[]", "",
-       "Metric families absent from this export, each as 'family: setting that collects it'."),
+    _c(
+        "not_collected",
+        "VARCHAR[]",
+        "",
+        "Metric families absent from this export, each as 'family: setting that collects it'.",
+    ),
     _c("files", "VARCHAR[]", "", "Files read for this run, relative to the export folder."),
     _c("task_count", "BIGINT", "count", "Rows in ops for this run."),
     _c("start_ns", "BIGINT", "ns", "First device task start."),
@@ -155,8 +180,12 @@ _table(
     _c("context_id", "BIGINT", "", "Sub-task (FFTS+/MIX) context id."),
     _c("op_name", "VARCHAR", "", "Operator instance name."),
     _c("op_type", "VARCHAR", "", "Operator type (e.g. 'MatMulV2'); NULL when not recorded."),
-    _c("task_type", "VARCHAR", "",
-       "Core / task type: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, MIX_AIV, COMMUNICATION, ..."),
+    _c(
+        "task_type",
+        "VARCHAR",
+        "",
+        "Core / task type: AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, MIX_AIV, COMMUNICATION, ...",
+    ),
     _c("op_state", "VARCHAR", "", "'dynamic' or 'static'; NULL when not recorded."),
     _c("start_ns", "BIGINT", "ns", "Task start, exact (the export's decimal microseconds x 1000)."),
     _c("dur_us", "DOUBLE", "us", "Task duration."),
@@ -173,9 +202,13 @@ _table(
     _c("output_formats", "VARCHAR", "", "Output formats."),
     *_PIPE_COLUMNS,
     *_DERIVED_PIPE_COLUMNS,
-    _c("extra_metrics", "MAP(VARCHAR, DOUBLE)", "",
-       "Every other PMU column (ArithmeticUtilization, Memory, MemoryL0, L2Cache, ...), keyed by its "
-       "normalized name with the unit in it (e.g. 'aic_l0a_read_bw_gb_per_s', 'aic_cube_fops')."),
+    _c(
+        "extra_metrics",
+        "MAP(VARCHAR, DOUBLE)",
+        "",
+        "Every other PMU column (ArithmeticUtilization, Memory, MemoryL0, L2Cache, ...), keyed by its "
+        "normalized name with the unit in it (e.g. 'aic_l0a_read_bw_gb_per_s', 'aic_cube_fops').",
+    ),
 )
 
 _table(
@@ -242,9 +275,13 @@ _table(
     "'overlap' rows when no rule reads this table (no built-in rule does; rule_engine/timeline_use.py).",
     _RUN_ID,
     _DEVICE,
-    _c("kind", "VARCHAR", "",
-       "'host_api' (CANN), 'framework_op' (Python / PYTORCH_API), 'device_task' (Ascend Hardware / TASK), "
-       "'communication' (HCCL), 'overlap' (Overlap Analysis), 'flow' (s/f arrows), 'step_marker', 'other'."),
+    _c(
+        "kind",
+        "VARCHAR",
+        "",
+        "'host_api' (CANN), 'framework_op' (Python / PYTORCH_API), 'device_task' (Ascend Hardware / TASK), "
+        "'communication' (HCCL), 'overlap' (Overlap Analysis), 'flow' (s/f arrows), 'step_marker', 'other'.",
+    ),
     _c("process", "VARCHAR", "", "Track group (the timeline's process_name)."),
     _c("thread_id", "BIGINT", "", "Thread id, stream id or plane id, by process."),
     _c("thread_name", "VARCHAR", "", "Thread / track name."),
@@ -266,16 +303,28 @@ _table(
     "Counter time series: HBM and DDR bandwidth, LLC, NPU memory, AI Core frequency and utilisation, ...",
     _RUN_ID,
     _DEVICE,
-    _c("counter", "VARCHAR", "",
-       "Normalized counter: 'hbm_read', 'hbm_write', 'ddr_read', 'ddr_write', 'llc_read_throughput', "
-       "'llc_write_throughput', 'llc_hit_rate', 'npu_mem_app', 'npu_mem_device', 'aicore_freq', "
-       "'aicore_utilization', 'aivector_utilization', or 'other:<raw name>'."),
-    _c("instance", "VARCHAR", "",
-       "Unit or memory kind the series belongs to (HBM id, 'DDR', 'HBM', core id, 'Average')."),
+    _c(
+        "counter",
+        "VARCHAR",
+        "",
+        "Normalized counter: 'hbm_read', 'hbm_write', 'ddr_read', 'ddr_write', 'llc_read_throughput', "
+        "'llc_write_throughput', 'llc_hit_rate', 'npu_mem_app', 'npu_mem_device', 'aicore_freq', "
+        "'aicore_utilization', 'aivector_utilization', or 'other:<raw name>'.",
+    ),
+    _c(
+        "instance",
+        "VARCHAR",
+        "",
+        "Unit or memory kind the series belongs to (HBM id, 'DDR', 'HBM', core id, 'Average').",
+    ),
     _c("ts_ns", "BIGINT", "ns", "Sample time."),
     _c("value", "DOUBLE", "see unit", "Sample value, in the row's unit."),
-    _c("unit", "VARCHAR", "",
-       "Unit of value: 'MB/s' for bandwidth (DB bytes/s converted), 'KB' for memory, 'MHz', '%', 'ratio'."),
+    _c(
+        "unit",
+        "VARCHAR",
+        "",
+        "Unit of value: 'MB/s' for bandwidth (DB bytes/s converted), 'KB' for memory, 'MHz', '%', 'ratio'.",
+    ),
 )
 
 _table(
@@ -370,8 +419,13 @@ _table(
     _RUN_ID,
     _c("file", "VARCHAR", "", "File, relative to the export folder."),
     _c("location", "VARCHAR", "", "Where in the file: 'line 12', 'byte 4096', 'table TASK', or ''."),
-    _c("severity", "VARCHAR", "", "'error' (data lost: a file, a table or the end of a truncated file could not be "
-       "read; diagnose then exits 3), 'warning' (rows skipped or values doubtful), 'info'."),
+    _c(
+        "severity",
+        "VARCHAR",
+        "",
+        "'error' (data lost: a file, a table or the end of a truncated file could not be "
+        "read; diagnose then exits 3), 'warning' (rows skipped or values doubtful), 'info'.",
+    ),
     _c("problem", "VARCHAR", "", "What is wrong."),
     _c("hint", "VARCHAR", "", "What to do about it."),
 )

@@ -84,8 +84,10 @@ def decimal_us_to_ns(us_sql: str, anchor_us: Decimal | int | None = None) -> str
     anchor = Decimal(anchor_us).quantize(Decimal("0.001"))
     near_lo, near_hi = (f"{anchor + d}::DECIMAL(38,3)" for d in (-NEAR_ANCHOR_US, NEAR_ANCHOR_US))
     offset = f"CAST({us_sql} - {anchor}::DECIMAL(38,3) AS DECIMAL(18,3))"
-    near = (f"WHEN {us_sql} > {near_lo} AND {us_sql} < {near_hi} "
-            f"THEN {int(anchor * 1000)} + CAST(round(CAST({offset} AS DOUBLE) * 1000) AS BIGINT)")
+    near = (
+        f"WHEN {us_sql} > {near_lo} AND {us_sql} < {near_hi} "
+        f"THEN {int(anchor * 1000)} + CAST(round(CAST({offset} AS DOUBLE) * 1000) AS BIGINT)"
+    )
     return f"CASE {near} {exact} END"
 
 
@@ -112,5 +114,4 @@ def boolean_yes_no(col: str) -> str:
 def yes_no(text_sql: str) -> str:
     """An SQL text expression's YES/NO/True/False/1/0 (any case) as BOOLEAN, anything else NULL."""
     t = f"upper({text_sql})"
-    return (f"CASE WHEN {t} IN ('YES','TRUE','1') THEN TRUE "
-            f"WHEN {t} IN ('NO','FALSE','0') THEN FALSE END")
+    return f"CASE WHEN {t} IN ('YES','TRUE','1') THEN TRUE WHEN {t} IN ('NO','FALSE','0') THEN FALSE END"

@@ -55,9 +55,7 @@ def load_step_trace_time(db: StagedDb, ctx: ReadContext) -> int:
     return upsert_steps(db, ctx.run_id, work, tuple(present.values()))
 
 
-def upsert_comm_ops(
-    db: StagedDb, run_id: str, work: str, overwrite: tuple[str, ...], fill: tuple[str, ...]
-) -> int:
+def upsert_comm_ops(db: StagedDb, run_id: str, work: str, overwrite: tuple[str, ...], fill: tuple[str, ...]) -> int:
     """Merge work rows into comm_ops by op name: ``overwrite`` columns win, ``fill`` ones fill NULLs only."""
     sets = [f"{c} = coalesce(s.{c}, comm_ops.{c})" for c in overwrite]
     sets += [f"{c} = coalesce(comm_ops.{c}, s.{c})" for c in fill]
@@ -67,8 +65,7 @@ def upsert_comm_ops(
         {"r": run_id},
     )
     db.con.execute(
-        f"DELETE FROM {work} WHERE op_name IN "
-        f"(SELECT op_name FROM comm_ops WHERE run_id = ? AND op_name IS NOT NULL)",
+        f"DELETE FROM {work} WHERE op_name IN (SELECT op_name FROM comm_ops WHERE run_id = ? AND op_name IS NOT NULL)",
         [run_id],
     )
     return insert_rows(db.con, "comm_ops", run_id, f"SELECT * FROM {work}")
@@ -90,9 +87,7 @@ def load_communication_op(db: StagedDb, ctx: ReadContext) -> int:
         f"ELSE 'collective' END AS op_kind, {start}, {dur.replace('dur_us', 'elapse_us')} "
         f'FROM "{db.name(t)}" o'
     )
-    return upsert_comm_ops(
-        db, ctx.run_id, work, ("start_ns", "elapse_us", "device_id"), ("group_name", "op_kind")
-    )
+    return upsert_comm_ops(db, ctx.run_id, work, ("start_ns", "elapse_us", "device_id"), ("group_name", "op_kind"))
 
 
 def load_comm_analyzer(db: StagedDb, ctx: ReadContext) -> int:
@@ -100,11 +95,7 @@ def load_comm_analyzer(db: StagedDb, ctx: ReadContext) -> int:
     t = "CommAnalyzerTime"
     if not db.has(t, "hccl_op_name"):
         return 0
-    times = [
-        f'TRY_CAST(c."{raw}" AS DOUBLE) * 1000 AS {col}'
-        for raw, col in _TIME_COLUMNS.items()
-        if db.has(t, raw)
-    ]
+    times = [f'TRY_CAST(c."{raw}" AS DOUBLE) * 1000 AS {col}' for raw, col in _TIME_COLUMNS.items() if db.has(t, raw)]
     start = (
         "CAST(round(TRY_CAST(c.start_timestamp AS DOUBLE) * 1000) AS BIGINT)"
         if db.has(t, "start_timestamp")
@@ -118,9 +109,7 @@ def load_comm_analyzer(db: StagedDb, ctx: ReadContext) -> int:
         f"{_step_id('c.step') if db.has(t, 'step') else 'NULL'} AS step_id, {start} AS start_ns, "
         f'{", ".join(times) or "NULL AS elapse_us"} FROM "{db.name(t)}" c'
     )
-    breakdown = tuple(
-        col for raw, col in _TIME_COLUMNS.items() if db.has(t, raw) and col != "elapse_us"
-    )
+    breakdown = tuple(col for raw, col in _TIME_COLUMNS.items() if db.has(t, raw) and col != "elapse_us")
     db.con.execute(f"ALTER TABLE {work} ADD COLUMN wait_ratio DOUBLE")
     db.con.execute(f"ALTER TABLE {work} ADD COLUMN sync_ratio DOUBLE")
     if {"wait_us", "transit_us"} <= set(breakdown):

@@ -93,9 +93,7 @@ def _read_one(
     try:
         db = stage_tables(con, conn, path, tables, ctx)
     except sqlite3.Error as exc:
-        ctx.report(
-            path, "", "error", f"SQLite cannot read it: {exc}", "the file is damaged; re-export it"
-        )
+        ctx.report(path, "", "error", f"SQLite cannot read it: {exc}", "the file is damaged; re-export it")
         return
     finally:
         conn.close()
@@ -133,18 +131,14 @@ def _run_section(section: Section, db: StagedDb, ctx: ReadContext) -> None:
         )
 
 
-def load_profiler_db(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_profiler_db(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """ascend_pytorch_profiler_*.db / msprof_*.db files -> every normalized table they feed."""
     for path in paths:
         _read_one(con, path, ctx, PROFILER_TABLES, PROFILER_SECTIONS)
     return len(paths)
 
 
-def load_analysis_db(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_analysis_db(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """analysis.db / communication_analyzer.db -> steps decomposition and comm_ops."""
     for path in paths:
         _read_one(con, path, ctx, ANALYSIS_TABLES, ANALYSIS_SECTIONS)

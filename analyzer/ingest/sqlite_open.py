@@ -132,16 +132,10 @@ class StagedDb:
 
         Decodes only the distinct values: for a long column of few names, such as PMU metrics.
         """
-        keys = (
-            f'(SELECT DISTINCT "{column}" AS key FROM "{self.name(table)}" '
-            f'WHERE "{column}" IS NOT NULL) k'
-        )
+        keys = f'(SELECT DISTINCT "{column}" AS key FROM "{self.name(table)}" WHERE "{column}" IS NOT NULL) k'
         if self._is_text(table, column):
             return f"(SELECT key, {_clean('CAST(key AS VARCHAR)')} AS text FROM {keys})"
-        return (
-            f"(SELECT key, {_clean('s.value')} AS text FROM {keys} "
-            f'LEFT JOIN "{self.strings()}" s ON s.id = k.key)'
-        )
+        return f'(SELECT key, {_clean("s.value")} AS text FROM {keys} LEFT JOIN "{self.strings()}" s ON s.id = k.key)'
 
     def _is_text(self, table: str, column: str) -> bool:
         """The column holds its text itself (no STRING_IDS to decode it through)."""
@@ -158,8 +152,7 @@ class StagedDb:
         staged = f'"{self.name(table)}"'
         self.con.execute(f'ALTER TABLE {staged} ADD COLUMN IF NOT EXISTS "{target}" VARCHAR')
         self.con.execute(
-            f'UPDATE {staged} SET "{target}" = s.value FROM "{self.strings()}" s '
-            f'WHERE s.id = {staged}."{column}"'
+            f'UPDATE {staged} SET "{target}" = s.value FROM "{self.strings()}" s WHERE s.id = {staged}."{column}"'
         )
         self.decoded_columns[table].add(target)
         return target

@@ -18,10 +18,7 @@ def _kind(db: StagedDb, alias: str, table: str, column: str) -> str:
     if not db.has("ENUM_MEMORY", "id", "name"):
         return from_strings
     from_enum = f'(SELECT any_value(lower(name)) FROM "{db.name("ENUM_MEMORY")}" e WHERE e.id = {alias}.{column})'
-    return (
-        f"CASE WHEN {from_strings} IN ('read', 'write', 'app', 'device') THEN {from_strings} "
-        f"ELSE {from_enum} END"
-    )
+    return f"CASE WHEN {from_strings} IN ('read', 'write', 'app', 'device') THEN {from_strings} ELSE {from_enum} END"
 
 
 def _counter_rows(db: StagedDb, table: str, alias: str, items: list[str]) -> str:

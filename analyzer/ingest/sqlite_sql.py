@@ -17,9 +17,7 @@ def int_or_null(expr: str, sql_type: str = "BIGINT") -> str:
 
 def exact_ns(expr: str) -> str:
     """An exact BIGINT ns from an INTEGER, NUMERIC or TEXT column (PYTORCH_API.startNs is TEXT)."""
-    return (
-        f"coalesce(TRY_CAST(trim(CAST({expr} AS VARCHAR)) AS BIGINT), TRY_CAST({expr} AS BIGINT))"
-    )
+    return f"coalesce(TRY_CAST(trim(CAST({expr} AS VARCHAR)) AS BIGINT), TRY_CAST({expr} AS BIGINT))"
 
 
 def window(alias: str, start: str = "startNs", end: str = "endNs") -> list[str]:

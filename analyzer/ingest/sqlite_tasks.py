@@ -72,9 +72,7 @@ def _pmu_pivot(db: StagedDb) -> str | None:
     items = []
     for col in PIPE_COLUMN_NAMES:
         agg = f"max(value) FILTER (WHERE norm = '{col}')"
-        items.append(
-            f"CAST({agg} AS BIGINT) AS {col}" if col.endswith("_cycles") else f"{agg} AS {col}"
-        )
+        items.append(f"CAST({agg} AS BIGINT) AS {col}" if col.endswith("_cycles") else f"{agg} AS {col}")
     items.append(
         "CASE WHEN count(*) FILTER (WHERE NOT pipe) > 0 THEN map_from_entries("
         "list(struct_pack(k := norm, v := value) ORDER BY norm) FILTER (WHERE NOT pipe)) "
@@ -88,9 +86,7 @@ def _pmu_pivot(db: StagedDb) -> str | None:
     )
 
 
-def _optional(
-    db: StagedDb, alias: str, table: str, target: str, *candidates: str, how: str = "int"
-) -> str:
+def _optional(db: StagedDb, alias: str, table: str, target: str, *candidates: str, how: str = "int") -> str:
     col = db.first_column(table, *candidates)
     if col is None:
         return f"NULL AS {target}"
@@ -144,10 +140,7 @@ def _task_select(db: StagedDb) -> list[str]:
 
 def load_compute_ops(db: StagedDb, ctx: ReadContext) -> int:
     """TASK x COMPUTE_TASK_INFO (+ pivoted TASK_PMU_INFO) -> ops. Returns rows inserted."""
-    if not (
-        db.has("TASK", "startNs", "endNs", "globalTaskId")
-        and db.has("COMPUTE_TASK_INFO", "globalTaskId", "name")
-    ):
+    if not (db.has("TASK", "startNs", "endNs", "globalTaskId") and db.has("COMPUTE_TASK_INFO", "globalTaskId", "name")):
         ctx.report(
             db.path,
             "table TASK / COMPUTE_TASK_INFO",
@@ -204,9 +197,7 @@ def load_device_tasks(db: StagedDb, ctx: ReadContext) -> int:
     joins, names = [], []
     for alias, table in (("c", "COMPUTE_TASK_INFO"), ("m", "COMMUNICATION_TASK_INFO")):
         if db.has(table, "globalTaskId", "name") and db.has("TASK", "globalTaskId"):
-            joins.append(
-                f'LEFT JOIN "{db.name(table)}" {alias} ON {alias}.globalTaskId = t.globalTaskId'
-            )
+            joins.append(f'LEFT JOIN "{db.name(table)}" {alias} ON {alias}.globalTaskId = t.globalTaskId')
             names.append(db.text(alias, table, "name"))
     task_type = db.text("t", "TASK", "taskType") if db.has("TASK", "taskType") else "NULL"
     stream = int_or_null('t."streamId"', "INTEGER") if db.has("TASK", "streamId") else "NULL"

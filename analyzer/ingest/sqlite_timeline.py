@@ -14,9 +14,7 @@ from analyzer.ingest.sqlite_sql import (
 )
 
 # OVERLAP_ANALYSIS.type -> the segment names of the timeline's 'Overlap Analysis' track.
-OVERLAP_TYPES = (
-    "MAP {0: 'Computing', 1: 'Communication', 2: 'Communication(Not Overlapped)', 3: 'Free'}"
-)
+OVERLAP_TYPES = "MAP {0: 'Computing', 1: 'Communication', 2: 'Communication(Not Overlapped)', 3: 'Free'}"
 
 
 def _api_level(db: StagedDb, alias: str, table: str) -> str:
@@ -37,11 +35,7 @@ def load_host_apis(db: StagedDb, ctx: ReadContext) -> int:
     t = "CANN_API"
     if not db.has(t, "startNs", "endNs", "name", "globalTid"):
         return 0
-    conn = (
-        f"{int_or_null('a.connectionId')} AS connection_id"
-        if db.has(t, "connectionId")
-        else "NULL AS connection_id"
-    )
+    conn = f"{int_or_null('a.connectionId')} AS connection_id" if db.has(t, "connectionId") else "NULL AS connection_id"
     select = ", ".join(
         [
             f"{single_device(db)} AS device_id",
@@ -129,11 +123,7 @@ def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
                 f"{plane} AS thread_id",
                 f"'Plane ' || {plane} AS thread_name",
                 f"{db.text('c', c, 'name')} AS name",
-                (
-                    f"{db.text('c', c, 'taskType')} AS task_type"
-                    if db.has(c, "taskType")
-                    else "NULL AS task_type"
-                ),
+                (f"{db.text('c', c, 'taskType')} AS task_type" if db.has(c, "taskType") else "NULL AS task_type"),
                 f"{int_or_null('t.streamId', 'INTEGER')} AS stream_id",
                 f"{int_or_null('t.taskId')} AS task_id",
                 *window("t"),
@@ -143,8 +133,7 @@ def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
             db.con,
             "timeline",
             ctx.run_id,
-            f'SELECT {select} FROM "{db.name(c)}" c '
-            f'JOIN "{db.name("TASK")}" t ON t.globalTaskId = c.globalTaskId',
+            f'SELECT {select} FROM "{db.name(c)}" c JOIN "{db.name("TASK")}" t ON t.globalTaskId = c.globalTaskId',
         )
     return rows
 
@@ -185,9 +174,7 @@ def upsert_steps(db: StagedDb, run_id: str, staged: str, columns: tuple[str, ...
 
 def _flow_ends(db: StagedDb, cat: str, host: str, process: str) -> str:
     """'s' rows at the host events and an 'f' row at the first device task of each connection of a category."""
-    cats = (
-        f"(SELECT DISTINCT connectionId FROM \"{db.name('connectionCats')}\" WHERE cat = '{cat}')"
-    )
+    cats = f"(SELECT DISTINCT connectionId FROM \"{db.name('connectionCats')}\" WHERE cat = '{cat}')"
     tid = "(CAST(h.globalTid AS BIGINT) & 4294967295)"
     stream = int_or_null("t.streamId", "INTEGER")
     common = (
@@ -212,16 +199,13 @@ def load_flows(db: StagedDb, ctx: ReadContext) -> int:
     """connectionCats -> timeline 'flow' rows: CANN API -> device task ('HostToDevice') and torch op ->
     device task ('async_npu', PYTORCH_API.connectionId indexes CONNECTION_IDS)."""
     if "flow" in ctx.left_out_kinds or not (
-        db.has("connectionCats", "connectionId", "cat")
-        and db.has("TASK", "connectionId", "startNs")
+        db.has("connectionCats", "connectionId", "cat") and db.has("TASK", "connectionId", "startNs")
     ):
         return 0
     parts = []
     if db.has("CANN_API", "connectionId", "startNs", "globalTid"):
         parts.append(_flow_ends(db, "HostToDevice", f'"{db.name("CANN_API")}"', "CANN"))
-    if db.has("PYTORCH_API", "connectionId", "startNs", "globalTid") and db.has(
-        "CONNECTION_IDS", "id", "connectionId"
-    ):
+    if db.has("PYTORCH_API", "connectionId", "startNs", "globalTid") and db.has("CONNECTION_IDS", "id", "connectionId"):
         host = (
             f'(SELECT p.startNs, p.globalTid, c.connectionId FROM "{db.name("PYTORCH_API")}" p '
             f'JOIN "{db.name("CONNECTION_IDS")}" c ON c.id = p.connectionId)'
@@ -229,6 +213,4 @@ def load_flows(db: StagedDb, ctx: ReadContext) -> int:
         parts.append(_flow_ends(db, "async_npu", host, "Python"))
     if not parts:
         return 0
-    return insert_rows(
-        db.con, "timeline", ctx.run_id, " UNION ALL BY NAME ".join(f"({p})" for p in parts)
-    )
+    return insert_rows(db.con, "timeline", ctx.run_id, " UNION ALL BY NAME ".join(f"({p})" for p in parts))

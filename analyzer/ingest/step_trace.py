@@ -29,9 +29,7 @@ _FIELDS = (
 _START_NS = "coalesce(_fp_start_ns, end_ns - CAST(round(iteration_time_us * 1000) AS BIGINT))"
 
 
-def load_step_trace(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_step_trace(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read step_trace files (all slices) into steps. Returns rows inserted."""
     return load_csv_table(
         con,

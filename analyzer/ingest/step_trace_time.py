@@ -33,9 +33,7 @@ _FIELDS = (
 )
 
 
-def load_step_trace_time(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_step_trace_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read step_trace_time.csv into steps. Returns rows inserted."""
     return load_csv_table(
         con,

@@ -15,8 +15,10 @@ _MARKERS = r"""
     FROM timeline WHERE run_id = $run_id AND kind = 'step_marker'
     GROUP BY ALL HAVING step_id IS NOT NULL
 """
-_SAME_STEP = ("s.run_id = $run_id AND s.step_id = m.step_id "
-              "AND (s.device_id IS NULL OR m.device_id IS NULL OR s.device_id = m.device_id)")
+_SAME_STEP = (
+    "s.run_id = $run_id AND s.step_id = m.step_id "
+    "AND (s.device_id IS NULL OR m.device_id IS NULL OR s.device_id = m.device_id)"
+)
 
 
 def merge_step_markers(con: duckdb.DuckDBPyConnection, run_id: str) -> None:

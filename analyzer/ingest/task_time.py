@@ -36,9 +36,7 @@ _CONSTANTS = {"kind": "device_task", "process": "Ascend Hardware"}
 _DERIVED = {"thread_id": "stream_id", "thread_name": "'Stream ' || stream_id"}
 
 
-def load_task_time(
-    con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext
-) -> int:
+def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read task_time files (all slices) into timeline. Returns rows inserted."""
     end_ns = "coalesce(end_ns, start_ns + CAST(round(dur_us * 1000) AS BIGINT))"
 

@@ -32,9 +32,12 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
     try:
         # A lone big array cut in two by the loader, slices in parallel, a lone big array in pieces;
         # else (or on failure) one by one.
-        if not (_read_handed_off(con, raw, ctx) or read_arrays_at_once(con, raw, paths, ctx)
-                or read_split_array(con, raw, paths, ctx)
-                or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])):
+        if not (
+            _read_handed_off(con, raw, ctx)
+            or read_arrays_at_once(con, raw, paths, ctx)
+            or read_split_array(con, raw, paths, ctx)
+            or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])
+        ):
             return 0
         _report_unusable_events(con, raw, paths, ctx)
         inserted = insert_timeline(con, raw, ctx.run_id, ctx.left_out_kinds)
@@ -66,21 +69,47 @@ def _report_unusable_events(
     for file_no, no_ph, no_ts, no_dur, negative, ns_like in rows:
         file = paths[file_no]
         if no_ph:
-            ctx.report(file, "", "warning", f"{no_ph} array elements are not trace events (no 'ph' field, "
-                       "or not an object); skipped", "hand-edited or corrupt trace")
+            ctx.report(
+                file,
+                "",
+                "warning",
+                f"{no_ph} array elements are not trace events (no 'ph' field, or not an object); skipped",
+                "hand-edited or corrupt trace",
+            )
         if no_ts:
-            ctx.report(file, "", "warning", f"{no_ts} events have no usable 'ts' (missing, or not a number); "
-                       "skipped", "each event needs ts in microseconds, as a number or a decimal string")
+            ctx.report(
+                file,
+                "",
+                "warning",
+                f"{no_ts} events have no usable 'ts' (missing, or not a number); skipped",
+                "each event needs ts in microseconds, as a number or a decimal string",
+            )
         if no_dur:
-            ctx.report(file, "", "warning", f"{no_dur} complete ('X') events have no usable 'dur'; kept with "
-                       "a NULL duration and left out of timing analyses", "corrupt or hand-edited trace")
+            ctx.report(
+                file,
+                "",
+                "warning",
+                f"{no_dur} complete ('X') events have no usable 'dur'; kept with "
+                "a NULL duration and left out of timing analyses",
+                "corrupt or hand-edited trace",
+            )
         if negative:
-            ctx.report(file, "", "warning", f"{negative} complete ('X') events have a negative 'dur'",
-                       "the export is corrupt there")
+            ctx.report(
+                file,
+                "",
+                "warning",
+                f"{negative} complete ('X') events have a negative 'dur'",
+                "the export is corrupt there",
+            )
         if ns_like:
-            ctx.report(file, "field 'ts'", "error", f"{ns_like} events have a 'ts' too large for epoch microseconds: "
-                       "they look like nanoseconds; those events get no start time",
-                       "the trace was re-written with the wrong unit; re-export it")
+            ctx.report(
+                file,
+                "field 'ts'",
+                "error",
+                f"{ns_like} events have a 'ts' too large for epoch microseconds: "
+                "they look like nanoseconds; those events get no start time",
+                "the trace was re-written with the wrong unit; re-export it",
+            )
 
 
 def _report_unnamed_processes(con: duckdb.DuckDBPyConnection, path: Path, ctx: ReadContext) -> None:
@@ -88,5 +117,10 @@ def _report_unnamed_processes(con: duckdb.DuckDBPyConnection, path: Path, ctx: R
         "SELECT count(*) FROM timeline WHERE run_id = ? AND process IS NULL AND kind <> 'flow'", [ctx.run_id]
     ).fetchall()[0][0]
     if missing:
-        ctx.report(path, "", "warning", f"{missing} events belong to a pid with no process_name metadata event; "
-                   "kept as kind 'other'", "the track's meaning is known only from its process_name")
+        ctx.report(
+            path,
+            "",
+            "warning",
+            f"{missing} events belong to a pid with no process_name metadata event; kept as kind 'other'",
+            "the track's meaning is known only from its process_name",
+        )

@@ -22,7 +22,7 @@ _UTILIZATION = {"AI Core Utilization": "aicore_utilization", "AI Vector Core Uti
 def _samples_sql(raw: str) -> str:
     """One row per (counter event, arg): name, process, ts, key, numeric value, id-like arg of the event."""
     return f"""
-        SELECT c.name, p.process, {decimal_us_to_ns('c.ts')} AS ts_ns, c.event_no,
+        SELECT c.name, p.process, {decimal_us_to_ns("c.ts")} AS ts_ns, c.event_no,
             kv.key AS key, TRY_CAST(json_extract_string(kv.value, '$') AS DOUBLE) AS value,
             regexp_matches(lower(kv.key), '(^|[_ ])id$') AS is_id
         FROM (SELECT rowid AS event_no, name, pid, ts, args FROM {raw}
@@ -71,8 +71,7 @@ def _instance_sql() -> str:
 
 def _unit_sql() -> str:
     bare = ", ".join(f"'{u}'" for u in _BARE_UNITS)
-    return (f"coalesce(NULLIF(regexp_extract(key, '\\(([^)]*)\\)\\s*$', 1), ''), "
-            f"CASE WHEN key IN ({bare}) THEN key END)")
+    return f"coalesce(NULLIF(regexp_extract(key, '\\(([^)]*)\\)\\s*$', 1), ''), CASE WHEN key IN ({bare}) THEN key END)"
 
 
 def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:

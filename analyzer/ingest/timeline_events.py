@@ -24,17 +24,22 @@ PROCESS_KINDS = {
 }
 STEP_MARKER_PREFIX = "ProfilerStep#"
 
+
 def _kind_sql() -> str:
     cases = " ".join(f"WHEN '{p}' THEN '{k}'" for p, k in PROCESS_KINDS.items())
-    return (f"CASE WHEN e.ph IN ('s', 't', 'f') THEN 'flow' "
-            f"WHEN p.process = 'Python' AND starts_with(e.name, '{STEP_MARKER_PREFIX}') THEN 'step_marker' "
-            f"ELSE coalesce(CASE p.process {cases} END, 'other') END")
+    return (
+        f"CASE WHEN e.ph IN ('s', 't', 'f') THEN 'flow' "
+        f"WHEN p.process = 'Python' AND starts_with(e.name, '{STEP_MARKER_PREFIX}') THEN 'step_marker' "
+        f"ELSE coalesce(CASE p.process {cases} END, 'other') END"
+    )
 
 
 def process_names_sql(raw: str) -> str:
     """SELECT pid -> process name, from the process_name metadata events."""
-    return (f"SELECT pid, any_value(json_extract_string(args, '$.name')) AS process FROM {raw} "
-            f"WHERE ph = 'M' AND name = 'process_name' GROUP BY pid")
+    return (
+        f"SELECT pid, any_value(json_extract_string(args, '$.name')) AS process FROM {raw} "
+        f"WHERE ph = 'M' AND name = 'process_name' GROUP BY pid"
+    )
 
 
 def _typed_events_sql(raw: str) -> str:
@@ -65,14 +70,13 @@ def _fields_sql(raw: str) -> str:
 
 def _anchor_us(con: duckdb.DuckDBPyConnection, raw: str) -> Decimal | None:
     """The first event's ts: the trace's other events lie near it (sql_values.decimal_us_to_ns)."""
-    rows = con.execute(
-        f"SELECT ts FROM {raw} WHERE ts IS NOT NULL AND ph NOT IN ('M', 'C') LIMIT 1"
-    ).fetchall()
+    rows = con.execute(f"SELECT ts FROM {raw} WHERE ts IS NOT NULL AND ph NOT IN ('M', 'C') LIMIT 1").fetchall()
     return rows[0][0] if rows else None
 
 
-def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str,
-                    left_out: frozenset[str] = frozenset()) -> int:
+def insert_timeline(
+    con: duckdb.DuckDBPyConnection, raw: str, run_id: str, left_out: frozenset[str] = frozenset()
+) -> int:
     """Insert every timed non-metadata, non-counter event of the raw table into timeline, less the
     device tasks that rows already in supersede (``timeline_store.without_superseded``) and the
     events of the ``left_out`` kinds; returns rows."""
@@ -85,10 +89,10 @@ def insert_timeline(con: duckdb.DuckDBPyConnection, raw: str, run_id: str,
             {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
             TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
-            {v.integer('raw_stream', 'INTEGER')} AS stream_id,
-            {v.integer('raw_task')} AS task_id,
-            {v.text('raw_task_type')} AS task_type,
-            {v.integer('raw_connection')} AS connection_id,
+            {v.integer("raw_stream", "INTEGER")} AS stream_id,
+            {v.integer("raw_task")} AS task_id,
+            {v.text("raw_task_type")} AS task_type,
+            {v.integer("raw_connection")} AS connection_id,
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
         FROM ({_fields_sql(raw)})"""

@@ -22,8 +22,15 @@ _counter = itertools.count()
 
 # Raw event fields and how DuckDB should read them (unknown keys are skipped while parsing).
 _FIELDS = {
-    "ph": "VARCHAR", "name": "VARCHAR", "pid": "VARCHAR", "tid": "VARCHAR", "ts": "DECIMAL(38,3)",
-    "dur": "DOUBLE", "cat": "VARCHAR", "id": "VARCHAR", "args": "JSON",
+    "ph": "VARCHAR",
+    "name": "VARCHAR",
+    "pid": "VARCHAR",
+    "tid": "VARCHAR",
+    "ts": "DECIMAL(38,3)",
+    "dur": "DOUBLE",
+    "cat": "VARCHAR",
+    "id": "VARCHAR",
+    "args": "JSON",
 }
 _COLUMNS = "{" + ", ".join(f"{k}: '{t}'" for k, t in _FIELDS.items()) + "}"
 _STRUCT = "STRUCT(" + ", ".join(f"{k} {t}" for k, t in _FIELDS.items()) + ")"
@@ -42,8 +49,17 @@ NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS = 1, 2, 4, 8, 16
 # 1e17 (a DOUBLE) DuckDB would cast every DECIMAL(38,3) ts to DOUBLE (0.35 s on 735k events).
 _MAX_EPOCH_US = "100000000000000000::DECIMAL(38,3)"
 # args values that events other than metadata and counters need, in this order (see timeline_events.py).
-ARG_PATHS = ('$."Physic Stream Id"', '$."Stream Id"', '$."Task Id"', '$."Task Type"', '$.connection_id',
-             '$.level', '$."stream id"', '$."task id"', '$."task type"')
+ARG_PATHS = (
+    '$."Physic Stream Id"',
+    '$."Stream Id"',
+    '$."Task Id"',
+    '$."Task Type"',
+    "$.connection_id",
+    "$.level",
+    '$."stream id"',
+    '$."task id"',
+    '$."task type"',
+)
 
 
 def raw_table_columns() -> str:
@@ -64,9 +80,11 @@ def _kept_fields(event: str) -> str:
     ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept)."""
     plain = ", ".join(f"{event}{k}" for k in _FIELDS if k != "args")
     paths = "[" + ", ".join(f"'{p}'" for p in ARG_PATHS) + "]"
-    return (f"{plain}, CASE WHEN {event}ph IN ('M', 'C') THEN {event}args END AS args, "
-            f"CASE WHEN {event}ph NOT IN ('M', 'C') THEN json_extract_string({event}args, {paths}) END AS arg_fields, "
-            f"{_problem_bits(event)} AS problems")
+    return (
+        f"{plain}, CASE WHEN {event}ph IN ('M', 'C') THEN {event}args END AS args, "
+        f"CASE WHEN {event}ph NOT IN ('M', 'C') THEN json_extract_string({event}args, {paths}) END AS arg_fields, "
+        f"{_problem_bits(event)} AS problems"
+    )
 
 
 def _problem_bits(event: str) -> str:
@@ -93,8 +111,9 @@ def first_char(path: Path) -> str | None:
     return None
 
 
-def insert_arrays(con: duckdb.DuckDBPyConnection, raw: str, paths: list[Path],
-                  file_no: int | None = None, strict: bool = False) -> None:
+def insert_arrays(
+    con: duckdb.DuckDBPyConnection, raw: str, paths: list[Path], file_no: int | None = None, strict: bool = False
+) -> None:
     """Append the events of top-level-array files in one read_json call (DuckDB parses files in
     parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None.
 
@@ -172,8 +191,9 @@ def _trace_events_cuts(path: Path) -> list[tuple[int, int, bytes]]:
     return [(key.end() - 1, close, b"") for close in closes[::-1][:3] if close > key.end()]
 
 
-def _insert_cut(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int,
-                cuts: list[tuple[int, int, bytes]]) -> tuple[int, int, bytes] | None:
+def _insert_cut(
+    con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, cuts: list[tuple[int, int, bytes]]
+) -> tuple[int, int, bytes] | None:
     """Read the first candidate span of the file that parses as an event array (via a temp copy, never
     beside the export); returns the span used, or None when none parses."""
     with tempfile.TemporaryDirectory(prefix="npu_triage_") as tmp:
@@ -217,22 +237,33 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
         size = path.stat().st_size
         first = first_char(path) if size else None
     except OSError as exc:
-        ctx.report(path, "", "error", f"cannot open the file: {exc.strerror or exc}",
-                   "check the path and its permissions")
+        ctx.report(
+            path, "", "error", f"cannot open the file: {exc.strerror or exc}", "check the path and its permissions"
+        )
         return False
     if size == 0 or first is None:
         ctx.report(path, "", "error", f"empty file ({size} bytes)", "the profiler wrote no timeline here; re-export it")
         return False
     if first not in "[{":
-        ctx.report(path, "byte 0", "error", f"not a JSON trace: starts with {first!r}, expected '[' or '{{'",
-                   "replace it with the exported trace_view.json / msprof_*.json")
+        ctx.report(
+            path,
+            "byte 0",
+            "error",
+            f"not a JSON trace: starts with {first!r}, expected '[' or '{{'",
+            "replace it with the exported trace_view.json / msprof_*.json",
+        )
         return False
     try:
         if first == "[":
             insert_arrays(con, raw, [path], file_no)
         elif not _insert_object_form(con, raw, path, file_no):
-            ctx.report(path, "", "warning", "JSON object with no events (no traceEvents array, or an empty one)",
-                       "a timeline is a JSON array of events or an object with a traceEvents array")
+            ctx.report(
+                path,
+                "",
+                "warning",
+                "JSON object with no events (no traceEvents array, or an empty one)",
+                "a timeline is a JSON array of events or an object with a traceEvents array",
+            )
             return False
     except duckdb.OutOfMemoryException:
         raise
@@ -242,23 +273,41 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
     return True
 
 
-def _on_parse_error(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, size: int, first: str,
-                    exc: duckdb.Error, ctx: ReadContext) -> bool:
+def _on_parse_error(
+    con: duckdb.DuckDBPyConnection,
+    raw: str,
+    path: Path,
+    file_no: int,
+    size: int,
+    first: str,
+    exc: duckdb.Error,
+    ctx: ReadContext,
+) -> bool:
     message = _duckdb_message(exc)
     if first == "[" and "unexpected end of data" in message:
         cut = _insert_cut(con, raw, path, file_no, _salvage_cuts(path))
         if cut is not None:
             kept = con.execute(f"SELECT count(*) FROM {raw} WHERE file_no = ?", [file_no]).fetchall()[0][0]
-            ctx.report(path, f"byte {size}", "error",
-                       f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
-                       f"before byte {cut[1]} and dropped the rest", "re-export the timeline for the full data")
+            ctx.report(
+                path,
+                f"byte {size}",
+                "error",
+                f"truncated JSON: the file ends mid-event at byte {size}; read the {kept} events "
+                f"before byte {cut[1]} and dropped the rest",
+                "re-export the timeline for the full data",
+            )
             ctx.mark_read(path)
             return True
     if "invalid UTF-8" in message:
         return _read_utf8_repaired(con, raw, path, file_no, first, ctx)
     where = f"byte {size}" if "unexpected end of data" in message else ""
-    ctx.report(path, where, "error", f"could not be parsed as a JSON trace: {message}",
-               "the file is skipped; check that it is a complete trace_view.json / msprof_*.json")
+    ctx.report(
+        path,
+        where,
+        "error",
+        f"could not be parsed as a JSON trace: {message}",
+        "the file is skipped; check that it is a complete trace_view.json / msprof_*.json",
+    )
     return False
 
 

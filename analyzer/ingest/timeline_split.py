@@ -75,9 +75,7 @@ def splits_in_parallel(path: Path, threads: int, limit_bytes: int | None = None)
         return False
 
 
-def read_split_array(
-    con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext
-) -> bool:
+def read_split_array(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> bool:
     """Read a lone timeline file from pieces parsed in parallel, as file 0 of the raw table.
 
     Returns False, having inserted nothing, when there is not exactly one file, the file is not
@@ -156,9 +154,7 @@ def copy_span(src: BinaryIO, dst: BinaryIO, offset: int, length: int) -> None:
     """Append src[offset:offset + length] to the unbuffered dst: in the kernel when it can, else in
     big blocks (never a Python object per event)."""
     try:
-        while length > 0 and (
-            copied := os.copy_file_range(src.fileno(), dst.fileno(), length, offset)
-        ):
+        while length > 0 and (copied := os.copy_file_range(src.fileno(), dst.fileno(), length, offset)):
             offset, length = offset + copied, length - copied
     except (AttributeError, OSError):
         pass  # no copy_file_range here (EXDEV, ENOSYS, not Linux): the loop below copies the rest

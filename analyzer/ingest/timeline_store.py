@@ -24,10 +24,14 @@ def without_superseded(select_sql: str, run_no: str) -> str:
     timeline JSON read after its task_time CSVs: 2M rows at 2M tasks, 2 to 2.6 s of 30 to 38). Only
     that run's tasks are hashed, however many runs the connection holds."""
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM e.{c}" for c in _TASK_KEY)
-    named = (f"SELECT run_no, {', '.join(_TASK_KEY)} FROM {_ROWS} "
-             f"WHERE run_no = {run_no} AND kind = 'device_task' AND device_id IS NOT NULL")
-    return (f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_no = e.run_no "
-            f"AND {same} AND e.kind = 'device_task' AND e.device_id IS NULL")
+    named = (
+        f"SELECT run_no, {', '.join(_TASK_KEY)} FROM {_ROWS} "
+        f"WHERE run_no = {run_no} AND kind = 'device_task' AND device_id IS NOT NULL"
+    )
+    return (
+        f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_no = e.run_no "
+        f"AND {same} AND e.kind = 'device_task' AND e.device_id IS NULL"
+    )
 
 
 def delete_duplicate_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> None:

@@ -105,9 +105,7 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) ->
     """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
     title = "Compute busy over time"
     if busy.is_empty():
-        return not_collected_figure(
-            title, f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
-        )
+        return not_collected_figure(title, f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops")
     fig = go.Figure(
         go.Scatter(
             x=busy["offset_ms"].to_list(),
@@ -254,9 +252,7 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0) -> go.F
             hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>",
         )
     )
-    fig.update_layout(
-        **figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps")
-    )
+    fig.update_layout(**figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps"))
     fig.update_yaxes(type="log", dtick=1)
     return fig
 
@@ -279,9 +275,7 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
                 mode="markers",
                 name=name,
                 marker={"color": color, "size": 6 if long_gaps else 4},
-                customdata=list(
-                    zip(_labels(part["before_op"]), _labels(part["after_op"]), strict=True)
-                ),
+                customdata=list(zip(_labels(part["before_op"]), _labels(part["after_op"]), strict=True)),
                 hovertemplate=(
                     "%{x:.3f} ms: %{y:.1f} us<br>after %{customdata[0]}<br>before %{customdata[1]}<extra></extra>"
                 ),
@@ -292,9 +286,7 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
     return fig
 
 
-def calls_chart(
-    calls: pl.DataFrame, hotspot_rule: str = "call-count-hotspot", label_top: int = 5
-) -> go.Figure:
+def calls_chart(calls: pl.DataFrame, hotspot_rule: str = "call-count-hotspot", label_top: int = 5) -> go.Figure:
     """Call count against average time per compute-task operator type; the types the
     ``hotspot_rule`` reported highlighted, the top ``label_top`` of them named."""
     title = "Calls vs time per call, by op type (compute tasks)"
@@ -315,13 +307,9 @@ def calls_chart(
                 mode="markers+text" if hot else "markers",
                 textposition="top center",
                 textfont={"size": 10},
-                text=[lab if i < label_top else "" for i, lab in enumerate(labels)]
-                if hot
-                else None,
+                text=[lab if i < label_top else "" for i, lab in enumerate(labels)] if hot else None,
                 marker={"color": color, "size": 9 if hot else 6},
-                customdata=list(
-                    zip(labels, [t / 1000 for t in part["total_us"].to_list()], strict=True)
-                ),
+                customdata=list(zip(labels, [t / 1000 for t in part["total_us"].to_list()], strict=True)),
                 hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",
             )
         )

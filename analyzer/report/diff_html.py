@@ -49,4 +49,4 @@ def render_diff_html(diff: RunDiff, fail_pct: float | None = None) -> str:
     body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
     chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
     head, sep, rest = body.partition("<h2>")
-    return standalone_page("npu-triage diff", f"{head}<div class=\"card\">{chart}</div>{sep}{rest}")
+    return standalone_page("npu-triage diff", f'{head}<div class="card">{chart}</div>{sep}{rest}')

@@ -30,8 +30,10 @@ def step_line(diff: RunDiff) -> str:
     s = diff.step
     what = "step time (median)" if diff.step_basis == "steps" else "run span"
     verdict = "beyond noise" if s.significant else "within noise"
-    return (f"{what}: {s.base_median / 1000:.3f} ms -> {s.new_median / 1000:.3f} ms ({pct(s.rel_change)}, "
-            f"{verdict}, {ci_text(s)}, confidence {s.confidence})")
+    return (
+        f"{what}: {s.base_median / 1000:.3f} ms -> {s.new_median / 1000:.3f} ms ({pct(s.rel_change)}, "
+        f"{verdict}, {ci_text(s)}, confidence {s.confidence})"
+    )
 
 
 def render_diff_markdown(diff: RunDiff, fail_pct: float | None = None) -> str:
@@ -41,14 +43,18 @@ def render_diff_markdown(diff: RunDiff, fail_pct: float | None = None) -> str:
     if fail_pct is not None:
         found = diff.regressions(fail_pct)
         parts.append(f"- regressions beyond {fail_pct:g}%: {', '.join(found) if found else 'none'}\n")
-    parts.append("\n## Op types\n\n| op type | status | base ms/step | new ms/step | change | confidence | evidence |\n"
-                 "|---|---|---|---|---|---|---|\n")
+    parts.append(
+        "\n## Op types\n\n| op type | status | base ms/step | new ms/step | change | confidence | evidence |\n"
+        "|---|---|---|---|---|---|---|\n"
+    )
     for t in diff.types:
         if t.status == "unchanged":
             continue
-        parts.append(f"| `{t.op_type}` | {t.status} | {t.shift.base_median / 1000:.4f} | "
-                     f"{t.shift.new_median / 1000:.4f} | {pct(t.shift.rel_change)} | {t.shift.confidence} | "
-                     f"{ci_text(t.shift)} |\n")
+        parts.append(
+            f"| `{t.op_type}` | {t.status} | {t.shift.base_median / 1000:.4f} | "
+            f"{t.shift.new_median / 1000:.4f} | {pct(t.shift.rel_change)} | {t.shift.confidence} | "
+            f"{ci_text(t.shift)} |\n"
+        )
     unchanged = sum(t.status == "unchanged" for t in diff.types)
     parts.append(f"\n{unchanged} other op type(s) changed within noise.\n")
     parts += _ops_section(diff) + _pipe_section(diff) + _findings_section(diff)
@@ -60,26 +66,36 @@ def _ops_section(diff: RunDiff) -> list[str]:
     for c in diff.op_changes:
         parts.append(f"- `{c.op_type}` {c.change} x {c.count} ({c.total_us:.1f} us per step)\n")
     for r in diff.renames:
-        parts.append(f"- `{r.base_type}` renamed to `{r.new_type}` at {r.positions} position(s), "
-                     f"matched by shape and position (confidence {r.confidence:.0%})\n")
+        parts.append(
+            f"- `{r.base_type}` renamed to `{r.new_type}` at {r.positions} position(s), "
+            f"matched by shape and position (confidence {r.confidence:.0%})\n"
+        )
     if not diff.op_changes and not diff.renames:
         parts.append("- none\n")
-    parts.append("\n## Largest per-op changes (aligned positions)\n\n| base # | new # | op type | input shapes | "
-                 "base us | new us |\n|---|---|---|---|---|---|\n")
+    parts.append(
+        "\n## Largest per-op changes (aligned positions)\n\n| base # | new # | op type | input shapes | "
+        "base us | new us |\n|---|---|---|---|---|---|\n"
+    )
     for d in diff.op_deltas:
-        parts.append(f"| {d.base_ordinal} | {d.new_ordinal} | `{d.op_type}` | {d.input_shapes or ''} | "
-                     f"{d.base_us or 0:.2f} | {d.new_us or 0:.2f} |\n")
+        parts.append(
+            f"| {d.base_ordinal} | {d.new_ordinal} | `{d.op_type}` | {d.input_shapes or ''} | "
+            f"{d.base_us or 0:.2f} | {d.new_us or 0:.2f} |\n"
+        )
     return parts
 
 
 def _pipe_section(diff: RunDiff) -> list[str]:
     if not diff.pipe_shares:
         return ["\n## Pipeline mix\n\nnot compared: PMU pipeline metrics missing in one of the runs\n"]
-    parts = ["\n## Pipeline mix (share of core time per step)\n\n| pipe | base | new | change | beyond noise |\n"
-             "|---|---|---|---|---|\n"]
+    parts = [
+        "\n## Pipeline mix (share of core time per step)\n\n| pipe | base | new | change | beyond noise |\n"
+        "|---|---|---|---|---|\n"
+    ]
     for pipe, s in diff.pipe_shares.items():
-        parts.append(f"| {pipe} | {s.base_median:.1%} | {s.new_median:.1%} | "
-                     f"{(s.new_median - s.base_median) * 100:+.1f} pp | {'yes' if s.significant else 'no'} |\n")
+        parts.append(
+            f"| {pipe} | {s.base_median:.1%} | {s.new_median:.1%} | "
+            f"{(s.new_median - s.base_median) * 100:+.1f} pp | {'yes' if s.significant else 'no'} |\n"
+        )
     return parts
 
 

@@ -20,22 +20,38 @@ def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
     for t in diff.types:
         if t.status != "unchanged":
             style = "red" if t.status in ("slower", "added") else "green" if t.status in ("faster", "removed") else ""
-            table.add_row(t.op_type, Text(t.status, style=style), f"{t.shift.base_median / 1000:.4f}",
-                          f"{t.shift.new_median / 1000:.4f}", pct(t.shift.rel_change), t.shift.confidence,
-                          ci_text(t.shift))
+            table.add_row(
+                t.op_type,
+                Text(t.status, style=style),
+                f"{t.shift.base_median / 1000:.4f}",
+                f"{t.shift.new_median / 1000:.4f}",
+                pct(t.shift.rel_change),
+                t.shift.confidence,
+                ci_text(t.shift),
+            )
     lines.append(table)
     lines.append(Text(f"{sum(t.status == 'unchanged' for t in diff.types)} other op type(s) within noise"))
     lines += [Text(f"{c.op_type} {c.change} x {c.count} per step ({c.total_us:.1f} us)") for c in diff.op_changes]
-    lines += [Text(f"{r.base_type} renamed to {r.new_type} ({r.positions} positions, confidence {r.confidence:.0%})")
-              for r in diff.renames]
+    lines += [
+        Text(f"{r.base_type} renamed to {r.new_type} ({r.positions} positions, confidence {r.confidence:.0%})")
+        for r in diff.renames
+    ]
     for pipe, s in diff.pipe_shares.items():
         if s.significant:
-            lines.append(Text(f"{pipe} share of core time {s.base_median:.1%} -> {s.new_median:.1%} "
-                              f"({(s.new_median - s.base_median) * 100:+.1f} pp)"))
+            lines.append(
+                Text(
+                    f"{pipe} share of core time {s.base_median:.1%} -> {s.new_median:.1%} "
+                    f"({(s.new_median - s.base_median) * 100:+.1f} pp)"
+                )
+            )
     lines += [Text(f"new finding: {f['code']} {f['title']} ({f['subject']})") for f in diff.findings_new]
     lines += [Text(f"resolved finding: {f['code']} {f['title']} ({f['subject']})") for f in diff.findings_resolved]
     if fail_pct is not None:
         found = diff.regressions(fail_pct)
-        lines.append(Text(f"regressions beyond {fail_pct:g}%: {', '.join(found) if found else 'none'}",
-                          style="bold red" if found else "bold green"))
+        lines.append(
+            Text(
+                f"regressions beyond {fail_pct:g}%: {', '.join(found) if found else 'none'}",
+                style="bold red" if found else "bold green",
+            )
+        )
     return Group(*lines)

@@ -61,9 +61,7 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis], go.Figure]] =
     "gap_positions": lambda con, d: charts.gap_positions_chart(
         series.gap_positions(con, d.run_id), gap_threshold_us(d)
     ),
-    "calls": lambda con, d: charts.calls_chart(
-        series.op_type_calls(con, d.run_id, hotspot_subjects(d)), HOTSPOT_RULE
-    ),
+    "calls": lambda con, d: charts.calls_chart(series.op_type_calls(con, d.run_id, hotspot_subjects(d)), HOTSPOT_RULE),
     "steps": lambda con, d: charts.step_chart(series.step_breakdown(con, d.run_id)),
     "hbm": lambda con, d: charts.hbm_chart(series.hbm_bandwidth(con, d.run_id)),
 }
@@ -138,9 +136,7 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
     Plotly's JSON encoder writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
     so no export string can close the script tag; the escape below keeps that true if it ever changes.
     """
-    fragment = fig.to_html(
-        full_html=False, include_plotlyjs=False, div_id=div_id, config=FIGURE_CONFIG
-    )
+    fragment = fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=FIGURE_CONFIG)
     head, sep, tail = fragment.partition("<script")
     body, end_tag, rest = tail.rpartition("</script>")
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
@@ -153,11 +149,7 @@ def gap_threshold_us(diagnosis: Diagnosis) -> float:
 
 def hotspot_subjects(diagnosis: Diagnosis) -> frozenset[str]:
     """The operator types the call-count-hotspot rule reported for the run (finding subjects)."""
-    return frozenset(
-        f.subject
-        for f in diagnosis.findings
-        if f.rule == HOTSPOT_RULE and f.run_id == diagnosis.run_id
-    )
+    return frozenset(f.subject for f in diagnosis.findings if f.rule == HOTSPOT_RULE and f.run_id == diagnosis.run_id)
 
 
 def build_figures(con: duckdb.DuckDBPyConnection, diagnosis: Diagnosis) -> dict[str, go.Figure]:
@@ -193,9 +185,7 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
 
 def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     figures = build_figures(con, diagnosis)
-    chart_html = {
-        key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()
-    }
+    chart_html = {key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()}
 
     def finding_chart(index: int, rule: str, category: str) -> str:
         key = chart_for_rule(rule, category)

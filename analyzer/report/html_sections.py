@@ -74,10 +74,7 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") 
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join(
         "<tr>"
-        + "".join(
-            f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>"
-            for v in row
-        )
+        + "".join(f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>" for v in row)
         + "</tr>"
         for row in rows
     )
@@ -121,10 +118,7 @@ def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
 def header_section(diagnosis: Diagnosis) -> str:
     """Title, run metadata, collection settings, run summary and the rule completeness table."""
     run = diagnosis.run
-    run_pairs = [
-        (label, run.get(key, diagnosis.run_id if key == "run_id" else None))
-        for key, label in _RUN_FIELDS
-    ]
+    run_pairs = [(label, run.get(key, diagnosis.run_id if key == "run_id" else None)) for key, label in _RUN_FIELDS]
     run_pairs.append((DEVICE_TASK_RANGE_LABEL, _task_range_ms(run)))
     collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
     not_collected = run.get("not_collected") or []
@@ -174,10 +168,7 @@ def _params(diagnosis: Diagnosis) -> str:
 def _severity_counts(findings: Sequence[Finding]) -> str:
     if not findings:
         return "No findings"
-    parts = [
-        f"{sum(1 for f in findings if f.severity == s)} {s}"
-        for s in ("critical", "warning", "info")
-    ]
+    parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
     return f"{len(findings)} findings: " + ", ".join(p for p in parts if not p.startswith("0 "))
 
 
@@ -226,8 +217,7 @@ def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, str, str], 
         body = '<p class="none">No findings: every rule that ran passed (see the rules table above).</p>'
     else:
         body = "".join(
-            _finding_html(i, f, chart_for(i, f.rule, f.category))
-            for i, f in enumerate(diagnosis.findings, start=1)
+            _finding_html(i, f, chart_for(i, f.rule, f.category)) for i, f in enumerate(diagnosis.findings, start=1)
         )
     return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
 

@@ -69,8 +69,8 @@ def standalone_page(title: str, body: str) -> str:
     from plotly.offline import get_plotlyjs
 
     return (
-        f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{escape(title)}</title>\n"
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
         f"<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
-        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n"
+        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n'
         f"{body}\n</main>\n</body>\n</html>\n"
     )

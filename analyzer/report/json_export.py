@@ -82,7 +82,4 @@ def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
 
 def render_json(d: Diagnosis) -> str:
     """diagnosis.json text: sorted keys, two-space indent, trailing newline."""
-    return (
-        json.dumps(diagnosis_dict(d), indent=2, sort_keys=True, ensure_ascii=False, default=str)
-        + "\n"
-    )
+    return json.dumps(diagnosis_dict(d), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"

@@ -58,15 +58,12 @@ def _finding(rank: int, f: Finding) -> list[str]:
         "",
         f"**{f.subject}**: {f.message}",
         "",
-        f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); "
-        f"confidence {f.confidence}.",
+        f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",
         "",
     ]
     if f.evidence:
         lines += _table(list(f.evidence_columns), [list(r) for r in f.evidence]) + [""]
-    lines += [f"**What to do:** {f.advice_summary}", ""] + [
-        f"{i}. {s}" for i, s in enumerate(f.advice_steps, 1)
-    ]
+    lines += [f"**What to do:** {f.advice_summary}", ""] + [f"{i}. {s}" for i, s in enumerate(f.advice_steps, 1)]
     return lines + [""]
 
 
@@ -75,8 +72,7 @@ def render_markdown(d: Diagnosis) -> str:
     summary = _runs_compared(d) if d.compares_runs else _summary(d)
     lines = [GENERATED_BY, f"# Diagnosis of {d.run_id}", ""] + summary + ["", "## Findings", ""]
     rows = [
-        [i, f.severity, f.code, f.rule, f.subject, f.impact_us, _pct(f.span_share)]
-        for i, f in enumerate(d.findings, 1)
+        [i, f.severity, f.code, f.rule, f.subject, f.impact_us, _pct(f.span_share)] for i, f in enumerate(d.findings, 1)
     ]
     lines += (
         _table(["#", "severity", "code", "rule", "subject", "impact (us)", "of span"], rows)

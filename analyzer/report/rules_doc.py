@@ -15,8 +15,7 @@ def render_rules_list(rules: list[Rule]) -> str:
     rows = sorted(rules, key=lambda r: r.id)
     width = max((len(r.name) for r in rows), default=10)
     return "".join(
-        f"{r.id}  {r.name:<{width}}  {r.category:<13} {r.severity:<8} {r.status:<10} {r.title}\n"
-        for r in rows
+        f"{r.id}  {r.name:<{width}}  {r.category:<13} {r.severity:<8} {r.status:<10} {r.title}\n" for r in rows
     )
 
 
@@ -66,8 +65,7 @@ def render_rule_page(rule: Rule) -> str:
         "",
         "## Finding",
         "",
-        f"Metric `{rule.metric}` ({rule.unit}, {rule.polarity.replace('_', ' ')}): "
-        f"`{rule.message}`",
+        f"Metric `{rule.metric}` ({rule.unit}, {rule.polarity.replace('_', ' ')}): `{rule.message}`",
         "",
         "## Parameters",
         "",

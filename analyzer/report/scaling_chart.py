@@ -37,9 +37,7 @@ def sweep_chart(rows: pa.Table) -> go.Figure:
 
         fig.add_trace(_line(x, column("busy_ratio"), f"{name} busy", "busy"), row=1, col=1)
         fig.add_trace(_line(x, column("step_time_us", 1000), f"{name} step", "line"), row=1, col=2)
-        fig.add_trace(
-            _line(x, column("per_sample_us", 1000), f"{name} per sample", "muted"), row=1, col=2
-        )
+        fig.add_trace(_line(x, column("per_sample_us", 1000), f"{name} per sample", "muted"), row=1, col=2)
         fig.add_trace(
             _line(x, column("throughput_samples_per_s"), f"{name} throughput", "computing"),
             row=1,

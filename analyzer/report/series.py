@@ -40,9 +40,7 @@ def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFra
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)
 
 
-def busy_over_time(
-    con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000
-) -> pl.DataFrame:
+def busy_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
     """Compute busy percentage per time bucket: the rules' _busy_intervals inside each bucket.
 
     Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100). Empty without compute tasks.
@@ -148,9 +146,7 @@ def op_type_calls(
     return _query(con, sql, params)
 
 
-def pipeline_breakdown(
-    con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15
-) -> pl.DataFrame:
+def pipeline_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15) -> pl.DataFrame:
     """Cube / vector / scalar / MTE time as shares of core time, for the top operator types by core time.
 
     Pipes run concurrently, so the four shares may sum past 1. Columns: op_type, core_time_us,
@@ -166,9 +162,7 @@ def pipeline_breakdown(
     return _query(con, sql, {"run": run_id, "top": top_n})
 
 
-def gap_histogram(
-    con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4
-) -> pl.DataFrame:
+def gap_histogram(con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4) -> pl.DataFrame:
     """The rules' device gaps (_device_gaps: no task of the device running), in log-spaced bins.
 
     Columns: bin, low_us, high_us, gap_count, total_gap_us. Empty when the device never idles.
@@ -210,9 +204,7 @@ def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500
     return _query(con, sql, {"run": run_id, "limit": limit})
 
 
-def hbm_bandwidth(
-    con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000
-) -> pl.DataFrame:
+def hbm_bandwidth(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
     """HBM read and write bandwidth over time, summed over HBM units, averaged into at most ``bucket_count`` buckets.
 
     Columns: counter ('hbm_read' / 'hbm_write'), offset_ms, mb_per_s. Empty when HBM was not collected.

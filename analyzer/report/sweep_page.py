@@ -14,21 +14,27 @@ from analyzer.runs.sweep import VERDICT_TEXT
 
 def verdict_lines(verdict: pa.Table) -> list[str]:
     """One sentence per model."""
-    return [f"{v['model_name'] or 'runs'}: batch size {v['min_batch_size']} -> {v['max_batch_size']}, busy ratio "
-            f"{(v['busy_ratio_at_min'] or 0):.0%} -> {(v['busy_ratio_at_max'] or 0):.0%}: {VERDICT_TEXT[v['verdict']]}"
-            for v in verdict.to_pylist()]
+    return [
+        f"{v['model_name'] or 'runs'}: batch size {v['min_batch_size']} -> {v['max_batch_size']}, busy ratio "
+        f"{(v['busy_ratio_at_min'] or 0):.0%} -> {(v['busy_ratio_at_max'] or 0):.0%}: {VERDICT_TEXT[v['verdict']]}"
+        for v in verdict.to_pylist()
+    ]
 
 
 def render_sweep_html(rows: pa.Table, verdict: pa.Table) -> str:
     """A self-contained page."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in rows.column_names)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>"
-                   for r in rows.to_pylist())
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>" for r in rows.to_pylist()
+    )
     verdicts = "".join(f"<li>{html.escape(line)}</li>" for line in verdict_lines(verdict))
     chart = figure_html(sweep_chart(rows), "sweep-scaling")
-    return standalone_page("npu-triage sweep", f"<h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
-                           f"<div class=\"card\">{chart}</div><h2>Runs</h2>"
-                           f"<div class=\"card\"><table><tr>{head}</tr>{body}</table></div>")
+    return standalone_page(
+        "npu-triage sweep",
+        f"<h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
+        f'<div class="card">{chart}</div><h2>Runs</h2>'
+        f'<div class="card"><table><tr>{head}</tr>{body}</table></div>',
+    )
 
 
 def _cell(value) -> str:

@@ -28,8 +28,7 @@ class Availability:
         """'table.column' of every requirement of ``rule`` that these runs do not meet."""
         keys = required_keys(rule, run_ids)
         self.prefetch(keys)
-        return [f"{table}.{column}" for table, column, runs in keys
-                if not self._seen[table, column, runs]]
+        return [f"{table}.{column}" for table, column, runs in keys if not self._seen[table, column, runs]]
 
     def prefetch(self, keys: Iterable[Key]) -> None:
         """Answer every key not known yet, all in one query (one round trip instead of one per

@@ -36,8 +36,12 @@ def load_fixture_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> list[st
         except KeyError as exc:
             raise FixtureError(f"{path}: column {exc.args[0]} is not in the schema") from None
         spec = ", ".join(f"'{name}': '{type_}'" for name, type_ in types.items())
-        append_rows(con, table, f"SELECT * FROM read_csv($path, header = true, columns = {{{spec}}}, "
-                    "nullstr = '')", {"path": str(path)})
+        append_rows(
+            con,
+            table,
+            f"SELECT * FROM read_csv($path, header = true, columns = {{{spec}}}, nullstr = '')",
+            {"path": str(path)},
+        )
     return fixture_run_ids(con)
 
 
@@ -46,7 +50,5 @@ def fixture_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     union = " UNION ".join(f"SELECT run_id FROM {t}" for t in TABLES)
     return [
         r[0]
-        for r in con.execute(
-            f"SELECT DISTINCT run_id FROM ({union}) WHERE run_id IS NOT NULL ORDER BY 1"
-        ).fetchall()
+        for r in con.execute(f"SELECT DISTINCT run_id FROM ({union}) WHERE run_id IS NOT NULL ORDER BY 1").fetchall()
     ]

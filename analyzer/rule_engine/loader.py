@@ -47,9 +47,7 @@ def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
         status=str(rule.get("status", "")),
         since=str(rule.get("since", "")),
         scope=str(rule.get("scope", "run")),
-        requires={
-            str(t): tuple(map(str, cols)) for t, cols in dict(rule.get("requires", {})).items()
-        },
+        requires={str(t): tuple(map(str, cols)) for t, cols in dict(rule.get("requires", {})).items()},
         params=dict(doc.get("params", {})),
         sql=str(doc.get("query", {}).get("sql", "")),
         metric=str(finding.get("metric", "")),

@@ -39,8 +39,9 @@ def _gap_time_in_step(con: duckdb.DuckDBPyConnection, f: Finding, threshold_us: 
     return float(row[0])
 
 
-def _exclusive_idle(con: duckdb.DuckDBPyConnection, findings: list[Finding],
-                    params: dict[str, dict[str, Any]]) -> list[Finding]:
+def _exclusive_idle(
+    con: duckdb.DuckDBPyConnection, findings: list[Finding], params: dict[str, dict[str, Any]]
+) -> list[Finding]:
     fired = {(f.rule, f.run_id, f.subject): f for f in findings if f.rule in IDLE_PARTS}
     gap_rule_fired = {f.run_id for f in findings if f.rule == "inter-op-gap"}
     threshold = float(params.get("inter-op-gap", {}).get("threshold_us", 200.0))
@@ -63,11 +64,14 @@ def _exclusive_idle(con: duckdb.DuckDBPyConnection, findings: list[Finding],
 
 
 def _exclusive_busy(con: duckdb.DuckDBPyConnection, findings: list[Finding]) -> list[Finding]:
-    busy = {(r, t): b for r, t, b in con.execute(
-        "SELECT run_id, op_type, busy_us FROM _op_type_busy WHERE op_type IS NOT NULL").fetchall()}
+    busy = {
+        (r, t): b
+        for r, t, b in con.execute(
+            "SELECT run_id, op_type, busy_us FROM _op_type_busy WHERE op_type IS NOT NULL"
+        ).fetchall()
+    }
     claimed: dict[tuple[str, str], float] = {}
-    order = sorted((f for f in findings if f.rule in BUSY_RULES),
-                   key=lambda f: (-f.impact_us, f.code, f.subject))
+    order = sorted((f for f in findings if f.rule in BUSY_RULES), key=lambda f: (-f.impact_us, f.code, f.subject))
     capped: dict[int, Finding] = {}
     for f in order:
         key = (f.run_id, f.subject)
@@ -81,8 +85,9 @@ def _exclusive_busy(con: duckdb.DuckDBPyConnection, findings: list[Finding]) -> 
     return [capped.get(id(f), f) for f in findings]
 
 
-def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding],
-                      params: dict[str, dict[str, Any]] | None = None) -> list[Finding]:
+def exclusive_impacts(
+    con: duckdb.DuckDBPyConnection, findings: list[Finding], params: dict[str, dict[str, Any]] | None = None
+) -> list[Finding]:
     """The findings with impacts that count each stretch of device time once (needs the helper views).
 
     ``params`` are the rules' effective params (rule name -> {param: value}, defaults included).

@@ -36,9 +36,7 @@ def parse_set_options(items: list[str]) -> dict[str, dict[str, Any]]:
         key, sep, value = item.partition("=")
         rule, dot, param = key.strip().rpartition(".")
         if not sep or not dot or not rule or not param:
-            raise ParamError(
-                f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. mte-share-high.threshold=0.35"
-            )
+            raise ParamError(f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. mte-share-high.threshold=0.35")
         result.setdefault(rule, {})[param] = parse_value(value.strip())
     return result
 
@@ -53,9 +51,7 @@ def read_config(path: Path) -> dict[str, dict[str, Any]]:
         raise ParamError(f"{path}: not valid TOML: {exc}") from None
     bad = [k for k, v in doc.items() if not isinstance(v, dict)]
     if bad:
-        raise ParamError(
-            f"{path}: {bad[0]!r} is not a table; write [rule-name] then param = value lines"
-        )
+        raise ParamError(f"{path}: {bad[0]!r} is not a table; write [rule-name] then param = value lines")
     return doc
 
 
@@ -67,9 +63,7 @@ def _same_kind(default: Any, value: Any) -> bool:
     return isinstance(value, type(default))
 
 
-def check_overrides(
-    overrides: dict[str, dict[str, Any]], rules: list[Rule]
-) -> dict[str, dict[str, Any]]:
+def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> dict[str, dict[str, Any]]:
     """The overrides, after checking each rule and param exists and has the default's type."""
     by_name = {r.name: r for r in rules}
     for rule_name, values in overrides.items():
@@ -81,9 +75,7 @@ def check_overrides(
                 known = ", ".join(sorted(rule.params)) or "none"
                 raise ParamError(f"rule {rule_name!r} has no param {param!r}; its params: {known}")
             if not _same_kind(rule.params[param], value):
-                raise ParamError(
-                    f"{rule_name}.{param}={value!r}: expected a value like {rule.params[param]!r}"
-                )
+                raise ParamError(f"{rule_name}.{param}={value!r}: expected a value like {rule.params[param]!r}")
     return overrides
 
 

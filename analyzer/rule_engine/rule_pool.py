@@ -22,9 +22,7 @@ T = TypeVar("T")
 Job = Callable[[duckdb.DuckDBPyConnection], T]
 
 
-def run_jobs(
-    con: duckdb.DuckDBPyConnection, jobs: Sequence[Job], own_connection: Sequence[bool]
-) -> list[T]:
+def run_jobs(con: duckdb.DuckDBPyConnection, jobs: Sequence[Job], own_connection: Sequence[bool]) -> list[T]:
     """Each job's result, in order. ``con`` runs the ``own_connection`` jobs, then shares the rest
     with a second connection; the first exception of a job is raised once both have stopped."""
     shared = [i for i, own in enumerate(own_connection) if not own]
@@ -67,9 +65,7 @@ class _Queue:
             self._next = len(self._numbers)
 
 
-def _drain(
-    con: duckdb.DuckDBPyConnection, jobs: Sequence[Job], queue: _Queue, results: list
-) -> None:
+def _drain(con: duckdb.DuckDBPyConnection, jobs: Sequence[Job], queue: _Queue, results: list) -> None:
     try:
         while (i := queue.take()) is not None:
             results[i] = jobs[i](con)

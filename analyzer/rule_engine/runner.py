@@ -90,9 +90,7 @@ class _RuleRun:
         rows = cursor.fetchall()
         return [self._finding(dict(zip(columns, row, strict=True))) for row in rows]
 
-    def _evidence(
-        self, run_id: str, subject: Any
-    ) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
+    def _evidence(self, run_id: str, subject: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
         if not self.rule.evidence_sql:
             return (), (), 0
         values = {**self.binding, "run_id": run_id, "subject": subject}
@@ -112,9 +110,7 @@ class _RuleRun:
     def _span_us(self, row: dict[str, Any]) -> float | None:
         if _number(row.get("span_us")):
             return _number(row["span_us"])
-        found = self.con.execute(
-            "SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]
-        ).fetchall()
+        found = self.con.execute("SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]).fetchall()
         return _number(found[0][0]) if found else None
 
     def _finding(self, row: dict[str, Any]) -> Finding:
@@ -169,8 +165,10 @@ def _skipped_whatever_the_data(rule: Rule, run_ids: tuple[str, ...], preview: bo
     if rule.status == "preview" and not preview:
         return "preview rule; run with --preview to enable it"
     if rule.scope == "runs" and len(run_ids) < 2:
-        return ("compares several runs: judged once over all the runs of PATH; "
-                "report all-runs, written when it has a finding")
+        return (
+            "compares several runs: judged once over all the runs of PATH; "
+            "report all-runs, written when it has a finding"
+        )
     return None
 
 
@@ -185,9 +183,7 @@ def _precheck(
         reason, hint = _skip_reason(rule, missing, len(run_ids)), rule.enable_hint
     else:
         return None
-    return RuleOutcome(
-        rule.name, rule.id, _outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint
-    )
+    return RuleOutcome(rule.name, rule.id, _outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
 
 
 def _run_one(
@@ -205,9 +201,7 @@ def _run_one(
         raise  # not the rule's fault: the command is run again with more memory (cli/__init__.py)
     except duckdb.Error as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
-        return [], RuleOutcome(
-            rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}"
-        )
+        return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
     return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
 
 
@@ -272,15 +266,25 @@ def _plan(
     groups = []
     for rule in rules:
         values = effective_params(rule, params)
-        groups += [(rule, values, group, _skipped_whatever_the_data(rule, group, preview))
-                   for group in _groups(rule, run_ids)]
-    availability.prefetch(key for rule, _, group, reason in groups if reason is None
-                          for key in required_keys(rule, group))
+        groups += [
+            (rule, values, group, _skipped_whatever_the_data(rule, group, preview)) for group in _groups(rule, run_ids)
+        ]
+    availability.prefetch(
+        key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)
+    )
     planned = []
     for rule, values, group, reason in groups:
         skipped = _precheck(rule, group, availability, reason)
-        job = None if skipped else partial(
-            _run_one, rule=rule, params=values, run_ids=group, evidence_limit=evidence_limit,
+        job = (
+            None
+            if skipped
+            else partial(
+                _run_one,
+                rule=rule,
+                params=values,
+                run_ids=group,
+                evidence_limit=evidence_limit,
+            )
         )
         planned.append(_Planned(skipped, job, rule.scope == "runs"))
     return planned

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
-_RUNS_VIEW = (
-    "CREATE OR REPLACE TEMP VIEW catalog_runs AS "
-    "SELECT run_id, model_name, batch_size, cann_version FROM runs"
-)
+_RUNS_VIEW = "CREATE OR REPLACE TEMP VIEW catalog_runs AS SELECT run_id, model_name, batch_size, cann_version FROM runs"
 
 
 def _is_base_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:

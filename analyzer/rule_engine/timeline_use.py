@@ -20,8 +20,7 @@ _NAMES_TIMELINE = re.compile(r"\btimeline\b", re.IGNORECASE)
 
 def reads_timeline(rule: Rule) -> bool:
     """Whether the rule's SQL, its evidence SQL or its requirements name the timeline table."""
-    return "timeline" in rule.requires or any(
-        _NAMES_TIMELINE.search(sql) for sql in (rule.sql, rule.evidence_sql))
+    return "timeline" in rule.requires or any(_NAMES_TIMELINE.search(sql) for sql in (rule.sql, rule.evidence_sql))
 
 
 def unread_timeline_kinds(rules: Iterable[Rule]) -> frozenset[str]:

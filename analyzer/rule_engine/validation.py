@@ -87,9 +87,7 @@ def _field_problems(rule: Rule) -> list[str]:
             problems.append(f"{name} {value!r} is not one of {', '.join(allowed)}")
     prefix = CATEGORY_PREFIX.get(rule.category, "")
     if rule.id and prefix and not re.fullmatch(prefix + r"\d{3}", rule.id):
-        problems.append(
-            f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}"
-        )
+        problems.append(f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}")
     if rule.name and not _KEBAB.match(rule.name):
         problems.append(f"name {rule.name!r} is not kebab-case")
     if rule.collect and rule.collect not in SETTINGS:
@@ -121,13 +119,9 @@ def _query_problems(rule: Rule) -> list[str]:
     for p in sorted(set(rule.params) & set(RESERVED_PARAMS)):
         problems.append(f"param {p!r} is reserved (the runner binds it)")
     if rule.sql and not _order_by_has_tie_breaker(rule.sql):
-        problems.append(
-            "[query] sql must end with an ORDER BY of at least two keys (a tie-breaker)"
-        )
+        problems.append("[query] sql must end with an ORDER BY of at least two keys (a tie-breaker)")
     if rule.threshold_param and rule.threshold_param not in rule.params:
-        problems.append(
-            f"[finding] threshold_param {rule.threshold_param!r} is not a declared param"
-        )
+        problems.append(f"[finding] threshold_param {rule.threshold_param!r} is not a declared param")
     return problems
 
 
@@ -143,11 +137,7 @@ def _requires_problems(rule: Rule) -> list[str]:
         if table not in TABLES:
             problems.append(f"requires table {table!r}, which is not in the schema")
             continue
-        problems += [
-            f"requires {table}.{c}, which is not in the schema"
-            for c in columns
-            if not has_column(table, c)
-        ]
+        problems += [f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c)]
     if not rule.requires:
         problems.append("[rule] requires is empty (name the tables and columns the query reads)")
     return problems
@@ -155,12 +145,7 @@ def _requires_problems(rule: Rule) -> list[str]:
 
 def validate_rule(rule: Rule) -> list[str]:
     """Problems of one rule on its own (empty when it is valid)."""
-    return (
-        _field_problems(rule)
-        + _location_problems(rule)
-        + _query_problems(rule)
-        + _requires_problems(rule)
-    )
+    return _field_problems(rule) + _location_problems(rule) + _query_problems(rule) + _requires_problems(rule)
 
 
 def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
@@ -170,11 +155,7 @@ def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
         f"message placeholder {{{f}}} is not a returned column or a param"
         for f in sorted(message_fields(rule.message) - known)
     ]
-    problems += [
-        f"the query does not return column {c!r}"
-        for c in FINDING_COLUMNS
-        if c not in returned_columns
-    ]
+    problems += [f"the query does not return column {c!r}" for c in FINDING_COLUMNS if c not in returned_columns]
     return problems
 
 
@@ -185,7 +166,5 @@ def validate_rules(rules: list[Rule]) -> dict[str, list[str]]:
         counts = Counter(getattr(r, attr) for r in rules)
         for r in rules:
             if getattr(r, attr) and counts[getattr(r, attr)] > 1:
-                result[r.path or r.name].append(
-                    f"{attr} {getattr(r, attr)!r} is used by another rule too"
-                )
+                result[r.path or r.name].append(f"{attr} {getattr(r, attr)!r} is used by another rule too")
     return {k: v for k, v in result.items() if v}

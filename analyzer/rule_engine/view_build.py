@@ -24,11 +24,7 @@ def dependencies(relations: dict[str, str]) -> dict[str, set[str]]:
     """Name -> the earlier relations its SQL reads (relations are listed in dependency order)."""
     names = list(relations)
     return {
-        name: {
-            other
-            for other in names[:i]
-            if re.search(rf"(?<![\w.]){re.escape(other)}\b", relations[name])
-        }
+        name: {other for other in names[:i] if re.search(rf"(?<![\w.]){re.escape(other)}\b", relations[name])}
         for i, name in enumerate(names)
     }
 
@@ -58,9 +54,7 @@ def workers_for(con: duckdb.DuckDBPyConnection) -> int:
     return 1 if limit is not None and spilled > limit else _WORKERS
 
 
-def build_relations(
-    con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]
-) -> None:
+def build_relations(con: duckdb.DuckDBPyConnection, relations: dict[str, str], plain: tuple[str, ...]) -> None:
     """Create every relation on ``con``: ``plain`` ones as TEMP views, the others computed once into
     tables of CATALOG (as many at once as their dependencies allow and ``workers_for`` says, those
     heading the longest chains of relations first, so the last ones of a chain do not run alone at

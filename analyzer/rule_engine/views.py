@@ -29,8 +29,10 @@ def _parts(rows: str, key: str) -> str:
     whole partition in memory, and the key strings (run ids) would be most of it."""
     cols = [c.strip() for c in key.split(",")]
     on = " AND ".join(f"r.{c} IS NOT DISTINCT FROM k.{c}" for c in cols)
-    return (f"k AS (SELECT *, row_number() OVER (ORDER BY {key}) AS part FROM (SELECT DISTINCT {key} FROM {rows})),\n"
-            f"n AS (SELECT k.part, r.* EXCLUDE ({key}) FROM {rows} r JOIN k ON {on})")
+    return (
+        f"k AS (SELECT *, row_number() OVER (ORDER BY {key}) AS part FROM (SELECT DISTINCT {key} FROM {rows})),\n"
+        f"n AS (SELECT k.part, r.* EXCLUDE ({key}) FROM {rows} r JOIN k ON {on})"
+    )
 
 
 # The rows of a task table that are intervals: a start and an end, the end not before the start.
@@ -104,25 +106,36 @@ def _device_gaps_sql(with_steps: bool) -> str:
     has no window (the step of a gap is then its next task's): it skips the ASOF join, which sorts
     every gap even against no step (0.28 s at 1M gaps)."""
     step = "coalesce(gs.step_in, a.step_id)" if with_steps else "a.step_id"
-    windows = """,
+    windows = (
+        """,
 ks AS (SELECT k.part, s.start_ns, max(s.end_ns) AS end_ns, arg_max(s.step_id, (s.end_ns, -s.step_id)) AS step_id
        FROM steps s JOIN k ON k.run_id = s.run_id WHERE s.start_ns IS NOT NULL GROUP BY k.part, s.start_ns),
 gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
-       FROM g ASOF LEFT JOIN ks ON ks.part = g.part AND g.start_ns >= ks.start_ns)""" if with_steps else """,
+       FROM g ASOF LEFT JOIN ks ON ks.part = g.part AND g.start_ns >= ks.start_ns)"""
+        if with_steps
+        else """,
 gs AS (SELECT * FROM g)"""
-    return f"""
+    )
+    return (
+        f"""
 WITH t AS ({_ops_with_rid("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}),
-""" + _gaps("t", "run_id, device_id") + windows + f"""
+"""
+        + _gaps("t", "run_id, device_id")
+        + windows
+        + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
 FROM gs JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = gs.rid JOIN {OPS_ROWS} b ON b.rowid = gs.prev_rid"""
+    )
 
 
 def _ops_with_rid(columns: str, where: str) -> str:
     """SQL of ops rows with ``rid`` (the row's number in storage: ops is a view over numbered rows, see
     numbered_rows), ``run_id`` and ``columns``, where ``where`` holds."""
-    return (f"SELECT o.rowid AS rid, k.run_id, {columns} FROM {OPS_ROWS} o JOIN {KEYS} k ON k.run_no = o.run_no "
-            f"WHERE {where}")
+    return (
+        f"SELECT o.rowid AS rid, k.run_id, {columns} FROM {OPS_ROWS} o JOIN {KEYS} k ON k.run_no = o.run_no "
+        f"WHERE {where}"
+    )
 
 
 def _in_list(values: tuple[str, ...]) -> str:
@@ -234,7 +247,9 @@ FROM busy""",
         "task after the gap), start_ns, end_ns, gap_us, op_before, op_after.",
         f"""
 WITH t AS ({_ops_with_rid("o.device_id, o.stream_id, o.start_ns, o.end_ns", "o.stream_id IS NOT NULL AND o.start_ns IS NOT NULL")}),
-""" + _gaps("t", "run_id, device_id, stream_id") + f"""
+"""
+        + _gaps("t", "run_id, device_id, stream_id")
+        + f"""
 SELECT k.run_id, k.device_id, k.stream_id, a.step_id, g.start_ns, g.end_ns,
        (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
 FROM g JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = g.rid JOIN {OPS_ROWS} b ON b.rowid = g.prev_rid""",

@@ -66,11 +66,15 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
             plan.failures.append({"path": rel, "fingerprint": file_fingerprint(archive), "message": str(exc)})
             continue
         if unpacked.refused:
-            plan.failures.append({
-                "path": rel, "fingerprint": file_fingerprint(archive),
-                "message": "entries refused because they would escape the extraction folder: "
-                           + ", ".join(unpacked.refused[:10]) + "; the rest of the archive was used",
-            })
+            plan.failures.append(
+                {
+                    "path": rel,
+                    "fingerprint": file_fingerprint(archive),
+                    "message": "entries refused because they would escape the extraction folder: "
+                    + ", ".join(unpacked.refused[:10])
+                    + "; the rest of the archive was used",
+                }
+            )
         tasks += _tasks_in(unpacked.folder, f"{rel}!/")
     seen: set[str] = set()
     for task in sorted(tasks, key=lambda t: t.label):
@@ -90,9 +94,14 @@ class BatchOutcome:
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
 
 
-def run_batch(root: Path, catalog_path: Path, settings: WorkSettings, jobs: int,
-              on_start: Callable[[int], None] | None = None,
-              on_done: Callable[[RunTask, str], None] | None = None) -> BatchOutcome:
+def run_batch(
+    root: Path,
+    catalog_path: Path,
+    settings: WorkSettings,
+    jobs: int,
+    on_start: Callable[[int], None] | None = None,
+    on_done: Callable[[RunTask, str], None] | None = None,
+) -> BatchOutcome:
     """Plan, skip known fingerprints, analyse the rest in workers, and commit each run as it finishes.
 
     ``on_start(n)`` is told how many exports will be analysed; ``on_done(task, status)`` is
@@ -128,5 +137,7 @@ def run_batch(root: Path, catalog_path: Path, settings: WorkSettings, jobs: int,
 
 
 def _usable_count(con, fingerprints: list[str]) -> int:
-    return con.execute("SELECT count(DISTINCT fingerprint) FROM catalog_runs WHERE fingerprint IN "
-                       "(SELECT unnest(?::VARCHAR[]))", [fingerprints]).fetchall()[0][0]
+    return con.execute(
+        "SELECT count(DISTINCT fingerprint) FROM catalog_runs WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))",
+        [fingerprints],
+    ).fetchall()[0][0]

@@ -64,8 +64,9 @@ def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> N
             con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
         if "failures" in tables:
             for row in tables["failures"].to_pylist():
-                con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?",
-                            [row["path"], row["fingerprint"]])
+                con.execute(
+                    "DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]]
+                )
         insert_tables(con, tables)
         con.execute("COMMIT")
     except BaseException:
@@ -83,8 +84,14 @@ def insert_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -
 
 def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:
     """Write one failures row (replacing the same path and fingerprint), in its own transaction."""
-    commit_run(con, {"failures": pa.Table.from_pylist([row], schema=pa.schema(
-        [(c, pa.string()) for c in ("path", "fingerprint", "message")]))})
+    commit_run(
+        con,
+        {
+            "failures": pa.Table.from_pylist(
+                [row], schema=pa.schema([(c, pa.string()) for c in ("path", "fingerprint", "message")])
+            )
+        },
+    )
 
 
 RUN_LIST_SQL = """

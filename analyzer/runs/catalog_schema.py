@@ -22,12 +22,18 @@ def _table(name: str, doc: str, *columns: Column) -> None:
     CATALOG_TABLES[name] = Table(name, doc, tuple(columns))
 
 
-_RUN_ID = _c("run_id", "VARCHAR", "", "Catalog run id: '<export folder name>@<first 8 fingerprint digits>', "
-             "plus '/dev<N>' when one export holds several devices. Stable across reruns.")
+_RUN_ID = _c(
+    "run_id",
+    "VARCHAR",
+    "",
+    "Catalog run id: '<export folder name>@<first 8 fingerprint digits>', "
+    "plus '/dev<N>' when one export holds several devices. Stable across reruns.",
+)
 _STEP = _c("step_id", "BIGINT", "", "Step id; NULL when the run has no steps (the whole run counts as one step).")
 
 _table(
-    "catalog_runs", "One row per run: where it was found, what wrote it, on what, with which settings.",
+    "catalog_runs",
+    "One row per run: where it was found, what wrote it, on what, with which settings.",
     _RUN_ID,
     _c("path", "VARCHAR", "", "Export folder relative to the batch root; inside an archive as 'a.zip!/inner/dir'."),
     _c("fingerprint", "VARCHAR", "", "Content fingerprint of the export (ingest/fingerprint.py); the incremental key."),
@@ -48,7 +54,8 @@ _table(
 )
 
 _table(
-    "run_metrics", "One row per run: span, device busy time, step-time statistics, task count, top op types.",
+    "run_metrics",
+    "One row per run: span, device busy time, step-time statistics, task count, top op types.",
     _RUN_ID,
     _c("span_us", "DOUBLE", "us", "First device task start to last device task end."),
     _c("busy_us", "DOUBLE", "us", "Time at least one device task ran (union of task intervals)."),
@@ -64,7 +71,8 @@ _table(
 )
 
 _table(
-    "findings", "Every finding of every run, in the run's rank order.",
+    "findings",
+    "Every finding of every run, in the run's rank order.",
     _RUN_ID,
     _c("rank", "INTEGER", "", "1 = the run's top finding."),
     _c("code", "VARCHAR", "", "Rule id (e.g. 'MEM001')."),
@@ -84,14 +92,16 @@ _table(
 )
 
 _table(
-    "failures", "Exports (or archives) that could not be used, and why. A batch records them and goes on.",
+    "failures",
+    "Exports (or archives) that could not be used, and why. A batch records them and goes on.",
     _c("path", "VARCHAR", "", "Export folder or archive, relative to the batch root."),
     _c("fingerprint", "VARCHAR", "", "Fingerprint of the export (or of the archive file) that failed."),
     _c("message", "VARCHAR", "", "What went wrong and what to do."),
 )
 
 _table(
-    "run_problems", "Ingest problems of every catalogued run (errors and warnings).",
+    "run_problems",
+    "Ingest problems of every catalogued run (errors and warnings).",
     _RUN_ID,
     _c("file", "VARCHAR", "", "File, relative to the export folder."),
     _c("location", "VARCHAR", "", "Where in the file."),
@@ -101,7 +111,8 @@ _table(
 )
 
 _table(
-    "op_type_stats", "Per run and op type: launches and device time (the diff's per-type totals).",
+    "op_type_stats",
+    "Per run and op type: launches and device time (the diff's per-type totals).",
     _RUN_ID,
     _c("op_type", "VARCHAR", "", "Op type; the task type in brackets when the export recorded no type."),
     _c("launch_count", "BIGINT", "count", "Launches over the run."),
@@ -112,16 +123,20 @@ _table(
 )
 
 _table(
-    "op_type_step_stats", "Per run, step and op type: launches and device time (the diff's noise model).",
-    _RUN_ID, _STEP,
+    "op_type_step_stats",
+    "Per run, step and op type: launches and device time (the diff's noise model).",
+    _RUN_ID,
+    _STEP,
     _c("op_type", "VARCHAR", "", "Op type, as in op_type_stats."),
     _c("launch_count", "BIGINT", "count", "Launches in the step."),
     _c("total_dur_us", "DOUBLE", "us", "Summed task duration in the step."),
 )
 
 _table(
-    "step_times", "Per run and step: the step time, and the device pipe times summed over its tasks.",
-    _RUN_ID, _STEP,
+    "step_times",
+    "Per run and step: the step time, and the device pipe times summed over its tasks.",
+    _RUN_ID,
+    _STEP,
     _c("step_time_us", "DOUBLE", "us", "Step time (steps table, else first task start to last task end)."),
     _c("core_time_us", "DOUBLE", "us", "Summed core time of the step's tasks."),
     _c("cube_time_us", "DOUBLE", "us", "Summed cube pipe time."),

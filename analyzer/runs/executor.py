@@ -38,8 +38,9 @@ def run_tasks(tasks: list[RunTask], settings: WorkSettings, jobs: int) -> Iterat
             try:
                 tables = future.result()
             except Exception as exc:  # the worker process died (killed, out of memory)
-                tables = failure_table(task.label, task.fingerprint,
-                                       f"worker process failed: {type(exc).__name__}: {exc}")
+                tables = failure_table(
+                    task.label, task.fingerprint, f"worker process failed: {type(exc).__name__}: {exc}"
+                )
             yield task, tables
     finally:  # also when the caller stops early: drop what has not started
         pool.shutdown(wait=True, cancel_futures=True)

@@ -41,16 +41,17 @@ FROM batch_size_scaling GROUP BY ALL ORDER BY model_name
 
 VERDICT_TEXT = {
     "scheduling_overhead": "device utilisation rises with batch size: small batches leave the NPU waiting on the "
-                           "host (launch / scheduling overhead); larger batches, graph mode or fewer, fused "
-                           "operators help",
+    "host (launch / scheduling overhead); larger batches, graph mode or fewer, fused "
+    "operators help",
     "inside_operators": "device utilisation stays flat with batch size: the time is spent inside the operators; "
-                        "tune the hot operators (see the run reports)",
+    "tune the hot operators (see the run reports)",
     "not_enough_batch_sizes": "only one batch size: nothing to compare",
 }
 
 
-def create_scaling_views(con: duckdb.DuckDBPyConnection, min_rise: float = MIN_RISE,
-                         min_rise_factor: float = MIN_RISE_FACTOR) -> None:
+def create_scaling_views(
+    con: duckdb.DuckDBPyConnection, min_rise: float = MIN_RISE, min_rise_factor: float = MIN_RISE_FACTOR
+) -> None:
     """Create the two views in a connection holding catalog tables."""
     con.execute("SET VARIABLE min_rise = ?", [min_rise])
     con.execute("SET VARIABLE min_rise_factor = ?", [min_rise_factor])
@@ -62,7 +63,8 @@ def scaling_tables(con: duckdb.DuckDBPyConnection, model: str | None = None) -> 
     """(the scaling rows by model and batch size, the verdict per model), optionally for one model."""
     where = "WHERE coalesce(model_name, '') = $m" if model is not None else ""
     params = {"m": model} if model is not None else None
-    rows = con.sql(f"SELECT * FROM batch_size_scaling {where} ORDER BY model_name, batch_size, run_id",
-                   params=params).to_arrow_table()
+    rows = con.sql(
+        f"SELECT * FROM batch_size_scaling {where} ORDER BY model_name, batch_size, run_id", params=params
+    ).to_arrow_table()
     verdict = con.sql(f"SELECT * FROM batch_size_scaling_verdict {where}", params=params).to_arrow_table()
     return rows, verdict

@@ -45,11 +45,15 @@ def load_sweep_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, model: str
     """Copy the runs with a batch size (of one model, when given) from a catalog file; returns how many."""
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
     try:
-        con.execute("CREATE TEMP TABLE _picked AS SELECT run_id FROM src.catalog_runs WHERE batch_size IS NOT NULL "
-                    "AND ($m IS NULL OR model_name = $m)", {"m": model})
+        con.execute(
+            "CREATE TEMP TABLE _picked AS SELECT run_id FROM src.catalog_runs WHERE batch_size IS NOT NULL "
+            "AND ($m IS NULL OR model_name = $m)",
+            {"m": model},
+        )
         for name in PER_RUN_TABLES:
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM src.{name} "
-                        "WHERE run_id IN (SELECT run_id FROM _picked)")
+            con.execute(
+                f"INSERT INTO {name} BY NAME SELECT * FROM src.{name} WHERE run_id IN (SELECT run_id FROM _picked)"
+            )
         return con.execute("SELECT count(*) FROM _picked").fetchall()[0][0]
     finally:
         con.execute("DROP TABLE IF EXISTS _picked")

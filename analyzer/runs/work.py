@@ -48,14 +48,17 @@ def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
     >>> catalog_run_id("rank0_ascend_pt/dev1", "rank0_ascend_pt", "0123456789abcdef")
     'rank0_ascend_pt@01234567/dev1'
     """
-    return f"{source_id}@{fingerprint[:8]}{ingest_run_id[len(source_id):]}"
+    return f"{source_id}@{fingerprint[:8]}{ingest_run_id[len(source_id) :]}"
 
 
 def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
     """The tables of a run that failed: one failures row."""
     schema = _arrow_schema("failures")
-    return {"failures": pa.Table.from_pylist([{"path": label, "fingerprint": fingerprint, "message": message}],
-                                             schema=schema)}
+    return {
+        "failures": pa.Table.from_pylist(
+            [{"path": label, "fingerprint": fingerprint, "message": message}], schema=schema
+        )
+    }
 
 
 def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
@@ -124,8 +127,14 @@ def _catalog_run(con, rid: str, cid: str, task: RunTask, settings: WorkSettings)
         "cann_version, torch_npu_version, chip, coalesce($model, model_name) AS model_name, "
         "coalesce($bs, batch_size) AS batch_size, profiler_level, aic_metrics, aic_mode, pmu_collected, "
         "not_collected FROM runs WHERE run_id = $rid",
-        params={"cid": cid, "label": task.label, "fp": task.fingerprint, "rid": rid,
-                "model": settings.model_name, "bs": settings.batch_size},
+        params={
+            "cid": cid,
+            "label": task.label,
+            "fp": task.fingerprint,
+            "rid": rid,
+            "model": settings.model_name,
+            "bs": settings.batch_size,
+        },
     ).to_arrow_table()
 
 
@@ -152,17 +161,38 @@ def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[st
 
 def _findings_table(cid: str, findings: list) -> pa.Table:
     rows = [
-        {"run_id": cid, "rank": i, "code": f.code, "rule": f.rule, "severity": f.severity,
-         "category": f.category, "title": f.title, "subject": f.subject, "value": f.value,
-         "threshold": f.threshold, "metric": f.metric, "unit": f.unit, "impact_us": f.impact_us,
-         "span_share": f.span_share, "confidence": f.confidence, "message": f.message}
+        {
+            "run_id": cid,
+            "rank": i,
+            "code": f.code,
+            "rule": f.rule,
+            "severity": f.severity,
+            "category": f.category,
+            "title": f.title,
+            "subject": f.subject,
+            "value": f.value,
+            "threshold": f.threshold,
+            "metric": f.metric,
+            "unit": f.unit,
+            "impact_us": f.impact_us,
+            "span_share": f.span_share,
+            "confidence": f.confidence,
+            "message": f.message,
+        }
         for i, f in enumerate(findings, start=1)
     ]
     return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
 
 
-_TYPES = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(),
-          "BOOLEAN": pa.bool_(), "VARCHAR[]": pa.list_(pa.string()), "DOUBLE[]": pa.list_(pa.float64())}
+_TYPES = {
+    "VARCHAR": pa.string(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(),
+    "VARCHAR[]": pa.list_(pa.string()),
+    "DOUBLE[]": pa.list_(pa.float64()),
+}
 
 
 def _arrow_schema(table: str) -> pa.Schema:

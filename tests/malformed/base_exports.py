@@ -190,17 +190,11 @@ def write_msprof_text(parent: Path) -> Path:
         json.dumps({"platform_version": "Ascend910B", "DeviceInfo": [{"id": 0, "ai_core_num": 24}]})
     )
     (mso / f"op_summary_{MSPROF_STAMP}.csv").write_text(op_summary_text())
-    tt = [
-        "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)"
-    ]
+    tt = ["Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)"]
     for i, (name, _t, _core, offset, dur) in enumerate(OPS):
-        tt.append(
-            f"0,{name},KERNEL_AICORE,2,{11051 + i},{dur},{start_text(offset)},{start_text(offset + dur)}"
-        )
+        tt.append(f"0,{name},KERNEL_AICORE,2,{11051 + i},{dur},{start_text(offset)},{start_text(offset + dur)}")
     (mso / f"task_time_{MSPROF_STAMP}.csv").write_text("\n".join(tt) + "\n")
-    (mso / f"msprof_{MSPROF_STAMP}.json").write_text(
-        json.dumps(trace_events(), indent=2, sort_keys=True)
-    )
+    (mso / f"msprof_{MSPROF_STAMP}.json").write_text(json.dumps(trace_events(), indent=2, sort_keys=True))
     return root
 
 

@@ -51,9 +51,7 @@ HOSTILE = [
 @dataclass(frozen=True)
 class Case:
     name: str
-    build: Callable[
-        [Path], Path
-    ]  # writes the input under the folder, returns the path to give the command
+    build: Callable[[Path], Path]  # writes the input under the folder, returns the path to give the command
     expect: str  # 'usable' | 'unusable' | 'clean'
     file: str = ""  # a message must name this file (its base name is enough)
     where: str = ""  # regex the message's location must match (line/byte/table ...)
@@ -98,9 +96,7 @@ def msprof(folder: Path, edits: dict[str, bytes | None]) -> Path:
     return folder
 
 
-def kd_bytes(
-    rows: list[list[str]] | None = None, header: str = base.KD_HEADER, encoding: str = "utf-8"
-) -> bytes:
+def kd_bytes(rows: list[list[str]] | None = None, header: str = base.KD_HEADER, encoding: str = "utf-8") -> bytes:
     return base.kernel_details_text(rows, header).encode(encoding)
 
 
@@ -127,9 +123,7 @@ def garbage(n: int = 4096, seed: int = 7, nul: bool = True) -> bytes:
 # ---- kernel_details.csv (torch_npu) -----------------------------------------
 
 case("kd_empty_0_bytes", "usable", "kernel_details.csv", "")(lambda d: torch(d, {KD: b""}))
-case("kd_empty_alone", "unusable", "kernel_details.csv")(
-    lambda d: torch(d, {KD: b""}, ("kernel_details.csv",))
-)
+case("kd_empty_alone", "unusable", "kernel_details.csv")(lambda d: torch(d, {KD: b""}, ("kernel_details.csv",)))
 case("kd_header_only", "usable", "kernel_details.csv", r"line 2")(
     lambda d: torch(d, {KD: (base.KD_HEADER + "\r\n").encode()})
 )
@@ -139,27 +133,21 @@ case("kd_header_only_alone", "unusable", "kernel_details.csv", r"line 2")(
 case("kd_truncated_mid_row", "usable", "kernel_details.csv", r"line \d+")(
     lambda d: torch(d, {KD: base_kd()[: base_kd().rindex(b"Cast_7") + 30]}, ("kernel_details.csv",))
 )
-case("kd_truncated_mid_header", "usable", "kernel_details.csv", r"line 1")(
-    lambda d: torch(d, {KD: base_kd()[:60]})
-)
+case("kd_truncated_mid_header", "usable", "kernel_details.csv", r"line 1")(lambda d: torch(d, {KD: base_kd()[:60]}))
 case("kd_semicolon_delimiter", "usable", "kernel_details.csv", r"line 1")(
     lambda d: torch(d, {KD: base_kd().replace(b",", b";")})
 )
 case("kd_tab_delimiter", "usable", "kernel_details.csv", r"line 1")(
     lambda d: torch(d, {KD: base_kd().replace(b"\t", b"").replace(b",", b"\t")})
 )
-case("kd_binary_garbage", "usable", "kernel_details.csv", r"byte \d+")(
-    lambda d: torch(d, {KD: garbage()})
-)
+case("kd_binary_garbage", "usable", "kernel_details.csv", r"byte \d+")(lambda d: torch(d, {KD: garbage()}))
 case("kd_binary_garbage_alone", "unusable", "kernel_details.csv", r"byte \d+")(
     lambda d: torch(d, {KD: garbage()}, ("kernel_details.csv",))
 )
 case("kd_high_bytes_no_nul", "usable", "kernel_details.csv", r"byte \d+|line 1")(
     lambda d: torch(d, {KD: garbage(nul=False)})
 )
-case("kd_utf8_bom", "clean")(
-    lambda d: torch(d, {KD: b"\xef\xbb\xbf" + base_kd()}, ("kernel_details.csv",))
-)
+case("kd_utf8_bom", "clean")(lambda d: torch(d, {KD: b"\xef\xbb\xbf" + base_kd()}, ("kernel_details.csv",)))
 case("kd_gbk_op_names", "usable", "kernel_details.csv", r"byte \d+")(
     lambda d: torch(
         d,
@@ -184,39 +172,25 @@ case("kd_duplicate_column", "usable", "kernel_details.csv", r"line 1")(
 case("kd_missing_duration_column", "usable", "kernel_details.csv", r"line 1")(
     lambda d: torch(
         d,
-        {
-            KD: kd_bytes(
-                [r[:9] + r[10:] for r in kd_rows()], base.KD_HEADER.replace("Duration(us),", "")
-            )
-        },
+        {KD: kd_bytes([r[:9] + r[10:] for r in kd_rows()], base.KD_HEADER.replace("Duration(us),", ""))},
     )
 )
 case("kd_missing_duration_column_alone", "unusable", "kernel_details.csv", r"line 1")(
     lambda d: torch(
         d,
-        {
-            KD: kd_bytes(
-                [r[:9] + r[10:] for r in kd_rows()], base.KD_HEADER.replace("Duration(us),", "")
-            )
-        },
+        {KD: kd_bytes([r[:9] + r[10:] for r in kd_rows()], base.KD_HEADER.replace("Duration(us),", ""))},
         ("kernel_details.csv",),
     )
 )
 case("kd_unknown_columns", "clean")(
     lambda d: torch(
         d,
-        {
-            KD: kd_bytes(
-                [r + ["x", "7"] for r in kd_rows()], base.KD_HEADER + ",Mystery Column,another(us)"
-            )
-        },
+        {KD: kd_bytes([r + ["x", "7"] for r in kd_rows()], base.KD_HEADER + ",Mystery Column,another(us)")},
         ("kernel_details.csv",),
     )
 )
 case("kd_na_everywhere", "unusable", "kernel_details.csv")(
-    lambda d: torch(
-        d, {KD: kd_bytes([["N/A"] * len(r) for r in kd_rows()])}, ("kernel_details.csv",)
-    )
+    lambda d: torch(d, {KD: kd_bytes([["N/A"] * len(r) for r in kd_rows()])}, ("kernel_details.csv",))
 )
 case("kd_negative_durations", "usable", "kernel_details.csv")(
     lambda d: torch(
@@ -228,17 +202,7 @@ case("kd_negative_durations", "usable", "kernel_details.csv")(
 case("kd_nan_inf_numbers", "usable", "kernel_details.csv")(
     lambda d: torch(
         d,
-        {
-            KD: kd_bytes(
-                kd_rows(
-                    **{
-                        "Duration(us)": lambda i, r: (
-                            ["NaN", "inf", "-inf", "nan"][i] if i < 4 else r[9]
-                        )
-                    }
-                )
-            )
-        },
+        {KD: kd_bytes(kd_rows(**{"Duration(us)": lambda i, r: ["NaN", "inf", "-inf", "nan"][i] if i < 4 else r[9]}))},
         ("kernel_details.csv",),
     )
 )
@@ -266,9 +230,7 @@ case("kd_start_1e30", "usable", "kernel_details.csv")(
     )
 )
 case("kd_timestamps_in_ns", "usable", "kernel_details.csv")(
-    lambda d: torch(
-        d, {KD: kd_bytes(kd_rows(**{"Start Time(us)": lambda i, r: str(int(float(r[8]) * 1000))}))}
-    )
+    lambda d: torch(d, {KD: kd_bytes(kd_rows(**{"Start Time(us)": lambda i, r: str(int(float(r[8]) * 1000))}))})
 )
 case("kd_unsorted_rows", "clean")(
     lambda d: torch(d, {KD: kd_bytes(list(reversed(kd_rows())))}, ("kernel_details.csv",))
@@ -281,9 +243,7 @@ case("kd_overlapping_tasks", "clean")(
     )
 )
 case("kd_hostile_op_names", "clean")(
-    lambda d: torch(
-        d, {KD: kd_bytes(kd_rows(Name=lambda i, r: csv_cell(HOSTILE[i % len(HOSTILE)])))}
-    )
+    lambda d: torch(d, {KD: kd_bytes(kd_rows(Name=lambda i, r: csv_cell(HOSTILE[i % len(HOSTILE)])))})
 )
 case("kd_unquoted_comma_in_name", "usable", "kernel_details.csv", r"line 4")(
     lambda d: torch(
@@ -299,19 +259,13 @@ case("kd_unbalanced_quote", "usable", "kernel_details.csv", r"line \d+")(
         ("kernel_details.csv",),
     )
 )
-case("kd_blank_lines_only", "usable", "kernel_details.csv", r"line \d+")(
-    lambda d: torch(d, {KD: b"\n\n\n"})
-)
-case("kd_is_a_json_file", "usable", "kernel_details.csv", r"line 1")(
-    lambda d: torch(d, {KD: trace_bytes()})
-)
+case("kd_blank_lines_only", "usable", "kernel_details.csv", r"line \d+")(lambda d: torch(d, {KD: b"\n\n\n"}))
+case("kd_is_a_json_file", "usable", "kernel_details.csv", r"line 1")(lambda d: torch(d, {KD: trace_bytes()}))
 
 # ---- trace_view.json --------------------------------------------------------
 
 case("tv_empty_0_bytes", "usable", "trace_view.json")(lambda d: torch(d, {TV: b""}))
-case("tv_empty_alone", "unusable", "trace_view.json")(
-    lambda d: torch(d, {TV: b""}, ("trace_view.json",))
-)
+case("tv_empty_alone", "unusable", "trace_view.json")(lambda d: torch(d, {TV: b""}, ("trace_view.json",)))
 case("tv_truncated_mid_json", "usable", "trace_view.json")(
     lambda d: torch(d, {TV: trace_bytes()[: len(trace_bytes()) // 2]})
 )
@@ -319,9 +273,7 @@ case("tv_truncated_alone", "usable", "trace_view.json", r"byte \d+")(
     lambda d: torch(d, {TV: trace_bytes()[: len(trace_bytes()) // 2]}, ("trace_view.json",))
 )
 case("tv_binary_garbage", "usable", "trace_view.json")(lambda d: torch(d, {TV: garbage()}))
-case("tv_object_without_events", "usable", "trace_view.json")(
-    lambda d: torch(d, {TV: b'{"foo": 1}'})
-)
+case("tv_object_without_events", "usable", "trace_view.json")(lambda d: torch(d, {TV: b'{"foo": 1}'}))
 case("tv_events_without_ts", "usable", "trace_view.json")(
     lambda d: torch(
         d,
@@ -333,26 +285,17 @@ case("tv_timestamps_in_ns", "unusable", "trace_view.json", r"field .ts.")(
         d,
         {
             TV: trace_bytes(
-                [
-                    {**e, "ts": str(int(float(e["ts"]) * 1000))} if "ts" in e else e
-                    for e in base.trace_events()
-                ]
+                [{**e, "ts": str(int(float(e["ts"]) * 1000))} if "ts" in e else e for e in base.trace_events()]
             )
         },
         ("trace_view.json",),
     )
 )
-case("tv_utf8_bom", "clean")(
-    lambda d: torch(d, {TV: b"\xef\xbb\xbf" + trace_bytes()}, ("trace_view.json",))
-)
+case("tv_utf8_bom", "clean")(lambda d: torch(d, {TV: b"\xef\xbb\xbf" + trace_bytes()}, ("trace_view.json",)))
 case("tv_nan_and_huge_dur", "usable", "trace_view.json")(
     lambda d: torch(
         d,
-        {
-            TV: trace_bytes()
-            .replace(b'"dur": 313.886', b'"dur": NaN')
-            .replace(b'"dur": 120.5', b'"dur": 1e308')
-        },
+        {TV: trace_bytes().replace(b'"dur": 313.886', b'"dur": NaN').replace(b'"dur": 120.5', b'"dur": 1e308')},
         ("trace_view.json",),
     )
 )
@@ -377,9 +320,7 @@ case("tv_latin1_bytes", "usable", "trace_view.json")(
 # ---- the other torch_npu files ----------------------------------------------
 
 OTHER = f"{TORCH_ROOT}/{APO}"
-case("op_statistic_empty", "usable", "op_statistic.csv")(
-    lambda d: torch(d, {f"{OTHER}/op_statistic.csv": b""})
-)
+case("op_statistic_empty", "usable", "op_statistic.csv")(lambda d: torch(d, {f"{OTHER}/op_statistic.csv": b""}))
 case("op_statistic_garbage", "usable", "op_statistic.csv")(
     lambda d: torch(d, {f"{OTHER}/op_statistic.csv": garbage(seed=3)})
 )
@@ -396,9 +337,7 @@ case("step_trace_time_semicolons", "usable", "step_trace_time.csv", r"line 1")(
     lambda d: torch(d, {f"{OTHER}/step_trace_time.csv": b"Step;Computing;Free\n50;658.7;341.3\n"})
 )
 case("profiler_info_truncated", "usable", "profiler_info_0.json")(
-    lambda d: torch(
-        d, {f"{TORCH_ROOT}/profiler_info_0.json": json.dumps(base.profiler_info()).encode()[:40]}
-    )
+    lambda d: torch(d, {f"{TORCH_ROOT}/profiler_info_0.json": json.dumps(base.profiler_info()).encode()[:40]})
 )
 case("profiler_info_binary", "usable", "profiler_info_0.json")(
     lambda d: torch(d, {f"{TORCH_ROOT}/profiler_info_0.json": garbage(64)})
@@ -410,9 +349,7 @@ case("msprof_device_info_deeply_nested", "usable", "info.json.0")(
     lambda d: msprof(d, {f"{base.MSPROF_ROOT}/device_0/info.json.0": b"{" + b'"a":[' * 50_000})
 )
 case("communication_json_truncated", "usable", "communication.json")(
-    lambda d: torch(
-        d, {f"{OTHER}/communication.json": b'{"step50": {"collective": {"allreduce@1": {"Comm'}
-    )
+    lambda d: torch(d, {f"{OTHER}/communication.json": b'{"step50": {"collective": {"allreduce@1": {"Comm'})
 )
 
 # ---- native msprof text -----------------------------------------------------
@@ -422,14 +359,10 @@ case("msprof_op_summary_truncated_mid_row", "usable", "op_summary_", r"line \d+"
     lambda d: msprof(d, {OPSUM: base.op_summary_text().encode()[:-40]})
 )
 case("msprof_op_summary_tab_delimited", "usable", "op_summary_", r"line 1")(
-    lambda d: msprof(
-        d, {OPSUM: base.op_summary_text().replace("\t", "").replace(",", "\t").encode()}
-    )
+    lambda d: msprof(d, {OPSUM: base.op_summary_text().replace("\t", "").replace(",", "\t").encode()})
 )
 case("msprof_task_time_garbage", "usable", "task_time_", r"byte \d+")(
-    lambda d: msprof(
-        d, {f"{base.MSPROF_ROOT}/{MSO}/task_time_{MSPROF_STAMP}.csv": garbage(seed=11)}
-    )
+    lambda d: msprof(d, {f"{base.MSPROF_ROOT}/{MSO}/task_time_{MSPROF_STAMP}.csv": garbage(seed=11)})
 )
 case("msprof_json_truncated", "usable", "msprof_")(
     lambda d: msprof(d, {MSJSON: json.dumps(base.trace_events(), indent=2).encode()[:700]})
@@ -471,12 +404,8 @@ case("sqlite_missing_tables", "unusable", "ascend_pytorch_profiler_0.db", r"tabl
 case("sqlite_missing_compute_info", "usable", "ascend_pytorch_profiler_0.db", r"table")(
     lambda d: db_with(d, ("STRING_IDS", "TASK", "NPU_INFO"))
 )
-case("sqlite_corrupt_pages", "unusable", "ascend_pytorch_profiler_0.db")(
-    lambda d: corrupt_db(d, 0.3, 1 << 20)
-)
-case("sqlite_corrupt_header", "unusable", "ascend_pytorch_profiler_0.db")(
-    lambda d: corrupt_db(d, 0.0, 100)
-)
+case("sqlite_corrupt_pages", "unusable", "ascend_pytorch_profiler_0.db")(lambda d: corrupt_db(d, 0.3, 1 << 20))
+case("sqlite_corrupt_header", "unusable", "ascend_pytorch_profiler_0.db")(lambda d: corrupt_db(d, 0.0, 100))
 case("sqlite_truncated", "unusable", "ascend_pytorch_profiler_0.db")(
     lambda d: (lambda p: (p.write_bytes(p.read_bytes()[:5000]), d)[1])(base.write_torch_db(d))
 )
@@ -516,9 +445,7 @@ case("every_file_broken", "unusable", "kernel_details.csv")(
 )
 
 case("export_truncated_early", "unusable", "kernel_details.csv")(
-    lambda d: torch(
-        d, {KD: base_kd()[:60], TV: trace_bytes()[:300]}, ("kernel_details.csv", "trace_view.json")
-    )
+    lambda d: torch(d, {KD: base_kd()[:60], TV: trace_bytes()[:300]}, ("kernel_details.csv", "trace_view.json"))
 )
 case("export_truncated_late", "usable", "kernel_details.csv", r"line \d+")(
     lambda d: torch(d, {KD: base_kd()[:700], TV: trace_bytes()[:900]})
@@ -529,11 +456,7 @@ case("export_truncated_late", "usable", "kernel_details.csv", r"line \d+")(
 
 def _export_files(folder: Path) -> list[tuple[str, bytes]]:
     root = base.write_torch_text(folder / "src")
-    files = [
-        (p.relative_to(folder / "src").as_posix(), p.read_bytes())
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    ]
+    files = [(p.relative_to(folder / "src").as_posix(), p.read_bytes()) for p in sorted(root.rglob("*")) if p.is_file()]
     shutil.rmtree(folder / "src")
     return files
 
