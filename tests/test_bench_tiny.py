@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE_TOOLS = (
     "npu-triage diagnose (json,md)",
     "npu-triage diagnose (json,md,html)",
-    "npu-triage diagnose (json,md), NPU_TRIAGE_MEMORY_LIMIT=fast",
+    "npu-triage diagnose (json,md), --memory-limit 512MB",
     "parse floor (DuckDB read_csv + read_json)",
 )
 
@@ -58,11 +58,10 @@ def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
         (layout, tool) for layout in ("torch_npu", "msprof") for tool in ENGINE_TOOLS
     }
     assert "npu-triage benchmark" in proc.stdout
-    # the fast rows have runs of their own, and the default (lean) budget, at its smallest, was
-    # enough for the tiny inputs: no run fell back to DuckDB's own limit
-    assert len(list(out.glob("runs/*/diagnose_json_md_fast_1.log"))) == 4
-    default_logs = sorted(out.glob("runs/*/diagnose_json_md_1.log"))
-    assert len(default_logs) == 4 and not any("again" in p.read_text() for p in default_logs)
+    # the limited rows have runs of their own, and wrote the same diagnosis as the default ones
+    assert len(list(out.glob("runs/*/diagnose_json_md_512MB_1.log"))) == 4
+    limited = [r for r in doc["rows"] if "--memory-limit" in r["tool"]]
+    assert len(limited) == 4 and all(r["same_diagnosis"] for r in limited)
     assert not list(out.glob("data/.*")), "a half-written input was left behind"
 
 

@@ -10,7 +10,6 @@ import duckdb
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.cli.process_end import keep_until_exit
 from analyzer.cli.rule_options import (
     UsageError,
     add_rule_options,
@@ -21,7 +20,6 @@ from analyzer.diagnosis import diagnose, diagnose_runs
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
 from analyzer.ingest.loader import usable_run_ids
-from analyzer.ingest.memory_budget import report_budget
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
@@ -85,12 +83,9 @@ def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: 
     if "md" in formats:
         written.append(write_text_atomically(folder / "diagnosis.md", render_markdown(d)))
     if "html" in formats:
-        # DuckDB's budget gives way first: plotly and polars, loaded only when HTML is asked for,
-        # take about 65 MiB as they load (memory_budget.report_budget)
-        with report_budget(con):
-            from analyzer.report.html import render_html
+        from analyzer.report.html import render_html  # plotly loads only when HTML is asked for
 
-            page = render_html(d, con)
+        page = render_html(d, con)
         written.append(write_text_atomically(folder / "report.html", page))
     return written
 
@@ -112,7 +107,6 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
-    keep_until_exit(con)  # freed by the OS when the program ends, not table block by block
     usable = usable_run_ids(con, run_ids)  # runs with a device task that has a start and a duration
     for line in problem_lines(problems):
         err(line)
