@@ -92,9 +92,9 @@ def _sql_path(path: str) -> str:
     return path.replace("'", "''")
 
 
-def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
+def load_duckdb(db_path: Path, limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory connection holding a copy of a saved DuckDB file's tables (the file is only read)."""
-    con = connect()
+    con = connect(limit_bytes)
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
     for name in TABLES:
         exists = con.execute(
