@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from analyzer.atomic_files import write_text_atomically
-from bench.results import MSPROF, MSPROF_BUDGET_S
+from bench.results import DIAGNOSE, FLOOR, MSPROF, MSPROF_BUDGET_S
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 HEADERS = (
@@ -145,25 +145,32 @@ def docs_section(doc: dict[str, Any]) -> str:
 
 
 def update_docs(path: Path, doc: dict[str, Any]) -> None:
-    """Add the run's section at the top of docs/benchmark.md's list of runs (the head rewritten)."""
+    """Add the run's section at the top of docs/benchmark.md's list of runs (the head rewritten); a
+    section of the same heading (date and commit) is replaced, so regenerating it does not repeat it."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    runs = old.split(RUNS, 1)[1].lstrip("\n") if RUNS in old else ""
-    write_text_atomically(path, DOCS_HEAD + RUNS + "\n\n" + docs_section(doc) + ("\n" + runs if runs else ""))
+    runs = old.split(RUNS, 1)[1].strip("\n") if RUNS in old else ""
+    section = docs_section(doc)
+    heading = section.splitlines()[0]
+    kept = [part for part in re.split(r"\n(?=## )", runs) if part.strip() and part.splitlines()[0] != heading]
+    write_text_atomically(path, DOCS_HEAD + RUNS + "\n\n" + "\n\n".join([section.rstrip("\n"), *kept]) + "\n")
 
 
 _SHORT = ("input", "tool", "wall s", "peak RSS MB", "ratio to parse floor", "ratio to msprof-analyze")
 
 
-def _short_cells(row: dict[str, Any]) -> tuple[str, ...]:
+def _short_cells(row: dict[str, Any], headers: tuple[str, ...]) -> tuple[str, ...]:
     cells = dict(zip(HEADERS, _cells(row), strict=True))
-    return tuple(cells[h] for h in _SHORT)
+    return tuple(cells[h] for h in headers)
 
 
 def markdown_section(doc: dict[str, Any]) -> str:
-    """The README's benchmark section, markers included: the newest run's main rows and a link."""
-    rows = [r for r in doc["rows"] if "html" not in r["tool"]]
-    table = ["| " + " | ".join(_SHORT) + " |", "|" + "---|" * len(_SHORT)]
-    table += ["| " + " | ".join(_short_cells(r)) + " |" for r in rows]
+    """The README's benchmark section, markers included: the newest run's default diagnose, parse
+    floor and msprof-analyze rows (msprof-analyze's column only when it ran), and a link."""
+    rows = [r for r in doc["rows"] if r["tool"] in (DIAGNOSE, FLOOR, MSPROF)]
+    ran_msprof = any(r["tool"] == MSPROF for r in rows)
+    headers = _SHORT if ran_msprof else _SHORT[:-1]
+    table = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    table += ["| " + " | ".join(_short_cells(r, headers)) + " |" for r in rows]
     lines = [START, *table, "", "Every run, the machine and the targets: [docs/benchmark.md](docs/benchmark.md).", END]
     return "\n".join(lines)
 

@@ -109,7 +109,7 @@ def targets(rows: list[Row], scale: list[dict[str, Any]]) -> list[dict[str, Any]
                     at_least=True,
                 )
             )
-        if r["tool"] in ENGINE and r["ratio_to_parse_floor"] is not None:
+        if r["tool"] in (DIAGNOSE, DIAGNOSE_HTML) and r["ratio_to_parse_floor"] is not None:
             limit = 5 if r["tool"] == DIAGNOSE_HTML else 3
             checks.append(
                 _check(

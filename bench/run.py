@@ -227,7 +227,7 @@ def _repeats(args: argparse.Namespace) -> int:
 def _compile_engine() -> None:
     """Compile npu-triage's bytecode once, as pip does when it installs a package (and did for
     msprof-analyze's venv). Run from a clone with PYTHONDONTWRITEBYTECODE set, each diagnose would
-    otherwise compile its modules again (about 40 ms of every run)."""
+    otherwise compile its modules again in every run."""
     compileall.compile_dir(ROOT / "analyzer", quiet=1)
 
 

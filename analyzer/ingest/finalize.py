@@ -181,7 +181,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     run_id, src = ctx.run_id, ctx.source
     _apply_facts(meta, ctx)
     if not _device_tasks_from_one_file(ctx):
-        timeline_store.delete_duplicate_device_tasks(con, run_id)  # 23 ms for nothing on a 127 MB trace_view.json
+        timeline_store.delete_duplicate_device_tasks(con, run_id)  # a full scan, for nothing on a single file
     _ops_from_timeline(con, ctx)
     merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)

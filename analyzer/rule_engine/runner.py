@@ -96,9 +96,9 @@ class _RuleRun:
         values = {**self.binding, "run_id": run_id, "subject": subject}
         sql = self.rule.evidence_sql.rstrip().rstrip(";")  # it is run inside an outer query
         params = bind_params(sql, values)
-        # Only the rows kept become Python objects; the rest are counted by DuckDB. Fetching them all
-        # took 2M gap rows into Python at 2M tasks when low-aicore-utilization fired (peak RSS 600 MB
-        # -> 1.2 GB). DuckDB keeps the evidence query's ORDER BY under the outer LIMIT.
+        # Only the rows kept become Python objects; the rest are counted by DuckDB (an evidence query
+        # may return a row per gap, millions on a big export). DuckDB keeps the evidence query's
+        # ORDER BY under the outer LIMIT.
         cursor = self.con.execute(f"SELECT * FROM ({sql}) LIMIT {int(self.evidence_limit)}", params)
         columns = tuple(d[0] for d in cursor.description)
         top = tuple(tuple(plain_value(v) for v in row) for row in cursor.fetchall())

@@ -99,7 +99,7 @@ g AS (SELECT part, prev_end AS start_ns, start_ns AS end_ns, prev_rid, rid FROM 
 def _device_gaps_sql(with_steps: bool) -> str:
     """``_device_gaps``; ``with_steps=False`` is the same relation for a database whose steps table
     has no window (the step of a gap is then its next task's): it skips the ASOF join, which sorts
-    every gap even against no step (0.28 s at 1M gaps)."""
+    every gap even against no step."""
     step = "coalesce(gs.step_in, a.step_id)" if with_steps else "a.step_id"
     windows = (
         """,
@@ -298,12 +298,12 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 # Cheap filters of ops, and helpers that no built-in rule or chart reads (computed only when a rule of
 # the user's reads them), stay views; so does _stream_gaps, read once by inter-op-gap with a threshold
 # on gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream had its
-# names joined: 1.5 s at 2M msprof tasks). Every other helper view is computed once and kept as a
+# names joined). Every other helper view is computed once and kept as a
 # table, because rules read them many times (a view would recompute its window passes each time).
 _PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals", "_stream_gaps")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
-# Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names cost
-# 0.3 s per call on 3.7M events.
+# Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names would
+# cost more than the views it saves on a big export.
 _SIGNATURE_SQL = """
 SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id, step_id, task_type, op_type,
                                                     op_name, start_ns, end_ns)), 0) FROM ops)
