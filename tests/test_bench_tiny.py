@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench.measure import Measurement, measure, median_of
 from bench.results import (
     DIAGNOSE,
@@ -29,6 +31,7 @@ ENGINE_TOOLS = (
 )
 
 
+@pytest.mark.slow
 def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
     out = tmp_path / "bench"
     proc = subprocess.run(

@@ -6,6 +6,8 @@ import csv
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from analyzer.ingest import load_export
 
 KD = "ASCEND_PROFILER_OUTPUT/kernel_details.csv"
@@ -169,6 +171,7 @@ def _big_kernel_details(path: Path, rows: int, newline_in_name: bool) -> None:
     path.write_text(header + body + "1,short_row,Add\r\n", newline="")
 
 
+@pytest.mark.slow
 def test_op_summary_big_file_parallel_read_equals_serial_rows(tmp_path):
     """Files past 8 MiB go through DuckDB's parallel reader, falling back to serial for quoted newlines."""
     results = []

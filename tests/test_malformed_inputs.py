@@ -111,6 +111,7 @@ def _has_diagnose() -> bool:
     return "diagnose" in commands.COMMANDS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_malformed_input_gives_clear_messages_and_leaves_input_identical(case: Case, tmp_path, capsys):
     path = _build(case, tmp_path)
@@ -178,6 +179,7 @@ def test_malformed_locked_sqlite_is_read_without_waiting_or_writing(tmp_path, ca
         holder.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUBPROCESS_CASES)
 def test_malformed_input_subprocess_never_prints_a_traceback(name, tmp_path):
     case = CASE_BY_NAME[name]
@@ -228,6 +230,7 @@ def test_ingest_output_inside_the_export_is_refused_and_nothing_written(option, 
     assert tree_digest(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_new_user_diagnose_on_export_truncated_late_exits_3_naming_what_was_lost(tmp_path):
     path = _build(CASE_BY_NAME["export_truncated_late"], tmp_path)
     before = tree_digest(path)

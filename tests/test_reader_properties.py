@@ -12,12 +12,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from analyzer.ingest import load_export
 from tests.malformed import base_exports as base
 from tests.malformed.base_exports import csv_cell, trace_bytes
+
+pytestmark = pytest.mark.slow
 
 settings.register_profile("dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
