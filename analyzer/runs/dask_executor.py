@@ -49,7 +49,7 @@ class DaskExecutor:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface
             silence_logs=logging.ERROR,
         )
         self.client = Client(self.cluster)
