@@ -37,7 +37,7 @@ class DaskExecutor:
             ) from exc
         if self.scheduler:
             try:
-                self.client = Client(self.scheduler, timeout="10s")
+                self.client = Client(self.scheduler, timeout="30s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise ExecutorError(
                     f"cannot reach the Dask scheduler at {self.scheduler} ({exc}); start one with `dask scheduler`"
