@@ -78,7 +78,7 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.Duc
     return ingested.con, ingested.run_ids, ingested.problems
 
 
-def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> list[Path]:
+def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str], out_dir: Path) -> list[Path]:
     written = []
     if "json" in formats:
         written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
@@ -88,17 +88,17 @@ def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: 
         # DuckDB's budget gives way first: plotly and polars, loaded only when HTML is asked for,
         # take about 65 MiB as they load (memory_budget.report_budget)
         with report_budget(con):
-            from analyzer.report.html import render_html
+            from analyzer.report.html import write_html
 
-            page = render_html(d, con)
-        written.append(write_text_atomically(folder / "report.html", page))
+            # plotly.js once per output folder, beside the reports, not inlined into every page
+            written.append(write_html(d, con, folder / "report.html", shared_js=out_dir))
     return written
 
 
 def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
     """Print one diagnosis and write its reports; returns its worst severity rank (-1: no finding)."""
     print_diagnosis(d, out)
-    for path in _write(d, con, run_folder(out_dir, d.run_id), formats):
+    for path in _write(d, con, run_folder(out_dir, d.run_id), formats, out_dir):
         out.print(f"wrote {path}", markup=False)
     return max((SEVERITY_RANK[f.severity] for f in d.findings), default=-1)
 
