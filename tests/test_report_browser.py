@@ -151,3 +151,34 @@ def test_report_browser_bundled_example_from_the_cli_renders_without_errors(brow
     text = browser.execute_script("return document.body.innerText")
     assert "inter-op-gap" in text and "host_sync" in text
     assert _screenshot(browser, "bundled_resnet_host_sync").stat().st_size > 10_000
+
+
+def test_report_browser_index_of_the_bundled_examples_links_every_report(browser, tmp_path):
+    """diagnose over a tree writes index.html: a row per report with its top finding, every link live."""
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    from analyzer.cli import main
+
+    assert main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--quiet"]) == 0
+    index = tmp_path / "index.html"
+    pages = sorted(tmp_path.rglob("report.html"))
+    assert len(pages) == 10  # nine runs and the all-runs page of the resnet50 sweep
+    browser.get(index.resolve().as_uri())
+    assert browser.execute_script("return window.__errors") == []
+    rows = browser.find_elements(By.CSS_SELECTOR, "#reports tbody tr")
+    assert len(rows) == len(pages)
+    targets = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#reports tbody a")]
+    assert sorted(targets) == sorted(p.resolve().as_uri() for p in pages)
+    for page, row in zip(
+        sorted(pages, key=lambda p: p.resolve().as_uri()),
+        sorted(rows, key=lambda r: r.find_element(By.TAG_NAME, "a").get_attribute("href")),
+        strict=True,
+    ):
+        findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
+        if findings:
+            assert findings[0]["code"] in row.text and findings[0]["subject"] in row.text
+    assert _screenshot(browser, "index_bundled_examples").stat().st_size > 10_000
+    open_and_wait(browser, pages[-1])  # a report opened from the index draws with the shared plotly.js
+    assert browser.execute_script("return window.__errors") == []

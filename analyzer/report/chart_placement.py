@@ -72,10 +72,9 @@ class ChartPlacement:
         """The general charts no finding drew, and links to those drawn beside findings."""
         left = [k for k in keys if chart_div_id(k) not in self.shown]
         drawn = "".join(f'<div class="chart">{self._to_html(self._figures[k], chart_div_id(k))}</div>' for k in left)
+        beside = sorted((self.shown[chart_div_id(k)], k) for k in keys if chart_div_id(k) in self.shown)
         links = ", ".join(
-            f'<a href="#{div_id}">{chart_title(self._figures[k])}</a> (finding {self.shown[div_id]})'
-            for k in keys
-            if (div_id := chart_div_id(k)) in self.shown
+            f'<a href="#{chart_div_id(k)}">{chart_title(self._figures[k])}</a> (finding {index})' for index, k in beside
         )
         beside = f'<p class="chart-ref">Shown beside the findings: {links}</p>' if links else ""
         return f'<section id="charts"><h2>Charts</h2>{beside}<div class="chart-grid">{drawn}</div></section>'

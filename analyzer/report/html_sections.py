@@ -175,13 +175,15 @@ def _severity_counts(findings: Sequence[Finding]) -> str:
 def _value(value: float | None, unit: str) -> str:
     """A finding's value in its unit: ratios as percentages.
 
-    >>> _value(0.456, "ratio"), _value(12.5, "us"), _value(None, "us")
-    ('45.6%', '12.500 us', '—')
+    >>> _value(0.456, "ratio"), _value(12.5, "us"), _value(24.0, "count"), _value(None, "us")
+    ('45.6%', '12.500 us', '24', '—')
     """
     if value is None:
         return "—"
     if unit == "ratio":
         return f"{value * 100:.1f}%"
+    if unit == "count":
+        return f"{value:,.0f}"
     return f"{cell(float(value))} {esc(unit)}".strip()
 
 

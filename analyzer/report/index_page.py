@@ -26,10 +26,10 @@ def _row(d: Diagnosis, href: str) -> str:
         if top
         else '<span class="none">no finding</span>'
     )
-    kind = "several runs" if d.compares_runs else "run"
+    kind = "runs compared (sweep)" if d.compares_runs else "run"
     return (
         f'<tr><td><a href="{esc(href)}">{esc(d.run_id)}</a></td><td>{kind}</td>'
-        f'<td class="num">{len(d.findings)}</td><td>{esc(_counts(d))}</td><td>{top_html}</td></tr>'
+        f'<td class="num">{len(d.findings)}</td><td class="num">{esc(_counts(d))}</td><td>{top_html}</td></tr>'
     )
 
 
