@@ -188,7 +188,8 @@ def report(
     if "html" in formats:
         if trace is None:
             raise ValueError("the HTML report needs the trace its charts query: report(..., trace=trace)")
-        from analyzer.report.html import render_html  # plotly loads only when HTML is asked for
+        from analyzer.report.html import write_html  # plotly loads only when HTML is asked for
 
-        written.append(write_text_atomically(folder / "report.html", render_html(diagnosis, trace.con)))
+        # plotly.js once per output folder, beside the reports, not inlined into every page
+        written.append(write_html(diagnosis, trace.con, folder / "report.html", shared_js=Path(out_dir)))
     return written

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from analyzer.api import Trace, diagnose, load, open_database, report
+from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.rule_options import (
@@ -19,8 +21,14 @@ from analyzer.ingest.database import save_duckdb
 from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import is_inside
 from analyzer.report.run_lines import problem_lines
-from analyzer.report.terminal import print_diagnosis
-from analyzer.rule_engine.model import SEVERITY_RANK, Rule
+from analyzer.report.terminal import (
+    fail_on_line,
+    findings_tsv,
+    print_diagnosis,
+    print_overview,
+    tripping_findings,
+)
+from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
@@ -38,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("warning", "critical"),
         help="exit 1 when a finding has this severity or worse",
     )
+    p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -65,12 +74,39 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
     return trace
 
 
-def _emit(d: Diagnosis, trace: Trace, out_dir: Path, formats: list[str]) -> int:
-    """Print one diagnosis and write its reports; returns its worst severity rank (-1: no finding)."""
-    print_diagnosis(d, out)
-    for path in report(d, out_dir, formats, trace=trace):
-        out.print(f"wrote {path}", markup=False)
-    return max((SEVERITY_RANK[f.severity] for f in d.findings), default=-1)
+def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: argparse.Namespace) -> None:
+    """On a terminal, tables that fit it; into a pipe, only TSV of the findings (the rest on stderr)."""
+    diagnoses = [d for d, _ in pages]
+    if args.quiet:
+        return
+    if not sys.stdout.isatty():
+        out.file.write(findings_tsv(diagnoses))
+        err(_wrote_line(pages, index, args.out))
+        return
+    if len(diagnoses) == 1:
+        print_diagnosis(diagnoses[0], out)
+        for path in pages[0][1]:
+            out.print(f"wrote {path}", markup=False)
+        return
+    print_overview(diagnoses, out)
+    out.print(_wrote_line(pages, index, args.out), markup=False)
+
+
+def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, out_dir: Path) -> str:
+    files = sum(len(paths) for _, paths in pages)
+    where = f"; open {index}" if index else ""
+    return f"wrote {files} file(s) for {len(pages)} report(s) under {out_dir}{where}"
+
+
+def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Path | None:
+    """index.html linking every run's page, when there are several."""
+    html_pages = [(d, p) for d, paths in pages for p in paths if p.name == "report.html"]
+    if len(html_pages) < 2:
+        return None
+    from analyzer.report.index_page import render_index
+
+    index = Path(out_dir) / "index.html"
+    return write_text_atomically(index, render_index(html_pages, index))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,13 +124,14 @@ def run(args: argparse.Namespace) -> int:
     if not usable:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
-    worst = -1
-    for run_id in usable:
-        d = diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview)
-        worst = max(worst, _emit(d, trace, args.out, formats))
+    diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
     several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
     if several is not None:  # rules comparing the runs (batch-size-scaling)
-        worst = max(worst, _emit(several, trace, args.out, formats))
-    if args.fail_on and worst >= SEVERITY_RANK[args.fail_on]:
+        diagnoses.append(several)
+    pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
+    _print(pages, _write_index(pages, args.out), args)
+    tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
+    if tripped:
+        err(fail_on_line(args.fail_on, tripped))
         return 1
     return partial_input_code(trace.problems, args.allow_partial, "the diagnosis covers")
