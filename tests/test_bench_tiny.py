@@ -129,5 +129,5 @@ def test_docs_keep_every_run_once_and_the_readme_only_the_newest_table(tmp_path:
     assert text.count("commit bbbbbbb") == 2 and text.count("commit aaaaaaa") == 2  # heading + machine line
     assert text.index("commit bbbbbbb") < text.index("commit aaaaaaa")
     shown = readme.read_text(encoding="utf-8")
-    assert "old" not in shown and "docs/benchmark.md" in shown and "| 2.00 |" in shown
+    assert "old" not in shown and "docs/benchmark.md" in shown and "| 2.0 / 1.0 | 2.00 |" in shown
     assert "bbbbbbb" not in shown and first["machine"]["cpu"] not in shown
