@@ -75,6 +75,7 @@ def test_repeated_runs_report_the_median_wall_the_largest_rss_and_a_failure() ->
     assert median_of([*runs, Measurement(9.0, 50.0, 3)]).exit_code == 3
 
 
+@pytest.mark.slow
 def test_peak_rss_is_in_the_unit_of_the_file_sizes(tmp_path: Path) -> None:
     """300 * 10^6 touched bytes read as at least 300 MB: in MiB (the kernel's KiB / 1024) they would
     be 286, and the RSS target (peak RSS / largest file, in MB) would be understated by 5%."""
