@@ -63,6 +63,20 @@ def test_expected_subject_names_something_the_run_holds(problem: str, model: str
     assert any(subject_matches(n, words) for n in names), f"no op or stream of the run matches {words}"
 
 
+# problem -> the op names of the family it injects (what the expected subject must single out)
+INJECTED_FAMILY = {"mte_family": ("conv1/Conv2D", "o_proj/MatMulV3"), "call_count_hotspot": ("optim/Mul", "optim/Add")}
+
+
+@pytest.mark.parametrize("problem", sorted(INJECTED_FAMILY))
+@pytest.mark.parametrize("model", list(MODELS))
+def test_expected_subject_singles_out_the_injected_family(problem: str, model: str) -> None:
+    words = TRUTH.expectation(problem, model).subject
+    families = _run(problem, model, 16).ops.select("op_type", "input_shapes", "op_name").unique()
+    injected = families["op_name"].str.contains("|".join(INJECTED_FAMILY[problem]))
+    matched = [subject_matches(f"{t} [{s}]", words) for t, s in families.select("op_type", "input_shapes").rows()]
+    assert matched == injected.to_list()
+
+
 @pytest.mark.parametrize("model", list(MODELS))
 @pytest.mark.parametrize("batch", EDGE_SIZES)
 @pytest.mark.parametrize("seed", SEEDS)
