@@ -61,6 +61,12 @@ def test_corpus_reader_side_cases_cover_each_class():
         "csv-negative-times",
         "csv-line-ends",
         "csv-wide",
+        "json-surrogate",
+        "json-negative-times",
+        "sqlite-wal",
+        "sqlite-missing-table",
+        "sqlite-types",
+        "sqlite-negative-times",
     ):
         assert needed in kinds
     assert len([c for c in CASES if c.kind]) >= 50

@@ -554,4 +554,8 @@ def no_escape_happened(folder: Path) -> list[str]:
 
 # The reader-side classes (header validation, duplicates, negative times, line ends, SQLite WAL and
 # types, lone surrogates) live in their own module; importing it registers them.
-from tests.malformed import reader_cases  # noqa: E402, F401
+from tests.malformed import (  # noqa: E402, F401
+    reader_cases,  # noqa: E402, F401
+    sqlite_cases,
+    trace_cases,
+)

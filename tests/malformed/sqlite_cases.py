@@ -13,6 +13,14 @@ from tests.malformed.base_exports import APO, OPS, TORCH_ROOT
 from tests.malformed.cases import case
 
 N = len(OPS)
+# opType moved to a column without type affinity (SQLite would turn '3' back into 3), rows 1 and 2 holding
+# their id as text.
+MIXED_OP_TYPES = """
+ALTER TABLE COMPUTE_TASK_INFO ADD COLUMN op_type_any;
+UPDATE COMPUTE_TASK_INFO SET op_type_any = CASE WHEN rowid IN (1, 2) THEN CAST(opType AS TEXT) ELSE opType END;
+ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN opType;
+ALTER TABLE COMPUTE_TASK_INFO RENAME COLUMN op_type_any TO opType;
+"""
 # ---- SQLite -----------------------------------------------------------------
 
 DB = f"{TORCH_ROOT}/{APO}/ascend_pytorch_profiler_0.db"
@@ -97,14 +105,14 @@ case(
     tasks=N - 1,
 )(_db(lambda c: c.execute("UPDATE TASK SET startNs = 'yesterday' WHERE rowid = 2")))
 case(
-    "sqlite_real_in_end",
+    "sqlite_real_us_in_end",
     "usable",
     "ascend_pytorch_profiler_0.db",
     r"table TASK, column endNs, row 5",
     kind="sqlite-types",
     says="not an integer",
     tasks=N - 1,
-)(_db(lambda c: c.execute("UPDATE TASK SET endNs = endNs + 0.5 WHERE rowid = 5")))
+)(_db(lambda c: c.execute("UPDATE TASK SET endNs = 1736408883705.25 WHERE rowid = 5")))
 case("sqlite_times_as_integer_text", "clean", kind="sqlite-types", tasks=N)(
     _db(lambda c: c.execute("UPDATE TASK SET startNs = CAST(startNs AS TEXT), endNs = CAST(endNs AS TEXT)"))
 )
@@ -122,7 +130,7 @@ case(
     "clean",
     kind="sqlite-types",
     tasks=N,
-)(_db(lambda c: c.execute("UPDATE COMPUTE_TASK_INFO SET opType = CAST(opType AS TEXT) WHERE rowid IN (1, 2)")))
+)(_db(lambda c: c.executescript(MIXED_OP_TYPES)))
 case(
     "sqlite_op_name_text_where_id_belongs",
     "usable",

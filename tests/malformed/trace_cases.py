@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.malformed.base_exports import trace_bytes, trace_events
+from tests.malformed.base_exports import OPS, trace_bytes, trace_events
 from tests.malformed.cases import TV, case, torch
 
 # ---- trace_view.json --------------------------------------------------------
@@ -29,10 +29,17 @@ def _surrogate_escaped(folder: Path) -> Path:
     return torch(folder, {TV: json.dumps(events).encode()}, ("trace_view.json",))
 
 
-case("tv_lone_surrogate_bytes_in_call_stack", "usable", "trace_view.json", kind="json-surrogate", says="event")(
+case("tv_lone_surrogate_bytes_in_call_stack", "usable", "trace_view.json", kind="json-surrogate", says="not UTF-8")(
     _surrogate
 )
-case("tv_lone_surrogate_escaped_in_name", "clean", kind="json-surrogate")(_surrogate_escaped)
+case(
+    "tv_lone_surrogate_escaped_in_name",
+    "usable",
+    "trace_view.json",
+    kind="json-surrogate",
+    says="surrogate",
+    tasks=len(OPS),
+)(_surrogate_escaped)
 case(
     "tv_negative_ts",
     "usable",
