@@ -8,7 +8,6 @@ import pytest
 from plotly.offline import get_plotlyjs
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.numbered_rows import ROWS
 from analyzer.report.html import CHARTS, chart_for_rule, figure_html, render_html, write_html
 from analyzer.report.html_sections import DEVICE_TASK_RANGE_LABEL
 from analyzer.report.model import Diagnosis
@@ -73,7 +72,7 @@ def test_render_html_empty_run_says_not_collected(con):
 
 def test_render_html_missing_pmu_only_pipeline_not_collected(con):
     add_hostile_run(con)
-    con.execute(f"UPDATE {ROWS['ops']} SET core_time_us = NULL")
+    con.execute("UPDATE ops SET core_time_us = NULL")
     page = render_html(diagnosis_for(con, "hostile"), con)
     assert "not collected: PMU pipeline metrics" in page
 

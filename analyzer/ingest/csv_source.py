@@ -194,7 +194,7 @@ def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) ->
     return con.execute(sql.replace("{scan}", scan), args).fetchall()[0]
 
 
-# Files this large are read by DuckDB's parallel reader first (2-3x faster on big op_summary slices).
+# Files this large are read by DuckDB's parallel reader first (the serial reader is quicker to start on small ones).
 _PARALLEL_FROM_BYTES = 8 << 20
 _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
 # DuckDB's strict parser stops here on mixed LF / CRLF line ends (past the first bytes); the lenient
@@ -203,10 +203,8 @@ _LENIENT_NEEDED = "state machine reached an invalid state"
 
 
 def scans_in_parallel(path: Path, ctx: ReadContext) -> bool:
-    """Whether ``path`` is read by the parallel reader first: a big file, unless its reader was
-    told to read serially (``ReadContext.scan_serially``: kernel_details of 34 MB beside a 127 MB
-    timeline then costs 0.15 CPU-s less per diagnose)."""
-    return path.stat().st_size >= _PARALLEL_FROM_BYTES and not ctx.scan_serially
+    """Whether ``path`` is read by the parallel reader first: a big file."""
+    return path.stat().st_size >= _PARALLEL_FROM_BYTES
 
 
 def text_scan(parallel: bool, rejects: str = "", numbers: bool = False, strict: bool = True) -> str:
@@ -282,8 +280,6 @@ def _read_typed(
             read = "refused"
         else:
             read = rows, rejects
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error:
         pass
     finally:  # whatever happened, the transaction ends here
@@ -379,8 +375,6 @@ def _read_text(
                 rows, table = _run_scan(con, statement, file, file.columns, params, False)
             else:
                 raise
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error as exc:
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")

@@ -8,16 +8,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest import numbered_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.schema import TABLES
-
-
-def _stored(table: str) -> tuple[str, str]:
-    """(the table holding the rows, SQL filtering them to the run of $run_id)."""
-    if table in numbered_rows.ROWS:
-        return numbered_rows.ROWS[table], f"run_no = {numbered_rows.run_no_sql('$run_id')}"
-    return table, "run_id = $run_id"
 
 
 def _data_columns(table: str) -> list[str]:
@@ -31,7 +23,7 @@ def drop_duplicate_rows(
 
     ``key`` (columns that tell rows apart) makes the common case cheap: only when two rows share a key
     are whole rows compared. Returns the rows dropped."""
-    stored, run = _stored(table)
+    stored, run = table, "run_id = $run_id"
     args = {"run_id": ctx.run_id}
     if key:
         same_key = f"SELECT count(*) - count(DISTINCT ({', '.join(key)})) FROM {stored} WHERE {run}"
@@ -62,7 +54,7 @@ def report_negative_times(
     present = [c for c in columns if c in TABLES[table].column_names()]
     if not present:
         return
-    stored, run = _stored(table)
+    stored, run = table, "run_id = $run_id"
     counts = ", ".join(f"count(*) FILTER (WHERE {c} < 0), min({c})" for c in present)
     found = con.execute(f"SELECT {counts} FROM {stored} WHERE {run}", {"run_id": ctx.run_id}).fetchall()[0]
     for i, column in enumerate(present):

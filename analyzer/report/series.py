@@ -35,7 +35,7 @@ win AS (
 def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFrame:
     """The query's rows (a few thousand at most) as a DataFrame, read as Python rows rather than
     through Arrow: the HTML report is the only part of a diagnose that would load pyarrow, which
-    takes about 25 MiB more at peak RSS than these rows do (memory_budget.report_budget)."""
+    takes more memory than these rows do."""
     rel = con.sql(sql, params=params)
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)
 

@@ -26,7 +26,7 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
     Does nothing in a catalog database, whose own ``catalog_runs`` / ``run_metrics`` tables
     already feed the views.
     """
-    # Imported here: only several-run diagnoses need them (and pyarrow, 0.12 s to import).
+    # Imported here: only several-run diagnoses need them, and pyarrow is slow to import.
     import pyarrow as pa
 
     from analyzer.runs.summary import run_summary_tables
