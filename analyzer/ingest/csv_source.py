@@ -273,7 +273,15 @@ def _read_typed(
     con.execute("BEGIN TRANSACTION")
     read: tuple[int, Rejects] | str | None = None
     try:
-        rows, table = _run_scan(con, statement, file, typed, params, parallel)
+        try:
+            rows, table = _run_scan(con, statement, file, typed, params, parallel)
+        except duckdb.Error as exc:
+            if not (file.strict and _LENIENT_NEEDED in str(exc)):
+                raise
+            con.execute("ROLLBACK")
+            con.execute("BEGIN TRANSACTION")
+            file = _File(file.path, file.encoding, file.header, file.columns, strict=False)
+            rows, table = _run_scan(con, statement, file, typed, params, False)
         rejects = count_rejects(con, table, file.header)
         if rejects.refuses(rows):
             report_refusal(con, file.path, rejects, rows, file.header, ctx)

@@ -18,6 +18,11 @@ EXPECTED: dict[str, dict[str, str]] = {
     "TASK": {"startNs": "ns", "endNs": "ns", "globalTaskId": "int", "taskType": "id"},
     "COMPUTE_TASK_INFO": {"globalTaskId": "int", "name": "id", "opType": "id", "taskType": "id"},
     "COMMUNICATION_OP": {"startNs": "ns", "endNs": "ns", "opName": "id"},
+    "COMMUNICATION_TASK_INFO": {"globalTaskId": "int", "name": "id"},
+    "CANN_API": {"startNs": "ns", "endNs": "ns"},
+    "PYTORCH_API": {"startNs": "ns", "endNs": "ns"},
+    "OVERLAP_ANALYSIS": {"startNs": "ns", "endNs": "ns"},
+    "STEP_TIME": {"startNs": "ns", "endNs": "ns"},
 }
 # Tables without which the export's device tasks cannot be read right.
 CORE_TABLES = {

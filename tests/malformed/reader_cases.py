@@ -272,6 +272,22 @@ def _mixed_beyond_head(folder: Path) -> Path:
 
 
 case("kd_mixed_line_ends_past_first_bytes", "clean", kind="csv-line-ends", tasks=400)(_mixed_beyond_head)
+
+
+def _mixed_beyond_head_with_header_again(folder: Path) -> Path:
+    lines, _ = _lines(base.kernel_details_text(_many_rows(400)))
+    data = "\r\n".join(lines[:300]) + "\r\n" + "\n".join([lines[0], *lines[300:]]) + "\n"
+    return torch(folder, {KD: data.encode()}, ("kernel_details.csv",))
+
+
+case(
+    "kd_mixed_line_ends_and_repeated_header_past_first_bytes",
+    "usable",
+    "kernel_details.csv",
+    kind="csv-repeated-header",
+    says="1 repeated header rows",
+    tasks=400,
+)(_mixed_beyond_head_with_header_again)
 case("kd_cr_only_many_rows", "clean", kind="csv-line-ends", tasks=400)(
     lambda d: torch(d, {KD: cr_only(base.kernel_details_text(_many_rows(400))).encode()}, ("kernel_details.csv",))
 )
