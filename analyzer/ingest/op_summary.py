@@ -50,7 +50,7 @@ REQUIRED = ("op_name", "start_ns", "dur_us")
 # Unknown metric columns kept per row (extra_metrics): a header of thousands of columns stays bounded in time.
 MAX_EXTRA_METRICS = 256
 # Columns that tell two tasks apart: rows equal on them are compared whole for exact duplicates.
-_ROW_KEY = ("start_ns", "stream_id", "task_id", "context_id", "op_name", "dur_us")
+_ROW_KEY = ("start_ns", "stream_id", "task_id", "context_id", "dur_us")
 
 
 def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[list[str], list[str]]:
