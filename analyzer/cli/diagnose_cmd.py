@@ -18,10 +18,12 @@ from analyzer.cli.rule_options import (
     rule_overrides,
 )
 from analyzer.diagnosis import diagnose, diagnose_runs
-from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.memory_budget import report_budget
+from analyzer.job.diagnosis import diagnose_job
+from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
@@ -59,7 +61,9 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
+def _connection(
+    args: argparse.Namespace, rules: list[Rule]
+) -> tuple[duckdb.DuckDBPyConnection, list[str], list, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
@@ -68,14 +72,15 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.Duc
             con,
             [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()],
             [],
+            [],
         )
     if is_inside(args.out, args.path) and args.path.is_dir():
         raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
-    ingested = load_export(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
+    ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules))
     if args.db:
         save_duckdb(ingested.con, args.db, ingested.run_ids)
-    return ingested.con, ingested.run_ids, ingested.problems
+    return ingested.con, ingested.run_ids, ingested.problems, jobs
 
 
 def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> list[Path]:
@@ -103,12 +108,28 @@ def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: 
     return max((SEVERITY_RANK[f.severity] for f in d.findings), default=-1)
 
 
+def _emit_job(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
+    """Print a job's verdict and write its diagnosis.json and job page; returns its worst severity rank."""
+    print_job_diagnosis(d, out)
+    folder = run_folder(out_dir, d.run_id)
+    written = []
+    if "json" in formats:
+        written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
+    if "html" in formats:
+        from analyzer.report.job_page import render_job_page
+
+        written.append(write_text_atomically(folder / "job.html", render_job_page(d, con)))
+    for path in written:
+        out.print(f"wrote {path}", markup=False)
+    return max((SEVERITY_RANK[f.severity] for f in d.findings), default=-1)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        con, run_ids, problems = _connection(args, rules)
+        con, run_ids, problems, jobs = _connection(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
@@ -116,10 +137,16 @@ def run(args: argparse.Namespace) -> int:
     usable = usable_run_ids(con, run_ids)  # runs with a device task that has a start and a duration
     for line in problem_lines(problems):
         err(line)
-    if not usable:
+    if not usable and not jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
     worst = -1
+    for loaded in jobs:  # the job verdict first, then the ranks'
+        for line in problem_lines(loaded.problems):
+            err(line)
+        d = diagnose_job(con, loaded.job, loaded.group_note, loaded.problems, rules, params, preview=args.preview)
+        problems = [*problems, *loaded.problems]
+        worst = max(worst, _emit_job(d, con, args.out, formats))
     for run_id in usable:
         d = diagnose(con, run_id, rules, params, preview=args.preview)
         worst = max(worst, _emit(d, con, args.out, formats))
