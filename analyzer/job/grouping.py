@@ -13,6 +13,8 @@ from analyzer.ingest.model import ExportSource, Problem
 from analyzer.job.rank_metadata import RankMetadata, read_rank_metadata
 from analyzer.job.summary_scan import json_scan_threads
 
+# Ranks of one job end their collection within this many seconds of each other.
+SAME_RUN_S = 600
 # Kinds that hold per-task data: a rank with one of them also gets its own per-rank diagnosis.
 TASK_KINDS = ("op_summary", "timeline", "task_time", "torch_db", "msprof_db")
 
@@ -58,10 +60,47 @@ def _job_id(ranks: list[JobRank], top: Path, taken: set[str]) -> str:
     return name if name not in taken else f"{name}-job"
 
 
+def _by_time(ranks: list[JobRank]) -> list[list[JobRank]]:
+    """Ranks split where their collections ended more than SAME_RUN_S apart (other sessions); ranks
+    whose metadata records no end time are one group of their own."""
+    timed = sorted((r for r in ranks if r.meta.collection_end_ns is not None), key=lambda r: r.meta.collection_end_ns)
+    clusters: list[list[JobRank]] = []
+    for r in timed:
+        if clusters and r.meta.collection_end_ns - clusters[-1][-1].meta.collection_end_ns <= SAME_RUN_S * 10**9:
+            clusters[-1].append(r)
+        else:
+            clusters.append([r])
+    untimed = [r for r in ranks if r.meta.collection_end_ns is None]
+    return clusters + ([untimed] if untimed else [])
+
+
+def _job(cluster: list[JobRank], top: Path, taken: set[str]) -> Job | None:
+    """The job of one cluster of ranks (a rank met twice keeps its first export), or None under two ranks."""
+    ranks, seen, problems = [], set(), []
+    for r in sorted(cluster, key=lambda r: (r.rank, r.source.rel_path)):
+        if r.rank in seen:
+            problems.append(
+                Problem(
+                    r.source.rel_path,
+                    "",
+                    "warning",
+                    f"rank {r.rank} appears twice in the job; this export is left out of the job view",
+                    "give the job folder of one run only",
+                )
+            )
+            continue
+        seen.add(r.rank)
+        ranks.append(r)
+    if len(ranks) < 2:
+        return None
+    return Job(_job_id(ranks, top, taken), tuple(ranks), tuple(problems))
+
+
 def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: Path) -> list[Job]:
     """The jobs among ``sources``: the exports carrying a rank (metadata, else a rank in the folder
-    name), grouped by world size where it is recorded; a job needs two ranks or more. A rank met
-    twice keeps its first export (path order) and the other is named as a problem."""
+    name), grouped by world size where it is recorded and by the end of their collection (ranks of
+    one run end within SAME_RUN_S); a job needs two ranks or more. A rank met twice keeps its first
+    export (path order) and the other is named as a problem."""
     if len(sources) < 2:
         return []
     with json_scan_threads(con):
@@ -80,23 +119,9 @@ def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: 
     taken = {s.source_id for s in sources}
     jobs = []
     for world in sorted(candidates, key=lambda w: (w is None, w or 0)):
-        ranks, seen, problems = [], set(), []
-        for r in sorted(candidates[world], key=lambda r: (r.rank, r.source.rel_path)):
-            if r.rank in seen:
-                problems.append(
-                    Problem(
-                        r.source.rel_path,
-                        "",
-                        "warning",
-                        f"rank {r.rank} appears twice in the job; this export is left out of the job view",
-                        "give the job folder of one run only",
-                    )
-                )
-                continue
-            seen.add(r.rank)
-            ranks.append(r)
-        if len(ranks) >= 2:
-            job_id = _job_id(ranks, top, taken)
-            taken.add(job_id)
-            jobs.append(Job(job_id, tuple(ranks), tuple(problems)))
+        for cluster in _by_time(candidates[world]):
+            job = _job(cluster, top, taken)
+            if job is not None:
+                taken.add(job.job_id)
+                jobs.append(job)
     return jobs
