@@ -11,7 +11,6 @@ import duckdb
 
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.job.rank_metadata import RankMetadata, read_rank_metadata
-from analyzer.job.summary_scan import json_scan_threads
 
 # Ranks of one job end their collection within this many seconds of each other.
 SAME_RUN_S = 600
@@ -103,8 +102,7 @@ def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: 
     export (path order) and the other is named as a problem."""
     if len(sources) < 2:
         return []
-    with json_scan_threads(con):
-        metas = read_rank_metadata(con, sources)
+    metas = read_rank_metadata(con, sources)
     candidates: dict[int | None, list[JobRank]] = {}
     for source, meta in zip(sources, metas, strict=True):
         rank, origin = meta.rank, meta.rank_source

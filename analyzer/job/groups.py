@@ -27,7 +27,7 @@ def _metadata_groups(job: Job) -> dict[tuple[int, ...], tuple[str, str]]:
     """Global ranks -> (group name, kind) of every parallel_group_info group of the job's ranks."""
     found: dict[tuple[int, ...], tuple[str, str]] = {}
     for r in job.ranks:
-        for _, name, _, ranks in r.meta.groups:
+        for name, ranks in r.meta.groups:
             if ranks:
                 label = f"{name}[{','.join(map(str, ranks))}]"
                 found.setdefault(ranks, (label, group_kind(name)))

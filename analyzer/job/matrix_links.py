@@ -13,19 +13,17 @@ import duckdb
 _LINKS = """
 WITH raw AS (
     SELECT rank AS reported_by, step_id, op_kind, split_part(op_key, '@', 1) AS matrix_op,
-           split_part(op_key, '@', 2) AS group_name, unnest(map_entries(op::MAP(VARCHAR, JSON))) AS ln
+           split_part(op_key, '@', 2) AS group_name, unnest(map_entries(op)) AS ln
     FROM _job_matrix_raw
 ),
 l AS (
     SELECT reported_by, step_id, op_kind, matrix_op, group_name,
            TRY_CAST(split_part(ln.key, '-', 1) AS INTEGER) AS src_group_rank,
            TRY_CAST(split_part(ln.key, '-', 2) AS INTEGER) AS dst_group_rank,
-           ln.value ->> '$."Transport Type"' AS transport,
-           ln.value ->> '$."Op Name"' AS op_name,
-           TRY_CAST(ln.value ->> '$."Transit Size(MB)"' AS DOUBLE) AS transit_size_mb,
-           TRY_CAST(ln.value ->> '$."Transit Time(ms)"' AS DOUBLE) * 1000 AS transit_us,
-           TRY_CAST(ln.value ->> '$."Bandwidth(GB/s)"' AS DOUBLE) AS bandwidth_gb_per_s
-    FROM raw WHERE json_type(ln.value) = 'OBJECT'
+           ln.value."Transport Type" AS transport, ln.value."Op Name" AS op_name,
+           ln.value."Transit Size(MB)" AS transit_size_mb, ln.value."Transit Time(ms)" * 1000 AS transit_us,
+           ln.value."Bandwidth(GB/s)" AS bandwidth_gb_per_s
+    FROM raw WHERE ln.value IS NOT NULL
 ),
 known AS (SELECT DISTINCT group_name, group_rank, rank FROM job_groups
           WHERE run_id = $job AND group_rank IS NOT NULL AND source = 'metadata'),

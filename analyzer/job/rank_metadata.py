@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import duckdb
@@ -19,38 +18,38 @@ class RankMetadata:
     rank_source: str  # 'profiler_info', 'distributed_args' or ''
     world_size: int | None
     collection_end_ns: int | None
-    groups: tuple[tuple[str, str, int | None, tuple[int, ...]], ...]  # (key, name, group_rank, global_ranks)
+    groups: tuple[tuple[str, tuple[int, ...]], ...]  # (group name, global ranks) of parallel_group_info
 
 
-_SCAN = """
-WITH f AS (
-    SELECT m.source_no, m.kind, j.json
-    FROM read_json_objects($paths, filename = true, format = 'auto', ignore_errors = true) j
-    JOIN _job_meta_files m ON m.path = j.filename
+# One parse per file into only what is needed (json_transform to a typed struct): the rank's numbers
+# and its groups as (name, global ranks), never the whole documents. Unparsable files give NULLs.
+_SHAPE = (
+    '{"rank_id": "VARCHAR", "end_info": {"collectionTimeEnd": "BIGINT"}, '
+    '"distributed_args": {"rank": "INTEGER", "world_size": "INTEGER"}, '
+    '"parallel_group_info": "MAP(VARCHAR, STRUCT(group_name VARCHAR, global_ranks INTEGER[]))"}'
 )
-SELECT source_no,
-       max(TRY_CAST(json ->> '$.rank_id' AS INTEGER)) FILTER (kind = 'info') AS info_rank,
-       max(TRY_CAST(json ->> '$.end_info.collectionTimeEnd' AS BIGINT)) FILTER (kind = 'info') AS end_ns,
-       max(TRY_CAST(json ->> '$.distributed_args.rank' AS INTEGER)) FILTER (kind = 'meta') AS args_rank,
-       max(TRY_CAST(json ->> '$.distributed_args.world_size' AS INTEGER)) FILTER (kind = 'meta') AS world_size,
-       max(json -> '$.parallel_group_info') FILTER (kind = 'meta') AS groups
-FROM f GROUP BY source_no ORDER BY source_no
+_LOAD = """
+CREATE OR REPLACE TEMP TABLE _job_meta AS
+WITH f AS (SELECT filename, json_transform(TRY_CAST(content AS JSON), $shape) AS m FROM read_text($paths))
+SELECT k.source_no, k.kind, TRY_CAST(m.rank_id AS INTEGER) AS info_rank, m.end_info.collectionTimeEnd AS end_ns,
+       m.distributed_args.rank AS args_rank, m.distributed_args.world_size AS world_size,
+       list_transform(map_entries(m.parallel_group_info),
+                      lambda e: {'name': coalesce(e.value.group_name, e.key), 'ranks': e.value.global_ranks}) AS groups
+FROM f JOIN _job_meta_files k ON k.path = f.filename
 """
-
-
-def _groups(value: object) -> tuple[tuple[str, str, int | None, tuple[int, ...]], ...]:
-    """(key, group name, group rank, global ranks) of a parallel_group_info object (already parsed)."""
-    if not isinstance(value, dict):
-        return ()
-    out = []
-    for key, group in sorted(value.items()):
-        if not isinstance(group, dict):
-            continue
-        ranks = group.get("global_ranks")
-        ranks = tuple(int(r) for r in ranks if isinstance(r, int)) if isinstance(ranks, list) else ()
-        local = group.get("group_rank")
-        out.append((str(key), str(group.get("group_name") or key), local if isinstance(local, int) else None, ranks))
-    return tuple(out)
+_RANKS = """
+SELECT source_no,
+       max(info_rank) FILTER (kind = 'info'), max(end_ns) FILTER (kind = 'info'),
+       max(args_rank) FILTER (kind = 'meta'), max(world_size) FILTER (kind = 'meta')
+FROM _job_meta GROUP BY source_no ORDER BY source_no
+"""
+# Each distinct (group name, global ranks) once, with the sources declaring it: every rank of a job
+# repeats the groups it is in, and the default group lists every rank.
+_GROUPS = """
+SELECT g.name, g.ranks, list(DISTINCT source_no ORDER BY source_no) AS sources
+FROM (SELECT source_no, unnest(groups) AS g FROM _job_meta WHERE kind = 'meta')
+WHERE g.ranks IS NOT NULL GROUP BY ALL ORDER BY g.name, g.ranks
+"""
 
 
 def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSource]) -> list[RankMetadata]:
@@ -62,6 +61,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         for p in s.metadata_files.get(key, ())
     ]
     found: dict[int, tuple] = {}
+    groups: dict[int, list[tuple[str, tuple[int, ...]]]] = {}
     if rows:
         files = pa.table(
             {
@@ -72,13 +72,18 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         )
         con.register("_job_meta_files", files)
         try:
-            result = con.execute(_SCAN, {"paths": [r[1] for r in rows]}).fetchall()
+            con.execute(_LOAD, {"paths": [r[1] for r in rows], "shape": _SHAPE})
+            found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
+            for name, ranks, declared in con.execute(_GROUPS).fetchall():
+                group = (str(name), tuple(int(r) for r in ranks if r is not None))
+                for n in declared:
+                    groups.setdefault(n, []).append(group)
         finally:
             con.unregister("_job_meta_files")
-        found = {r[0]: r[1:] for r in result}
+            con.execute("DROP TABLE IF EXISTS _job_meta")
     out = []
     for n in range(len(sources)):
-        info_rank, end_ns, args_rank, world, groups = found.get(n, (None,) * 5)
+        info_rank, end_ns, args_rank, world = found.get(n, (None,) * 4)
         rank, origin = (info_rank, "profiler_info") if info_rank is not None else (args_rank, "distributed_args")
         out.append(
             RankMetadata(
@@ -86,7 +91,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
                 rank_source=origin if rank is not None else "",
                 world_size=world,
                 collection_end_ns=end_ns,
-                groups=_groups(json.loads(groups) if groups else None),
+                groups=tuple(groups.get(n, ())),
             )
         )
     return out

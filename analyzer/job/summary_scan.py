@@ -2,25 +2,19 @@
 
 step_trace_time.csv -> job_steps; communication.json -> job_comm_bandwidth and job_comm_ops;
 communication_matrix.json -> the raw links (matrix_links.py maps them to global ranks). The files
-of all ranks are given to one read_csv / read_json_objects call; a file DuckDB cannot read is found
+of all ranks are given to one read_csv / read_text call (JSON parsed in DuckDB); a file DuckDB cannot read is found
 by reading the files one by one only after that scan failed, named as a problem, and left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import json
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from analyzer.ingest.memory_budget import current_limit_bytes
 from analyzer.ingest.model import Problem
-
-# DuckDB's JSON reader takes a 32 MiB buffer per thread, twice over while it reads; under a small
-# memory limit (the lean budget of a job of small files) the scans run on one thread instead of failing.
-_JSON_BYTES_PER_THREAD = 80 << 20
 
 _STEP_COLUMNS = {
     "step_id": ("Step", "BIGINT"),
@@ -35,34 +29,69 @@ _STEP_COLUMNS = {
     "preparing_us": ("Preparing", "DOUBLE"),
 }
 
-# One row per (file, step, kind, op) of communication.json or communication_matrix.json.
+_TIME_FIELDS = ("Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)")
+_LINK_FIELDS = ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio")
+
+
+def _struct(fields: dict[str, str]) -> str:
+    return "STRUCT(" + ", ".join(f'"{name}" {type_}' for name, type_ in fields.items()) + ")"
+
+
+def _nested(leaf: str, levels: int) -> str:
+    """A json_transform shape: ``levels`` maps keyed by text around ``leaf``, as a JSON string."""
+    type_ = leaf
+    for _ in range(levels):
+        type_ = f"MAP(VARCHAR, {type_})"
+    return json.dumps(type_)
+
+
+# communication.json: step -> kind -> op -> time info and per-transport bandwidth info. Each file is
+# parsed once, into these types only (json_transform); an entry of another shape reads as NULL.
+COMM_SHAPE = _nested(
+    _struct(
+        {
+            "Communication Time Info": _struct(
+                {"Start Timestamp(us)": "VARCHAR", **dict.fromkeys(_TIME_FIELDS, "DOUBLE")}
+            ),
+            "Communication Bandwidth Info": f"MAP(VARCHAR, {_struct(dict.fromkeys(_LINK_FIELDS, 'DOUBLE'))})",
+        }
+    ),
+    3,
+)
+# communication_matrix.json: step -> kind -> '<op>-<stat>@<group>' -> 'src-dst' -> link.
+MATRIX_SHAPE = _nested(
+    _struct(
+        {
+            "Transport Type": "VARCHAR",
+            "Transit Size(MB)": "DOUBLE",
+            "Transit Time(ms)": "DOUBLE",
+            "Bandwidth(GB/s)": "DOUBLE",
+            "Op Name": "VARCHAR",
+        }
+    ),
+    4,
+)
+
+# One row per (file, step, kind, op key); the value is the typed entry (a struct or a map).
 _OPS = """
-WITH f AS (
-    SELECT r.rank, j.json FROM read_json_objects($paths, filename = true, format = 'auto',
-                                                 maximum_object_size = $max_object_bytes) j
-    JOIN _job_files r ON r.path = j.filename
-),
-s AS (SELECT rank, unnest(map_entries(json::MAP(VARCHAR, JSON))) AS st FROM f),
-k AS (SELECT rank, st.key AS step_key, unnest(map_entries(st.value::MAP(VARCHAR, JSON))) AS kd
-      FROM s WHERE json_type(st.value) = 'OBJECT'),
-o AS (SELECT rank, step_key, kd.key AS op_kind, unnest(map_entries(kd.value::MAP(VARCHAR, JSON))) AS op
-      FROM k WHERE kd.key IN ('collective', 'p2p') AND json_type(kd.value) = 'OBJECT')
-SELECT rank, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id, op_kind,
+WITH f AS (SELECT filename, json_transform(content::JSON, $shape) AS doc FROM read_text($paths)),
+s AS (SELECT filename, unnest(map_entries(doc)) AS st FROM f),
+k AS (SELECT filename, st.key AS step_key, unnest(map_entries(st.value)) AS kd FROM s),
+o AS (SELECT filename, step_key, kd.key AS op_kind, unnest(map_entries(kd.value)) AS op
+      FROM k WHERE kd.key IN ('collective', 'p2p'))
+SELECT r.rank, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id, op_kind,
        op.key AS op_key, op.value AS op
-FROM o WHERE op.key <> 'Total Op Info' AND json_type(op.value) = 'OBJECT'
+FROM o JOIN _job_files r ON r.path = o.filename
+WHERE op.key <> 'Total Op Info' AND op.value IS NOT NULL
 """
 
 _BANDWIDTH = """
 SELECT $job AS run_id, rank, step_id, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
-       t.key AS transport,
-       TRY_CAST(t.value ->> '$."Transit Size(MB)"' AS DOUBLE) AS transit_size_mb,
-       TRY_CAST(t.value ->> '$."Transit Time(ms)"' AS DOUBLE) * 1000 AS transit_us,
-       TRY_CAST(t.value ->> '$."Bandwidth(GB/s)"' AS DOUBLE) AS bandwidth_gb_per_s,
-       TRY_CAST(t.value ->> '$."Large Packet Ratio"' AS DOUBLE) AS large_packet_ratio
-FROM (SELECT rank, step_id, op_key,
-             unnest(map_entries((op -> '$."Communication Bandwidth Info"')::MAP(VARCHAR, JSON))) AS t
-      FROM _job_comm_raw WHERE json_type(op -> '$."Communication Bandwidth Info"') = 'OBJECT')
-WHERE TRY_CAST(t.value ->> '$."Transit Size(MB)"' AS DOUBLE) > 0
+       t.key AS transport, t.value."Transit Size(MB)" AS transit_size_mb,
+       t.value."Transit Time(ms)" * 1000 AS transit_us, t.value."Bandwidth(GB/s)" AS bandwidth_gb_per_s,
+       t.value."Large Packet Ratio" AS large_packet_ratio
+FROM (SELECT rank, step_id, op_key, unnest(map_entries(op."Communication Bandwidth Info")) AS t FROM _job_comm_raw)
+WHERE t.value."Transit Size(MB)" > 0
 """
 
 # SDMA sums the on-node links (HCCS, PCIE, SIO) in the files seen: data moved is RDMA + the links,
@@ -82,13 +111,13 @@ WITH b AS (
 ),
 o AS (
     SELECT rank, step_id, op_kind, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
-           CAST(TRY_CAST(op ->> '$."Communication Time Info"."Start Timestamp(us)"' AS DECIMAL(22, 3)) * 1000 AS BIGINT)
+           CAST(TRY_CAST(op."Communication Time Info"."Start Timestamp(us)" AS DECIMAL(22, 3)) * 1000 AS BIGINT)
                AS start_ns,
-           TRY_CAST(op ->> '$."Communication Time Info"."Elapse Time(ms)"' AS DOUBLE) * 1000 AS elapse_us,
-           TRY_CAST(op ->> '$."Communication Time Info"."Transit Time(ms)"' AS DOUBLE) * 1000 AS transit_us,
-           TRY_CAST(op ->> '$."Communication Time Info"."Wait Time(ms)"' AS DOUBLE) * 1000 AS wait_us,
-           TRY_CAST(op ->> '$."Communication Time Info"."Synchronization Time(ms)"' AS DOUBLE) * 1000 AS sync_us,
-           TRY_CAST(op ->> '$."Communication Time Info"."Idle Time(ms)"' AS DOUBLE) * 1000 AS idle_us
+           op."Communication Time Info"."Elapse Time(ms)" * 1000 AS elapse_us,
+           op."Communication Time Info"."Transit Time(ms)" * 1000 AS transit_us,
+           op."Communication Time Info"."Wait Time(ms)" * 1000 AS wait_us,
+           op."Communication Time Info"."Synchronization Time(ms)" * 1000 AS sync_us,
+           op."Communication Time Info"."Idle Time(ms)" * 1000 AS idle_us
     FROM _job_comm_raw
 )
 SELECT $job AS run_id, o.rank, o.step_id, o.op_kind, o.group_name, o.op_name,
@@ -129,22 +158,6 @@ def _readable(
     return good, problems
 
 
-@contextmanager
-def json_scan_threads(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Run the block with as many threads as the memory limit leaves JSON buffers for (at least one)."""
-    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    limit = current_limit_bytes(con)
-    fit = max(1, min(threads, (limit or threads * _JSON_BYTES_PER_THREAD) // _JSON_BYTES_PER_THREAD))
-    if fit == threads:
-        yield
-        return
-    con.execute(f"SET threads = {int(fit)}")
-    try:
-        yield
-    finally:
-        con.execute(f"SET threads = {int(threads)}")
-
-
 def scan_files(
     con: duckdb.DuckDBPyConnection, sql: str, files: list[tuple[Path, int]], target: str, params: dict | None = None
 ) -> list[Problem]:
@@ -172,24 +185,22 @@ def scan_files(
     return problems
 
 
-def step_sql(con: duckdb.DuckDBPyConnection, paths: list[str]) -> str:
-    """The job_steps SELECT over step_trace_time.csv files whose union header is read first (the
-    header varies by version; a column no file has is NULL)."""
-    header = {
-        d[0]
-        for d in con.execute(
-            "DESCRIBE SELECT * FROM read_csv($paths, union_by_name = true, all_varchar = true, header = true)",
-            {"paths": paths},
-        ).fetchall()
-    }
+def step_sql() -> str:
+    """The job_steps SELECT over step_trace_time.csv files read as text: the header of each file says
+    where each column is (it varies by version; a column a file lacks is NULL). The files hold numbers
+    only, never quoted commas, so a split on ',' is the CSV parse."""
     cols = ", ".join(
-        f'TRY_CAST(trim(s."{raw}") AS {type_}) AS {name}' if raw in header else f"CAST(NULL AS {type_}) AS {name}"
+        f"TRY_CAST(trim(cells[list_position(header, '{raw}')]) AS {type_}) AS {name}"
         for name, (raw, type_) in _STEP_COLUMNS.items()
     )
-    return (
-        f"SELECT $job AS run_id, r.rank, {cols} FROM read_csv($paths, filename = true, union_by_name = true, "
-        "all_varchar = true, header = true) s JOIN _job_files r ON r.path = s.filename"
-    )
+    return f"""
+    WITH t AS (SELECT filename, string_split(replace(content, chr(13), ''), chr(10)) AS lines FROM read_text($paths)),
+    r AS (SELECT filename, list_transform(string_split(lines[1], ','), lambda h: trim(h)) AS header,
+                 unnest(lines[2:]) AS line FROM t)
+    SELECT $job AS run_id, f.rank, {cols}
+    FROM (SELECT filename, header, string_split(line, ',') AS cells FROM r WHERE trim(line) <> '') c
+    JOIN _job_files f ON f.path = c.filename
+    """
 
 
 def load_job_summaries(
@@ -201,32 +212,20 @@ def load_job_summaries(
     problems: list[Problem] = []
     steps = kinds.get("step_trace_time", [])
     if steps:
-        try:
-            sql = step_sql(con, [str(p) for p, _ in steps])
-        except duckdb.Error:
-            sql = None
-        if sql:
-            problems += scan_files(con, sql, steps, "_job_steps", {"job": job_id})
-            if _exists(con, "_job_steps"):
-                con.execute("INSERT INTO job_steps BY NAME SELECT * FROM _job_steps")
-                con.execute("DROP TABLE _job_steps")
+        problems += scan_files(con, step_sql(), steps, "_job_steps", {"job": job_id})
+        if _exists(con, "_job_steps"):
+            con.execute("INSERT INTO job_steps BY NAME SELECT * FROM _job_steps")
+            con.execute("DROP TABLE _job_steps")
     comm = kinds.get("communication", [])
-    problems += scan_files(con, _OPS, comm, "_job_comm_raw", {"max_object_bytes": _largest(comm)})
+    problems += scan_files(con, _OPS, comm, "_job_comm_raw", {"shape": COMM_SHAPE})
     if _exists(con, "_job_comm_raw"):
         con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", {"job": job_id})
         con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", {"job": job_id})
         con.execute("DROP TABLE _job_comm_raw")
     matrix = kinds.get("communication_matrix", [])
-    problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"max_object_bytes": _largest(matrix)})
+    problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"shape": MATRIX_SHAPE})
     return problems
 
 
 def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
     return bool(con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND temporary", [table]).fetchall())
-
-
-def _largest(files: list[tuple[Path, int]]) -> int:
-    """read_json_objects' maximum_object_size for these files: each file is one object, and DuckDB
-    allocates twice that size per buffer, so it is the largest file, not a fixed large value."""
-    sizes = [p.stat().st_size for p, _ in files if p.is_file()]
-    return max([16 * 2**20, *(s + 1024 for s in sizes)])

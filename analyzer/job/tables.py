@@ -11,7 +11,7 @@ from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
 from analyzer.job.groups import load_job_groups, set_pp_stages
 from analyzer.job.matrix_links import load_job_links
-from analyzer.job.summary_scan import json_scan_threads, load_job_summaries
+from analyzer.job.summary_scan import load_job_summaries
 
 SUMMARY_KINDS = ("step_trace_time", "communication", "communication_matrix")
 
@@ -45,8 +45,7 @@ def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], s
     kinds: dict[str, list[tuple[Path, int]]] = {
         kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
     }
-    with json_scan_threads(con):
-        problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
+    problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
     note = load_job_groups(con, job)
     load_job_links(con, job.job_id)
     set_pp_stages(con, job.job_id)
