@@ -76,7 +76,8 @@ def test_job_links_use_global_ranks_from_the_metadata_groups(tmp_path, con):
     assert stages == [(r, r // 2) for r in range(8)]
     # The dp group of stage 1 is ranks 2-3: its matrix rows name them, not group-local 0-1.
     links = con.execute(
-        "SELECT DISTINCT src_rank, dst_rank FROM job_links WHERE op_kind = 'collective' AND reported_by = 3"
+        "SELECT DISTINCT src_rank, dst_rank FROM job_links WHERE op_kind = 'collective' AND reported_by = 3 "
+        "AND transport <> 'LOCAL'"
     ).fetchall()
     assert links == [(3, 2)]
     kinds = dict(con.execute("SELECT group_name, any_value(group_kind) FROM job_groups GROUP BY ALL").fetchall())
@@ -113,3 +114,14 @@ def test_job_real_two_rank_job_reads_both_ranks_and_aligns_collectives(tmp_path,
     assert "inferred" in d["run"]["groups"]
     assert (tmp_path / "out" / "rank0" / "diagnosis.json").exists()
     assert (tmp_path / "out" / "rank1" / "diagnosis.json").exists()
+
+
+def test_job_comm_group_ids_of_the_real_llm_rank_are_its_metadata_keys(real_dir):
+    from analyzer.job.group_hash import comm_group_id
+
+    rank = real_dir / "torch_npu_llm_cann83_rank0"
+    keys = json.loads((rank / "profiler_metadata.json").read_text())["parallel_group_info"]
+    by_id = {comm_group_id(k): v["group_name"] for k, v in keys.items()}
+    comm = json.loads((rank / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text())
+    named = {op.rpartition("@")[2] for step in comm.values() for kind in step.values() for op in kind if "@" in op}
+    assert {by_id[g] for g in named} == {"default_group", "dp_cp", "mp", "pp", "embd"}

@@ -460,9 +460,20 @@ _table(
     "job_groups",
     "Communication and parallel groups of a job, one row per (group, member rank).",
     _JOB_ID,
-    _c("group_name", "VARCHAR", "", "Communication group hash (communication.json) or metadata group name."),
+    _c(
+        "group_name",
+        "VARCHAR",
+        "",
+        "Communication group id as communication.json writes it after '@' (a parallel_group_info key's hash).",
+    ),
     _c("group_kind", "VARCHAR", "", "'dp', 'tp', 'pp', 'ep', 'cp', 'default', ... or 'unknown'."),
-    _c("source", "VARCHAR", "", "'metadata' (parallel_group_info) or 'inferred' (the ranks whose ops name it)."),
+    _c(
+        "source",
+        "VARCHAR",
+        "",
+        "'metadata' (a parallel_group_info group), 'metadata members' (its ranks are exactly a metadata "
+        "group's) or 'inferred' (the ranks whose files name it).",
+    ),
     _RANK,
     _c("group_rank", "INTEGER", "", "The rank's index in the group (its local rank)."),
     _c("group_size", "INTEGER", "", "Ranks in the group (known members)."),

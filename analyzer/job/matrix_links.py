@@ -2,7 +2,8 @@
 
 A matrix row names its ranks within the communication group. The map to global ranks is, in order:
 the group's members when they match a metadata group (job_groups.group_rank); else the rank whose
-file wrote the row, as the source rank it writes most (each rank writes the links it sends on);
+file wrote the row, as its own LOCAL link 'l-l' names it (or as the source rank it writes most: each
+rank writes the links it sends on);
 else, when every such writer's local rank equals its global rank, the identity.
 """
 
@@ -26,10 +27,11 @@ l AS (
     FROM raw WHERE ln.value IS NOT NULL
 ),
 known AS (SELECT DISTINCT group_name, group_rank, rank FROM job_groups
-          WHERE run_id = $job AND group_rank IS NOT NULL AND source = 'metadata'),
+          WHERE run_id = $job AND group_rank IS NOT NULL AND source LIKE 'metadata%'),
 writers AS (
-    SELECT group_name, mode(src_group_rank) AS group_rank, reported_by AS rank FROM l
-    WHERE group_name NOT IN (SELECT group_name FROM known) GROUP BY group_name, reported_by
+    SELECT group_name, coalesce(min(src_group_rank) FILTER (src_group_rank = dst_group_rank), mode(src_group_rank))
+               AS group_rank, reported_by AS rank
+    FROM l WHERE group_name NOT IN (SELECT group_name FROM known) GROUP BY group_name, reported_by
 ),
 identity AS (
     SELECT group_name FROM writers GROUP BY group_name HAVING bool_and(group_rank = rank)

@@ -18,7 +18,7 @@ class RankMetadata:
     rank_source: str  # 'profiler_info', 'distributed_args' or ''
     world_size: int | None
     collection_end_ns: int | None
-    groups: tuple[tuple[str, tuple[int, ...]], ...]  # (group name, global ranks) of parallel_group_info
+    groups: tuple[tuple[str, str, tuple[int, ...]], ...]  # (key, group name, global ranks) of parallel_group_info
 
 
 # One parse per file into only what is needed (json_transform to a typed struct): the rank's numbers
@@ -34,7 +34,8 @@ WITH f AS (SELECT filename, json_transform(TRY_CAST(content AS JSON), $shape) AS
 SELECT k.source_no, k.kind, TRY_CAST(m.rank_id AS INTEGER) AS info_rank, m.end_info.collectionTimeEnd AS end_ns,
        m.distributed_args.rank AS args_rank, m.distributed_args.world_size AS world_size,
        list_transform(map_entries(m.parallel_group_info),
-                      lambda e: {'name': coalesce(e.value.group_name, e.key), 'ranks': e.value.global_ranks}) AS groups
+                      lambda e: {'key': e.key, 'name': coalesce(e.value.group_name, e.key),
+                                 'ranks': e.value.global_ranks}) AS groups
 FROM f JOIN _job_meta_files k ON k.path = f.filename
 """
 _RANKS = """
@@ -46,9 +47,9 @@ FROM _job_meta GROUP BY source_no ORDER BY source_no
 # Each distinct (group name, global ranks) once, with the sources declaring it: every rank of a job
 # repeats the groups it is in, and the default group lists every rank.
 _GROUPS = """
-SELECT g.name, g.ranks, list(DISTINCT source_no ORDER BY source_no) AS sources
+SELECT g.key, g.name, g.ranks, list(DISTINCT source_no ORDER BY source_no) AS sources
 FROM (SELECT source_no, unnest(groups) AS g FROM _job_meta WHERE kind = 'meta')
-WHERE g.ranks IS NOT NULL GROUP BY ALL ORDER BY g.name, g.ranks
+WHERE g.ranks IS NOT NULL GROUP BY ALL ORDER BY g.key, g.name, g.ranks
 """
 
 
@@ -61,7 +62,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         for p in s.metadata_files.get(key, ())
     ]
     found: dict[int, tuple] = {}
-    groups: dict[int, list[tuple[str, tuple[int, ...]]]] = {}
+    groups: dict[int, list[tuple[str, str, tuple[int, ...]]]] = {}
     if rows:
         files = pa.table(
             {
@@ -74,8 +75,8 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         try:
             con.execute(_LOAD, {"paths": [r[1] for r in rows], "shape": _SHAPE})
             found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
-            for name, ranks, declared in con.execute(_GROUPS).fetchall():
-                group = (str(name), tuple(int(r) for r in ranks if r is not None))
+            for key, name, ranks, declared in con.execute(_GROUPS).fetchall():
+                group = (str(key), str(name), tuple(int(r) for r in ranks if r is not None))
                 for n in declared:
                     groups.setdefault(n, []).append(group)
         finally:
