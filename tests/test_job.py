@@ -125,3 +125,14 @@ def test_job_comm_group_ids_of_the_real_llm_rank_are_its_metadata_keys(real_dir)
     comm = json.loads((rank / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text())
     named = {op.rpartition("@")[2] for step in comm.values() for kind in step.values() for op in kind if "@" in op}
     assert {by_id[g] for g in named} == {"default_group", "dp_cp", "mp", "pp", "embd"}
+
+
+def test_job_batch_leaves_summary_only_job_ranks_out_instead_of_failing_them(tmp_path):
+    root = write_job(job_plan("job_balanced", 4, 0, 1), tmp_path / "in")
+    catalog = tmp_path / "catalog.duckdb"
+    assert main(["batch", str(root.parent), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    import duckdb
+
+    con = duckdb.connect(str(catalog), read_only=True)
+    assert con.execute("SELECT count(*) FROM failures").fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM catalog_runs").fetchall() == [(0,)]

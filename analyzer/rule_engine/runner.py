@@ -38,7 +38,7 @@ def bind_params(sql: str, values: dict[str, Any]) -> dict[str, Any]:
 def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
     if run_count > 1:
         return f"needs {', '.join(missing)}, which none of these runs has (all NULL or absent)"
-    return f"needs {', '.join(missing)}, which this run does not have (all NULL or absent)"
+    return f"needs {', '.join(missing)}, which this {rule.scope} does not have (all NULL or absent)"
 
 
 def plain_value(value: Any) -> Any:

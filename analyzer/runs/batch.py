@@ -8,8 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from analyzer.ingest.discover import discover
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.job.grouping import find_jobs
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import run_tasks
@@ -22,6 +25,7 @@ class BatchPlan:
 
     tasks: list[RunTask] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
+    job_parts: list[str] = field(default_factory=list)  # labels of job ranks holding summaries only
 
 
 def file_fingerprint(path: Path) -> str:
@@ -31,13 +35,31 @@ def file_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _tasks_in(folder: Path, label_prefix: str) -> list[RunTask]:
+def _job_summary_ranks(sources: list) -> set[str]:
+    """Source ids of the job ranks holding summaries only: parts of a job (`npu-triage diagnose` judges
+    the job), not runs of their own, so they are neither catalogued nor failures."""
+    con = duckdb.connect()
+    try:
+        return {
+            r.source.source_id for job in find_jobs(con, sources, Path(".")) for r in job.ranks if not r.has_kernels
+        }
+    finally:
+        con.close()
+
+
+def _tasks_in(folder: Path, label_prefix: str, job_parts: list[str]) -> list[RunTask]:
+    """The runs under ``folder``; the labels of job ranks holding summaries only go to ``job_parts``."""
     tasks = []
-    for source in discover(folder):
+    sources = discover(folder)
+    parts = _job_summary_ranks(sources)
+    for source in sources:
         rel = source.rel_path if source.rel_path != "." else ""
         label = f"{label_prefix}{rel}" if label_prefix else (rel or ".")
         if label_prefix and not rel:
             label = label_prefix.removesuffix("!/")
+        if source.source_id in parts:
+            job_parts.append(label)
+            continue
         tasks.append(RunTask(str(source.root), label, source_fingerprint(source)))
     return tasks
 
@@ -57,7 +79,7 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
     """
     root = root.resolve()
     plan = BatchPlan()
-    tasks = _tasks_in(root, "") if root.is_dir() else []
+    tasks = _tasks_in(root, "", plan.job_parts) if root.is_dir() else []
     for i, archive in enumerate(_archives_under(root)):
         rel = archive.name if archive == root else archive.relative_to(root).as_posix()
         try:
@@ -75,7 +97,7 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
                     + "; the rest of the archive was used",
                 }
             )
-        tasks += _tasks_in(unpacked.folder, f"{rel}!/")
+        tasks += _tasks_in(unpacked.folder, f"{rel}!/", plan.job_parts)
     seen: set[str] = set()
     for task in sorted(tasks, key=lambda t: t.label):
         if task.fingerprint not in seen:
@@ -92,6 +114,7 @@ class BatchOutcome:
     skipped: list[str] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
+    job_parts: list[str] = field(default_factory=list)  # job ranks holding summaries only, left out
 
 
 def run_batch(
@@ -112,6 +135,7 @@ def run_batch(
     try:
         with tempfile.TemporaryDirectory(prefix="npu-triage-batch-") as tmp:
             plan = plan_batch(root, Path(tmp))
+            outcome.job_parts = plan.job_parts
             known = known_fingerprints(con)
             for row in plan.failures:
                 if row["fingerprint"] not in known:
