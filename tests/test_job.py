@@ -136,3 +136,24 @@ def test_job_batch_leaves_summary_only_job_ranks_out_instead_of_failing_them(tmp
     con = duckdb.connect(str(catalog), read_only=True)
     assert con.execute("SELECT count(*) FROM failures").fetchall() == [(0,)]
     assert con.execute("SELECT count(*) FROM catalog_runs").fetchall() == [(0,)]
+    assert con.execute("SELECT rank_count FROM catalog_jobs").fetchall() == [(4,)]
+
+
+def test_job_batch_catalogs_the_job_and_its_findings_once(tmp_path):
+    import duckdb
+
+    root = write_job(job_plan("job_slow_rank", 6, 2, 2), tmp_path / "in")
+    truth = json.loads((root / "job_truth.json").read_text())
+    catalog = tmp_path / "catalog.duckdb"
+    for _ in range(2):  # the second batch finds the job known
+        assert main(["batch", str(root.parent), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    con = duckdb.connect(str(catalog), read_only=True)
+    assert con.execute("SELECT path, rank_count, summary_only_rank_count FROM catalog_jobs").fetchall() == [
+        ("job_slow_rank", 6, 6)
+    ]
+    assert con.execute("SELECT position, rule, subject FROM job_findings").fetchall()[0] == (
+        1,
+        "slow-rank",
+        f"rank {truth['slow_rank']}",
+    )
+    assert con.execute("SELECT count(*) FROM job_rank_metrics").fetchall() == [(6,)]

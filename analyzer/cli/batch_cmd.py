@@ -101,6 +101,8 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     )
     for row in outcome.failed:
         err(f"failed: {row['path']}: {row['message']}")
+    if outcome.jobs:
+        out.print(f"{len(outcome.jobs)} job(s) catalogued: {', '.join(outcome.jobs)}", markup=False)
     if outcome.job_parts:
         out.print(
             f"{len(outcome.job_parts)} rank export(s) of a job hold summaries only and are not runs of their own "
