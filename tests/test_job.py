@@ -157,3 +157,17 @@ def test_job_batch_catalogs_the_job_and_its_findings_once(tmp_path):
         f"rank {truth['slow_rank']}",
     )
     assert con.execute("SELECT count(*) FROM job_rank_metrics").fetchall() == [(6,)]
+
+
+def test_job_diff_names_the_slowed_link_and_the_step_regression(tmp_path):
+    base = write_job(job_plan("job_balanced", 16, 4, 2), tmp_path / "a")
+    new = write_job(job_plan("job_slow_link", 16, 4, 2), tmp_path / "b")
+    truth = json.loads((new / "job_truth.json").read_text())
+    out = tmp_path / "diff.json"
+    assert main(["diff", str(base), str(new), "--json", str(out), "--fail-on-regression", "5"]) == 1
+    d = json.loads(out.read_text())
+    assert d["job_step_delta_pct"] > 5
+    a, b = truth["slow_link"]
+    assert (d["links"][0]["rank_a"], d["links"][0]["rank_b"], d["links"][0]["transport"]) == (a, b, "RDMA")
+    assert d["links"][0]["delta_pct"] == pytest.approx(-75.0, abs=0.5)
+    assert all(abs(ln["delta_pct"]) >= 1 for ln in d["links"])

@@ -13,32 +13,10 @@ from analyzer.ingest.database import connect
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
+from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings")
-
-_RANKS = """
-WITH w AS (SELECT rank, sum(wait_us) / greatest(count(DISTINCT step_id), 1) AS wait_us,
-                  sum(transit_us) / greatest(count(DISTINCT step_id), 1) AS transit_us
-           FROM job_comm_ops WHERE run_id = $job GROUP BY rank),
-s AS (SELECT rank, avg(stage_us) AS stage_us, avg(computing_us) AS computing_us,
-             avg(comm_not_overlapped_us) AS comm_not_overlapped_us, avg(free_us) AS free_us
-      FROM job_steps WHERE run_id = $job GROUP BY rank)
-SELECT $id AS job_id, r.rank, r.pp_stage, s.stage_us, s.computing_us, s.comm_not_overlapped_us, s.free_us,
-       w.wait_us, w.transit_us
-FROM job_ranks r LEFT JOIN s USING (rank) LEFT JOIN w USING (rank) WHERE r.run_id = $job ORDER BY r.rank
-"""
-_LINKS = """
-WITH l AS (SELECT * FROM job_links WHERE run_id = $job AND transport <> 'LOCAL' AND src_rank IS NOT NULL
-              AND dst_rank IS NOT NULL AND src_rank <> dst_rank AND transit_us > 0
-              AND (matrix_op LIKE '%-total'
-                   OR NOT EXISTS (SELECT 1 FROM job_links WHERE run_id = $job AND matrix_op LIKE '%-total')))
-SELECT $id AS job_id, least(src_rank, dst_rank) AS rank_a, greatest(src_rank, dst_rank) AS rank_b, transport,
-       sum(transit_size_mb) / count(DISTINCT step_id) AS transit_size_mb,
-       sum(transit_us) / count(DISTINCT step_id) AS transit_us,
-       sum(transit_size_mb) / (sum(transit_us) / 1000) AS bandwidth_gb_per_s
-FROM l GROUP BY ALL ORDER BY rank_a, rank_b, transport
-"""
 
 
 def job_fingerprint(job: Job) -> str:
@@ -59,7 +37,6 @@ def job_tables(
         job_id = f"{job.job_id}@{fingerprint[:8]}"
         d = diagnose_job(con, job, note, [], rules if diagnose else [], params)
         s = d.summary
-        keys = {"job": job.job_id, "id": job_id}
         jobs = pa.Table.from_pylist(
             [
                 {
@@ -92,8 +69,8 @@ def job_tables(
         ]
         tables = {
             "catalog_jobs": jobs,
-            "job_rank_metrics": con.sql(_RANKS, params=keys).to_arrow_table(),
-            "job_link_metrics": con.sql(_LINKS, params=keys).to_arrow_table(),
+            "job_rank_metrics": rank_metrics(con, job.job_id, job_id),
+            "job_link_metrics": link_metrics(con, job.job_id, job_id),
         }
         if findings:
             tables["job_findings"] = pa.Table.from_pylist(findings)
