@@ -171,3 +171,20 @@ def test_job_diff_names_the_slowed_link_and_the_step_regression(tmp_path):
     assert (d["links"][0]["rank_a"], d["links"][0]["rank_b"], d["links"][0]["transport"]) == (a, b, "RDMA")
     assert d["links"][0]["delta_pct"] == pytest.approx(-75.0, abs=0.5)
     assert all(abs(ln["delta_pct"]) >= 1 for ln in d["links"])
+
+
+def test_job_real_rank_with_summaries_only_takes_part(tmp_path, real_dir):
+    """Rank 1 of the real job cut down to its summaries: it is in the job, not a run of its own."""
+    job = tmp_path / "job"
+    shutil.copytree(real_dir / "torch_npu_level1_rank0_text", job / "rank0")
+    src, dst = real_dir / "torch_npu_level1_rank1_text", job / "rank1"
+    (dst / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copy(src / "profiler_info_1.json", dst)
+    for name in ("step_trace_time.csv", "communication.json", "communication_matrix.json"):
+        shutil.copy(src / "ASCEND_PROFILER_OUTPUT" / name, dst / "ASCEND_PROFILER_OUTPUT")
+    code, d = _diagnose_job(job, tmp_path / "out")
+    assert code == 0
+    assert [(r["rank"], r["has_kernels"]) for r in d["run"]["ranks"]] == [(0, True), (1, False)]
+    assert d["summary"]["aligned_op_multi_rank_count"] == 4
+    assert (tmp_path / "out" / "rank0" / "diagnosis.json").exists()
+    assert not (tmp_path / "out" / "rank1").exists()

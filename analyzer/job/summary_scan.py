@@ -2,8 +2,9 @@
 
 step_trace_time.csv -> job_steps; communication.json -> job_comm_bandwidth and job_comm_ops;
 communication_matrix.json -> the raw links (matrix_links.py maps them to global ranks). The files
-of all ranks are given to one read_csv / read_text call (JSON parsed in DuckDB); a file DuckDB cannot read is found
-by reading the files one by one only after that scan failed, named as a problem, and left out.
+of all ranks are given to one read_text call (the JSON parsed once per file by DuckDB); a file that
+cannot be read is found by reading the files one by one only after that scan failed, named as a
+problem, and left out.
 """
 
 from __future__ import annotations
