@@ -188,3 +188,14 @@ def test_job_real_rank_with_summaries_only_takes_part(tmp_path, real_dir):
     assert d["summary"]["aligned_op_multi_rank_count"] == 4
     assert (tmp_path / "out" / "rank0" / "diagnosis.json").exists()
     assert not (tmp_path / "out" / "rank1").exists()
+
+
+def test_job_tables_are_kept_in_the_db_of_diagnose(tmp_path):
+    import duckdb
+
+    root = write_job(job_plan("job_balanced", 4, 1, 1), tmp_path / "in")
+    db = tmp_path / "tables.duckdb"
+    assert main(["diagnose", str(root), "--db", str(db), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM job_ranks WHERE run_id = 'job_balanced'").fetchall() == [(4,)]
+    assert con.execute("SELECT count(DISTINCT rank) FROM job_comm_ops").fetchall() == [(4,)]

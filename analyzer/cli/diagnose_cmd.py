@@ -74,8 +74,8 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, lis
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules))
     trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
-    if args.db:
-        save_duckdb(trace.con, args.db, trace.run_ids)
+    if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
+        save_duckdb(trace.con, args.db, [*trace.run_ids, *(j.job.job_id for j in jobs)])
     return trace, jobs
 
 
