@@ -199,3 +199,14 @@ def test_job_tables_are_kept_in_the_db_of_diagnose(tmp_path):
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM job_ranks WHERE run_id = 'job_balanced'").fetchall() == [(4,)]
     assert con.execute("SELECT count(DISTINCT rank) FROM job_comm_ops").fetchall() == [(4,)]
+
+
+def test_job_ingest_writes_the_job_tables_of_a_summaries_only_job(tmp_path):
+    import duckdb
+
+    root = write_job(job_plan("job_slow_link", 16, 2, 1), tmp_path / "in")
+    db = tmp_path / "tables.duckdb"
+    assert main(["ingest", str(root), "--db", str(db)]) == 0
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM job_ranks").fetchall() == [(16,)]
+    assert con.execute("SELECT count(*) FROM job_links WHERE src_rank IS NULL").fetchall() == [(0,)]
