@@ -111,6 +111,9 @@ def test_job_real_two_rank_job_reads_both_ranks_and_aligns_collectives(tmp_path,
     ]
     assert d["summary"]["aligned_op_count"] == d["summary"]["aligned_op_multi_rank_count"] == 4
     assert d["summary"]["job_step_us"] == pytest.approx(136581.0)
+    # Rank 1 reaches the first all-reduce 5.6 ms after rank 0: the data's answer, under slow-rank's threshold.
+    assert d["summary"]["most_waited_for_rank"] == 1
+    assert d["summary"]["caused_wait_per_step_us"] == pytest.approx(5760, abs=20)
     assert "inferred" in d["run"]["groups"]
     assert (tmp_path / "out" / "rank0" / "diagnosis.json").exists()
     assert (tmp_path / "out" / "rank1" / "diagnosis.json").exists()

@@ -33,6 +33,21 @@ SELECT (SELECT count(*) FROM job_ranks WHERE run_id = $job) AS rank_count,
        (SELECT count(DISTINCT pp_stage) FROM job_ranks WHERE run_id = $job) AS pp_stage_count
 """
 
+# The rank the others waited for most (as slow-rank counts it), whether or not that rule fires: what
+# the job's collectives say even when no rank stands out.
+_LATE = """
+WITH per_op AS (
+    SELECT step_id, arg_min(rank, (wait_us, rank)) AS rank,
+           (sum(wait_us) - min(wait_us)) / (count(*) - 1) - min(wait_us) AS caused_us
+    FROM job_comm_ops
+    WHERE run_id = $job AND op_kind = 'collective' AND op_rank_count >= 2 AND wait_us IS NOT NULL
+    GROUP BY step_id, group_name, op_name
+)
+SELECT rank AS most_waited_for_rank,
+       sum(caused_us) / (SELECT count(DISTINCT step_id) FROM per_op) AS caused_wait_per_step_us
+FROM per_op GROUP BY rank ORDER BY caused_wait_per_step_us DESC, rank LIMIT 1
+"""
+
 _RANKS = """
 SELECT rank, rank_run_id, source_path, rank_source, pp_stage, has_kernels, has_step_trace, has_communication, has_matrix
 FROM job_ranks WHERE run_id = $job ORDER BY rank
@@ -60,6 +75,8 @@ def diagnose_job(
     job_rules = [r for r in rules if r.scope == "job"]
     findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
     summary = _rows(con, _SUMMARY, job.job_id)[0]
+    late = _rows(con, _LATE, job.job_id)
+    summary.update(late[0] if late else {"most_waited_for_rank": None, "caused_wait_per_step_us": None})
     run = {
         "scope": "job",
         "job_id": job.job_id,

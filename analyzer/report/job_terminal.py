@@ -60,6 +60,13 @@ def print_job_diagnosis(d: Diagnosis, console: Console, limit: int = 15, message
     for line in _holdings(ranks):
         console.print(f"  {line}", markup=False)
     console.print(f"  groups: {d.run.get('groups', '')}", markup=False)
+    if s.get("most_waited_for_rank") is not None and s.get("job_step_us"):
+        wait = s["caused_wait_per_step_us"] or 0.0
+        console.print(
+            f"  most waited for: rank {s['most_waited_for_rank']} (the others wait {wait / 1000:,.2f} ms per step "
+            f"for it at the collectives, {wait / s['job_step_us']:.1%} of the job step)",
+            markup=False,
+        )
     if d.findings:
         console.print(findings_table(d, limit))
         for i, f in enumerate(d.findings[:messages], 1):
