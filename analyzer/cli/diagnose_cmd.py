@@ -93,8 +93,11 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, a
             written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
         if "html" in formats:
             from analyzer.report.job_page import render_job_page
+            from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
-            written.append(write_text_atomically(folder / "job.html", render_job_page(d, trace.con)))
+            page = folder / "job.html"  # plotly.js shared with the ranks' pages, beside them
+            src = plotly_src(page, write_plotly_js(Path(args.out)))
+            written.append(write_text_atomically(page, render_job_page(d, trace.con, src)))
         if sys.stdout.isatty() and not args.quiet:
             print_job_diagnosis(d, out)
             for path in written:

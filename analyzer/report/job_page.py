@@ -97,8 +97,9 @@ def _header(d: Diagnosis) -> str:
     )
 
 
-def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
-    """The job page as a string: deterministic (fixed div ids, ordered queries), offline."""
+def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: str | None = None) -> str:
+    """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
+    inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
     figures = [
         (job_charts.rank_step_heatmap(_rows(con, _STEPS, d.run_id)), "job-rank-step"),
         (job_charts.wait_transit_bars(_rows(con, _WAITS, d.run_id)), "job-wait-transit"),
@@ -109,4 +110,4 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
         figures.append((job_charts.stage_bars(stages), "job-stages"))
     charts = "".join(f'<div class="chart">{figure_html(fig, div)}</div>' for fig, div in figures)
     body = f'{_header(d)}\n{_findings(d)}\n<section id="charts"><h2>Charts</h2>{charts}</section>'
-    return standalone_page(f"npu-triage job: {d.run_id}", body)
+    return standalone_page(f"npu-triage job: {d.run_id}", body, plotly_src)
