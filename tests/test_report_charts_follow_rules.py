@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.diagnosis import diagnose
-from analyzer.report.html import GAP_RULE, HOTSPOT_RULE, build_figures
+from analyzer.report.html import HOTSPOT_RULE, build_figures
 from analyzer.rule_engine.loader import load_rules
 from tests.test_report_series import _add_ops
 
@@ -82,10 +82,11 @@ def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
     assert _hotspot_trace(calls).name == f"hotspot ({HOTSPOT_RULE} finding)"
 
 
+GAP_RULE = "inter-op-gap"
 GAPS = [r for r in load_rules(ROOT / "rules") if r.name == GAP_RULE]
 
 
-@pytest.mark.parametrize(("overrides", "threshold_us"), [({}, 200.0), ({GAP_RULE: {"threshold_us": 350}}, 350.0)])
+@pytest.mark.parametrize(("overrides", "threshold_us"), [({}, 200.0), ({"chip": {"gap_threshold_us": 350}}, 350.0)])
 def test_gap_charts_highlight_the_gaps_the_rule_counts(con, overrides, threshold_us):
     # Gaps of 150, 300 and 400 us: the default rule (200 us) counts two, a 350 us threshold one.
     _add_ops(con, [(f"op{i}", "Add", "AI_CORE", start, 10) for i, start in enumerate((0, 160, 470, 880))])

@@ -26,10 +26,10 @@ from analyzer.report.html_sections import (
 from analyzer.report.html_style import CSS, ERROR_COLLECTOR
 from analyzer.report.model import Diagnosis
 from analyzer.report.scaling_chart import sweep_chart
+from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.views import create_views
 
-GAP_RULE = "inter-op-gap"  # the rule whose threshold the gap charts highlight
-GAP_THRESHOLD_US = 100.0  # the highlight when that rule is not among the rules run
+GAP_THRESHOLD_US = 200.0  # the highlight when the diagnosis carries no chip table values
 FIGURE_CONFIG = {
     "displaylogo": False,
     "responsive": True,
@@ -143,8 +143,9 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
 
 
 def gap_threshold_us(diagnosis: Diagnosis) -> float:
-    """The inter-op-gap rule's effective threshold, so that the charts mark the gaps it counts."""
-    return float(diagnosis.params.get(GAP_RULE, {}).get("threshold_us", GAP_THRESHOLD_US))
+    """The gap threshold of the run's chip table values (what splits long gaps from launch gaps), so
+    that the charts mark the gaps the time breakdown counts as long."""
+    return float(diagnosis.params.get(CHIP_KEY, {}).get("gap_threshold_us", GAP_THRESHOLD_US))
 
 
 def hotspot_subjects(diagnosis: Diagnosis) -> frozenset[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from analyzer.ingest.finalize import SETTINGS
 from analyzer.ingest.schema import TABLES, has_column
 from analyzer.rule_engine.model import SEVERITIES, Rule
+from analyzer.rule_engine.overlap import IMPACT_FAMILIES, IMPACT_ROLES
 
 SCHEMA_VERSION = 1
 CATEGORY_PREFIX = {
@@ -80,6 +81,8 @@ def _field_problems(rule: Rule) -> list[str]:
         ("scope", SCOPES),
         ("polarity", POLARITIES),
         ("unit", UNITS),
+        ("impact_family", IMPACT_FAMILIES),
+        ("impact_role", IMPACT_ROLES),
     )
     for name, allowed in enums:
         value = getattr(rule, name)

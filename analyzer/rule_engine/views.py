@@ -13,9 +13,14 @@ per device at ingest, so in practice one run is one device.
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import duckdb
 
 from analyzer.ingest.numbered_rows import KEYS, ROWS
+from analyzer.rule_engine.breakdown_views import BREAKDOWN_VIEWS
+from analyzer.rule_engine.chip_table import run_nominal_sql
 from analyzer.rule_engine.view_build import build_relations, worker
 
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
@@ -157,6 +162,12 @@ _GAP_CAUSE_CASE = """CASE
 
 # name -> (documentation, SQL). Order matters: later views use earlier ones.
 VIEWS: dict[str, tuple[str, str]] = {
+    "_run_nominal": (
+        "Per run, the nominal values of its chip (analyzer/rule_engine/chip_table.py, --set chip.KEY=VALUE "
+        "overrides): run_id, chip (the table's row used), chip_assumed (the run names no chip, or another "
+        "name), ai_core_count, aicore_mhz, hbm_gb_per_s, hccs_gb_per_s, roce_gb_per_s, launch_us, gap_threshold_us.",
+        run_nominal_sql(),
+    ),
     "_compute_tasks": (
         "ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU), and ops "
         "whose task type is unknown (NULL, e.g. torch_npu Level0 writes 'N/A'): those are kernels too.",
@@ -300,6 +311,13 @@ SELECT c.run_id, c.device_id, c.comm_us, coalesce(o.overlapped_us, 0) AS overlap
        c.comm_us - coalesce(o.overlapped_us, 0) AS comm_not_overlapped_us
 FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c.device_id""",
     ),
+    "_host_api_calls": (
+        "Host API events of the timeline per run (run_id, calls, host_us): how many launches and runtime calls "
+        "the host made, when the timeline has them.",
+        "SELECT run_id, count(*) AS calls, sum(end_ns - start_ns) / 1000.0 AS host_us FROM timeline "
+        "WHERE kind = 'host_api' AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id",
+    ),
+    **BREAKDOWN_VIEWS,
 }
 
 
@@ -308,7 +326,7 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 # on gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream had its
 # names joined: 1.5 s at 2M msprof tasks). Every other helper view is computed once and kept as a
 # table, because rules read them many times (a view would recompute its window passes each time).
-_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals", "_stream_gaps")
+_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_stream_gaps")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
 # Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names cost
 # 0.3 s per call on 3.7M events.
@@ -325,23 +343,31 @@ _RELATIONS = {name: sql for name, (_doc, sql) in VIEWS.items()}
 _HAS_STEP_WINDOWS = "SELECT EXISTS (SELECT 1 FROM steps WHERE start_ns IS NOT NULL)"
 
 
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
+def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = None) -> None:
     """Create every helper relation, visible to ``con`` under its name (nothing is written into a database file).
 
     ``_PLAIN_VIEWS`` stay views; the others are computed once (two at a time, see view_build.py) and
-    recomputed on a later call only when ops, steps or timeline changed.
+    recomputed on a later call only when ops, steps or timeline changed, or when ``chip`` (overrides
+    of the chip table, ``--set chip.KEY=VALUE``, checked by chip_table.check_chip_overrides) is given
+    and differs from the last call's; without ``chip``, the last call's overrides are kept.
     """
-    signature = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
+    data = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
     state = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_helper_views_state'"
     ).fetchall()[0][0]
-    if state and con.execute("SELECT signature FROM _helper_views_state").fetchall()[0][0] == signature:
+    last = con.execute("SELECT signature, chip FROM _helper_views_state").fetchall()[0] if state else None
+    chip_text = repr(sorted(chip.items())) if chip is not None else (last[1] if last else repr([]))
+    if last and last == (data, chip_text):
         return
     relations = dict(_RELATIONS)
+    relations["_run_nominal"] = run_nominal_sql(dict(ast.literal_eval(chip_text)))
     if not con.execute(_HAS_STEP_WINDOWS).fetchall()[0][0]:
         relations["_device_gaps"] = _device_gaps_sql(with_steps=False)
     build_relations(con, relations, _PLAIN_VIEWS)
-    con.execute("CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature", [signature])
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature, ?::VARCHAR AS chip",
+        [data, chip_text],
+    )
 
 
 def helper_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
