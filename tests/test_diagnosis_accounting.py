@@ -1,4 +1,4 @@
-"""Every bundled example and every real export: printed parts add up to the whole, impacts stay within the span."""
+"""Every bundled example and real export: printed parts add up, impacts within the span, JSON fits its schema."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import pytest
 
 from analyzer.cli import main
 from tests.conftest import REAL, ROOT
+from tests.json_schema_check import schema_problems
 
+SCHEMA = json.loads((ROOT / "docs" / "diagnosis.schema.json").read_text(encoding="utf-8"))
 EXAMPLES = sorted(p for p in (ROOT / "fixtures" / "examples").iterdir() if p.is_dir())
 REAL_EXPORTS = sorted(p for p in REAL.iterdir() if p.is_dir()) if REAL.is_dir() else []
 _SHARE = re.compile(r"\((\d+\.\d)%\)")
@@ -31,6 +33,8 @@ def _check(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert round(sum(_shares(line)), 1) == 100.0, f"{folder.name}: {line}"
     docs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*/diagnosis.json"))]
     assert docs, f"{folder.name}: no diagnosis.json"
+    for doc in docs:
+        assert schema_problems(doc, SCHEMA) == [], doc["run_id"]
     for doc in (d for d in docs if "run_count" not in d["summary"]):  # not the all-runs comparison
         breakdown = doc["summary"]["breakdown"]
         parts = breakdown["parts"]

@@ -59,7 +59,7 @@ def _host_sync_first(d: Diagnosis) -> bool:
 
 EXPECTED_TOP = {
     "host_sync_low_util": _host_sync_first,
-    "mte_bound_conv": lambda d: (d.findings[0].rule, d.findings[0].subject) == ("mte-share-high", "Conv2D"),
+    "mte_bound_conv": lambda d: d.findings[0].rule == "mte-share-high" and d.findings[0].subject.startswith("Conv2D ["),
     # a swarm of tiny launches costs twice: their own time (call-count-hotspot) and the idle time
     # between them (host-launch-bound); either may be the larger
     "call_count_hotspot": lambda d: (

@@ -45,9 +45,9 @@ def _hotspot_trace(figure):
     ("overrides", "expected"),
     [
         ({}, {"Add", "Cast"}),
-        ({HOTSPOT_RULE: {"top_n": 2}}, {"Add"}),
+        ({HOTSPOT_RULE: {"min_time_share": 0.2}}, {"Add"}),
         ({HOTSPOT_RULE: {"min_calls": 35}}, {"Add"}),
-        ({HOTSPOT_RULE: {"min_calls": 5, "max_avg_us": 1.5}}, {"Cast", "Mul"}),
+        ({HOTSPOT_RULE: {"min_calls": 5, "launch_cost_factor": 0.075, "stand_out": 0.1}}, {"Cast", "Mul"}),
     ],
 )
 def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(con, overrides, expected):

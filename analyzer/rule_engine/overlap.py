@@ -13,6 +13,8 @@ Each rule declares in its TOML which pool of time its impact claims (``[impact] 
 Last, every finding of the run, in ranking order, is capped so that their impacts never add up to
 more than the run's span. A finding whose impact others claimed down to an immaterial share of the
 span (below MATERIAL_SHARE) is told as ``info``: its cost is reported by the finding that claimed it.
+So is a second finding on the same operator type (another aspect of the same cost): one warning per
+cost, the largest claim keeps it.
 """
 
 from __future__ import annotations
@@ -67,13 +69,17 @@ def _pools(con: duckdb.DuckDBPyConnection, run_ids: set[str]) -> tuple[dict, dic
     return idle, computing, span, busy
 
 
-def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any]) -> Finding:
-    if impact >= f.impact_us - 1e-9:
+def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any], same_cost: str = "") -> Finding:
+    if impact >= f.impact_us - 1e-9 and not (same_cost and f.severity != "info"):
         return f
-    details = {**f.details, "impact_before_overlap_us": f.impact_us, **note}
+    details = {**f.details, **note}
+    if impact < f.impact_us - 1e-9:
+        details["impact_before_overlap_us"] = f.impact_us
     severity = f.severity
-    if span and impact < MATERIAL_SHARE * span and severity != "info":
+    if severity != "info" and (same_cost or (span and impact < MATERIAL_SHARE * span)):
         details["severity_before_overlap"], severity = severity, "info"
+    if same_cost:
+        details["same_cost_as"] = same_cost
     share = impact / span if span else f.span_share
     return replace(f, impact_us=impact, span_share=share, severity=severity, details=details)
 
@@ -90,6 +96,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
     idle, computing, span, busy = _pools(con, runs)
     idle_claims, type_claims, compute_claims = _Claims(idle), _Claims(busy), _Claims(computing)
     out: dict[int, Finding] = {}
+    first_on_type: dict[tuple[str, str], str] = {}
     family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
     order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
     for f in order:
@@ -101,6 +108,11 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
             op_type = f.details.get("op_type") or f.subject
             got = compute_claims.take(f.run_id, type_claims.take((f.run_id, op_type), f.impact_us))
             note = {}
+            if f.severity != "info" and (f.run_id, op_type) in first_on_type:
+                out[id(f)] = _capped(f, got, span.get(f.run_id), note, first_on_type[(f.run_id, op_type)])
+                continue
+            if f.severity != "info":
+                first_on_type[(f.run_id, op_type)] = f"{f.code} {f.rule}"
         else:
             got, note = f.impact_us, {}
         out[id(f)] = _capped(f, got, span.get(f.run_id), note)
