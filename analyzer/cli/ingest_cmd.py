@@ -7,7 +7,6 @@ from pathlib import Path
 
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.cli.process_end import keep_until_exit
 from analyzer.ingest import load_export
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
@@ -40,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     ingested = load_export(args.path)
     con = ingested.con
-    keep_until_exit(con)  # freed by the OS when the program ends, not table block by block
     for line in run_lines(con, ingested.run_ids):
         out.print(line, markup=False)
     for line in problem_lines(ingested.problems):

@@ -42,6 +42,19 @@ class Rule:
     impact_family: str = ""  # which pool of time its impact claims ([impact] family, see overlap.py)
     impact_role: str = "part"  # 'part', or 'umbrella' (claims what the parts of its family leave)
     schema_version: int = 1
+    report: ReportSpec = field(default_factory=lambda: ReportSpec())
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    """How reports show a rule's findings ([report] of its file): the chart beside them and how it
+    marks them. Empty ``chart``: evidence and text only."""
+
+    chart: str = ""  # key of a report chart (validation.CHART_KINDS)
+    zoom: str = ""  # 'step': the chart is zoomed to the finding's step
+    limit_param: str = ""  # the param drawn as the chart's limit line
+    marks: str = ""  # 'subjects': the chart highlights the findings' subjects
+    unknown: tuple[str, ...] = ()  # keys of [report] that mean nothing (validation reports them)
 
 
 @dataclass(frozen=True)
