@@ -342,7 +342,7 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
         ("computing_us", "computing", COLORS["computing"]),
         ("comm_not_overlapped_us", "communication not overlapped", COLORS["comm"]),
         ("other_tasks_us", "other device tasks", COLORS["other"]),
-        ("long_gaps_us", "long gaps", COLORS["long_gaps"]),
+        ("gaps_us", "gaps (cause shown, or long)", COLORS["long_gaps"]),
         ("launch_gaps_us", "launch gaps", COLORS["launch_gaps"]),
         ("free_us", "free (before / after the tasks)", COLORS["free"]),
     ):

@@ -222,10 +222,10 @@ def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500
     """Per step (or the profiled span without steps): the parts of the time breakdown (_time_breakdown).
 
     Columns: step_id (the window's subject), computing_us, comm_not_overlapped_us, other_tasks_us,
-    long_gaps_us, launch_gaps_us, free_us (before the first and after the last task); they add up to
+    gaps_us, launch_gaps_us, free_us (before the first and after the last task); they add up to
     the step's span.
     """
-    sql = """SELECT subject AS step_id, computing_us, comm_not_overlapped_us, other_tasks_us, long_gaps_us,
+    sql = """SELECT subject AS step_id, computing_us, comm_not_overlapped_us, other_tasks_us, gaps_us,
            launch_gaps_us, free_before_us + free_after_us AS free_us
     FROM _time_breakdown WHERE run_id = $run AND window_no > 0 ORDER BY window_no LIMIT $limit"""
     return _query(con, sql, {"run": run_id, "limit": limit})

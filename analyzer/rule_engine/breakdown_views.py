@@ -3,8 +3,10 @@
 One definition read by the rules, the run summary, the JSON and the step chart. The words mean one
 thing each: *computing* (some compute task runs), *communication not overlapped* (only communication
 runs), *other device tasks* (only tasks that neither compute nor communicate), *long gaps* (the device
-idle between two tasks for at least the chip table's gap_threshold_us, by cause), *launch gaps* (idle
-between two tasks for less: the host issues operators more slowly than the device runs them) and
+idle between two tasks while the timeline shows a cause inside: a host synchronize, a compile, an
+allocation, a wait on another stream; or for at least the chip table's gap_threshold_us with no cause
+shown), *launch gaps* (idle between two tasks for less than that, no cause shown: the host issues
+operators more slowly than the device runs them) and
 *free* (idle before the first task or after the last one of the window). Nothing else is "free".
 
 A window is a step (its timestamps) or, without steps, the profiled span. Where the export decomposes
@@ -23,12 +25,12 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("computing", "computing"),
     ("comm_not_overlapped", "communication not overlapped"),
     ("other_tasks", "other device tasks"),
-    ("gap_host_sync", "long gaps: host synchronize / copy"),
-    ("gap_compile", "long gaps: operator compile"),
-    ("gap_memory_alloc", "long gaps: memory allocation"),
-    ("gap_stream_wait", "long gaps: wait on another stream"),
-    ("gap_unattributed", "long gaps: cause not shown"),
-    ("launch_gaps", "launch gaps (shorter than the gap threshold)"),
+    ("gap_host_sync", "gaps: host synchronize / copy"),
+    ("gap_compile", "gaps: operator compile"),
+    ("gap_memory_alloc", "gaps: memory allocation"),
+    ("gap_stream_wait", "gaps: wait on another stream"),
+    ("gap_unattributed", "long gaps, cause not shown"),
+    ("launch_gaps", "launch gaps (short, no cause shown)"),
     ("free_before", "free before the first task"),
     ("free_after", "free after the last task"),
 )
@@ -73,14 +75,14 @@ a AS (SELECT c.run_id, c.window_no, sum(least(i.end_ns, c.me) - greatest(i.start
              min(greatest(i.start_ns, c.ms)) AS first_ns, max(least(i.end_ns, c.me)) AS last_ns
       FROM clip c JOIN _active_intervals i ON i.run_id = c.run_id AND i.start_ns < c.me AND i.end_ns > c.ms GROUP BY ALL),
 g AS (SELECT a.run_id, a.window_no,
-             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.gap_us >= n.gap_threshold_us AND g.cause = 'host_sync'), 0) AS gap_host_sync,
-             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.gap_us >= n.gap_threshold_us AND g.cause = 'compile'), 0) AS gap_compile,
-             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.gap_us >= n.gap_threshold_us AND g.cause = 'memory_alloc'), 0) AS gap_memory_alloc,
-             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.gap_us >= n.gap_threshold_us AND g.cause = 'stream_wait'), 0) AS gap_stream_wait,
-             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.gap_us >= n.gap_threshold_us AND g.cause NOT IN ('host_sync', 'compile', 'memory_alloc', 'stream_wait')), 0) AS gap_unattributed,
-             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.gap_us < n.gap_threshold_us), 0) AS launch_gaps,
-             count(*) FILTER (WHERE g.gap_us < n.gap_threshold_us) AS launch_gap_count,
-             count(*) FILTER (WHERE g.gap_us >= n.gap_threshold_us) AS long_gap_count
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'host_sync'), 0) AS gap_host_sync,
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'compile'), 0) AS gap_compile,
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'memory_alloc'), 0) AS gap_memory_alloc,
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'stream_wait'), 0) AS gap_stream_wait,
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'unattributed' AND g.gap_us >= n.gap_threshold_us), 0) AS gap_unattributed,
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'unattributed' AND g.gap_us < n.gap_threshold_us), 0) AS launch_gaps,
+             count(*) FILTER (WHERE g.cause = 'unattributed' AND g.gap_us < n.gap_threshold_us) AS launch_gap_count,
+             count(*) FILTER (WHERE g.cause <> 'unattributed' OR g.gap_us >= n.gap_threshold_us) AS long_gap_count
       FROM a JOIN _run_nominal n ON n.run_id = a.run_id
       JOIN _classified_gaps g ON g.run_id = a.run_id AND g.start_ns >= a.first_ns AND g.end_ns <= a.last_ns
       GROUP BY ALL)
@@ -153,9 +155,9 @@ _TIME_BREAKDOWN = f"""
 SELECT run_id, window_no, any_value(step_id) AS step_id, any_value(subject) AS subject, any_value(basis) AS basis,
        any_value(source) AS source, any_value(span_us) AS span_us,
        {", ".join(f"sum(part_us) FILTER (WHERE part = '{p}') AS {p}_us" for p, _ in PARTS)},
-       sum(part_us) FILTER (WHERE part LIKE 'gap_%') AS long_gaps_us,
+       sum(part_us) FILTER (WHERE part LIKE 'gap_%') AS gaps_us,
        sum(part_us) FILTER (WHERE part <> 'computing') AS not_computing_us,
-       sum(share_pct) FILTER (WHERE part LIKE 'gap_%') AS long_gaps_pct,
+       sum(share_pct) FILTER (WHERE part LIKE 'gap_%') AS gaps_pct,
        {", ".join(f"any_value(share_pct) FILTER (WHERE part = '{p}') AS {p}_pct" for p, _ in PARTS)},
        string_agg(printf('%s %.3f us (%.1f%%)', label, part_us, share_pct), '; ' ORDER BY part_no)
            FILTER (WHERE part_us > 0.0005 OR share_pct > 0) AS breakdown
@@ -173,9 +175,9 @@ BREAKDOWN_VIEWS: dict[str, tuple[str, str]] = {
     ),
     "_window_measures": (
         "What the device timeline shows in each window, in ns: computing, comm_not_overlapped, other_tasks, "
-        "long gaps by cause (gap_host_sync, gap_compile, gap_memory_alloc, gap_stream_wait, gap_unattributed; "
-        "gaps of at least _run_nominal.gap_threshold_us), launch_gaps (shorter gaps), their counts, free_before, "
-        "free_after.",
+        "gaps with a cause the timeline shows (gap_host_sync, gap_compile, gap_memory_alloc, gap_stream_wait), "
+        "gap_unattributed (no cause, at least _run_nominal.gap_threshold_us), launch_gaps (no cause, shorter), "
+        "their counts, free_before, free_after.",
         _WINDOW_MEASURES,
     ),
     "_time_parts": (
@@ -190,7 +192,7 @@ BREAKDOWN_VIEWS: dict[str, tuple[str, str]] = {
     ),
     "_time_breakdown": (
         "THE time breakdown, wide: one row per run and window (window 0: the whole run) with <part>_us and "
-        "<part>_pct for every part, long_gaps_us, not_computing_us and breakdown (the text every report prints).",
+        "<part>_pct for every part, gaps_us, not_computing_us and breakdown (the text every report prints).",
         _TIME_BREAKDOWN,
     ),
 }

@@ -125,7 +125,8 @@ WITH t AS ({_ops_with_rid("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}
         + windows
         + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
-       (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
+       (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after,
+       a.stream_id AS stream_after
 FROM gs JOIN k USING (part) JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid"""
     )
 
@@ -214,7 +215,7 @@ FROM (SELECT s.run_id, s.span_us,
     "_device_gaps": (
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
-        "op_before (last task to end before the gap), op_after (first task after it). The step is the "
+        "op_before (last task to end before the gap), op_after (first task after it), stream_after (its stream). The step is the "
         "latest steps window starting at or before the gap start (of windows starting together, the one ending "
         "last, then the lowest step id) when the gap starts inside it, else the "
         "step of the task after the gap. A gap opens where a task starts after every earlier-starting task "
