@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.core_utilization import (
+from analyzer.ingest.csv.core_utilization import (
     load_ai_core_utilization,
     load_ai_vector_core_utilization,
 )
-from analyzer.ingest.hbm_summary import load_ddr, load_hbm
-from analyzer.ingest.l2_cache import load_l2_cache
+from analyzer.ingest.csv.hbm_summary import load_ddr, load_hbm
+from analyzer.ingest.csv.l2_cache import load_l2_cache
 from tests.read_context import context_for, write_bytes
 
 

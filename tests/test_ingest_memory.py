@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.memory_files import load_memory_record, load_npu_mem, load_npu_module_mem
-from analyzer.ingest.operator_memory import load_operator_memory
+from analyzer.ingest.csv.memory_files import load_memory_record, load_npu_mem, load_npu_module_mem
+from analyzer.ingest.csv.operator_memory import load_operator_memory
 from tests.read_context import context_for, write_bytes
 
 LEVEL1 = "torch_npu_level1_rank0_text/ASCEND_PROFILER_OUTPUT"

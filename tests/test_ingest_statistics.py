@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.api_statistic import load_api_statistic
-from analyzer.ingest.communication_statistic import load_communication_statistic
-from analyzer.ingest.op_statistic import load_op_statistic
+from analyzer.ingest.csv.api_statistic import load_api_statistic
+from analyzer.ingest.csv.communication_statistic import load_communication_statistic
+from analyzer.ingest.csv.op_statistic import load_op_statistic
 from tests.read_context import context_for, write_bytes
 
 APO = "torch_npu_level1_rank0_text/ASCEND_PROFILER_OUTPUT"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.step_trace import load_step_trace
-from analyzer.ingest.step_trace_time import load_step_trace_time
+from analyzer.ingest.csv.step_trace import load_step_trace
+from analyzer.ingest.csv.step_trace_time import load_step_trace_time
 from tests.read_context import context_for, write_bytes
 
 STEP_TRACE_HEADER = (

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.discover import discover
-from analyzer.ingest.fingerprint import source_fingerprint
+from analyzer.ingest.metadata.discover import discover
+from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
 from analyzer.runs.catalog import create_catalog_tables, insert_tables
 from analyzer.runs.catalog_schema import PER_RUN_TABLES

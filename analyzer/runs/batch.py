@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.discover import discover
-from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.ingest.metadata.discover import discover
+from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure

@@ -36,7 +36,12 @@ _table(
     "One row per run: where it was found, what wrote it, on what, with which settings.",
     _RUN_ID,
     _c("path", "VARCHAR", "", "Export folder relative to the batch root; inside an archive as 'a.zip!/inner/dir'."),
-    _c("fingerprint", "VARCHAR", "", "Content fingerprint of the export (ingest/fingerprint.py); the incremental key."),
+    _c(
+        "fingerprint",
+        "VARCHAR",
+        "",
+        "Content fingerprint of the export (ingest/metadata/fingerprint.py); the incremental key.",
+    ),
     _c("device_id", "INTEGER", "", "NPU device id where known."),
     _c("rank_id", "INTEGER", "", "Distributed rank where known."),
     _c("producer", "VARCHAR", "", "'torch_npu', 'mindspore', 'msprof' or 'unknown'."),

@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.diff.sources import load_side
-from analyzer.ingest.discover import discover
+from analyzer.ingest.metadata.discover import discover
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.work import WorkSettings
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest.csv_anchor import ns_anchor
-from analyzer.ingest.csv_source import stream_csv
+from analyzer.ingest.csv.csv_anchor import ns_anchor
+from analyzer.ingest.csv.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times

@@ -15,15 +15,9 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest import (
-    sqlite_analysis,
-    sqlite_meta,
-    sqlite_series,
-    sqlite_tasks,
-    sqlite_timeline,
-)
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite_checks import (
+from analyzer.ingest.sqlite import sqlite_analysis, sqlite_meta, sqlite_series, sqlite_tasks, sqlite_timeline
+from analyzer.ingest.sqlite.sqlite_checks import (
     EXPECTED,
     drop_duplicate_tasks,
     report_missing_tables,
@@ -31,7 +25,7 @@ from analyzer.ingest.sqlite_checks import (
     report_unknown_ids,
     usable_rows,
 )
-from analyzer.ingest.sqlite_open import StagedDb, UnusableDb, open_readonly, stage_tables
+from analyzer.ingest.sqlite.sqlite_open import StagedDb, UnusableDb, open_readonly, stage_tables
 
 PROFILER_TABLES = (
     "STRING_IDS",

@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest.csv_columns import device_id
-from analyzer.ingest.csv_source import stream_csv
+from analyzer.ingest.csv.csv_columns import device_id
+from analyzer.ingest.csv.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite_open import StagedDb
-from analyzer.ingest.sqlite_sql import device_of, window
-from analyzer.ingest.sqlite_timeline import upsert_steps
+from analyzer.ingest.sqlite.sqlite_open import StagedDb
+from analyzer.ingest.sqlite.sqlite_sql import device_of, window
+from analyzer.ingest.sqlite.sqlite_timeline import upsert_steps
 
 _STEP_COLUMNS = {
     "computing": "computing_us",

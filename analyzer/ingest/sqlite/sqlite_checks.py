@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite_open import ROWID, StagedDb
+from analyzer.ingest.sqlite.sqlite_open import ROWID, StagedDb
 
 # table -> column -> what it must hold: 'ns' (a non-negative integer), 'int' (an integer), 'id' (an
 # integer id into STRING_IDS). Rows whose 'ns' or 'int' cell is unusable are left out; an 'id' cell holding

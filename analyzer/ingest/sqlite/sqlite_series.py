@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite_open import StagedDb
-from analyzer.ingest.sqlite_sql import KB, MB, device_of, exact_ns, int_or_null
+from analyzer.ingest.sqlite.sqlite_open import StagedDb
+from analyzer.ingest.sqlite.sqlite_sql import KB, MB, device_of, exact_ns, int_or_null
 
 
 def _kind(db: StagedDb, alias: str, table: str, column: str) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, column_types, file_ns_anchor, report_missing, select_items
-from analyzer.ingest.csv_source import stream_csv
+from analyzer.ingest.csv.csv_columns import Field, column_types, file_ns_anchor, report_missing, select_items
+from analyzer.ingest.csv.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
 

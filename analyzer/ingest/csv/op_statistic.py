@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, load_csv_table
+from analyzer.ingest.csv.csv_columns import Field, load_csv_table
 from analyzer.ingest.model import ReadContext
 
 # Shared with communication_statistic, which has the same columns except Core Type.

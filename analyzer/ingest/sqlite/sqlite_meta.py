@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite_open import StagedDb
+from analyzer.ingest.sqlite.sqlite_open import StagedDb
 
 # META_DATA names (lower-cased) -> RunMetadata fields.
 _META_FIELDS = {

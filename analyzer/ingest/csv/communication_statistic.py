@@ -10,9 +10,9 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import load_csv_table
+from analyzer.ingest.csv.csv_columns import load_csv_table
+from analyzer.ingest.csv.op_statistic import STAT_FIELDS
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.op_statistic import STAT_FIELDS
 
 
 def load_communication_statistic(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:

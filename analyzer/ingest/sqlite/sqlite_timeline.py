@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite_open import StagedDb
-from analyzer.ingest.sqlite_sql import (
+from analyzer.ingest.sqlite.sqlite_open import StagedDb
+from analyzer.ingest.sqlite.sqlite_sql import (
     device_of,
     exact_ns,
     int_or_null,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.sqlite_open import StagedDb
+from analyzer.ingest.sqlite.sqlite_open import StagedDb
 
 NONE_IDS = "(4294967295, 18446744073709551615, -1)"
 MB = 1048576  # bytes; msprof converts with 1024 x 1024

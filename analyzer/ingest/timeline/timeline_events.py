@@ -11,7 +11,7 @@ from decimal import Decimal
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest import timeline_store
+from analyzer.ingest.timeline import timeline_store
 
 # process_name -> timeline kind of its X / i events (flows are 'flow' whatever the process).
 PROCESS_KINDS = {

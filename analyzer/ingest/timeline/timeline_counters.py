@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.ingest.sql_values import decimal_us_to_ns
-from analyzer.ingest.timeline_events import process_names_sql
+from analyzer.ingest.timeline.timeline_events import process_names_sql
 
 _BARE_UNITS = ("KB", "MB", "GB", "B", "MHz", "GHz", "%", "ns", "us", "ms")
 _HBM = r"^(HBM|DDR) ?(\d*)/(Read|Write)$"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, load_csv_table
+from analyzer.ingest.csv.csv_columns import Field, load_csv_table
 from analyzer.ingest.model import ReadContext
 
 _DEVICE = Field("device_id", ("Device_id", "Device ID", "Device Type", "Device"), "device")

@@ -12,9 +12,9 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest import sql_values as v
-from analyzer.ingest.csv_anchor import ns_anchor
-from analyzer.ingest.csv_columns import PARSED_AS, convert
-from analyzer.ingest.csv_source import StreamedFile, select_text, stream_csv
+from analyzer.ingest.csv.csv_anchor import ns_anchor
+from analyzer.ingest.csv.csv_columns import PARSED_AS, convert
+from analyzer.ingest.csv.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import INPUTS, derived_select
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, load_csv_table
+from analyzer.ingest.csv.csv_columns import Field, load_csv_table
 from analyzer.ingest.model import ReadContext
 
 _FIELDS = (

@@ -11,9 +11,9 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.timeline_counters import insert_counters
-from analyzer.ingest.timeline_events import insert_timeline
-from analyzer.ingest.timeline_json import (
+from analyzer.ingest.timeline.timeline_counters import insert_counters
+from analyzer.ingest.timeline.timeline_events import insert_timeline
+from analyzer.ingest.timeline.timeline_json import (
     NEGATIVE_DUR,
     NEGATIVE_TS,
     NO_DUR,

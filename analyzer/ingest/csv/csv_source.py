@@ -12,8 +12,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_rejects import Rejects, count_rejects, report_refusal, report_rejects
-from analyzer.ingest.csv_shape import (
+from analyzer.ingest.csv.csv_rejects import Rejects, count_rejects, report_refusal, report_rejects
+from analyzer.ingest.csv.csv_shape import (
     ends_mid_row,
     first_data_row,
     header_line,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.json_surrogates import copy_without_lone_surrogates
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.timeline.json_surrogates import copy_without_lone_surrogates
 
 _counter = itertools.count()
 

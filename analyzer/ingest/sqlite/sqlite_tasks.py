@@ -14,8 +14,8 @@ from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 from analyzer.ingest.schema import PIPE_COLUMN_NAMES
-from analyzer.ingest.sqlite_open import StagedDb
-from analyzer.ingest.sqlite_sql import device_of, int_or_null, window
+from analyzer.ingest.sqlite.sqlite_open import StagedDb
+from analyzer.ingest.sqlite.sqlite_sql import device_of, int_or_null, window
 
 # Metric / core combinations msprof removes from op_summary (UNSUPPORTED_HEADER): the DB still
 # carries them, always 0; dropping them makes DB and text land alike.
