@@ -15,7 +15,6 @@ from pathlib import Path
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.diff.compare import diff_runs
-from analyzer.diff.sources import load_side, memory_catalog
 from analyzer.job.grouping import Job
 from analyzer.job.job_diff import diff_jobs, read_side, the_job
 from analyzer.report.diff_html import render_diff_html
@@ -25,6 +24,7 @@ from analyzer.report.diff_terminal import diff_renderable, diff_summary_lines, d
 from analyzer.report.job_diff_text import job_diff_dict, job_diff_lines
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.runs.model_identity import load_identities, model_difference
+from analyzer.runs.sources import load_side, memory_catalog
 from analyzer.runs.work import WorkSettings
 
 

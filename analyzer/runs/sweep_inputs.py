@@ -8,9 +8,9 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.diff.sources import load_side
 from analyzer.ingest.metadata.discover import discover
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
+from analyzer.runs.sources import load_side
 from analyzer.runs.work import WorkSettings
 
 _SPEC = re.compile(r"^(?P<path>.+):bs=(?P<bs>[0-9]+)$")

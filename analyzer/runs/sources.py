@@ -1,4 +1,4 @@
-"""Load the two sides of a diff into one in-memory catalog: an export path, or 'CATALOG.duckdb:RUN'."""
+"""Load a run (an export path or 'CATALOG.duckdb:RUN') into an in-memory catalog: a side of a diff, a sweep point."""
 
 from __future__ import annotations
 
