@@ -7,7 +7,7 @@ from typing import Any
 import duckdb
 
 from analyzer import __version__
-from analyzer.report.model import ALL_RUNS_ID, Diagnosis
+from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.overlap import exclusive_impacts

@@ -17,12 +17,12 @@ from analyzer.cli.rule_options import (
     rule_overrides,
 )
 from analyzer.diagnosis import diagnose_runs
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.database import save_duckdb
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
 from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.json_export import render_json
-from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import is_inside, run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import (

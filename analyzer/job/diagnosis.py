@@ -8,9 +8,9 @@ from typing import Any
 import duckdb
 
 from analyzer import __version__
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
-from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
