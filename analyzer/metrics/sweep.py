@@ -16,7 +16,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.runs.model_identity import create_identity_table
+from analyzer.metrics.model_identity import create_identity_table
 
 MIN_RISE = 0.10
 MIN_RISE_FACTOR = 1.25
