@@ -170,7 +170,7 @@ def diagnose_runs(
     *,
     preview: bool = False,
 ) -> Diagnosis | None:
-    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size-scaling).
+    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size scaling).
 
     Returns None when fewer than two runs or no such rule are given, and when none of those rules
     has a finding or failed: skipped (e.g. no run records a batch size) or with nothing to compare

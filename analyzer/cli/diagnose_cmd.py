@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
     several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
-    if several is not None:  # rules comparing the runs (batch-size-scaling)
+    if several is not None:  # rules comparing the runs (batch-size scaling)
         diagnoses.append(several)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
     index = _write_index(pages, args.out)

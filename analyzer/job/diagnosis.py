@@ -33,7 +33,7 @@ SELECT (SELECT count(*) FROM job_ranks WHERE run_id = $job) AS rank_count,
        (SELECT count(DISTINCT pp_stage) FROM job_ranks WHERE run_id = $job) AS pp_stage_count
 """
 
-# The rank the others waited for most (as slow-rank counts it), whether or not that rule fires: what
+# The rank the others waited for most (as the rule judging slow ranks counts it), whether or not it fires: what
 # the job's collectives say even when no rank stands out.
 _LATE = """
 WITH per_op AS (

@@ -1,7 +1,7 @@
 """Which runs are of one model: model name, op mix of a typical step, input shapes (batch dimension left out).
 
 Read from catalog-shaped tables (``catalog_runs``, ``op_positions``), so the diff, the sweep and the
-batch-size-scaling rule judge identity alike. Two runs are one model when their names do not
+rule judging batch-size scaling judge identity alike. Two runs are one model when their names do not
 disagree, their typical steps share at least MIN_OP_MIX_OVERLAP of their ops (by type), the op
 types both have occur about as often per step (MIN_SHARED_COUNT_AGREEMENT), and their
 input shapes, with each tensor's leading (batch) dimension left out, overlap by at least

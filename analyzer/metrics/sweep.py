@@ -1,4 +1,4 @@
-"""The batch-size scaling table and verdict, as SQL views over catalog tables (shared with the batch-size-scaling rule).
+"""The batch-size scaling table and verdict, as SQL views over catalog tables (shared with the rule judging scaling).
 
 ``SCALING_VIEW_SQL`` is THE definition: the ``sweep`` command creates it, and a rule file that
 judges batch-size scaling reads ``batch_size_scaling`` / ``batch_size_scaling_verdict`` so that

@@ -3,7 +3,7 @@
 The sweep command builds ``batch_size_scaling`` from catalog tables (``catalog_runs``,
 ``run_metrics``). Here the same two inputs are made from the normalized tables of the runs being
 judged, with the catalog's own per-run metrics SQL (analyzer/metrics/summary.py), so that the
-``batch-size-scaling`` rule and ``npu-triage sweep`` share one definition.
+rule judging batch-size scaling and ``npu-triage sweep`` share one definition.
 """
 
 from __future__ import annotations
