@@ -21,6 +21,7 @@ from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.database import save_duckdb
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.report.index_page import render_index
 from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.json_export import render_json
 from analyzer.report.output_files import is_inside, run_folder
@@ -97,6 +98,7 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, a
         if "json" in formats:
             written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
         if "html" in formats:
+            # plotly (heavy, through job_page) loads only when HTML is asked for
             from analyzer.report.job_page import render_job_page
             from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
@@ -140,8 +142,6 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
     html_pages = [(d, p) for d, paths in pages for p in paths if p.name == "report.html"]
     if len(html_pages) < 2:
         return None
-    from analyzer.report.index_page import render_index
-
     index = Path(out_dir) / "index.html"
     return write_text_atomically(index, render_index(html_pages, index))
 
