@@ -1,7 +1,7 @@
 """The per-run work of a batch: a plain function of (export path, settings) returning Arrow tables.
 
 It holds no state and touches no catalog, so any executor can run it: the local process pool
-(``executor.py``) today, a distributed one later. Whatever goes wrong becomes a ``failures`` row.
+(``executor.py``) or a Dask cluster (``dask_executor.py``). Whatever goes wrong becomes a ``failures`` row.
 """
 
 from __future__ import annotations
