@@ -306,3 +306,17 @@ case(
     kind="csv-truncated",
     says="ends mid-row",
 )(lambda d: torch(d, {KD: kd_bytes(kd_rows()[:-1] + [kd_rows()[-1][:12]]).rstrip(b"\r\n")}))
+
+AICORE = f"{base.MSPROF_ROOT}/{MSO}/ai_core_utilization_{MSPROF_STAMP}.csv"
+_AICORE_HEAD = "Device_id,Core ID,mac_ratio,mte2_ratio\n"
+case("aicore_repeated_header_row", "usable", "ai_core_utilization_", kind="csv-repeated-header", says="repeated")(
+    lambda d: msprof(d, {AICORE: (_AICORE_HEAD + "0,Core0,0.5,0.2\n" + _AICORE_HEAD + "0,Core1,0.4,0.3\n").encode()})
+)
+case(
+    "aicore_text_in_metric",
+    "usable",
+    "ai_core_utilization_",
+    r"line 3, column 'mac_ratio'",
+    kind="csv-cell-type",
+    says="row skipped",
+)(lambda d: msprof(d, {AICORE: (_AICORE_HEAD + "0,Core0,0.5,0.2\n0,Core1,high,0.3\n0,Average,0.5,0.2\n").encode()}))
