@@ -1,8 +1,8 @@
 """The command line: parse arguments, call the API, map errors to exit codes. No analysis lives here.
 
 Exit codes: 0 done; 1 findings at or above --fail-on (or a regression with --fail-on-regression);
-2 bad usage or input that could not be used; 3 (diagnose) a diagnosis was written but part of the
-input was lost.
+2 bad usage (an option, output path or environment variable), input that could not be used, or an
+output that could not be written; 3 (diagnose) a diagnosis was written but part of the input was lost.
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from typing import NoReturn
 import duckdb
 
 from analyzer import __version__
+from analyzer.atomic_files import OutputError
 from analyzer.cli import commands
 from analyzer.cli.console import err
+from analyzer.cli.environment import check_memory_limit
 from analyzer.cli.process_end import release_kept, run_then_end
+from analyzer.cli.usage import UsageError
 from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
 from analyzer.ingest.model import IngestError
 
@@ -83,8 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_memory_limit()
         return _run_command(args)
-    except IngestError as exc:
+    except (IngestError, UsageError, OutputError) as exc:
         err(f"npu-triage: {exc}")
         return 2
     except (MemoryLimitError, duckdb.OutOfMemoryException) as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError
@@ -36,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
+    check_outputs([Output("--catalog", args.catalog, CATALOG)], exports_read([args.root] if args.root.is_dir() else []))
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

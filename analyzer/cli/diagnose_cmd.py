@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.process_end import keep_until_exit
 from analyzer.cli.rule_options import (
@@ -18,6 +20,7 @@ from analyzer.cli.rule_options import (
     rule_overrides,
 )
 from analyzer.diagnosis import diagnose, diagnose_runs
+from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest import load_export
 from analyzer.ingest.database import load_duckdb, save_duckdb
 from analyzer.ingest.loader import usable_run_ids
@@ -25,7 +28,7 @@ from analyzer.ingest.memory_budget import report_budget
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.model import Diagnosis
-from analyzer.report.output_files import is_inside, run_folder
+from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import print_diagnosis
 from analyzer.rule_engine.model import SEVERITY_RANK, Rule
@@ -63,14 +66,14 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.Duc
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
+        if not is_duckdb_file(args.db):
+            raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
         con = load_duckdb(args.db)
         return (
             con,
             [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()],
             [],
         )
-    if is_inside(args.out, args.path) and args.path.is_dir():
-        raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     ingested = load_export(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
     if args.db:
@@ -78,12 +81,23 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.Duc
     return ingested.con, ingested.run_ids, ingested.problems
 
 
-def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> list[Path]:
-    written = []
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output path, before any work: --out and the run folders under it, and --db when written."""
+    sources = exports_read([args.path])
+    outputs = [Output("--out", args.out, FOLDER)]
+    outputs += [Output("--out", run_folder(args.out, s.source_id), FOLDER) for s in sources]
+    if args.db and args.path is not None:
+        outputs.append(Output("--db", args.db, DATABASE))
+    check_outputs(outputs, sources)
+
+
+def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> Iterator[Path]:
+    """Write the reports one by one, yielding each as it is written (an output failure then names
+    its file after the files already written)."""
     if "json" in formats:
-        written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
+        yield write_text_atomically(folder / "diagnosis.json", render_json(d))
     if "md" in formats:
-        written.append(write_text_atomically(folder / "diagnosis.md", render_markdown(d)))
+        yield write_text_atomically(folder / "diagnosis.md", render_markdown(d))
     if "html" in formats:
         # DuckDB's budget gives way first: plotly and polars, loaded only when HTML is asked for,
         # take about 65 MiB as they load (memory_budget.report_budget)
@@ -91,8 +105,7 @@ def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: 
             from analyzer.report.html import render_html
 
             page = render_html(d, con)
-        written.append(write_text_atomically(folder / "report.html", page))
-    return written
+        yield write_text_atomically(folder / "report.html", page)
 
 
 def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
@@ -106,6 +119,7 @@ def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: 
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
+        _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
         con, run_ids, problems = _connection(args, rules)

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
+from analyzer.cli.usage import UsageError
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.sources import load_side, memory_catalog
 from analyzer.report.diff_html import render_diff_html
@@ -34,7 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _check(args: argparse.Namespace) -> None:
+    """The output files and --fail-on-regression, before any work."""
+    pct = args.fail_on_regression
+    if pct is not None and not (math.isfinite(pct) and pct >= 0):
+        raise UsageError(f"--fail-on-regression {pct}: give a percentage of 0 or more")
+    outputs = [Output(f"--{o}", getattr(args, o), FILE) for o in ("json", "markdown", "html") if getattr(args, o)]
+    check_outputs(outputs, exports_read([Path(args.base), Path(args.new)]))
+
+
 def run(args: argparse.Namespace) -> int:
+    _check(args)
     settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=True)
     con = memory_catalog()
     base, notes_b = load_side(con, args.base, settings)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from analyzer.cli.usage import UsageError
 from analyzer.rule_engine.loader import RuleFileError, default_rules_dir, load_rules
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import (
@@ -15,10 +16,6 @@ from analyzer.rule_engine.params import (
     read_config,
 )
 from analyzer.rule_engine.validation import validate_rules
-
-
-class UsageError(Exception):
-    """Bad rules or params given on the command line; the message is for the user (exit 2)."""
 
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.discover import discover
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
@@ -16,7 +17,7 @@ from analyzer.runs.work import RunTask, WorkSettings, analyze_run
 
 def memory_catalog() -> duckdb.DuckDBPyConnection:
     """An empty in-memory catalog."""
-    con = duckdb.connect(":memory:")
+    con = connect_offline()
     create_catalog_tables(con)
     return con
 

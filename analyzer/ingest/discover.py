@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from analyzer.ingest.model import ExportSource
+from analyzer.ingest.model import ExportSource, IngestError
 
 APO = "ASCEND_PROFILER_OUTPUT"
 MSO = "mindstudio_profiler_output"
@@ -137,16 +137,34 @@ def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export", rel
 
 
+def _one_file_source(path: Path) -> ExportSource:
+    """The export holding the file ``path``, restricted to that one file (and the export's metadata):
+    a file path is never widened to the export around it. IngestError when no export holds it."""
+    folder = path.parent.parent if path.parent.name in (APO, MSO) else path.parent
+    source = _classify(folder)
+    files = {kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths}
+    if source is None or not files:
+        raise IngestError(
+            f"{path}: is a file that no reader takes (give an export folder, or one export file such as "
+            "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)"
+        )
+    sid = re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export"
+    export_type = "db" if set(files) <= set(_DB_KINDS) else "text"
+    return ExportSource(
+        sid, source.root, ".", source.producer, export_type, source.layout, files, source.metadata_files
+    )
+
+
 def discover(path: Path) -> list[ExportSource]:
     """Every export at or below ``path``, in path order, each with a stable id.
 
-    An id is the export folder's name; when two exports in one scan share a name, each gets a
-    short hash of its path relative to ``path`` appended, so the id does not depend on where
-    the tree lives on disk.
+    A file is read as its export holding only that file. An id is the export folder's name; when
+    two exports in one scan share a name, each gets a short hash of its path relative to ``path``
+    appended, so the id does not depend on where the tree lives on disk.
     """
     path = path.resolve()
     if path.is_file():
-        path = path.parent
+        return [_one_file_source(path)]
     if path.name in (APO, MSO):
         path = path.parent
     found = list(_walk(path))

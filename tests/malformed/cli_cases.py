@@ -1,0 +1,277 @@
+"""Hostile command lines: each case builds its inputs, gives the argv, and says the exit code and the message.
+
+The classes (``cls``) are what issue 29 lists beside the readers: an output path that must not be
+written (inside an export, a file for a folder, a folder for a file, a wrong database), a wrong
+option or environment value, a file where a folder is expected, one bad item in a tree, hostile
+strings in an export, rule SQL reaching outside the loaded tables, and hostile archives. Every
+case runs through the whole CLI (``tests/test_cli_hostile.py``); the input folder ``in/`` must be
+byte-identical afterwards and nothing may appear inside an export.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from tests.malformed import base_exports as base
+from tests.malformed.base_exports import APO, TORCH_ROOT
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a case runs: the arguments, extra environment variables and the working folder (None: tmp)."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: Path | None = None
+
+
+@dataclass(frozen=True)
+class CliCase:
+    name: str
+    cls: str
+    setup: Callable[[Path], Run]  # builds the inputs under tmp/in (outputs go elsewhere) -> what to run
+    code: int
+    message: str  # a regex stderr (or stdout for code 0) must match; '' for none
+
+
+CLI_CASES: list[CliCase] = []
+
+
+def cli_case(name: str, cls: str, code: int, message: str = ""):
+    def register(setup: Callable[[Path], Run]) -> Callable[[Path], Run]:
+        CLI_CASES.append(CliCase(name, cls, setup, code, message))
+        return setup
+
+    return register
+
+
+def export(tmp: Path) -> Path:
+    """The torch_npu text export under tmp/in; returns its root."""
+    root = tmp / "in" / TORCH_ROOT
+    if not root.exists():
+        (tmp / "in").mkdir(exist_ok=True)
+        base.write_torch_text(tmp / "in")
+    return root
+
+
+def sqlite_file(path: Path) -> Path:
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE t (x INTEGER)")
+    con.commit()
+    con.close()
+    return path
+
+
+def other_duckdb(path: Path) -> Path:
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE customers (id INTEGER, name VARCHAR)")
+    con.execute("INSERT INTO customers VALUES (1, 'x')")
+    con.close()
+    return path
+
+
+def a_file(path: Path, text: str = "not a folder\n") -> Path:
+    path.write_text(text)
+    return path
+
+
+INSIDE = r"inside the export folder .*being read"
+
+# ---- output paths inside an export ------------------------------------------------------------
+
+cli_case("diagnose_out_inside_export", "output_inside_export", 2, rf"--out .*{INSIDE}")(
+    lambda t: Run(["diagnose", str(export(t)), "--out", str(export_root(t) / "reports")])
+)
+cli_case("diagnose_default_out_from_inside_export", "output_inside_export", 2, rf"--out reports.*{INSIDE}")(
+    lambda t: Run(["diagnose", APO], cwd=export(t))
+)
+cli_case("diagnose_out_in_profiler_output", "output_inside_export", 2, INSIDE)(
+    lambda t: Run(["diagnose", str(export(t) / APO), "--out", str(export_root(t) / APO / "r")])
+)
+cli_case("diagnose_out_parent_puts_reports_in_export", "output_inside_export", 2, INSIDE)(
+    lambda t: Run(["diagnose", str(export(t)), "--out", str(t / "in")])
+)
+cli_case("diagnose_db_inside_export", "output_inside_export", 2, rf"--db .*{INSIDE}")(
+    lambda t: Run(["diagnose", str(export(t)), "--out", str(t / "out"), "--db", str(export_root(t) / "r.duckdb")])
+)
+cli_case("ingest_db_inside_export_from_profiler_output", "output_inside_export", 2, rf"--db .*{INSIDE}")(
+    lambda t: Run(["ingest", str(export(t) / APO), "--db", str(export_root(t) / "runs.duckdb")])
+)
+cli_case("ingest_parquet_inside_export", "output_inside_export", 2, rf"--parquet .*{INSIDE}")(
+    lambda t: Run(["ingest", str(export(t)), "--parquet", str(export_root(t) / "pq")])
+)
+cli_case("batch_catalog_inside_export", "output_inside_export", 2, rf"--catalog .*{INSIDE}")(
+    lambda t: Run(["batch", str(export(t).parent), "--catalog", str(export_root(t) / "c.duckdb"), "--jobs", "1"])
+)
+cli_case("diff_html_inside_export", "output_inside_export", 2, rf"--html .*{INSIDE}")(
+    lambda t: Run(["diff", str(export(t)), str(export_root(t)), "--html", str(export_root(t) / "d.html")])
+)
+cli_case("sweep_html_inside_export", "output_inside_export", 2, rf"--html .*{INSIDE}")(
+    lambda t: Run(["sweep", f"{export(t)}:bs=8", "--html", str(export_root(t) / APO / "s.html")])
+)
+
+
+def export_root(tmp: Path) -> Path:
+    return tmp / "in" / TORCH_ROOT
+
+
+# ---- output paths of the wrong kind -------------------------------------------------------------
+
+cli_case("diagnose_out_is_a_file", "output_kind", 2, r"--out .*is a file, not a folder")(
+    lambda t: Run(["diagnose", str(export(t)), "--out", str(a_file(t / "out.txt"))])
+)
+cli_case("diagnose_out_below_a_file", "output_kind", 2, r"--out .*is a file, not a folder")(
+    lambda t: Run(["diagnose", str(export(t)), "--out", str(a_file(t / "out.txt") / "sub")])
+)
+cli_case("ingest_db_is_a_folder", "output_kind", 2, r"--db .*is a folder, not a file")(
+    lambda t: Run(["ingest", str(export(t)), "--db", str(_mkdir(t / "db"))])
+)
+cli_case("ingest_parquet_is_a_file", "output_kind", 2, r"--parquet .*is a file, not a folder")(
+    lambda t: Run(["ingest", str(export(t)), "--parquet", str(a_file(t / "pq"))])
+)
+cli_case("export_parquet_is_a_file", "output_kind", 2, r"--parquet .*is a file, not a folder")(
+    lambda t: Run(["export", str(_catalog(t)), "--parquet", str(a_file(t / "pq"))])
+)
+cli_case("diff_json_below_a_file", "output_kind", 2, r"--json .*is a file, not a folder")(
+    lambda t: Run(["diff", str(export(t)), str(export(t)), "--json", str(a_file(t / "x") / "d.json")])
+)
+cli_case("sweep_html_is_a_folder", "output_kind", 2, r"--html .*is a folder, not a file")(
+    lambda t: Run(["sweep", f"{export(t)}:bs=8", "--html", str(_mkdir(t / "page"))])
+)
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _catalog(tmp: Path) -> Path:
+    from analyzer.runs.catalog import open_catalog
+
+    path = tmp / "catalog.duckdb"
+    open_catalog(path).close()
+    return path
+
+
+# ---- database and catalog files that are something else -----------------------------------------
+
+cli_case("ingest_db_is_sqlite", "database_file", 2, r"--db .*not a DuckDB file")(
+    lambda t: Run(["ingest", str(export(t)), "--db", str(sqlite_file(t / "x.db"))])
+)
+cli_case("ingest_db_is_unrelated_duckdb", "database_file", 2, r"--db .*not a DuckDB file of `npu-triage ingest`")(
+    lambda t: Run(["ingest", str(export(t)), "--db", str(other_duckdb(t / "x.duckdb"))])
+)
+cli_case("ingest_db_is_text", "database_file", 2, r"--db .*not a DuckDB file")(
+    lambda t: Run(["ingest", str(export(t)), "--db", str(a_file(t / "x.duckdb"))])
+)
+cli_case("batch_catalog_is_sqlite", "database_file", 2, r"--catalog .*not an npu-triage catalog \(not a DuckDB")(
+    lambda t: Run(["batch", str(export(t).parent), "--catalog", str(sqlite_file(t / "c.db")), "--jobs", "1"])
+)
+cli_case("batch_catalog_is_unrelated_duckdb", "database_file", 2, r"--catalog .*not an npu-triage catalog")(
+    lambda t: Run(["batch", str(export(t).parent), "--catalog", str(other_duckdb(t / "c.duckdb")), "--jobs", "1"])
+)
+cli_case("batch_catalog_is_the_archive", "database_file", 2, r"--catalog .*not an npu-triage catalog")(
+    lambda t: Run(["batch", str(_zip(t)), "--catalog", str(_zip(t)), "--jobs", "1"])
+)
+cli_case("query_catalog_is_sqlite", "database_file", 2, r"not an npu-triage catalog \(not a DuckDB file\)")(
+    lambda t: Run(["query", str(sqlite_file(t / "c.db")), "SELECT 1"])
+)
+cli_case("runs_catalog_is_unrelated_duckdb", "database_file", 2, r"not an npu-triage catalog")(
+    lambda t: Run(["runs", str(other_duckdb(t / "c.duckdb"))])
+)
+cli_case("diagnose_db_input_is_sqlite", "database_file", 2, r"--db .*not a DuckDB file")(
+    lambda t: Run(["diagnose", "--db", str(sqlite_file(t / "x.db")), "--out", str(t / "out")])
+)
+
+
+def _zip(tmp: Path) -> Path:
+    path = tmp / "in" / "runs.zip"
+    if not path.exists():
+        root = export(tmp)
+        with zipfile.ZipFile(path, "w") as zf:
+            for p in sorted(root.rglob("*")):
+                if p.is_file():
+                    zf.write(p, p.relative_to(root.parent).as_posix())
+    return path
+
+
+# ---- option and environment values ---------------------------------------------------------------
+
+
+def _diagnose(tmp: Path, *extra: str, env: dict[str, str] | None = None) -> Run:
+    return Run(["diagnose", str(export(tmp)), "--out", str(tmp / "out"), "--format", "json", *extra], env or {})
+
+
+LIMIT = "NPU_TRIAGE_MEMORY_LIMIT"
+cli_case("env_memory_limit_bogus", "option_value", 2, rf"{LIMIT}='bogus': not a memory size")(
+    lambda t: _diagnose(t, env={LIMIT: "bogus"})
+)
+cli_case("env_memory_limit_zero", "option_value", 2, rf"{LIMIT}='0'")(lambda t: _diagnose(t, env={LIMIT: "0"}))
+cli_case("env_memory_limit_bogus_batch", "option_value", 2, rf"{LIMIT}='12 parsecs'")(
+    lambda t: Run(["batch", str(export(t).parent), "--catalog", str(t / "c.duckdb")], {LIMIT: "12 parsecs"})
+)
+cli_case("env_memory_limit_size_is_taken", "option_value", 0)(lambda t: _diagnose(t, env={LIMIT: "2GB"}))
+for _value in ("nan", "inf", "-inf", "1e400"):
+    cli_case(f"set_threshold_{_value}", "option_value", 2, r"mte-share-high\.threshold=.*finite number")(
+        lambda t, v=_value: _diagnose(t, "--set", f"mte-share-high.threshold={v}")
+    )
+cli_case("config_threshold_nan", "option_value", 2, r"mte-share-high\.threshold=nan: expected a finite")(
+    lambda t: _diagnose(t, "--config", str(a_file(t / "c.toml", "[mte-share-high]\nthreshold = nan\n")))
+)
+cli_case("set_threshold_text", "option_value", 2, r"mte-share-high\.threshold='high'")(
+    lambda t: _diagnose(t, "--set", "mte-share-high.threshold='high'")
+)
+cli_case("diff_fail_on_regression_nan", "option_value", 2, r"--fail-on-regression nan")(
+    lambda t: Run(["diff", str(export(t)), str(export(t)), "--fail-on-regression", "nan"])
+)
+cli_case("diff_fail_on_regression_negative", "option_value", 2, r"--fail-on-regression -5")(
+    lambda t: Run(["diff", str(export(t)), str(export(t)), "--fail-on-regression", "-5"])
+)
+cli_case("batch_jobs_zero", "option_value", 2, r"--jobs must be at least 1")(
+    lambda t: Run(["batch", str(export(t).parent), "--catalog", str(t / "c.duckdb"), "--jobs", "0"])
+)
+cli_case("diagnose_format_unknown", "option_value", 2, r"--format 'pdf'")(lambda t: _diagnose(t, "--format", "pdf"))
+
+# ---- a file where a folder is expected -------------------------------------------------------------
+
+cli_case("diagnose_readme_file", "file_for_folder", 2, r"README\.md: is a file that no reader takes")(
+    lambda t: Run(["diagnose", str(a_file(_beside_export(t) / "README.md", "# notes\n")), "--out", str(t / "o")])
+)
+cli_case("ingest_unrelated_csv_file", "file_for_folder", 2, r"results\.csv: is a file that no reader takes")(
+    lambda t: Run(["ingest", str(a_file(_beside_export(t) / "results.csv", "a,b\n1,2\n"))])
+)
+cli_case("diagnose_one_kernel_details_file_reads_only_it", "file_for_folder", 0, r"wrote .*diagnosis\.json")(
+    lambda t: _diagnose_file(t, "kernel_details.csv", broken=("trace_view.json", "op_statistic.csv"))
+)
+cli_case("diagnose_one_trace_file_reads_only_it", "file_for_folder", 0, r"wrote .*diagnosis\.json")(
+    lambda t: _diagnose_file(t, "trace_view.json", broken=("kernel_details.csv", "api_statistic.csv"))
+)
+
+
+def _beside_export(tmp: Path) -> Path:
+    """tmp/in holding an export and, beside it, whatever the case adds."""
+    export(tmp)
+    return tmp / "in"
+
+
+def _diagnose_file(tmp: Path, name: str, broken: tuple[str, ...]) -> Run:
+    """Diagnose one file of an export whose other files are ``broken``: they must not be read (exit 0)."""
+    apo = export(tmp) / APO
+    for other in broken:
+        (apo / other).write_bytes(b"\x00garbage" * 50)
+    return Run(["diagnose", str(apo / name), "--out", str(tmp / "out"), "--format", "json"])
+
+
+def zip_bytes(entries: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries:
+            zf.writestr(name, data)
+    return buf.getvalue()
