@@ -6,9 +6,12 @@ Each case: the exit code it states, a message matching its pattern, never a trac
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -60,7 +63,7 @@ def test_cli_hostile_class_through_the_program(case: CliCase, tmp_path):
         text=True,
         timeout=300,
         cwd=run.cwd or tmp_path,
-        env={**__import__("os").environ, **run.env},
+        env={**os.environ, **run.env},
     )
     assert TRACEBACK not in proc.stdout + proc.stderr, proc.stderr
     assert proc.returncode == case.code, proc.stdout + proc.stderr
@@ -69,3 +72,48 @@ def test_cli_hostile_class_through_the_program(case: CliCase, tmp_path):
 
 def test_cli_hostile_corpus_size():
     assert len(CLI_CASES) >= 50
+
+
+@pytest.mark.parametrize("command", ["diagnose", "ingest", "batch"])
+def test_tree_with_a_folder_that_cannot_be_listed_reads_the_rest_and_exits_3(command):
+    """A sub-folder without read permission: named, exit 3, the other export read."""
+    from tests.malformed import base_exports as base
+
+    top = Path(tempfile.mkdtemp(prefix="npu-triage-unlistable-", dir="/tmp"))
+    try:
+        top.chmod(0o777)
+        for name in ("good", "locked"):
+            (top / "in" / name).mkdir(parents=True)
+            base.write_torch_text(top / "in" / name)
+        for p in [top / "in", *(top / "in").rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (top / "in" / "locked").chmod(0o000)
+        argv = {
+            "diagnose": ["diagnose", str(top / "in"), "--out", str(top / "out"), "--format", "json"],
+            "ingest": ["ingest", str(top / "in")],
+            "batch": ["batch", str(top / "in"), "--catalog", str(top / "c.duckdb"), "--jobs", "1", "--no-diagnose"],
+        }[command]
+        proc = subprocess.run(
+            [*_without_root_privilege(), sys.executable, "-m", "analyzer", *argv],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=top,
+        )
+        assert TRACEBACK not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        assert re.search(r"locked: cannot be listed: Permission denied", proc.stderr), proc.stderr
+    finally:
+        (top / "in" / "locked").chmod(0o755)
+        shutil.rmtree(top)
+
+
+def _without_root_privilege() -> list[str]:
+    """A command prefix under which root obeys file permissions as other users do (it drops the
+    capabilities that let root read any folder); nothing for an ordinary user."""
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("run as root without setpriv: permissions do not stop root")
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", "--"]

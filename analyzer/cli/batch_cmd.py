@@ -9,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
+from analyzer.ingest.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError
@@ -33,7 +34,7 @@ def _settings(args: argparse.Namespace) -> WorkSettings:
 
 def run(args: argparse.Namespace) -> int:
     if not args.root.exists():
-        raise IngestError(f"{args.root}: no such file or folder")
+        raise IngestError(f"{printable(args.root)}: {absent_reason(args.root)}")
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
@@ -67,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:
+    """The summary line, a line per failure, per folder not read and per run catalogued with lost input;
+    exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
     out.print(
         f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
         f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}",
@@ -74,7 +77,15 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     )
     for row in outcome.failed:
         err(f"failed: {row['path']}: {row['message']}")
+    for row in outcome.unreadable:
+        err(f"error: {row['path']}: {row['message']} (recorded in the catalog's failures)")
+    for label, lost in outcome.partial:
+        more = f"; {len(lost) - 3} more" if len(lost) > 3 else ""
+        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's run_problems)")
     if not outcome.catalogued and not outcome.known_usable:
         err("npu-triage: no usable run was found")
         return 2
+    if outcome.unreadable or outcome.partial:
+        err("npu-triage: part of the input was lost (lines above); exit code 3")
+        return 3
     return 0

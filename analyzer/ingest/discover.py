@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.ingest.model import ExportSource, IngestError
@@ -119,17 +121,56 @@ def _classify(folder: Path) -> ExportSource | None:
     return _bare_source(folder)
 
 
-def _walk(path: Path) -> Iterator[ExportSource]:
-    source = _classify(path)
+@dataclass(frozen=True)
+class Unreadable:
+    """A folder of the tree that could not be looked into: its path as printable text, and why."""
+
+    path: str
+    reason: str
+
+
+def printable(path: Path | str) -> str:
+    """A path as text that can be printed and stored: bytes that are not UTF-8 shown as \\xNN.
+
+    >>> printable(Path(b"runs/bad\\xff".decode("utf-8", "surrogateescape")))
+    'runs/bad\\\\xff'
+    """
+    return os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+
+
+def absent_reason(path: Path) -> str:
+    """Why a path given on the command line cannot be opened: a dangling or looping link, or nothing there."""
+    if path.is_symlink():
+        return "a symbolic link that leads nowhere (a loop or a missing target)"
+    return "no such file or folder"
+
+
+def _is_decodable(path: Path) -> bool:
+    """False for a path holding bytes that are not UTF-8 (Python keeps them as lone surrogates, which
+    neither DuckDB nor a report can take)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
+    if not _is_decodable(path):
+        unreadable.append(Unreadable(printable(path), "folder name is not valid UTF-8: the folder is not read"))
+        return
+    try:
+        source = _classify(path)
+        if source is None:
+            children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError as exc:
+        unreadable.append(Unreadable(printable(path), f"cannot be listed: {exc.strerror or exc}"))
+        return
     if source is not None:
         yield source
         return  # an export's own subfolders (embedded PROF_*, FRAMEWORK) are part of it
-    try:
-        children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
-    except OSError:
-        return
     for child in children:
-        yield from _walk(child)
+        yield from _walk(child, unreadable)
 
 
 def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
@@ -156,7 +197,13 @@ def _one_file_source(path: Path) -> ExportSource:
 
 
 def discover(path: Path) -> list[ExportSource]:
-    """Every export at or below ``path``, in path order, each with a stable id.
+    """Every export at or below ``path`` (``scan``), without the folders that could not be read."""
+    return scan(path)[0]
+
+
+def scan(path: Path) -> tuple[list[ExportSource], list[Unreadable]]:
+    """Every export at or below ``path``, in path order, each with a stable id, and the folders of the
+    tree that could not be read (a name that is not UTF-8, a folder that cannot be listed).
 
     A file is read as its export holding only that file. An id is the export folder's name; when
     two exports in one scan share a name, each gets a short hash of its path relative to ``path``
@@ -164,10 +211,11 @@ def discover(path: Path) -> list[ExportSource]:
     """
     path = path.resolve()
     if path.is_file():
-        return [_one_file_source(path)]
+        return [_one_file_source(path)], []
     if path.name in (APO, MSO):
         path = path.parent
-    found = list(_walk(path))
+    unreadable: list[Unreadable] = []
+    found = list(_walk(path, unreadable))
     ids = [_source_id(s, path) for s in found]
     counts: dict[str, int] = {}
     for sid, _ in ids:
@@ -188,4 +236,4 @@ def discover(path: Path) -> list[ExportSource]:
                 source.metadata_files,
             )
         )
-    return out
+    return out, unreadable

@@ -12,7 +12,7 @@ import duckdb
 
 from analyzer.ingest import numbered_rows
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import discover
+from analyzer.ingest.discover import absent_reason, printable, scan
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.memory_budget import current_limit_bytes, duckdb_memory_limit, file_sizes
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
@@ -197,8 +197,10 @@ def load_export(
     """
     path = Path(path)
     if not path.exists():
-        raise IngestError(f"{path}: no such file or folder")
-    sources = discover(path)
+        raise IngestError(f"{printable(path)}: {absent_reason(path)}")
+    sources, unreadable = scan(path)
+    if not sources and unreadable:
+        raise IngestError(f"{unreadable[0].path}: {unreadable[0].reason}")
     if not sources:
         raise IngestError(
             f"{path}: no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
@@ -207,10 +209,26 @@ def load_export(
         )
     con = con or connect(duckdb_memory_limit(_input_files(sources)))
     result = Ingested(con=con, sources=sources)
+    result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
     for source in sources:
         if progress:
             progress(source)
-        ctx = _read_source(con, source, left_out_kinds)
+        try:
+            ctx = _read_source(con, source, left_out_kinds)
+        except (duckdb.OutOfMemoryException, duckdb.InterruptException):
+            raise
+        except Exception as exc:  # one export that cannot be read never ends the reading of the others
+            first = (str(exc).splitlines() or [""])[0][:300]
+            result.problems.append(
+                Problem(
+                    printable(source.root),
+                    "",
+                    "error",
+                    f"could not be read: {type(exc).__name__}: {first}",
+                    "this export is skipped; the others are read",
+                )
+            )
+            continue
         result.problems.extend(ctx.problems)
         result.run_ids.extend(
             r[0]

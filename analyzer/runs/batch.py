@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer.ingest.discover import discover
+from analyzer.ingest.discover import printable, scan
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
@@ -22,6 +22,7 @@ class BatchPlan:
 
     tasks: list[RunTask] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
+    unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree: failures rows too
 
 
 def file_fingerprint(path: Path) -> str:
@@ -31,15 +32,29 @@ def file_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _tasks_in(folder: Path, label_prefix: str) -> list[RunTask]:
+def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan) -> list[RunTask]:
+    """The exports under ``folder``; the folders and exports that cannot be read go to ``plan.unreadable``."""
+    sources, unreadable = scan(folder)
+    top = printable(folder)
+    for item in unreadable:
+        plan.unreadable.append(_unreadable_row(label_prefix + item.path.removeprefix(top).lstrip("/"), item.reason))
     tasks = []
-    for source in discover(folder):
+    for source in sources:
         rel = source.rel_path if source.rel_path != "." else ""
         label = f"{label_prefix}{rel}" if label_prefix else (rel or ".")
         if label_prefix and not rel:
             label = label_prefix.removesuffix("!/")
-        tasks.append(RunTask(str(source.root), label, source_fingerprint(source)))
+        try:
+            fingerprint = source_fingerprint(source)
+        except OSError as exc:
+            plan.unreadable.append(_unreadable_row(label, f"cannot be read: {exc.strerror or exc}"))
+            continue
+        tasks.append(RunTask(str(source.root), label, fingerprint))
     return tasks
+
+
+def _unreadable_row(label: str, reason: str) -> dict[str, str]:
+    return {"path": label or ".", "fingerprint": hashlib.sha256(label.encode()).hexdigest()[:16], "message": reason}
 
 
 def _archives_under(root: Path) -> list[Path]:
@@ -57,7 +72,7 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
     """
     root = root.resolve()
     plan = BatchPlan()
-    tasks = _tasks_in(root, "") if root.is_dir() else []
+    tasks = _tasks_in(root, "", plan) if root.is_dir() else []
     for i, archive in enumerate(_archives_under(root)):
         rel = archive.name if archive == root else archive.relative_to(root).as_posix()
         try:
@@ -75,7 +90,7 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
                     + "; the rest of the archive was used",
                 }
             )
-        tasks += _tasks_in(unpacked.folder, f"{rel}!/")
+        tasks += _tasks_in(unpacked.folder, f"{rel}!/", plan)
     seen: set[str] = set()
     for task in sorted(tasks, key=lambda t: t.label):
         if task.fingerprint not in seen:
@@ -92,6 +107,8 @@ class BatchOutcome:
     skipped: list[str] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
+    unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree that could not be read
+    partial: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, what was lost) of runs catalogued
 
 
 def run_batch(
@@ -113,6 +130,9 @@ def run_batch(
         with tempfile.TemporaryDirectory(prefix="npu-triage-batch-") as tmp:
             plan = plan_batch(root, Path(tmp))
             known = known_fingerprints(con)
+            for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
+                record_failure(con, row)
+                outcome.unreadable.append(row)
             for row in plan.failures:
                 if row["fingerprint"] not in known:
                     record_failure(con, row)
@@ -129,11 +149,23 @@ def run_batch(
                     outcome.failed.extend(tables["failures"].to_pylist())
                 else:
                     outcome.catalogued.append(task.label)
+                    lost = _lost_files(tables)
+                    if lost:
+                        outcome.partial.append((task.label, lost))
                 if on_done:
                     on_done(task, status)
     finally:
         con.close()
     return outcome
+
+
+def _lost_files(tables: dict) -> list[str]:
+    """What a catalogued run lost: its 'error' problems, as 'file: problem'."""
+    problems = tables.get("run_problems")
+    if problems is None:
+        return []
+    rows = [r for r in problems.to_pylist() if r["severity"] == "error"]
+    return sorted({f"{r['file'] or '(export)'}: {r['problem']}" for r in rows})
 
 
 def _usable_count(con, fingerprints: list[str]) -> int:

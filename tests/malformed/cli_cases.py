@@ -11,6 +11,9 @@ byte-identical afterwards and nothing may appear inside an export.
 from __future__ import annotations
 
 import io
+import json
+import os
+import re
 import sqlite3
 import zipfile
 from collections.abc import Callable
@@ -275,3 +278,93 @@ def zip_bytes(entries: list[tuple[str, bytes]]) -> bytes:
         for name, data in entries:
             zf.writestr(name, data)
     return buf.getvalue()
+
+
+# ---- one bad item in a tree --------------------------------------------------------------------------
+
+
+def tree(tmp: Path, bad: Callable[[Path], None]) -> Path:
+    """tmp/in holding a good export under good/ and another under bad/, which ``bad`` spoils."""
+    for name in ("good", "bad"):
+        (tmp / "in" / name).mkdir(parents=True)
+        base.write_torch_text(tmp / "in" / name)
+    bad(tmp / "in" / "bad")
+    return tmp / "in"
+
+
+def non_utf8_name(folder: Path) -> None:
+    folder.rename(Path(os.fsdecode(os.fsencode(str(folder)) + b"\xff")))
+
+
+def symlink_loop_inside(folder: Path) -> None:
+    (folder / "loop").symlink_to(folder, target_is_directory=True)
+    (folder.parent / "self").symlink_to("self")
+
+
+def metadata(values: dict, file: str = "profiler_metadata.json") -> Callable[[Path], None]:
+    def write(folder: Path) -> None:
+        (folder / TORCH_ROOT / file).write_text(json.dumps(values) if isinstance(values, dict) else values)
+
+    return write
+
+
+def _tree_commands(tmp: Path, root: Path, command: str) -> Run:
+    if command == "batch":
+        return Run(["batch", str(root), "--catalog", str(tmp / "c.duckdb"), "--jobs", "1", "--no-diagnose"])
+    if command == "ingest":
+        return Run(["ingest", str(root)])
+    return Run(["diagnose", str(root), "--out", str(tmp / "out"), "--format", "json"])
+
+
+for _command in ("diagnose", "ingest", "batch"):
+    cli_case(f"{_command}_tree_non_utf8_folder_name", "tree_item", 3, r"bad\\xff: folder name is not valid UTF-8")(
+        lambda t, c=_command: _tree_commands(t, tree(t, non_utf8_name), c)
+    )
+    cli_case(f"{_command}_tree_symlink_loop_inside", "tree_item", 0)(
+        lambda t, c=_command: _tree_commands(t, tree(t, symlink_loop_inside), c)
+    )
+    cli_case(f"{_command}_symlink_loop_as_path", "tree_item", 2, r"a symbolic link that leads nowhere")(
+        lambda t, c=_command: _tree_commands(t, _loop(t), c)
+    )
+    for _key, _value, _code in (
+        ("batch_size", "abc", 3),
+        ("batch_size", "1e999", 3),
+        ("batch_size", {"n": 32}, 3),
+        ("batch_size", 2**40, 3),
+        ("model_name", ["resnet"], 3),
+    ):
+        _name = f"{_command}_metadata_{_key}_{type(_value).__name__}_{str(_value)[:5]}".replace(" ", "")
+        cli_case(re.sub(r"[^a-z0-9_]", "", _name), "tree_item", _code, rf"profiler_metadata\.json.*{_key} is ")(
+            lambda t, c=_command, k=_key, v=_value: _tree_commands(t, tree(t, metadata({k: v})), c)
+        )
+
+cli_case("diagnose_metadata_batch_size_float_text_is_taken", "tree_item", 0)(
+    lambda t: _tree_commands(t, tree(t, metadata({"batch_size": "32.0"})), "diagnose")
+)
+cli_case("batch_metadata_batch_size_1e999_literal", "tree_item", 3, r"batch_size is Infinity")(
+    lambda t: _tree_commands(t, tree(t, metadata('{"batch_size": 1e999}')), "batch")
+)
+cli_case("ingest_metadata_not_an_object", "tree_item", 0, r"")(
+    lambda t: _tree_commands(t, tree(t, metadata("[1, 2, 3]")), "ingest")
+)
+cli_case("diagnose_msprof_ai_core_num_out_of_range", "tree_item", 3, r"info\.json\.0.*ai_core_num is 99999999999")(
+    lambda t: _msprof_cores(t, 99999999999)
+)
+cli_case("diagnose_msprof_ai_core_num_text", "tree_item", 3, r"info\.json\.0.*ai_core_num is \"many\"")(
+    lambda t: _msprof_cores(t, "many")
+)
+
+
+def _msprof_cores(tmp: Path, cores) -> Run:
+    (tmp / "in").mkdir()
+    root = base.write_msprof_text(tmp / "in")
+    info = {"platform_version": "Ascend910B", "DeviceInfo": [{"id": 0, "ai_core_num": cores}]}
+    (root / "device_0" / "info.json.0").write_text(json.dumps(info))
+    return Run(["diagnose", str(root), "--out", str(tmp / "out"), "--format", "json"])
+
+
+def _loop(tmp: Path) -> Path:
+    (tmp / "in").mkdir()
+    loop = tmp / "in" / "loop"
+    loop.symlink_to("loop")
+    return loop
