@@ -6,6 +6,10 @@ skip every known run); (3) a batch killed with SIGKILL after a few commits and r
 catalog must equal the uninterrupted one. Prints the numbers as JSON.
 
     python bench/batch_archive.py --runs 200 --jobs 2
+    python bench/batch_archive.py --executor-row --runs 200 --workers 2   # only the local pool vs Dask row
+
+The executor row (bench/executor_row.py) needs the dask extra and writes its section of
+docs/benchmark.md.
 """
 
 from __future__ import annotations
@@ -25,9 +29,14 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.rule_engine.loader import default_rules_dir
-from analyzer.runs.catalog_schema import CATALOG_TABLES
-from fixtures.generator import write_export
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from analyzer.rule_engine.loader import default_rules_dir  # noqa: E402
+from analyzer.runs.catalog_schema import CATALOG_TABLES  # noqa: E402
+from bench.executor_row import batch_command, measure_tree, section, write_section  # noqa: E402
+from fixtures.generator import write_export  # noqa: E402
 
 
 def write_archive(root: Path, runs: int) -> None:
@@ -100,12 +109,48 @@ def killed_batch(root: Path, catalog: Path, jobs: int, after: int) -> int:
     return committed
 
 
+def executor_row(runs: int, workers: int, repeat: int, doc: Path) -> int:
+    """Local pool against Dask on one archive, interleaved; write the row when the catalogs are equal."""
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="npu-triage-bench-") as tmp:
+        root = Path(tmp) / "archive"
+        root.mkdir()
+        shutil.copytree(default_rules_dir(), Path(tmp) / "rules")
+        rules = ["--rules", str(Path(tmp) / "rules")]
+        write_archive(root, runs)
+        rows: dict[str, list] = {"local pool": [], "dask": []}
+        catalogs = {}
+        for i in range(repeat):
+            for name, executor in (("local pool", "local"), ("dask", "dask")):
+                catalogs[name] = Path(tmp) / f"{executor}-{i}.duckdb"
+                cmd = batch_command(root, catalogs[name], executor, workers, rules)
+                m = measure_tree(cmd, Path(tmp) / f"{executor}-{i}.log")
+                print(f"{name}: {m}", flush=True)
+                if m.exit_code != 0:
+                    print((Path(tmp) / f"{executor}-{i}.log").read_text(), file=sys.stderr)
+                    return 1
+                rows[name].append(m)
+        if dump(catalogs["local pool"]) != dump(catalogs["dask"]):
+            print("the catalogs of the two executors differ: row not written", file=sys.stderr)
+            return 1
+    text = section(rows, runs, workers, load)
+    print(text)
+    write_section(doc, text)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--kill-after", type=int, default=20)
+    parser.add_argument("--executor-row", action="store_true", help="only the local pool vs Dask row")
+    parser.add_argument("--workers", type=int, default=2, help="workers of each executor in the executor row")
+    parser.add_argument("--repeat", type=int, default=1, help="interleaved runs of each executor (executor row)")
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmark.md", help="where the row goes")
     args = parser.parse_args()
+    if args.executor_row:
+        return executor_row(args.runs, args.workers, args.repeat, args.doc)
     with tempfile.TemporaryDirectory(prefix="npu-triage-bench-") as tmp:
         root = Path(tmp) / "archive"
         root.mkdir()

@@ -18,6 +18,8 @@ def test_discover_real_tree_finds_every_export(real_dir):
         "torch_npu_level0_rank0_text": ("torch_npu", "text", "ascend_profiler_output"),
         "torch_npu_level1_rank0_db": ("torch_npu", "db", "ascend_profiler_output"),
         "torch_npu_level1_rank0_text": ("torch_npu", "text", "ascend_profiler_output"),
+        "torch_npu_level1_rank1_text": ("torch_npu", "text", "ascend_profiler_output"),
+        "torch_npu_llm_cann83_rank0": ("torch_npu", "text", "ascend_profiler_output"),
         "torch_npu_memoryl0_2023": ("torch_npu", "text", "ascend_profiler_output"),
         "torch_npu_trace_2024": ("torch_npu", "text", "ascend_profiler_output"),
     }

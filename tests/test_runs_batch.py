@@ -187,3 +187,20 @@ def test_batch_with_diagnosis_catalogs_findings_and_runs_lists_the_top_one(tmp_p
     assert main(["runs", str(catalog)]) == 0
     top = [r for r in findings if r[1] == 1][0]
     assert top[2] in capsys.readouterr().out
+
+
+def test_second_batch_on_a_catalog_being_written_is_refused_naming_the_first(tmp_path, capsys):
+    root = _tree(tmp_path)
+    catalog = tmp_path / "cat.duckdb"
+    cmd = [sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(catalog), "--jobs", "1"]
+    first = subprocess.Popen([*cmd, "--verbose", "--no-diagnose"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout.readline().startswith("catalogued:")  # it holds the catalog now
+        assert main(["batch", str(root), "--catalog", str(catalog), "--jobs", "1", "--no-diagnose"]) == 2
+        assert f"in use by another process (PID {first.pid})" in capsys.readouterr().err
+        first.stdout.read()
+        assert first.wait(120) == 0
+    finally:
+        first.kill()
+        first.wait()
+    assert len(_dump(catalog)["catalog_runs"]) == 12

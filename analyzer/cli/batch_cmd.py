@@ -1,4 +1,4 @@
-"""`npu-triage batch ROOT --catalog FILE.duckdb [--jobs N]`: every export of a tree or archive into a catalog."""
+"""`npu-triage batch ROOT --catalog FILE.duckdb [--jobs N] [--executor dask]`: every export of a tree into a catalog."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from analyzer.ingest.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError
-from analyzer.runs.executor import default_jobs
+from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
+from analyzer.runs.executor import LocalPool, default_jobs
 from analyzer.runs.work import WorkSettings
 
 
@@ -22,10 +23,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("root", type=Path, help="a folder tree, or a .zip/.tar/.tar.gz/.tgz archive")
     p.add_argument("--catalog", type=Path, required=True, help="catalog DuckDB file (created or extended)")
     p.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes (default: CPU count)")
+    add_executor_options(p)
     p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
     p.add_argument("--no-diagnose", action="store_true", help="catalog metrics only, run no rules")
     p.add_argument("--verbose", action="store_true", help="print a line per run as it is committed")
     p.set_defaults(func=run)
+
+
+def add_executor_options(p: argparse.ArgumentParser) -> None:
+    """--executor and --scheduler, shared by every command that analyses many exports."""
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local: a process pool of --jobs workers (default); dask: a Dask cluster, local or at --scheduler "
+        "(needs pip install 'npu-triage[dask]')",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="URL",
+        help="with --executor dask: a running scheduler, e.g. tcp://HOST:8786 (default: start a local cluster of "
+        "--jobs worker processes); its workers must see the exports at the same paths",
+    )
+
+
+def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
+    """The executor the options ask for (a context manager); ExecutorError when it cannot start."""
+    if args.scheduler and args.executor != "dask":
+        raise ExecutorError("--scheduler needs --executor dask")
+    if args.executor == "dask":
+        return DaskExecutor(args.scheduler, args.jobs)
+    return LocalPool(args.jobs)
 
 
 def _settings(args: argparse.Namespace) -> WorkSettings:
@@ -60,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.file.flush()
 
         try:
-            outcome = run_batch(args.root, args.catalog, _settings(args), args.jobs, on_start, on_done)
-        except CatalogError as exc:
+            with open_executor(args) as executor:
+                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done)
+        except (CatalogError, ExecutorError) as exc:
             err(f"npu-triage: {exc}")
             return 2
     return _report(outcome, args.catalog)

@@ -12,7 +12,7 @@ from analyzer.ingest.discover import printable, scan
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
-from analyzer.runs.executor import run_tasks
+from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.work import RunTask, WorkSettings
 
 
@@ -115,11 +115,11 @@ def run_batch(
     root: Path,
     catalog_path: Path,
     settings: WorkSettings,
-    jobs: int,
+    executor: Executor,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[RunTask, str], None] | None = None,
 ) -> BatchOutcome:
-    """Plan, skip known fingerprints, analyse the rest in workers, and commit each run as it finishes.
+    """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes.
 
     ``on_start(n)`` is told how many exports will be analysed; ``on_done(task, status)`` is
     called after each commit with status 'catalogued' or 'failed'.
@@ -142,7 +142,7 @@ def run_batch(
             outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
             if on_start:
                 on_start(len(todo))
-            for task, tables in run_tasks(todo, settings, jobs):
+            for task, tables in run_tasks(todo, settings, executor):
                 commit_run(con, tables)
                 status = "failed" if "failures" in tables else "catalogued"
                 if status == "failed":

@@ -1,11 +1,14 @@
 """The batch catalog file: create it, say which fingerprints it knows, and commit one run's rows atomically.
 
-Only the parent process of a batch writes here, one transaction per run, so a batch killed at
-any moment leaves a consistent catalog, and a rerun adds what is missing without duplicates.
+Only the parent process of a batch (the driver) writes here, one transaction per run, so a batch
+killed at any moment leaves a consistent catalog, and a rerun adds what is missing without
+duplicates. DuckDB locks the file for the process that opens it for writing; a second batch on
+the same catalog is refused with a message naming the holder (``catalog_in_use``), not queued.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
@@ -39,6 +42,10 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
         con = connect_offline(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise CatalogError(catalog_in_use(path, str(exc))) from exc
+        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
     except (duckdb.Error, OSError) as exc:
         raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
     if not _has_table(con, "catalog_runs") and (read_only or _table_count(con)):
@@ -51,6 +58,20 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
 
 def _table_count(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("SELECT count(*) FROM duckdb_tables() WHERE NOT internal").fetchall()[0][0]
+
+
+def catalog_in_use(path: Path, duckdb_message: str) -> str:
+    """The user's message when another process holds the catalog's lock.
+
+    >>> catalog_in_use(Path("c.duckdb"), "Conflicting lock is held in /usr/bin/python3 (PID 42).")[:48]
+    'c.duckdb: in use by another process (PID 42), e.'
+    """
+    pid = re.search(r"PID (\d+)", duckdb_message)
+    holder = f" (PID {pid.group(1)})" if pid else ""
+    return (
+        f"{path}: in use by another process{holder}, e.g. a batch still writing it; "
+        "one catalog takes one batch at a time: run again once it has finished"
+    )
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:

@@ -1,13 +1,33 @@
-"""The local executor: run the per-run work function in a process pool and yield results as they finish."""
+"""Executors: run a plain function over many items in worker processes and yield each result as it finishes.
+
+An executor knows nothing of catalogs or exports: batch and job analysis hand it a picklable
+function and its items, and get back ``(item, result)`` pairs in completion order, where the
+result is the exception that lost the item when its worker died. ``LocalPool`` is the local
+process pool (the default); ``dask_executor.DaskExecutor`` runs the same function on a Dask
+cluster. Only the caller (the driver) writes anything.
+"""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, Protocol, TypeVar
 
 from analyzer.runs.work import RunTables, RunTask, WorkSettings, analyze_run, failure_table
+
+Item = TypeVar("Item")
+
+
+class Executor(Protocol):
+    """What batch and job analysis need from an executor."""
+
+    def completed(
+        self, fn: Callable[..., Any], items: list[Item], *args: Any
+    ) -> Iterator[tuple[Item, Any | BaseException]]:
+        """Run ``fn(item, *args)`` for every item; yield (item, result or the exception that lost it)."""
+        ...
 
 
 def default_jobs() -> int:
@@ -20,27 +40,43 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def run_tasks(tasks: list[RunTask], settings: WorkSettings, jobs: int) -> Iterator[tuple[RunTask, RunTables]]:
-    """Yield (task, its tables) in completion order; a worker that dies gives a failures row.
+class LocalPool:
+    """A process pool on this machine; with ``jobs == 1`` the work runs in this process (tests, debuggers)."""
 
-    With ``jobs == 1`` the work runs in this process (no pool), which is what tests and
-    debuggers want; the function and its results are the same.
-    """
-    if jobs <= 1:
-        for task in tasks:
-            yield task, analyze_run(task, settings)
-        return
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_context())
-    try:
-        futures = {pool.submit(analyze_run, task, settings): task for task in tasks}
-        for future in as_completed(futures):
-            task = futures[future]
-            try:
-                tables = future.result()
-            except Exception as exc:  # the worker process died (killed, out of memory)
-                tables = failure_table(
-                    task.label, task.fingerprint, f"worker process failed: {type(exc).__name__}: {exc}"
-                )
-            yield task, tables
-    finally:  # also when the caller stops early: drop what has not started
-        pool.shutdown(wait=True, cancel_futures=True)
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def completed(
+        self, fn: Callable[..., Any], items: list[Item], *args: Any
+    ) -> Iterator[tuple[Item, Any | BaseException]]:
+        if self.jobs <= 1:
+            for item in items:
+                yield item, fn(item, *args)
+            return
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
+        try:
+            futures = {pool.submit(fn, item, *args): item for item in items}
+            for future in as_completed(futures):
+                try:
+                    result = future.result()
+                except Exception as exc:  # the worker process died (killed, out of memory)
+                    result = exc
+                yield futures[future], result
+        finally:  # also when the caller stops early: drop what has not started
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_tasks(tasks: list[RunTask], settings: WorkSettings, executor: Executor) -> Iterator[tuple[RunTask, RunTables]]:
+    """Yield (task, its tables) in completion order; a task lost with its worker gives a failures row."""
+    for task, result in executor.completed(analyze_run, tasks, settings):
+        if isinstance(result, BaseException):
+            result = failure_table(
+                task.label, task.fingerprint, f"worker process failed: {type(result).__name__}: {result}"
+            )
+        yield task, result

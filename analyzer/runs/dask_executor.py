@@ -1,0 +1,82 @@
+"""The Dask executor: run the per-item work on a Dask cluster, a local one or one at a scheduler's address.
+
+Workers read the exports by path, so they must see the same files at the same paths as the
+driver (a shared filesystem). A worker that dies loses nothing: the scheduler runs its task
+again on another worker (up to ``distributed.scheduler.allowed-failures`` times, then the item
+comes back as ``KilledWorker``). Results travel back as Arrow tables; only the driver writes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+INSTALL_HINT = "pip install 'npu-triage[dask]'"
+
+
+class ExecutorError(Exception):
+    """The executor cannot start (not installed, scheduler unreachable). The message is meant for the user."""
+
+
+class DaskExecutor:
+    """A Dask client: to the scheduler at ``scheduler``, or to a local cluster of ``workers`` processes."""
+
+    def __init__(self, scheduler: str | None, workers: int) -> None:
+        self.scheduler = scheduler
+        self.workers = workers
+        self.client = None
+        self.cluster = None
+
+    def __enter__(self) -> DaskExecutor:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:
+            raise ExecutorError(
+                f"--executor dask needs Dask distributed, which is not installed: {INSTALL_HINT}"
+            ) from exc
+        if self.scheduler:
+            try:
+                self.client = Client(self.scheduler, timeout="30s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ExecutorError(
+                    f"cannot reach the Dask scheduler at {self.scheduler} ({exc}); start one with `dask scheduler`"
+                ) from exc
+            return self
+        # One thread per worker process, like the local pool: DuckDB brings its own threads.
+        self.cluster = LocalCluster(
+            n_workers=self.workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface
+            silence_logs=logging.ERROR,
+        )
+        self.client = Client(self.cluster)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def completed(
+        self, fn: Callable[..., Any], items: list[Any], *args: Any
+    ) -> Iterator[tuple[Any, Any | BaseException]]:
+        """Submit every item at once; yield (item, result or the exception that lost it) as each finishes."""
+        from distributed import as_completed
+
+        futures = {self.client.submit(fn, item, *args, pure=False): item for item in items}
+        try:
+            for future in as_completed(list(futures)):
+                item = futures.pop(future)
+                try:
+                    result = future.result()
+                except Exception as exc:  # KilledWorker after repeated worker deaths, or a lost scheduler
+                    result = exc
+                future.release()  # the worker may drop the tables now
+                yield item, result
+        finally:  # also when the caller stops early: nothing left running for this client
+            if futures:
+                self.client.cancel(list(futures))

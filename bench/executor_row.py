@@ -1,0 +1,119 @@
+"""Benchmark row: `npu-triage batch` of one generated archive through the local pool and through Dask, side by side.
+
+Each executor gets the same worker count; every command runs alone, the executors interleaved
+round by round, and the median wall time is reported with the largest peak RSS. Peak RSS is
+sampled every 100 ms over the batch's whole process tree (driver, workers, and for Dask the
+scheduler and nannies), as the sum over processes and as the largest single process. The
+catalogs of both executors must be equal table by table, or the row is not written.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzer.atomic_files import write_text_atomically
+
+START, END = "<!-- dask:start -->", "<!-- dask:end -->"
+
+
+@dataclass(frozen=True)
+class TreeMeasurement:
+    """Wall seconds, peak RSS of the process tree (sum and largest process, MB), exit code."""
+
+    wall_s: float
+    peak_tree_rss_mb: float
+    peak_process_rss_mb: float
+    exit_code: int
+
+
+def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
+    """Run ``cmd`` and sample the RSS of it and all its descendants every 100 ms until it exits."""
+    import psutil  # comes with the dask extra, which this row needs anyway
+
+    peak_sum = peak_one = 0
+    start = time.perf_counter()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        root = psutil.Process(proc.pid)
+        while proc.poll() is None:
+            rss = []
+            for p in [root, *root.children(recursive=True)]:
+                try:
+                    rss.append(p.memory_info().rss)
+                except psutil.Error:  # exited between the listing and the reading
+                    continue
+            peak_sum, peak_one = max(peak_sum, sum(rss)), max([peak_one, *rss])
+            time.sleep(0.1)
+    return TreeMeasurement(time.perf_counter() - start, peak_sum / 1e6, peak_one / 1e6, proc.returncode)
+
+
+def batch_command(root: Path, catalog: Path, executor: str, workers: int, rules: list[str]) -> list[str]:
+    return [
+        sys.executable, "-m", "analyzer", "batch", str(root), "--catalog", str(catalog),
+        "--jobs", str(workers), "--executor", executor, *rules,
+    ]  # fmt: skip
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the mean of the two middle ones for an even count).
+
+    >>> median([3.0, 1.0, 2.0]), median([1.0, 2.0])
+    (2.0, 1.5)
+    """
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def section(rows: dict[str, list[TreeMeasurement]], runs: int, workers: int, load: tuple[float, ...]) -> str:
+    """The Markdown section of docs/benchmark.md, markers included."""
+    lines = [
+        START,
+        "## Batch: local process pool against Dask",
+        "",
+        f"`npu-triage batch` of one generated archive of {runs} runs ({runs - 1} `healthy` exports as folders, "
+        "zips and a .tgz, one corrupt zip), rules on, {w} workers each (the local pool's `--jobs {w}`; "
+        "`--executor dask` with a local cluster of {w} worker processes). Median of {n} interleaved run(s); "
+        "peak RSS sampled every 100 ms over the whole process tree. Dask's time includes starting its "
+        "local cluster (scheduler, nannies, workers), as a user's `--executor dask` without `--scheduler` does.".format(
+            w=workers, n=len(next(iter(rows.values())))
+        ),
+        "",
+        "| executor | wall s | runs/s | peak RSS, all processes MB | peak RSS, largest process MB |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, samples in rows.items():
+        wall = median([s.wall_s for s in samples])
+        lines.append(
+            f"| {name} | {wall:.1f} | {(runs - 1) / wall:.2f} | "
+            f"{max(s.peak_tree_rss_mb for s in samples):.0f} | {max(s.peak_process_rss_mb for s in samples):.0f} |"
+        )
+    lines += [
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}. "
+        f"The machine was shared with other work while measuring (load average {load[0]:.1f} / {load[1]:.1f} / "
+        f"{load[2]:.1f} over 1 / 5 / 15 min at the start; the benchmark itself ran under `nice -n 10`), "
+        "so the times carry that contention. "
+        "Both executors wrote equal catalogs (compared table by table).",
+        "",
+        "Regenerate: `python bench/batch_archive.py --executor-row --runs 200 --workers 2`.",
+        END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(doc: Path, text: str) -> None:
+    """Replace the marked section of ``doc`` (append it, or create the file, when absent)."""
+    old = doc.read_text(encoding="utf-8") if doc.is_file() else "# Benchmarks\n\nWritten by the benchmark code.\n"
+    if START in old and END in old:
+        head, rest = old.split(START, 1)
+        new = head + text.rstrip("\n") + rest.split(END, 1)[1]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    write_text_atomically(doc, new if new.endswith("\n") else new + "\n")

@@ -1,0 +1,147 @@
+"""The evaluation matrix: its ground truth agrees with the generated runs, and every cell writes a readable export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from analyzer.ingest import load_export
+from analyzer.ingest.loader import usable_run_ids
+from fixtures.evaluate.scoring import subject_matches
+from fixtures.generator import LAYOUTS
+from fixtures.generator.ground_truth import load_ground_truth
+from fixtures.generator.matrix import HEALTHY, MODELS, Cell, cell_truth, matrix_cells, write_cell
+from fixtures.generator.model import Truth
+from fixtures.generator.problems import PROBLEMS
+
+TRUTH = load_ground_truth()
+PAIRS = [(p, m) for p in TRUTH.problems for m in TRUTH.models]
+EDGE_SIZES = (1, 64)
+SEEDS = (0, 5)  # the seed draws depth and strength: the properties must hold whatever it draws
+
+
+def _run(problem: str, model: str, batch: int, seed: int = 0) -> Truth:
+    (run,) = cell_truth(Cell(problem, model, batch, "torch_npu"), seed)
+    return run
+
+
+def _busy_share(run: Truth) -> float:
+    """Union of compute intervals over the ops' span, on device 0."""
+    ops = run.ops.filter((pl.col("device_id") == 0) & (pl.col("task_type") != "HCCL")).sort("start_ns")
+    end = pl.col("start_ns") + (pl.col("dur_us") * 1000).cast(pl.Int64)
+    ops = ops.with_columns(end_ns=end)
+    span = ops["end_ns"].max() - ops["start_ns"].min()
+    # ops of one stream do not overlap in the matrix's programs, so their durations add up
+    return float(ops["dur_us"].sum() * 1000 / span)
+
+
+def test_matrix_axes_name_the_generator_problems_models_and_layouts() -> None:
+    assert set(TRUTH.problems) == set(PROBLEMS)
+    assert set(TRUTH.models) == set(MODELS)
+    assert set(TRUTH.layouts) <= set(LAYOUTS) and len(TRUTH.layouts) == 2
+    assert len(TRUTH.sizes) >= 3 and min(TRUTH.healthy_sizes) == 1 and max(TRUTH.healthy_sizes) == 64
+
+
+@pytest.mark.parametrize(("problem", "model"), PAIRS, ids=[f"{p}/{m}" for p, m in PAIRS])
+def test_ground_truth_entry_is_complete(problem: str, model: str) -> None:
+    exp = TRUTH.expectation(problem, model)
+    if problem == HEALTHY:
+        assert exp.expect == () and not exp.first
+    else:
+        assert exp.expect, "an injected problem names the rules that report it"
+        assert not set(exp.tolerate) & set(exp.expect)
+
+
+@pytest.mark.parametrize(("problem", "model"), PAIRS, ids=[f"{p}/{m}" for p, m in PAIRS])
+def test_expected_subject_names_something_the_run_holds(problem: str, model: str) -> None:
+    words = TRUTH.expectation(problem, model).subject
+    run = _run(problem, model, 16)
+    names = [f"{t} {s}" for t, s in run.ops.select("op_type", pl.col("input_shapes").fill_null("")).unique().rows()]
+    names += [f"stream {s}" for s in run.device_tasks["stream_id"].drop_nulls().unique().to_list()]
+    assert any(subject_matches(n, words) for n in names), f"no op or stream of the run matches {words}"
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("batch", EDGE_SIZES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mte_family_is_a_minority_of_its_type_and_the_main_cost(model: str, batch: int, seed: int) -> None:
+    ops = _run("mte_family", model, batch, seed).ops.filter(pl.col("task_type") != "HCCL")
+    words = TRUTH.expectation("mte_family", model).subject
+    fam = ops.filter(
+        pl.concat_str("op_type", pl.lit(" "), "input_shapes").map_elements(
+            lambda s: subject_matches(s, words), return_dtype=pl.Boolean
+        )
+    )
+    same_type = ops.filter(pl.col("op_type") == fam["op_type"][0])
+    assert fam["dur_us"].sum() < 0.6 * same_type["dur_us"].sum()
+    assert fam["dur_us"].sum() > 0.25 * ops["dur_us"].sum()
+    assert fam["aic_mte2_ratio"].mean() > 0.6 and fam["aic_mac_ratio"].mean() < 0.3
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("batch", EDGE_SIZES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_host_launch_bound_idles_in_short_gaps(model: str, batch: int, seed: int) -> None:
+    run = _run("host_launch_bound", model, batch, seed)
+    inside_steps = run.ops.sort("start_ns").filter(pl.col("step_id").is_first_distinct().not_())
+    assert inside_steps["wait_us"].max() < 100.0
+    assert 0.35 < 1 - _busy_share(run) < 0.6
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+@pytest.mark.parametrize("batch", EDGE_SIZES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_host_sync_low_util_is_under_a_third_busy_and_healthy_is_busy(model: str, batch: int, seed: int) -> None:
+    assert _busy_share(_run("host_sync_low_util", model, batch, seed)) < 0.3
+    assert _busy_share(_run(HEALTHY, model, batch, seed)) > 0.75
+
+
+def test_frequency_drop_lowers_the_clock_for_most_of_the_run() -> None:
+    freq = _run("frequency_drop", "cnn", 16).counters.filter(pl.col("counter") == "aicore_freq")
+    assert freq["value"].min() < 0.7 * freq["value"].max()
+
+
+def test_cross_stream_waits_block_stream_three() -> None:
+    tasks = _run("cross_stream_waits", "llm", 16).device_tasks
+    assert tasks.filter((pl.col("task_type") == "EVENT_WAIT") & (pl.col("stream_id") == 3)).height > 0
+
+
+def test_matrix_cell_same_seed_same_truth_other_seed_other_truth() -> None:
+    cell = Cell("mte_family", "llm", 16, "msprof")
+    a, b, c = cell_truth(cell, 1)[0], cell_truth(cell, 1)[0], cell_truth(cell, 2)[0]
+    assert a.ops.equals(b.ops)
+    assert not a.ops.equals(c.ops)
+
+
+def _check_cell_export(cell: Cell, tmp_path: Path) -> None:
+    (run,) = cell_truth(cell, 0)
+    roots = write_cell(cell, tmp_path / cell.id, 0)
+    read = 0
+    for root in roots:
+        ingested = load_export(root)
+        assert not [p for p in ingested.problems if p.severity == "error"], ingested.problems
+        usable = usable_run_ids(ingested.con, ingested.run_ids)
+        read += ingested.con.execute("SELECT count(*) FROM ops WHERE run_id IN ?", [usable]).fetchone()[0]
+        ingested.con.close()
+    assert read == run.ops.height
+
+
+# one size, and one layout per (problem, model), alternating so that each model meets both layouts
+FAST = [
+    c
+    for c in matrix_cells(TRUTH, (4,))
+    if TRUTH.layouts.index(c.layout) == (TRUTH.problems.index(c.problem) + TRUTH.models.index(c.model)) % 2
+]
+
+
+@pytest.mark.parametrize("cell", FAST, ids=[c.id for c in FAST])
+def test_matrix_cell_writes_an_export_that_reads_back(cell: Cell, tmp_path: Path) -> None:
+    _check_cell_export(cell, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cell", matrix_cells(TRUTH), ids=lambda c: c.id)
+def test_every_matrix_cell_writes_an_export_that_reads_back(cell: Cell, tmp_path: Path) -> None:
+    _check_cell_export(cell, tmp_path)

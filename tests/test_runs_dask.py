@@ -1,0 +1,221 @@
+"""Batch on a real Dask cluster (a `dask scheduler` and a `dask worker` of 2 processes on 127.0.0.1).
+
+The catalog must equal the local pool's table by table; a worker killed mid-batch loses and
+duplicates no run; a driver killed mid-batch leaves a catalog that a rerun completes, and no
+worker process behind it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from analyzer.cli import main
+from analyzer.runs.catalog_schema import CATALOG_TABLES
+from tests.tiny_exports import write_tiny_export
+
+distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
+psutil = pytest.importorskip("psutil")
+
+pytestmark = pytest.mark.slow
+
+SCENARIOS = ["host_sync_low_util", "mte_bound_conv", "gappy_multistream", "call_count_hotspot"]
+
+
+def _dump(catalog: Path) -> dict[str, list[tuple]]:
+    con = duckdb.connect(str(catalog), read_only=True)
+    try:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in CATALOG_TABLES}
+    finally:
+        con.close()
+
+
+def _assert_same_catalog(got: Path, want: Path) -> None:
+    a, b = _dump(got), _dump(want)
+    for table in CATALOG_TABLES:
+        assert a[table] == b[table], f"table {table} differs"
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    """24 tiny runs, four generated scenarios with findings, and a corrupt zip."""
+    from fixtures.generator import write_export
+
+    root = tmp_path_factory.mktemp("dask") / "archive"
+    for i in range(24):
+        write_tiny_export(root / f"group{i % 3}" / f"run_{i:02d}", seed=i, steps=40)
+    for i, scenario in enumerate(SCENARIOS):
+        write_export(scenario, root / "scenarios" / scenario, seed=100 + i)
+    (root / "corrupt.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    return root
+
+
+@pytest.fixture(scope="module")
+def pool_catalog(archive: Path) -> Path:
+    """The reference: the same archive through the local process pool of 2."""
+    catalog = archive.parent / "pool.duckdb"
+    assert main(["batch", str(archive), "--catalog", str(catalog), "--jobs", "2"]) == 0
+    return catalog
+
+
+def _start(cmd: list[str], log: Path) -> subprocess.Popen:
+    with log.open("wb") as out:
+        return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """The process and everything in its session: TERM, then KILL after 10 s."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A scheduler and a worker command of 2 worker processes, as the README starts them, on 127.0.0.1."""
+    tmp = tmp_path_factory.mktemp("cluster")
+    bin_dir = Path(sys.executable).parent
+    procs = []
+    client = None
+    try:
+        procs.append(
+            _start(
+                [str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                 "--dashboard-address", "127.0.0.1:0",
+                 "--scheduler-file", str(tmp / "scheduler.json")],
+                tmp / "scheduler.log",
+            )
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not (tmp / "scheduler.json").is_file():
+            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
+            time.sleep(0.2)
+        time.sleep(0.2)  # the file is written in one go, but give the writer its close
+        address = json.loads((tmp / "scheduler.json").read_text())["address"]
+        procs.append(
+            _start(
+                [str(bin_dir / "dask"), "worker", address, "--nworkers", "2", "--nthreads", "1",
+                 "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"],
+                tmp / "worker.log",
+            )
+        )  # fmt: skip
+        client = distributed.Client(address, timeout="30s")
+        client.wait_for_workers(2, timeout=90)
+        yield address, client
+    finally:
+        if client is not None:
+            client.close()
+        for proc in reversed(procs):
+            _stop(proc)
+
+
+def test_dask_batch_on_a_running_cluster_equals_the_local_pool(archive, pool_catalog, cluster, capsys):
+    address, _ = cluster
+    catalog = archive.parent / "on-cluster.duckdb"
+    args = ["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]
+    assert main(args) == 0
+    _assert_same_catalog(catalog, pool_catalog)
+    assert len(_dump(catalog)["catalog_runs"]) == 28 and _dump(catalog)["findings"]
+    captured = capsys.readouterr()
+    assert "28 run(s) catalogued, 0 already in the catalog (skipped), 1 failure(s) recorded" in captured.out
+    assert "failed: corrupt.zip:" in captured.err
+
+
+def test_dask_batch_on_a_local_cluster_equals_the_local_pool_and_leaves_no_process(archive, pool_catalog):
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    catalog = archive.parent / "local-cluster.duckdb"
+    assert main(["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--jobs", "2"]) == 0
+    _assert_same_catalog(catalog, pool_catalog)
+    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+    _, alive = psutil.wait_procs(left, timeout=10)
+    assert not alive, f"worker processes left behind: {[p.cmdline() for p in alive]}"
+
+
+def _driver(archive: Path, catalog: Path, *executor: str) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "analyzer", "batch", str(archive), "--catalog", str(catalog), "--verbose", *executor]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+
+
+def _busy_worker_pid(client, timeout: float = 30) -> int:
+    """The pid of a worker process that is running a task now."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        busy = [addr for addr, keys in client.processing().items() if keys]
+        if busy:
+            return client.run(os.getpid, workers=busy[:1])[busy[0]]
+        time.sleep(0.05)
+    raise AssertionError("no worker was running a task")
+
+
+def test_dask_worker_killed_mid_batch_loses_and_duplicates_no_run(archive, pool_catalog, cluster):
+    address, client = cluster
+    catalog = archive.parent / "worker-killed.duckdb"
+    proc = _driver(archive, catalog, "--executor", "dask", "--scheduler", address)
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if len(lines) == 3:
+                victim = _busy_worker_pid(client)
+                os.kill(victim, signal.SIGKILL)
+                break
+        lines += proc.stdout.readlines()
+        assert proc.wait(120) == 0
+    finally:
+        _stop(proc)
+    assert not psutil.pid_exists(victim) or psutil.Process(victim).status() == psutil.STATUS_ZOMBIE
+    assert sum(line.startswith("catalogued:") for line in lines) == 28
+    _assert_same_catalog(catalog, pool_catalog)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker for the next test
+
+
+def test_dask_driver_killed_mid_batch_then_rerun_completes_the_catalog(archive, pool_catalog, cluster):
+    address, _ = cluster
+    catalog = archive.parent / "driver-killed.duckdb"
+    proc = _driver(archive, catalog, "--executor", "dask", "--jobs", "2")  # its own local cluster
+    workers = []
+    try:
+        committed = 0
+        for line in proc.stdout:
+            committed += line.startswith("catalogued:")
+            if committed == 3:
+                workers = psutil.Process(proc.pid).children(recursive=True)
+                os.kill(proc.pid, signal.SIGKILL)  # the driver only: its workers must go by themselves
+                break
+        proc.wait(30)
+        assert committed == 3 and proc.returncode == -signal.SIGKILL
+        _, alive = psutil.wait_procs(workers, timeout=20)
+        assert not alive, f"worker processes outlived their driver: {[p.cmdline() for p in alive]}"
+    finally:
+        _stop(proc)
+    assert 3 <= len(_dump(catalog)["catalog_runs"]) < 28
+    assert main(["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]) == 0
+    _assert_same_catalog(catalog, pool_catalog)
+
+
+def test_dask_executor_without_dask_installed_says_how_to_install(archive, tmp_path):
+    code = (
+        "import sys; sys.modules['distributed'] = None\n"
+        "from analyzer.cli import main\n"
+        f"sys.exit(main(['batch', {str(archive)!r}, '--catalog', {str(tmp_path / 'c.duckdb')!r}, "
+        "'--executor', 'dask']))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "pip install 'npu-triage[dask]'" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "c.duckdb").exists()
