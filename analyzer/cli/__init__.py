@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 from typing import NoReturn
@@ -24,6 +25,7 @@ from analyzer.cli.process_end import release_kept, run_then_end
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
 from analyzer.ingest.model import IngestError
+from analyzer.stop_signal import stop_on_signals, stop_requested
 
 
 class MemoryLimitError(Exception):
@@ -85,25 +87,36 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        check_memory_limit()
-        return _run_command(args)
-    except (IngestError, UsageError, OutputError) as exc:
+    with stop_on_signals():
+        try:
+            check_memory_limit()
+            return _run_command(args)
+        except BaseException as exc:
+            return _exit_code(exc)
+
+
+def _exit_code(exc: BaseException) -> int:
+    """The exit code and one-line message of a command that raised ``exc``: 128 + the signal of a stop
+    (130 Ctrl-C, 143 SIGTERM), whatever error it ended the work with; else 2 with what went wrong."""
+    stop = stop_requested()
+    if stop is not None or isinstance(exc, KeyboardInterrupt):
+        err(f"npu-triage: {'terminated (SIGTERM)' if stop == signal.SIGTERM else 'interrupted'}")
+        return 128 + (stop or signal.SIGINT)
+    if isinstance(exc, IngestError | UsageError | OutputError):
         err(f"npu-triage: {exc}")
         return 2
-    except (MemoryLimitError, duckdb.OutOfMemoryException) as exc:
+    if isinstance(exc, MemoryLimitError | duckdb.OutOfMemoryException):
         err(f"npu-triage: out of memory: {str(exc).splitlines()[0]} (raise {ENV}, e.g. {ENV}=8GB, or 'none')")
         return 2
-    except KeyboardInterrupt:
-        err("npu-triage: interrupted")
-        return 130
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         return 0
-    except Exception as exc:  # the last line of defence: a message, never a traceback
-        if os.environ.get("NPU_TRIAGE_DEBUG"):
-            traceback.print_exc()
-        err(f"npu-triage: internal error: {type(exc).__name__}: {exc} (set NPU_TRIAGE_DEBUG=1 for details)")
-        return 2
+    if not isinstance(exc, Exception):  # SystemExit and the like keep their meaning
+        raise exc
+    # the last line of defence: a message, never a traceback
+    if os.environ.get("NPU_TRIAGE_DEBUG"):
+        traceback.print_exception(exc)
+    err(f"npu-triage: internal error: {type(exc).__name__}: {exc} (set NPU_TRIAGE_DEBUG=1 for details)")
+    return 2
 
 
 def run() -> NoReturn:

@@ -86,7 +86,9 @@ def _database_problem(path: Path, kind: str) -> str | None:
         return f"is not {what} (not a DuckDB file); give {what} or a new file"
     try:
         con = connect_offline(str(path), read_only=True)
-    except Exception as exc:  # a lock held by another process, a damaged file: DuckDB's own words
+    except Exception as exc:  # a damaged file: DuckDB's own words
+        if "lock" in str(exc).lower():
+            return None  # in use by another process: the command itself says by which, when it opens it
         return f"cannot be opened: {str(exc).splitlines()[0]}"
     try:
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall()}

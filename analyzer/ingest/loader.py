@@ -20,6 +20,7 @@ from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
 from analyzer.ingest.timeline_split import splits_in_parallel
 from analyzer.ingest.timeline_tail import TailHandoff, plan_tail
+from analyzer.stop_signal import stop_requested
 
 
 @dataclass
@@ -218,6 +219,8 @@ def load_export(
         except (duckdb.OutOfMemoryException, duckdb.InterruptException):
             raise
         except Exception as exc:  # one export that cannot be read never ends the reading of the others
+            if stop_requested():
+                raise
             first = (str(exc).splitlines() or [""])[0][:300]
             result.problems.append(
                 Problem(

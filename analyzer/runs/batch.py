@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Callable
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
+from analyzer.runs.scratch import scratch_folder
 from analyzer.runs.work import RunTask, WorkSettings
 
 
@@ -127,7 +128,8 @@ def run_batch(
     con = open_catalog(catalog_path)
     outcome = BatchOutcome()
     try:
-        with tempfile.TemporaryDirectory(prefix="npu-triage-batch-") as tmp:
+        # On a stop (Ctrl-C, SIGTERM, an error) the workers are ended first, then the extractions removed.
+        with scratch_folder() as tmp, ExitStack() as stack:
             plan = plan_batch(root, Path(tmp))
             known = known_fingerprints(con)
             for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
@@ -142,7 +144,8 @@ def run_batch(
             outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
             if on_start:
                 on_start(len(todo))
-            for task, tables in run_tasks(todo, settings, executor):
+            results = stack.enter_context(closing(run_tasks(todo, settings, executor)))
+            for task, tables in results:
                 commit_run(con, tables)
                 status = "failed" if "failures" in tables else "catalogued"
                 if status == "failed":
