@@ -43,6 +43,8 @@ def test_cli_hostile_case_exits_as_stated_with_a_named_message(case: CliCase, tm
     assert code == case.code, f"exit {code}, expected {case.code}:\n{text}"
     if case.message:
         assert re.search(case.message, err if case.code else text), f"no message like {case.message!r}:\n{text}"
+    if case.cls == "archive":
+        assert "npu-triage-batch-" not in text, "a message shows a temporary path"
 
 
 def _first_of_each_class() -> list[CliCase]:
@@ -117,3 +119,17 @@ def _without_root_privilege() -> list[str]:
         pytest.skip("run as root without setpriv: permissions do not stop root")
     caps = "-dac_override,-dac_read_search"
     return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}", "--"]
+
+
+def test_unpack_writes_only_the_files_readers_use(tmp_path):
+    from analyzer.runs.archives import unpack
+    from tests.malformed.cli_cases import BOMB, export_entries, zip_bytes
+
+    entries = export_entries(tmp_path)
+    archive = tmp_path / "runs.zip"
+    archive.write_bytes(
+        zip_bytes(entries + [("x/model.ckpt", BOMB), ("x/notes.txt", b"hi"), ("x/FRAMEWORK/a.bin", b"1")])
+    )
+    result = unpack(archive, tmp_path / "out")
+    written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert written == sorted(name for name, _ in entries) and result.skipped == 3

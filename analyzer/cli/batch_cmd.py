@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
 from analyzer.ingest.discover import absent_reason, printable
@@ -24,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", type=Path, required=True, help="catalog DuckDB file (created or extended)")
     p.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes (default: CPU count)")
     add_executor_options(p)
+    add_limit_options(p)
     p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
     p.add_argument("--no-diagnose", action="store_true", help="catalog metrics only, run no rules")
     p.add_argument("--verbose", action="store_true", help="print a line per run as it is committed")
@@ -67,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage: --jobs must be at least 1")
         return 2
     check_outputs([Output("--catalog", args.catalog, CATALOG)], exports_read([args.root] if args.root.is_dir() else []))
+    limits = limits_from(args)
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             with open_executor(args) as executor:
-                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done)
+                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done, limits)
         except (CatalogError, ExecutorError) as exc:
             err(f"npu-triage: {exc}")
             return 2

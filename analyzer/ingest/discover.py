@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import re
@@ -44,6 +45,21 @@ _DB_KINDS: dict[str, tuple[str, ...]] = {
 }
 # msprof_tx_*.json is a marker timeline, not the main one.
 _EXCLUDED = re.compile(r"^msprof_tx_")
+
+
+_METADATA_NAMES = ("profiler_info*.json", "profiler_metadata.json", "info.json*")
+
+
+def is_read_file(name: str) -> bool:
+    """True for a file name that a reader or the metadata takes (what an archive needs unpacked), with
+    the SQLite side files (-wal, -shm) of a database that is read.
+
+    >>> is_read_file("kernel_details.csv"), is_read_file("msprof_0.db-wal"), is_read_file("model.ckpt")
+    (True, True, False)
+    """
+    base = re.sub(r"-(wal|shm|journal)$", "", name)
+    patterns = [p for kinds in (_TEXT_KINDS, _DB_KINDS) for ps in kinds.values() for p in ps] + list(_METADATA_NAMES)
+    return any(fnmatch.fnmatchcase(base, p) for p in patterns)
 
 
 def _glob_kinds(folder: Path, kinds: dict[str, tuple[str, ...]]) -> dict[str, tuple[Path, ...]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from analyzer.ingest.discover import printable, scan
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
-from analyzer.runs.archives import ArchiveError, is_archive, unpack
+from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.scratch import scratch_folder
@@ -64,7 +64,7 @@ def _archives_under(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and is_archive(p))
 
 
-def plan_batch(root: Path, workdir: Path) -> BatchPlan:
+def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS) -> BatchPlan:
     """Find every export under ``root`` (a folder or an archive); archives are unpacked into ``workdir``.
 
     Labels are paths relative to ``root``; an export inside an archive is labelled
@@ -77,8 +77,9 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
     for i, archive in enumerate(_archives_under(root)):
         rel = archive.name if archive == root else archive.relative_to(root).as_posix()
         try:
-            unpacked = unpack(archive, workdir / f"a{i:05d}")
+            unpacked = unpack(archive, workdir / f"a{i:05d}", limits)
         except ArchiveError as exc:
+            remove(workdir / f"a{i:05d}")
             plan.failures.append({"path": rel, "fingerprint": file_fingerprint(archive), "message": str(exc)})
             continue
         if unpacked.refused:
@@ -86,8 +87,9 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
                 {
                     "path": rel,
                     "fingerprint": file_fingerprint(archive),
-                    "message": "entries refused because they would escape the extraction folder: "
+                    "message": "entries refused: "
                     + ", ".join(unpacked.refused[:10])
+                    + (f" and {len(unpacked.refused) - 10} more" if len(unpacked.refused) > 10 else "")
                     + "; the rest of the archive was used",
                 }
             )
@@ -119,6 +121,7 @@ def run_batch(
     executor: Executor,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[RunTask, str], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> BatchOutcome:
     """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes.
 
@@ -130,7 +133,7 @@ def run_batch(
     try:
         # On a stop (Ctrl-C, SIGTERM, an error) the workers are ended first, then the extractions removed.
         with scratch_folder() as tmp, ExitStack() as stack:
-            plan = plan_batch(root, Path(tmp))
+            plan = plan_batch(root, Path(tmp), limits)
             known = known_fingerprints(con)
             for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
                 record_failure(con, row)

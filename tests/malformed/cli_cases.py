@@ -15,6 +15,7 @@ import json
 import os
 import re
 import sqlite3
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -274,7 +275,8 @@ def _diagnose_file(tmp: Path, name: str, broken: tuple[str, ...]) -> Run:
 
 def zip_bytes(entries: list[tuple[str, bytes]]) -> bytes:
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a duplicate name is what some cases want
         for name, data in entries:
             zf.writestr(name, data)
     return buf.getvalue()
@@ -368,3 +370,102 @@ def _loop(tmp: Path) -> Path:
     loop = tmp / "in" / "loop"
     loop.symlink_to("loop")
     return loop
+
+
+# ---- archives -------------------------------------------------------------------------------------------
+
+
+def export_entries(tmp: Path, prefix: str = "") -> list[tuple[str, bytes]]:
+    """The files of the base export, as (entry name, bytes), under ``prefix``."""
+    stage = tmp / "stage"
+    root = base.write_torch_text(stage)
+    files = [(prefix + p.relative_to(stage).as_posix(), p.read_bytes()) for p in sorted(root.rglob("*")) if p.is_file()]
+    import shutil
+
+    shutil.rmtree(stage)
+    return files
+
+
+def archive_batch(tmp: Path, data: bytes, name: str = "runs.zip", *extra: str, env: dict | None = None) -> Run:
+    (tmp / "in").mkdir(exist_ok=True)
+    (tmp / "in" / name).write_bytes(data)
+    argv = ["batch", str(tmp / "in"), "--catalog", str(tmp / "c.duckdb"), "--jobs", "1", "--no-diagnose", *extra]
+    return Run(argv, env or {})
+
+
+def tar_bytes(entries: list[tuple[str, bytes | None]], mode: str = "w") -> bytes:
+    """A tar of files (bytes) and folders (None)."""
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tf:
+        for name, data in entries:
+            info = tarfile.TarInfo(name)
+            if data is None:
+                info.type = tarfile.DIRTYPE
+                tf.addfile(info)
+            else:
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+BOMB = b"\0" * (24 << 20)  # 24 MiB of zeros: a few KiB deflated, far past 200 times that
+TEMP = "npu-triage-batch-"
+KD_IN = f"{TORCH_ROOT}/{APO}/kernel_details.csv"
+
+cli_case("archive_zip_bomb_in_a_read_file", "archive", 2, r"runs\.zip: refused at entry .*kernel_details\.csv.*times")(
+    lambda t: archive_batch(t, zip_bytes([(f"x/{KD_IN}", BOMB)]))
+)
+cli_case("archive_zip_bomb_beside_a_good_export", "archive", 0, r"runs\.zip: refused at entry")(
+    lambda t: (export(t), archive_batch(t, zip_bytes([(f"bomb/{KD_IN}", BOMB)])))[1]
+)
+cli_case("archive_tgz_bomb", "archive", 2, r"runs\.tgz: refused at entry .*trace_view\.json")(
+    lambda t: archive_batch(t, tar_bytes([(f"x/{TORCH_ROOT}/{APO}/trace_view.json", BOMB)], "w:gz"), "runs.tgz")
+)
+cli_case("archive_unused_big_file_is_skipped", "archive", 0, r"1 run\(s\) catalogued")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t) + [(f"{TORCH_ROOT}/model.ckpt", BOMB)]))
+)
+cli_case("archive_total_limit_by_option", "archive", 2, r"runs\.zip: refused at entry .*passes 1\.0 KiB")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t)), "runs.zip", "--max-unpacked", "1KiB")
+)
+cli_case("archive_total_limit_by_env", "archive", 2, r"runs\.zip: refused at entry .*passes 2\.0 KiB")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t)), env={"NPU_TRIAGE_MAX_UNPACKED": "2KiB"})
+)
+cli_case("archive_limit_env_bogus", "archive", 2, r"NPU_TRIAGE_MAX_UNPACKED='lots': not a size")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t)), env={"NPU_TRIAGE_MAX_UNPACKED": "lots"})
+)
+cli_case("archive_ratio_option_below_one", "archive", 2, r"--max-unpack-ratio='0\.5': not a number of 1 or more")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t)), "runs.zip", "--max-unpack-ratio", "0.5")
+)
+cli_case("archive_ratio_option_nan", "archive", 2, r"--max-unpack-ratio='nan'")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t)), "runs.zip", "--max-unpack-ratio", "nan")
+)
+cli_case("archive_zip_file_and_folder_of_one_name", "archive", 0, r"kernel_details\.csv is a file in the archive")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t) + [(f"{KD_IN}/trace_view.json", b"[]")]))
+)
+cli_case("archive_zip_same_name_twice", "archive", 0, r"kernel_details\.csv \(a second entry of the same name\)")(
+    lambda t: archive_batch(t, zip_bytes(export_entries(t) + [(KD_IN, b"Name\n")]))
+)
+cli_case("archive_tar_folder_then_file_of_one_name", "archive", 0, r"op_statistic\.csv \(a folder of the same name")(
+    lambda t: archive_batch(
+        t,
+        tar_bytes([(f"{TORCH_ROOT}/{APO}/op_statistic.csv/kernel_details.csv", b"x")] + export_entries(t)),
+        "runs.tar",
+    )
+)
+cli_case(
+    "archive_zip_bad_crc_names_the_entry", "archive", 2, r"runs\.zip: could not be read at entry '.*kernel_details"
+)(lambda t: archive_batch(t, _bad_crc(zip_bytes(export_entries(t)))))
+cli_case("archive_tgz_truncated", "archive", 2, r"runs\.tgz: could not be read")(
+    lambda t: archive_batch(t, tar_bytes(export_entries(t), "w:gz")[:700], "runs.tgz")
+)
+
+
+def _bad_crc(data: bytes) -> bytes:
+    """The zip with one byte of kernel_details.csv's stored data changed (its CRC no longer matches)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        info = zf.getinfo(KD_IN)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    pos = start + info.compress_size // 2
+    return data[:pos] + bytes([data[pos] ^ 0xFF]) + data[pos + 1 :]
