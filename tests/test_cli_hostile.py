@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
-from tests.malformed.cli_cases import CLI_CASES, CliCase
+from tests.malformed.cli_cases import CLI_CASES, SECRET, CliCase
 from tests.tree_hash import tree_digest
 
 TRACEBACK = "Traceback (most recent call last)"
@@ -45,6 +45,9 @@ def test_cli_hostile_case_exits_as_stated_with_a_named_message(case: CliCase, tm
         assert re.search(case.message, err if case.code else text), f"no message like {case.message!r}:\n{text}"
     if case.cls == "archive":
         assert "npu-triage-batch-" not in text, "a message shows a temporary path"
+    if case.cls == "rule_sql":  # the rule read nothing and wrote nothing
+        reports = " ".join(p.read_text() for p in (tmp_path / "out").rglob("diagnosis.*"))
+        assert SECRET not in text + reports and not (tmp_path / "pwned.csv").exists()
 
 
 def _first_of_each_class() -> list[CliCase]:
@@ -133,3 +136,27 @@ def test_unpack_writes_only_the_files_readers_use(tmp_path):
     result = unpack(archive, tmp_path / "out")
     written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*") if p.is_file())
     assert written == sorted(name for name, _ in entries) and result.skipped == 3
+
+
+def test_markdown_report_renders_no_markup_from_export_strings(tmp_path, capsys):
+    """diagnosis.md through a real CommonMark renderer with raw HTML on (as many sites render it): no
+    tag, link or image from an op name, and every table keeps its columns."""
+    from markdown_it import MarkdownIt
+
+    from tests.malformed.cli_cases import hostile_names
+
+    export = hostile_names(tmp_path)
+    assert main(["diagnose", str(export), "--out", str(tmp_path / "out"), "--format", "md"]) in (0, 1)
+    md = next((tmp_path / "out").rglob("diagnosis.md")).read_text()
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(md)
+    for bad in ("<script", "<svg", "<img", 'javascript:alert(1)"', "<a href", "<code>code</code>"):
+        assert bad not in html, f"{bad!r} reached the rendered page"
+    assert "&lt;script&gt;" in html, "the op name is still shown, as text"
+    columns = None
+    for line in md.splitlines():
+        if not line.startswith("|"):
+            columns = None  # a table ends
+            continue
+        pipes = len(re.findall(r"(?<!\\)\|", line.replace("\\\\", "")))
+        columns = columns or pipes
+        assert pipes == columns, f"a row of another width: {line}"

@@ -17,6 +17,7 @@ import pyarrow as pa
 from analyzer.atomic_files import atomic_path
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
+from analyzer.sql_sandbox import close_to_files
 
 
 class CatalogError(Exception):
@@ -141,8 +142,7 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> pa.Table:
 
 def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
     """Run user SQL on a read-only catalog connection with file access switched off."""
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
+    close_to_files(con, lock_settings=True)
     return con.sql(sql).to_arrow_table()
 
 

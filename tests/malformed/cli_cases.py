@@ -469,3 +469,106 @@ def _bad_crc(data: bytes) -> bytes:
     start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
     pos = start + info.compress_size // 2
     return data[:pos] + bytes([data[pos] ^ 0xFF]) + data[pos + 1 :]
+
+
+# ---- strings from an export that would be markup -----------------------------------------------------
+
+MARKUP = [
+    "<script>alert('kd')</script>",
+    "<svg onload=alert(1)>",
+    "a|b|c",
+    "`code` and ``more``",
+    "[click](javascript:alert(1))",
+    "<img src=x onerror=alert(2)>",
+    "back\\slash|pipe",
+    "<!-- comment",
+]
+
+
+def hostile_names(tmp: Path) -> Path:
+    """The base export with every op name and type replaced by a string that would be markup."""
+    from tests.malformed.base_exports import csv_cell
+
+    root = export(tmp)
+    header = base.KD_HEADER.split(",")
+    rows = [base.kd_row(i, *op) for i, op in enumerate(base.OPS)]
+    for i, row in enumerate(rows):
+        row[header.index("Name")] = csv_cell(MARKUP[i % len(MARKUP)])
+        row[header.index("Type")] = csv_cell(MARKUP[(i + 3) % len(MARKUP)])
+    (root / APO / "kernel_details.csv").write_text(base.kernel_details_text(rows))
+    return root
+
+
+cli_case("markdown_hostile_op_names_and_types", "markup", 0, r"wrote .*diagnosis\.md")(
+    lambda t: Run(["diagnose", str(hostile_names(t)), "--out", str(t / "out"), "--format", "md,json"])
+)
+
+# ---- rule SQL that reaches outside the loaded tables (--rules) -----------------------------------------
+
+RULE = '''schema_version = 1
+
+[rule]
+id = "SCH990"
+name = "outside-reach"
+title = "A user rule reaching outside the tables"
+category = "scheduling"
+severity = "warning"
+status = "stable"
+since = "0.1.0"
+scope = "run"
+requires = {{ ops = ["op_type", "dur_us"] }}
+
+[doc]
+checks = "Reads or writes outside the loaded tables."
+why = "It must not be able to."
+impact = "None."
+
+[params]
+min_total_us = 0.0
+
+[query]
+sql = """
+{sql}
+"""
+
+[finding]
+metric = "op_type_time"
+unit = "us"
+polarity = "lower_is_better"
+message = "{{subject}}"
+
+[advice]
+summary = "None."
+steps = ["None."]
+'''
+SECRET = "npu-triage-secret-6502"
+
+
+def rule_run(tmp: Path, sql: str) -> Run:
+    """diagnose with a --rules folder holding one rule of ``sql`` ({secret} and {out} are filled in)."""
+    (tmp / "secret.txt").write_text(SECRET)
+    folder = tmp / "myrules" / "scheduling"
+    folder.mkdir(parents=True)
+    filled = sql.format(secret=tmp / "secret.txt", out=tmp / "pwned.csv")
+    (folder / "outside-reach.toml").write_text(RULE.format(sql=filled))
+    root = export(tmp)
+    argv = ["diagnose", str(root), "--out", str(tmp / "out"), "--format", "json,md", "--rules", str(tmp / "myrules")]
+    return Run(argv)
+
+
+RULE_SQL = {
+    "read_text": "SELECT $run_id AS run_id, content AS subject, 1.0 AS value, 1.0 AS impact_us "
+    "FROM read_text('{secret}') WHERE $min_total_us >= 0 ORDER BY subject, value",
+    "read_csv": "SELECT $run_id AS run_id, column0 AS subject, 1.0 AS value, 1.0 AS impact_us "
+    "FROM read_csv('{secret}', header = false) WHERE $min_total_us >= 0 ORDER BY subject, value",
+    "copy_to": "COPY (SELECT op_name FROM ops) TO '{out}'; SELECT $run_id AS run_id, 'x' AS subject, 1.0 AS value, "
+    "1.0 AS impact_us WHERE $min_total_us >= 0 ORDER BY subject, value",
+    "attach": "ATTACH '{out}' AS evil; SELECT $run_id AS run_id, 'x' AS subject, 1.0 AS value, "
+    "1.0 AS impact_us WHERE $min_total_us >= 0 ORDER BY subject, value",
+    "glob": "SELECT $run_id AS run_id, file AS subject, 1.0 AS value, 1.0 AS impact_us FROM glob('{secret}') "
+    "WHERE $min_total_us >= 0 ORDER BY subject, value",
+}
+for _name, _sql in RULE_SQL.items():
+    cli_case(f"rule_sql_{_name}", "rule_sql", 0, r"outside-reach: query failed: Permission Error")(
+        lambda t, s=_sql: rule_run(t, s)
+    )
