@@ -129,6 +129,7 @@ def diagnose(
         problems=run_problems(con, run_id),
         params=effective,
         tool_version=__version__,
+        rule_reports={r.name: r.report for r in rules},
     )
 
 
@@ -160,4 +161,5 @@ def diagnose_runs(
         findings=tuple(rank_findings(findings)),
         params={r.name: effective_params(r, params) for r in several if r.params},
         tool_version=__version__,
+        rule_reports={r.name: r.report for r in several},
     )

@@ -38,6 +38,8 @@ class BenchInput:
 
     @property
     def label(self) -> str:
+        if not self.tasks:  # an export of the user's own (``own_input``)
+            return f"{self.layout} {self.size}"
         return f"{self.layout} {self.size} ({self.tasks:,} tasks)"
 
     def files(self, pattern: str) -> list[Path]:
@@ -69,12 +71,24 @@ class BenchInput:
         return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file()) / 1e6
 
 
-def bench_inputs(data_dir: Path, sizes: list[str], tiny: bool) -> list[BenchInput]:
+def own_input(path: Path) -> BenchInput:
+    """An export folder given on the command line, measured as it is (never generated or changed)."""
+    if not path.is_dir():
+        raise SystemExit(f"--export {path}: no such folder")
+    layout = "msprof" if any(path.rglob("op_summary_*.csv")) or any(path.rglob("msprof_*.json")) else "torch_npu"
+    return BenchInput(layout, path.name, 0, 0, path)
+
+
+def bench_inputs(
+    data_dir: Path, sizes: list[str], tiny: bool, layouts: list[str] | tuple[str, ...] = ("torch_npu", "msprof")
+) -> list[BenchInput]:
     """Every (layout, size) input asked for, generated into ``data_dir`` when not cached there."""
     table = TINY_SIZES if tiny else SIZES
     slice_rows = TINY_SLICE_ROWS if tiny else SLICE_ROWS
     found = []
     for layout, by_size in table.items():
+        if layout not in layouts:
+            continue
         for size in sizes:
             if size in by_size:
                 tasks = by_size[size]

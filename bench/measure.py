@@ -23,8 +23,8 @@ class Measurement:
 # command's wall time, peak RSS (KiB) and exit code to the file descriptor given. Linux keeps a
 # process's peak RSS across exec, and a process started by the benchmark begins as a copy (or, under
 # vfork, a borrower) of the benchmark's own memory: started directly, a command reported at least
-# the peak RSS the benchmark process ever had (a 13 MB command measured 1014 MB after the runner had
-# once held 1 GB). Forked from this small launcher instead, it carries at most the launcher's.
+# the peak RSS the benchmark process ever had. Forked from this small launcher instead, it carries at
+# most the launcher's.
 _LAUNCHER = """
 import os, sys, time
 start = time.perf_counter()

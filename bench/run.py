@@ -1,8 +1,12 @@
 """Benchmark npu-triage diagnose against the DuckDB parse floor and msprof-analyze on big exports.
 
-python bench/run.py                    # full run: generate (cached), measure, print, write JSON
+python bench/run.py                    # full run: generate (cached), measure, print, write JSON and docs
 python bench/run.py --tiny --skip-msprof-analyze   # seconds-long check of every step (CI)
-python bench/run.py --update-readme    # rewrite the README's benchmark section from the JSON
+python bench/run.py --sizes 1x --export DIR --skip-msprof-analyze   # a subset, plus an export of your own
+python bench/run.py --update-readme    # rewrite docs/benchmark.md and the README's table from the JSON
+
+A full run appends its tables (machine, commit, every row, the targets) to docs/benchmark.md and
+rewrites the README's short table, which links there.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ import argparse
 import compileall
 import json
 import os
+import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,14 +26,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import msprof_analyze  # noqa: E402
-from bench.inputs import BenchInput, bench_inputs  # noqa: E402
+from bench.inputs import BenchInput, bench_inputs, own_input  # noqa: E402
 from bench.measure import Measurement, measure, median_of  # noqa: E402
-from bench.render import print_results, update_readme  # noqa: E402
+from bench.render import print_results, update_docs, update_readme  # noqa: E402
 from bench.results import (  # noqa: E402
     DIAGNOSE,
-    DIAGNOSE_FAST,
     DIAGNOSE_HTML,
+    DIAGNOSE_LIMITED,
     FLOOR,
+    LIMIT,
     MSPROF,
     MSPROF_BUDGET_S,
     Row,
@@ -45,6 +52,21 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0])
     p.add_argument("--tiny", action="store_true", help="tiny inputs: a seconds-long run of every step (CI)")
     p.add_argument("--sizes", default="1x,5x,10x", help="comma-separated size names: 1x, 5x, 10x (msprof only)")
+    p.add_argument("--layouts", default="torch_npu,msprof", help="comma-separated layouts of generated inputs")
+    p.add_argument(
+        "--export",
+        type=_absolute,
+        action="append",
+        default=[],
+        help="an export folder of your own to measure too (repeatable); with --sizes '' only these",
+    )
+    p.add_argument(
+        "--tools",
+        default=",".join(_TOOL_NAMES),
+        help=f"comma-separated subset of {', '.join(_TOOL_NAMES)} (msprof-analyze: see --skip-msprof-analyze)",
+    )
+    p.add_argument("--note", default="", help="a sentence recorded with the run in docs/benchmark.md")
+    p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark.md and the README table")
     p.add_argument("--skip-msprof-analyze", action="store_true", help="do not run msprof-analyze")
     p.add_argument(
         "--repeat",
@@ -92,19 +114,24 @@ def _row(item: BenchInput, tool: str, samples: list[Measurement]) -> Row:
 Command = tuple[list[str], str, dict[str, str] | None]
 
 
-def _engine_commands(item: BenchInput, work: Path) -> dict[str, Command]:
-    """Tool -> (command, log name, environment): npu-triage without and with HTML as a user runs it
-    (the default memory budget: NPU_TRIAGE_MEMORY_LIMIT unset), with the fast budget, and the parse
-    floor."""
+_TOOL_NAMES = {"diagnose": DIAGNOSE, "html": DIAGNOSE_HTML, "limited": DIAGNOSE_LIMITED, "floor": FLOOR}
+
+
+def _engine_commands(item: BenchInput, work: Path, tools: list[str]) -> dict[str, Command]:
+    """Tool -> (command, log name, environment) for the ``tools`` asked for: npu-triage without and
+    with HTML as a user runs it (the default memory limit: NPU_TRIAGE_MEMORY_LIMIT unset), under a
+    small limit, and the parse floor."""
     commands = {}
     runs = (
         (DIAGNOSE, "json,md", None),
         (DIAGNOSE_HTML, "json,md,html", None),
-        (DIAGNOSE_FAST, "json,md", "fast"),
+        (DIAGNOSE_LIMITED, "json,md", LIMIT),
     )
     default_env = {k: v for k, v in os.environ.items() if k != "NPU_TRIAGE_MEMORY_LIMIT"}
-    for tool, formats, budget in runs:
-        tag = formats.replace(",", "_") + ("" if budget is None else f"_{budget}")
+    for tool, formats, limit in runs:
+        if tool not in tools:
+            continue
+        tag = formats.replace(",", "_") + ("" if limit is None else f"_{limit}")
         cmd = [
             sys.executable,
             "-m",
@@ -115,9 +142,11 @@ def _engine_commands(item: BenchInput, work: Path) -> dict[str, Command]:
             str(work / tag),
             "--format",
             formats,
+            *([] if limit is None else ["--memory-limit", limit]),
         ]
-        env = default_env if budget is None else {**default_env, "NPU_TRIAGE_MEMORY_LIMIT": budget}
-        commands[tool] = (cmd, f"diagnose_{tag}", env)
+        commands[tool] = (cmd, f"diagnose_{tag}", default_env)
+    if FLOOR not in tools:
+        return commands
     floor = [
         sys.executable,
         str(ROOT / "bench" / "parse_floor.py"),
@@ -129,13 +158,23 @@ def _engine_commands(item: BenchInput, work: Path) -> dict[str, Command]:
     return commands
 
 
-def _input_rows(item: BenchInput, work: Path, repeats: int, tool: Path | None) -> list[Row]:
+def _same_diagnosis(work: Path) -> bool | None:
+    """Whether the limited run wrote the same diagnosis.json and .md as the default one (None when
+    either did not run)."""
+    default, limited = work / "json_md", work / f"json_md_{LIMIT}"
+    if not default.is_dir() or not limited.is_dir():
+        return None
+    files = sorted(p.relative_to(default) for p in default.rglob("diagnosis.*"))
+    return bool(files) and all((default / f).read_bytes() == (limited / f).read_bytes() for f in files)
+
+
+def _input_rows(item: BenchInput, work: Path, repeats: int, tool: Path | None, tools: list[str]) -> list[Row]:
     """Each engine command ``repeats`` times and, on a torch_npu input, msprof-analyze as often
     (until its runs have taken MSPROF_BUDGET_S), round by round: a drift of the machine's speed
     over the minutes an input takes then hits every tool alike, msprof-analyze included, and the
     ratios compare runs made side by side. A row holds the median wall time and the largest peak
     RSS."""
-    commands = _engine_commands(item, work)
+    commands = _engine_commands(item, work, tools)
     samples: dict[str, list[Measurement]] = {name: [] for name in commands}
     msprof: list[Measurement] | None = [] if tool and item.layout == "torch_npu" else None
     for run in range(repeats):
@@ -144,6 +183,8 @@ def _input_rows(item: BenchInput, work: Path, repeats: int, tool: Path | None) -
         if tool and msprof is not None and sum(m.wall_s for m in msprof) < MSPROF_BUDGET_S:
             msprof.append(_msprof_run(item, tool, work, run + 1))
     rows = [_row(item, name, ms) for name, ms in samples.items()]
+    same = _same_diagnosis(work)
+    rows = [replace(r, same_diagnosis=same) if r.tool == DIAGNOSE_LIMITED else r for r in rows]
     return rows if msprof is None else [*rows, _row(item, MSPROF, msprof)]
 
 
@@ -186,7 +227,7 @@ def _repeats(args: argparse.Namespace) -> int:
 def _compile_engine() -> None:
     """Compile npu-triage's bytecode once, as pip does when it installs a package (and did for
     msprof-analyze's venv). Run from a clone with PYTHONDONTWRITEBYTECODE set, each diagnose would
-    otherwise compile its modules again (about 40 ms of every run)."""
+    otherwise compile its modules again in every run."""
     compileall.compile_dir(ROOT / "analyzer", quiet=1)
 
 
@@ -194,17 +235,26 @@ def run_benchmark(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     _compile_engine()
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
-    items = bench_inputs(args.data or args.out / "data", sizes, args.tiny)
+    layouts = [s.strip() for s in args.layouts.split(",") if s.strip()]
+    unknown = [t for t in args.tools.split(",") if t.strip() and t.strip() not in _TOOL_NAMES]
+    if unknown:
+        raise SystemExit(f"--tools: unknown {', '.join(unknown)}; known: {', '.join(_TOOL_NAMES)}")
+    tools = [_TOOL_NAMES[t.strip()] for t in args.tools.split(",") if t.strip()]
+    items = bench_inputs(args.data or args.out / "data", sizes, args.tiny, layouts) + [
+        own_input(p) for p in args.export
+    ]
     tool = _msprof_tool(args)
     repeats = _repeats(args)
     rows: list[Row] = []
     for item in items:
         work = args.out / "runs" / item.path.name
         print(f"measuring {item.label} ...", file=sys.stderr, flush=True)
-        rows += _input_rows(item, work, repeats, tool)
+        rows += _input_rows(item, work, repeats, tool, tools)
     doc = results_document(rows, args.tiny, time.perf_counter() - start)
     doc["sizes"] = sizes
     doc["repeats"] = repeats
+    doc["commit"] = _commit()
+    doc["note"] = args.note
     write_json_atomically(args.out / "results.json", doc)
     return doc
 
@@ -214,13 +264,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.update_readme:
         stored = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
         doc = recomputed_document(stored)
+        update_docs(ROOT / "docs" / "benchmark.md", doc)
         update_readme(ROOT / "README.md", doc)
-        print(f"README.md benchmark section rewritten from {args.out / 'results.json'}")
+        print(f"docs/benchmark.md and the README table rewritten from {args.out / 'results.json'}")
         return 0
     doc = run_benchmark(args)
     print_results(doc)
     print(f"wrote {args.out / 'results.json'}")
+    if not (args.tiny or args.no_docs):
+        update_docs(ROOT / "docs" / "benchmark.md", doc)
+        update_readme(ROOT / "README.md", doc)
+        print("wrote docs/benchmark.md and the README's benchmark table")
     return 0
+
+
+def _commit() -> str:
+    """The measured commit (with '+changes' when the work tree differs from it), for docs/benchmark.md."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 if __name__ == "__main__":

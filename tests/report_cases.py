@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 
 from analyzer.ingest.database import append_rows
 from analyzer.report.model import Diagnosis
-from analyzer.rule_engine.model import Finding, RuleOutcome
+from analyzer.rule_engine.loader import load_rules
+from analyzer.rule_engine.model import Finding, ReportSpec, RuleOutcome
+
+RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
 
 HOSTILE_SCRIPT = "<script>alert(1)</script>"
 HOSTILE_IMG = "<img src=x onerror=alert(1)>"
@@ -114,7 +119,13 @@ def diagnosis_for(
         problems=problems,
         params={"inter-op-gap.threshold_us": 200.0},
         tool_version="0.1.0",
+        rule_reports=builtin_rule_reports(),
     )
+
+
+def builtin_rule_reports() -> dict[str, ReportSpec]:
+    """The [report] table of every built-in rule, by rule name."""
+    return {r.name: r.report for r in load_rules(RULES_DIR)}
 
 
 def add_hostile_run(con: duckdb.DuckDBPyConnection, run_id: str = "hostile") -> Diagnosis:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE_TOOLS = (
     "npu-triage diagnose (json,md)",
     "npu-triage diagnose (json,md,html)",
-    "npu-triage diagnose (json,md), NPU_TRIAGE_MEMORY_LIMIT=fast",
+    "npu-triage diagnose (json,md), --memory-limit 512MB",
     "parse floor (DuckDB read_csv + read_json)",
 )
 
@@ -58,11 +58,10 @@ def test_bench_tiny_run_writes_every_row(tmp_path: Path) -> None:
         (layout, tool) for layout in ("torch_npu", "msprof") for tool in ENGINE_TOOLS
     }
     assert "npu-triage benchmark" in proc.stdout
-    # the fast rows have runs of their own, and the default (lean) budget, at its smallest, was
-    # enough for the tiny inputs: no run fell back to DuckDB's own limit
-    assert len(list(out.glob("runs/*/diagnose_json_md_fast_1.log"))) == 4
-    default_logs = sorted(out.glob("runs/*/diagnose_json_md_1.log"))
-    assert len(default_logs) == 4 and not any("again" in p.read_text() for p in default_logs)
+    # the limited rows have runs of their own, and wrote the same diagnosis as the default ones
+    assert len(list(out.glob("runs/*/diagnose_json_md_512MB_1.log"))) == 4
+    limited = [r for r in doc["rows"] if "--memory-limit" in r["tool"]]
+    assert len(limited) == 4 and all(r["same_diagnosis"] for r in limited)
     assert not list(out.glob("data/.*")), "a half-written input was left behind"
 
 
@@ -108,3 +107,24 @@ def test_a_results_document_is_derived_again_from_its_measured_rows() -> None:
     again = recomputed_document(old)
     assert again["rows"] == new["rows"] and again["targets"] == new["targets"]
     assert again["machine"] == new["machine"] and again["total_run_s"] == 60.0
+
+
+def test_docs_keep_every_run_once_and_the_readme_only_the_newest_table(tmp_path: Path) -> None:
+    """docs/benchmark.md gets each run's section on top (a regenerated one replaces its own); the
+    README gets the newest run's short table and a link, no machine or commit."""
+    from bench.render import update_docs, update_readme
+
+    rows = [_row(DIAGNOSE, 2.0), _row(FLOOR, 1.0)]
+    first = {**results_document(rows, tiny=False, total_s=60.0), "commit": "aaaaaaa", "sizes": ["1x"]}
+    second = {**first, "commit": "bbbbbbb"}
+    docs, readme = tmp_path / "benchmark.md", tmp_path / "README.md"
+    readme.write_text("# x\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n", encoding="utf-8")
+    for doc in (first, second, second):
+        update_docs(docs, doc)
+        update_readme(readme, doc)
+    text = docs.read_text(encoding="utf-8")
+    assert text.count("commit bbbbbbb") == 2 and text.count("commit aaaaaaa") == 2  # heading + machine line
+    assert text.index("commit bbbbbbb") < text.index("commit aaaaaaa")
+    shown = readme.read_text(encoding="utf-8")
+    assert "old" not in shown and "docs/benchmark.md" in shown and "| 2.00 |" in shown
+    assert "bbbbbbb" not in shown and first["machine"]["cpu"] not in shown

@@ -79,7 +79,7 @@ def test_cli_diff_and_sweep_leave_inputs_byte_identical(tmp_path, capsys):
     assert (
         _run_checked(["sweep", *[str(p) for p in sweep], "--html", str(tmp_path / "sweep.html")], inputs, before) == 0
     )
-    assert "scheduling overhead" in capsys.readouterr().out
+    assert "scheduling overhead" in capsys.readouterr().err  # into a pipe the verdict goes to stderr
 
 
 def test_cli_diagnose_folder_of_several_runs_writes_run_reports_no_all_runs(real_dir, tmp_path, capsys):

@@ -45,9 +45,10 @@ def test_cli_hostile_case_exits_as_stated_with_a_named_message(case: CliCase, tm
         assert re.search(case.message, err if case.code else text), f"no message like {case.message!r}:\n{text}"
     if case.cls == "archive":
         assert "npu-triage-batch-" not in text, "a message shows a temporary path"
-    if case.cls == "rule_sql":  # the rule read nothing and wrote nothing
+    if case.cls == "rule_sql":  # the rule read nothing and wrote nothing, and its failure is recorded
         reports = " ".join(p.read_text() for p in (tmp_path / "out").rglob("diagnosis.*"))
         assert SECRET not in text + reports and not (tmp_path / "pwned.csv").exists()
+        assert re.search(r"query failed: Permission Error: Cannot access", reports), "the rule's outcome says why"
 
 
 def _first_of_each_class() -> list[CliCase]:

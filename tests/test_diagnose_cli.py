@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from analyzer.cli import main
+from analyzer.report.plotly_asset import plotly_file_name
+from analyzer.report.terminal import TSV_COLUMNS
 
 KERNEL_DETAILS = (
     "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n"
@@ -45,13 +47,33 @@ def test_diagnose_cli_missing_path_exits_2(tmp_path):
     assert main(["diagnose", str(tmp_path / "absent"), "--out", str(tmp_path / "r")]) == 2
 
 
-def test_diagnose_cli_tiny_export_writes_reports(tmp_path):
+def test_diagnose_cli_tiny_export_writes_reports(tmp_path, capsys):
     export = _export(tmp_path)
     code = main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--fail-on", "warning"])
-    run_folder = next((tmp_path / "r").iterdir())
+    (run_folder,) = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
     assert code == 1  # 200 us busy of 1100 us: low utilisation
     assert sorted(p.name for p in run_folder.iterdir()) == ["diagnosis.json", "diagnosis.md", "report.html"]
+    assert [p.name for p in (tmp_path / "r").glob("plotly-*.min.js")] == [plotly_file_name()]
     assert not any(p.name.startswith("reports") for p in export.rglob("*"))
+    err = capsys.readouterr().err
+    assert "--fail-on warning: tripped by tiny_ascend_pt: warning SCH001 inter-op-gap (device) and 1 more" in err
+
+
+def test_diagnose_cli_into_a_pipe_prints_tsv_with_full_ids(tmp_path, capsys):
+    export = _export(tmp_path)
+    assert main(["diagnose", str(export), "--out", str(tmp_path / "r")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split("\t") for line in lines]
+    assert rows[0] == list(TSV_COLUMNS)
+    assert len(rows) > 1 and all(len(r) == len(TSV_COLUMNS) for r in rows)
+    assert {r[0] for r in rows[1:]} == {"tiny_ascend_pt"}
+    assert [r[4] for r in rows[1:]] == ["inter-op-gap", "low-aicore-utilization"]
+
+
+def test_diagnose_cli_quiet_prints_nothing_on_stdout(tmp_path, capsys):
+    export = _export(tmp_path)
+    assert main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
 
 
 def test_rules_cli_check_builtin_rules_exit_0():

@@ -6,7 +6,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer.ingest.database import append_rows, connect
-from analyzer.ingest.numbered_rows import ROWS
 from analyzer.rule_engine.views import create_views
 
 # (device_id, stream_id, start us, duration us): small ranges, so ties and overlaps are common.
@@ -19,7 +18,7 @@ _TASK = st.tuples(
 
 
 def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = ()):
-    con = connect(None)
+    con = connect()
     for n, (device, stream, start, dur) in enumerate(tasks):
         append_rows(
             con,
@@ -121,7 +120,7 @@ def test_without_step_windows_the_gaps_skip_the_step_join_and_keep_the_same_rows
     from analyzer.rule_engine.views import _device_gaps_sql
 
     con = _load(tasks)
-    con.execute(f"UPDATE {ROWS['ops']} SET step_id = start_ns // 7000")  # each task's own step, from the ops
+    con.execute("UPDATE ops SET step_id = start_ns // 7000")  # each task's own step, from the ops
     both = [sorted(con.execute(_device_gaps_sql(with_steps=flag)).fetchall(), key=repr) for flag in (True, False)]
     assert both[0] == both[1]
     assert all(row[2] == row[4] // 7000 for row in both[1])  # the step of the task after the gap

@@ -45,7 +45,7 @@ def test_all_runs_two_batch_sizes_report_holds_only_the_comparison(tmp_path, cap
     assert HOSTILE not in page
     traces = re.search(r'"finding-1-chart-scaling",\s*(\[.*?\]),\s*\{', page, re.S).group(1)
     assert [t["x"] for t in json.loads(traces)] == [[1, 8]] * 4
-    assert "all-runs: 2 runs compared" in capsys.readouterr().out
+    assert "all-runs\t1\tinfo\tSCH003\tbatch-size-scaling\t" in capsys.readouterr().out  # TSV into a pipe
 
 
 def test_all_runs_without_batch_sizes_is_neither_written_nor_printed(tmp_path, capsys):

@@ -25,6 +25,7 @@ from tests.report_cases import (
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 SIZE_LIMIT_BYTES = 30 * 1024 * 1024
+TYPICAL_REPORT_LIMIT_BYTES = 2 * 1000 * 1000  # a typical run's page, plotly.js shared beside it
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,8 @@ def browser():
 
 
 def _check_page(driver, finding_count: int) -> None:
-    """No JS errors; every finding section and every chart present and drawn."""
+    """No JS errors; every finding section present; every general chart present once and drawn;
+    no chart drawn twice."""
     assert driver.execute_script("return window.__errors") == []
     severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
     assert severe == []
@@ -50,10 +52,18 @@ def _check_page(driver, finding_count: int) -> None:
         "return Array.from(document.querySelectorAll('.plotly-graph-div'))"
         ".map(e => [e.id, e.querySelectorAll('svg.main-svg').length > 0])"
     )
-    ids = {div_id for div_id, _ in drawn}
-    assert {f"chart-{key.replace('_', '-')}" for key in CHARTS} <= ids
-    assert len(drawn) == len(CHARTS) + finding_count
+    ids = [div_id for div_id, _ in drawn]
+    assert len(ids) == len(set(ids)), ids
+    assert {f"chart-{key.replace('_', '-')}" for key in CHARTS} <= set(ids)
     assert all(ok for _, ok in drawn), [div_id for div_id, ok in drawn if not ok]
+    titles = driver.execute_script(
+        "return Array.from(document.querySelectorAll('.plotly-graph-div .gtitle')).map(e => e.textContent)"
+    )
+    assert len(titles) == len(set(titles)), titles  # no chart appears twice under another id
+    links = driver.execute_script(
+        "return Array.from(document.querySelectorAll('a[href^=\"#\"]')).map(a => a.getAttribute('href').slice(1))"
+    )
+    assert all(driver.execute_script("return document.getElementById(arguments[0]) !== null", t) for t in links)
 
 
 def _screenshot(driver, name: str) -> Path:
@@ -78,10 +88,12 @@ def test_report_browser_real_level1_renders_without_errors(browser, real_dir, tm
     assert code == 0
     (page,) = tmp_path.rglob("report.html")
     findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
+    assert page.stat().st_size < TYPICAL_REPORT_LIMIT_BYTES
     open_and_wait(browser, page)
     _check_page(browser, len(findings))
     text = browser.execute_script("return document.body.innerText")
     assert "step 50" in text and "6.5%" in text and "101963.203" in text
+    assert browser.execute_script("return document.querySelectorAll('#chart-busy-step-50').length") == 1
     assert _screenshot(browser, "torch_npu_level1_rank0_text").stat().st_size > 10_000
 
 
@@ -99,8 +111,8 @@ def test_report_browser_hostile_names_show_as_text_without_alert(browser, tmp_pa
     text = browser.find_element(By.TAG_NAME, "body").text
     assert HOSTILE_SCRIPT in text and HOSTILE_IMG in text
     assert browser.find_elements(By.CSS_SELECTOR, "img") == []
-    assert browser.execute_script("return document.querySelectorAll('main script').length") == len(CHARTS) + len(
-        diagnosis.findings
+    assert browser.execute_script("return document.querySelectorAll('main script').length") == len(
+        browser.find_elements(By.CSS_SELECTOR, ".plotly-graph-div")
     )
     ticks = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#chart-pareto .xtick text")]
     assert HOSTILE_SCRIPT in ticks and HOSTILE_IMG in ticks
@@ -132,9 +144,41 @@ def test_report_browser_bundled_example_from_the_cli_renders_without_errors(brow
     example = ROOT / "fixtures" / "examples" / "resnet_host_sync"
     assert main(["diagnose", str(example), "--out", str(tmp_path)]) == 0
     (page,) = tmp_path.rglob("report.html")
+    assert page.stat().st_size < TYPICAL_REPORT_LIMIT_BYTES
     findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
     open_and_wait(browser, page)
     _check_page(browser, len(findings))
     text = browser.execute_script("return document.body.innerText")
     assert "inter-op-gap" in text and "host_sync" in text
     assert _screenshot(browser, "bundled_resnet_host_sync").stat().st_size > 10_000
+
+
+def test_report_browser_index_of_the_bundled_examples_links_every_report(browser, tmp_path):
+    """diagnose over a tree writes index.html: a row per report with its top finding, every link live."""
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    from analyzer.cli import main
+
+    assert main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--quiet"]) == 0
+    index = tmp_path / "index.html"
+    pages = sorted(tmp_path.rglob("report.html"))
+    assert len(pages) == 10  # nine runs and the all-runs page of the resnet50 sweep
+    browser.get(index.resolve().as_uri())
+    assert browser.execute_script("return window.__errors") == []
+    rows = browser.find_elements(By.CSS_SELECTOR, "#reports tbody tr")
+    assert len(rows) == len(pages)
+    targets = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#reports tbody a")]
+    assert sorted(targets) == sorted(p.resolve().as_uri() for p in pages)
+    for page, row in zip(
+        sorted(pages, key=lambda p: p.resolve().as_uri()),
+        sorted(rows, key=lambda r: r.find_element(By.TAG_NAME, "a").get_attribute("href")),
+        strict=True,
+    ):
+        findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
+        if findings:
+            assert findings[0]["code"] in row.text and findings[0]["subject"] in row.text
+    assert _screenshot(browser, "index_bundled_examples").stat().st_size > 10_000
+    open_and_wait(browser, pages[-1])  # a report opened from the index draws with the shared plotly.js
+    assert browser.execute_script("return window.__errors") == []

@@ -7,11 +7,14 @@ from pathlib import Path
 import pytest
 
 from analyzer.diagnosis import diagnose
-from analyzer.report.html import GAP_RULE, HOTSPOT_RULE, build_figures
+from analyzer.report.html import build_figures
 from analyzer.rule_engine.loader import load_rules
 from tests.test_report_series import _add_ops
 
 ROOT = Path(__file__).resolve().parents[1]
+# The rules whose [report] tables mark the calls chart (marks = "subjects") and the gap charts (limit_param).
+HOTSPOT_RULE = "call-count-hotspot"
+GAP_RULE = "inter-op-gap"
 HOTSPOT = [r for r in load_rules(ROOT / "rules") if r.name == HOTSPOT_RULE]
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from plotly.offline import get_plotlyjs
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.numbered_rows import ROWS
-from analyzer.report.html import CHARTS, chart_for_rule, figure_html, render_html, write_html
+from analyzer.report.html import CHARTS, RUNS_CHARTS, figure_html, render_html, write_html
 from analyzer.report.html_sections import DEVICE_TASK_RANGE_LABEL
 from analyzer.report.model import Diagnosis
+from analyzer.rule_engine.model import ReportSpec
+from analyzer.rule_engine.validation import CHART_KINDS
 from tests.report_cases import (
     FINDING_RULES,
     HOSTILE_IMG,
@@ -30,14 +33,61 @@ def hostile():
     con.close()
 
 
-def test_render_html_hostile_run_has_every_finding_and_chart(hostile):
+def _chart_ids(page: str) -> list[str]:
+    return re.findall(r'<div id="(chart-[a-z0-9-]+)" class="plotly-graph-div"', page)
+
+
+def test_render_html_hostile_run_has_every_finding_and_each_chart_once(hostile):
     page = hostile[2]
     for i, rule in enumerate(FINDING_RULES, 1):
         assert f'id="finding-{i}"' in page
         assert rule[4] in page
-        assert f'id="finding-{i}-chart-{chart_for_rule(rule[0], rule[3]).replace("_", "-")}"' in page
-    for key in CHARTS:
-        assert f'id="chart-{key.replace("_", "-")}"' in page
+    ids = _chart_ids(page)
+    assert len(ids) == len(set(ids))
+    assert {f"chart-{key.replace('_', '-')}" for key in CHARTS} <= set(ids)
+
+
+def test_render_html_finding_shows_the_chart_its_rule_file_declares(con):
+    """The chart comes from the rule's [report] table, whatever the rule is called."""
+    diagnosis = diagnosis_for(con, "hostile")
+    first = diagnosis.findings[0]
+    reports = {f.rule: ReportSpec() for f in diagnosis.findings} | {first.rule: ReportSpec(chart="hbm")}
+    page = render_html(replace(diagnosis, rule_reports=reports), con)
+    section = page[page.index('id="finding-1"') : page.index('id="finding-2"')]
+    assert 'id="chart-hbm"' in section
+    assert 'class="plotly-graph-div"' not in page[page.index('id="finding-2"') : page.index('id="charts"')]
+
+
+def test_render_html_shared_chart_is_drawn_once_and_linked(con):
+    diagnosis = diagnosis_for(con, "hostile")
+    reports = {f.rule: ReportSpec(chart="pipeline") for f in diagnosis.findings}
+    page = render_html(replace(diagnosis, rule_reports=reports), con)
+    assert _chart_ids(page).count("chart-pipeline") == 1
+    assert page.count('<a href="#chart-pipeline">') >= len(diagnosis.findings) - 1
+
+
+def test_render_html_info_findings_folded_and_no_empty_numbers(con):
+    diagnosis = diagnosis_for(con, "hostile")
+    last = replace(diagnosis.findings[-1], severity="info", threshold=None, impact_us=0.0, evidence=())
+    page = render_html(replace(diagnosis, findings=(*diagnosis.findings[:-1], last)), con)
+    folded = page[page.index('<details id="info-findings">') :]
+    assert f'id="finding-{len(diagnosis.findings)}"' in folded
+    assert "threshold: <b>—" not in page and "No evidence rows" not in page
+    assert "recoverable: <b>0.000 ms" not in page
+
+
+def test_chart_kinds_the_rules_may_declare_are_the_charts_drawn():
+    assert set(CHART_KINDS) == set(CHARTS) | set(RUNS_CHARTS)
+
+
+def test_report_and_cli_code_names_no_builtin_rule():
+    """A rule's chart and marks live in its file: presentation code never names a built-in rule."""
+    root = Path(__file__).resolve().parents[1]
+    names = [p.stem for p in (root / "rules").glob("*/*.toml")]
+    for folder in ("analyzer/report", "analyzer/cli", "analyzer/diff", "analyzer/runs"):
+        for path in (root / folder).glob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert not [n for n in names if f'"{n}"' in text or f"'{n}'" in text], path
 
 
 def test_render_html_hostile_names_never_appear_raw(hostile):
@@ -47,7 +97,7 @@ def test_render_html_hostile_names_never_appear_raw(hostile):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     # the only closing script tags are ours: the error collector, plotly.js, and one per figure
-    assert page.count("</script>") == 2 + len(CHARTS) + len(FINDING_RULES)
+    assert page.count("</script>") == 2 + len(_chart_ids(page))
 
 
 def test_render_html_is_self_contained_with_plotly_once(hostile):
@@ -73,7 +123,7 @@ def test_render_html_empty_run_says_not_collected(con):
 
 def test_render_html_missing_pmu_only_pipeline_not_collected(con):
     add_hostile_run(con)
-    con.execute(f"UPDATE {ROWS['ops']} SET core_time_us = NULL")
+    con.execute("UPDATE ops SET core_time_us = NULL")
     page = render_html(diagnosis_for(con, "hostile"), con)
     assert "not collected: PMU pipeline metrics" in page
 

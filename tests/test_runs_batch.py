@@ -189,6 +189,33 @@ def test_batch_with_diagnosis_catalogs_findings_and_runs_lists_the_top_one(tmp_p
     assert top[2] in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("fmt", ["auto", "tsv", "csv", "json"])
+def test_runs_into_a_pipe_lists_full_run_ids_in_a_parsable_format(tmp_path, capsys, fmt):
+    import csv
+    import json
+
+    for i in range(3):
+        write_tiny_export(tmp_path / "runs" / f"a_rather_long_experiment_name_for_run_{i:02d}", seed=i, steps=3)
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(tmp_path / "runs"), "--catalog", str(catalog), "--jobs", "1", "--no-diagnose"]) == 0
+    ids = [
+        r[0] for r in duckdb.connect(str(catalog), read_only=True).execute("SELECT run_id FROM catalog_runs").fetchall()
+    ]
+    capsys.readouterr()
+    assert main(["runs", str(catalog), "--format", fmt]) == 0
+    text = capsys.readouterr().out
+    if fmt == "json":
+        listed = [r["run_id"] for r in json.loads(text)]
+    else:
+        rows = list(csv.DictReader(text.splitlines(), delimiter="," if fmt == "csv" else "\t"))
+        listed = [r["run_id"] for r in rows]
+    assert sorted(listed) == sorted(ids) and len(ids) == 3
+    assert (
+        all(len(line.split("\t")) == len(text.splitlines()[0].split("\t")) for line in text.splitlines())
+        or fmt != "tsv"
+    )
+
+
 def test_second_batch_on_a_catalog_being_written_is_refused_naming_the_first(tmp_path, capsys):
     root = _tree(tmp_path)
     catalog = tmp_path / "cat.duckdb"

@@ -42,6 +42,8 @@ def test_sweep_cli_paths_with_batch_labels_and_page(tmp_path, capsys):
     large = write_tiny_export(tmp_path / "bs8", seed=2, steps=3, program=big)
     page = tmp_path / "sweep.html"
     assert main(["sweep", f"{small}:bs=1", f"{large}:bs=8", "--html", str(page)]) == 0
-    assert "batch size 1 -> 8" in capsys.readouterr().out
+    captured = capsys.readouterr()  # into a pipe: TSV rows on stdout, the verdict on stderr
+    assert "batch size 1 -> 8" in captured.err
+    assert captured.out.splitlines()[0].split("\t")[:3] == ["model_name", "batch_size", "run_id"]
     assert 'id="sweep-scaling"' in page.read_text()
     assert main(["sweep", str(small)]) == 2

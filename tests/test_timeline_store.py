@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest import numbered_rows, timeline_store
+from analyzer.ingest import timeline_store
 from analyzer.ingest.database import append_rows, connect
 
 
@@ -23,7 +23,7 @@ def test_duplicate_device_tasks_keep_the_row_with_a_device():
         ('s', NULL, 'other run', 1, 7, 100)
     ) v(run_id, device_id, name, stream_id, task_id, start_ns)""",
     )
-    con.execute(f"UPDATE {numbered_rows.ROWS['timeline']} SET kind = 'device_task'")
+    con.execute("UPDATE timeline SET kind = 'device_task'")
     timeline_store.delete_duplicate_device_tasks(con, "r")
     assert _timeline(con) == [("r", None, "json only"), ("r", 0, "task_time"), ("s", None, "other run")]
 
@@ -42,10 +42,8 @@ TASK_TIME_ROW = (
 
 
 def _insert_without_superseded(con: duckdb.DuckDBPyConnection, select_sql: str) -> None:
-    numbered_rows.register_all(con, select_sql)
-    numbered = f"SELECT k.run_no, v.* EXCLUDE (run_id) FROM ({select_sql}) v JOIN {numbered_rows.KEYS} k USING (run_id)"
-    rows = timeline_store.without_superseded(numbered, numbered_rows.run_no_sql("'r'"))
-    con.execute(f"INSERT INTO {numbered_rows.ROWS['timeline']} BY NAME {rows}")
+    rows = timeline_store.without_superseded(select_sql, "'r'")
+    con.execute(f"INSERT INTO timeline BY NAME {rows}")
 
 
 def test_a_device_task_whose_twin_naming_a_device_is_in_is_left_out_as_the_dedupe_would_delete_it():

@@ -20,16 +20,10 @@ from analyzer import __version__
 from analyzer.atomic_files import OutputError
 from analyzer.cli import commands
 from analyzer.cli.console import err
-from analyzer.cli.environment import check_memory_limit
-from analyzer.cli.process_end import release_kept, run_then_end
 from analyzer.cli.usage import UsageError
-from analyzer.ingest.memory_budget import ENV, lift_automatic_limit
+from analyzer.execution.memory import ENV, MemoryLimitError, memory_limit_bytes
 from analyzer.ingest.model import IngestError
 from analyzer.stop_signal import stop_on_signals, stop_requested
-
-
-class MemoryLimitError(Exception):
-    """DuckDB ran out of the memory limit the user set."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,41 +33,32 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-_EPILOG = (
-    f"environment: {ENV}=lean (default: a memory budget that keeps peak memory under twice "
-    "the largest input file), fast (a larger budget sized from the input files, up to 30% faster), "
-    "none (DuckDB's default, 80% of the machine's memory) or a size such as "
-    "8GB"
+_MEMORY_HELP = (
+    "DuckDB's memory limit, e.g. 512MB or 4GB; past it DuckDB spills to a private temporary folder "
+    f"(default: {ENV}, else a quarter of the machine's memory, at most 4 GiB)"
 )
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; with ``argv``, only the named command's module is imported (fast start-up)."""
-    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.", epilog=_EPILOG)
+    parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.")
     parser.add_argument("--version", action="version", version=f"npu-triage {__version__}")
+    parser.add_argument("--memory-limit", metavar="SIZE", help=_MEMORY_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = commands.all_modules() if argv is None else commands.modules_for(argv)
     for module in modules:
         module.register(sub)
+    for command in sub.choices.values():  # also accepted after the command's name
+        command.add_argument("--memory-limit", metavar="SIZE", default=argparse.SUPPRESS, help=_MEMORY_HELP)
     return parser
 
 
-def _run_command(args: argparse.Namespace) -> int:
-    """Run the command; when DuckDB ran out of the automatic memory budget, run it once more without it
-    (outputs are written atomically and are the same, so a second run replaces the first's)."""
-    try:
-        return int(args.func(args) or 0)
-    except duckdb.OutOfMemoryException as exc:
-        budget = lift_automatic_limit()
-        if budget is None:
-            raise MemoryLimitError(str(exc).splitlines()[0]) from None
-        err(
-            f"npu-triage: DuckDB needed more memory than the automatic budget ({ENV}={budget}, "
-            "sized from the input files); running the command again with DuckDB's own limit "
-            f"({ENV}=none)"
-        )
-        release_kept()  # the first attempt's database, before the second one builds its own
-        return int(args.func(args) or 0)
+def _set_memory_limit(option: str | None) -> None:
+    """Check the limit (option, else environment) and pass it on through the environment, which the
+    connections of this process and of its batch workers read (``execution/memory.py``)."""
+    limit = memory_limit_bytes(option)
+    if option is not None:
+        os.environ[ENV] = f"{limit}B"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with stop_on_signals():
         try:
-            check_memory_limit()
-            return _run_command(args)
+            _set_memory_limit(args.memory_limit)
+            return int(args.func(args) or 0)
         except BaseException as exc:
             return _exit_code(exc)
 
@@ -102,11 +87,11 @@ def _exit_code(exc: BaseException) -> int:
     if stop is not None or isinstance(exc, KeyboardInterrupt):
         err(f"npu-triage: {'terminated (SIGTERM)' if stop == signal.SIGTERM else 'interrupted'}")
         return 128 + (stop or signal.SIGINT)
-    if isinstance(exc, IngestError | UsageError | OutputError):
+    if isinstance(exc, IngestError | UsageError | OutputError | MemoryLimitError):
         err(f"npu-triage: {exc}")
         return 2
-    if isinstance(exc, MemoryLimitError | duckdb.OutOfMemoryException):
-        err(f"npu-triage: out of memory: {str(exc).splitlines()[0]} (raise {ENV}, e.g. {ENV}=8GB, or 'none')")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        err(f"npu-triage: out of memory: {str(exc).splitlines()[0]} (raise --memory-limit or {ENV}, e.g. 8GB)")
         return 2
     if isinstance(exc, BrokenPipeError):
         return 0
@@ -120,6 +105,5 @@ def _exit_code(exc: BaseException) -> int:
 
 
 def run() -> NoReturn:
-    """The program (``npu-triage``, ``python -m analyzer``): ``main()`` on the process's arguments,
-    then the process ends at once (``process_end.py``)."""
-    run_then_end(main)
+    """The program (``npu-triage``, ``python -m analyzer``): ``main()`` on the process's arguments."""
+    sys.exit(main())

@@ -3,35 +3,34 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+import sys
 from pathlib import Path
 
-import duckdb
-
+from analyzer.api import Trace, diagnose, load, open_database, report
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.cli.process_end import keep_until_exit
 from analyzer.cli.rule_options import (
     UsageError,
     add_rule_options,
     load_checked_rules,
     rule_overrides,
 )
-from analyzer.diagnosis import diagnose, diagnose_runs
+from analyzer.diagnosis import diagnose_runs
 from analyzer.duckdb_connect import is_duckdb_file
-from analyzer.ingest import load_export
-from analyzer.ingest.database import load_duckdb, save_duckdb
-from analyzer.ingest.loader import usable_run_ids
-from analyzer.ingest.memory_budget import report_budget
-from analyzer.report.json_export import render_json
-from analyzer.report.markdown import render_markdown
+from analyzer.ingest.database import save_duckdb
 from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
-from analyzer.report.terminal import print_diagnosis
-from analyzer.rule_engine.model import SEVERITY_RANK, Rule
+from analyzer.report.terminal import (
+    fail_on_line,
+    findings_tsv,
+    print_diagnosis,
+    print_overview,
+    tripping_findings,
+)
+from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
@@ -49,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("warning", "critical"),
         help="exit 1 when a finding has this severity or worse",
     )
+    p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -62,23 +62,18 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[duckdb.DuckDBPyConnection, list[str], list]:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
         if not is_duckdb_file(args.db):
             raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
-        con = load_duckdb(args.db)
-        return (
-            con,
-            [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()],
-            [],
-        )
+        return open_database(args.db)
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
-    ingested = load_export(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
+    trace = load(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
     if args.db:
-        save_duckdb(ingested.con, args.db, ingested.run_ids)
-    return ingested.con, ingested.run_ids, ingested.problems
+        save_duckdb(trace.con, args.db, trace.run_ids)
+    return trace
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -91,29 +86,39 @@ def _check_outputs(args: argparse.Namespace) -> None:
     check_outputs(outputs, sources)
 
 
-def _write(d: Diagnosis, con: duckdb.DuckDBPyConnection, folder: Path, formats: list[str]) -> Iterator[Path]:
-    """Write the reports one by one, yielding each as it is written (an output failure then names
-    its file after the files already written)."""
-    if "json" in formats:
-        yield write_text_atomically(folder / "diagnosis.json", render_json(d))
-    if "md" in formats:
-        yield write_text_atomically(folder / "diagnosis.md", render_markdown(d))
-    if "html" in formats:
-        # DuckDB's budget gives way first: plotly and polars, loaded only when HTML is asked for,
-        # take about 65 MiB as they load (memory_budget.report_budget)
-        with report_budget(con):
-            from analyzer.report.html import render_html
+def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: argparse.Namespace) -> None:
+    """On a terminal, tables that fit it; into a pipe, only TSV of the findings (the rest on stderr)."""
+    diagnoses = [d for d, _ in pages]
+    if args.quiet:
+        return
+    if not sys.stdout.isatty():
+        out.file.write(findings_tsv(diagnoses))
+        err(_wrote_line(pages, index, args.out))
+        return
+    if len(diagnoses) == 1:
+        print_diagnosis(diagnoses[0], out)
+        for path in pages[0][1]:
+            out.print(f"wrote {path}", markup=False)
+        return
+    print_overview(diagnoses, out)
+    out.print(_wrote_line(pages, index, args.out), markup=False)
 
-            page = render_html(d, con)
-        yield write_text_atomically(folder / "report.html", page)
+
+def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, out_dir: Path) -> str:
+    files = sum(len(paths) for _, paths in pages)
+    where = f"; open {index}" if index else ""
+    return f"wrote {files} file(s) for {len(pages)} report(s) under {out_dir}{where}"
 
 
-def _emit(d: Diagnosis, con: duckdb.DuckDBPyConnection, out_dir: Path, formats: list[str]) -> int:
-    """Print one diagnosis and write its reports; returns its worst severity rank (-1: no finding)."""
-    print_diagnosis(d, out)
-    for path in _write(d, con, run_folder(out_dir, d.run_id), formats):
-        out.print(f"wrote {path}", markup=False)
-    return max((SEVERITY_RANK[f.severity] for f in d.findings), default=-1)
+def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Path | None:
+    """index.html linking every run's page, when there are several."""
+    html_pages = [(d, p) for d, paths in pages for p in paths if p.name == "report.html"]
+    if len(html_pages) < 2:
+        return None
+    from analyzer.report.index_page import render_index
+
+    index = Path(out_dir) / "index.html"
+    return write_text_atomically(index, render_index(html_pages, index))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,24 +127,24 @@ def run(args: argparse.Namespace) -> int:
         _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        con, run_ids, problems = _connection(args, rules)
+        trace = _connection(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
-    keep_until_exit(con)  # freed by the OS when the program ends, not table block by block
-    usable = usable_run_ids(con, run_ids)  # runs with a device task that has a start and a duration
-    for line in problem_lines(problems):
+    usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
+    for line in problem_lines(trace.problems):
         err(line)
     if not usable:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
-    worst = -1
-    for run_id in usable:
-        d = diagnose(con, run_id, rules, params, preview=args.preview)
-        worst = max(worst, _emit(d, con, args.out, formats))
-    several = diagnose_runs(con, usable, rules, params, preview=args.preview)
+    diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
+    several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
     if several is not None:  # rules comparing the runs (batch-size-scaling)
-        worst = max(worst, _emit(several, con, args.out, formats))
-    if args.fail_on and worst >= SEVERITY_RANK[args.fail_on]:
+        diagnoses.append(several)
+    pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
+    _print(pages, _write_index(pages, args.out), args)
+    tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
+    if tripped:
+        err(fail_on_line(args.fail_on, tripped))
         return 1
-    return partial_input_code(problems, args.allow_partial, "the diagnosis covers")
+    return partial_input_code(trace.problems, args.allow_partial, "the diagnosis covers")

@@ -1,10 +1,15 @@
-"""`npu-triage diff BASE NEW`: compare two runs (export paths or CATALOG.duckdb:RUN_ID), noise-aware."""
+"""`npu-triage diff BASE NEW`: compare two runs (export paths or CATALOG.duckdb:RUN_ID), noise-aware.
+
+Two runs of different models (runs/model_identity.py) are refused unless --force, which then puts
+the warning first in every output.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
@@ -17,6 +22,8 @@ from analyzer.report.diff_html import render_diff_html
 from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.diff_terminal import diff_renderable
+from analyzer.report.plotly_asset import plotly_src, write_plotly_js
+from analyzer.runs.model_identity import load_identities, model_difference
 from analyzer.runs.work import WorkSettings
 
 
@@ -34,6 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="exit 1 when the step or an op type slowed by more than PCT percent beyond noise",
     )
     p.add_argument("--rules", type=Path, help="rules folder for export paths (default: the built-in rules)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="compare even when the two runs are of different models (the diff then says so loudly)",
+    )
     p.set_defaults(func=run)
 
 
@@ -52,10 +64,23 @@ def run(args: argparse.Namespace) -> int:
     con = memory_catalog()
     base, notes_b = load_side(con, args.base, settings)
     new, notes_n = load_side(con, args.new, settings)
-    for note in notes_b + notes_n:
-        err(f"npu-triage: note: {note}")
+    base_id, new_id = load_identities(con, [base, new])
+    different = model_difference(base_id, new_id)
+    if different and not args.force:
+        con.close()
+        for note in notes_b + notes_n:
+            err(f"npu-triage: note: {note}")
+        err(
+            f"npu-triage diff: refusing to compare {base} with {new}: they are different models: {different}. "
+            "A diff of two models says nothing about either; add --force to compare them anyway"
+        )
+        return 2
     diff = diff_runs(con, base, new)
     con.close()
+    warning = [f"DIFFERENT MODELS compared (--force): {different}"] if different else []
+    diff = replace(diff, notes=(*warning, *notes_b, *notes_n, *diff.notes))
+    if different:
+        err(f"npu-triage: warning: {warning[0]}")
     pct = args.fail_on_regression
     out.print(diff_renderable(diff, pct))
     if args.json:
@@ -63,5 +88,6 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         write_text_atomically(args.markdown, render_diff_markdown(diff, pct))
     if args.html:
-        write_text_atomically(args.html, render_diff_html(diff, pct))
+        src = plotly_src(args.html, write_plotly_js(args.html.parent))  # plotly.js beside the page, shared
+        write_text_atomically(args.html, render_diff_html(diff, pct, src))
     return 1 if pct is not None and diff.regressions(pct) else 0

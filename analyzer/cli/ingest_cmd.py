@@ -8,7 +8,6 @@ from pathlib import Path
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.cli.process_end import keep_until_exit
 from analyzer.ingest import load_export
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
@@ -30,7 +29,6 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, exports_read([args.path]))
     ingested = load_export(args.path)
     con = ingested.con
-    keep_until_exit(con)  # freed by the OS when the program ends, not table block by block
     for line in run_lines(con, ingested.run_ids):
         out.print(line, markup=False)
     for line in problem_lines(ingested.problems):

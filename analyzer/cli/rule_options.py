@@ -6,8 +6,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from analyzer.api import RuleSetError
+from analyzer.api import rules as rule_set
 from analyzer.cli.usage import UsageError
-from analyzer.rule_engine.loader import RuleFileError, default_rules_dir, load_rules
+from analyzer.rule_engine.loader import RuleFileError
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import (
     check_overrides,
@@ -15,7 +17,6 @@ from analyzer.rule_engine.params import (
     parse_set_options,
     read_config,
 )
-from analyzer.rule_engine.validation import validate_rules
 
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:
@@ -34,20 +35,10 @@ def add_rule_options(p: argparse.ArgumentParser) -> None:
 
 def load_checked_rules(rules_dir: Path | None) -> list[Rule]:
     """The rules of a folder, after validation; UsageError listing every problem otherwise."""
-    folder = rules_dir or default_rules_dir()
-    if not folder.is_dir():
-        raise UsageError(f"{folder}: no such rules folder")
     try:
-        rules = load_rules(folder)
-    except RuleFileError as exc:
+        return rule_set(rules_dir)
+    except (RuleFileError, RuleSetError) as exc:
         raise UsageError(str(exc)) from None
-    problems = validate_rules(rules)
-    if problems:
-        lines = [f"{path}: {p}" for path, ps in problems.items() for p in ps]
-        raise UsageError("invalid rule files (see `npu-triage rules check`):\n" + "\n".join(lines))
-    if not rules:
-        raise UsageError(f"{folder}: holds no rule files (<category>/<rule-name>.toml)")
-    return rules
 
 
 def rule_overrides(args: argparse.Namespace, rules: list[Rule]) -> dict[str, dict[str, Any]]:

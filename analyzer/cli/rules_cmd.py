@@ -8,7 +8,7 @@ from pathlib import Path
 from analyzer.cli.console import err, out
 from analyzer.cli.rule_options import load_checked_rules
 from analyzer.cli.usage import UsageError
-from analyzer.report.rules_doc import render_rule_page, render_rules_list, render_rules_markdown
+from analyzer.report.rules_doc import render_rule_page, render_rules_list, render_rules_markdown, render_rules_reference
 from analyzer.rule_engine.checks import check_rules_folder
 from analyzer.rule_engine.loader import default_rules_dir, rule_files
 
@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rules", help="list, show or check the rules")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     ls = actions.add_parser("list", help="every rule, one line each")
-    ls.add_argument("--markdown", action="store_true", help="Markdown table (the README's rules section)")
+    shape = ls.add_mutually_exclusive_group()
+    shape.add_argument("--markdown", action="store_true", help="Markdown table (the README's rules section)")
+    shape.add_argument("--reference", action="store_true", help="the full reference in Markdown (docs/rules.md)")
     show = actions.add_parser("show", help="the documentation of one rule")
     show.add_argument("name", help="rule name or code, e.g. mte-share-high or MEM001")
     check = actions.add_parser("check", help="validate every rule file (exit 1 on problems)")
@@ -56,7 +58,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.action == "list":
         out.print(
-            render_rules_markdown(rules) if args.markdown else render_rules_list(rules),
+            render_rules_reference(rules)
+            if args.reference
+            else render_rules_markdown(rules)
+            if args.markdown
+            else render_rules_list(rules),
             markup=False,
             end="",
         )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from rich.table import Table
 
 from analyzer.cli.console import err, out
 from analyzer.report.catalog_doc import render_catalog_markdown
+from analyzer.report.rows import rows_csv, rows_json, rows_tsv
 from analyzer.runs.catalog import CatalogError, list_runs, open_catalog
 
 
@@ -16,6 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list the runs of a catalog with their top finding")
     p.add_argument("catalog", type=Path, nargs="?", help="catalog DuckDB file written by `npu-triage batch`")
     p.add_argument("--schema-markdown", action="store_true", help="print the catalog schema as Markdown and exit")
+    p.add_argument(
+        "--format",
+        choices=("auto", "table", "tsv", "csv", "json"),
+        default="auto",
+        help="auto (default): a table on a terminal, TSV into a pipe; full run ids in every format but table",
+    )
     p.set_defaults(func=run)
 
 
@@ -35,9 +43,16 @@ def run(args: argparse.Namespace) -> int:
     except CatalogError as exc:
         err(f"npu-triage: {exc}")
         return 2
-    rows = list_runs(con).to_pylist()
+    listed = list_runs(con)
+    rows = listed.to_pylist()
     failures = con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
     con.close()
+    fmt = args.format if args.format != "auto" else ("table" if sys.stdout.isatty() else "tsv")
+    if fmt != "table":
+        out.file.write({"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}[fmt](listed))
+        if failures:
+            err(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"')
+        return 0
     table = Table(title=f"{len(rows)} run(s) in {args.catalog}")
     for name in ("run", "path", "CANN", "chip", "model", "bs", "tasks", "busy", "step p50 ms", "top finding"):
         table.add_column(name, overflow="fold")

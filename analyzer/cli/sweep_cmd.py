@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
 from analyzer.diff.sources import memory_catalog
-from analyzer.report.rows import rows_rich
+from analyzer.report.plotly_asset import plotly_src, write_plotly_js
+from analyzer.report.rows import rows_rich, rows_tsv
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
 from analyzer.runs.sweep import create_scaling_views, scaling_tables
 from analyzer.runs.sweep_inputs import load_sweep_catalog, load_sweep_paths
@@ -45,9 +47,15 @@ def run(args: argparse.Namespace) -> int:
     if not rows.num_rows:
         err("npu-triage sweep: no run with a batch size (label them PATH:bs=N)")
         return 2
-    out.print(rows_rich(rows.drop_columns(["run_id"]), title="batch-size scaling"))
-    for line in verdict_lines(verdict):
-        out.print(line, markup=False)
+    if sys.stdout.isatty():
+        out.print(rows_rich(rows.drop_columns(["run_id"]), title="batch-size scaling"))
+        for line in verdict_lines(verdict):
+            out.print(line, markup=False)
+    else:  # into a pipe: the rows as TSV with full run ids, the verdicts on stderr
+        out.file.write(rows_tsv(rows))
+        for line in verdict_lines(verdict):
+            err(line)
     if args.html:
-        write_text_atomically(args.html, render_sweep_html(rows, verdict))
+        src = plotly_src(args.html, write_plotly_js(args.html.parent))  # plotly.js beside the page, shared
+        write_text_atomically(args.html, render_sweep_html(rows, verdict, src))
     return 0

@@ -7,7 +7,9 @@ make every hair-width change significant) and the change is at least MIN_EFFECT 
 run-to-run noise floor that steps of a single run cannot show). A warm-up step does
 not widen the band as a standard deviation would. The 95 % interval of the relative change
 (same band, uncorrected) and Mann-Whitney U's p-value are reported beside it (rank tests alone
-cannot separate 5 steps from 5 steps once corrected for many op types).
+cannot separate 5 steps from 5 steps once corrected for many op types). The confidence word
+follows both: the band sets it, the rank test's p-value caps it (p <= 0.01 for 'high', p <= 0.05
+for 'medium', else 'low'), so no line reads 'p=0.095, confidence high'.
 """
 
 from __future__ import annotations
@@ -98,6 +100,25 @@ def compare_samples(base: np.ndarray, new: np.ndarray) -> Shift:
     return Shift(bm, nm, rel, lo, hi, mann_whitney_p(base, new), len(base), len(new), z)
 
 
+# The confidence a shift may claim is capped by its rank test: a band-separated median shift whose
+# Mann-Whitney p-value is weak (too few steps, overlapping values) is never reported as 'high'.
+P_FOR_HIGH = 0.01
+P_FOR_MEDIUM = 0.05
+
+
+def _capped_by_rank_test(confidence: str, p_value: float | None) -> str:
+    """The band's confidence, lowered to what the rank test's p-value supports.
+
+    >>> _capped_by_rank_test("high", 0.095), _capped_by_rank_test("high", 0.03), _capped_by_rank_test("high", 0.001)
+    ('low', 'medium', 'high')
+    """
+    if confidence == "none" or p_value is None:
+        return confidence
+    order = ("low", "medium", "high")
+    allowed = "high" if p_value <= P_FOR_HIGH else "medium" if p_value <= P_FOR_MEDIUM else "low"
+    return order[min(order.index(confidence), order.index(allowed))]
+
+
 def judge(shifts: list[Shift], alpha: float = 0.05, min_effect: float = MIN_EFFECT) -> list[Shift]:
     """Mark which shifts are beyond noise (see the module doc); the band is corrected for their number.
 
@@ -116,5 +137,5 @@ def judge(shifts: list[Shift], alpha: float = 0.05, min_effect: float = MIN_EFFE
         z = abs(s.z_score)
         sig = z > z_crit and big_enough
         conf = "none" if not sig else "high" if z > 2 * z_crit else "medium" if z > 1.5 * z_crit else "low"
-        out.append(replace(s, significant=sig, confidence=conf))
+        out.append(replace(s, significant=sig, confidence=_capped_by_rank_test(conf, s.p_value)))
     return out

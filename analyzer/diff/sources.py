@@ -59,8 +59,12 @@ def _from_path(con: duckdb.DuckDBPyConnection, path: Path, settings: WorkSetting
     sources = discover(path)
     if not sources:
         raise IngestError(f"{path}: no Ascend profiling export found")
+    others = ", ".join(str(s.rel_path) for s in sources[1:4]) + (", ..." if len(sources) > 4 else "")
     notes = (
-        [f"{path} holds {len(sources)} exports; the first ({sources[0].rel_path}) is compared"]
+        [
+            f"{path} holds {len(sources)} exports; compared: {Path(path) / sources[0].rel_path} "
+            f"(name one export folder to choose another: {others})"
+        ]
         if len(sources) > 1
         else []
     )

@@ -157,16 +157,14 @@ def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) ->
     return con.execute(sql.replace("{scan}", scan), args).fetchall()[0]
 
 
-# Files this large are read by DuckDB's parallel reader first (2-3x faster on big op_summary slices).
+# Files this large are read by DuckDB's parallel reader first (the serial reader is quicker to start on small ones).
 _PARALLEL_FROM_BYTES = 8 << 20
 _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
 
 
 def scans_in_parallel(path: Path, ctx: ReadContext) -> bool:
-    """Whether ``path`` is read by the parallel reader first: a big file, unless its reader was
-    told to read serially (``ReadContext.scan_serially``: kernel_details of 34 MB beside a 127 MB
-    timeline then costs 0.15 CPU-s less per diagnose)."""
-    return path.stat().st_size >= _PARALLEL_FROM_BYTES and not ctx.scan_serially
+    """Whether ``path`` is read by the parallel reader first: a big file."""
+    return path.stat().st_size >= _PARALLEL_FROM_BYTES
 
 
 def text_scan(parallel: bool, rejects: str = "", numbers: bool = False) -> str:
@@ -224,8 +222,6 @@ def _read_numbers(
         rows, rejects = _run_scan(con, statement, path, encoding, columns, params, parallel)
         if not con.execute(f"SELECT count(*) FROM {rejects}").fetchall()[0][0]:
             read = rows, rejects
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error:
         pass
     finally:  # whatever happened, the transaction ends here
@@ -318,8 +314,6 @@ def _read_text(
             if not (parallel and _SERIAL_NEEDED in str(exc)):
                 raise
             rows, rejects = _run_scan(con, statement, path, encoding, columns, params, False)
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error as exc:
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")

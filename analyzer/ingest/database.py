@@ -11,17 +11,17 @@ import duckdb
 
 from analyzer.atomic_files import atomic_path, output_error
 from analyzer.duckdb_connect import connect_offline
-from analyzer.ingest import numbered_rows
-from analyzer.ingest.memory_budget import duckdb_memory_limit
+from analyzer.execution.memory import duckdb_setting, memory_limit_bytes
 from analyzer.ingest.schema import TABLES, ddl
 
 
-def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection holding every normalized table, empty.
 
-    DuckDB spills to disk past its memory limit (``memory_limit``, see memory_budget.py; None leaves
-    DuckDB's default); it gets a private temporary folder so that it never writes beside an export
-    (its default is '.tmp' in the current folder).
+    DuckDB spills to disk past its memory limit (``limit_bytes``, else the process's limit:
+    ``execution/memory.py``) into a private temporary folder, removed when the connection is freed
+    or the process exits, so that it never writes beside an export (its default is '.tmp' in the
+    current folder).
     """
     con = connect_offline()
     spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
@@ -31,31 +31,22 @@ def connect(memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
     # plain cast: one 'N/A' cell then fails the whole file instead of giving NULL (seen on
     # kernel_details' Context ID). Readers rely on TRY_CAST, so the rewrite stays off.
     con.execute("SET disabled_optimizers = 'type_pushdown'")
-    if memory_limit:
-        con.execute("SET memory_limit = ?", [memory_limit])
+    limit = memory_limit_bytes() if limit_bytes is None else limit_bytes
+    con.execute("SET memory_limit = ?", [duckdb_setting(limit)])
     create_tables(con)
     return con
 
 
 def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> None:
-    """CREATE every normalized table: in ``schema`` (a database file) as plain tables; in the working
-    connection itself with the timeline and ops stored by numbered_rows (views over numbered rows)."""
+    """CREATE every normalized table, in ``schema`` (an attached database file) when given."""
     for name in TABLES:
-        if schema:
-            con.execute(ddl(name, f"{schema}.{name}"))
-        elif name in numbered_rows.ROWS:
-            numbered_rows.create(con, name)
-        else:
-            con.execute(ddl(name))
+        con.execute(ddl(name, f"{schema}.{name}" if schema else name))
 
 
 def append_rows(con: duckdb.DuckDBPyConnection, table: str, select_sql: str, params: object = None) -> None:
     """INSERT BY NAME the rows of a SELECT holding a normalized table's columns (run_id among them)
     into that table of the working connection."""
-    if table in numbered_rows.ROWS:
-        numbered_rows.append(con, table, select_sql, params)
-    else:
-        con.execute(f"INSERT INTO {table} BY NAME {select_sql}", params)
+    con.execute(f"INSERT INTO {table} BY NAME {select_sql}", params)
 
 
 def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
@@ -126,9 +117,9 @@ def _sql_path(path: str) -> str:
     return path.replace("'", "''")
 
 
-def load_duckdb(db_path: Path) -> duckdb.DuckDBPyConnection:
+def load_duckdb(db_path: Path, limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory connection holding a copy of a saved DuckDB file's tables (the file is only read)."""
-    con = connect(duckdb_memory_limit([db_path]))
+    con = connect(limit_bytes)
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(db_path)])
     for name in TABLES:
         exists = con.execute(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest import numbered_rows, timeline_store
+from analyzer.ingest import timeline_store
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import derive_pipeline
@@ -46,7 +46,7 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
     untimed = _count(con, "ops", ctx.run_id)
     if untimed:
         con.execute(
-            f"DELETE FROM {numbered_rows.ROWS['ops']} WHERE run_no = {numbered_rows.run_no_sql('$r')}",
+            "DELETE FROM ops WHERE run_id = $r",
             {"r": ctx.run_id},
         )
         ctx.report(
@@ -57,9 +57,8 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
             "time and duration: ops come from the timeline's device tasks instead",
             "see the problems reported on that file",
         )
-    into, run = numbered_rows.target("ops")
     con.execute(
-        f"INSERT INTO {into} BY NAME SELECT {run}, device_id, stream_id, task_id, name AS op_name, task_type, "
+        "INSERT INTO ops BY NAME SELECT run_id, device_id, stream_id, task_id, name AS op_name, task_type, "
         "start_ns, dur_us, end_ns FROM timeline WHERE run_id = $run_id AND kind = 'device_task'",
         {"run_id": ctx.run_id},
     )
@@ -83,8 +82,8 @@ def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
 def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Give ops without a step the step whose window holds their start."""
     con.execute(
-        f"UPDATE {numbered_rows.ROWS['ops']} AS o SET step_id = s.step_id FROM steps s "
-        f"WHERE o.run_no = {numbered_rows.run_no_sql('$r')} AND s.run_id = $r "
+        "UPDATE ops AS o SET step_id = s.step_id FROM steps s "
+        "WHERE o.run_id = $r AND s.run_id = $r "
         "AND o.step_id IS NULL AND s.start_ns IS NOT NULL AND o.start_ns >= s.start_ns "
         "AND o.start_ns < s.end_ns AND (s.device_id IS NULL OR o.device_id IS NULL "
         "OR s.device_id = o.device_id)",
@@ -152,9 +151,6 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
     for name, table in TABLES.items():
         if name in ("runs", "ingest_problems") or not any(c.name == "device_id" for c in table.columns):
             continue
-        if name in numbered_rows.ROWS:
-            numbered_rows.split_devices(con, name, run_id, devices)
-            continue
         con.execute(
             f"UPDATE {name} SET run_id = run_id || '/dev' || device_id WHERE run_id = ? AND device_id IS NOT NULL",
             [run_id],
@@ -185,7 +181,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     run_id, src = ctx.run_id, ctx.source
     _apply_facts(meta, ctx)
     if not _device_tasks_from_one_file(ctx):
-        timeline_store.delete_duplicate_device_tasks(con, run_id)  # 23 ms for nothing on a 127 MB trace_view.json
+        timeline_store.delete_duplicate_device_tasks(con, run_id)  # a full scan, for nothing on a single file
     _ops_from_timeline(con, ctx)
     merge_step_markers(con, run_id)
     derive_pipeline(con, run_id)

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 
 import duckdb
 
-from analyzer.ingest import numbered_rows
 from analyzer.ingest.model import ReadContext
 
 
@@ -27,7 +26,7 @@ def insert_sql(
     replaced: Mapping[str, str] | None = None,
 ) -> str:
     """INSERT INTO table BY NAME the rows of inner_sql, with the run of $run_id, constants ($c0, ...)
-    and derived columns (the timeline's and ops' rows go where numbered_rows says).
+    and derived columns.
 
     ``helpers`` are inner columns (named ``_...``) used by ``derived`` and not inserted;
     ``replaced`` maps an inner column to an SQL expression that replaces its value.
@@ -35,15 +34,12 @@ def insert_sql(
     star = f"* EXCLUDE ({', '.join(helpers)})" if helpers else "*"
     if replaced:
         star += f" REPLACE ({', '.join(f'{expr} AS {name}' for name, expr in replaced.items())})"
-    into, run = numbered_rows.target(table)
-    outer = [run, star]
+    outer = ["$run_id::VARCHAR AS run_id", star]
     outer += [f"$c{i} AS {name}" for i, name in enumerate(constants or {})]
     outer += [f"{expr} AS {name}" for name, expr in (derived or {}).items()]
-    return f"INSERT INTO {into} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
+    return f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
     """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows."""
-    if table in numbered_rows.ROWS:
-        numbered_rows.register(con, run_id)
     return con.execute(insert_sql(table, select), {"run_id": run_id}).fetchall()[0][0]

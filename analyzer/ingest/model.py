@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from analyzer.ingest.timeline_tail import TailHandoff
 
 
 @dataclass(frozen=True)
@@ -67,11 +63,6 @@ class ReadContext:
     # Run metadata found inside data files (e.g. chip from a DB's NPU_INFO), keyed by RunMetadata
     # field name; finalize uses a fact where the metadata files left the field unknown.
     facts: dict[str, object] = field(default_factory=dict)
-    # Read CSVs with DuckDB's serial reader: set by the loader for readers that run while another
-    # reader keeps the other cores busy, where the parallel reader only adds its own overhead.
-    scan_serially: bool = False
-    # A file cut in two for the timeline reader (timeline_tail.TailHandoff), set by the loader.
-    tail_handoff: TailHandoff | None = None
     # Timeline kinds the readers leave out, as the caller will never read them (``load_export``).
     left_out_kinds: frozenset[str] = frozenset()
 
@@ -84,11 +75,9 @@ class ReadContext:
         if rel not in self.files_read:
             self.files_read.append(rel)
 
-    def part(self, scan_serially: bool = False) -> ReadContext:
-        """An empty context for one reader of the same export (readers may run at the same time)."""
-        return ReadContext(
-            run_id=self.run_id, source=self.source, scan_serially=scan_serially, left_out_kinds=self.left_out_kinds
-        )
+    def part(self) -> ReadContext:
+        """An empty context for one reader of the same export (its problems are taken over in reader order)."""
+        return ReadContext(run_id=self.run_id, source=self.source, left_out_kinds=self.left_out_kinds)
 
     def absorb(self, part: ReadContext) -> None:
         """Take over what a reader's part context recorded (problems, files read, facts)."""

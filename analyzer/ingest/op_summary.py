@@ -11,7 +11,6 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest import numbered_rows
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_anchor import ns_anchor
 from analyzer.ingest.csv_columns import convert
@@ -110,14 +109,12 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
             )
             return None
         _report_repeated_columns(path, columns, ctx)
-        into, run = numbered_rows.target("ops")
         return (
-            f"INSERT INTO {into} BY NAME SELECT {run}, *, "
+            "INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
             f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
             f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})"
         )
 
-    numbered_rows.register(con, ctx.run_id)
     files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, numeric_columns)
     if not files:
         return 0

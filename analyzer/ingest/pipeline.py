@@ -9,8 +9,6 @@ import re
 
 import duckdb
 
-from analyzer.ingest import numbered_rows
-
 
 def _pipe(core: str, pipe: str, core_time: str) -> str:
     """Pipe time, from its time column or else from its ratio times the core's time."""
@@ -63,8 +61,8 @@ def derived_select() -> str:
 # For the rows no reader derived (SQLite exports, ops taken from the timeline): every derived
 # column is still NULL while some input is not. Rows derived at insert, or without PMU data, stay.
 DERIVE_SQL = f"""
-UPDATE {numbered_rows.ROWS["ops"]} SET {", ".join(f"{name} = {expr}" for name, expr in _DERIVED.items())}
-WHERE run_no = {numbered_rows.run_no_sql("$run_id")} AND {" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
+UPDATE ops SET {", ".join(f"{name} = {expr}" for name, expr in _DERIVED.items())}
+WHERE run_id = $run_id AND {" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
   AND ({" OR ".join(f"{name} IS NOT NULL" for name in INPUTS)})
 """
 

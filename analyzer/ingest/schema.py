@@ -167,10 +167,7 @@ _table(
 
 _table(
     "ops",
-    "One row per device task of a compute or communication operator (op_summary / kernel_details / DB TASK). "
-    "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
-    "(_ops_rows.run_no, named in _run_keys) instead of the run id string; `npu-triage ingest --db` "
-    "and `--parquet` write the plain table.",
+    "One row per device task of a compute or communication operator (op_summary / kernel_details / DB TASK).",
     _RUN_ID,
     _DEVICE,
     _STEP,
@@ -269,9 +266,7 @@ _table(
 _table(
     "timeline",
     "Timeline events: host API calls, framework ops, device tasks, communication, overlap-analysis segments and flows. "
-    "In the in-memory database npu-triage works in, it is a view: the rows keep a run number "
-    "(_timeline_rows.run_no, named in _run_keys) instead of the run id string; `npu-triage ingest --db` "
-    "and `--parquet` write the plain table. `npu-triage diagnose` without `--db` leaves out the 'flow' and "
+    "`npu-triage diagnose` without `--db` leaves out the 'flow' and "
     "'overlap' rows when no rule reads this table (no built-in rule does; rule_engine/timeline_use.py).",
     _RUN_ID,
     _DEVICE,

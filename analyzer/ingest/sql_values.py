@@ -71,11 +71,11 @@ _ANCHOR_LIMIT_US = 9 * 10**15
 def decimal_us_to_ns(us_sql: str, anchor_us: Decimal | int | None = None) -> str:
     """Exact int64 ns from a DECIMAL(38,3) microsecond expression; NULL outside the BIGINT range.
 
-    ``CAST(us * 1000 AS BIGINT)`` divides a 128-bit integer by the scale: about 160 ns a value,
-    0.17 s for the 735k events of a 127 MB timeline. Given ``anchor_us``, any microsecond value of
+    ``CAST(us * 1000 AS BIGINT)`` divides a 128-bit integer by the scale, which is slow on millions
+    of values. Given ``anchor_us``, any microsecond value of
     the same trace (e.g. its first), values within NEAR_ANCHOR_US of it are computed from their
     difference to it, which fits DECIMAL(18,3) (a 64-bit integer) and whose double times 1000
-    rounds back to the exact integer: 15x cheaper. The others take the 128-bit path, so any anchor
+    rounds back to the exact integer: much cheaper. The others take the 128-bit path, so any anchor
     gives the same values."""
     lo, hi = (f"{bound}::DECIMAL(38,3)" for bound in _NS_RANGE_US)
     exact = f"WHEN {us_sql} BETWEEN {lo} AND {hi} THEN TRY_CAST({us_sql} * 1000 AS BIGINT)"
@@ -100,9 +100,8 @@ def unquoted(col: str) -> str:
 def without_quotes(text_sql: str) -> str:
     """``text_sql`` (an SQL text expression, e.g. ``text(col)``) without the quotes at its ends.
 
-    The expression is written once. A CASE testing the edges for a quote first named it four times,
-    and cost more than the trim it saved (0.30 -> 0.27 s for the six shape columns of 105k
-    kernel_details rows); trim() of a cell without quotes returns it unchanged."""
+    The expression is written once. A CASE testing the edges for a quote first would name it four
+    times and cost more than the trim it saves; trim() of a cell without quotes returns it unchanged."""
     return f"NULLIF(trim({text_sql}, '\"'), '')"
 
 

@@ -118,8 +118,6 @@ def _run_section(section: Section, db: StagedDb, ctx: ReadContext) -> None:
     """One section; a failure is reported against the file and the other sections still run."""
     try:
         section(db, ctx)
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error as exc:
         first = str(exc).splitlines()[0][:300]
         ctx.report(

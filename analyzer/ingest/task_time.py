@@ -15,7 +15,6 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest import numbered_rows
 from analyzer.ingest.csv_columns import Field, file_ns_anchor, report_missing, select_items
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
@@ -58,6 +57,5 @@ def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
         inner = f"SELECT {', '.join(items)} FROM {{scan}}"
         return insert_sql("timeline", inner, _CONSTANTS, _DERIVED, replaced={"end_ns": end_ns})
 
-    numbered_rows.register(con, ctx.run_id)
     files = stream_csv(con, paths, ctx, statement, insert_params(ctx, _CONSTANTS))
     return sum(f.rows for f in files)

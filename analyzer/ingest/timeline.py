@@ -23,19 +23,15 @@ from analyzer.ingest.timeline_json import (
     read_arrays_at_once,
     read_raw_events,
 )
-from analyzer.ingest.timeline_split import read_split_array
 
 
 def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
     raw = create_raw_table(con)
     try:
-        # A lone big array cut in two by the loader, slices in parallel, a lone big array in pieces;
-        # else (or on failure) one by one.
+        # Every array at once (slices in parallel); else (or on failure) one by one.
         if not (
-            _read_handed_off(con, raw, ctx)
-            or read_arrays_at_once(con, raw, paths, ctx)
-            or read_split_array(con, raw, paths, ctx)
+            read_arrays_at_once(con, raw, paths, ctx)
             or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])
         ):
             return 0
@@ -46,15 +42,6 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
         return inserted
     finally:
         con.execute(f"DROP TABLE IF EXISTS {raw}")
-
-
-def _read_handed_off(con: duckdb.DuckDBPyConnection, raw: str, ctx: ReadContext) -> bool:
-    """The file cut in two by the loader (timeline_tail), when it was and both pieces parse."""
-    handoff = ctx.tail_handoff
-    if handoff is None or not handoff.read_into(con, raw):
-        return False
-    ctx.mark_read(handoff.path)
-    return True
 
 
 def _report_unusable_events(

@@ -10,8 +10,8 @@ from decimal import Decimal
 
 import duckdb
 
-from analyzer.ingest import numbered_rows, timeline_store
 from analyzer.ingest import sql_values as v
+from analyzer.ingest import timeline_store
 
 # process_name -> timeline kind of its X / i events (flows are 'flow' whatever the process).
 PROCESS_KINDS = {
@@ -81,10 +81,8 @@ def insert_timeline(
     device tasks that rows already in supersede (``timeline_store.without_superseded``) and the
     events of the ``left_out`` kinds; returns rows."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
-    numbered_rows.register(con, run_id)
-    into, run = numbered_rows.target("timeline")
     rows = f"""
-        SELECT {run}, NULL::INTEGER AS device_id, kind, process,
+        SELECT $run_id::VARCHAR AS run_id, NULL::INTEGER AS device_id, kind, process,
             TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
             {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
@@ -100,5 +98,5 @@ def insert_timeline(
     if left_out:
         rows += " WHERE NOT list_contains($left_out, kind)"
         params["left_out"] = sorted(left_out)
-    kept = timeline_store.without_superseded(rows, numbered_rows.run_no_sql("$run_id"))
-    return con.execute(f"INSERT INTO {into} BY NAME {kept}", params).fetchall()[0][0]
+    kept = timeline_store.without_superseded(rows, "$run_id")
+    return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]

@@ -37,16 +37,15 @@ _STRUCT = "STRUCT(" + ", ".join(f"{k} {t}" for k, t in _FIELDS.items()) + ")"
 _MAX_EVENT_BYTES = 16 << 20
 _MAX_OBJECT_BYTES = (1 << 32) - 1
 _TAIL_BYTES = 8 << 20
-# Between two events of an array: where salvage cuts a truncated file, and timeline_split a big one.
+# Between two events of an array: where salvage cuts a truncated file.
 EVENT_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
 _TRACE_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _ARRAY_CLOSE = re.compile(rb'\]\s*(?=,\s*"|\}\s*$)')
 # Why an array element cannot be used as it is, one bit each, counted by timeline._report_unusable_events.
-# Set while parsing, so that the count reads one byte a row instead of four columns (0.9 s at 14M
-# events spilled to disk under the lean budget).
+# Set while parsing, so that the count reads one byte a row instead of four columns.
 NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS = 1, 2, 4, 8, 16
 # Epoch microseconds above this are nanoseconds written as microseconds. A DECIMAL literal: against
-# 1e17 (a DOUBLE) DuckDB would cast every DECIMAL(38,3) ts to DOUBLE (0.35 s on 735k events).
+# 1e17 (a DOUBLE) DuckDB would cast every DECIMAL(38,3) ts to DOUBLE.
 _MAX_EPOCH_US = "100000000000000000::DECIMAL(38,3)"
 # args values that events other than metadata and counters need, in this order (see timeline_events.py).
 ARG_PATHS = (
@@ -144,8 +143,6 @@ def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[P
         return False
     try:
         insert_arrays(con, raw, list(paths))
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error:
         return False
     for path in paths:
@@ -210,8 +207,6 @@ def _insert_cut(
             try:
                 insert_arrays(con, raw, [cut_path], file_no)
                 return cut
-            except duckdb.OutOfMemoryException:
-                raise
             except duckdb.Error:
                 continue
     return None
@@ -265,8 +260,6 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
                 "a timeline is a JSON array of events or an object with a traceEvents array",
             )
             return False
-    except duckdb.OutOfMemoryException:
-        raise
     except duckdb.Error as exc:
         return _on_parse_error(con, raw, path, file_no, size, first, exc, ctx)
     ctx.mark_read(path)
@@ -331,8 +324,6 @@ def _read_utf8_repaired(
                 insert_arrays(con, raw, [copy], file_no)
             else:
                 _insert_object_form(con, raw, copy, file_no)
-        except duckdb.OutOfMemoryException:
-            raise
         except duckdb.Error as exc:
             ctx.report(
                 path,

@@ -79,6 +79,15 @@ def plotly_text(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=False)
 
 
+def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | None]:
+    """Values times ``factor``, rounded to ``digits`` decimals: a chart shows no more, and the page stays small.
+
+    >>> _scaled(pl.Series([1234.5678, None]), 1e-3)
+    [1.2346, None]
+    """
+    return (values.cast(pl.Float64) * factor).round(digits).to_list()
+
+
 def _labels(values: pl.Series) -> list[str]:
     return [plotly_text(v) for v in values.to_list()]
 
@@ -168,7 +177,7 @@ def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
     fig = go.Figure(
         go.Bar(
             x=labels,
-            y=[t / 1000 for t in pareto["total_us"].to_list()],
+            y=_scaled(pareto["total_us"], 1e-3),
             name="total time (ms), labelled with calls",
             marker_color=COLORS["bar"],
             text=[f"{c:,}" for c in calls],
@@ -181,7 +190,7 @@ def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
     fig.add_trace(
         go.Scatter(
             x=labels,
-            y=[s * 100 for s in pareto["cumulative_share"].to_list()],
+            y=_scaled(pareto["cumulative_share"], 100),
             yaxis="y2",
             mode="lines+markers",
             name="cumulative %",
@@ -216,7 +225,7 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure
         fig.add_trace(
             go.Bar(
                 x=labels,
-                y=[v * 100 for v in pipeline[f"{pipe}_share"].to_list()],
+                y=_scaled(pipeline[f"{pipe}_share"], 100),
                 name=pipe.upper() if pipe == "mte" else pipe,
                 marker_color=COLORS[pipe],
                 hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
@@ -248,7 +257,7 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0) -> go.F
             y=hist["gap_count"].to_list(),
             marker_color=colors,
             name="gaps",
-            customdata=[t / 1000 for t in hist["total_gap_us"].to_list()],
+            customdata=_scaled(hist["total_gap_us"], 1e-3),
             hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>",
         )
     )
@@ -286,16 +295,16 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
     return fig
 
 
-def calls_chart(calls: pl.DataFrame, hotspot_rule: str = "call-count-hotspot", label_top: int = 5) -> go.Figure:
-    """Call count against average time per compute-task operator type; the types the
-    ``hotspot_rule`` reported highlighted, the top ``label_top`` of them named."""
+def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5) -> go.Figure:
+    """Call count against average time per compute-task operator type; the types marked as hotspots
+    (the findings of the rules named in ``marked_by``) highlighted, the top ``label_top`` of them named."""
     title = "Calls vs time per call, by op type (compute tasks)"
     if calls.is_empty():
         return not_collected_figure(title, "no compute tasks in ops")
     fig = go.Figure()
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
-        (True, f"hotspot ({hotspot_rule} finding)", COLORS["hot"]),
+        (True, f"hotspot ({plotly_text(marked_by)} finding)" if marked_by else "hotspot", COLORS["hot"]),
     ):
         part = calls.filter(pl.col("hotspot") == hot)
         labels = _labels(part["op_type"])
@@ -309,7 +318,7 @@ def calls_chart(calls: pl.DataFrame, hotspot_rule: str = "call-count-hotspot", l
                 textfont={"size": 10},
                 text=[lab if i < label_top else "" for i, lab in enumerate(labels)] if hot else None,
                 marker={"color": color, "size": 9 if hot else 6},
-                customdata=list(zip(labels, [t / 1000 for t in part["total_us"].to_list()], strict=True)),
+                customdata=list(zip(labels, _scaled(part["total_us"], 1e-3), strict=True)),
                 hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",
             )
         )
@@ -334,7 +343,7 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
         fig.add_trace(
             go.Bar(
                 x=x,
-                y=[None if v is None else v / 1000 for v in steps[column].to_list()],
+                y=_scaled(steps[column], 1e-3),
                 name=name,
                 marker_color=color,
                 hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>",
@@ -357,7 +366,7 @@ def hbm_chart(hbm: pl.DataFrame) -> go.Figure:
         fig.add_trace(
             go.Scatter(
                 x=part["offset_ms"].to_list(),
-                y=[v / 1000 for v in part["mb_per_s"].to_list()],
+                y=_scaled(part["mb_per_s"], 1e-3),
                 mode="lines",
                 name=name,
                 line={"color": COLORS[name], "width": 1.5},

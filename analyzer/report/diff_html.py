@@ -44,9 +44,9 @@ def _markdown_to_html(md: str) -> str:
     return "\n".join(out + (["</table>"] if in_table else []) + (["</ul>"] if in_list else []))
 
 
-def render_diff_html(diff: RunDiff, fail_pct: float | None = None) -> str:
+def render_diff_html(diff: RunDiff, fail_pct: float | None = None, plotly_src: str | None = None) -> str:
     """The page: plotly.js from the plotly package inlined once, the waterfall with a fixed div id."""
     body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
     chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
     head, sep, rest = body.partition("<h2>")
-    return standalone_page("npu-triage diff", f'{head}<div class="card">{chart}</div>{sep}{rest}')
+    return standalone_page("npu-triage diff", f'{head}<div class="card">{chart}</div>{sep}{rest}', plotly_src)

@@ -1,4 +1,7 @@
-"""One self-contained offline HTML page per run: header, ranked findings with their charts, general charts, problems.
+"""One offline HTML page per run: header, ranked findings with their charts, general charts, problems.
+
+Each chart is drawn once: a chart several findings share sits with the first of them and the
+others link to it; a per-step finding gets its chart zoomed to its step (chart_placement.py).
 
 The all-runs page holds only what is about several runs: the runs compared, the rules comparing
 them, and their findings with their charts (no run card, general chart or problem: those are per
@@ -13,10 +16,11 @@ from pathlib import Path
 
 import duckdb
 import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.report import charts, runs_series, series
+from analyzer.report.chart_marks import ChartMarks, chart_marks
+from analyzer.report.chart_placement import ChartPlacement
 from analyzer.report.html_sections import (
     findings_section,
     header_section,
@@ -25,11 +29,11 @@ from analyzer.report.html_sections import (
 )
 from analyzer.report.html_style import CSS, ERROR_COLLECTOR
 from analyzer.report.model import Diagnosis
+from analyzer.report.plotly_asset import plotly_script_tag, plotly_src, write_plotly_js
 from analyzer.report.scaling_chart import sweep_chart
+from analyzer.rule_engine.model import Finding, ReportSpec
 from analyzer.rule_engine.views import create_views
 
-GAP_RULE = "inter-op-gap"  # the rule whose threshold the gap charts highlight
-GAP_THRESHOLD_US = 100.0  # the highlight when that rule is not among the rules run
 FIGURE_CONFIG = {
     "displaylogo": False,
     "responsive": True,
@@ -45,89 +49,34 @@ FIGURE_CONFIG = {
     ],
 }
 
-HOTSPOT_RULE = "call-count-hotspot"  # the rule whose findings the calls chart marks as hotspots
-
-# Chart key -> builder from the connection and the run's Diagnosis. Order is the order of the
-# general charts on the page.
-CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis], go.Figure]] = {
-    "busy": lambda con, d: charts.busy_chart(
-        series.busy_over_time(con, d.run_id), series.idle_stretches(con, d.run_id)
+# Chart key -> builder from the connection, the run's Diagnosis and what the rules ask the charts to
+# mark. Order is the order of the general charts on the page. A rule picks one in its [report] table.
+CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], go.Figure]] = {
+    "busy": lambda con, d, m: charts.busy_chart(
+        series.busy_over_time(con, d.run_id), series.idle_stretches(con, d.run_id), 100 * m.limit("busy", 0.30)
     ),
-    "pareto": lambda con, d: charts.pareto_chart(series.op_type_pareto(con, d.run_id)),
-    "pipeline": lambda con, d: charts.pipeline_chart(series.pipeline_breakdown(con, d.run_id)),
-    "gap_histogram": lambda con, d: charts.gap_histogram_chart(
-        series.gap_histogram(con, d.run_id), gap_threshold_us(d)
+    "pareto": lambda con, d, m: charts.pareto_chart(series.op_type_pareto(con, d.run_id)),
+    "pipeline": lambda con, d, m: charts.pipeline_chart(
+        series.pipeline_breakdown(con, d.run_id), m.limit("pipeline", 0.40)
     ),
-    "gap_positions": lambda con, d: charts.gap_positions_chart(
-        series.gap_positions(con, d.run_id), gap_threshold_us(d)
+    "gap_histogram": lambda con, d, m: charts.gap_histogram_chart(
+        series.gap_histogram(con, d.run_id), m.limit("gap_histogram", 100.0)
     ),
-    "calls": lambda con, d: charts.calls_chart(series.op_type_calls(con, d.run_id, hotspot_subjects(d)), HOTSPOT_RULE),
-    "steps": lambda con, d: charts.step_chart(series.step_breakdown(con, d.run_id)),
-    "hbm": lambda con, d: charts.hbm_chart(series.hbm_bandwidth(con, d.run_id)),
+    "gap_positions": lambda con, d, m: charts.gap_positions_chart(
+        series.gap_positions(con, d.run_id), m.limit("gap_positions", 100.0)
+    ),
+    "calls": lambda con, d, m: charts.calls_chart(
+        series.op_type_calls(con, d.run_id, m.subjects.get("calls", frozenset())), ", ".join(m.markers.get("calls", ()))
+    ),
+    "steps": lambda con, d, m: charts.step_chart(series.step_breakdown(con, d.run_id)),
+    "hbm": lambda con, d, m: charts.hbm_chart(series.hbm_bandwidth(con, d.run_id)),
 }
 
-# Rule of scope 'runs' -> (chart key, builder from the runs compared and the finding's subject), for
-# the all-runs page; such a rule without an entry shows its evidence table only.
+# Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
 RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], go.Figure]
-RUNS_CHARTS: dict[str, tuple[str, RunsChart]] = {
-    "batch-size-scaling": (
-        "scaling",
-        lambda con, runs, subject: sweep_chart(runs_series.scaling_rows(con, runs, subject)),
-    ),
+RUNS_CHARTS: dict[str, RunsChart] = {
+    "scaling": lambda con, runs, subject: sweep_chart(runs_series.scaling_rows(con, runs, subject)),
 }
-
-# Rule name -> the chart shown beside its findings; unknown rules fall back on keywords, then category.
-RULE_CHARTS = {
-    "low-aicore-utilization": "busy",
-    "mte-share-high": "pipeline",
-    "inter-op-gap": "gap_positions",
-    "call-count-hotspot": "calls",
-    "communication-not-overlapped": "steps",
-    "pipeline-bound-classification": "pipeline",
-    "hbm-bandwidth-saturated": "hbm",
-    "aicore-frequency-drop": "busy",
-    "aicpu-operators": "pareto",
-    "format-conversion-overhead": "pareto",
-    "block-dim-mismatch": "pareto",
-}
-_KEYWORD_CHARTS = (
-    ("hbm", "hbm"),
-    ("bandwidth", "hbm"),
-    ("pipeline", "pipeline"),
-    ("mte", "pipeline"),
-    ("bound", "pipeline"),
-    ("gap", "gap_positions"),
-    ("host", "gap_positions"),
-    ("sync", "gap_positions"),
-    ("comm", "steps"),
-    ("step", "steps"),
-    ("idle", "busy"),
-    ("utilization", "busy"),
-    ("busy", "busy"),
-    ("freq", "busy"),
-    ("call", "calls"),
-)
-_CATEGORY_CHARTS = {
-    "compute": "pareto",
-    "memory": "pipeline",
-    "communication": "steps",
-    "scheduling": "gap_positions",
-    "host": "gap_positions",
-}
-
-
-def chart_for_rule(rule: str, category: str = "") -> str:
-    """The chart key shown beside a rule's findings.
-
-    >>> chart_for_rule("mte-share-high"), chart_for_rule("hbm-saturated"), chart_for_rule("x", "compute")
-    ('pipeline', 'hbm', 'pareto')
-    """
-    if rule in RULE_CHARTS:
-        return RULE_CHARTS[rule]
-    for word, key in _KEYWORD_CHARTS:
-        if word in rule:
-            return key
-    return _CATEGORY_CHARTS.get(category, "pareto")
 
 
 def figure_html(fig: go.Figure, div_id: str) -> str:
@@ -142,35 +91,29 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
 
 
-def gap_threshold_us(diagnosis: Diagnosis) -> float:
-    """The inter-op-gap rule's effective threshold, so that the charts mark the gaps it counts."""
-    return float(diagnosis.params.get(GAP_RULE, {}).get("threshold_us", GAP_THRESHOLD_US))
-
-
-def hotspot_subjects(diagnosis: Diagnosis) -> frozenset[str]:
-    """The operator types the call-count-hotspot rule reported for the run (finding subjects)."""
-    return frozenset(f.subject for f in diagnosis.findings if f.rule == HOTSPOT_RULE and f.run_id == diagnosis.run_id)
-
-
-def build_figures(con: duckdb.DuckDBPyConnection, diagnosis: Diagnosis) -> dict[str, go.Figure]:
+def build_figures(
+    con: duckdb.DuckDBPyConnection, diagnosis: Diagnosis, marks: ChartMarks | None = None
+) -> dict[str, go.Figure]:
     """Every general chart of a run, keyed as in CHARTS.
 
     Busy time, gaps and operator types come from the rules' helper relations, created here when
-    absent or stale; the calls chart's hotspots are the diagnosis's call-count-hotspot findings.
+    absent or stale; limits and highlights are the ones the rules' [report] tables declare.
     """
     create_views(con)
-    return {key: build(con, diagnosis) for key, build in CHARTS.items()}
+    marks = marks if marks is not None else chart_marks(diagnosis)
+    return {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
 
 
-def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
+def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: str | None = None) -> str:
     """The report page of one run (or the all-runs page) as a string: deterministic, offline, every
     export string escaped.
 
     Args:
         diagnosis: the run's diagnosis (findings already ranked).
         con: the connection holding the run's normalized tables (charts are computed from them).
+        plotly_src: address of a shared plotly.js file (plotly_asset.py); None inlines plotly.js.
     Returns:
-        A complete HTML document with plotly.js inlined once.
+        A complete HTML document; each chart drawn once.
     """
     body = _runs_body(diagnosis, con) if diagnosis.compares_runs else _run_body(diagnosis, con)
     title = html.escape(f"npu-triage report: {diagnosis.run_id}")
@@ -178,23 +121,18 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
-        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n'
+        f"{plotly_script_tag(plotly_src)}\n</head>\n<body>\n<main>\n"
         f"{body}\n</main>\n</body>\n</html>\n"
     )
 
 
 def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
-    figures = build_figures(con, diagnosis)
-    chart_html = {key: figure_html(fig, f"chart-{key.replace('_', '-')}") for key, fig in figures.items()}
-
-    def finding_chart(index: int, rule: str, category: str) -> str:
-        key = chart_for_rule(rule, category)
-        return figure_html(figures[key], f"finding-{index}-chart-{key.replace('_', '-')}")
-
-    general = "".join(f'<div class="chart">{chart_html[key]}</div>' for key in CHARTS)
+    marks = chart_marks(diagnosis)
+    figures = build_figures(con, diagnosis, marks)
+    placement = ChartPlacement(con, diagnosis, figures, marks, figure_html)
+    findings = findings_section(diagnosis, placement.chart_for)
     return (
-        f"{header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}\n"
-        f'<section id="charts"><h2>Charts</h2><div class="chart-grid">{general}</div></section>\n'
+        f"{header_section(diagnosis)}\n{findings}\n{placement.charts_section(list(CHARTS))}\n"
         f"{problems_section(diagnosis)}"
     )
 
@@ -202,16 +140,23 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
 def _runs_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     runs = list(diagnosis.run.get("runs") or [])
 
-    def finding_chart(index: int, rule: str, category: str) -> str:
-        if rule not in RUNS_CHARTS:
-            return ""
-        key, build = RUNS_CHARTS[rule]
-        fig = build(con, runs, diagnosis.findings[index - 1].subject)
-        return figure_html(fig, f"finding-{index}-chart-{key}")
+    def finding_chart(index: int, finding: Finding, draw: bool) -> tuple[str, bool]:
+        key = diagnosis.rule_reports.get(finding.rule, ReportSpec()).chart
+        if key not in RUNS_CHARTS or not draw:
+            return "", False
+        # one model (the subject) per finding: each finding's chart is a different one
+        return figure_html(RUNS_CHARTS[key](con, runs, finding.subject), f"finding-{index}-chart-{key}"), True
 
     return f"{runs_header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}"
 
 
-def write_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, path: Path | str) -> Path:
-    """Render the report and write it atomically (a temp file beside it, then a rename). Returns the path."""
-    return write_text_atomically(Path(path), render_html(diagnosis, con))
+def write_html(
+    diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, path: Path | str, shared_js: Path | None = None
+) -> Path:
+    """Render the report and write it atomically (a temp file beside it, then a rename). Returns the path.
+
+    With ``shared_js`` (a folder), plotly.js is written there once and the page loads it from there.
+    """
+    path = Path(path)
+    src = plotly_src(path, write_plotly_js(shared_js)) if shared_js is not None else None
+    return write_text_atomically(path, render_html(diagnosis, con, src))

@@ -175,51 +175,101 @@ def _severity_counts(findings: Sequence[Finding]) -> str:
 def _value(value: float | None, unit: str) -> str:
     """A finding's value in its unit: ratios as percentages.
 
-    >>> _value(0.456, "ratio"), _value(12.5, "us"), _value(None, "us")
-    ('45.6%', '12.500 us', '—')
+    >>> _value(0.456, "ratio"), _value(12.5, "us"), _value(24.0, "count"), _value(None, "us")
+    ('45.6%', '12.500 us', '24', '—')
     """
     if value is None:
         return "—"
     if unit == "ratio":
         return f"{value * 100:.1f}%"
+    if unit == "count":
+        return f"{value:,.0f}"
     return f"{cell(float(value))} {esc(unit)}".strip()
 
 
-def _finding_html(index: int, f: Finding, chart: str) -> str:
-    sev = esc(f.severity)
+def _numbers(f: Finding) -> str:
+    """The finding's numbers, leaving out those it does not have (no threshold, nothing recoverable)."""
     share = f" ({f.span_share * 100:.1f}% of span)" if f.span_share is not None else ""
-    numbers = (
-        f"<span>{esc(f.metric)}: <b>{_value(f.value, f.unit)}</b></span>"
-        f"<span>threshold: <b>{_value(f.threshold, f.unit)}</b></span>"
-        f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms</b>{share}</span>"
-        f"<span>confidence: <b>{esc(f.confidence)}</b></span>"
-    )
-    steps = "".join(f"<li>{esc(s)}</li>" for s in f.advice_steps)
-    advice = f'<div class="advice"><b>Advice:</b> {esc(f.advice_summary)}{f"<ol>{steps}</ol>" if steps else ""}</div>'
-    evidence = (
-        f'<div class="evidence">{table(f.evidence_columns, f.evidence)}</div>'
-        if f.evidence_columns
-        else '<p class="none">No evidence rows.</p>'
-    )
+    parts = [f"<span>{esc(f.metric)}: <b>{_value(f.value, f.unit)}</b></span>"]
+    if f.threshold is not None:
+        parts.append(f"<span>threshold: <b>{_value(f.threshold, f.unit)}</b></span>")
+    if f.impact_us > 0:
+        parts.append(f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms</b>{share}</span>")
+    parts.append(f"<span>confidence: <b>{esc(f.confidence)}</b></span>")
+    return f'<div class="numbers">{"".join(parts)}</div>'
+
+
+def _evidence(f: Finding, folded: bool = False) -> str:
+    if not f.evidence_columns or not f.evidence:
+        return ""
+    rows = table(f.evidence_columns, f.evidence)
+    if folded:
+        return f'<details class="evidence"><summary>evidence ({len(f.evidence)} rows)</summary>{rows}</details>'
+    return f'<div class="evidence">{rows}</div>'
+
+
+def _heading(index: int, f: Finding) -> str:
+    sev = esc(f.severity)
     return (
-        f'<section class="finding {sev}" id="finding-{index}">'
         f'<h3><span class="badge {sev}">{sev}</span> {index}. {esc(f.title)}</h3>'
         f'<p class="meta">{esc(f.code)} · {esc(f.rule)} · {esc(f.category)} · subject: <b>{esc(f.subject)}</b></p>'
-        f'<div class="finding-body"><div><p class="message">{esc(f.message)}</p>'
-        f'<div class="numbers">{numbers}</div>{advice}</div>'
-        f'<div class="chart">{chart}</div></div>{evidence}</section>'
     )
 
 
-def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, str, str], str]) -> str:
-    """The ranked findings, each with its evidence, advice and chart (``chart_for(index, rule, category)``)."""
+def _advice(f: Finding, same_as: int | None) -> str:
+    if same_as is not None:  # the same rule's advice, already shown in full
+        return f'<div class="advice"><b>Advice:</b> as for <a href="#finding-{same_as}">finding {same_as}</a>.</div>'
+    steps = "".join(f"<li>{esc(s)}</li>" for s in f.advice_steps)
+    return f'<div class="advice"><b>Advice:</b> {esc(f.advice_summary)}{f"<ol>{steps}</ol>" if steps else ""}</div>'
+
+
+def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int | None) -> str:
+    html_text, drawn = chart
+    text = f'<p class="message">{esc(f.message)}</p>{_numbers(f)}{"" if drawn else html_text}{_advice(f, same_as)}'
+    body = (
+        f'<div class="finding-body"><div>{text}</div><div class="chart">{html_text}</div></div>'
+        if drawn
+        else f"<div>{text}</div>"
+    )
+    return (
+        f'<section class="finding {esc(f.severity)}" id="finding-{index}">{_heading(index, f)}'
+        f"{body}{_evidence(f)}</section>"
+    )
+
+
+def _info_html(index: int, f: Finding, chart_link: str) -> str:
+    return (
+        f'<section class="finding info compact" id="finding-{index}">{_heading(index, f)}'
+        f'<p class="message">{esc(f.message)}</p>{_numbers(f)}{chart_link}{_evidence(f, folded=True)}</section>'
+    )
+
+
+def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, Finding, bool], tuple[str, bool]]) -> str:
+    """The ranked findings, each with its evidence, advice and chart; info findings folded into one
+    section at the end, each linking to its chart. ``chart_for(index, finding, draw)`` gives (HTML,
+    drawn): the chart itself when ``draw`` and not drawn before, else a link to it."""
     if not diagnosis.findings:
         body = '<p class="none">No findings: every rule that ran passed (see the rules table above).</p>'
-    else:
-        body = "".join(
-            _finding_html(i, f, chart_for(i, f.rule, f.category)) for i, f in enumerate(diagnosis.findings, start=1)
+        return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
+    numbered = list(enumerate(diagnosis.findings, start=1))
+    # Info findings are folded away only beside findings to act on; alone, they are the page.
+    fold = any(f.severity != "info" for f in diagnosis.findings)
+    first_of_rule: dict[str, int] = {}
+    parts = []
+    for i, f in numbered:
+        if not (fold and f.severity == "info"):
+            parts.append(_finding_html(i, f, chart_for(i, f, True), first_of_rule.get(f.rule)))
+            first_of_rule.setdefault(f.rule, i)
+    main = "".join(parts)
+    infos = [(i, f) for i, f in numbered if fold and f.severity == "info"]
+    folded = ""
+    if infos:
+        rows = "".join(_info_html(i, f, chart_for(i, f, False)[0]) for i, f in infos)
+        folded = (
+            f'<details id="info-findings"><summary>{len(infos)} info finding(s): context, '
+            f"nothing to fix on their own</summary>{rows}</details>"
         )
-    return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
+    return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{main}{folded}</section>'
 
 
 def problems_section(diagnosis: Diagnosis) -> str:

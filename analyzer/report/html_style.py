@@ -58,19 +58,26 @@ summary { cursor: pointer; font-weight: 600; }
 /* auto-fill, not auto-fit: columns must not change while charts are drawn one by one during parsing */
 .chart-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
 .none { color: var(--muted); font-style: italic; }
+.chart-ref { color: var(--muted); font-size: 13px; margin: 6px 0; }
+.finding.compact { padding: 10px 14px; margin: 10px 0; }
+.finding.compact .message { font-size: 14px; margin: 0 0 6px; }
+details.evidence { margin-top: 6px; padding: 4px 10px; }
+details#info-findings > summary { margin-bottom: 4px; }
 """
 
 
-def standalone_page(title: str, body: str) -> str:
-    """A self-contained page around ``body`` (already escaped HTML): the report's stylesheet, the
-    error collector and plotly.js inlined once, so the diff and sweep pages look like the run report."""
+def standalone_page(title: str, body: str, plotly_src: str | None = None, charts: bool = True) -> str:
+    """A page around ``body`` (already escaped HTML) with the report's stylesheet and error collector,
+    so the diff, sweep and index pages look like the run report; plotly.js inlined once, or loaded
+    from ``plotly_src`` (a shared file, plotly_asset.py), or left out when the page has no ``charts``."""
     from html import escape
 
-    from plotly.offline import get_plotlyjs
+    from analyzer.report.plotly_asset import plotly_script_tag
 
+    script = f"{plotly_script_tag(plotly_src)}\n" if charts else ""
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
         f"<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
-        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n<body>\n<main>\n'
+        f"{script}</head>\n<body>\n<main>\n"
         f"{body}\n</main>\n</body>\n</html>\n"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzer.rule_engine.model import Finding, RuleOutcome
+from analyzer.rule_engine.model import Finding, ReportSpec, RuleOutcome
 
 # Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
 DIAGNOSIS_FORMAT_VERSION = 1
@@ -29,6 +29,7 @@ class Diagnosis:
     problems: tuple[dict[str, Any], ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
     tool_version: str = ""
+    rule_reports: dict[str, ReportSpec] = field(default_factory=dict)  # rule name -> its [report] table
 
     @property
     def compares_runs(self) -> bool:

@@ -1,4 +1,4 @@
-"""Render an Arrow table of query rows as CSV, JSON or a rich table (for `query` and `runs`)."""
+"""Render an Arrow table of query rows as CSV, JSON, TSV or a rich table (for `query`, `runs` and pipes)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,22 @@ def rows_csv(table: pa.Table) -> str:
     for row in table.to_pylist():
         writer.writerow([_cell(v) for v in row.values()])
     return buf.getvalue()
+
+
+def tsv_line(values: list[Any]) -> str:
+    r"""One TSV line: cells as in CSV, tabs and line breaks inside a cell turned into spaces.
+
+    >>> tsv_line(["run/a", 1.5, None, "x\ty"])
+    'run/a\t1.5\t\tx y\n'
+    """
+    return "\t".join(" ".join(_cell(v).split("\t")).replace("\r", " ").replace("\n", " ") for v in values) + "\n"
+
+
+def rows_tsv(table: pa.Table) -> str:
+    """TSV with a header line, one line per row, never a truncated cell; NULL is an empty cell."""
+    lines = [tsv_line(table.column_names)]
+    lines += [tsv_line(list(row.values())) for row in table.to_pylist()]
+    return "".join(lines)
 
 
 def rows_json(table: pa.Table) -> str:

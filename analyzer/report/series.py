@@ -35,34 +35,59 @@ win AS (
 def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFrame:
     """The query's rows (a few thousand at most) as a DataFrame, read as Python rows rather than
     through Arrow: the HTML report is the only part of a diagnose that would load pyarrow, which
-    takes about 25 MiB more at peak RSS than these rows do (memory_budget.report_budget)."""
+    takes more memory than these rows do."""
     rel = con.sql(sql, params=params)
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)
 
 
-def busy_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
+def busy_over_time(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    bucket_count: int = 1000,
+    window_ns: tuple[int, int] | None = None,
+) -> pl.DataFrame:
     """Compute busy percentage per time bucket: the rules' _busy_intervals inside each bucket.
 
-    Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100). Empty without compute tasks.
+    ``window_ns`` (start, end) limits the buckets to that stretch (a step), offsets still counted
+    from the run's first task. Columns: bucket, offset_ms (bucket start), width_ms, busy_pct (0-100).
+    Empty without compute tasks.
     """
+    lo, hi = window_ns if window_ns else (None, None)
     sql = f"""WITH {_PIECES},
-    grid AS (SELECT t0, t1, greatest(1, ceil((t1 - t0) / $n))::BIGINT AS width FROM win WHERE t1 > t0),
-    located AS (SELECT s, e, (s - t0) // width AS b0, (e - 1 - t0) // width AS b1 FROM pieces, grid),
+    bounds AS (SELECT t0, coalesce($lo, t0) AS lo, coalesce($hi, t1) AS hi FROM win),
+    grid AS (SELECT t0, lo, hi, greatest(1, ceil((hi - lo) / $n))::BIGINT AS width FROM bounds WHERE hi > lo),
+    clipped AS (SELECT greatest(s, lo) AS s, least(e, hi) AS e, lo, width FROM pieces, grid WHERE e > lo AND s < hi),
+    located AS (SELECT s, e, (s - lo) // width AS b0, (e - 1 - lo) // width AS b1 FROM clipped),
     split AS (  -- most pieces lie inside one bucket; only the others are cut per bucket
         SELECT s, e, b0 AS bucket FROM located WHERE b0 = b1
         UNION ALL SELECT s, e, unnest(range(b0, b1 + 1)) FROM located WHERE b1 > b0
     ),
     busy AS (
-        SELECT bucket, sum(least(e, t0 + (bucket + 1) * width) - greatest(s, t0 + bucket * width)) AS busy_ns
+        SELECT bucket, sum(least(e, lo + (bucket + 1) * width) - greatest(s, lo + bucket * width)) AS busy_ns
         FROM split, grid GROUP BY bucket
     ),
-    buckets AS (SELECT unnest(range(0, ((t1 - t0 + width - 1) // width))) AS bucket FROM grid)
-    SELECT b.bucket, round(b.bucket * g.width / 1e6, 6) AS offset_ms, round(g.width / 1e6, 6) AS width_ms,
-           round(100.0 * coalesce(busy.busy_ns, 0) / g.width, 3) AS busy_pct
+    buckets AS (SELECT unnest(range(0, ((hi - lo + width - 1) // width))) AS bucket FROM grid)
+    SELECT b.bucket, round((g.lo - g.t0 + b.bucket * g.width) / 1e6, 6) AS offset_ms,
+           round(g.width / 1e6, 6) AS width_ms, round(100.0 * coalesce(busy.busy_ns, 0) / g.width, 3) AS busy_pct
     FROM buckets b CROSS JOIN grid g LEFT JOIN busy USING (bucket)
     WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count})
+    return _query(con, sql, {"run": run_id, "n": bucket_count, "lo": lo, "hi": hi})
+
+
+def step_window(con: duckdb.DuckDBPyConnection, run_id: str, step_id: int) -> tuple[int, int, float, float] | None:
+    """A step's window over every device: (start_ns, end_ns, start_ms, end_ms), the ms counted from
+    the run's first device task as on the time charts; None when the step has no window."""
+    rows = con.execute(
+        """SELECT min(s.start_ns), max(s.end_ns),
+                  round((min(s.start_ns) - o.t0) / 1e6, 6), round((max(s.end_ns) - o.t0) / 1e6, 6)
+        FROM steps s, (SELECT min(start_ns) AS t0 FROM ops WHERE run_id = $run) o
+        WHERE s.run_id = $run AND s.step_id = $step AND s.start_ns IS NOT NULL AND s.end_ns > s.start_ns
+        GROUP BY o.t0""",
+        {"run": run_id, "step": step_id},
+    ).fetchall()
+    row = rows[0] if rows else None
+    return None if row is None or row[0] is None else (int(row[0]), int(row[1]), float(row[2]), float(row[3]))
 
 
 def idle_stretches(

@@ -21,8 +21,8 @@ def verdict_lines(verdict: pa.Table) -> list[str]:
     ]
 
 
-def render_sweep_html(rows: pa.Table, verdict: pa.Table) -> str:
-    """A self-contained page."""
+def render_sweep_html(rows: pa.Table, verdict: pa.Table, plotly_src: str | None = None) -> str:
+    """The sweep page; plotly.js inlined, or loaded from ``plotly_src`` (a shared file)."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in rows.column_names)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>" for r in rows.to_pylist()
@@ -34,6 +34,7 @@ def render_sweep_html(rows: pa.Table, verdict: pa.Table) -> str:
         f"<h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
         f'<div class="card">{chart}</div><h2>Runs</h2>'
         f'<div class="card"><table><tr>{head}</tr>{body}</table></div>',
+        plotly_src,
     )
 
 

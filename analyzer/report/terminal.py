@@ -1,6 +1,13 @@
-"""Diagnosis -> a rich terminal summary: ranked findings table, then skipped and failed rules."""
+"""Diagnoses for the terminal: rich tables that fit its width (text folds, never cut), or TSV for a pipe.
+
+One run: its findings table, the text of the top findings, one line for the rules skipped. Many
+runs: one row per run with its top finding. Failed rules get a line each.
+"""
 
 from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -8,42 +15,52 @@ from rich.table import Table
 
 from analyzer.diagnosis import step_busy_text
 from analyzer.report.model import Diagnosis
+from analyzer.report.rows import tsv_line
+from analyzer.rule_engine.model import SEVERITY_RANK, Finding
 
 _STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+TSV_COLUMNS = ("run_id", "rank", "severity", "code", "rule", "subject", "impact_us", "span_share", "title", "message")
+
+
+def _severity(s: str) -> str:
+    return f"[{_STYLE.get(s, '')}]{s}[/]"
 
 
 def findings_table(d: Diagnosis, limit: int = 15) -> Table:
+    """The ranked findings of one run; long subjects and rule names fold onto more lines."""
     table = Table(
         title=f"{escape(d.run_id)}: {len(d.findings)} finding(s), by recoverable device time",
         title_justify="left",
         show_lines=False,
     )
-    for name, kw in (
-        ("#", {"justify": "right"}),
-        ("severity", {}),
-        ("code", {}),
-        ("subject", {}),
-        ("impact us", {"justify": "right"}),
-        ("of span", {"justify": "right"}),
-        ("rule", {}),
-    ):
-        table.add_column(name, **kw)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("code", no_wrap=True)
+    table.add_column("subject", overflow="fold", ratio=2)
+    table.add_column("impact us", justify="right", no_wrap=True)
+    table.add_column("of span", justify="right", no_wrap=True)
+    table.add_column("rule", overflow="fold", ratio=1)
     for i, f in enumerate(d.findings[:limit], 1):
         share = "" if f.span_share is None else f"{f.span_share:.1%}"
-        table.add_row(
-            str(i),
-            f"[{_STYLE.get(f.severity, '')}]{f.severity}[/]",
-            f.code,
-            escape(f.subject),
-            f"{f.impact_us:,.1f}",
-            share,
-            f.rule,
-        )
+        table.add_row(str(i), _severity(f.severity), f.code, escape(f.subject), f"{f.impact_us:,.1f}", share, f.rule)
     return table
 
 
+def skipped_line(d: Diagnosis) -> str | None:
+    """One line naming the rules skipped for want of data (the report's rule table says why and how)."""
+    skipped = [o for o in d.outcomes if o.status == "skipped"]
+    if not skipped:
+        return None
+    names = ", ".join(f"{o.code} {o.rule}" for o in sorted(skipped, key=lambda o: o.code))
+    return f"skipped {len(skipped)} rule(s): {names} (why and how to enable: the report's rules table)"
+
+
+def _failed_lines(d: Diagnosis) -> list[str]:
+    return [f"failed: {o.code} {o.rule}: {o.reason}" for o in d.outcomes if o.status == "failed"]
+
+
 def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
-    """Print the ranked findings, the text of the top ``messages``, and rules that did not run."""
+    """Print the ranked findings, the text of the top ``messages``, and the rules that did not run."""
     s = d.summary
     ratio = "?" if s.get("busy_ratio") is None else f"{s['busy_ratio']:.1%}"
     span = "?" if s.get("span_us") is None else f"{s['span_us']:,.1f} us"
@@ -66,7 +83,62 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
             console.print(f"   what to do: {f.advice_summary}", markup=False)
     else:
         console.print("no findings", markup=False)
-    for o in d.outcomes:
-        if o.status != "ran":
-            hint = f"; enable with: {o.enable_hint}" if o.enable_hint else ""
-            console.print(f"{o.status}: {o.code} {o.rule}: {o.reason}{hint}", markup=False)
+    for line in [skipped_line(d), *_failed_lines(d)]:
+        if line:
+            console.print(line, markup=False)
+
+
+def _top(d: Diagnosis) -> str:
+    f = d.findings[0] if d.findings else None
+    return f"{_severity(f.severity)} {f.code} {escape(f.title)} ({escape(f.subject)})" if f else "-"
+
+
+def print_overview(diagnoses: Sequence[Diagnosis], console: Console) -> None:
+    """Many runs: one row per run (and per page comparing runs) with its counts and top finding; then
+    one line for the rules skipped, counted over the runs, and a line per failed rule."""
+    table = Table(title=f"{len(diagnoses)} report(s)", title_justify="left")
+    table.add_column("run", overflow="fold", ratio=2)
+    for name in ("findings", "crit", "warn", "info"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("top finding", overflow="fold", ratio=3)
+    for d in diagnoses:
+        counts = Counter(f.severity for f in d.findings)
+        table.add_row(
+            escape(d.run_id),
+            str(len(d.findings)),
+            *(str(counts.get(s, 0)) for s in ("critical", "warning", "info")),
+            _top(d),
+        )
+    console.print(table)
+    skipped = Counter((o.code, o.rule) for d in diagnoses for o in d.outcomes if o.status == "skipped")
+    if skipped:
+        names = ", ".join(f"{code} {rule} ({n} run(s))" for (code, rule), n in sorted(skipped.items()))
+        console.print(f"skipped: {names} (why and how to enable: each report's rules table)", markup=False)
+    for d in diagnoses:
+        for line in _failed_lines(d):
+            console.print(f"{d.run_id}: {line}", markup=False)
+
+
+def findings_tsv(diagnoses: Sequence[Diagnosis], header: bool = True) -> str:
+    """Every finding of every run as TSV (TSV_COLUMNS), full ids and subjects, fixed number formats."""
+    lines = [tsv_line(list(TSV_COLUMNS))] if header else []
+    for d in diagnoses:
+        for rank, f in enumerate(d.findings, 1):
+            share = "" if f.span_share is None else f"{f.span_share:.4f}"
+            values = [d.run_id, rank, f.severity, f.code, f.rule, f.subject, f"{f.impact_us:.3f}", share, f.title]
+            lines.append(tsv_line([*values, f.message]))
+    return "".join(lines)
+
+
+def tripping_findings(diagnoses: Sequence[Diagnosis], severity: str) -> list[tuple[str, Finding]]:
+    """(run id, finding) of every finding at or above ``severity``, worst first, then in rank order."""
+    floor = SEVERITY_RANK[severity]
+    found = [(d.run_id, f) for d in diagnoses for f in d.findings if SEVERITY_RANK[f.severity] >= floor]
+    return sorted(found, key=lambda p: -SEVERITY_RANK[p[1].severity])
+
+
+def fail_on_line(severity: str, found: Sequence[tuple[str, Finding]]) -> str:
+    """Which finding tripped --fail-on, and how many more did."""
+    run_id, f = found[0]
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    return f"npu-triage: --fail-on {severity}: tripped by {run_id}: {f.severity} {f.code} {f.rule} ({f.subject}){more}"

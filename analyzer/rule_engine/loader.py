@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.ingest.finalize import SETTINGS
-from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.model import ReportSpec, Rule
 
 TEMPLATE_NAME = "TEMPLATE.toml"
 
@@ -66,6 +66,18 @@ def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
         doc_impact=str(text.get("impact", "")).strip(),
         threshold_param=str(finding.get("threshold_param", "")),
         schema_version=int(doc.get("schema_version", 0) or 0),
+        report=_report_spec(doc.get("report", {})),
+    )
+
+
+def _report_spec(table: Any) -> ReportSpec:
+    """The [report] table; a value that is not a table reads as one unknown key."""
+    if not isinstance(table, dict):
+        return ReportSpec(unknown=("[report] (not a table)",))
+    known = ("chart", "zoom", "limit_param", "marks")
+    return ReportSpec(
+        **{k: str(table.get(k, "")) for k in known},
+        unknown=tuple(sorted(k for k in table if k not in known)),
     )
 
 

@@ -40,6 +40,19 @@ class Rule:
     doc_impact: str = ""  # how impact_us is computed ([doc] impact)
     threshold_param: str = ""  # the param reported as a finding's threshold ([finding] threshold_param)
     schema_version: int = 1
+    report: ReportSpec = field(default_factory=lambda: ReportSpec())
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    """How reports show a rule's findings ([report] of its file): the chart beside them and how it
+    marks them. Empty ``chart``: evidence and text only."""
+
+    chart: str = ""  # key of a report chart (validation.CHART_KINDS)
+    zoom: str = ""  # 'step': the chart is zoomed to the finding's step
+    limit_param: str = ""  # the param drawn as the chart's limit line
+    marks: str = ""  # 'subjects': the chart highlights the findings' subjects
+    unknown: tuple[str, ...] = ()  # keys of [report] that mean nothing (validation reports them)
 
 
 @dataclass(frozen=True)

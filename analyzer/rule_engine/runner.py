@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -13,7 +14,6 @@ import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
-from analyzer.rule_engine.rule_pool import Job, run_jobs
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
@@ -97,9 +97,9 @@ class _RuleRun:
         values = {**self.binding, "run_id": run_id, "subject": subject}
         sql = self.rule.evidence_sql.rstrip().rstrip(";")  # it is run inside an outer query
         params = bind_params(sql, values)
-        # Only the rows kept become Python objects; the rest are counted by DuckDB. Fetching them all
-        # took 2M gap rows into Python at 2M tasks when low-aicore-utilization fired (peak RSS 600 MB
-        # -> 1.2 GB). DuckDB keeps the evidence query's ORDER BY under the outer LIMIT.
+        # Only the rows kept become Python objects; the rest are counted by DuckDB (an evidence query
+        # may return a row per gap, millions on a big export). DuckDB keeps the evidence query's
+        # ORDER BY under the outer LIMIT.
         cursor = self.con.execute(f"SELECT * FROM ({sql}) LIMIT {int(self.evidence_limit)}", params)
         columns = tuple(d[0] for d in cursor.description)
         top = tuple(tuple(plain_value(v) for v in row) for row in cursor.fetchall())
@@ -198,8 +198,6 @@ def _run_one(
     outcome_run = _outcome_run(rule, run_ids)
     try:
         found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
-    except duckdb.OutOfMemoryException:
-        raise  # not the rule's fault: the command is run again with more memory (cli/__init__.py)
     except duckdb.Error as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
         return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
@@ -238,7 +236,7 @@ def run_rules(
         create_run_scaling_views(con, list(run_ids))
     planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)
     to_run = [p for p in planned if p.skipped is None]
-    ran = iter(run_jobs(con, [p.job for p in to_run], [p.own_connection for p in to_run]))
+    ran = iter([p.job(con) for p in to_run])
     results = [([], p.skipped) if p.skipped else next(ran) for p in planned]
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
@@ -249,8 +247,7 @@ class _Planned:
     """One rule over one run, or over all the runs: its 'skipped' outcome, or the job running it."""
 
     skipped: RuleOutcome | None
-    job: Job | None = None
-    own_connection: bool = False  # a several-run rule reads scaling views that live on con only
+    job: Callable[[duckdb.DuckDBPyConnection], tuple[list[Finding], RuleOutcome]] | None = None
 
 
 def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
@@ -291,5 +288,5 @@ def _plan(
                 evidence_limit=evidence_limit,
             )
         )
-        planned.append(_Planned(skipped, job, rule.scope == "runs"))
+        planned.append(_Planned(skipped, job))
     return planned

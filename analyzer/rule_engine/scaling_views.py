@@ -26,7 +26,7 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
     Does nothing in a catalog database, whose own ``catalog_runs`` / ``run_metrics`` tables
     already feed the views.
     """
-    # Imported here: only several-run diagnoses need them (and pyarrow, 0.12 s to import).
+    # Imported here: only several-run diagnoses need them, and pyarrow is slow to import.
     import pyarrow as pa
 
     from analyzer.runs.summary import run_summary_tables
@@ -37,9 +37,14 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
         return
     reader = con.cursor()  # its own result state: con may hold an unfinished result
     try:
-        metrics = [run_summary_tables(reader, r, r)["run_metrics"] for r in run_ids]
+        summaries = [run_summary_tables(reader, r, r) for r in run_ids]
     finally:
         reader.close()
+    metrics = [t["run_metrics"] for t in summaries]
     con.register("run_metrics", pa.concat_tables(metrics) if metrics else pa.table({}))
+    # the op sequence of a typical step: the model identity that groups runs (runs/model_identity.py)
+    positions = [t["op_positions"] for t in summaries]
+    if positions:
+        con.register("op_positions", pa.concat_tables(positions))
     con.execute(_RUNS_VIEW)
     create_scaling_views(con)

@@ -3,8 +3,8 @@
 The helper views read the timeline only for the causes of device gaps (host APIs, framework ops and
 device tasks, ``views._gap_causes``); ingest itself reads device tasks and step markers; no chart
 reads it. Flow arrows ('s'/'f' events: their ends already carry ``connection_id``) and the
-exporter's overlap-analysis segments are then never read, yet they are most of a timeline: at msprof
-2M tasks, 8 of its 12M rows, which a lean memory budget spills to disk and reads back.
+exporter's overlap-analysis segments are then never read, yet they are most of a msprof timeline's
+rows.
 """
 
 from __future__ import annotations

@@ -22,6 +22,11 @@ CATEGORY_PREFIX = {
 STATUSES = ("preview", "stable", "deprecated")
 SCOPES = ("run", "runs")
 POLARITIES = ("lower_is_better", "higher_is_better")
+# The charts a rule may declare beside its findings ([report] chart): analyzer/report/html.py draws
+# them (CHARTS for one run, RUNS_CHARTS for several; tests/test_report_html.py checks both lists agree).
+CHART_KINDS = ("busy", "pareto", "pipeline", "gap_histogram", "gap_positions", "calls", "steps", "hbm", "scaling")
+CHART_ZOOMS = ("step",)
+CHART_MARKS = ("subjects",)
 UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
 # Bound by the runner, never declared: the run (scope 'run'), the runs ('runs'), the subject.
 RESERVED_PARAMS = ("run_id", "run_ids", "subject")
@@ -125,6 +130,23 @@ def _query_problems(rule: Rule) -> list[str]:
     return problems
 
 
+def _report_problems(rule: Rule) -> list[str]:
+    spec = rule.report
+    problems = [f"[report] {k} is not a known key (chart, zoom, limit_param, marks)" for k in spec.unknown]
+    for name, value, allowed in (
+        ("chart", spec.chart, CHART_KINDS),
+        ("zoom", spec.zoom, CHART_ZOOMS),
+        ("marks", spec.marks, CHART_MARKS),
+    ):
+        if value and value not in allowed:
+            problems.append(f"[report] {name} {value!r} is not one of {', '.join(allowed)}")
+    if spec.limit_param and spec.limit_param not in rule.params:
+        problems.append(f"[report] limit_param {spec.limit_param!r} is not a declared param")
+    if not spec.chart and (spec.zoom or spec.limit_param or spec.marks):
+        problems.append("[report] zoom, limit_param and marks need a chart")
+    return problems
+
+
 def _order_by_has_tie_breaker(sql: str) -> bool:
     match = _ORDER_BY_LAST.search(sql.strip().rstrip(";"))
     return bool(match) and "," in match.group(2) and ")" not in match.group(2)
@@ -145,7 +167,13 @@ def _requires_problems(rule: Rule) -> list[str]:
 
 def validate_rule(rule: Rule) -> list[str]:
     """Problems of one rule on its own (empty when it is valid)."""
-    return _field_problems(rule) + _location_problems(rule) + _query_problems(rule) + _requires_problems(rule)
+    return (
+        _field_problems(rule)
+        + _location_problems(rule)
+        + _query_problems(rule)
+        + _requires_problems(rule)
+        + _report_problems(rule)
+    )
 
 
 def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:

@@ -1,8 +1,7 @@
 """Documented helper views that rules may query (leading underscore, Perfetto style), created before rules run.
 
 Every view is derived from the normalized tables only and is empty (never an error) when its
-inputs are empty. The gap views read ops' stored rows (``_ops_rows``, numbered_rows.py), so the views
-are made in a working connection, not in a saved database file (``diagnose --db`` loads one first).
+inputs are empty. They are TEMP views and tables, never written into a saved database file.
 Intervals are half-open ``[start_ns, end_ns)`` in exact int64 nanoseconds (beware: DuckDB's
 least/greatest ignore NULLs, so overlap sums over LEFT JOINs filter the unmatched rows);
 durations are DOUBLE microseconds. "Device" means the pair (run_id, device_id): runs are split
@@ -15,12 +14,8 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest.numbered_rows import KEYS, ROWS
-from analyzer.rule_engine.view_build import build_relations, worker
-
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
-OPS_ROWS = ROWS["ops"]
 
 
 def _parts(rows: str, key: str) -> str:
@@ -94,7 +89,7 @@ def _gaps(rows: str, key: str) -> str:
     """CTEs ``k`` (see ``_parts``) and ``g``: where a row of ``rows`` (rid, key, start_ns, end_ns) starts
     after every row that starts before it (per ``key``) has ended: part (join ``k`` for the key), start_ns
     (the latest end before), end_ns (the row's start), prev_rid (the row that ended last), rid. Ties are
-    broken by rid (the ops row's number in storage, ``_ops_rows``), so results repeat."""
+    broken by rid (the ops row's number in storage), so results repeat."""
     return f"""{_parts(rows, key)},
 p AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, end_ns) OVER w AS prev_rid FROM n
       WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
@@ -104,7 +99,7 @@ g AS (SELECT part, prev_end AS start_ns, start_ns AS end_ns, prev_rid, rid FROM 
 def _device_gaps_sql(with_steps: bool) -> str:
     """``_device_gaps``; ``with_steps=False`` is the same relation for a database whose steps table
     has no window (the step of a gap is then its next task's): it skips the ASOF join, which sorts
-    every gap even against no step (0.28 s at 1M gaps)."""
+    every gap even against no step."""
     step = "coalesce(gs.step_in, a.step_id)" if with_steps else "a.step_id"
     windows = (
         """,
@@ -125,17 +120,14 @@ WITH t AS ({_ops_with_rid("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}
         + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
-FROM gs JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = gs.rid JOIN {OPS_ROWS} b ON b.rowid = gs.prev_rid"""
+FROM gs JOIN k USING (part) JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid"""
     )
 
 
 def _ops_with_rid(columns: str, where: str) -> str:
-    """SQL of ops rows with ``rid`` (the row's number in storage: ops is a view over numbered rows, see
-    numbered_rows), ``run_id`` and ``columns``, where ``where`` holds."""
-    return (
-        f"SELECT o.rowid AS rid, k.run_id, {columns} FROM {OPS_ROWS} o JOIN {KEYS} k ON k.run_no = o.run_no "
-        f"WHERE {where}"
-    )
+    """SQL of ops rows with ``rid`` (the row's number in storage), ``run_id`` and ``columns``, where
+    ``where`` holds."""
+    return f"SELECT o.rowid AS rid, o.run_id, {columns} FROM ops o WHERE {where}"
 
 
 def _in_list(values: tuple[str, ...]) -> str:
@@ -249,10 +241,10 @@ FROM busy""",
 WITH t AS ({_ops_with_rid("o.device_id, o.stream_id, o.start_ns, o.end_ns", "o.stream_id IS NOT NULL AND o.start_ns IS NOT NULL")}),
 """
         + _gaps("t", "run_id, device_id, stream_id")
-        + f"""
+        + """
 SELECT k.run_id, k.device_id, k.stream_id, a.step_id, g.start_ns, g.end_ns,
        (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
-FROM g JOIN k USING (part) JOIN {OPS_ROWS} a ON a.rowid = g.rid JOIN {OPS_ROWS} b ON b.rowid = g.prev_rid""",
+FROM g JOIN k USING (part) JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid""",
     ),
     "_gap_causes": (
         "Timeline events overlapping a device gap, classified: cause 'host_sync' (stream/device "
@@ -306,12 +298,12 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 # Cheap filters of ops, and helpers that no built-in rule or chart reads (computed only when a rule of
 # the user's reads them), stay views; so does _stream_gaps, read once by inter-op-gap with a threshold
 # on gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream had its
-# names joined: 1.5 s at 2M msprof tasks). Every other helper view is computed once and kept as a
+# names joined). Every other helper view is computed once and kept as a
 # table, because rules read them many times (a view would recompute its window passes each time).
 _PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals", "_stream_gaps")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
-# Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names cost
-# 0.3 s per call on 3.7M events.
+# Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names would
+# cost more than the views it saves on a big export.
 _SIGNATURE_SQL = """
 SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id, step_id, task_type, op_type,
                                                     op_name, start_ns, end_ns)), 0) FROM ops)
@@ -328,8 +320,8 @@ _HAS_STEP_WINDOWS = "SELECT EXISTS (SELECT 1 FROM steps WHERE start_ns IS NOT NU
 def create_views(con: duckdb.DuckDBPyConnection) -> None:
     """Create every helper relation, visible to ``con`` under its name (nothing is written into a database file).
 
-    ``_PLAIN_VIEWS`` stay views; the others are computed once (two at a time, see view_build.py) and
-    recomputed on a later call only when ops, steps or timeline changed.
+    ``_PLAIN_VIEWS`` stay views; the others are computed once into TEMP tables, in dependency order,
+    and recomputed on a later call only when ops, steps or timeline changed.
     """
     signature = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
     state = con.execute(
@@ -340,14 +332,10 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     relations = dict(_RELATIONS)
     if not con.execute(_HAS_STEP_WINDOWS).fetchall()[0][0]:
         relations["_device_gaps"] = _device_gaps_sql(with_steps=False)
-    build_relations(con, relations, _PLAIN_VIEWS)
+    for name, sql in relations.items():
+        kind = "VIEW" if name in _PLAIN_VIEWS else "TABLE"
+        con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
     con.execute("CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature", [signature])
-
-
-def helper_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """A second connection to ``con``'s database that sees the helper relations too (once
-    ``create_views(con)`` has run), for queries run beside ``con``'s; the caller closes it."""
-    return worker(con, _RELATIONS, _PLAIN_VIEWS)
 
 
 def view_docs() -> dict[str, str]:

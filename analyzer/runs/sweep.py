@@ -2,7 +2,10 @@
 
 ``SCALING_VIEW_SQL`` is THE definition: the ``sweep`` command creates it, and a rule file that
 judges batch-size scaling reads ``batch_size_scaling`` / ``batch_size_scaling_verdict`` so that
-both agree. The verdict: when the device busy ratio rises with batch size by at least
+both agree. ``model_name`` in the view is the run's model label (model_identity.py), so runs of
+another model under the same name (another depth, other shapes) never join a sweep.
+
+The verdict: when the device busy ratio rises with batch size by at least
 ``min_rise`` (default 0.10, absolute) or by the factor ``min_rise_factor`` (default 1.25),
 small batches leave the device waiting on the host (scheduling
 overhead); when it stays flat, the time is spent inside the operators.
@@ -13,16 +16,18 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from analyzer.runs.model_identity import create_identity_table
+
 MIN_RISE = 0.10
 MIN_RISE_FACTOR = 1.25
 
 SCALING_VIEW_SQL = """
 CREATE OR REPLACE TEMP VIEW batch_size_scaling AS
-SELECT r.model_name, r.batch_size, r.run_id, r.cann_version, m.busy_ratio,
+SELECT coalesce(i.model_label, r.model_name) AS model_name, r.batch_size, r.run_id, r.cann_version, m.busy_ratio,
        coalesce(m.step_time_p50_us, m.span_us) AS step_time_us,
        coalesce(m.step_time_p50_us, m.span_us) / r.batch_size AS per_sample_us,
        r.batch_size / (coalesce(m.step_time_p50_us, m.span_us) / 1e6) AS throughput_samples_per_s
-FROM catalog_runs r JOIN run_metrics m USING (run_id)
+FROM catalog_runs r JOIN run_metrics m USING (run_id) LEFT JOIN run_model_identity i USING (run_id)
 WHERE r.batch_size IS NOT NULL AND r.batch_size > 0 AND coalesce(m.step_time_p50_us, m.span_us) > 0
 """
 
@@ -52,7 +57,9 @@ VERDICT_TEXT = {
 def create_scaling_views(
     con: duckdb.DuckDBPyConnection, min_rise: float = MIN_RISE, min_rise_factor: float = MIN_RISE_FACTOR
 ) -> None:
-    """Create the two views in a connection holding catalog tables."""
+    """Create the two views in a connection holding catalog tables; runs are grouped by model
+    identity (model_identity.py: name, op mix, shapes), never by name or folder alone."""
+    create_identity_table(con)
     con.execute("SET VARIABLE min_rise = ?", [min_rise])
     con.execute("SET VARIABLE min_rise_factor = ?", [min_rise_factor])
     con.execute(SCALING_VIEW_SQL)

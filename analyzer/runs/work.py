@@ -14,7 +14,6 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest import load_export
-from analyzer.ingest.memory_budget import lift_automatic_limit
 from analyzer.ingest.model import IngestError
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.runs.summary import run_summary_tables
@@ -63,38 +62,23 @@ def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
 
 
 def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
-    """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise.
-
-    When DuckDB runs out of the automatic memory budget (memory_budget.py), the export is read again
-    once with DuckDB's own limit."""
-    try:
-        return _analyze_once(task, settings)
-    except duckdb.OutOfMemoryException:  # raised only once the automatic budget was lifted
-        return _analyze_once(task, settings)
-
-
-def _analyze_once(task: RunTask, settings: WorkSettings) -> RunTables:
+    """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise."""
     try:
         ingested = load_export(Path(task.export_path))
     except IngestError as exc:
         return failure_table(task.label, task.fingerprint, str(exc).split(": ", 1)[-1])
     except Exception as exc:  # a worker never dies on bad input
-        if _budget_lifted_for(exc) or stop_requested():
+        if stop_requested():
             raise
         return failure_table(task.label, task.fingerprint, f"ingest failed: {type(exc).__name__}: {exc}")
     try:
         return _run_tables(ingested, task, settings)
     except Exception as exc:
-        if _budget_lifted_for(exc) or stop_requested():
+        if stop_requested():
             raise
         return failure_table(task.label, task.fingerprint, f"analysis failed: {type(exc).__name__}: {exc}")
     finally:
         ingested.con.close()
-
-
-def _budget_lifted_for(exc: Exception) -> bool:
-    """True when ``exc`` is DuckDB out of the automatic memory budget, now lifted: run again."""
-    return isinstance(exc, duckdb.OutOfMemoryException) and lift_automatic_limit() is not None
 
 
 def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:

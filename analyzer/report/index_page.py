@@ -1,0 +1,49 @@
+"""index.html of an output folder holding many reports: one row per run (and the all-runs page) with its top finding."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from analyzer.report.html_sections import esc
+from analyzer.report.html_style import standalone_page
+from analyzer.report.model import Diagnosis
+
+_COUNTED = ("critical", "warning", "info")
+
+
+def _counts(d: Diagnosis) -> str:
+    parts = [f"{sum(f.severity == s for f in d.findings)} {s}" for s in _COUNTED]
+    return ", ".join(p for p in parts if not p.startswith("0 ")) or "none"
+
+
+def _row(d: Diagnosis, href: str) -> str:
+    top = d.findings[0] if d.findings else None
+    top_html = (
+        f'<span class="badge {esc(top.severity)}">{esc(top.severity)}</span> {esc(top.code)} '
+        f"{esc(top.title)} (<b>{esc(top.subject)}</b>)"
+        if top
+        else '<span class="none">no finding</span>'
+    )
+    kind = "runs compared (sweep)" if d.compares_runs else "run"
+    return (
+        f'<tr><td><a href="{esc(href)}">{esc(d.run_id)}</a></td><td>{kind}</td>'
+        f'<td class="num">{len(d.findings)}</td><td class="num">{esc(_counts(d))}</td><td>{top_html}</td></tr>'
+    )
+
+
+def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> str:
+    """The index page: every report (Diagnosis and its report.html, linked relative to ``index_path``),
+    runs in run id order, pages comparing several runs last."""
+    ordered = sorted(pages, key=lambda p: (p[0].compares_runs, p[0].run_id))
+    folder = Path(index_path).resolve().parent
+    rows = "".join(_row(d, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix()) for d, page in ordered)
+    runs = sum(not d.compares_runs for d, _ in pages)
+    body = (
+        f'<header><h1>npu-triage reports</h1><p class="subtitle">{runs} run(s); '
+        "each row links to the run's report, its top finding first</p></header>"
+        '<section id="reports"><table><thead><tr><th>report</th><th>kind</th><th class="num">findings</th>'
+        f"<th>by severity</th><th>top finding</th></tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+    return standalone_page("npu-triage reports", body, charts=False)

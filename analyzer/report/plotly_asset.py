@@ -1,0 +1,54 @@
+"""plotly.js as one shared file beside the reports of a folder, instead of 3.6 MB inlined into every page."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from analyzer.atomic_files import write_text_atomically
+
+
+def plotly_file_name() -> str:
+    """The shared file's name, versioned so that reports of another plotly.js never pick up this one."""
+    from plotly.offline import get_plotlyjs_version
+
+    return f"plotly-{get_plotlyjs_version()}.min.js"
+
+
+def write_plotly_js(folder: Path) -> Path:
+    """Write plotly.js into ``folder`` (atomically) unless an identical copy is there; returns its path."""
+    from plotly.offline import get_plotlyjs
+
+    path = Path(folder) / plotly_file_name()
+    text = get_plotlyjs()
+    if path.is_file() and path.stat().st_size == len(text.encode("utf-8")):
+        return path
+    return write_text_atomically(path, text)
+
+
+def plotly_src(page: Path, script: Path) -> str:
+    """The script's address relative to the page's folder, as a URL path.
+
+    >>> plotly_src(Path("out/run/dev0/report.html"), Path("out/plotly-3.0.1.min.js"))
+    '../../plotly-3.0.1.min.js'
+    """
+    return Path(os.path.relpath(Path(script).resolve(), Path(page).resolve().parent)).as_posix()
+
+
+def plotly_script_tag(src: str | None) -> str:
+    """The page's plotly.js: inline when ``src`` is None, else a script loading the shared file, with a
+    note shown on the page when the file is missing (a report copied without it)."""
+    if src is None:
+        from plotly.offline import get_plotlyjs
+
+        return f'<script type="text/javascript">{get_plotlyjs()}</script>'
+    from html import escape
+
+    missing = (
+        "document.addEventListener('DOMContentLoaded', function () { var p = document.createElement('p');"
+        " p.className = 'none'; p.textContent = 'Charts need " + escape(Path(src).name, quote=True) + " beside"
+        " this report (written with it); it was not found.';"
+        " document.querySelector('main').prepend(p); });"
+    )
+    attributes = f'src="{escape(src, quote=True)}" onerror="{escape(missing, quote=True)}"'
+    return f'<script type="text/javascript" {attributes}></script>'

@@ -1,0 +1,64 @@
+"""The library API (``import analyzer``): the README's example runs, and the CLI writes what it writes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import analyzer
+from analyzer.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "fixtures" / "examples" / "resnet_host_sync"
+START, END = "<!-- api-example:start -->\n```python\n", "```\n<!-- api-example:end -->"
+
+
+def _readme_example() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert START in text and END in text, "README.md lacks the API example between its markers"
+    return text.split(START, 1)[1].split(END, 1)[0]
+
+
+def test_readme_example_runs_as_written(tmp_path):
+    code = _readme_example()
+    assert len(code.strip().splitlines()) <= 6  # the import, a blank line and five lines
+    (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "SCH001" in done.stdout and "impact_us" in done.stdout
+    written = sorted(p.name for p in (tmp_path / "reports").rglob("*") if p.is_file())
+    assert written == ["diagnosis.json", "diagnosis.md", "report.html"]
+
+
+def test_api_reports_equal_the_command_line_ones(tmp_path):
+    assert main(["diagnose", str(EXAMPLE), "--out", str(tmp_path / "cli"), "--format", "json,md"]) == 0
+    with analyzer.load(EXAMPLE) as trace:
+        paths = analyzer.report(analyzer.diagnose(trace), tmp_path / "api")
+    assert paths
+    for path in paths:
+        assert path.read_bytes() == (tmp_path / "cli" / path.relative_to(tmp_path / "api")).read_bytes()
+
+
+def test_trace_gives_arrow_and_polars_tables():
+    with analyzer.load(EXAMPLE) as trace:
+        ops = trace.table("ops")
+        assert isinstance(ops, pl.DataFrame) and ops.height == 144
+        counted = trace.query("SELECT count(*) AS n FROM ops WHERE run_id = $r", {"r": trace.run_ids[0]})
+        assert isinstance(counted, pa.Table) and counted.to_pylist() == [{"n": 144}]
+        with pytest.raises(KeyError, match="no normalized table"):
+            trace.table("nope")
+
+
+def test_diagnose_asks_for_a_run_when_there_are_several():
+    with analyzer.load(ROOT / "fixtures" / "examples" / "cann_upgrade") as trace:
+        with pytest.raises(ValueError, match="name one run_id of the 3 usable runs"):
+            analyzer.diagnose(trace)
+        found = analyzer.diagnose_all(trace)
+        assert [d.run_id for d in found] == trace.usable_run_ids()
+        table = analyzer.findings_table(found[0])
+        assert table.num_rows == len(found[0].findings) > 0
