@@ -572,3 +572,10 @@ RULE_SQL = {
 }
 for _name, _sql in RULE_SQL.items():
     cli_case(f"rule_sql_{_name}", "rule_sql", 0, "")(lambda t, s=_sql: rule_run(t, s))
+
+cli_case("diff_catalog_side_is_sqlite", "database_file", 2, r"c\.db: is not an npu-triage catalog \(not a DuckDB")(
+    lambda t: Run(["diff", f"{sqlite_file(t / 'c.db')}:run", str(export(t))])
+)
+cli_case("sweep_catalog_is_sqlite", "database_file", 2, r"c\.db: is not an npu-triage catalog \(not a DuckDB")(
+    lambda t: Run(["sweep", "--catalog", str(sqlite_file(t / "c.db"))])
+)
