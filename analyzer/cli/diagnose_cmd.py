@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.api import Trace, diagnose, load, open_database, report
+from analyzer.api import Trace, diagnose, open_database, report
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
@@ -20,6 +20,10 @@ from analyzer.cli.rule_options import (
 from analyzer.diagnosis import diagnose_runs
 from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.database import save_duckdb
+from analyzer.job.diagnosis import diagnose_job
+from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.report.job_terminal import print_job_diagnosis
+from analyzer.report.json_export import render_json
 from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
@@ -32,13 +36,18 @@ from analyzer.report.terminal import (
 )
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import ParamError
+from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
 FORMATS = ("json", "md", "html")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diagnose", help="run the rules over an export and write a ranked diagnosis")
+    p = sub.add_parser(
+        "diagnose",
+        help="run the rules over an export and write a ranked diagnosis",
+        description="Run the rules over an export and write a ranked diagnosis. " + RANKING,
+    )
     p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
     p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
     p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
@@ -62,18 +71,46 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
         if not is_duckdb_file(args.db):
             raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
-        return open_database(args.db)
+        return open_database(args.db), []
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
-    trace = load(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
-    if args.db:
-        save_duckdb(trace.con, args.db, trace.run_ids)
-    return trace
+    ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules))
+    trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
+    if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
+        save_duckdb(trace.con, args.db, [*trace.run_ids, *(j.job.job_id for j in jobs)])
+    return trace, jobs
+
+
+def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, args, formats) -> list:
+    """Each job's diagnosis with the files written for it (diagnosis.json, job.html); its verdict is
+    printed on a terminal, before the ranks'."""
+    pages = []
+    for loaded in jobs:
+        for line in problem_lines(loaded.problems):
+            err(line)
+        d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, rules, params, preview=args.preview)
+        folder = run_folder(args.out, d.run_id)
+        written = []
+        if "json" in formats:
+            written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
+        if "html" in formats:
+            from analyzer.report.job_page import render_job_page
+            from analyzer.report.plotly_asset import plotly_src, write_plotly_js
+
+            page = folder / "job.html"  # plotly.js shared with the ranks' pages, beside them
+            src = plotly_src(page, write_plotly_js(Path(args.out)))
+            written.append(write_text_atomically(page, render_job_page(d, trace.con, src)))
+        if sys.stdout.isatty() and not args.quiet:
+            print_job_diagnosis(d, out)
+            for path in written:
+                out.print(f"wrote {path}", markup=False)
+        pages.append((d, written))
+    return pages
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -127,24 +164,31 @@ def run(args: argparse.Namespace) -> int:
         _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace = _connection(args, rules)
+        trace, jobs = _connection(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
     for line in problem_lines(trace.problems):
         err(line)
-    if not usable:
+    if not usable and not jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
+    job_pages = _job_pages(trace, jobs, rules, params, args, formats)  # the job verdict first
+    problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
     several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
     if several is not None:  # rules comparing the runs (batch-size-scaling)
         diagnoses.append(several)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
-    _print(pages, _write_index(pages, args.out), args)
+    index = _write_index(pages, args.out)
+    if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
+        _print([*job_pages, *pages], index, args)
+    elif pages:  # on a terminal the job verdicts are printed already
+        _print(pages, index, args)
+    diagnoses = [d for d, _ in job_pages] + diagnoses
     tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
     if tripped:
         err(fail_on_line(args.fail_on, tripped))
         return 1
-    return partial_input_code(trace.problems, args.allow_partial, "the diagnosis covers")
+    return partial_input_code(problems, args.allow_partial, "the diagnosis covers")

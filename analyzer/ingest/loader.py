@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import absent_reason, printable, scan
+from analyzer.ingest.discover import Unreadable, absent_reason, printable, scan
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
@@ -80,12 +80,18 @@ def load_export(
     con: duckdb.DuckDBPyConnection | None = None,
     progress: Callable[[ExportSource], None] | None = None,
     left_out_kinds: frozenset[str] = frozenset(),
+    sources: list[ExportSource] | None = None,
+    unreadable: Sequence[Unreadable] = (),
 ) -> Ingested:
     """Discover and read every export under ``path``.
 
     Timeline events of ``left_out_kinds`` are not stored: for a caller that never reads them (a
     diagnosis whose rules read no flow or overlap segment, ``rule_engine.timeline_use``), where they
     would be two thirds of a msprof timeline's rows.
+
+    ``sources``: the exports to read, when the caller has discovered them already (a job's ranks
+    holding summaries only are read by analyzer.job instead); may be empty. ``unreadable``: the
+    folders the caller's scan could not read (``discover.scan``), each recorded as a problem.
 
     Raises IngestError when the path does not exist or holds no export at all. An export whose
     files are all unusable still yields a run with its problems recorded; callers decide whether
@@ -94,6 +100,8 @@ def load_export(
     path = Path(path)
     if not path.exists():
         raise IngestError(f"{printable(path)}: {absent_reason(path)}")
+    if sources is not None:
+        return _read_sources(con or connect(), sources, progress, left_out_kinds, unreadable)
     sources, unreadable = scan(path)
     if not sources and unreadable:
         raise IngestError(f"{unreadable[0].path}: {unreadable[0].reason}")
@@ -104,6 +112,16 @@ def load_export(
             "kernel_details.csv, op_summary_*.csv, trace_view.json)"
         )
     con = con or connect()
+    return _read_sources(con, sources, progress, left_out_kinds, unreadable)
+
+
+def _read_sources(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[ExportSource],
+    progress: Callable[[ExportSource], None] | None,
+    left_out_kinds: frozenset[str],
+    unreadable: Sequence[Unreadable],
+) -> Ingested:
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
     for source in sources:

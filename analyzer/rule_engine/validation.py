@@ -9,7 +9,9 @@ from pathlib import Path
 
 from analyzer.ingest.finalize import SETTINGS
 from analyzer.ingest.schema import TABLES, has_column
+from analyzer.rule_engine.chip_table import CHIP_KEY, NOMINAL_KEYS
 from analyzer.rule_engine.model import SEVERITIES, Rule
+from analyzer.rule_engine.overlap import IMPACT_FAMILIES, IMPACT_ROLES
 
 SCHEMA_VERSION = 1
 CATEGORY_PREFIX = {
@@ -18,9 +20,10 @@ CATEGORY_PREFIX = {
     "communication": "COM",
     "scheduling": "SCH",
     "host": "HST",
+    "job": "JOB",  # rules of scope 'job': one distributed job, several ranks (analyzer/job/)
 }
 STATUSES = ("preview", "stable", "deprecated")
-SCOPES = ("run", "runs")
+SCOPES = ("run", "runs", "job")
 POLARITIES = ("lower_is_better", "higher_is_better")
 # The charts a rule may declare beside its findings ([report] chart): analyzer/report/html.py draws
 # them (CHARTS for one run, RUNS_CHARTS for several; tests/test_report_html.py checks both lists agree).
@@ -28,7 +31,7 @@ CHART_KINDS = ("busy", "pareto", "pipeline", "gap_histogram", "gap_positions", "
 CHART_ZOOMS = ("step",)
 CHART_MARKS = ("subjects",)
 UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
-# Bound by the runner, never declared: the run (scope 'run'), the runs ('runs'), the subject.
+# Bound by the runner, never declared: the run or job (scope 'run', 'job'), the runs ('runs'), the subject.
 RESERVED_PARAMS = ("run_id", "run_ids", "subject")
 # Columns every rule query returns; a message may also use them.
 FINDING_COLUMNS = ("run_id", "subject", "value", "impact_us")
@@ -50,6 +53,7 @@ _REQUIRED_TEXT = (
     "doc_checks",
     "doc_why",
     "doc_impact",
+    "impact_family",
 )
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -85,6 +89,8 @@ def _field_problems(rule: Rule) -> list[str]:
         ("scope", SCOPES),
         ("polarity", POLARITIES),
         ("unit", UNITS),
+        ("impact_family", IMPACT_FAMILIES),
+        ("impact_role", IMPACT_ROLES),
     )
     for name, allowed in enums:
         value = getattr(rule, name)
@@ -95,6 +101,8 @@ def _field_problems(rule: Rule) -> list[str]:
         problems.append(f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}")
     if rule.name and not _KEBAB.match(rule.name):
         problems.append(f"name {rule.name!r} is not kebab-case")
+    if rule.scope and rule.category and (rule.scope == "job") != (rule.category == "job"):
+        problems.append("a rule of scope 'job' lives in category 'job' (rules/job/), and only such rules do")
     if rule.collect and rule.collect not in SETTINGS:
         problems.append(f"collect {rule.collect!r} is not one of {', '.join(SETTINGS)}")
     if not rule.advice_steps:
@@ -140,8 +148,10 @@ def _report_problems(rule: Rule) -> list[str]:
     ):
         if value and value not in allowed:
             problems.append(f"[report] {name} {value!r} is not one of {', '.join(allowed)}")
-    if spec.limit_param and spec.limit_param not in rule.params:
-        problems.append(f"[report] limit_param {spec.limit_param!r} is not a declared param")
+    owner, _, key = spec.limit_param.rpartition(".")
+    known = key in NOMINAL_KEYS if owner == CHIP_KEY else spec.limit_param in rule.params
+    if spec.limit_param and not known:
+        problems.append(f"[report] limit_param {spec.limit_param!r} is not a declared param or chip.<nominal value>")
     if not spec.chart and (spec.zoom or spec.limit_param or spec.marks):
         problems.append("[report] zoom, limit_param and marks need a chart")
     return problems
@@ -160,6 +170,8 @@ def _requires_problems(rule: Rule) -> list[str]:
             problems.append(f"requires table {table!r}, which is not in the schema")
             continue
         problems += [f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c)]
+    if rule.scope == "job":
+        problems += [f"a job rule reads job tables only, not {t!r}" for t in rule.requires if not t.startswith("job_")]
     if not rule.requires:
         problems.append("[rule] requires is empty (name the tables and columns the query reads)")
     return problems

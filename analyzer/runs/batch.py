@@ -8,11 +8,16 @@ from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
+from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.discover import printable, scan
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
+from analyzer.runs.job_catalog import commit_job, job_fingerprint, job_label, job_tables, known_job_fingerprints
 from analyzer.runs.scratch import scratch_folder
 from analyzer.runs.work import RunTask, WorkSettings
 
@@ -24,6 +29,8 @@ class BatchPlan:
     tasks: list[RunTask] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
     unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree: failures rows too
+    job_parts: list[str] = field(default_factory=list)  # labels of job ranks holding summaries only
+    jobs: list[tuple[Job, str]] = field(default_factory=list)  # each job found, with its label
 
 
 def file_fingerprint(path: Path) -> str:
@@ -33,18 +40,35 @@ def file_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _jobs_among(sources: list, folder: Path) -> list[Job]:
+    """The jobs among the exports of one folder."""
+    con = connect_offline()
+    try:
+        return find_jobs(con, sources, folder)
+    finally:
+        con.close()
+
+
 def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan) -> list[RunTask]:
-    """The exports under ``folder``; the folders and exports that cannot be read go to ``plan.unreadable``."""
+    """The runs under ``folder``; its jobs go to ``plan.jobs``, and the labels of job ranks holding
+    summaries only (parts of a job, not runs of their own: neither catalogued nor failures) to
+    ``plan.job_parts``; the folders and exports that cannot be read go to ``plan.unreadable``."""
+    tasks = []
     sources, unreadable = scan(folder)
     top = printable(folder)
     for item in unreadable:
         plan.unreadable.append(_unreadable_row(label_prefix + item.path.removeprefix(top).lstrip("/"), item.reason))
-    tasks = []
+    jobs = _jobs_among(sources, folder)
+    plan.jobs += [(job, job_label(job, label_prefix, folder)) for job in jobs]
+    parts = {r.source.source_id for job in jobs for r in job.ranks if not r.has_kernels}
     for source in sources:
         rel = source.rel_path if source.rel_path != "." else ""
         label = f"{label_prefix}{rel}" if label_prefix else (rel or ".")
         if label_prefix and not rel:
             label = label_prefix.removesuffix("!/")
+        if source.source_id in parts:
+            plan.job_parts.append(label)
+            continue
         try:
             fingerprint = source_fingerprint(source)
         except OSError as exc:
@@ -112,6 +136,8 @@ class BatchOutcome:
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
     unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree that could not be read
     partial: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, what was lost) of runs catalogued
+    job_parts: list[str] = field(default_factory=list)  # job ranks holding summaries only, left out
+    jobs: list[str] = field(default_factory=list)  # labels of the jobs catalogued now
 
 
 def run_batch(
@@ -134,6 +160,7 @@ def run_batch(
         # On a stop (Ctrl-C, SIGTERM, an error) the workers are ended first, then the extractions removed.
         with scratch_folder() as tmp, ExitStack() as stack:
             plan = plan_batch(root, Path(tmp), limits)
+            outcome.job_parts = plan.job_parts
             known = known_fingerprints(con)
             for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
                 record_failure(con, row)
@@ -160,6 +187,7 @@ def run_batch(
                         outcome.partial.append((task.label, lost))
                 if on_done:
                     on_done(task, status)
+            outcome.jobs = _commit_jobs(con, plan.jobs, settings)
     finally:
         con.close()
     return outcome
@@ -179,3 +207,18 @@ def _usable_count(con, fingerprints: list[str]) -> int:
         "SELECT count(DISTINCT fingerprint) FROM catalog_runs WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))",
         [fingerprints],
     ).fetchall()[0][0]
+
+
+def _commit_jobs(con: duckdb.DuckDBPyConnection, jobs: list[tuple[Job, str]], settings: WorkSettings) -> list[str]:
+    """Catalog each job not known yet (by its fingerprint); returns the labels of those catalogued."""
+    from analyzer.rule_engine.loader import default_rules_dir, load_rules
+
+    rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir()) if jobs else []
+    known = known_job_fingerprints(con)
+    done = []
+    for job, label in jobs:
+        fingerprint = job_fingerprint(job)
+        if fingerprint not in known:
+            commit_job(con, job_tables(job, label, fingerprint, rules, settings.params, settings.diagnose))
+            done.append(label)
+    return done
