@@ -525,6 +525,9 @@ checks = "Reads or writes outside the loaded tables."
 why = "It must not be able to."
 impact = "None."
 
+[impact]
+family = "operator-time"
+
 [params]
 min_total_us = 0.0
 
