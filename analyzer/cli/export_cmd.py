@@ -7,6 +7,7 @@ from pathlib import Path
 
 from analyzer.cli.catalog_args import add_catalog_argument, open_read_only
 from analyzer.cli.console import out
+from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.runs.catalog import export_parquet
 
 
@@ -18,6 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs([Output("--parquet", args.parquet, FOLDER)])
     con = open_read_only(args.catalog)
     if con is None:
         return 2
