@@ -7,7 +7,7 @@ import duckdb
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.pipeline import derive_pipeline
+from analyzer.ingest.pipe_columns import derive_pipeline
 from analyzer.ingest.readers import DEVICE_TASK_KINDS
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.step_windows import merge_step_markers

@@ -16,7 +16,7 @@ from analyzer.ingest.csv.csv_anchor import ns_anchor
 from analyzer.ingest.csv.csv_columns import PARSED_AS, convert
 from analyzer.ingest.csv.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.pipeline import INPUTS, derived_select
+from analyzer.ingest.pipe_columns import INPUTS, derived_select
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times
 
