@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -121,7 +121,7 @@ def _read_sources(
         if progress:
             progress(source)
         ctx = _read_source(con, source, left_out_kinds)
-        result.problems.extend(ctx.problems)
+        result.problems.extend(_under_export(p, source) for p in ctx.problems)
         result.run_ids.extend(
             r[0]
             for r in con.execute(
@@ -130,3 +130,10 @@ def _read_sources(
             ).fetchall()
         )
     return result
+
+
+def _under_export(problem: Problem, source: ExportSource) -> Problem:
+    """The problem with its file named from the path the user gave, so that a tree's messages say which export."""
+    if source.rel_path in ("", "."):
+        return problem
+    return replace(problem, file=f"{source.rel_path}/{problem.file or '(export)'}")
