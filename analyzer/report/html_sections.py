@@ -100,8 +100,15 @@ def _breakdown_table(breakdown: Any) -> str:
     """Where the time went, one row per part (they add up to the whole), instead of the raw dict."""
     if not isinstance(breakdown, dict) or not breakdown.get("parts"):
         return ""
-    rows = [(p["label"], p["us"], f"{p['pct']:.1f}%") for p in breakdown["parts"] if p["pct"] or p["us"] > 0.0005]
-    return f"<h3>Where the time of the {esc(breakdown.get('basis'))} went</h3>" + table(["part", "us", "share"], rows)
+    rows = "".join(
+        f'<tr><td>{esc(p["label"])}</td><td class="num">{cell(float(p["us"]))}</td>'
+        f'<td class="num">{p["pct"]:.1f}%</td></tr>'
+        for p in breakdown["parts"]
+        if p["pct"] or p["us"] > 0.0005
+    )
+    head = '<tr><th>part</th><th class="num">us</th><th class="num">share</th></tr>'
+    title = f"<h3>Where the time of the {esc(breakdown.get('basis'))} went</h3>"
+    return f"{title}<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
 
 
 def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
