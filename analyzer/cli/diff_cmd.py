@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from analyzer.job.job_diff import diff_jobs, read_side, the_job
 from analyzer.report.diff_html import render_diff_html
 from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
-from analyzer.report.diff_terminal import diff_renderable
+from analyzer.report.diff_terminal import diff_renderable, diff_summary_lines, diff_tsv
 from analyzer.report.job_diff_text import job_diff_dict, job_diff_lines
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.runs.model_identity import load_identities, model_difference
@@ -86,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
     if different:
         err(f"npu-triage: warning: {warning[0]}")
     pct = args.fail_on_regression
-    out.print(diff_renderable(diff, pct))
+    if sys.stdout.isatty():
+        out.print(diff_renderable(diff, pct))
+    else:  # into a pipe: the op types as TSV; the lines about the whole run on stderr
+        out.file.write(diff_tsv(diff))
+        for line in diff_summary_lines(diff, pct):
+            err(line)
     if args.json:
         write_text_atomically(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
     if args.markdown:
