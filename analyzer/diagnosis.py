@@ -8,6 +8,7 @@ import duckdb
 
 from analyzer import __version__
 from analyzer.report.model import ALL_RUNS_ID, Diagnosis
+from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.overlap import exclusive_impacts
 from analyzer.rule_engine.ranking import rank_findings
@@ -21,18 +22,41 @@ def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dic
     return {c: plain_value(v) for c, v in zip(columns, rows[0], strict=True)} if rows else {}
 
 
-def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
-    """span, busy time and ratio, per-step busy ratios, span source, step and task counts.
+def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
+    """The run's time breakdown (all its steps together, else the profiled span): span_us, basis,
+    source, parts (part, label, us, pct: the pcts add up to exactly 100.0) and text; None without
+    device tasks. Needs the helper views."""
+    cursor = con.execute(
+        "SELECT part, label, part_us, share_pct, span_us, basis, source, subject FROM _time_shares "
+        "WHERE run_id = ? AND window_no = 0 ORDER BY part_no",
+        [run_id],
+    )
+    rows = cursor.fetchall()
+    if not rows:
+        return None
+    text = con.execute("SELECT breakdown FROM _time_breakdown WHERE run_id = ? AND window_no = 0", [run_id])
+    return {
+        "span_us": rows[0][4],
+        "basis": rows[0][5],
+        "source": rows[0][6],
+        "subject": rows[0][7],
+        "parts": [{"part": p, "label": label, "us": us, "pct": pct} for p, label, us, pct, *_ in rows],
+        "text": text.fetchall()[0][0],
+    }
 
-    Needs the helper views. ``busy_ratio`` is over the whole profiled span (_run_busy);
-    ``step_busy_*`` are per step with the
-    rules' definition (_step_busy: the export's step decomposition when present), so the summary and
-    the low-aicore-utilization finding quote the same numbers.
+
+def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
+    """span, computing time and share, the time breakdown, per-step computing shares, step and task counts.
+
+    Needs the helper views. ``span_us`` and ``computing_*`` are over the time breakdown's span (all
+    steps together, else the profiled span: _time_breakdown), the same numbers the rules judge;
+    ``step_computing_*`` are per step; ``task_range_us`` is first task start .. last task end.
     """
     summary = _one_row(
         con,
-        "SELECT s.span_us, b.busy_us, b.busy_ratio, s.span_source FROM _run_span s "
-        "JOIN _run_busy b ON b.run_id = s.run_id WHERE s.run_id = ?",
+        "SELECT b.span_us, b.computing_us, b.computing_us / nullif(b.span_us, 0) AS computing_ratio, "
+        "b.basis AS span_basis, b.source AS span_source, r.span_us AS task_range_us "
+        "FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.run_id = ? AND b.window_no = 0",
         [run_id],
     )
     counts = _one_row(
@@ -42,44 +66,47 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
         "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
         {"r": run_id},
     )  # type: ignore[arg-type]
+    breakdown = time_breakdown(con, run_id)
     steps = _one_row(
         con,
-        "SELECT min(busy_ratio) AS step_busy_ratio_min, "
-        "median(busy_ratio) AS step_busy_ratio_median, "
-        "arg_min(step_id, (busy_ratio, step_id)) AS step_busy_lowest_step, "
-        "arg_min(basis, (busy_ratio, step_id)) AS step_busy_basis "
-        "FROM _step_busy WHERE run_id = ? HAVING count(*) > 0",
+        "SELECT min(computing_us / span_us) AS step_computing_ratio_min, "
+        "median(computing_us / span_us) AS step_computing_ratio_median, "
+        "arg_min(step_id, (computing_us / span_us, window_no)) AS step_computing_lowest_step "
+        "FROM _time_breakdown WHERE run_id = ? AND window_no > 0 AND step_id IS NOT NULL HAVING count(*) > 1",
         [run_id],
     )
     return {
         "span_us": None,
-        "busy_us": None,
-        "busy_ratio": None,
+        "computing_us": None,
+        "computing_ratio": None,
+        "span_basis": None,
         "span_source": None,
-        "step_busy_ratio_min": None,
-        "step_busy_ratio_median": None,
-        "step_busy_lowest_step": None,
-        "step_busy_basis": None,
+        "task_range_us": None,
+        "step_computing_ratio_min": None,
+        "step_computing_ratio_median": None,
+        "step_computing_lowest_step": None,
         **summary,
         **steps,
         **counts,
+        "breakdown": breakdown,
+        # the computing share as the breakdown prints it (its parts add up to 100.0%)
+        "computing_pct": next((p["pct"] for p in (breakdown or {}).get("parts", []) if p["part"] == "computing"), None),
     }
 
 
-def step_busy_text(summary: dict[str, Any]) -> str | None:
-    """The per-step busy ratio the rules judge, as one labelled phrase; None without steps.
+def step_computing_text(summary: dict[str, Any]) -> str | None:
+    """The spread of the computing share over several steps, as one phrase; None with fewer than two steps.
 
-    >>> step_busy_text({"step_busy_ratio_min": 0.065, "step_busy_ratio_median": 0.07,
-    ...                 "step_busy_lowest_step": 50, "step_busy_basis": "step decomposition"})
-    'per step (step decomposition): lowest 6.5% (step 50), median 7.0%'
+    >>> step_computing_text({"step_computing_ratio_min": 0.065, "step_computing_ratio_median": 0.07,
+    ...                      "step_computing_lowest_step": 50})
+    'per step: lowest 6.5% (step 50), median 7.0%'
     """
-    low = summary.get("step_busy_ratio_min")
+    low = summary.get("step_computing_ratio_min")
     if low is None:
         return None
     return (
-        f"per step ({summary.get('step_busy_basis')}): lowest {low:.1%} "
-        f"(step {summary.get('step_busy_lowest_step')}), "
-        f"median {summary.get('step_busy_ratio_median') or 0:.1%}"
+        f"per step: lowest {low:.1%} (step {summary.get('step_computing_lowest_step')}), "
+        f"median {summary.get('step_computing_ratio_median') or 0:.1%}"
     )
 
 
@@ -119,7 +146,8 @@ def diagnose(
     rules = [r for r in rules if r.scope != "job"]  # judged once per job (analyzer/job/diagnosis.py)
     findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
     effective = {r.name: effective_params(r, params) for r in rules if r.params}
-    findings = exclusive_impacts(con, findings, effective)
+    effective[CHIP_KEY] = _one_row(con, "SELECT * EXCLUDE (run_id) FROM _run_nominal WHERE run_id = ?", [run_id])
+    findings = exclusive_impacts(con, findings, rules)
     run = _one_row(con, "SELECT * EXCLUDE (fingerprint) FROM runs WHERE run_id = ?", [run_id])
     return Diagnosis(
         run_id=run_id,

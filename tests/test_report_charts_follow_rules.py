@@ -48,9 +48,9 @@ def _hotspot_trace(figure):
     ("overrides", "expected"),
     [
         ({}, {"Add", "Cast"}),
-        ({HOTSPOT_RULE: {"top_n": 2}}, {"Add"}),
+        ({HOTSPOT_RULE: {"min_time_share": 0.2}}, {"Add"}),
         ({HOTSPOT_RULE: {"min_calls": 35}}, {"Add"}),
-        ({HOTSPOT_RULE: {"min_calls": 5, "max_avg_us": 1.5}}, {"Cast", "Mul"}),
+        ({HOTSPOT_RULE: {"min_calls": 5, "launch_cost_factor": 0.075, "stand_out": 0.1}}, {"Cast", "Mul"}),
     ],
 )
 def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(con, overrides, expected):
@@ -88,7 +88,7 @@ def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
 GAPS = [r for r in load_rules(ROOT / "rules") if r.name == GAP_RULE]
 
 
-@pytest.mark.parametrize(("overrides", "threshold_us"), [({}, 200.0), ({GAP_RULE: {"threshold_us": 350}}, 350.0)])
+@pytest.mark.parametrize(("overrides", "threshold_us"), [({}, 200.0), ({"chip": {"gap_threshold_us": 350}}, 350.0)])
 def test_gap_charts_highlight_the_gaps_the_rule_counts(con, overrides, threshold_us):
     # Gaps of 150, 300 and 400 us: the default rule (200 us) counts two, a 350 us threshold one.
     _add_ops(con, [(f"op{i}", "Add", "AI_CORE", start, 10) for i, start in enumerate((0, 160, 470, 880))])

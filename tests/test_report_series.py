@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from analyzer.ingest.database import append_rows
 from analyzer.report import series
 from analyzer.rule_engine.views import create_views
@@ -179,15 +181,20 @@ def test_gap_histogram_and_positions_locate_gaps(con):
 def test_step_breakdown_and_hbm_read_their_tables(con):
     _add_ops(con, [("a", "A", "AI_CORE", 0, 10)])
     con.execute(
-        "INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us) "
-        "VALUES ('r', 2, 5, 3, 1), ('r', 1, 4, NULL, 2)"
+        "INSERT INTO steps (run_id, step_id, computing_us, comm_not_overlapped_us, free_us, stage_us) "
+        "VALUES ('r', 2, 5, 3, 1, 9), ('r', 1, 4, NULL, 2, 6)"
     )
     con.execute(
         "INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) VALUES "
         f"('r', 'hbm_read', '0', {T0}, 100, 'MB/s'), ('r', 'hbm_read', '1', {T0}, 50, 'MB/s'), "
         f"('r', 'hbm_write', '0', {T0 + 1000}, 7, 'MB/s')"
     )
-    assert series.step_breakdown(con, "r")["step_id"].to_list() == [1, 2]
+    create_views(con)
+    steps = series.step_breakdown(con, "r")
+    assert steps["step_id"].to_list() == ["step 1", "step 2"]
+    assert steps.select("computing_us", "comm_not_overlapped_us").rows() == [(4.0, 0.0), (5.0, 3.0)]
+    parts = steps.drop("step_id").sum_horizontal().to_list()
+    assert parts == pytest.approx([6.0, 9.0])  # the parts add up to each step
     hbm = series.hbm_bandwidth(con, "r", bucket_count=1001)
     assert hbm.rows() == [("hbm_read", 0.0, 150.0), ("hbm_write", 0.001, 7.0)]
     assert series.hbm_bandwidth(con, "other").is_empty()

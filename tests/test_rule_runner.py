@@ -35,7 +35,7 @@ def test_runner_sql_error_is_failed_outcome(con):
 
 def test_runner_threshold_override_silences_fires_case(con):
     run_ids = load_fixture_tables(con, FIXTURES_DIR / "mte-share-high" / "fires")
-    overrides = check_overrides(parse_set_options(["mte-share-high.threshold=0.5"]), list(RULES.values()))
+    overrides = check_overrides(parse_set_options(["mte-share-high.threshold=0.6"]), list(RULES.values()))
     findings, _ = run_rules(con, [RULES["mte-share-high"]], run_ids, overrides)
     assert findings == []
 

@@ -34,13 +34,18 @@ from analyzer.report.terminal import (
 )
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import ParamError
+from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
 FORMATS = ("json", "md", "html")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diagnose", help="run the rules over an export and write a ranked diagnosis")
+    p = sub.add_parser(
+        "diagnose",
+        help="run the rules over an export and write a ranked diagnosis",
+        description="Run the rules over an export and write a ranked diagnosis. " + RANKING,
+    )
     p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
     p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
     p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")

@@ -45,7 +45,8 @@ def chart_marks(diagnosis: Diagnosis) -> ChartMarks:
     for rule, spec in sorted(diagnosis.rule_reports.items()):
         if not spec.chart:
             continue
-        value = diagnosis.params.get(rule, {}).get(spec.limit_param) if spec.limit_param else None
+        owner, _, key = spec.limit_param.rpartition(".")  # 'chip.KEY': a value of the run's chip table
+        value = diagnosis.params.get(owner or rule, {}).get(key) if spec.limit_param else None
         if isinstance(value, int | float) and not isinstance(value, bool):
             limits.setdefault(chart_family(spec.chart), float(value))
         if spec.marks == "subjects":

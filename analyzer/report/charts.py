@@ -23,6 +23,9 @@ COLORS = {
     "computing": "#3a7d44",
     "comm": "#c0392b",
     "free": "#b0b7c3",
+    "other": "#9b59b6",
+    "long_gaps": "#f2b134",
+    "launch_gaps": "#e07b39",
     "muted": "#9aa4b2",
     "hot": "#c0392b",
     "read": "#2f6db5",
@@ -329,7 +332,7 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5) ->
 
 
 def step_chart(steps: pl.DataFrame) -> go.Figure:
-    """Per step: computing, communication not overlapped, and free time, stacked."""
+    """Per step: the parts of the time breakdown, stacked (they add up to the step)."""
     title = "Step breakdown"
     if steps.is_empty():
         return not_collected_figure(title, "step boundaries (a profiler schedule with prof.step())")
@@ -338,7 +341,10 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
     for column, name, color in (
         ("computing_us", "computing", COLORS["computing"]),
         ("comm_not_overlapped_us", "communication not overlapped", COLORS["comm"]),
-        ("free_us", "free", COLORS["free"]),
+        ("other_tasks_us", "other device tasks", COLORS["other"]),
+        ("gaps_us", "gaps (cause shown, or long)", COLORS["long_gaps"]),
+        ("launch_gaps_us", "launch gaps", COLORS["launch_gaps"]),
+        ("free_us", "free (before / after the tasks)", COLORS["free"]),
     ):
         fig.add_trace(
             go.Bar(

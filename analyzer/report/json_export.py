@@ -8,6 +8,7 @@ from typing import Any
 
 from analyzer.report.model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
 from analyzer.rule_engine.model import Finding, RuleOutcome
+from analyzer.rule_engine.ranking import RANKING
 
 FORMAT_NAME = "npu-triage-diagnosis"
 FLOAT_DIGITS = 4  # every float in the body is rounded to this many decimals
@@ -73,6 +74,7 @@ def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
             "run": d.run,
             "summary": d.summary,
             "completeness": [outcome_dict(o) for o in d.outcomes],
+            "ranking": RANKING,
             "findings": [finding_dict(i, f) for i, f in enumerate(d.findings, start=1)],
             "ingest_problems": list(d.problems),
             "params": d.params,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.diagnosis import step_busy_text
+from analyzer.diagnosis import step_computing_text
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Finding
 
@@ -35,14 +35,25 @@ def _summary(d: Diagnosis) -> list[str]:
         ["chip", run.get("chip")],
         ["profiler level", run.get("profiler_level")],
         ["AI Core metrics", run.get("aic_metrics")],
-        ["profiled span (us)", s.get("span_us")],
-        ["compute busy in the span (us)", s.get("busy_us")],
-        ["busy ratio over the span", _pct(s.get("busy_ratio"))],
-        ["busy ratio per step (as the rules judge it)", step_busy_text(s) or "no steps"],
+        [f"span of the {s.get('span_basis') or 'run'} (us, {s.get('span_source') or '?'})", s.get("span_us")],
+        ["computing (us)", s.get("computing_us")],
+        ["computing share", "" if s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"],
+        ["computing share per step", step_computing_text(s) or "one step or none"],
         ["steps", s.get("step_count")],
         ["device tasks", s.get("task_count")],
     ]
     lines = ["## Summary", ""] + _table(["", ""], rows)
+    breakdown = s.get("breakdown")
+    if breakdown:
+        lines += ["", f"Where the time of the {breakdown['basis']} went (the parts add up to 100%):", ""]
+        lines += _table(
+            ["part", "us", "share"],
+            [
+                [p["label"], f"{p['us']:.3f}", f"{p['pct']:.1f}%"]
+                for p in breakdown["parts"]
+                if p["pct"] or p["us"] > 0.0005
+            ],
+        )
     return lines + [f"- not collected: {item}" for item in run.get("not_collected") or []]
 
 

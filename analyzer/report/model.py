@@ -8,7 +8,7 @@ from typing import Any
 from analyzer.rule_engine.model import Finding, ReportSpec, RuleOutcome
 
 # Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
-DIAGNOSIS_FORMAT_VERSION = 1
+DIAGNOSIS_FORMAT_VERSION = 2
 ALL_RUNS_ID = "all-runs"  # the Diagnosis (and report folder) of the rules of scope 'runs'
 
 

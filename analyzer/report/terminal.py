@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from analyzer.diagnosis import step_busy_text
+from analyzer.diagnosis import step_computing_text
 from analyzer.report.model import Diagnosis
 from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
@@ -62,18 +62,21 @@ def _failed_lines(d: Diagnosis) -> list[str]:
 def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
     """Print the ranked findings, the text of the top ``messages``, and the rules that did not run."""
     s = d.summary
-    ratio = "?" if s.get("busy_ratio") is None else f"{s['busy_ratio']:.1%}"
+    b = s.get("breakdown")
+    ratio = "?" if s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"
     span = "?" if s.get("span_us") is None else f"{s['span_us']:,.1f} us"
-    per_step = step_busy_text(s)
+    per_step = step_computing_text(s)
     if d.compares_runs:
         console.print(f"{d.run_id}: {s['run_count']} runs compared", markup=False)
     else:
         console.print(
-            f"{d.run_id}: profiled span {span}, compute busy {ratio} of the span"
+            f"{d.run_id}: {s.get('span_basis') or 'span'} {span}, computing {ratio} of it"
             + (f"; {per_step}" if per_step else "")
             + f"; {s.get('step_count', 0)} step(s), {s.get('task_count', 0)} device tasks",
             markup=False,
         )
+        if b:
+            console.print(f"where the time went: {b['text']}", markup=False)
     if d.findings:
         console.print(findings_table(d, limit))
         if len(d.findings) > limit:

@@ -65,6 +65,8 @@ def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
         path=str(path),
         doc_impact=str(text.get("impact", "")).strip(),
         threshold_param=str(finding.get("threshold_param", "")),
+        impact_family=str(doc.get("impact", {}).get("family", "")),
+        impact_role=str(doc.get("impact", {}).get("role", "part")),
         schema_version=int(doc.get("schema_version", 0) or 0),
         report=_report_spec(doc.get("report", {})),
     )

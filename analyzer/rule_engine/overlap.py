@@ -1,13 +1,20 @@
-"""Make findings' impacts exclusive, so that no device time is counted by two findings.
+"""Make findings' impacts exclusive, so that no stretch of device time is counted by two findings.
 
-Two families of findings claim the same device time:
+Each rule declares in its TOML which pool of time its impact claims (``[impact] family``):
 
-- idle time: ``low-aicore-utilization`` (all idle time of a step, or of the run) contains the idle
-  time that ``communication-not-overlapped`` (same step) and ``inter-op-gap`` (its gaps inside the
-  step) claim. The umbrella keeps only the rest; its ``details`` keep the whole as ``idle_us``.
-- busy time of one operator type: ``mte-share-high``, ``format-conversion-overhead``,
-  ``aicpu-operators`` and ``call-count-hotspot`` may all name the same type. Their impacts, largest
-  first, are capped so that together they never exceed the type's device-busy time.
+- ``device-idle``: the time the device was not computing (the time breakdown's not_computing_us).
+  Parts (communication not overlapped, long gaps, launch gaps) claim first, largest first; an
+  ``umbrella`` finding of the family (``[impact] role``) keeps only what they leave.
+- ``operator-time``: the device time of one operator type (``_op_type_busy``; a finding names the
+  type in its ``op_type`` column, else its subject is the type). Several findings on one type share
+  it, largest first; all of them together never exceed the run's computing time.
+- ``none``: no pool of its own.
+
+Last, every finding of the run, in ranking order, is capped so that their impacts never add up to
+more than the run's span. A finding whose impact others claimed down to an immaterial share of the
+span (below MATERIAL_SHARE) is told as ``info``: its cost is reported by the finding that claimed it.
+So is a second finding on the same operator type (another aspect of the same cost): one warning per
+cost, the largest claim keeps it.
 """
 
 from __future__ import annotations
@@ -17,79 +24,99 @@ from typing import Any
 
 import duckdb
 
-from analyzer.rule_engine.model import Finding
+from analyzer.rule_engine.model import Finding, Rule
 
-UMBRELLA = "low-aicore-utilization"
-IDLE_PARTS = ("communication-not-overlapped", "inter-op-gap")
-BUSY_RULES = ("mte-share-high", "format-conversion-overhead", "aicpu-operators", "call-count-hotspot")
-
-
-def _with_impact(f: Finding, impact: float, details: dict[str, Any]) -> Finding:
-    share = f.span_share * impact / f.impact_us if f.span_share is not None and f.impact_us > 0 else f.span_share
-    return replace(f, impact_us=impact, span_share=share, details={**f.details, **details})
+IMPACT_FAMILIES = ("device-idle", "operator-time", "none")
+IMPACT_ROLES = ("part", "umbrella")
+MATERIAL_SHARE = 0.01
 
 
-def _gap_time_in_step(con: duckdb.DuckDBPyConnection, f: Finding, threshold_us: float) -> float:
-    step = f.details.get("step_id")
-    row = con.execute(
-        "SELECT coalesce(sum(gap_us), 0) FROM _classified_gaps WHERE run_id = $r AND gap_us >= $t "
-        "AND ($s IS NULL OR step_id = $s)",
-        {"r": f.run_id, "t": threshold_us, "s": step},
-    ).fetchall()[0]
-    return float(row[0])
+def _claim_order(f: Finding) -> tuple:
+    return (-round(f.impact_us, 3), f.code, f.subject)
 
 
-def _exclusive_idle(
-    con: duckdb.DuckDBPyConnection, findings: list[Finding], params: dict[str, dict[str, Any]]
-) -> list[Finding]:
-    fired = {(f.rule, f.run_id, f.subject): f for f in findings if f.rule in IDLE_PARTS}
-    gap_rule_fired = {f.run_id for f in findings if f.rule == "inter-op-gap"}
-    threshold = float(params.get("inter-op-gap", {}).get("threshold_us", 200.0))
-    out = []
-    for f in findings:
-        if f.rule != UMBRELLA:
-            out.append(f)
-            continue
-        comm = fired.get(("communication-not-overlapped", f.run_id, f.subject))
-        comm_us = comm.impact_us if comm else 0.0
-        gaps_us = _gap_time_in_step(con, f, threshold) if f.run_id in gap_rule_fired else 0.0
-        claimed = []
-        if comm_us:
-            claimed.append(f"communication-not-overlapped {comm_us:.1f} us")
-        if gaps_us:
-            claimed.append(f"inter-op-gap {gaps_us:.1f} us")
-        rest = max(0.0, f.impact_us - comm_us - gaps_us)
-        out.append(_with_impact(f, rest, {"idle_us": f.impact_us, "counted_by_other_findings": "; ".join(claimed)}))
-    return out
+class _Claims:
+    """Pools of time per key, and what findings claimed of them so far."""
+
+    def __init__(self, pools: dict[Any, float]) -> None:
+        self.pools, self.used = pools, dict.fromkeys(pools, 0.0)
+
+    def take(self, key: Any, wanted: float) -> float:
+        if key not in self.pools:
+            return wanted
+        got = max(0.0, min(wanted, self.pools[key] - self.used[key]))
+        self.used[key] += got
+        return got
 
 
-def _exclusive_busy(con: duckdb.DuckDBPyConnection, findings: list[Finding]) -> list[Finding]:
+def _pools(con: duckdb.DuckDBPyConnection, run_ids: set[str]) -> tuple[dict, dict, dict, dict]:
+    """(not computing, computing, span) per run and device time per (run, op type)."""
+    idle, computing, span = {}, {}, {}
+    for run_id, n, c, s in con.execute(
+        "SELECT run_id, not_computing_us, computing_us, span_us FROM _time_breakdown "
+        "WHERE window_no = 0 AND run_id IN (SELECT unnest($r::VARCHAR[]))",
+        {"r": sorted(run_ids)},
+    ).fetchall():
+        idle[run_id], computing[run_id], span[run_id] = n or 0.0, c or 0.0, s or 0.0
     busy = {
         (r, t): b
         for r, t, b in con.execute(
-            "SELECT run_id, op_type, busy_us FROM _op_type_busy WHERE op_type IS NOT NULL"
+            "SELECT run_id, op_type, sum(busy_us) FROM _op_type_busy WHERE op_type IS NOT NULL "
+            "AND run_id IN (SELECT unnest($r::VARCHAR[])) GROUP BY run_id, op_type",
+            {"r": sorted(run_ids)},
         ).fetchall()
     }
-    claimed: dict[tuple[str, str], float] = {}
-    order = sorted((f for f in findings if f.rule in BUSY_RULES), key=lambda f: (-f.impact_us, f.code, f.subject))
-    capped: dict[int, Finding] = {}
-    for f in order:
-        key = (f.run_id, f.subject)
-        total = busy.get(key)
-        if total is None:
-            continue
-        left = max(0.0, total - claimed.get(key, 0.0))
-        if f.impact_us > left:
-            capped[id(f)] = _with_impact(f, left, {"impact_before_overlap_us": f.impact_us})
-        claimed[key] = claimed.get(key, 0.0) + min(f.impact_us, left)
-    return [capped.get(id(f), f) for f in findings]
+    return idle, computing, span, busy
 
 
-def exclusive_impacts(
-    con: duckdb.DuckDBPyConnection, findings: list[Finding], params: dict[str, dict[str, Any]] | None = None
-) -> list[Finding]:
+def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any], same_cost: str = "") -> Finding:
+    if impact >= f.impact_us - 1e-9 and not (same_cost and f.severity != "info"):
+        return f
+    details = {**f.details, **note}
+    if impact < f.impact_us - 1e-9:
+        details["impact_before_overlap_us"] = f.impact_us
+    severity = f.severity
+    if severity != "info" and (same_cost or (span and impact < MATERIAL_SHARE * span)):
+        details["severity_before_overlap"], severity = severity, "info"
+    if same_cost:
+        details["same_cost_as"] = same_cost
+    share = impact / span if span else f.span_share
+    return replace(f, impact_us=impact, span_share=share, severity=severity, details=details)
+
+
+def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule]) -> list[Finding]:
     """The findings with impacts that count each stretch of device time once (needs the helper views).
 
-    ``params`` are the rules' effective params (rule name -> {param: value}, defaults included).
+    ``rules``: the rules that made the findings (their ``[impact]`` declarations).
     """
-    return _exclusive_busy(con, _exclusive_idle(con, findings, params or {}))
+    declared = {r.name: (r.impact_family, r.impact_role) for r in rules}
+    runs = {f.run_id for f in findings}
+    if not runs:
+        return findings
+    idle, computing, span, busy = _pools(con, runs)
+    idle_claims, type_claims, compute_claims = _Claims(idle), _Claims(busy), _Claims(computing)
+    out: dict[int, Finding] = {}
+    first_on_type: dict[tuple[str, str], str] = {}
+    family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
+    order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
+    for f in order:
+        fam, role = family[id(f)]
+        if fam == "device-idle":
+            got = idle_claims.take(f.run_id, f.impact_us)
+            note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
+        elif fam == "operator-time":
+            op_type = f.details.get("op_type") or f.subject
+            got = compute_claims.take(f.run_id, type_claims.take((f.run_id, op_type), f.impact_us))
+            note = {}
+            if f.severity != "info" and (f.run_id, op_type) in first_on_type:
+                out[id(f)] = _capped(f, got, span.get(f.run_id), note, first_on_type[(f.run_id, op_type)])
+                continue
+            if f.severity != "info":
+                first_on_type[(f.run_id, op_type)] = f"{f.code} {f.rule}"
+        else:
+            got, note = f.impact_us, {}
+        out[id(f)] = _capped(f, got, span.get(f.run_id), note)
+    within = _Claims(dict(span))
+    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
+        out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
+    return [out[id(f)] for f in findings]

@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from analyzer.rule_engine.chip_table import CHIP_KEY, check_chip_overrides
 from analyzer.rule_engine.model import Rule
 
 
@@ -28,8 +29,8 @@ def parse_value(text: str) -> Any:
 def parse_set_options(items: list[str]) -> dict[str, dict[str, Any]]:
     """``["mte-share-high.threshold=0.35"]`` -> ``{"mte-share-high": {"threshold": 0.35}}``.
 
-    >>> parse_set_options(["inter-op-gap.threshold_us=500"])
-    {'inter-op-gap': {'threshold_us': 500}}
+    >>> parse_set_options(["inter-op-gap.min_share=0.1"])
+    {'inter-op-gap': {'min_share': 0.1}}
     """
     result: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -67,6 +68,10 @@ def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> 
     """The overrides, after checking each rule and param exists and has the default's type."""
     by_name = {r.name: r for r in rules}
     for rule_name, values in overrides.items():
+        if rule_name == CHIP_KEY:
+            if problems := check_chip_overrides(values):
+                raise ParamError("; ".join(problems))
+            continue
         rule = by_name.get(rule_name)
         if rule is None:
             raise ParamError(f"unknown rule {rule_name!r}; rules: {', '.join(sorted(by_name))}")

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
 
+RANKING = (
+    "Findings are ranked by the device time their fix could recover (impact_us, after de-overlap: no "
+    "stretch of time is counted by two findings, and the impacts of a run never add up to more than its "
+    "span), largest first; ties by severity (critical, warning, info), then rule code and subject. "
+    "Severity says how sure and how actionable the finding is, not how large: a 'critical' finding with "
+    "little time left to recover (others claimed it) ranks below a 'warning' that recovers more."
+)
+
 
 def ranking_key(finding: Finding) -> tuple:
     """Sort key: impact_us descending, then severity (critical first), code, subject, run id."""

@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
+from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
@@ -226,7 +227,7 @@ def run_rules(
         (findings in rule and row order, one outcome per rule and run). A SQL error is a 'failed'
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
     """
-    create_views(con)
+    create_views(con, (params or {}).get(CHIP_KEY, {}))
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
     planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from analyzer.ingest.finalize import SETTINGS
 from analyzer.ingest.schema import TABLES, has_column
+from analyzer.rule_engine.chip_table import CHIP_KEY, NOMINAL_KEYS
 from analyzer.rule_engine.model import SEVERITIES, Rule
+from analyzer.rule_engine.overlap import IMPACT_FAMILIES, IMPACT_ROLES
 
 SCHEMA_VERSION = 1
 CATEGORY_PREFIX = {
@@ -66,6 +68,7 @@ _REQUIRED_TEXT = (
     "doc_checks",
     "doc_why",
     "doc_impact",
+    "impact_family",
 )
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -101,6 +104,8 @@ def _field_problems(rule: Rule) -> list[str]:
         ("scope", SCOPES),
         ("polarity", POLARITIES),
         ("unit", UNITS),
+        ("impact_family", IMPACT_FAMILIES),
+        ("impact_role", IMPACT_ROLES),
     )
     for name, allowed in enums:
         value = getattr(rule, name)
@@ -158,8 +163,10 @@ def _report_problems(rule: Rule) -> list[str]:
     ):
         if value and value not in allowed:
             problems.append(f"[report] {name} {value!r} is not one of {', '.join(allowed)}")
-    if spec.limit_param and spec.limit_param not in rule.params:
-        problems.append(f"[report] limit_param {spec.limit_param!r} is not a declared param")
+    owner, _, key = spec.limit_param.rpartition(".")
+    known = key in NOMINAL_KEYS if owner == CHIP_KEY else spec.limit_param in rule.params
+    if spec.limit_param and not known:
+        problems.append(f"[report] limit_param {spec.limit_param!r} is not a declared param or chip.<nominal value>")
     if not spec.chart and (spec.zoom or spec.limit_param or spec.marks):
         problems.append("[report] zoom, limit_param and marks need a chart")
     return problems

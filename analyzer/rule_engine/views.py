@@ -12,7 +12,13 @@ per device at ingest, so in practice one run is one device.
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import duckdb
+
+from analyzer.rule_engine.breakdown_views import BREAKDOWN_VIEWS
+from analyzer.rule_engine.chip_table import run_nominal_sql
 
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
 COMMUNICATION_TASK_TYPES = ("HCCL", "COMMUNICATION")
@@ -119,7 +125,8 @@ WITH t AS ({_ops_with_rid("o.device_id, o.start_ns, o.end_ns", _VALID_INTERVAL)}
         + windows
         + f"""
 SELECT k.run_id, k.device_id, {step} AS step_id, gs.start_ns, gs.end_ns,
-       (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
+       (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after,
+       a.stream_id AS stream_after
 FROM gs JOIN k USING (part) JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid"""
     )
 
@@ -149,6 +156,12 @@ _GAP_CAUSE_CASE = """CASE
 
 # name -> (documentation, SQL). Order matters: later views use earlier ones.
 VIEWS: dict[str, tuple[str, str]] = {
+    "_run_nominal": (
+        "Per run, the nominal values of its chip (analyzer/rule_engine/chip_table.py, --set chip.KEY=VALUE "
+        "overrides): run_id, chip (the table's row used), chip_assumed (the run names no chip, or another "
+        "name), ai_core_count, aicore_mhz, hbm_gb_per_s, hccs_gb_per_s, roce_gb_per_s, launch_us, gap_threshold_us.",
+        run_nominal_sql(),
+    ),
     "_compute_tasks": (
         "ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU), and ops "
         "whose task type is unknown (NULL, e.g. torch_npu Level0 writes 'N/A'): those are kernels too.",
@@ -199,35 +212,10 @@ FROM (SELECT s.run_id, s.span_us,
       FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
       GROUP BY s.run_id, s.span_us)""",
     ),
-    "_step_busy": (
-        "Compute-busy share of each step, THE per-step definition (low-aicore-utilization and the run "
-        "summary use it): run_id, device_id, step_id, start_ns, end_ns, busy_us (the export's "
-        "steps.computing_us, else the union of compute intervals inside the step window), span_us "
-        "(steps.stage_us, else the window), busy_ratio, comm_not_overlapped_us, basis ('step "
-        "decomposition' | 'step window').",
-        """
-WITH w AS (SELECT run_id, device_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us,
-                  coalesce(stage_us, (end_ns - start_ns) / 1000.0) AS span_us FROM steps),
-inside AS (SELECT s.run_id, s.step_id, s.start_ns,
-                  sum(least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)) / 1000.0 AS busy_us
-           FROM w s JOIN _busy_intervals b ON b.run_id = s.run_id AND b.start_ns < s.end_ns AND b.end_ns > s.start_ns
-           WHERE s.computing_us IS NULL
-           GROUP BY s.run_id, s.step_id, s.start_ns),
-busy AS (SELECT s.run_id, s.device_id, s.step_id, s.start_ns, s.end_ns,
-             coalesce(s.computing_us, i.busy_us, 0) AS busy_us,
-             s.span_us, s.comm_not_overlapped_us,
-             CASE WHEN s.computing_us IS NOT NULL THEN 'step decomposition' ELSE 'step window' END AS basis
-      FROM w s LEFT JOIN inside i ON i.run_id = s.run_id AND i.step_id IS NOT DISTINCT FROM s.step_id
-           AND i.start_ns = s.start_ns
-      WHERE s.span_us > 0)
-SELECT run_id, device_id, step_id, start_ns, end_ns, busy_us, span_us, busy_us / span_us AS busy_ratio,
-       comm_not_overlapped_us, basis
-FROM busy""",
-    ),
     "_device_gaps": (
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
-        "op_before (last task to end before the gap), op_after (first task after it). The step is the "
+        "op_before (last task to end before the gap), op_after (first task after it), stream_after (its stream). The step is the "
         "latest steps window starting at or before the gap start (of windows starting together, the one ending "
         "last, then the lowest step id) when the gap starts inside it, else the "
         "step of the task after the gap. A gap opens where a task starts after every earlier-starting task "
@@ -292,6 +280,13 @@ SELECT c.run_id, c.device_id, c.comm_us, coalesce(o.overlapped_us, 0) AS overlap
        c.comm_us - coalesce(o.overlapped_us, 0) AS comm_not_overlapped_us
 FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c.device_id""",
     ),
+    "_host_api_calls": (
+        "Host API events of the timeline per run (run_id, calls, host_us): how many launches and runtime calls "
+        "the host made, when the timeline has them.",
+        "SELECT run_id, count(*) AS calls, sum(end_ns - start_ns) / 1000.0 AS host_us FROM timeline "
+        "WHERE kind = 'host_api' AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id",
+    ),
+    **BREAKDOWN_VIEWS,
 }
 
 
@@ -300,7 +295,7 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
 # on gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream had its
 # names joined). Every other helper view is computed once and kept as a
 # table, because rules read them many times (a view would recompute its window passes each time).
-_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_active_intervals", "_stream_gaps")
+_PLAIN_VIEWS = ("_compute_tasks", "_comm_tasks", "_stream_gaps")
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
 # Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names would
 # cost more than the views it saves on a big export.
@@ -317,25 +312,33 @@ _RELATIONS = {name: sql for name, (_doc, sql) in VIEWS.items()}
 _HAS_STEP_WINDOWS = "SELECT EXISTS (SELECT 1 FROM steps WHERE start_ns IS NOT NULL)"
 
 
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
+def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = None) -> None:
     """Create every helper relation, visible to ``con`` under its name (nothing is written into a database file).
 
     ``_PLAIN_VIEWS`` stay views; the others are computed once into TEMP tables, in dependency order,
-    and recomputed on a later call only when ops, steps or timeline changed.
+    and recomputed on a later call only when ops, steps or timeline changed, or when ``chip`` (overrides
+    of the chip table, ``--set chip.KEY=VALUE``, checked by chip_table.check_chip_overrides) is given
+    and differs from the last call's; without ``chip``, the last call's overrides are kept.
     """
-    signature = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
+    data = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
     state = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_helper_views_state'"
     ).fetchall()[0][0]
-    if state and con.execute("SELECT signature FROM _helper_views_state").fetchall()[0][0] == signature:
+    last = con.execute("SELECT signature, chip FROM _helper_views_state").fetchall()[0] if state else None
+    chip_text = repr(sorted(chip.items())) if chip is not None else (last[1] if last else repr([]))
+    if last and last == (data, chip_text):
         return
     relations = dict(_RELATIONS)
+    relations["_run_nominal"] = run_nominal_sql(dict(ast.literal_eval(chip_text)))
     if not con.execute(_HAS_STEP_WINDOWS).fetchall()[0][0]:
         relations["_device_gaps"] = _device_gaps_sql(with_steps=False)
     for name, sql in relations.items():
         kind = "VIEW" if name in _PLAIN_VIEWS else "TABLE"
         con.execute(f"CREATE OR REPLACE TEMP {kind} {name} AS {sql}")
-    con.execute("CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature", [signature])
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature, ?::VARCHAR AS chip",
+        [data, chip_text],
+    )
 
 
 def view_docs() -> dict[str, str]:
