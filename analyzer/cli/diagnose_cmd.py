@@ -71,7 +71,12 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
+    """The trace `diagnose` works on (the runs' tables; the jobs' too, see _load)."""
+    return _load(args, rules)[0]
+
+
+def _load(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
@@ -164,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace, jobs = _connection(args, rules)
+        trace, jobs = _load(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
