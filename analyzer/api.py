@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
-import pyarrow as pa
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis import diagnose as diagnose_run
@@ -33,6 +31,10 @@ from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.validation import validate_rules
+
+if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
+    import polars as pl
+    import pyarrow as pa
 
 FORMATS = ("json", "md", "html")
 
@@ -155,11 +157,13 @@ def diagnose_all(
 
 def findings_table(diagnosis: Diagnosis) -> pa.Table:
     """The ranked findings as an Arrow table, one row each (evidence and advice steps left out)."""
+    import pyarrow  # loads only when a table is asked for (the commands never ask)
+
     skip = {"evidence", "evidence_columns", "details", "advice_steps"}
     rows = [{k: v for k, v in asdict(f).items() if k not in skip} for f in diagnosis.findings]
     if not rows:
-        return pa.table({"rule": pa.array([], pa.string())})
-    return pa.Table.from_pylist(rows)
+        return pyarrow.table({"rule": pyarrow.array([], pyarrow.string())})
+    return pyarrow.Table.from_pylist(rows)
 
 
 def report(

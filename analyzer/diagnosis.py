@@ -143,6 +143,7 @@ def diagnose(
     Returns:
         Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
+    rules = [r for r in rules if r.scope != "job"]  # judged once per job (analyzer/job/diagnosis.py)
     findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
     effective = {r.name: effective_params(r, params) for r in rules if r.params}
     effective[CHIP_KEY] = _one_row(con, "SELECT * EXCLUDE (run_id) FROM _run_nominal WHERE run_id = ?", [run_id])

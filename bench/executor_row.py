@@ -24,19 +24,26 @@ START, END = "<!-- dask:start -->", "<!-- dask:end -->"
 
 @dataclass(frozen=True)
 class TreeMeasurement:
-    """Wall seconds, peak RSS of the process tree (sum and largest process, MB), exit code."""
+    """Wall seconds, CPU seconds of the whole tree, peak RSS of the tree (sum and largest process, MB), exit code."""
 
     wall_s: float
+    cpu_s: float
     peak_tree_rss_mb: float
     peak_process_rss_mb: float
     exit_code: int
 
 
 def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
-    """Run ``cmd`` and sample the RSS of it and all its descendants every 100 ms until it exits."""
+    """Run ``cmd`` and sample the RSS of it and all its descendants every 100 ms until it exits.
+
+    CPU time (user + system) is summed over every process of the tree as last sampled (a pool's
+    workers hang below a forkserver that nobody reaps, so the kernel's children totals miss
+    them); it is less sensitive than wall time to other work on a shared machine.
+    """
     import psutil  # comes with the dask extra, which this row needs anyway
 
     peak_sum = peak_one = 0
+    cpu: dict[int, float] = {}
     start = time.perf_counter()
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
@@ -45,12 +52,16 @@ def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
             rss = []
             for p in [root, *root.children(recursive=True)]:
                 try:
-                    rss.append(p.memory_info().rss)
+                    with p.oneshot():
+                        rss.append(p.memory_info().rss)
+                        times = p.cpu_times()
+                        cpu[p.pid] = times.user + times.system
                 except psutil.Error:  # exited between the listing and the reading
                     continue
             peak_sum, peak_one = max(peak_sum, sum(rss)), max([peak_one, *rss])
             time.sleep(0.1)
-    return TreeMeasurement(time.perf_counter() - start, peak_sum / 1e6, peak_one / 1e6, proc.returncode)
+    wall = time.perf_counter() - start
+    return TreeMeasurement(wall, sum(cpu.values()), peak_sum / 1e6, peak_one / 1e6, proc.returncode)
 
 
 def batch_command(root: Path, catalog: Path, executor: str, workers: int, rules: list[str]) -> list[str]:
@@ -80,18 +91,19 @@ def section(rows: dict[str, list[TreeMeasurement]], runs: int, workers: int, loa
         f"`npu-triage batch` of one generated archive of {runs} runs ({runs - 1} `healthy` exports as folders, "
         "zips and a .tgz, one corrupt zip), rules on, {w} workers each (the local pool's `--jobs {w}`; "
         "`--executor dask` with a local cluster of {w} worker processes). Median of {n} interleaved run(s); "
-        "peak RSS sampled every 100 ms over the whole process tree. Dask's time includes starting its "
+        "CPU time and peak RSS sampled every 100 ms over the whole process tree. Dask's time includes starting its "
         "local cluster (scheduler, nannies, workers), as a user's `--executor dask` without `--scheduler` does.".format(
             w=workers, n=len(next(iter(rows.values())))
         ),
         "",
-        "| executor | wall s | runs/s | peak RSS, all processes MB | peak RSS, largest process MB |",
-        "|---|---:|---:|---:|---:|",
+        "| executor | wall s | runs/s | CPU s (user + system) | peak RSS, all processes MB | "
+        "peak RSS, largest process MB |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for name, samples in rows.items():
         wall = median([s.wall_s for s in samples])
         lines.append(
-            f"| {name} | {wall:.1f} | {(runs - 1) / wall:.2f} | "
+            f"| {name} | {wall:.1f} | {(runs - 1) / wall:.2f} | {median([s.cpu_s for s in samples]):.1f} | "
             f"{max(s.peak_tree_rss_mb for s in samples):.0f} | {max(s.peak_process_rss_mb for s in samples):.0f} |"
         )
     lines += [

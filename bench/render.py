@@ -155,24 +155,30 @@ def update_docs(path: Path, doc: dict[str, Any]) -> None:
     write_text_atomically(path, DOCS_HEAD + RUNS + "\n\n" + "\n\n".join([section.rstrip("\n"), *kept]) + "\n")
 
 
-_SHORT = ("input", "tool", "wall s", "peak RSS MB", "ratio to parse floor", "ratio to msprof-analyze")
-
-
-def _short_cells(row: dict[str, Any], headers: tuple[str, ...]) -> tuple[str, ...]:
-    cells = dict(zip(HEADERS, _cells(row), strict=True))
-    return tuple(cells[h] for h in headers)
+def _input_line(rows: list[dict[str, Any]]) -> str:
+    """One input's README row: diagnose against the parse floor (and msprof-analyze when it ran)."""
+    by_tool = {r["tool"]: r for r in rows}
+    d, f, m = by_tool.get(DIAGNOSE), by_tool.get(FLOOR), by_tool.get(MSPROF)
+    ratio = "-" if not d or d["ratio_to_parse_floor"] is None else f"{d['ratio_to_parse_floor']:.2f}"
+    rss = "-" if not d or not f else f"{d['peak_rss_mb']:.0f} / {f['peak_rss_mb']:.0f}"
+    wall = "-" if not d or not f else f"{d['wall_s']:.1f} / {f['wall_s']:.1f}"
+    faster = "-" if not d or not m else f"{d['times_faster_than_msprof_analyze']:.1f}x"
+    return f"| {rows[0]['input']} | {wall} | {ratio} | {rss} | {faster} |"
 
 
 def markdown_section(doc: dict[str, Any]) -> str:
-    """The README's benchmark section, markers included: the newest run's default diagnose, parse
-    floor and msprof-analyze rows (msprof-analyze's column only when it ran), and a link."""
-    rows = [r for r in doc["rows"] if r["tool"] in (DIAGNOSE, FLOOR, MSPROF)]
-    ran_msprof = any(r["tool"] == MSPROF for r in rows)
-    headers = _SHORT if ran_msprof else _SHORT[:-1]
-    table = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    table += ["| " + " | ".join(_short_cells(r, headers)) + " |" for r in rows]
-    lines = [START, *table, "", "Every run, the machine and the targets: [docs/benchmark.md](docs/benchmark.md).", END]
-    return "\n".join(lines)
+    """The README's benchmark section, markers included: per input of the newest run, the default
+    diagnose against the parse floor (and msprof-analyze), and a link to docs/benchmark.md."""
+    inputs: dict[str, list[dict[str, Any]]] = {}
+    for row in doc["rows"]:
+        inputs.setdefault(row["input"], []).append(row)
+    table = [
+        "| input | wall s: diagnose / parse floor | ratio | peak RSS MB: diagnose / floor | vs msprof-analyze |",
+        "|---|---|---|---|---|",
+        *(_input_line(rows) for rows in inputs.values()),
+    ]
+    link = "Every run, the machine, the other rows and the targets: [docs/benchmark.md](docs/benchmark.md)."
+    return "\n".join([START, *table, "", link, END])
 
 
 def update_readme(readme: Path, doc: dict[str, Any]) -> None:

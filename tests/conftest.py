@@ -14,6 +14,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data."""
+    for item in items:
+        if "real_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.real_data)
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))

@@ -12,6 +12,7 @@ import pytest
 
 import analyzer
 from analyzer.cli import main
+from analyzer.report.plotly_asset import plotly_file_name
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "fixtures" / "examples" / "resnet_host_sync"
@@ -32,7 +33,8 @@ def test_readme_example_runs_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "SCH001" in done.stdout and "impact_us" in done.stdout
     written = sorted(p.name for p in (tmp_path / "reports").rglob("*") if p.is_file())
-    assert written == ["diagnosis.json", "diagnosis.md", "report.html"]
+    # plotly.js is written once per output folder, beside the run folders (report/plotly_asset.py)
+    assert written == sorted(["diagnosis.json", "diagnosis.md", "report.html", plotly_file_name()])
 
 
 def test_api_reports_equal_the_command_line_ones(tmp_path):

@@ -26,4 +26,4 @@ def test_executor_row_measures_both_executors_and_writes_the_row(tmp_path):
     doc = tmp_path / "benchmark.md"
     assert executor_row(runs=4, workers=2, repeat=1, doc=doc) == 0
     rows = [line for line in doc.read_text().splitlines() if line.startswith(("| local pool |", "| dask |"))]
-    assert len(rows) == 2 and all(float(r.split("|")[2]) > 0 for r in rows)
+    assert len(rows) == 2 and all(float(r.split("|")[2]) > 0 and float(r.split("|")[4]) > 0 for r in rows)

@@ -10,6 +10,8 @@ from analyzer.cli import main
 from fixtures.generator import write_export
 from tests.tree_hash import tree_digest
 
+pytestmark = pytest.mark.slow
+
 CASES = [
     ("host_sync_low_util", "torch_npu", "text"),
     ("gappy_multistream", "msprof", "text"),

@@ -12,6 +12,7 @@ from analyzer.cli import main
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.noise import compare_samples, judge
 from analyzer.diff.sources import load_side, memory_catalog
+from analyzer.report.diff_terminal import TSV_COLUMNS
 from analyzer.runs.work import WorkSettings
 from tests.tiny_exports import MODEL, write_tiny_export
 
@@ -160,6 +161,7 @@ def test_diff_cli_folder_of_several_exports_names_the_one_compared(tmp_path, cap
 
     folder = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "cann_upgrade"
     assert main(["diff", str(folder), str(folder / "bert_base_rerun_20250109075003000_ascend_pt")]) == 0
-    assert "holds 3 exports; compared: " + str(folder / "bert_base_after_20250109074903000_ascend_pt") in (
-        capsys.readouterr().out
-    )
+    captured = capsys.readouterr()  # into a pipe: op types as TSV on stdout, the lines about the runs on stderr
+    assert "holds 3 exports; compared: " + str(folder / "bert_base_after_20250109074903000_ascend_pt") in captured.err
+    header, *rows = [line.split("\t") for line in captured.out.splitlines()]
+    assert header == list(TSV_COLUMNS) and rows and all(len(r) == len(header) for r in rows)

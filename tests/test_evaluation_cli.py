@@ -40,6 +40,7 @@ def test_evaluate_keep_writes_the_exports_where_asked(tmp_path: Path, capsys: py
         (["--keep", str(ROOT / "reports" / "matrix")], "lies inside the project"),
         (["--sizes", "0"], "at least 1"),
         (["--rules", str(ROOT / "no-such-rules")], "no such rules folder"),
+        (["--update-readme", "--sizes", "4"], "shows the whole matrix"),
     ],
 )
 def test_evaluate_usage_error_exits_2_with_a_message(

@@ -57,6 +57,7 @@ def _check_timeline(con, run_ids: list[str], run) -> None:
     assert n == run.device_tasks.filter(pl.col("device_id") == run.device_ids()[0]).height
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_fixture_roundtrip_ops_equal_truth(scenario: str, layout: str, tmp_path: Path) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer.ingest.database import append_rows, connect
 from analyzer.rule_engine.views import create_views
+
+pytestmark = pytest.mark.slow
 
 # (device_id, stream_id, start us, duration us): small ranges, so ties and overlaps are common.
 _TASK = st.tuples(

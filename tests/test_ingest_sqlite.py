@@ -289,7 +289,7 @@ def test_sqlite_db_without_task_tables_reports_missing(con, tmp_path):
     conn.close()
     ctx = context_for(tmp_path)
     load_profiler_db(con, (path,), ctx)
-    assert [p.location for p in ctx.problems] == ["table TASK / COMPUTE_TASK_INFO"]
+    assert [p.location for p in ctx.problems] == ["table TASK", "table TASK / COMPUTE_TASK_INFO"]
     assert ctx.facts["chip"] == "Ascend310P"
     assert con.execute("SELECT count(*) FROM ops").fetchone()[0] == 0
 
@@ -368,3 +368,26 @@ def test_sqlite_text_and_db_twins_fill_the_same_columns(torch_text, torch_db, ta
     assert filled_text - excepted == filled_db - excepted
     for column in excepted:  # an exception that no longer holds must be removed from the list
         assert (column in filled_text) != (column in filled_db), PARITY_EXCEPTIONS[(table, column)]
+
+
+def test_sqlite_ids_stored_as_text_beside_integer_ids_are_decoded(tmp_path):
+    """A column of STRING_IDS ids where some rows hold the id as text: every id is decoded (the text
+    '3' is not an op type)."""
+    from analyzer.ingest import load_export
+    from tests.malformed import base_exports as base
+
+    db = base.write_torch_db(tmp_path)
+    conn = sqlite3.connect(db)
+    conn.executescript(MIXED_OP_TYPES)
+    conn.close()
+    types = load_export(tmp_path).con.execute("SELECT DISTINCT op_type FROM ops ORDER BY 1").fetchall()
+    assert [t[0] for t in types] == sorted({op[1] for op in base.OPS})
+
+
+# opType moved to a column without type affinity, rows 1 and 2 holding their id as text.
+MIXED_OP_TYPES = """
+ALTER TABLE COMPUTE_TASK_INFO ADD COLUMN op_type_any;
+UPDATE COMPUTE_TASK_INFO SET op_type_any = CASE WHEN rowid IN (1, 2) THEN CAST(opType AS TEXT) ELSE opType END;
+ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN opType;
+ALTER TABLE COMPUTE_TASK_INFO RENAME COLUMN op_type_any TO opType;
+"""

@@ -1,4 +1,5 @@
-"""The malformed corpus through `ingest`, `diagnose` (and `batch` for archives).
+"""The malformed corpus through the whole CLI: `ingest` and `diagnose` once per class of fault, `batch`
+for every archive (each case is read at the reader in test_malformed_readers.py).
 
 A clear message per problem, a diagnosis of what is usable, exit 2 only when nothing is, exit 3
 from ingest and diagnose exactly when part of a usable input was lost, never a traceback, inputs
@@ -25,12 +26,12 @@ from tests.tree_hash import tree_digest
 TRACEBACK = "Traceback (most recent call last)"
 PROBLEM_LINE = re.compile(r"^(error|warning|info): (?P<where>.+?): (?P<what>.+)$")
 CASE_BY_NAME = by_name()
+# One per reader family in a real process (the folder with no export and the hostile names have their own
+# subprocess and in-process tests).
 SUBPROCESS_CASES = (
     "kd_binary_garbage_alone",
     "tv_truncated_mid_json",
     "sqlite_corrupt_pages",
-    "unrelated_files",
-    "kd_hostile_op_names",
     "zip_entry_dot_dot",
 )
 
@@ -111,7 +112,23 @@ def _has_diagnose() -> bool:
     return "diagnose" in commands.COMMANDS
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def _cli_cases() -> list[Case]:
+    """The whole CLI once per class of fault (its first case; every case is read at the reader in
+    test_malformed_readers.py), every archive case (only batch reads archives), and the hostile op
+    names (the HTML report must escape them)."""
+    chosen, seen = [], set()
+    for c in CASES:
+        if c.command == "batch" or c.name == "kd_hostile_op_names" or c.fault_class not in seen:
+            chosen.append(c)
+            seen.add(c.fault_class)
+    return chosen
+
+
+CLI_CASES = _cli_cases()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c.name for c in CLI_CASES])
 def test_malformed_input_gives_clear_messages_and_leaves_input_identical(case: Case, tmp_path, capsys):
     path = _build(case, tmp_path)
     before = tree_digest(tmp_path / "in")
@@ -126,8 +143,10 @@ def test_malformed_input_gives_clear_messages_and_leaves_input_identical(case: C
     assert not no_escape_happened(tmp_path / "in")
 
 
-def test_corpus_has_at_least_fifty_cases():
-    assert len(CASE_BY_NAME) >= 50
+def test_corpus_has_at_least_120_cases_and_the_cli_runs_once_per_class():
+    assert len(CASE_BY_NAME) >= 120
+    classes = {c.fault_class for c in CASES if c.command != "batch"}
+    assert len([c for c in CLI_CASES if c.command != "batch"]) <= len(classes) + 1
 
 
 @pytest.mark.parametrize(
@@ -178,6 +197,7 @@ def test_malformed_locked_sqlite_is_read_without_waiting_or_writing(tmp_path, ca
         holder.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUBPROCESS_CASES)
 def test_malformed_input_subprocess_never_prints_a_traceback(name, tmp_path):
     case = CASE_BY_NAME[name]
@@ -228,6 +248,7 @@ def test_ingest_output_inside_the_export_is_refused_and_nothing_written(option, 
     assert tree_digest(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_new_user_diagnose_on_export_truncated_late_exits_3_naming_what_was_lost(tmp_path):
     path = _build(CASE_BY_NAME["export_truncated_late"], tmp_path)
     before = tree_digest(path)

@@ -15,6 +15,8 @@ import pytest
 from tests.malformed.base_exports import write_torch_text
 from tests.tree_hash import tree_digest
 
+pytestmark = pytest.mark.slow
+
 KILL_DELAYS_S = sorted(random.Random(7).uniform(1.5, 6.0) for _ in range(4))
 
 

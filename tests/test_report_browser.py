@@ -22,6 +22,8 @@ from tests.report_cases import (
     add_hostile_run,
 )
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 SIZE_LIMIT_BYTES = 30 * 1024 * 1024

@@ -66,6 +66,17 @@ def test_render_html_shared_chart_is_drawn_once_and_linked(con):
     assert page.count('<a href="#chart-pipeline">') >= len(diagnosis.findings) - 1
 
 
+def test_render_html_later_findings_of_a_rule_refer_to_the_first_one_advice(con):
+    diagnosis = diagnosis_for(con, "hostile")
+    first = diagnosis.findings[0]
+    again = replace(first, subject="Other")
+    page = render_html(replace(diagnosis, findings=(first, again)), con)
+    second = page[page.index('id="finding-2"') :]
+    assert 'as for <a href="#finding-1">finding 1</a>' in second
+    assert '<details class="evidence"><summary>evidence (2 rows)</summary>' in second
+    assert first.advice_steps[0] not in second
+
+
 def test_render_html_info_findings_folded_and_no_empty_numbers(con):
     diagnosis = diagnosis_for(con, "hostile")
     last = replace(diagnosis.findings[-1], severity="info", threshold=None, impact_us=0.0, evidence=())

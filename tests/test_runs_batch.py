@@ -51,6 +51,7 @@ def _dump(catalog: Path) -> dict[str, list[tuple]]:
         con.close()
 
 
+@pytest.mark.slow
 def test_batch_tree_with_archives_catalogs_every_run_and_the_corrupt_archive(tmp_path, capsys):
     root = _tree(tmp_path)
     catalog = tmp_path / "cat.duckdb"
@@ -64,6 +65,7 @@ def test_batch_tree_with_archives_catalogs_every_run_and_the_corrupt_archive(tmp
     assert "corrupt.zip" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_batch_rerun_skips_every_known_run(tmp_path, capsys):
     root = _tree(tmp_path, n=6)
     catalog = tmp_path / "cat.duckdb"
@@ -75,6 +77,7 @@ def test_batch_rerun_skips_every_known_run(tmp_path, capsys):
     assert _dump(catalog) == first
 
 
+@pytest.mark.slow
 def test_batch_killed_part_way_then_rerun_equals_uninterrupted_run(tmp_path):
     root = _tree(tmp_path)
     whole, killed = tmp_path / "whole.duckdb", tmp_path / "killed.duckdb"

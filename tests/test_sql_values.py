@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import duckdb
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def _convert(cells: list[str]) -> list[tuple[str | None, str | None]]:
 
 
 @settings(max_examples=200, deadline=None)
+@pytest.mark.slow
 @given(st.lists(CELLS, min_size=1, max_size=20))
 @example(['"""32,64"""', '" N/A "', '""', ' "x" ', "N/A", '\t"1;2"\t', '"', "\u00a0x\u00a0", "\x01"])
 def test_text_and_unquoted_match_their_definitions(cells):
@@ -60,6 +62,7 @@ def expected_ns(milli_us: int) -> int | None:
 
 
 @settings(max_examples=100, deadline=None)
+@pytest.mark.slow
 @given(st.lists(MILLI_US, min_size=1, max_size=20), MILLI_US, st.sampled_from([-1, 0, 1]))
 @example([EPOCH, EPOCH + v.NEAR_ANCHOR_US * 1000 - 1, EPOCH - 1], EPOCH, 1)
 def test_decimal_us_to_ns_is_exact_whatever_the_anchor(values, anchor_milli, edge):

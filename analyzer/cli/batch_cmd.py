@@ -101,7 +101,15 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     )
     for row in outcome.failed:
         err(f"failed: {row['path']}: {row['message']}")
-    if not outcome.catalogued and not outcome.known_usable:
+    if outcome.jobs:
+        out.print(f"{len(outcome.jobs)} job(s) catalogued: {', '.join(outcome.jobs)}", markup=False)
+    if outcome.job_parts:
+        out.print(
+            f"{len(outcome.job_parts)} rank export(s) of a job hold summaries only and are not runs of their own "
+            f"(first: {outcome.job_parts[0]}); `npu-triage diagnose` on the job's folder judges the job",
+            markup=False,
+        )
+    if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
         err("npu-triage: no usable run was found")
         return 2
     return 0

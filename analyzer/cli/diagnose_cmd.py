@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.api import Trace, diagnose, load, open_database, report
+from analyzer.api import Trace, diagnose, open_database, report
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
@@ -18,8 +18,12 @@ from analyzer.cli.rule_options import (
 )
 from analyzer.diagnosis import diagnose_runs
 from analyzer.ingest.database import save_duckdb
+from analyzer.job.diagnosis import diagnose_job
+from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.report.job_terminal import print_job_diagnosis
+from analyzer.report.json_export import render_json
 from analyzer.report.model import Diagnosis
-from analyzer.report.output_files import is_inside
+from analyzer.report.output_files import is_inside, run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import (
     fail_on_line,
@@ -65,18 +69,46 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
-        return open_database(args.db)
+        return open_database(args.db), []
     if is_inside(args.out, args.path) and args.path.is_dir():
         raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
-    trace = load(args.path, left_out_kinds=frozenset() if args.db else unread_timeline_kinds(rules))
-    if args.db:
-        save_duckdb(trace.con, args.db, trace.run_ids)
-    return trace
+    ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules))
+    trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
+    if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
+        save_duckdb(trace.con, args.db, [*trace.run_ids, *(j.job.job_id for j in jobs)])
+    return trace, jobs
+
+
+def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, args, formats) -> list:
+    """Each job's diagnosis with the files written for it (diagnosis.json, job.html); its verdict is
+    printed on a terminal, before the ranks'."""
+    pages = []
+    for loaded in jobs:
+        for line in problem_lines(loaded.problems):
+            err(line)
+        d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, rules, params, preview=args.preview)
+        folder = run_folder(args.out, d.run_id)
+        written = []
+        if "json" in formats:
+            written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
+        if "html" in formats:
+            from analyzer.report.job_page import render_job_page
+            from analyzer.report.plotly_asset import plotly_src, write_plotly_js
+
+            page = folder / "job.html"  # plotly.js shared with the ranks' pages, beside them
+            src = plotly_src(page, write_plotly_js(Path(args.out)))
+            written.append(write_text_atomically(page, render_job_page(d, trace.con, src)))
+        if sys.stdout.isatty() and not args.quiet:
+            print_job_diagnosis(d, out)
+            for path in written:
+                out.print(f"wrote {path}", markup=False)
+        pages.append((d, written))
+    return pages
 
 
 def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: argparse.Namespace) -> None:
@@ -119,24 +151,31 @@ def run(args: argparse.Namespace) -> int:
         formats = _formats(args.format)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace = _connection(args, rules)
+        trace, jobs = _connection(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
     for line in problem_lines(trace.problems):
         err(line)
-    if not usable:
+    if not usable and not jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
+    job_pages = _job_pages(trace, jobs, rules, params, args, formats)  # the job verdict first
+    problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
     several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
     if several is not None:  # rules comparing the runs (batch-size-scaling)
         diagnoses.append(several)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
-    _print(pages, _write_index(pages, args.out), args)
+    index = _write_index(pages, args.out)
+    if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
+        _print([*job_pages, *pages], index, args)
+    elif pages:  # on a terminal the job verdicts are printed already
+        _print(pages, index, args)
+    diagnoses = [d for d, _ in job_pages] + diagnoses
     tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
     if tripped:
         err(fail_on_line(args.fail_on, tripped))
         return 1
-    return partial_input_code(trace.problems, args.allow_partial, "the diagnosis covers")
+    return partial_input_code(problems, args.allow_partial, "the diagnosis covers")

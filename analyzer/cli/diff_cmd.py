@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,10 +16,13 @@ from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.sources import load_side, memory_catalog
+from analyzer.job.grouping import Job
+from analyzer.job.job_diff import diff_jobs, read_side, the_job
 from analyzer.report.diff_html import render_diff_html
 from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
-from analyzer.report.diff_terminal import diff_renderable
+from analyzer.report.diff_terminal import diff_renderable, diff_summary_lines, diff_tsv
+from analyzer.report.job_diff_text import job_diff_dict, job_diff_lines
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.runs.model_identity import load_identities, model_difference
 from analyzer.runs.work import WorkSettings
@@ -46,7 +50,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _run_job_diff(args: argparse.Namespace, base: Job, new: Job) -> int:
+    """Two job folders: the job step time, per rank and per link (analyzer/job/job_diff.py)."""
+    diff = diff_jobs(read_side(base, str(args.base)), read_side(new, str(args.new)))
+    for line in job_diff_lines(diff):
+        out.print(line, markup=False)
+    if args.json:
+        write_text_atomically(args.json, json.dumps(job_diff_dict(diff), indent=2, sort_keys=True) + "\n")
+    pct, delta = args.fail_on_regression, diff.step_delta_pct
+    return 1 if pct is not None and delta is not None and delta > pct else 0
+
+
 def run(args: argparse.Namespace) -> int:
+    jobs = [the_job(Path(p)) for p in (args.base, args.new)]
+    if all(jobs):
+        return _run_job_diff(args, jobs[0], jobs[1])
     settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=True)
     con = memory_catalog()
     base, notes_b = load_side(con, args.base, settings)
@@ -69,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
     if different:
         err(f"npu-triage: warning: {warning[0]}")
     pct = args.fail_on_regression
-    out.print(diff_renderable(diff, pct))
+    if sys.stdout.isatty():
+        out.print(diff_renderable(diff, pct))
+    else:  # into a pipe: the op types as TSV; the lines about the whole run on stderr
+        out.file.write(diff_tsv(diff))
+        for line in diff_summary_lines(diff, pct):
+            err(line)
     if args.json:
         write_text_atomically(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
     if args.markdown:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from analyzer.cli.console import err, out
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.ingest import load_export
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
+from analyzer.job.job_ingest import load_with_jobs
 from analyzer.report.output_files import is_inside
 from analyzer.report.run_lines import problem_lines, run_lines
 
@@ -37,23 +37,27 @@ def run(args: argparse.Namespace) -> int:
             "(choose an output outside it)"
         )
         return 2
-    ingested = load_export(args.path)
+    ingested, jobs = load_with_jobs(args.path, frozenset())
     con = ingested.con
+    problems = [*ingested.problems, *(p for j in jobs for p in j.problems)]
+    for loaded in jobs:
+        ranks = len(loaded.job.ranks)
+        out.print(f"job {loaded.job.job_id}: {ranks} ranks; {loaded.group_note}", markup=False)
     for line in run_lines(con, ingested.run_ids):
         out.print(line, markup=False)
-    for line in problem_lines(ingested.problems):
+    for line in problem_lines(problems):
         err(line)
     usable = usable_run_ids(con, ingested.run_ids)
     if args.db:
-        save_duckdb(con, args.db, ingested.run_ids)
-        out.print(f"wrote {len(ingested.run_ids)} run(s) to {args.db}", markup=False)
+        save_duckdb(con, args.db, [*ingested.run_ids, *(j.job.job_id for j in jobs)])
+        out.print(f"wrote {len(ingested.run_ids)} run(s) and {len(jobs)} job(s) to {args.db}", markup=False)
     if args.parquet:
         save_parquet(con, args.parquet)
         out.print(f"wrote Parquet tables to {args.parquet}", markup=False)
-    if not usable:
+    if not usable and not jobs:
         err(
             "npu-triage: nothing usable was found: no device task with a start time and a duration "
             "could be read (problems above)"
         )
         return 2
-    return partial_input_code(ingested.problems, args.allow_partial, "the tables cover")
+    return partial_input_code(problems, args.allow_partial, "the tables cover")

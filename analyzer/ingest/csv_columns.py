@@ -19,6 +19,7 @@ from analyzer.ingest.csv_anchor import ns_anchor
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,19 @@ CONVERSIONS = {
     "bool": v.boolean_yes_no,
     "unquoted": v.unquoted,
 }
+
+
+# The SQL type the CSV reader parses a column of each kind as (``csv_source.stream_csv``): a cell that
+# does not parse is a row that does not fit the header. The other kinds stay text. Ids and counts are
+# parsed as DOUBLE, which holds every id the exports write exactly (all below 2^53; the UINT64 'none'
+# sentinel becomes NULL either way) and parses faster than HUGEINT on millions of rows.
+PARSED_AS = {"int": "DOUBLE", "bigint": "DOUBLE", "ns": "DECIMAL(38,3)", "double": "DOUBLE", "kb_to_mb": "DOUBLE"}
+
+
+def column_types(columns: list[str], fields: tuple[Field, ...]) -> dict[str, str]:
+    """Header column -> SQL type for every column a field reads as a number."""
+    present = set(columns)
+    return {h: PARSED_AS[f.how] for f in fields if f.how in PARSED_AS for h in f.headers if h in present}
 
 
 def convert(how: str, raw: str, anchor_us: Decimal | None = None) -> str:
@@ -136,5 +150,10 @@ def load_csv_table(
             return None
         return insert_sql(table, f"SELECT {', '.join(items)} FROM {{scan}}", constants, derived, helpers, replaced)
 
-    files = stream_csv(con, paths, ctx, statement, insert_params(ctx, constants))
+    params = insert_params(ctx, constants)
+    files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, fields))
+    if files:
+        drop_duplicate_rows(con, ctx, table, files[0].path)
+        times = tuple(f.target for f in fields if f.how == "ns" or f.target.endswith(("dur_us", "duration_us")))
+        report_negative_times(con, ctx, table, files[0].path, times)
     return sum(f.rows for f in files)

@@ -30,6 +30,8 @@ def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
     # plain cast: one 'N/A' cell then fails the whole file instead of giving NULL (seen on
     # kernel_details' Context ID). Readers rely on TRY_CAST, so the rewrite stays off.
     con.execute("SET disabled_optimizers = 'type_pushdown'")
+    # DuckDB's own progress bar would print into the command's output (and a test's captured stdout).
+    con.execute("SET enable_progress_bar = false")
     limit = memory_limit_bytes() if limit_bytes is None else limit_bytes
     con.execute("SET memory_limit = ?", [duckdb_setting(limit)])
     create_tables(con)

@@ -79,12 +79,16 @@ def load_export(
     con: duckdb.DuckDBPyConnection | None = None,
     progress: Callable[[ExportSource], None] | None = None,
     left_out_kinds: frozenset[str] = frozenset(),
+    sources: list[ExportSource] | None = None,
 ) -> Ingested:
     """Discover and read every export under ``path``.
 
     Timeline events of ``left_out_kinds`` are not stored: for a caller that never reads them (a
     diagnosis whose rules read no flow or overlap segment, ``rule_engine.timeline_use``), where they
     would be two thirds of a msprof timeline's rows.
+
+    ``sources``: the exports to read, when the caller has discovered them already (a job's ranks
+    holding summaries only are read by analyzer.job instead); may be empty.
 
     Raises IngestError when the path does not exist or holds no export at all. An export whose
     files are all unusable still yields a run with its problems recorded; callers decide whether
@@ -93,6 +97,8 @@ def load_export(
     path = Path(path)
     if not path.exists():
         raise IngestError(f"{path}: no such file or folder")
+    if sources is not None:
+        return _read_sources(con or connect(), sources, progress, left_out_kinds)
     sources = discover(path)
     if not sources:
         raise IngestError(
@@ -101,6 +107,15 @@ def load_export(
             "kernel_details.csv, op_summary_*.csv, trace_view.json)"
         )
     con = con or connect()
+    return _read_sources(con, sources, progress, left_out_kinds)
+
+
+def _read_sources(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[ExportSource],
+    progress: Callable[[ExportSource], None] | None,
+    left_out_kinds: frozenset[str],
+) -> Ingested:
     result = Ingested(con=con, sources=sources)
     for source in sources:
         if progress:

@@ -13,11 +13,12 @@ import duckdb
 
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv_anchor import ns_anchor
-from analyzer.ingest.csv_columns import convert
+from analyzer.ingest.csv_columns import PARSED_AS, convert
 from analyzer.ingest.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipeline import INPUTS, derived_select
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
+from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times
 
 # normalized column -> (accepted raw headers, key of csv_columns.CONVERSIONS, see convert())
 _IDENTITY: dict[str, tuple[tuple[str, ...], str]] = {
@@ -46,6 +47,10 @@ _IDENTITY: dict[str, tuple[tuple[str, ...], str]] = {
 }
 _NON_METRIC = {h for headers, _ in _IDENTITY.values() for h in headers} | {"Model Name", "Infer ID"}
 REQUIRED = ("op_name", "start_ns", "dur_us")
+# Unknown metric columns kept per row (extra_metrics): a header of thousands of columns stays bounded in time.
+MAX_EXTRA_METRICS = 256
+# Columns that tell two tasks apart: rows equal on them are compared whole for exact duplicates.
+_ROW_KEY = ("start_ns", "stream_id", "task_id", "context_id", "dur_us")
 
 
 def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[list[str], list[str]]:
@@ -72,6 +77,7 @@ def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[
             found.add(name)
         else:
             extras.append((name, v.double(raw)))
+    extras = extras[:MAX_EXTRA_METRICS]
     if extras:
         keys = ", ".join(f"'{k}'" for k, _ in extras)
         vals = ", ".join(e for _, e in extras)
@@ -83,12 +89,17 @@ def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[
     return items, missing
 
 
-def numeric_columns(columns: list[str]) -> list[str]:
-    """The header columns ``_select_list`` reads only as ``sql_values.double`` (the durations and
-    every metric column), which the CSV reader may parse as numbers itself."""
+def column_types(columns: list[str]) -> dict[str, str]:
+    """The header columns ``_select_list`` reads as numbers, and the type each is parsed as: the times,
+    durations and ids of the identity columns, and the known metric columns (DOUBLE)."""
     present = set(columns)
-    durations = [next((h for h in _IDENTITY[t][0] if h in present), None) for t in ("dur_us", "wait_us")]
-    return [c for c in columns if c not in _NON_METRIC or c in durations]
+    types = {}
+    for headers, how in _IDENTITY.values():
+        raw = next((h for h in headers if h in present), None)
+        if raw is not None and how in PARSED_AS:
+            types[raw] = PARSED_AS[how]
+    # Unknown columns stay text: a new producer's text column must not cost the rows.
+    return types | {c: "DOUBLE" for c in columns if c not in _NON_METRIC and is_pipe_column(normalize_metric(c))}
 
 
 def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
@@ -109,15 +120,18 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
             )
             return None
         _report_repeated_columns(path, columns, ctx)
+        _report_unread_columns(path, columns, ctx)
         return (
             "INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
             f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
             f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})"
         )
 
-    files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, numeric_columns)
+    files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, column_types)
     if not files:
         return 0
+    drop_duplicate_rows(con, ctx, "ops", files[0].path, key=_ROW_KEY)
+    report_negative_times(con, ctx, "ops", files[0].path, ("start_ns", "dur_us"))
     if _report_unusable_rows(con, ctx, files[0].path):
         for file in files:
             _report_ns_start_times(con, file, ctx)
@@ -125,14 +139,22 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
 
 
 def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> int:
-    """Report rows without a usable start or duration, negative or absurd durations; returns the first count."""
-    bad, neg, huge = con.execute(
+    """Report rows without a usable start or duration, or with absurd durations; returns the first count."""
+    bad, huge, years, example = con.execute(
         "SELECT count(*) FILTER (WHERE start_ns IS NULL OR dur_us IS NULL), "
-        "count(*) FILTER (WHERE dur_us < 0), "
-        "count(*) FILTER (WHERE start_ns IS NOT NULL AND dur_us IS NOT NULL AND end_ns IS NULL) "
+        "count(*) FILTER (WHERE start_ns IS NOT NULL AND dur_us IS NOT NULL AND end_ns IS NULL), "
+        f"count(*) FILTER (WHERE dur_us >= {_EPOCH_LIKE_US}), min(dur_us) FILTER (WHERE dur_us >= {_EPOCH_LIKE_US}) "
         "FROM ops WHERE run_id = ?",
         [ctx.run_id],
     ).fetchall()[0]
+    if years:
+        ctx.report(
+            path,
+            "column dur_us",
+            "warning",
+            f"{years} rows have a duration of years (e.g. {example:.0f} us): a timestamp where the duration belongs",
+            "the columns of those rows are shifted or hand-edited; re-export the file",
+        )
     if bad:
         ctx.report(
             path,
@@ -140,14 +162,6 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
             "warning",
             f"{bad} rows have no usable start time or duration; they are kept in ops but left out of timing analyses",
             "check for truncated or hand-edited rows",
-        )
-    if neg:
-        ctx.report(
-            path,
-            "",
-            "warning",
-            f"{neg} rows have a negative duration",
-            "the export is corrupt there",
         )
     if huge:
         ctx.report(
@@ -161,6 +175,8 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
     return bad
 
 
+# A task of more than three years: an epoch timestamp in the duration column.
+_EPOCH_LIKE_US = 1e14
 # Epoch microseconds above this (year ~5138) are not microseconds: nanoseconds were written instead.
 _MAX_EPOCH_US = 1e17
 
@@ -182,6 +198,20 @@ def _report_repeated_columns(path: Path, columns: list[str], ctx: ReadContext) -
             "warning",
             f"column {raw!r} appears {_times_repeated(raw, columns)} times; the first is read",
             "a hand-edited or merged file; remove the extra column",
+        )
+
+
+def _report_unread_columns(path: Path, columns: list[str], ctx: ReadContext) -> None:
+    """Unknown columns past MAX_EXTRA_METRICS (a pathological header) are not read."""
+    unknown = [c for c in columns if c not in _NON_METRIC and not is_pipe_column(normalize_metric(c))]
+    if len(unknown) > MAX_EXTRA_METRICS:
+        ctx.report(
+            path,
+            "line 1",
+            "info",
+            f"{len(unknown)} unknown columns: the first {MAX_EXTRA_METRICS} are kept in extra_metrics, "
+            f"the rest (from {unknown[MAX_EXTRA_METRICS]!r}) are not read",
+            "no rule reads unknown columns",
         )
 
 

@@ -426,6 +426,136 @@ _table(
 )
 
 
+# Job tables: one job = several rank exports of one distributed run (analyzer/job/). Their run_id is
+# the job's id, so job rules bind $run_id like per-run rules; `rank` is the global rank.
+_JOB_ID = _c("run_id", "VARCHAR", "", "Id of the job (the folder holding its rank exports).")
+_RANK = _c("rank", "INTEGER", "", "Global rank (profiler_info rank_id, else distributed_args.rank).")
+
+_table(
+    "job_ranks",
+    "One row per rank of a job: where its export is, what it holds, its place in the parallel layout.",
+    _JOB_ID,
+    _RANK,
+    _c("rank_run_id", "VARCHAR", "", "The rank's own run id (its per-rank diagnosis folder)."),
+    _c("source_path", "VARCHAR", "", "The rank's export folder, relative to the path the user gave."),
+    _c(
+        "rank_source", "VARCHAR", "", "Where the rank came from: 'profiler_info', 'distributed_args' or 'folder_order'."
+    ),
+    _c("world_size", "INTEGER", "", "Ranks in the job (distributed_args.world_size); NULL when not recorded."),
+    _c("pp_stage", "INTEGER", "", "Pipeline stage: the rank's index in its pp group (metadata); NULL without one."),
+    _c("has_kernels", "BOOLEAN", "", "The export holds per-task data (kernel_details/op_summary/timeline/DB)."),
+    _c("has_step_trace", "BOOLEAN", "", "The export holds step_trace_time.csv."),
+    _c("has_communication", "BOOLEAN", "", "The export holds communication.json."),
+    _c("has_matrix", "BOOLEAN", "", "The export holds communication_matrix.json."),
+    _c("files", "VARCHAR", "", "File kinds the export holds, comma-separated, sorted."),
+    _c("collection_end_ns", "BIGINT", "ns", "End of the rank's collection (profiler_info end_info)."),
+)
+
+_table(
+    "job_groups",
+    "Communication and parallel groups of a job, one row per (group, member rank).",
+    _JOB_ID,
+    _c(
+        "group_name",
+        "VARCHAR",
+        "",
+        "Communication group id as communication.json writes it after '@' (a parallel_group_info key's hash).",
+    ),
+    _c("group_kind", "VARCHAR", "", "'dp', 'tp', 'pp', 'ep', 'cp', 'default', ... or 'unknown'."),
+    _c(
+        "source",
+        "VARCHAR",
+        "",
+        "'metadata' (a parallel_group_info group), 'metadata members' (its ranks are exactly a metadata "
+        "group's) or 'inferred' (the ranks whose files name it).",
+    ),
+    _RANK,
+    _c("group_rank", "INTEGER", "", "The rank's index in the group (its local rank)."),
+    _c("group_size", "INTEGER", "", "Ranks in the group (known members)."),
+)
+
+_table(
+    "job_steps",
+    "Per rank and step the step-trace decomposition (step_trace_time.csv of every rank), us.",
+    _JOB_ID,
+    _RANK,
+    _STEP,
+    _c("computing_us", "DOUBLE", "us", "Time computing."),
+    _c("comm_not_overlapped_us", "DOUBLE", "us", "Communication not hidden by computation."),
+    _c("overlapped_us", "DOUBLE", "us", "Communication overlapped with computation."),
+    _c("comm_us", "DOUBLE", "us", "All communication time."),
+    _c("free_us", "DOUBLE", "us", "Device idle: neither computing nor communicating (host-bound time)."),
+    _c("stage_us", "DOUBLE", "us", "Step (stage) time of this rank."),
+    _c("bubble_us", "DOUBLE", "us", "Pipeline bubble (receive waits of a pipeline stage)."),
+    _c("comm_not_overlapped_excl_receive_us", "DOUBLE", "us", "Not-overlapped communication without receives."),
+    _c("preparing_us", "DOUBLE", "us", "Time before the first device task of the step."),
+)
+
+_table(
+    "job_comm_ops",
+    "Per collective / p2p operation and rank its time breakdown, aligned across ranks by "
+    "(step, group, op name) and numbered in order within the group.",
+    _JOB_ID,
+    _RANK,
+    _STEP,
+    _c("op_kind", "VARCHAR", "", "'collective' or 'p2p'."),
+    _c("group_name", "VARCHAR", "", "Communication group hash."),
+    _c("op_name", "VARCHAR", "", "Op name, the same on every rank of the group (e.g. 'hcom_allReduce__586_0_1')."),
+    _c("op_seq", "INTEGER", "", "Order of the op among the rank's ops of this group and step (by start, then name)."),
+    _c("op_rank_count", "INTEGER", "", "Ranks of the job holding this aligned op."),
+    _c("start_ns", "BIGINT", "ns", "Start on this rank (its own clock)."),
+    _c(
+        "arrival_us",
+        "DOUBLE",
+        "us",
+        "Start after the earliest rank's start of the same op (wall clocks; skew between hosts included).",
+    ),
+    _c("elapse_us", "DOUBLE", "us", "Elapsed time."),
+    _c("transit_us", "DOUBLE", "us", "Time moving data."),
+    _c("wait_us", "DOUBLE", "us", "Time waiting for the peers to arrive."),
+    _c("sync_us", "DOUBLE", "us", "Synchronization time."),
+    _c("idle_us", "DOUBLE", "us", "Idle time inside the op (elapse - transit - wait)."),
+    _c("transit_size_mb", "DOUBLE", "MB", "Data moved, all links (SDMA not double counted)."),
+    _c("bandwidth_gb_per_s", "DOUBLE", "GB/s", "Bandwidth of the main transport."),
+    _c("transport", "VARCHAR", "", "Main transport (the link with most data)."),
+)
+
+_table(
+    "job_comm_bandwidth",
+    "Per operation, rank and transport the data moved and its bandwidth (communication.json).",
+    _JOB_ID,
+    _RANK,
+    _STEP,
+    _c("group_name", "VARCHAR", "", "Communication group hash."),
+    _c("op_name", "VARCHAR", "", "Op name."),
+    _c("transport", "VARCHAR", "", "'HCCS', 'RDMA', 'PCIE', 'SDMA' or 'SIO'."),
+    _c("transit_size_mb", "DOUBLE", "MB", "Data moved on this transport."),
+    _c("transit_us", "DOUBLE", "us", "Time moving it."),
+    _c("bandwidth_gb_per_s", "DOUBLE", "GB/s", "Achieved bandwidth."),
+    _c("large_packet_ratio", "DOUBLE", "ratio", "Share of large packets."),
+)
+
+_table(
+    "job_links",
+    "Links between ranks from communication_matrix.json, as global ranks where the group is known.",
+    _JOB_ID,
+    _STEP,
+    _c("op_kind", "VARCHAR", "", "'collective' or 'p2p'."),
+    _c("group_name", "VARCHAR", "", "Communication group hash."),
+    _c("matrix_op", "VARCHAR", "", "Matrix entry, e.g. 'allreduce-total' (the total) or 'allreduce-top1'."),
+    _c("op_name", "VARCHAR", "", "The op of a top/middle/bottom entry; NULL for a total."),
+    _c("reported_by", "INTEGER", "", "Global rank whose matrix file holds the row."),
+    _c("src_rank", "INTEGER", "", "Global source rank; NULL when the group's members are unknown."),
+    _c("dst_rank", "INTEGER", "", "Global destination rank; NULL when the group's members are unknown."),
+    _c("src_group_rank", "INTEGER", "", "Source rank within the group, as the file writes it."),
+    _c("dst_group_rank", "INTEGER", "", "Destination rank within the group, as the file writes it."),
+    _c("transport", "VARCHAR", "", "'HCCS', 'RDMA', 'PCIE', 'SIO' or 'LOCAL'."),
+    _c("transit_size_mb", "DOUBLE", "MB", "Data moved."),
+    _c("transit_us", "DOUBLE", "us", "Time moving it."),
+    _c("bandwidth_gb_per_s", "DOUBLE", "GB/s", "Achieved bandwidth."),
+)
+
+
 def ddl(table: str, name: str | None = None) -> str:
     """CREATE TABLE statement for one normalized table.
 

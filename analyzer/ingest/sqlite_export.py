@@ -23,6 +23,14 @@ from analyzer.ingest import (
     sqlite_timeline,
 )
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.sqlite_checks import (
+    EXPECTED,
+    drop_duplicate_tasks,
+    report_missing_tables,
+    report_negative_durations,
+    report_unknown_ids,
+    usable_rows,
+)
 from analyzer.ingest.sqlite_open import StagedDb, UnusableDb, open_readonly, stage_tables
 
 PROFILER_TABLES = (
@@ -86,17 +94,15 @@ def _read_one(
     sections: tuple[Section, ...],
 ) -> None:
     try:
-        conn = open_readonly(path)
+        with open_readonly(path) as conn:
+            present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            db = stage_tables(con, conn, path, tables, ctx, usable_rows)
     except UnusableDb as exc:
         ctx.report(path, "", "error", str(exc), "the file is skipped; re-export it or remove it")
         return
-    try:
-        db = stage_tables(con, conn, path, tables, ctx)
     except sqlite3.Error as exc:
         ctx.report(path, "", "error", f"SQLite cannot read it: {exc}", "the file is damaged; re-export it")
         return
-    finally:
-        conn.close()
     try:
         if not db.tables:
             ctx.report(
@@ -107,11 +113,22 @@ def _read_one(
                 "this is not a profiling export database; it is skipped",
             )
             return
+        if tables is PROFILER_TABLES:
+            _check_profiler_db(db, present, ctx)
         for section in sections:
             _run_section(section, db, ctx)
         ctx.mark_read(path)
     finally:
         db.drop()
+
+
+def _check_profiler_db(db: StagedDb, present: set[str], ctx: ReadContext) -> None:
+    """The checks of ``sqlite_checks`` on a staged profiler database (ids decoded where stored as text)."""
+    db.id_columns = {(t, c) for t, checks in EXPECTED.items() for c, kind in checks.items() if kind == "id"}
+    report_missing_tables(db, present, ctx)
+    report_unknown_ids(db, ctx)
+    report_negative_durations(db, ctx)
+    drop_duplicate_tasks(db, ctx)
 
 
 def _run_section(section: Section, db: StagedDb, ctx: ReadContext) -> None:

@@ -12,7 +12,11 @@ column: a lookup subquery per use would cost each use a join (and its hash table
 from __future__ import annotations
 
 import itertools
+import shutil
 import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -24,6 +28,8 @@ from analyzer.ingest.model import ReadContext
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BATCH_ROWS = 65536
+# The SQLite row id of each staged row (problems name it), when the table has one.
+ROWID = "_rowid"
 _counter = itertools.count()
 
 
@@ -31,9 +37,13 @@ class UnusableDb(Exception):
     """The file cannot be read as SQLite at all; the message says why, for the user."""
 
 
-def open_readonly(path: Path) -> sqlite3.Connection:
-    """A read-only, immutable SQLite connection that never writes beside the file.
+@contextmanager
+def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only SQLite connection to the export that never writes beside the file.
 
+    A database with a ``-wal`` file beside it holds rows that are only in that file (not checkpointed):
+    the pair is copied into a private temporary folder, opened there with its WAL, and the copy removed
+    afterwards. Without one, the file itself is opened immutable (no side file, no lock).
     Raises UnusableDb for a missing, empty, non-SQLite or unreadable file.
     """
     try:
@@ -45,7 +55,29 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         raise UnusableDb("empty file (0 bytes)")
     if not head.startswith(SQLITE_MAGIC):
         raise UnusableDb("not an SQLite database (the first 16 bytes are not 'SQLite format 3')")
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size:
+        with tempfile.TemporaryDirectory(prefix="npu-triage-wal-") as private:
+            copy = Path(private) / path.name
+            try:
+                shutil.copyfile(path, copy)
+                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+            except OSError as exc:
+                raise UnusableDb(f"cannot copy the database and its -wal file to read them: {exc}") from exc
+            conn = _connect(f"file:{quote(str(copy))}?mode=ro")
+            try:
+                yield conn
+            finally:
+                conn.close()
+        return
+    conn = _connect(f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1")
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _connect(uri: str) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -74,9 +106,14 @@ def _unify(chunks: list[pa.Array]) -> pa.ChunkedArray:
     return pa.chunked_array([c.cast(target) for c in chunks], target)
 
 
-def fetch_arrow(conn: sqlite3.Connection, table: str) -> pa.Table:
-    """Every row of one SQLite table as an Arrow table, fetched in batches of BATCH_ROWS."""
-    cur = conn.execute(f'SELECT * FROM "{table}"')
+def fetch_arrow(conn: sqlite3.Connection, table: str, where: str = "") -> pa.Table:
+    """The rows of one SQLite table (those passing ``where``, an SQLite condition) as an Arrow table with
+    their row id (ROWID) first, fetched in batches of BATCH_ROWS."""
+    condition = f" WHERE {where}" if where else ""
+    try:
+        cur = conn.execute(f'SELECT rowid AS "{ROWID}", * FROM "{table}"{condition}')
+    except sqlite3.OperationalError:  # a WITHOUT ROWID table
+        cur = conn.execute(f'SELECT * FROM "{table}"{condition}')
     names = [d[0] for d in cur.description]
     columns: list[list[pa.Array]] = [[] for _ in names]
     while rows := cur.fetchmany(BATCH_ROWS):
@@ -103,6 +140,7 @@ class StagedDb:
     text_columns: dict[str, set[str]] = field(default_factory=dict)  # columns already text
     scratch: list[str] = field(default_factory=list)  # work tables to drop at the end
     decoded_columns: dict[str, set[str]] = field(default_factory=dict)  # columns added by decoded()
+    id_columns: set[tuple[str, str]] = field(default_factory=set)  # (table, column) holding STRING_IDS ids
 
     def work_table(self, suffix: str) -> str:
         """Name of a temporary work table of this database, dropped with it."""
@@ -124,7 +162,11 @@ class StagedDb:
     def text(self, alias: str, table: str, column: str) -> str:
         """SQL for a text column: STRING_IDS decoded (unless already text), 'N/A' and '' -> NULL."""
         if self._is_text(table, column):
-            return _clean(f'CAST({alias}."{column}" AS VARCHAR)')
+            raw = f'CAST({alias}."{column}" AS VARCHAR)'
+            if (table, column) in self.id_columns and self.has("STRING_IDS"):
+                # ids stored as text beside other text: decode the ids, keep the text
+                return _clean(f'coalesce({alias}."{self.decoded(table, column)}", {raw})')
+            return _clean(raw)
         return _clean(f'{alias}."{self.decoded(table, column)}"')
 
     def distinct_text(self, table: str, column: str) -> str:
@@ -152,7 +194,8 @@ class StagedDb:
         staged = f'"{self.name(table)}"'
         self.con.execute(f'ALTER TABLE {staged} ADD COLUMN IF NOT EXISTS "{target}" VARCHAR')
         self.con.execute(
-            f'UPDATE {staged} SET "{target}" = s.value FROM "{self.strings()}" s WHERE s.id = {staged}."{column}"'
+            f'UPDATE {staged} SET "{target}" = s.value FROM "{self.strings()}" s '
+            f'WHERE s.id = TRY_CAST({staged}."{column}" AS BIGINT)'
         )
         self.decoded_columns[table].add(target)
         return target
@@ -180,10 +223,13 @@ def stage_tables(
     path: Path,
     wanted: tuple[str, ...],
     ctx: ReadContext,
+    usable_rows: Callable[[sqlite3.Connection, Path, str, list[str], ReadContext], str] | None = None,
 ) -> StagedDb:
     """Copy the wanted tables that exist into DuckDB; leftovers named '_...' are ignored.
 
     A table SQLite cannot read (corrupt page, truncated file) is reported and left out.
+    ``usable_rows(conn, path, table, columns, ctx)`` gives the SQLite condition of the rows to copy
+    (reporting the others), '' for all.
     """
     staged = StagedDb(con, path, f"_sq{next(_counter)}")
     present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -191,7 +237,8 @@ def stage_tables(
         if table not in present or table.startswith("_"):
             continue
         try:
-            arrow = fetch_arrow(conn, table)
+            columns = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+            arrow = fetch_arrow(conn, table, usable_rows(conn, path, table, columns, ctx) if usable_rows else "")
         except sqlite3.Error as exc:
             ctx.report(
                 path,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv_columns import Field, file_ns_anchor, report_missing, select_items
+from analyzer.ingest.csv_columns import Field, column_types, file_ns_anchor, report_missing, select_items
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
@@ -57,5 +57,6 @@ def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
         inner = f"SELECT {', '.join(items)} FROM {{scan}}"
         return insert_sql("timeline", inner, _CONSTANTS, _DERIVED, replaced={"end_ns": end_ns})
 
-    files = stream_csv(con, paths, ctx, statement, insert_params(ctx, _CONSTANTS))
+    params = insert_params(ctx, _CONSTANTS)
+    files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, _FIELDS))
     return sum(f.rows for f in files)

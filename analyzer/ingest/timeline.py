@@ -15,6 +15,7 @@ from analyzer.ingest.timeline_counters import insert_counters
 from analyzer.ingest.timeline_events import insert_timeline
 from analyzer.ingest.timeline_json import (
     NEGATIVE_DUR,
+    NEGATIVE_TS,
     NO_DUR,
     NO_TS,
     NOT_AN_EVENT,
@@ -48,12 +49,12 @@ def _report_unusable_events(
     con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext
 ) -> None:
     """Say how many array elements were not events, had no usable ts, or X events without a duration."""
-    bits = (NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS)
+    bits = (NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS, NEGATIVE_TS)
     counts = ", ".join(f"count(*) FILTER (WHERE problems & {bit} <> 0)" for bit in bits)
     rows = con.execute(
         f"SELECT file_no, {counts} FROM {raw} WHERE problems <> 0 GROUP BY file_no ORDER BY file_no"
     ).fetchall()
-    for file_no, no_ph, no_ts, no_dur, negative, ns_like in rows:
+    for file_no, no_ph, no_ts, no_dur, negative, ns_like, negative_ts in rows:
         file = paths[file_no]
         if no_ph:
             ctx.report(
@@ -87,6 +88,14 @@ def _report_unusable_events(
                 "warning",
                 f"{negative} complete ('X') events have a negative 'dur'",
                 "the export is corrupt there",
+            )
+        if negative_ts:
+            ctx.report(
+                file,
+                "field 'ts'",
+                "warning",
+                f"{negative_ts} events have a negative 'ts' (before 1970); kept, but their times are not trustworthy",
+                "the export is corrupt there, or its clock was not set",
             )
         if ns_like:
             ctx.report(

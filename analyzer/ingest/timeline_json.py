@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.ingest.json_surrogates import copy_without_lone_surrogates
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
@@ -43,7 +44,7 @@ _TRACE_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _ARRAY_CLOSE = re.compile(rb'\]\s*(?=,\s*"|\}\s*$)')
 # Why an array element cannot be used as it is, one bit each, counted by timeline._report_unusable_events.
 # Set while parsing, so that the count reads one byte a row instead of four columns.
-NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS = 1, 2, 4, 8, 16
+NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS, NEGATIVE_TS = 1, 2, 4, 8, 16, 32
 # Epoch microseconds above this are nanoseconds written as microseconds. A DECIMAL literal: against
 # 1e17 (a DOUBLE) DuckDB would cast every DECIMAL(38,3) ts to DOUBLE.
 _MAX_EPOCH_US = "100000000000000000::DECIMAL(38,3)"
@@ -95,6 +96,7 @@ def _problem_bits(event: str) -> str:
         NO_DUR: f"{ph} = 'X' AND {ts} IS NOT NULL AND ({dur} IS NULL OR NOT isfinite({dur}))",
         NEGATIVE_DUR: f"{ph} = 'X' AND {dur} < 0",
         NS_LIKE_TS: f"{ph} <> 'M' AND {ts} > {_MAX_EPOCH_US}",
+        NEGATIVE_TS: f"{ph} <> 'M' AND {ts} < 0",
     }
     bits = " | ".join(f"CASE WHEN {test} THEN {bit} ELSE 0 END" for bit, test in tests.items())
     return f"({bits})::UTINYINT"
@@ -293,6 +295,8 @@ def _on_parse_error(
             return True
     if "invalid UTF-8" in message:
         return _read_utf8_repaired(con, raw, path, file_no, first, ctx)
+    if _read_without_lone_surrogates(con, raw, path, file_no, first, ctx):
+        return True
     where = f"byte {size}" if "unexpected end of data" in message else ""
     ctx.report(
         path,
@@ -302,6 +306,36 @@ def _on_parse_error(
         "the file is skipped; check that it is a complete trace_view.json / msprof_*.json",
     )
     return False
+
+
+def _read_without_lone_surrogates(
+    con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_no: int, first: str, ctx: ReadContext
+) -> bool:
+    """A trace holding lone surrogate escapes (a non-UTF-8 path in a call stack), which DuckDB's parser
+    rejects with the whole array: read a temporary copy with each replaced by U+FFFD. False (nothing
+    read, nothing reported) when the file holds none or the copy does not parse either."""
+    with tempfile.TemporaryDirectory(prefix="npu_triage_") as tmp:
+        copy = Path(tmp) / "events.json"
+        replaced = copy_without_lone_surrogates(path, copy)
+        if not replaced:
+            return False
+        try:
+            if first == "[":
+                insert_arrays(con, raw, [copy], file_no)
+            else:
+                _insert_object_form(con, raw, copy, file_no)
+        except duckdb.Error:
+            return False
+    ctx.report(
+        path,
+        "",
+        "warning",
+        f"{replaced} lone UTF-16 surrogate escapes (e.g. \\udcff, a non-UTF-8 byte of a path) read as U+FFFD; "
+        "every event is kept",
+        "names or call stacks holding them show a replacement character",
+    )
+    ctx.mark_read(path)
+    return True
 
 
 def _read_utf8_repaired(

@@ -2,8 +2,9 @@
 
 A finding shows the chart its rule declares ([report] chart). The first finding to need a chart
 draws it; later findings (and every info finding) link to it. A per-step finding ([report] zoom =
-"step") gets the chart zoomed to its step, a chart of its own, unless the zoom would show the same
-as the whole chart (a run of one step). The general charts section draws the charts no finding drew.
+"step") gets a time chart (busy, hbm, gap positions) zoomed to its step's window, a chart of its
+own; charts by category (the step breakdown shows every step side by side) are not zoomed.
+The general charts section draws the charts no finding drew.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Callable
 
 import duckdb
 import plotly.graph_objects as go
-import polars as pl
 
 from analyzer.report import charts, series
 from analyzer.report.chart_marks import ChartMarks, finding_step
@@ -91,10 +91,6 @@ class ChartPlacement:
     def _zoomed_figure(self, key: str, step: int) -> go.Figure | None:
         """The chart of one step; None when it would show what the whole chart shows, or cannot zoom."""
         run_id = self._d.run_id
-        if key == "steps":
-            frame = series.step_breakdown(self._con, run_id)
-            part = frame.filter(pl.col("step_id") == step)
-            return None if part.is_empty() or part.height == frame.height else charts.step_chart(part)
         if key != "busy" and key not in TIME_AXIS_CHARTS:
             return None
         window = series.step_window(self._con, run_id, step)

@@ -1,4 +1,5 @@
-"""A run diff for the terminal: rich renderables (header lines, the op-type table, op changes, findings)."""
+"""A run diff for the terminal: rich renderables (header lines, the op-type table, op changes, findings),
+or for a pipe: the op types as TSV and the lines about the whole run apart."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from rich.text import Text
 
 from analyzer.diff.model import RunDiff
 from analyzer.report.diff_markdown import ci_text, pct, step_line
+from analyzer.report.rows import tsv_line
+
+TSV_COLUMNS = ("op_type", "status", "base_ms_per_step", "new_ms_per_step", "change", "confidence", "evidence")
 
 
 def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
@@ -55,3 +59,23 @@ def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
             )
         )
     return Group(*lines)
+
+
+def diff_tsv(diff: RunDiff) -> str:
+    """Every op type of the diff (those within noise too) as TSV, largest change first."""
+    lines = [tsv_line(list(TSV_COLUMNS))]
+    for t in diff.types:
+        s = t.shift
+        row = [t.op_type, t.status, f"{s.base_median / 1000:.4f}", f"{s.new_median / 1000:.4f}"]
+        lines.append(tsv_line([*row, pct(s.rel_change), s.confidence, ci_text(s)]))
+    return "".join(lines)
+
+
+def diff_summary_lines(diff: RunDiff, fail_pct: float | None = None) -> list[str]:
+    """The lines about the whole run: runs compared, step time, notes, regressions."""
+    lines = [f"{diff.base_label} -> {diff.new_label}", step_line(diff)]
+    lines += [f"note: {n}" for n in diff.notes]
+    if fail_pct is not None:
+        found = diff.regressions(fail_pct)
+        lines.append(f"regressions beyond {fail_pct:g}%: {', '.join(found) if found else 'none'}")
+    return lines

@@ -204,7 +204,8 @@ def _evidence(f: Finding, folded: bool = False) -> str:
         return ""
     rows = table(f.evidence_columns, f.evidence)
     if folded:
-        return f'<details class="evidence"><summary>evidence ({len(f.evidence)} rows)</summary>{rows}</details>'
+        count = f"{len(f.evidence)} row{'s' if len(f.evidence) != 1 else ''}"
+        return f'<details class="evidence"><summary>evidence ({count})</summary>{rows}</details>'
     return f'<div class="evidence">{rows}</div>'
 
 
@@ -231,9 +232,10 @@ def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int 
         if drawn
         else f"<div>{text}</div>"
     )
+    # a rule's later findings fold their evidence: the first one shows what such rows look like
     return (
         f'<section class="finding {esc(f.severity)}" id="finding-{index}">{_heading(index, f)}'
-        f"{body}{_evidence(f)}</section>"
+        f"{body}{_evidence(f, folded=same_as is not None)}</section>"
     )
 
 

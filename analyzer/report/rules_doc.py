@@ -57,6 +57,26 @@ def render_rules_reference(rules: list[Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _chart_text(rule: Rule) -> str:
+    """What the rule's [report] table puts beside its findings.
+
+    >>> from analyzer.rule_engine.loader import rule_from_document
+    >>> _chart_text(rule_from_document({"report": {"chart": "busy", "zoom": "step", "limit_param": "threshold"}}))
+    "chart `busy`, zoomed to the finding's step, limit line at `threshold`."
+    """
+    spec = rule.report
+    if not spec.chart:
+        return "no chart (evidence and text only)."
+    parts = [f"chart `{spec.chart}`"]
+    if spec.zoom == "step":
+        parts.append("zoomed to the finding's step")
+    if spec.limit_param:
+        parts.append(f"limit line at `{spec.limit_param}`")
+    if spec.marks == "subjects":
+        parts.append("the findings' subjects highlighted")
+    return ", ".join(parts) + "."
+
+
 def render_rule_page(rule: Rule) -> str:
     """The documentation page of one rule (ruff's fixed sections), as Markdown."""
     params = [f"- `{k}` = {v!r}" for k, v in rule.params.items()] or ["none"]
@@ -85,6 +105,8 @@ def render_rule_page(rule: Rule) -> str:
         "## Finding",
         "",
         f"Metric `{rule.metric}` ({rule.unit}, {rule.polarity.replace('_', ' ')}): `{rule.message}`",
+        "",
+        f"In the HTML report: {_chart_text(rule)}",
         "",
         "## Parameters",
         "",

@@ -39,7 +39,7 @@ def bind_params(sql: str, values: dict[str, Any]) -> dict[str, Any]:
 def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
     if run_count > 1:
         return f"needs {', '.join(missing)}, which none of these runs has (all NULL or absent)"
-    return f"needs {', '.join(missing)}, which this run does not have (all NULL or absent)"
+    return f"needs {', '.join(missing)}, which this {rule.scope} does not have (all NULL or absent)"
 
 
 def plain_value(value: Any) -> Any:
@@ -158,7 +158,7 @@ class _RuleRun:
 
 def _outcome_run(rule: Rule, run_ids: tuple[str, ...]) -> str:
     """The run an outcome is about: the run itself, or ALL_RUNS for a rule over several runs."""
-    return run_ids[0] if rule.scope == "run" else ALL_RUNS
+    return ALL_RUNS if rule.scope == "runs" else run_ids[0]
 
 
 def _skipped_whatever_the_data(rule: Rule, run_ids: tuple[str, ...], preview: bool) -> str | None:
@@ -213,7 +213,7 @@ def run_rules(
     preview: bool = False,
     evidence_limit: int = 10,
 ) -> tuple[list[Finding], list[RuleOutcome]]:
-    """Run every rule: scope 'run' once per run ($run_id), scope 'runs' once over all ($run_ids).
+    """Run every rule: scope 'run' or 'job' once per id ($run_id), scope 'runs' once over all ($run_ids).
 
     Args:
         con: connection holding the normalized tables; the helper views are (re)created in it.
@@ -247,8 +247,9 @@ class _Planned:
 
 
 def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
-    """What the rule is judged on: each run alone (scope 'run'), or all of them at once."""
-    return [(r,) for r in run_ids] if rule.scope == "run" else [tuple(run_ids)]
+    """What the rule is judged on: each run (scope 'run') or job (scope 'job', whose job tables carry
+    the job id as run_id) alone, or all the runs at once (scope 'runs')."""
+    return [tuple(run_ids)] if rule.scope == "runs" else [(r,) for r in run_ids]
 
 
 def _plan(

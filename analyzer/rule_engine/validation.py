@@ -20,9 +20,10 @@ CATEGORY_PREFIX = {
     "communication": "COM",
     "scheduling": "SCH",
     "host": "HST",
+    "job": "JOB",  # rules of scope 'job': one distributed job, several ranks (analyzer/job/)
 }
 STATUSES = ("preview", "stable", "deprecated")
-SCOPES = ("run", "runs")
+SCOPES = ("run", "runs", "job")
 POLARITIES = ("lower_is_better", "higher_is_better")
 # The charts a rule may declare beside its findings ([report] chart): analyzer/report/html.py draws
 # them (CHARTS for one run, RUNS_CHARTS for several; tests/test_report_html.py checks both lists agree).
@@ -30,7 +31,7 @@ CHART_KINDS = ("busy", "pareto", "pipeline", "gap_histogram", "gap_positions", "
 CHART_ZOOMS = ("step",)
 CHART_MARKS = ("subjects",)
 UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
-# Bound by the runner, never declared: the run (scope 'run'), the runs ('runs'), the subject.
+# Bound by the runner, never declared: the run or job (scope 'run', 'job'), the runs ('runs'), the subject.
 RESERVED_PARAMS = ("run_id", "run_ids", "subject")
 # Columns every rule query returns; a message may also use them.
 FINDING_COLUMNS = ("run_id", "subject", "value", "impact_us")
@@ -100,6 +101,8 @@ def _field_problems(rule: Rule) -> list[str]:
         problems.append(f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}")
     if rule.name and not _KEBAB.match(rule.name):
         problems.append(f"name {rule.name!r} is not kebab-case")
+    if rule.scope and rule.category and (rule.scope == "job") != (rule.category == "job"):
+        problems.append("a rule of scope 'job' lives in category 'job' (rules/job/), and only such rules do")
     if rule.collect and rule.collect not in SETTINGS:
         problems.append(f"collect {rule.collect!r} is not one of {', '.join(SETTINGS)}")
     if not rule.advice_steps:
@@ -167,6 +170,8 @@ def _requires_problems(rule: Rule) -> list[str]:
             problems.append(f"requires table {table!r}, which is not in the schema")
             continue
         problems += [f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c)]
+    if rule.scope == "job":
+        problems += [f"a job rule reads job tables only, not {t!r}" for t in rule.requires if not t.startswith("job_")]
     if not rule.requires:
         problems.append("[rule] requires is empty (name the tables and columns the query reads)")
     return problems

@@ -8,11 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from analyzer.ingest.discover import discover
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import ArchiveError, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
+from analyzer.runs.job_catalog import commit_job, job_fingerprint, job_label, job_tables, known_job_fingerprints
 from analyzer.runs.work import RunTask, WorkSettings
 
 
@@ -22,6 +26,8 @@ class BatchPlan:
 
     tasks: list[RunTask] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
+    job_parts: list[str] = field(default_factory=list)  # labels of job ranks holding summaries only
+    jobs: list[tuple[Job, str]] = field(default_factory=list)  # each job found, with its label
 
 
 def file_fingerprint(path: Path) -> str:
@@ -31,13 +37,32 @@ def file_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _tasks_in(folder: Path, label_prefix: str) -> list[RunTask]:
+def _jobs_among(sources: list, folder: Path) -> list[Job]:
+    """The jobs among the exports of one folder."""
+    con = duckdb.connect()
+    try:
+        return find_jobs(con, sources, folder)
+    finally:
+        con.close()
+
+
+def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan) -> list[RunTask]:
+    """The runs under ``folder``; its jobs go to ``plan.jobs``, and the labels of job ranks holding
+    summaries only (parts of a job, not runs of their own: neither catalogued nor failures) to
+    ``plan.job_parts``."""
     tasks = []
-    for source in discover(folder):
+    sources = discover(folder)
+    jobs = _jobs_among(sources, folder)
+    plan.jobs += [(job, job_label(job, label_prefix, folder)) for job in jobs]
+    parts = {r.source.source_id for job in jobs for r in job.ranks if not r.has_kernels}
+    for source in sources:
         rel = source.rel_path if source.rel_path != "." else ""
         label = f"{label_prefix}{rel}" if label_prefix else (rel or ".")
         if label_prefix and not rel:
             label = label_prefix.removesuffix("!/")
+        if source.source_id in parts:
+            plan.job_parts.append(label)
+            continue
         tasks.append(RunTask(str(source.root), label, source_fingerprint(source)))
     return tasks
 
@@ -57,7 +82,7 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
     """
     root = root.resolve()
     plan = BatchPlan()
-    tasks = _tasks_in(root, "") if root.is_dir() else []
+    tasks = _tasks_in(root, "", plan) if root.is_dir() else []
     for i, archive in enumerate(_archives_under(root)):
         rel = archive.name if archive == root else archive.relative_to(root).as_posix()
         try:
@@ -75,7 +100,7 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
                     + "; the rest of the archive was used",
                 }
             )
-        tasks += _tasks_in(unpacked.folder, f"{rel}!/")
+        tasks += _tasks_in(unpacked.folder, f"{rel}!/", plan)
     seen: set[str] = set()
     for task in sorted(tasks, key=lambda t: t.label):
         if task.fingerprint not in seen:
@@ -92,6 +117,8 @@ class BatchOutcome:
     skipped: list[str] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
+    job_parts: list[str] = field(default_factory=list)  # job ranks holding summaries only, left out
+    jobs: list[str] = field(default_factory=list)  # labels of the jobs catalogued now
 
 
 def run_batch(
@@ -112,6 +139,7 @@ def run_batch(
     try:
         with tempfile.TemporaryDirectory(prefix="npu-triage-batch-") as tmp:
             plan = plan_batch(root, Path(tmp))
+            outcome.job_parts = plan.job_parts
             known = known_fingerprints(con)
             for row in plan.failures:
                 if row["fingerprint"] not in known:
@@ -131,6 +159,7 @@ def run_batch(
                     outcome.catalogued.append(task.label)
                 if on_done:
                     on_done(task, status)
+            outcome.jobs = _commit_jobs(con, plan.jobs, settings)
     finally:
         con.close()
     return outcome
@@ -141,3 +170,18 @@ def _usable_count(con, fingerprints: list[str]) -> int:
         "SELECT count(DISTINCT fingerprint) FROM catalog_runs WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))",
         [fingerprints],
     ).fetchall()[0][0]
+
+
+def _commit_jobs(con: duckdb.DuckDBPyConnection, jobs: list[tuple[Job, str]], settings: WorkSettings) -> list[str]:
+    """Catalog each job not known yet (by its fingerprint); returns the labels of those catalogued."""
+    from analyzer.rule_engine.loader import default_rules_dir, load_rules
+
+    rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir()) if jobs else []
+    known = known_job_fingerprints(con)
+    done = []
+    for job, label in jobs:
+        fingerprint = job_fingerprint(job)
+        if fingerprint not in known:
+            commit_job(con, job_tables(job, label, fingerprint, rules, settings.params, settings.diagnose))
+            done.append(label)
+    return done

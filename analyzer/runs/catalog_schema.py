@@ -159,6 +159,70 @@ _table(
 )
 
 
+# Jobs (several rank exports of one distributed run, analyzer/job/): one row set per job, keyed by job_id.
+_JOB_ID = _c(
+    "job_id",
+    "VARCHAR",
+    "",
+    "Catalog job id: '<job folder name>@<first 8 digits of the fingerprint over its ranks' exports>'.",
+)
+
+_table(
+    "catalog_jobs",
+    "One row per job: where it was found, how many ranks, what they hold, its step time.",
+    _JOB_ID,
+    _c("path", "VARCHAR", "", "The folder holding the ranks, relative to the batch root."),
+    _c("fingerprint", "VARCHAR", "", "Fingerprint over the ranks' export fingerprints; the incremental key."),
+    _c("rank_count", "INTEGER", "count", "Ranks found."),
+    _c("world_size", "INTEGER", "count", "World size from the metadata; NULL when not recorded."),
+    _c("summary_only_rank_count", "INTEGER", "count", "Ranks whose export holds summaries only."),
+    _c("step_count", "INTEGER", "count", "Steps in the step traces."),
+    _c("job_step_us", "DOUBLE", "us", "Mean over steps of the slowest rank's step time."),
+    _c("step_spread_us", "DOUBLE", "us", "Mean over steps of slowest minus fastest rank's step time."),
+    _c("groups", "VARCHAR", "", "Where the parallel groups came from (metadata or inferred)."),
+)
+
+_table(
+    "job_rank_metrics",
+    "Per job and rank: the step-trace parts and the collective wait and transit, means per step.",
+    _JOB_ID,
+    _c("rank", "INTEGER", "", "Global rank."),
+    _c("pp_stage", "INTEGER", "", "Pipeline stage where known."),
+    _c("stage_us", "DOUBLE", "us", "Step time of the rank."),
+    _c("computing_us", "DOUBLE", "us", "Computing time."),
+    _c("comm_not_overlapped_us", "DOUBLE", "us", "Communication not overlapped."),
+    _c("free_us", "DOUBLE", "us", "Free (device idle) time."),
+    _c("wait_us", "DOUBLE", "us", "Wait in communication ops."),
+    _c("transit_us", "DOUBLE", "us", "Transit in communication ops."),
+)
+
+_table(
+    "job_link_metrics",
+    "Per job and link (global ranks, both directions together): data, time and bandwidth per step.",
+    _JOB_ID,
+    _c("rank_a", "INTEGER", "", "The lower global rank of the pair."),
+    _c("rank_b", "INTEGER", "", "The higher global rank of the pair."),
+    _c("transport", "VARCHAR", "", "'HCCS', 'RDMA', 'PCIE' or 'SIO'."),
+    _c("transit_size_mb", "DOUBLE", "MB", "Data moved per step."),
+    _c("transit_us", "DOUBLE", "us", "Transit time per step."),
+    _c("bandwidth_gb_per_s", "DOUBLE", "GB/s", "Data over transit time."),
+)
+
+_table(
+    "job_findings",
+    "Per job its ranked findings (rules of scope job).",
+    _JOB_ID,
+    _c("position", "INTEGER", "", "1 = the finding that would recover the most job step time."),
+    _c("code", "VARCHAR", "", "Rule id (JOB001, ...)."),
+    _c("rule", "VARCHAR", "", "Rule name."),
+    _c("severity", "VARCHAR", "", "'info', 'warning' or 'critical'."),
+    _c("subject", "VARCHAR", "", "What it names: a rank, a link, a stage, a group."),
+    _c("impact_us", "DOUBLE", "us", "Job step time per step it would recover."),
+    _c("span_share", "DOUBLE", "ratio", "impact_us / the job step."),
+    _c("message", "VARCHAR", "", "The finding's message."),
+)
+
+
 def catalog_ddl(table: str, name: str | None = None) -> str:
     """CREATE TABLE statement for one catalog table.
 

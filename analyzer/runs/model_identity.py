@@ -2,9 +2,11 @@
 
 Read from catalog-shaped tables (``catalog_runs``, ``op_positions``), so the diff, the sweep and the
 batch-size-scaling rule judge identity alike. Two runs are one model when their names do not
-disagree, their typical steps share at least MIN_OP_MIX_OVERLAP of their ops (by type), and their
+disagree, their typical steps share at least MIN_OP_MIX_OVERLAP of their ops (by type), the op
+types both have occur about as often per step (MIN_SHARED_COUNT_AGREEMENT), and their
 input shapes, with each tensor's leading (batch) dimension left out, overlap by at least
-MIN_SHAPE_OVERLAP. A CANN upgrade that adds a few format conversions stays one model; a deeper
+MIN_SHAPE_OVERLAP. What a run did not record (op types of a Level0 export, shapes) is not
+compared. A CANN upgrade that adds a few format conversions stays one model; a deeper
 variant or another network does not.
 """
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 import duckdb
 
 MIN_OP_MIX_OVERLAP = 0.6
+MIN_SHARED_COUNT_AGREEMENT = 0.9  # the op types both have occur about as often per step (same depth)
 MIN_SHAPE_OVERLAP = 0.3
 IDENTITY_TABLE = "run_model_identity"
 
@@ -26,7 +29,7 @@ class ModelIdentity:
 
     run_id: str
     name: str | None
-    ops: dict[str, int]  # op type -> positions of that type in a typical step
+    ops: dict[str, int]  # op type -> positions of that type in a typical step (empty: no op types recorded)
     shapes: frozenset[str]  # input shapes at those positions, batch dimension left out
 
 
@@ -61,7 +64,8 @@ def load_identities(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[
             [run_ids],
         ).fetchall()
         for run_id, op_type, shape, count in rows:
-            ops[run_id][op_type or "?"] += count
+            if op_type and not op_type.startswith("["):  # '[AI_CORE]': the export recorded no op type
+                ops[run_id][op_type] += count
             if shape:
                 shapes[run_id].add(without_batch_dim(shape))
     return [ModelIdentity(r, names.get(r) or None, dict(ops[r]), frozenset(shapes[r])) for r in run_ids]
@@ -78,6 +82,14 @@ def model_difference(a: ModelIdentity, b: ModelIdentity) -> str | None:
             return (
                 f"their typical steps share only {overlap:.0%} of their ops "
                 f"({sum(a.ops.values())} vs {sum(b.ops.values())} ops per step)"
+            )
+        shared = sorted(set(a.ops) & set(b.ops), key=lambda t: (-abs(a.ops[t] - b.ops[t]), t))
+        agreement = sum(min(a.ops[t], b.ops[t]) for t in shared) / max(1, sum(max(a.ops[t], b.ops[t]) for t in shared))
+        if shared and agreement < MIN_SHARED_COUNT_AGREEMENT:
+            t = shared[0]
+            return (
+                f"the op types they share occur in different numbers per step ({t} {a.ops[t]} vs {b.ops[t]}; "
+                f"{sum(a.ops.values())} vs {sum(b.ops.values())} ops per step): another depth or variant"
             )
     if a.shapes and b.shapes:
         shared = len(a.shapes & b.shapes) / len(a.shapes | b.shapes)

@@ -56,14 +56,30 @@ class Case:
     file: str = ""  # a message must name this file (its base name is enough)
     where: str = ""  # regex the message's location must match (line/byte/table ...)
     command: str = "diagnose"  # 'diagnose' for exports, 'batch' for archives
+    kind: str = ""  # the class of fault; the whole CLI runs once per class (default: file family + expect)
+    says: str = ""  # regex a problem on ``file`` must match (what must be said)
+    tasks: int | None = None  # device tasks ops must hold after reading (what must be kept)
+
+    @property
+    def fault_class(self) -> str:
+        return self.kind or f"{self.name.split('_')[0]}:{self.expect}"
 
 
 CASES: list[Case] = []
 
 
-def case(name: str, expect: str, file: str = "", where: str = "", command: str = "diagnose"):
+def case(
+    name: str,
+    expect: str,
+    file: str = "",
+    where: str = "",
+    command: str = "diagnose",
+    kind: str = "",
+    says: str = "",
+    tasks: int | None = None,
+):
     def register(build: Callable[[Path], Path]) -> Callable[[Path], Path]:
-        CASES.append(Case(name, build, expect, file, where, command))
+        CASES.append(Case(name, build, expect, file, where, command, kind, says, tasks))
         return build
 
     return register
@@ -534,3 +550,12 @@ def no_escape_happened(folder: Path) -> list[str]:
     """Marker files an archive tried to write outside its extraction folder and that exist now."""
     places = [folder.parent, folder.parent.parent, Path("/tmp"), Path(os.sep)]
     return [str(p / m) for p in places for m in ESCAPE_MARKERS if (p / m).exists()]
+
+
+# The reader-side classes (header validation, duplicates, negative times, line ends, SQLite WAL and
+# types, lone surrogates) live in their own module; importing it registers them.
+from tests.malformed import (  # noqa: E402, F401
+    reader_cases,  # noqa: E402, F401
+    sqlite_cases,
+    trace_cases,
+)

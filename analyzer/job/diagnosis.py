@@ -1,0 +1,96 @@
+"""Diagnose one job: fill its tables, run the job rules, gather the job summary and ranked findings."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import duckdb
+
+from analyzer import __version__
+from analyzer.ingest.model import Problem
+from analyzer.job.grouping import Job
+from analyzer.report.model import Diagnosis
+from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.ranking import rank_findings
+from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
+
+_SUMMARY = """
+WITH s AS (SELECT step_id, max(stage_us) AS job_step_us, min(stage_us) AS fastest_us FROM job_steps
+           WHERE run_id = $job GROUP BY step_id)
+SELECT (SELECT count(*) FROM job_ranks WHERE run_id = $job) AS rank_count,
+       (SELECT count(*) FROM job_ranks WHERE run_id = $job AND NOT has_kernels) AS summary_only_rank_count,
+       (SELECT count(*) FROM job_ranks WHERE run_id = $job AND NOT has_step_trace AND NOT has_communication)
+           AS rank_without_summaries_count,
+       (SELECT count(*) FROM s) AS step_count,
+       (SELECT avg(job_step_us) FROM s) AS job_step_us,
+       (SELECT avg(job_step_us - fastest_us) FROM s) AS step_spread_us,
+       (SELECT count(DISTINCT (step_id, group_name, op_name)) FROM job_comm_ops WHERE run_id = $job)
+           AS aligned_op_count,
+       (SELECT count(DISTINCT (step_id, group_name, op_name)) FROM job_comm_ops
+        WHERE run_id = $job AND op_rank_count >= 2) AS aligned_op_multi_rank_count,
+       (SELECT count(*) FROM job_links WHERE run_id = $job) AS link_row_count,
+       (SELECT count(DISTINCT pp_stage) FROM job_ranks WHERE run_id = $job) AS pp_stage_count
+"""
+
+# The rank the others waited for most (as slow-rank counts it), whether or not that rule fires: what
+# the job's collectives say even when no rank stands out.
+_LATE = """
+WITH per_op AS (
+    SELECT step_id, arg_min(rank, (wait_us, rank)) AS rank,
+           (sum(wait_us) - min(wait_us)) / (count(*) - 1) - min(wait_us) AS caused_us
+    FROM job_comm_ops
+    WHERE run_id = $job AND op_kind = 'collective' AND op_rank_count >= 2 AND wait_us IS NOT NULL
+    GROUP BY step_id, group_name, op_name
+)
+SELECT rank AS most_waited_for_rank,
+       sum(caused_us) / (SELECT count(DISTINCT step_id) FROM per_op) AS caused_wait_per_step_us
+FROM per_op GROUP BY rank ORDER BY caused_wait_per_step_us DESC, rank LIMIT 1
+"""
+
+_RANKS = """
+SELECT rank, rank_run_id, source_path, rank_source, pp_stage, has_kernels, has_step_trace, has_communication, has_matrix
+FROM job_ranks WHERE run_id = $job ORDER BY rank
+"""
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, {"job": job_id})
+    cols = [d[0] for d in cursor.description]
+    return [{c: plain_value(v) for c, v in zip(cols, row, strict=True)} for row in cursor.fetchall()]
+
+
+def diagnose_job(
+    con: duckdb.DuckDBPyConnection,
+    job: Job,
+    group_note: str,
+    problems: list[Problem],
+    rules: list[Rule],
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    preview: bool = False,
+) -> Diagnosis:
+    """The Diagnosis of a job whose tables are filled (analyzer.job.tables.load_job): the rules of scope
+    'job' over it, its ranks (each with what its export holds) and its summary numbers."""
+    job_rules = [r for r in rules if r.scope == "job"]
+    findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
+    summary = _rows(con, _SUMMARY, job.job_id)[0]
+    late = _rows(con, _LATE, job.job_id)
+    summary.update(late[0] if late else {"most_waited_for_rank": None, "caused_wait_per_step_us": None})
+    run = {
+        "scope": "job",
+        "job_id": job.job_id,
+        "world_size": job.world_size,
+        "groups": group_note,
+        "ranks": _rows(con, _RANKS, job.job_id),
+    }
+    return Diagnosis(
+        run_id=job.job_id,
+        run=run,
+        summary=summary,
+        outcomes=tuple(outcomes),
+        findings=tuple(rank_findings(findings)),
+        problems=tuple(asdict(p) for p in problems),
+        params={r.name: effective_params(r, params) for r in job_rules if r.params},
+        tool_version=__version__,
+    )

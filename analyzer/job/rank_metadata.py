@@ -1,0 +1,98 @@
+"""Rank identity of every export: one DuckDB scan over all profiler_info*.json and profiler_metadata.json."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.model import ExportSource
+
+
+@dataclass(frozen=True)
+class RankMetadata:
+    """What an export's metadata files say about its place in a job; None where they are silent."""
+
+    rank: int | None
+    rank_source: str  # 'profiler_info', 'distributed_args' or ''
+    world_size: int | None
+    collection_end_ns: int | None
+    groups: tuple[tuple[str, str, tuple[int, ...]], ...]  # (key, group name, global ranks) of parallel_group_info
+
+
+# One parse per file into only what is needed (json_transform to a typed struct): the rank's numbers
+# and its groups as (name, global ranks), never the whole documents. Unparsable files give NULLs.
+_SHAPE = (
+    '{"rank_id": "VARCHAR", "end_info": {"collectionTimeEnd": "BIGINT"}, '
+    '"distributed_args": {"rank": "INTEGER", "world_size": "INTEGER"}, '
+    '"parallel_group_info": "MAP(VARCHAR, STRUCT(group_name VARCHAR, global_ranks INTEGER[]))"}'
+)
+_LOAD = """
+CREATE OR REPLACE TEMP TABLE _job_meta AS
+WITH f AS (SELECT filename, json_transform(TRY_CAST(content AS JSON), $shape) AS m FROM read_text($paths))
+SELECT k.source_no, k.kind, TRY_CAST(m.rank_id AS INTEGER) AS info_rank, m.end_info.collectionTimeEnd AS end_ns,
+       m.distributed_args.rank AS args_rank, m.distributed_args.world_size AS world_size,
+       list_transform(map_entries(m.parallel_group_info),
+                      lambda e: {'key': e.key, 'name': coalesce(e.value.group_name, e.key),
+                                 'ranks': e.value.global_ranks}) AS groups
+FROM f JOIN _job_meta_files k ON k.path = f.filename
+"""
+_RANKS = """
+SELECT source_no,
+       max(info_rank) FILTER (kind = 'info'), max(end_ns) FILTER (kind = 'info'),
+       max(args_rank) FILTER (kind = 'meta'), max(world_size) FILTER (kind = 'meta')
+FROM _job_meta GROUP BY source_no ORDER BY source_no
+"""
+# Each distinct (group name, global ranks) once, with the sources declaring it: every rank of a job
+# repeats the groups it is in, and the default group lists every rank.
+_GROUPS = """
+SELECT g.key, g.name, g.ranks, list(DISTINCT source_no ORDER BY source_no) AS sources
+FROM (SELECT source_no, unnest(groups) AS g FROM _job_meta WHERE kind = 'meta')
+WHERE g.ranks IS NOT NULL GROUP BY ALL ORDER BY g.key, g.name, g.ranks
+"""
+
+
+def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSource]) -> list[RankMetadata]:
+    """The rank metadata of each source, in the order given (one scan over every metadata file)."""
+    rows = [
+        (n, str(p), kind)
+        for n, s in enumerate(sources)
+        for kind, key in (("info", "profiler_info"), ("meta", "profiler_metadata"))
+        for p in s.metadata_files.get(key, ())
+    ]
+    found: dict[int, tuple] = {}
+    groups: dict[int, list[tuple[str, str, tuple[int, ...]]]] = {}
+    if rows:
+        files = pa.table(
+            {
+                "source_no": [r[0] for r in rows],
+                "path": [r[1] for r in rows],
+                "kind": [r[2] for r in rows],
+            }
+        )
+        con.register("_job_meta_files", files)
+        try:
+            con.execute(_LOAD, {"paths": [r[1] for r in rows], "shape": _SHAPE})
+            found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
+            for key, name, ranks, declared in con.execute(_GROUPS).fetchall():
+                group = (str(key), str(name), tuple(int(r) for r in ranks if r is not None))
+                for n in declared:
+                    groups.setdefault(n, []).append(group)
+        finally:
+            con.unregister("_job_meta_files")
+            con.execute("DROP TABLE IF EXISTS _job_meta")
+    out = []
+    for n in range(len(sources)):
+        info_rank, end_ns, args_rank, world = found.get(n, (None,) * 4)
+        rank, origin = (info_rank, "profiler_info") if info_rank is not None else (args_rank, "distributed_args")
+        out.append(
+            RankMetadata(
+                rank=rank,
+                rank_source=origin if rank is not None else "",
+                world_size=world,
+                collection_end_ns=end_ns,
+                groups=tuple(groups.get(n, ())),
+            )
+        )
+    return out

@@ -1,0 +1,232 @@
+"""The job's summary tables from every rank's small files, each kind read in one DuckDB scan.
+
+step_trace_time.csv -> job_steps; communication.json -> job_comm_bandwidth and job_comm_ops;
+communication_matrix.json -> the raw links (matrix_links.py maps them to global ranks). The files
+of all ranks are given to one read_text call (the JSON parsed once per file by DuckDB); a file that
+cannot be read is found by reading the files one by one only after that scan failed, named as a
+problem, and left out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.model import Problem
+
+_STEP_COLUMNS = {
+    "step_id": ("Step", "BIGINT"),
+    "computing_us": ("Computing", "DOUBLE"),
+    "comm_not_overlapped_us": ("Communication(Not Overlapped)", "DOUBLE"),
+    "overlapped_us": ("Overlapped", "DOUBLE"),
+    "comm_us": ("Communication", "DOUBLE"),
+    "free_us": ("Free", "DOUBLE"),
+    "stage_us": ("Stage", "DOUBLE"),
+    "bubble_us": ("Bubble", "DOUBLE"),
+    "comm_not_overlapped_excl_receive_us": ("Communication(Not Overlapped and Exclude Receive)", "DOUBLE"),
+    "preparing_us": ("Preparing", "DOUBLE"),
+}
+
+_TIME_FIELDS = ("Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)")
+_LINK_FIELDS = ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio")
+
+
+def _struct(fields: dict[str, str]) -> str:
+    return "STRUCT(" + ", ".join(f'"{name}" {type_}' for name, type_ in fields.items()) + ")"
+
+
+def _nested(leaf: str, levels: int) -> str:
+    """A json_transform shape: ``levels`` maps keyed by text around ``leaf``, as a JSON string."""
+    type_ = leaf
+    for _ in range(levels):
+        type_ = f"MAP(VARCHAR, {type_})"
+    return json.dumps(type_)
+
+
+# communication.json: step -> kind -> op -> time info and per-transport bandwidth info. Each file is
+# parsed once, into these types only (json_transform); an entry of another shape reads as NULL.
+COMM_SHAPE = _nested(
+    _struct(
+        {
+            "Communication Time Info": _struct(
+                {"Start Timestamp(us)": "VARCHAR", **dict.fromkeys(_TIME_FIELDS, "DOUBLE")}
+            ),
+            "Communication Bandwidth Info": f"MAP(VARCHAR, {_struct(dict.fromkeys(_LINK_FIELDS, 'DOUBLE'))})",
+        }
+    ),
+    3,
+)
+# communication_matrix.json: step -> kind -> '<op>-<stat>@<group>' -> 'src-dst' -> link.
+MATRIX_SHAPE = _nested(
+    _struct(
+        {
+            "Transport Type": "VARCHAR",
+            "Transit Size(MB)": "DOUBLE",
+            "Transit Time(ms)": "DOUBLE",
+            "Bandwidth(GB/s)": "DOUBLE",
+            "Op Name": "VARCHAR",
+        }
+    ),
+    4,
+)
+
+# One row per (file, step, kind, op key); the value is the typed entry (a struct or a map).
+_OPS = """
+WITH f AS (SELECT filename, json_transform(content::JSON, $shape) AS doc FROM read_text($paths)),
+s AS (SELECT filename, unnest(map_entries(doc)) AS st FROM f),
+k AS (SELECT filename, st.key AS step_key, unnest(map_entries(st.value)) AS kd FROM s),
+o AS (SELECT filename, step_key, kd.key AS op_kind, unnest(map_entries(kd.value)) AS op
+      FROM k WHERE kd.key IN ('collective', 'p2p'))
+SELECT r.rank, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id, op_kind,
+       op.key AS op_key, op.value AS op
+FROM o JOIN _job_files r ON r.path = o.filename
+WHERE op.key <> 'Total Op Info' AND op.value IS NOT NULL
+"""
+
+_BANDWIDTH = """
+SELECT $job AS run_id, rank, step_id, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
+       t.key AS transport, t.value."Transit Size(MB)" AS transit_size_mb,
+       t.value."Transit Time(ms)" * 1000 AS transit_us, t.value."Bandwidth(GB/s)" AS bandwidth_gb_per_s,
+       t.value."Large Packet Ratio" AS large_packet_ratio
+FROM (SELECT rank, step_id, op_key, unnest(map_entries(op."Communication Bandwidth Info")) AS t FROM _job_comm_raw)
+WHERE t.value."Transit Size(MB)" > 0
+"""
+
+# SDMA sums the on-node links (HCCS, PCIE, SIO) in the files seen: data moved is RDMA + the links,
+# and the main transport is the link with the most data (SDMA only when no link is itemised), as in
+# analyzer/ingest/communication_json.py.
+_COMM_OPS = """
+WITH b AS (
+    SELECT rank, step_id, group_name, op_name,
+           sum(transit_size_mb) FILTER (transport <> 'SDMA') AS link_mb,
+           max(transit_size_mb) FILTER (transport = 'SDMA') AS sdma_mb,
+           arg_max(transport, (transit_size_mb, -list_position(['HCCS', 'RDMA', 'PCIE', 'SIO'], transport)))
+               FILTER (transport <> 'SDMA') AS link,
+           arg_max(bandwidth_gb_per_s, (transit_size_mb, -list_position(['HCCS', 'RDMA', 'PCIE', 'SIO'], transport)))
+               FILTER (transport <> 'SDMA') AS link_bw,
+           max(bandwidth_gb_per_s) FILTER (transport = 'SDMA') AS sdma_bw
+    FROM job_comm_bandwidth WHERE run_id = $job GROUP BY ALL
+),
+o AS (
+    SELECT rank, step_id, op_kind, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
+           CAST(TRY_CAST(op."Communication Time Info"."Start Timestamp(us)" AS DECIMAL(22, 3)) * 1000 AS BIGINT)
+               AS start_ns,
+           op."Communication Time Info"."Elapse Time(ms)" * 1000 AS elapse_us,
+           op."Communication Time Info"."Transit Time(ms)" * 1000 AS transit_us,
+           op."Communication Time Info"."Wait Time(ms)" * 1000 AS wait_us,
+           op."Communication Time Info"."Synchronization Time(ms)" * 1000 AS sync_us,
+           op."Communication Time Info"."Idle Time(ms)" * 1000 AS idle_us
+    FROM _job_comm_raw
+)
+SELECT $job AS run_id, o.rank, o.step_id, o.op_kind, o.group_name, o.op_name,
+       CAST(row_number() OVER (PARTITION BY o.rank, o.step_id, o.group_name ORDER BY o.start_ns NULLS LAST, o.op_name)
+            AS INTEGER) AS op_seq,
+       CAST(count(*) OVER (PARTITION BY o.step_id, o.group_name, o.op_name) AS INTEGER) AS op_rank_count,
+       o.start_ns,
+       (o.start_ns - min(o.start_ns) OVER (PARTITION BY o.step_id, o.group_name, o.op_name)) / 1000.0 AS arrival_us,
+       o.elapse_us, o.transit_us, o.wait_us, o.sync_us, o.idle_us,
+       coalesce(b.link_mb, b.sdma_mb) AS transit_size_mb,
+       CASE WHEN b.link IS NOT NULL THEN b.link_bw ELSE b.sdma_bw END AS bandwidth_gb_per_s,
+       coalesce(b.link, CASE WHEN b.sdma_mb > 0 THEN 'SDMA' END) AS transport
+FROM o LEFT JOIN b USING (rank, step_id, group_name, op_name)
+"""
+
+
+def _register_files(con: duckdb.DuckDBPyConnection, files: list[tuple[Path, int]]) -> None:
+    con.register("_job_files", pa.table({"path": [str(p) for p, _ in files], "rank": [r for _, r in files]}))
+
+
+def _readable(
+    con: duckdb.DuckDBPyConnection, sql: str, files: list[tuple[Path, int]], params: dict
+) -> tuple[list, list]:
+    """Files the scan ``sql`` (a ``$paths`` list) can read, and a Problem for each it cannot.
+
+    Only called after the scan of all files failed: it reads them one by one to name the bad ones."""
+    good, problems = [], []
+    for path, rank in files:
+        _register_files(con, [(path, rank)])
+        try:
+            con.execute(f"SELECT count(*) FROM ({sql})", {**params, "paths": [str(path)]}).fetchall()
+            good.append((path, rank))
+        except duckdb.Error as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+            problems.append(
+                Problem(str(path), "", "error", f"rank {rank}: cannot read the file: {first}", "re-export this rank")
+            )
+    return good, problems
+
+
+def scan_files(
+    con: duckdb.DuckDBPyConnection, sql: str, files: list[tuple[Path, int]], target: str, params: dict | None = None
+) -> list[Problem]:
+    """CREATE TEMP TABLE ``target`` AS the rows of ``sql`` over all ``files`` in one scan; on a read
+    error, over the readable files only (no table when none is). ``sql`` reads ``$paths`` and joins
+    ``_job_files`` (path, rank)."""
+    con.execute(f"DROP TABLE IF EXISTS {target}")
+    problems: list[Problem] = []
+    try:
+        for attempt in range(2):
+            if not files:
+                break
+            _register_files(con, files)
+            try:
+                con.execute(
+                    f"CREATE TEMP TABLE {target} AS {sql}", {**(params or {}), "paths": [str(p) for p, _ in files]}
+                )
+                break
+            except duckdb.Error:
+                if attempt:
+                    raise
+                files, problems = _readable(con, sql, files, params or {})
+    finally:
+        con.unregister("_job_files")
+    return problems
+
+
+def step_sql() -> str:
+    """The job_steps SELECT over step_trace_time.csv files read as text: the header of each file says
+    where each column is (it varies by version; a column a file lacks is NULL). The files hold numbers
+    only, never quoted commas, so a split on ',' is the CSV parse."""
+    cols = ", ".join(
+        f"TRY_CAST(trim(cells[list_position(header, '{raw}')]) AS {type_}) AS {name}"
+        for name, (raw, type_) in _STEP_COLUMNS.items()
+    )
+    return f"""
+    WITH t AS (SELECT filename, string_split(replace(content, chr(13), ''), chr(10)) AS lines FROM read_text($paths)),
+    r AS (SELECT filename, list_transform(string_split(lines[1], ','), lambda h: trim(h)) AS header,
+                 unnest(lines[2:]) AS line FROM t)
+    SELECT $job AS run_id, f.rank, {cols}
+    FROM (SELECT filename, header, string_split(line, ',') AS cells FROM r WHERE trim(line) <> '') c
+    JOIN _job_files f ON f.path = c.filename
+    """
+
+
+def load_job_summaries(
+    con: duckdb.DuckDBPyConnection, job_id: str, kinds: dict[str, list[tuple[Path, int]]]
+) -> list[Problem]:
+    """Fill job_steps, job_comm_bandwidth and job_comm_ops of one job, and the temp table
+    _job_matrix_raw (rank, step_id, op_kind, op_key, op) for the links; ``kinds`` maps a file kind
+    (step_trace_time, communication, communication_matrix) to its (path, rank) pairs."""
+    problems: list[Problem] = []
+    steps = kinds.get("step_trace_time", [])
+    if steps:
+        problems += scan_files(con, step_sql(), steps, "_job_steps", {"job": job_id})
+        if _exists(con, "_job_steps"):
+            con.execute("INSERT INTO job_steps BY NAME SELECT * FROM _job_steps")
+            con.execute("DROP TABLE _job_steps")
+    comm = kinds.get("communication", [])
+    problems += scan_files(con, _OPS, comm, "_job_comm_raw", {"shape": COMM_SHAPE})
+    if _exists(con, "_job_comm_raw"):
+        con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", {"job": job_id})
+        con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", {"job": job_id})
+        con.execute("DROP TABLE _job_comm_raw")
+    matrix = kinds.get("communication_matrix", [])
+    problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"shape": MATRIX_SHAPE})
+    return problems
+
+
+def _exists(con: duckdb.DuckDBPyConnection, table: str) -> bool:
+    return bool(con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND temporary", [table]).fetchall())

@@ -1,0 +1,52 @@
+"""Fill the job tables of one job: its ranks, the summaries of all ranks, groups and links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.model import Problem
+from analyzer.job.grouping import Job
+from analyzer.job.groups import load_job_groups, set_pp_stages
+from analyzer.job.matrix_links import load_job_links
+from analyzer.job.summary_scan import load_job_summaries
+
+SUMMARY_KINDS = ("step_trace_time", "communication", "communication_matrix")
+
+
+def _rank_table(job: Job) -> pa.Table:
+    """One row per rank: its export and what it holds (a small table, one row per rank)."""
+    ranks = job.ranks
+    return pa.table(
+        {
+            "rank": pa.array([r.rank for r in ranks], pa.int32()),
+            "rank_run_id": [r.source.source_id for r in ranks],
+            "source_path": [r.source.rel_path for r in ranks],
+            "rank_source": [r.rank_source for r in ranks],
+            "world_size": pa.array([r.meta.world_size for r in ranks], pa.int32()),
+            "has_kernels": [r.has_kernels for r in ranks],
+            "has_step_trace": [r.source.has("step_trace_time") for r in ranks],
+            "has_communication": [r.source.has("communication") for r in ranks],
+            "has_matrix": [r.source.has("communication_matrix") for r in ranks],
+            "files": [",".join(sorted(r.source.files)) for r in ranks],
+            "collection_end_ns": pa.array([r.meta.collection_end_ns for r in ranks], pa.int64()),
+        }
+    )
+
+
+def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], str]:
+    """Fill every job table for ``job``. Returns the problems met (files that could not be read) and a
+    note on where the parallel groups came from."""
+    con.register("_job_rank_rows", _rank_table(job))
+    con.execute("INSERT INTO job_ranks BY NAME SELECT $job AS run_id, * FROM _job_rank_rows", {"job": job.job_id})
+    con.unregister("_job_rank_rows")
+    kinds: dict[str, list[tuple[Path, int]]] = {
+        kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
+    }
+    problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
+    note = load_job_groups(con, job)
+    load_job_links(con, job.job_id)
+    set_pp_stages(con, job.job_id)
+    return problems, note

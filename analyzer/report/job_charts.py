@@ -1,0 +1,110 @@
+"""Pure chart builders of the job page: rows of the job tables in, plotly Figures out (no IO)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from analyzer.report.charts import plotly_text
+
+_PARTS = (
+    ("computing_us", "computing"),
+    ("comm_not_overlapped_us", "communication (not overlapped)"),
+    ("free_us", "free"),
+)
+
+
+def rank_step_heatmap(rows: list[dict]) -> go.Figure:
+    """Rank x step heatmaps of computing, not-overlapped communication and free time (ms)."""
+    steps = sorted({r["step_id"] for r in rows}, key=lambda s: (s is None, s))
+    ranks = sorted({r["rank"] for r in rows})
+    at = {(r["rank"], r["step_id"]): r for r in rows}
+    fig = make_subplots(rows=1, cols=len(_PARTS), subplot_titles=[label for _, label in _PARTS], shared_yaxes=True)
+    for i, (col, label) in enumerate(_PARTS, 1):
+        z = [[(at.get((rank, s)) or {}).get(col) for s in steps] for rank in ranks]
+        z = [[None if v is None else v / 1000 for v in line] for line in z]
+        fig.add_trace(
+            go.Heatmap(
+                z=z,
+                x=[plotly_text(s) for s in steps],
+                y=ranks,
+                coloraxis="coloraxis",
+                name=label,
+                hovertemplate="rank %{y}, step %{x}: %{z:.2f} ms<extra>" + plotly_text(label) + "</extra>",
+            ),
+            row=1,
+            col=i,
+        )
+    fig.update_layout(
+        title="Step time per rank and step (ms)",
+        coloraxis={"colorscale": "Viridis"},
+        height=max(320, 12 * len(ranks) + 160),
+    )
+    fig.update_yaxes(title_text="rank", row=1, col=1, autorange="reversed")
+    return fig
+
+
+def wait_transit_bars(rows: list[dict]) -> go.Figure:
+    """Per rank the collective wait and transit time per step (ms)."""
+    ranks = [r["rank"] for r in rows]
+    fig = go.Figure()
+    for col, label in (("wait_us", "wait"), ("transit_us", "transit")):
+        fig.add_trace(go.Bar(x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label))
+    fig.update_layout(
+        title="Communication wait vs transit per rank (ms per step)",
+        barmode="group",
+        xaxis_title="rank",
+        yaxis_title="ms per step",
+    )
+    return fig
+
+
+def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
+    """The communication matrix as a bandwidth heatmap per transport (GB/s); for more than ``max_ranks``
+    ranks, the 40 slowest links of each transport as bars instead."""
+    transports = sorted({r["transport"] for r in rows})
+    if not transports:
+        return go.Figure().update_layout(title="Link bandwidth: no communication matrix in the job")
+    ranks = sorted({r["src_rank"] for r in rows} | {r["dst_rank"] for r in rows})
+    fig = make_subplots(rows=1, cols=len(transports), subplot_titles=transports)
+    for i, t in enumerate(transports, 1):
+        mine = [r for r in rows if r["transport"] == t]
+        if len(ranks) <= max_ranks:
+            at = {(r["src_rank"], r["dst_rank"]): r["gb_per_s"] for r in mine}
+            z = [[at.get((s, d)) for d in ranks] for s in ranks]
+            fig.add_trace(
+                go.Heatmap(
+                    z=z,
+                    x=ranks,
+                    y=ranks,
+                    colorscale="RdYlGn",
+                    name=t,
+                    hovertemplate="rank %{y} -> rank %{x}: %{z:.2f} GB/s<extra>" + t + "</extra>",
+                ),
+                row=1,
+                col=i,
+            )
+        else:
+            slow = sorted(mine, key=lambda r: (r["gb_per_s"], r["src_rank"], r["dst_rank"]))[:40]
+            fig.add_trace(
+                go.Bar(x=[f"{r['src_rank']}->{r['dst_rank']}" for r in slow], y=[r["gb_per_s"] for r in slow], name=t),
+                row=1,
+                col=i,
+            )
+    fig.update_layout(title="Link bandwidth by transport (GB/s; source rank down, destination across)", height=520)
+    return fig
+
+
+def stage_bars(rows: list[dict]) -> go.Figure:
+    """Per pipeline stage the mean computing, communication, bubble and free time per step (ms)."""
+    stages = [f"stage {r['pp_stage']}" for r in rows]
+    fig = go.Figure()
+    for col, label in (
+        ("computing_us", "computing"),
+        ("comm_us", "communication"),
+        ("bubble_us", "bubble"),
+        ("free_us", "free"),
+    ):
+        fig.add_trace(go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label))
+    fig.update_layout(title="Pipeline stages: mean time per step (ms)", barmode="group", yaxis_title="ms per step")
+    return fig

@@ -1,0 +1,113 @@
+"""A job's Diagnosis -> the job page: ranks, findings with evidence, and the job charts."""
+
+from __future__ import annotations
+
+import duckdb
+
+from analyzer.report import job_charts
+from analyzer.report.html import figure_html
+from analyzer.report.html_sections import esc, table
+from analyzer.report.html_style import standalone_page
+from analyzer.report.job_terminal import rank_ranges
+from analyzer.report.model import Diagnosis
+
+_STEPS = (
+    "SELECT rank, step_id, computing_us, comm_not_overlapped_us, free_us FROM job_steps "
+    "WHERE run_id = $job ORDER BY rank, step_id"
+)
+_WAITS = """
+SELECT rank, sum(wait_us) / greatest(count(DISTINCT step_id), 1) AS wait_us,
+       sum(transit_us) / greatest(count(DISTINCT step_id), 1) AS transit_us
+FROM job_comm_ops WHERE run_id = $job GROUP BY rank ORDER BY rank
+"""
+_LINKS = """
+WITH l AS (SELECT * FROM job_links WHERE run_id = $job AND transport <> 'LOCAL' AND src_rank IS NOT NULL
+              AND dst_rank IS NOT NULL AND transit_us > 0
+              AND (matrix_op LIKE '%-total'
+                   OR NOT EXISTS (SELECT 1 FROM job_links WHERE run_id = $job AND matrix_op LIKE '%-total')))
+SELECT src_rank, dst_rank, transport, sum(transit_size_mb) / (sum(transit_us) / 1000) AS gb_per_s
+FROM l GROUP BY ALL ORDER BY transport, src_rank, dst_rank
+"""
+_STAGES = """
+SELECT r.pp_stage, avg(s.computing_us) AS computing_us, avg(s.comm_us) AS comm_us, avg(s.bubble_us) AS bubble_us,
+       avg(s.free_us) AS free_us
+FROM job_steps s JOIN job_ranks r USING (run_id, rank) WHERE s.run_id = $job AND r.pp_stage IS NOT NULL
+GROUP BY r.pp_stage ORDER BY r.pp_stage
+"""
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict]:
+    cursor = con.execute(sql, {"job": job_id})
+    cols = [d[0] for d in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _findings(d: Diagnosis) -> str:
+    if not d.findings:
+        return '<section id="findings"><h2>Job findings</h2><p class="none">no job-level findings</p></section>'
+    items = []
+    for i, f in enumerate(d.findings, 1):
+        steps = "".join(f"<li>{esc(s)}</li>" for s in f.advice_steps)
+        evidence = table(f.evidence_columns, f.evidence, "evidence") if f.evidence_columns else ""
+        items.append(
+            f'<article class="finding" id="finding-{i}"><h3>{i}. [{esc(f.code)}] {esc(f.title)}</h3>'
+            f"<p><b>{esc(f.severity)}</b> · {esc(f.subject)} · recovers {f.impact_us / 1000:,.1f} ms per step</p>"
+            f"<p>{esc(f.message)}</p><p>{esc(f.advice_summary)}</p><ol>{steps}</ol>{evidence}</article>"
+        )
+    return f'<section id="findings"><h2>Job findings</h2>{"".join(items)}</section>'
+
+
+def _header(d: Diagnosis) -> str:
+    s, ranks = d.summary, d.run.get("ranks") or []
+    summary_only = [r["rank"] for r in ranks if not r["has_kernels"]]
+    step = s.get("job_step_us")
+    rows = [
+        ("ranks", s.get("rank_count")),
+        ("world size", d.run.get("world_size")),
+        ("ranks with summaries only", rank_ranges(summary_only) or "none"),
+        ("steps", s.get("step_count")),
+        ("job step (ms, slowest rank)", None if step is None else round(step / 1000, 3)),
+        (
+            "communication ops aligned across ranks",
+            f"{s.get('aligned_op_multi_rank_count')} of {s.get('aligned_op_count')}",
+        ),
+        ("groups", d.run.get("groups")),
+    ]
+    kv = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    rank_table = table(
+        ["rank", "run", "export", "per-task data", "step trace", "communication", "matrix", "pp stage"],
+        [
+            [
+                r["rank"],
+                r["rank_run_id"],
+                r["source_path"],
+                r["has_kernels"],
+                r["has_step_trace"],
+                r["has_communication"],
+                r["has_matrix"],
+                r["pp_stage"],
+            ]
+            for r in ranks
+        ],
+        "evidence",
+    )
+    return (
+        f'<h1>Job {esc(d.run_id)}</h1><table class="kv"><tbody>{kv}</tbody></table>'
+        f"<details><summary>ranks</summary>{rank_table}</details>"
+    )
+
+
+def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: str | None = None) -> str:
+    """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
+    inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
+    figures = [
+        (job_charts.rank_step_heatmap(_rows(con, _STEPS, d.run_id)), "job-rank-step"),
+        (job_charts.wait_transit_bars(_rows(con, _WAITS, d.run_id)), "job-wait-transit"),
+        (job_charts.link_bandwidth_figure(_rows(con, _LINKS, d.run_id)), "job-links"),
+    ]
+    stages = _rows(con, _STAGES, d.run_id)
+    if len(stages) >= 2:
+        figures.append((job_charts.stage_bars(stages), "job-stages"))
+    charts = "".join(f'<div class="chart">{figure_html(fig, div)}</div>' for fig, div in figures)
+    body = f'{_header(d)}\n{_findings(d)}\n<section id="charts"><h2>Charts</h2>{charts}</section>'
+    return standalone_page(f"npu-triage job: {d.run_id}", body, plotly_src)

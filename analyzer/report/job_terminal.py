@@ -1,0 +1,79 @@
+"""A job's Diagnosis -> the terminal: the job line, its ranks by what they hold, ranked findings."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from analyzer.report.model import Diagnosis
+from analyzer.report.terminal import findings_table
+
+
+def rank_ranges(ranks: list[int]) -> str:
+    """Ranks as compact ranges.
+
+    >>> rank_ranges([0, 1, 2, 5, 7, 8])
+    '0-2, 5, 7-8'
+    """
+    parts: list[str] = []
+    for r in sorted(ranks):
+        if parts and r == int(parts[-1].split("-")[-1]) + 1:
+            parts[-1] = f"{parts[-1].split('-')[0]}-{r}"
+        else:
+            parts.append(str(r))
+    return ", ".join(parts)
+
+
+def _holdings(ranks: list[dict]) -> list[str]:
+    """One phrase per kind of export among the ranks: which ranks hold per-task data, which only summaries."""
+    kinds = {
+        "per-task data and summaries": lambda r: r["has_kernels"] and (r["has_step_trace"] or r["has_communication"]),
+        "per-task data, no summaries": lambda r: (
+            r["has_kernels"] and not (r["has_step_trace"] or r["has_communication"])
+        ),
+        "summaries only": lambda r: not r["has_kernels"] and (r["has_step_trace"] or r["has_communication"]),
+        "neither (metadata only)": lambda r: (
+            not r["has_kernels"] and not (r["has_step_trace"] or r["has_communication"])
+        ),
+    }
+    out = []
+    for label, test in kinds.items():
+        hit = [r["rank"] for r in ranks if test(r)]
+        if hit:
+            out.append(f"{label}: rank {rank_ranges(hit)}")
+    return out
+
+
+def print_job_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
+    """Print the job verdict: what the job holds, its ranked findings, rules that did not run."""
+    s, ranks = d.summary, d.run.get("ranks") or []
+    step = "?" if s.get("job_step_us") is None else f"{s['job_step_us'] / 1000:,.1f} ms"
+    spread = (
+        "" if s.get("step_spread_us") is None else f" (slowest - fastest rank {s['step_spread_us'] / 1000:,.1f} ms)"
+    )
+    console.print(
+        f"job {d.run_id}: {s.get('rank_count', 0)} ranks (world size {d.run.get('world_size') or '?'}), "
+        f"{s.get('step_count', 0)} step(s), job step {step}{spread}; "
+        f"{s.get('aligned_op_multi_rank_count', 0)} of {s.get('aligned_op_count', 0)} communication ops aligned "
+        "across ranks",
+        markup=False,
+    )
+    for line in _holdings(ranks):
+        console.print(f"  {line}", markup=False)
+    console.print(f"  groups: {d.run.get('groups', '')}", markup=False)
+    if s.get("most_waited_for_rank") is not None and s.get("job_step_us"):
+        wait = s["caused_wait_per_step_us"] or 0.0
+        console.print(
+            f"  most waited for: rank {s['most_waited_for_rank']} (the others wait {wait / 1000:,.2f} ms per step "
+            f"for it at the collectives, {wait / s['job_step_us']:.1%} of the job step)",
+            markup=False,
+        )
+    if d.findings:
+        console.print(findings_table(d, limit))
+        for i, f in enumerate(d.findings[:messages], 1):
+            console.print(f"{i}. [{f.code}] {f.message}", markup=False)
+            console.print(f"   what to do: {f.advice_summary}", markup=False)
+    else:
+        console.print("no job-level findings", markup=False)
+    for o in d.outcomes:
+        if o.status != "ran":
+            console.print(f"{o.status}: {o.code} {o.rule}: {o.reason}", markup=False)

@@ -1,0 +1,38 @@
+"""The job page opened in a real headless Chromium: no JS errors, every job chart drawn, the findings shown."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from analyzer.cli import main
+from fixtures.generator.job_layout import write_job
+from fixtures.generator.job_scenarios import job_plan
+from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, or skip (fail under CI, which must provide it)."""
+    reason = missing_browser()
+    if reason and os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI must provide it ({INSTALL_HINT})")
+    if reason:
+        pytest.skip(f"{reason} ({INSTALL_HINT})")
+    with chromium() as driver:
+        yield driver
+
+
+def test_job_page_pipeline_job_draws_every_chart_without_errors(browser, tmp_path):
+    root = write_job(job_plan("job_pipeline_imbalance", 16, 6, 2), tmp_path / "in")
+    assert main(["diagnose", str(root), "--out", str(tmp_path / "out"), "--format", "json,html"]) == 0
+    folder = tmp_path / "out" / "job_pipeline_imbalance"
+    open_and_wait(browser, folder / "job.html")
+    assert browser.execute_script("return window.__errors") == []
+    ids = browser.execute_script("return Array.from(document.querySelectorAll('.plotly-graph-div')).map(e => e.id)")
+    assert ids == ["job-rank-step", "job-wait-transit", "job-links", "job-stages"]
+    text = browser.execute_script("return document.body.innerText")
+    finding = json.loads((folder / "diagnosis.json").read_text())["findings"][0]
+    assert finding["code"] in text and finding["subject"] in text
