@@ -18,6 +18,16 @@ def _current_umask() -> int:
 _FILE_MODE = 0o666 & ~_current_umask()
 
 
+class OutputError(Exception):
+    """An output could not be written (a full disk, a read-only folder); the message names the output."""
+
+
+def output_error(path: Path, exc: BaseException) -> OutputError:
+    """The OutputError of ``path`` for the failure ``exc`` (an OSError's reason, else its first line)."""
+    reason = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    return OutputError(f"{path}: could not be written: {reason}")
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block succeeds it replaces ``path``.
@@ -27,13 +37,18 @@ def atomic_path(path: Path) -> Iterator[Path]:
     mkstemp's 0600.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise output_error(path, exc) from None
     try:
         yield Path(tmp)
         os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
+    except OSError as exc:  # the block only writes the temporary file: this is an output failure
+        raise OutputError(f"{output_error(path, exc)} (an earlier {path.name}, if any, is unchanged)") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -391,3 +391,24 @@ UPDATE COMPUTE_TASK_INFO SET op_type_any = CASE WHEN rowid IN (1, 2) THEN CAST(o
 ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN opType;
 ALTER TABLE COMPUTE_TASK_INFO RENAME COLUMN op_type_any TO opType;
 """
+
+
+def test_sqlite_wal_pair_is_read_from_a_private_copy_that_is_removed(tmp_path, monkeypatch):
+    """Rows only in the -wal file are read; the export folder and the temporary folder keep nothing."""
+    import tempfile
+
+    from analyzer.ingest import load_export
+    from tests.malformed.sqlite_cases import _wal_export
+    from tests.tree_hash import tree_digest
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    export = tmp_path / "in"
+    export.mkdir()
+    _wal_export(export, 3)
+    before = tree_digest(export)
+    ingested = load_export(export)
+    assert ingested.con.execute("SELECT count(*) FROM ops").fetchone()[0] == 8
+    assert tree_digest(export) == before
+    assert not list(scratch.glob("npu-triage-wal-*"))

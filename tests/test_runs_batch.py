@@ -117,12 +117,12 @@ def test_batch_nothing_usable_exits_2(tmp_path):
 def test_unpack_zip_entries_escaping_the_folder_are_refused(tmp_path):
     archive = tmp_path / "evil.zip"
     with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("ok/a.txt", "fine")
+        zf.writestr("ok/kernel_details.csv", "fine")
         zf.writestr("../escaped.txt", "bad")
         zf.writestr("/abs.txt", "bad")
     dest = tmp_path / "out"
     result = unpack(archive, dest)
-    assert (dest / "ok" / "a.txt").read_text() == "fine"
+    assert (dest / "ok" / "kernel_details.csv").read_text() == "fine"
     assert not (tmp_path / "escaped.txt").exists()
     assert len(result.refused) == 2 and "climbs out" in result.refused[0]
 
@@ -131,7 +131,7 @@ def test_unpack_tar_links_pointing_out_are_refused(tmp_path):
     archive = tmp_path / "evil.tar"
     with tarfile.open(archive, "w") as tf:
         data = b"fine"
-        info = tarfile.TarInfo("ok.txt")
+        info = tarfile.TarInfo("kernel_details.csv")
         info.size = len(data)
         tf.addfile(info, io.BytesIO(data))
         link = tarfile.TarInfo("passwd")
@@ -142,7 +142,7 @@ def test_unpack_tar_links_pointing_out_are_refused(tmp_path):
         tf.addfile(hard)
     dest = tmp_path / "out"
     result = unpack(archive, dest)
-    assert (dest / "ok.txt").read_bytes() == b"fine"
+    assert (dest / "kernel_details.csv").read_bytes() == b"fine"
     assert not (dest / "passwd").exists() and not (dest / "hard").exists()
     assert [r.split(" ")[0] for r in result.refused] == ["passwd", "hard"]
 

@@ -1,14 +1,15 @@
 """The command line: parse arguments, call the API, map errors to exit codes. No analysis lives here.
 
 Exit codes: 0 done; 1 findings at or above --fail-on (or a regression with --fail-on-regression);
-2 bad usage or input that could not be used; 3 (diagnose) a diagnosis was written but part of the
-input was lost.
+2 bad usage (an option, output path or environment variable), input that could not be used, or an
+output that could not be written; 3 (diagnose) a diagnosis was written but part of the input was lost.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 from typing import NoReturn
@@ -16,10 +17,13 @@ from typing import NoReturn
 import duckdb
 
 from analyzer import __version__
+from analyzer.atomic_files import OutputError
 from analyzer.cli import commands
 from analyzer.cli.console import err
+from analyzer.cli.usage import UsageError
 from analyzer.execution.memory import ENV, MemoryLimitError, memory_limit_bytes
 from analyzer.ingest.model import IngestError
+from analyzer.stop_signal import stop_on_signals, stop_requested
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,28 +72,36 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        _set_memory_limit(args.memory_limit)
-        return int(args.func(args) or 0)
-    except MemoryLimitError as exc:
+    with stop_on_signals():
+        try:
+            _set_memory_limit(args.memory_limit)
+            return int(args.func(args) or 0)
+        except BaseException as exc:
+            return _exit_code(exc)
+
+
+def _exit_code(exc: BaseException) -> int:
+    """The exit code and one-line message of a command that raised ``exc``: 128 + the signal of a stop
+    (130 Ctrl-C, 143 SIGTERM), whatever error it ended the work with; else 2 with what went wrong."""
+    stop = stop_requested()
+    if stop is not None or isinstance(exc, KeyboardInterrupt):
+        err(f"npu-triage: {'terminated (SIGTERM)' if stop == signal.SIGTERM else 'interrupted'}")
+        return 128 + (stop or signal.SIGINT)
+    if isinstance(exc, IngestError | UsageError | OutputError | MemoryLimitError):
         err(f"npu-triage: {exc}")
         return 2
-    except IngestError as exc:
-        err(f"npu-triage: {exc}")
-        return 2
-    except duckdb.OutOfMemoryException as exc:
+    if isinstance(exc, duckdb.OutOfMemoryException):
         err(f"npu-triage: out of memory: {str(exc).splitlines()[0]} (raise --memory-limit or {ENV}, e.g. 8GB)")
         return 2
-    except KeyboardInterrupt:
-        err("npu-triage: interrupted")
-        return 130
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         return 0
-    except Exception as exc:  # the last line of defence: a message, never a traceback
-        if os.environ.get("NPU_TRIAGE_DEBUG"):
-            traceback.print_exc()
-        err(f"npu-triage: internal error: {type(exc).__name__}: {exc} (set NPU_TRIAGE_DEBUG=1 for details)")
-        return 2
+    if not isinstance(exc, Exception):  # SystemExit and the like keep their meaning
+        raise exc
+    # the last line of defence: a message, never a traceback
+    if os.environ.get("NPU_TRIAGE_DEBUG"):
+        traceback.print_exception(exc)
+    err(f"npu-triage: internal error: {type(exc).__name__}: {exc} (set NPU_TRIAGE_DEBUG=1 for details)")
+    return 2
 
 
 def run() -> NoReturn:

@@ -7,7 +7,10 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
+from analyzer.ingest.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError
@@ -22,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", type=Path, required=True, help="catalog DuckDB file (created or extended)")
     p.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes (default: CPU count)")
     add_executor_options(p)
+    add_limit_options(p)
     p.add_argument("--rules", type=Path, help="rules folder (default: the built-in rules)")
     p.add_argument("--no-diagnose", action="store_true", help="catalog metrics only, run no rules")
     p.add_argument("--verbose", action="store_true", help="print a line per run as it is committed")
@@ -60,10 +64,12 @@ def _settings(args: argparse.Namespace) -> WorkSettings:
 
 def run(args: argparse.Namespace) -> int:
     if not args.root.exists():
-        raise IngestError(f"{args.root}: no such file or folder")
+        raise IngestError(f"{printable(args.root)}: {absent_reason(args.root)}")
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
+    check_outputs([Output("--catalog", args.catalog, CATALOG)], exports_read([args.root] if args.root.is_dir() else []))
+    limits = limits_from(args)
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             with open_executor(args) as executor:
-                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done)
+                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done, limits)
         except (CatalogError, ExecutorError) as exc:
             err(f"npu-triage: {exc}")
             return 2
@@ -94,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:
+    """The summary line, a line per failure, per folder not read and per run catalogued with lost input;
+    exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
     out.print(
         f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
         f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}",
@@ -101,6 +109,11 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     )
     for row in outcome.failed:
         err(f"failed: {row['path']}: {row['message']}")
+    for row in outcome.unreadable:
+        err(f"error: {row['path']}: {row['message']} (recorded in the catalog's failures)")
+    for label, lost in outcome.partial:
+        more = f"; {len(lost) - 3} more" if len(lost) > 3 else ""
+        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's run_problems)")
     if outcome.jobs:
         out.print(f"{len(outcome.jobs)} job(s) catalogued: {', '.join(outcome.jobs)}", markup=False)
     if outcome.job_parts:
@@ -112,4 +125,7 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
         err("npu-triage: no usable run was found")
         return 2
+    if outcome.unreadable or outcome.partial:
+        err("npu-triage: part of the input was lost (lines above); exit code 3")
+        return 3
     return 0

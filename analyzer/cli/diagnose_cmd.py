@@ -9,6 +9,7 @@ from pathlib import Path
 from analyzer.api import Trace, diagnose, open_database, report
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.rule_options import (
     UsageError,
@@ -17,13 +18,14 @@ from analyzer.cli.rule_options import (
     rule_overrides,
 )
 from analyzer.diagnosis import diagnose_runs
+from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.database import save_duckdb
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
 from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.json_export import render_json
 from analyzer.report.model import Diagnosis
-from analyzer.report.output_files import is_inside, run_folder
+from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import (
     fail_on_line,
@@ -69,13 +71,18 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
+    """The trace `diagnose` works on (the runs' tables; the jobs' too, see _load)."""
+    return _load(args, rules)[0]
+
+
+def _load(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
+        if not is_duckdb_file(args.db):
+            raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
         return open_database(args.db), []
-    if is_inside(args.out, args.path) and args.path.is_dir():
-        raise UsageError(f"--out {args.out} lies inside the export folder {args.path}; reports are never written there")
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules))
     trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
@@ -109,6 +116,16 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, a
                 out.print(f"wrote {path}", markup=False)
         pages.append((d, written))
     return pages
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output path, before any work: --out and the run folders under it, and --db when written."""
+    sources = exports_read([args.path])
+    outputs = [Output("--out", args.out, FOLDER)]
+    outputs += [Output("--out", run_folder(args.out, s.source_id), FOLDER) for s in sources]
+    if args.db and args.path is not None:
+        outputs.append(Output("--db", args.db, DATABASE))
+    check_outputs(outputs, sources)
 
 
 def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: argparse.Namespace) -> None:
@@ -149,9 +166,10 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
+        _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace, jobs = _connection(args, rules)
+        trace, jobs = _load(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2

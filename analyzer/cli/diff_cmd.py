@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
+from analyzer.cli.usage import UsageError
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.sources import load_side, memory_catalog
 from analyzer.job.grouping import Job
@@ -50,6 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _check(args: argparse.Namespace) -> None:
+    """The output files and --fail-on-regression, before any work."""
+    pct = args.fail_on_regression
+    if pct is not None and not (math.isfinite(pct) and pct >= 0):
+        raise UsageError(f"--fail-on-regression {pct}: give a percentage of 0 or more")
+    outputs = [Output(f"--{o}", getattr(args, o), FILE) for o in ("json", "markdown", "html") if getattr(args, o)]
+    check_outputs(outputs, exports_read([Path(args.base), Path(args.new)]))
+
+
 def _run_job_diff(args: argparse.Namespace, base: Job, new: Job) -> int:
     """Two job folders: the job step time, per rank and per link (analyzer/job/job_diff.py)."""
     diff = diff_jobs(read_side(base, str(args.base)), read_side(new, str(args.new)))
@@ -62,6 +74,7 @@ def _run_job_diff(args: argparse.Namespace, base: Job, new: Job) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    _check(args)
     jobs = [the_job(Path(p)) for p in (args.base, args.new)]
     if all(jobs):
         return _run_job_diff(args, jobs[0], jobs[1])

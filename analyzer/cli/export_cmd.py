@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.runs.catalog import CatalogError, export_parquet, open_catalog
 
 
@@ -17,6 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs([Output("--parquet", args.parquet, FOLDER)])
     try:
         con = open_catalog(args.catalog, read_only=True)
     except CatalogError as exc:

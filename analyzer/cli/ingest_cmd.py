@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.job.job_ingest import load_with_jobs
-from analyzer.report.output_files import is_inside
 from analyzer.report.run_lines import problem_lines, run_lines
 
 
@@ -23,20 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _inside_input(args: argparse.Namespace) -> Path | None:
-    """The output (--db or --parquet) that would land inside the export folder, if any."""
-    folder = args.path if args.path.is_dir() else args.path.parent
-    return next((t for t in (args.db, args.parquet) if t and is_inside(t, folder)), None)
-
-
 def run(args: argparse.Namespace) -> int:
-    inside = _inside_input(args)
-    if inside is not None:
-        err(
-            f"npu-triage: {inside} lies inside the export folder {args.path}; nothing is ever written there "
-            "(choose an output outside it)"
-        )
-        return 2
+    outputs = [Output("--db", args.db, DATABASE)] if args.db else []
+    outputs += [Output("--parquet", args.parquet, FOLDER)] if args.parquet else []
+    check_outputs(outputs, exports_read([args.path]))
     ingested, jobs = load_with_jobs(args.path, frozenset())
     con = ingested.con
     problems = [*ingested.problems, *(p for j in jobs for p in j.problems)]

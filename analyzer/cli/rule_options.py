@@ -8,6 +8,7 @@ from typing import Any
 
 from analyzer.api import RuleSetError
 from analyzer.api import rules as rule_set
+from analyzer.cli.usage import UsageError
 from analyzer.rule_engine.loader import RuleFileError
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import (
@@ -16,10 +17,6 @@ from analyzer.rule_engine.params import (
     parse_set_options,
     read_config,
 )
-
-
-class UsageError(Exception):
-    """Bad rules or params given on the command line; the message is for the user (exit 2)."""
 
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from analyzer.cli.console import err, out
-from analyzer.cli.rule_options import UsageError, load_checked_rules
+from analyzer.cli.rule_options import load_checked_rules
+from analyzer.cli.usage import UsageError
 from analyzer.report.rules_doc import render_rule_page, render_rules_list, render_rules_markdown, render_rules_reference
 from analyzer.rule_engine.checks import check_rules_folder
 from analyzer.rule_engine.loader import default_rules_dir, rule_files

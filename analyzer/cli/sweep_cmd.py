@@ -8,6 +8,7 @@ from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
 from analyzer.diff.sources import memory_catalog
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.rows import rows_rich, rows_tsv
@@ -30,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.runs) == bool(args.catalog):
         err("npu-triage sweep: give either PATH:bs=N runs or --catalog FILE")
         return 2
+    inputs = [Path(r.rpartition(":")[0] or r) for r in args.runs]
+    check_outputs([Output("--html", args.html, FILE)] if args.html else [], exports_read(inputs))
     con = memory_catalog()
     if args.catalog:
         if not args.catalog.is_file():

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.ingest.discover import discover
 from analyzer.ingest.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
@@ -16,7 +17,7 @@ from analyzer.runs.work import RunTask, WorkSettings, analyze_run
 
 def memory_catalog() -> duckdb.DuckDBPyConnection:
     """An empty in-memory catalog."""
-    con = duckdb.connect(":memory:")
+    con = connect_offline()
     create_catalog_tables(con)
     return con
 
@@ -29,6 +30,8 @@ def _split_catalog_spec(spec: str) -> tuple[Path, str] | None:
 
 
 def _from_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, run: str) -> str:
+    if not is_duckdb_file(catalog):
+        raise IngestError(f"{catalog}: is not an npu-triage catalog (not a DuckDB file)")
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
     try:
         ids = [

@@ -72,7 +72,13 @@ def _load(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadCont
             return None
         return insert_sql("core_utilization", _long_sql("{scan}", columns, core_header), constants)
 
-    return sum(f.rows for f in stream_csv(con, paths, ctx, statement, insert_params(ctx, constants)))
+    params = insert_params(ctx, constants)
+    return sum(f.rows for f in stream_csv(con, paths, ctx, statement, params, _metric_types))
+
+
+def _metric_types(columns: list[str]) -> dict[str, str]:
+    """Every metric column is parsed as a number (a cell that is not one does not fit the header)."""
+    return {c: "DOUBLE" for c in columns if c not in (*_DEVICE_HEADERS, *_CORE_HEADERS)}
 
 
 def load_ai_core_utilization(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.atomic_files import atomic_path
+from analyzer.atomic_files import atomic_path, output_error
+from analyzer.duckdb_connect import connect_offline
 from analyzer.execution.memory import duckdb_setting, memory_limit_bytes
 from analyzer.ingest.schema import TABLES, ddl
 
@@ -22,7 +23,7 @@ def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
     or the process exits, so that it never writes beside an export (its default is '.tmp' in the
     current folder).
     """
-    con = duckdb.connect(":memory:")
+    con = connect_offline()
     spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
     weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
     con.execute("SET temp_directory = ?", [spill])
@@ -58,9 +59,16 @@ def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str]) -> None:
-    """Write the runs' rows into a DuckDB file, replacing earlier rows of the same runs (idempotent)."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    con.execute("ATTACH ? AS target", [str(db_path)])
+    """Write the runs' rows into a DuckDB file, replacing earlier rows of the same runs (idempotent).
+
+    One transaction: a failure (a full disk) leaves an existing file as it was and removes a file
+    it created; it is raised as an OutputError naming the file."""
+    created = not db_path.exists()
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        con.execute("ATTACH ? AS target", [str(db_path)])
+    except (OSError, duckdb.IOException) as exc:
+        raise output_error(db_path, exc) from None
     try:
         create_tables(con, "target")
         con.execute("BEGIN TRANSACTION")
@@ -71,21 +79,38 @@ def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str
                 [run_ids],
             )
         con.execute("COMMIT")
+        con.execute("DETACH target")  # writes the file itself (a checkpoint): it may fail on a full disk
+    except (OSError, duckdb.IOException, duckdb.TransactionException, duckdb.FatalException) as exc:
+        _end_failed_save(con, db_path, created)
+        raise output_error(db_path, exc) from None
     except BaseException:
-        con.execute("ROLLBACK")
+        _end_failed_save(con, db_path, created)
         raise
-    finally:
-        con.execute("DETACH target")
+
+
+def _end_failed_save(con: duckdb.DuckDBPyConnection, db_path: Path, created: bool) -> None:
+    """Roll back and detach what is left of a failed save (each step may fail in turn once the disk
+    is full), and remove the file when this save created it."""
+    for statement in ("ROLLBACK", "DETACH target"):
+        try:
+            con.execute(statement)
+        except duckdb.Error:
+            pass
+    if created:
+        for leftover in (db_path, db_path.with_name(db_path.name + ".wal")):
+            leftover.unlink(missing_ok=True)
 
 
 def save_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
     """Write one Parquet file per table, each atomically (temporary file, then rename)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name in TABLES:
         final = out_dir / f"{name}.parquet"
         with atomic_path(final) as tmp:
-            con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO '{_sql_path(str(tmp))}' (FORMAT parquet)")
+            try:
+                con.execute(f"COPY (SELECT * FROM {name} ORDER BY ALL) TO '{_sql_path(str(tmp))}' (FORMAT parquet)")
+            except duckdb.IOException as exc:
+                raise output_error(final, exc) from None
         written.append(final)
     return written
 

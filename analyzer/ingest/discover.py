@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from analyzer.ingest.model import ExportSource
+from analyzer.ingest.model import ExportSource, IngestError
 
 APO = "ASCEND_PROFILER_OUTPUT"
 MSO = "mindstudio_profiler_output"
@@ -42,6 +45,21 @@ _DB_KINDS: dict[str, tuple[str, ...]] = {
 }
 # msprof_tx_*.json is a marker timeline, not the main one.
 _EXCLUDED = re.compile(r"^msprof_tx_")
+
+
+_METADATA_NAMES = ("profiler_info*.json", "profiler_metadata.json", "info.json*")
+
+
+def is_read_file(name: str) -> bool:
+    """True for a file name that a reader or the metadata takes (what an archive needs unpacked), with
+    the SQLite side files (-wal, -shm) of a database that is read.
+
+    >>> is_read_file("kernel_details.csv"), is_read_file("msprof_0.db-wal"), is_read_file("model.ckpt")
+    (True, True, False)
+    """
+    base = re.sub(r"-(wal|shm|journal)$", "", name)
+    patterns = [p for kinds in (_TEXT_KINDS, _DB_KINDS) for ps in kinds.values() for p in ps] + list(_METADATA_NAMES)
+    return any(fnmatch.fnmatchcase(base, p) for p in patterns)
 
 
 def _glob_kinds(folder: Path, kinds: dict[str, tuple[str, ...]]) -> dict[str, tuple[Path, ...]]:
@@ -119,17 +137,56 @@ def _classify(folder: Path) -> ExportSource | None:
     return _bare_source(folder)
 
 
-def _walk(path: Path) -> Iterator[ExportSource]:
-    source = _classify(path)
+@dataclass(frozen=True)
+class Unreadable:
+    """A folder of the tree that could not be looked into: its path as printable text, and why."""
+
+    path: str
+    reason: str
+
+
+def printable(path: Path | str) -> str:
+    """A path as text that can be printed and stored: bytes that are not UTF-8 shown as \\xNN.
+
+    >>> printable(Path(b"runs/bad\\xff".decode("utf-8", "surrogateescape")))
+    'runs/bad\\\\xff'
+    """
+    return os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+
+
+def absent_reason(path: Path) -> str:
+    """Why a path given on the command line cannot be opened: a dangling or looping link, or nothing there."""
+    if path.is_symlink():
+        return "a symbolic link that leads nowhere (a loop or a missing target)"
+    return "no such file or folder"
+
+
+def _is_decodable(path: Path) -> bool:
+    """False for a path holding bytes that are not UTF-8 (Python keeps them as lone surrogates, which
+    neither DuckDB nor a report can take)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
+    if not _is_decodable(path):
+        unreadable.append(Unreadable(printable(path), "folder name is not valid UTF-8: the folder is not read"))
+        return
+    try:
+        source = _classify(path)
+        if source is None:
+            children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError as exc:
+        unreadable.append(Unreadable(printable(path), f"cannot be listed: {exc.strerror or exc}"))
+        return
     if source is not None:
         yield source
         return  # an export's own subfolders (embedded PROF_*, FRAMEWORK) are part of it
-    try:
-        children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
-    except OSError:
-        return
     for child in children:
-        yield from _walk(child)
+        yield from _walk(child, unreadable)
 
 
 def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
@@ -137,19 +194,44 @@ def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export", rel
 
 
-def discover(path: Path) -> list[ExportSource]:
-    """Every export at or below ``path``, in path order, each with a stable id.
+def _one_file_source(path: Path) -> ExportSource:
+    """The export holding the file ``path``, restricted to that one file (and the export's metadata):
+    a file path is never widened to the export around it. IngestError when no export holds it."""
+    folder = path.parent.parent if path.parent.name in (APO, MSO) else path.parent
+    source = _classify(folder)
+    files = {kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths}
+    if source is None or not files:
+        raise IngestError(
+            f"{path}: is a file that no reader takes (give an export folder, or one export file such as "
+            "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)"
+        )
+    sid = re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export"
+    export_type = "db" if set(files) <= set(_DB_KINDS) else "text"
+    return ExportSource(
+        sid, source.root, ".", source.producer, export_type, source.layout, files, source.metadata_files
+    )
 
-    An id is the export folder's name; when two exports in one scan share a name, each gets a
-    short hash of its path relative to ``path`` appended, so the id does not depend on where
-    the tree lives on disk.
+
+def discover(path: Path) -> list[ExportSource]:
+    """Every export at or below ``path`` (``scan``), without the folders that could not be read."""
+    return scan(path)[0]
+
+
+def scan(path: Path) -> tuple[list[ExportSource], list[Unreadable]]:
+    """Every export at or below ``path``, in path order, each with a stable id, and the folders of the
+    tree that could not be read (a name that is not UTF-8, a folder that cannot be listed).
+
+    A file is read as its export holding only that file. An id is the export folder's name; when
+    two exports in one scan share a name, each gets a short hash of its path relative to ``path``
+    appended, so the id does not depend on where the tree lives on disk.
     """
     path = path.resolve()
     if path.is_file():
-        path = path.parent
+        return [_one_file_source(path)], []
     if path.name in (APO, MSO):
         path = path.parent
-    found = list(_walk(path))
+    unreadable: list[Unreadable] = []
+    found = list(_walk(path, unreadable))
     ids = [_source_id(s, path) for s in found]
     counts: dict[str, int] = {}
     for sid, _ in ids:
@@ -170,4 +252,4 @@ def discover(path: Path) -> list[ExportSource]:
                 source.metadata_files,
             )
         )
-    return out
+    return out, unreadable

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import discover
+from analyzer.ingest.discover import Unreadable, absent_reason, printable, scan
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.run_metadata import read_run_metadata
+from analyzer.stop_signal import stop_requested
 
 
 @dataclass
@@ -80,6 +81,7 @@ def load_export(
     progress: Callable[[ExportSource], None] | None = None,
     left_out_kinds: frozenset[str] = frozenset(),
     sources: list[ExportSource] | None = None,
+    unreadable: Sequence[Unreadable] = (),
 ) -> Ingested:
     """Discover and read every export under ``path``.
 
@@ -88,7 +90,8 @@ def load_export(
     would be two thirds of a msprof timeline's rows.
 
     ``sources``: the exports to read, when the caller has discovered them already (a job's ranks
-    holding summaries only are read by analyzer.job instead); may be empty.
+    holding summaries only are read by analyzer.job instead); may be empty. ``unreadable``: the
+    folders the caller's scan could not read (``discover.scan``), each recorded as a problem.
 
     Raises IngestError when the path does not exist or holds no export at all. An export whose
     files are all unusable still yields a run with its problems recorded; callers decide whether
@@ -96,10 +99,12 @@ def load_export(
     """
     path = Path(path)
     if not path.exists():
-        raise IngestError(f"{path}: no such file or folder")
+        raise IngestError(f"{printable(path)}: {absent_reason(path)}")
     if sources is not None:
-        return _read_sources(con or connect(), sources, progress, left_out_kinds)
-    sources = discover(path)
+        return _read_sources(con or connect(), sources, progress, left_out_kinds, unreadable)
+    sources, unreadable = scan(path)
+    if not sources and unreadable:
+        raise IngestError(f"{unreadable[0].path}: {unreadable[0].reason}")
     if not sources:
         raise IngestError(
             f"{path}: no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
@@ -107,7 +112,7 @@ def load_export(
             "kernel_details.csv, op_summary_*.csv, trace_view.json)"
         )
     con = con or connect()
-    return _read_sources(con, sources, progress, left_out_kinds)
+    return _read_sources(con, sources, progress, left_out_kinds, unreadable)
 
 
 def _read_sources(
@@ -115,12 +120,31 @@ def _read_sources(
     sources: list[ExportSource],
     progress: Callable[[ExportSource], None] | None,
     left_out_kinds: frozenset[str],
+    unreadable: Sequence[Unreadable],
 ) -> Ingested:
     result = Ingested(con=con, sources=sources)
+    result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
     for source in sources:
         if progress:
             progress(source)
-        ctx = _read_source(con, source, left_out_kinds)
+        try:
+            ctx = _read_source(con, source, left_out_kinds)
+        except (duckdb.OutOfMemoryException, duckdb.InterruptException):
+            raise
+        except Exception as exc:  # one export that cannot be read never ends the reading of the others
+            if stop_requested():
+                raise
+            first = (str(exc).splitlines() or [""])[0][:300]
+            result.problems.append(
+                Problem(
+                    printable(source.root),
+                    "",
+                    "error",
+                    f"could not be read: {type(exc).__name__}: {first}",
+                    "this export is skipped; the others are read",
+                )
+            )
+            continue
         result.problems.extend(ctx.problems)
         result.run_ids.extend(
             r[0]

@@ -7,7 +7,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analyzer.ingest import metadata_values
 from analyzer.ingest.model import ReadContext
+
+MAX_AI_CORES = 4096  # far above any Ascend chip (a 910B has 20 to 25): a larger count is a wrong value
 
 # torch_npu / AscendCL enum names -> msprof's --aic-metrics names.
 AIC_METRICS = {
@@ -57,6 +60,14 @@ def _load_json(path: Path, ctx: ReadContext) -> dict | None:
     return data
 
 
+def _user_labels(data: dict, meta: RunMetadata, path: Path, ctx: ReadContext) -> None:
+    """model_name and batch_size, where the metadata gives them."""
+    if data.get("model_name") is not None:
+        meta.model_name = metadata_values.text(data["model_name"], "model_name", path, ctx)
+    if data.get("batch_size") is not None:
+        meta.batch_size = metadata_values.whole_number(data["batch_size"], "batch_size", path, ctx)
+
+
 def _profiler_info(data: dict, meta: RunMetadata) -> None:
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
     exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
@@ -66,12 +77,10 @@ def _profiler_info(data: dict, meta: RunMetadata) -> None:
             meta.cann_version = data[key]
     if isinstance(data.get("torch_npu_version"), str):
         meta.torch_npu_version = data["torch_npu_version"]
-    if isinstance(data.get("rank_id"), int) and data["rank_id"] >= 0:
-        meta.rank_id = data["rank_id"]
+    rank = data.get("rank_id")
+    if isinstance(rank, int) and not isinstance(rank, bool) and 0 <= rank <= metadata_values.INT_MAX:
+        meta.rank_id = rank
     meta.aic_mode = "task-based"  # torch_npu always collects task-based
-    for key in ("model_name", "batch_size"):
-        if key in data and data[key] is not None:
-            setattr(meta, key, data[key] if key == "model_name" else int(data[key]))
 
 
 def _experimental_config(exp: dict, meta: RunMetadata) -> None:
@@ -89,13 +98,13 @@ def _experimental_config(exp: dict, meta: RunMetadata) -> None:
         meta.export_type = et
 
 
-def _info_json(data: dict, meta: RunMetadata) -> None:
+def _info_json(data: dict, meta: RunMetadata, path: Path, ctx: ReadContext) -> None:
     devices = data.get("DeviceInfo")
     if isinstance(devices, list) and devices and isinstance(devices[0], dict):
         dev = devices[0]
-        cores = dev.get("ai_core_num") or dev.get("aic_num")
-        if isinstance(cores, int | str) and str(cores).isdigit():
-            meta.ai_core_count = int(cores)
+        key = "ai_core_num" if dev.get("ai_core_num") else "aic_num"
+        if dev.get(key):  # 0 or absent: not recorded
+            meta.ai_core_count = metadata_values.whole_number(dev[key], key, path, ctx, high=MAX_AI_CORES)
     for key in ("chip_name", "npu_type", "platform_version"):
         if isinstance(data.get(key), str) and data[key]:
             meta.chip = data[key]
@@ -110,17 +119,16 @@ def read_run_metadata(ctx: ReadContext) -> RunMetadata:
         data = _load_json(path, ctx)
         if data is not None:
             _profiler_info(data, meta)
+            _user_labels(data, meta, path, ctx)
             m = re.search(r"profiler_info_(\d+)\.json$", path.name)
             if m and meta.rank_id is None:
                 meta.rank_id = int(m.group(1))
     for path in src.metadata_files.get("profiler_metadata", ()):
         data = _load_json(path, ctx)
         if data:
-            for key in ("model_name", "batch_size"):
-                if key in data and data[key] is not None:
-                    setattr(meta, key, data[key] if key == "model_name" else int(data[key]))
+            _user_labels(data, meta, path, ctx)
     for path in src.metadata_files.get("info_json", ()):
         data = _load_json(path, ctx)
         if data is not None:
-            _info_json(data, meta)
+            _info_json(data, meta, path, ctx)
     return meta

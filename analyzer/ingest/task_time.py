@@ -19,6 +19,7 @@ from analyzer.ingest.csv_columns import Field, column_types, file_ns_anchor, rep
 from analyzer.ingest.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times
 
 _FIELDS = (
     Field("device_id", ("Device_id", "Device ID"), "device"),
@@ -59,4 +60,7 @@ def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
 
     params = insert_params(ctx, _CONSTANTS)
     files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, _FIELDS))
+    if files:  # task_time is read first (loader._FIRST): the run's timeline rows are its rows
+        drop_duplicate_rows(con, ctx, "timeline", files[0].path, key=("start_ns", "stream_id", "task_id", "dur_us"))
+        report_negative_times(con, ctx, "timeline", files[0].path, ("start_ns", "dur_us"))
     return sum(f.rows for f in files)

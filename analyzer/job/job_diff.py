@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 
+from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.database import connect
 from analyzer.ingest.discover import discover
 from analyzer.job.grouping import Job, find_jobs
@@ -46,7 +46,7 @@ def the_job(path: Path) -> Job | None:
     """The one job under ``path``, or None when it holds no job or several."""
     if not path.is_dir():
         return None
-    con = duckdb.connect()
+    con = connect_offline()
     try:
         jobs = find_jobs(con, discover(path), path.resolve())
     finally:
@@ -93,7 +93,7 @@ LIMIT $limit
 def diff_jobs(base: JobSide, new: JobSide, limit: int = 10) -> JobDiff:
     """The ``limit`` ranks whose computing and wait changed most, and the links whose bandwidth changed
     most (by 1% or more, or found on one side only)."""
-    con = duckdb.connect()
+    con = connect_offline()
     try:
         for name, table in (("base_ranks", base.ranks), ("new_ranks", new.ranks)):
             con.register(name, table)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import discover
+from analyzer.ingest.discover import absent_reason, printable, scan
 from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.model import IngestError, Problem
 from analyzer.job.grouping import Job, find_jobs
@@ -27,15 +27,15 @@ def load_with_jobs(path: Path, left_out_kinds: frozenset[str]) -> tuple[Ingested
     per-task data: nothing a per-rank diagnosis could judge), which only the job tables read; and
     every job found, its tables filled. Raises IngestError like load_export."""
     if not path.exists():
-        raise IngestError(f"{path}: no such file or folder")
-    sources = discover(path)
+        raise IngestError(f"{printable(path)}: {absent_reason(path)}")
+    sources, unreadable = scan(path)
     if not sources:
         return load_export(path, left_out_kinds=left_out_kinds), []  # raises its own message
     con = connect()
     jobs = find_jobs(con, sources, path.resolve() if path.is_dir() else path.resolve().parent)
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]
-    ingested = load_export(path, con=con, left_out_kinds=left_out_kinds, sources=per_run)
+    ingested = load_export(path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable)
     loaded = []
     for job in jobs:
         problems, note = load_job(con, job)

@@ -14,12 +14,14 @@ from analyzer.rule_engine.runner import bind_params, effective_params
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
+from analyzer.sql_sandbox import close_to_files
 
 
 def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
     con = connect()
     try:
         run_ids = load_fixture_tables(con, fires) or ["fixture"]
+        close_to_files(con)  # the rule's SQL runs in the sandbox of every run (rule_engine/runner.py)
         create_views(con)
         if rule.scope == "runs":
             create_run_scaling_views(con, run_ids)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,8 @@ def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> 
                 raise ParamError(f"rule {rule_name!r} has no param {param!r}; its params: {known}")
             if not _same_kind(rule.params[param], value):
                 raise ParamError(f"{rule_name}.{param}={value!r}: expected a value like {rule.params[param]!r}")
+            if isinstance(value, float) and not math.isfinite(value):  # nan/inf would silently disable the rule
+                raise ParamError(f"{rule_name}.{param}={value!r}: expected a finite number like {rule.params[param]!r}")
     return overrides
 
 

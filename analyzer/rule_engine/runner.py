@@ -18,6 +18,7 @@ from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
+from analyzer.sql_sandbox import close_to_files
 
 ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
 CONFIDENCES = ("high", "medium", "low")
@@ -226,7 +227,11 @@ def run_rules(
     Returns:
         (findings in rule and row order, one outcome per rule and run). A SQL error is a 'failed'
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
+
+    Rule SQL may come from the user (``--rules``): from here on, no SQL on ``con``'s database reads
+    or writes a file (``sql_sandbox``), as in `npu-triage query`.
     """
+    close_to_files(con)
     create_views(con, (params or {}).get(CHIP_KEY, {}))
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))

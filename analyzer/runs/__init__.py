@@ -1,1 +1,1 @@
-"""Many runs: the per-run work function, the local executor, the batch catalog and the batch-size sweep."""
+"""Many runs: the per-run work function, its executors (local pool, Dask), the batch catalog, the sweep."""

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Callable
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.discover import discover
+from analyzer.duckdb_connect import connect_offline
+from analyzer.ingest.discover import printable, scan
 from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
-from analyzer.runs.archives import ArchiveError, is_archive, unpack
+from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.job_catalog import commit_job, job_fingerprint, job_label, job_tables, known_job_fingerprints
+from analyzer.runs.scratch import scratch_folder
 from analyzer.runs.work import RunTask, WorkSettings
 
 
@@ -26,6 +28,7 @@ class BatchPlan:
 
     tasks: list[RunTask] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
+    unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree: failures rows too
     job_parts: list[str] = field(default_factory=list)  # labels of job ranks holding summaries only
     jobs: list[tuple[Job, str]] = field(default_factory=list)  # each job found, with its label
 
@@ -39,7 +42,7 @@ def file_fingerprint(path: Path) -> str:
 
 def _jobs_among(sources: list, folder: Path) -> list[Job]:
     """The jobs among the exports of one folder."""
-    con = duckdb.connect()
+    con = connect_offline()
     try:
         return find_jobs(con, sources, folder)
     finally:
@@ -49,9 +52,12 @@ def _jobs_among(sources: list, folder: Path) -> list[Job]:
 def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan) -> list[RunTask]:
     """The runs under ``folder``; its jobs go to ``plan.jobs``, and the labels of job ranks holding
     summaries only (parts of a job, not runs of their own: neither catalogued nor failures) to
-    ``plan.job_parts``."""
+    ``plan.job_parts``; the folders and exports that cannot be read go to ``plan.unreadable``."""
     tasks = []
-    sources = discover(folder)
+    sources, unreadable = scan(folder)
+    top = printable(folder)
+    for item in unreadable:
+        plan.unreadable.append(_unreadable_row(label_prefix + item.path.removeprefix(top).lstrip("/"), item.reason))
     jobs = _jobs_among(sources, folder)
     plan.jobs += [(job, job_label(job, label_prefix, folder)) for job in jobs]
     parts = {r.source.source_id for job in jobs for r in job.ranks if not r.has_kernels}
@@ -63,8 +69,17 @@ def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan) -> list[RunTask]
         if source.source_id in parts:
             plan.job_parts.append(label)
             continue
-        tasks.append(RunTask(str(source.root), label, source_fingerprint(source)))
+        try:
+            fingerprint = source_fingerprint(source)
+        except OSError as exc:
+            plan.unreadable.append(_unreadable_row(label, f"cannot be read: {exc.strerror or exc}"))
+            continue
+        tasks.append(RunTask(str(source.root), label, fingerprint))
     return tasks
+
+
+def _unreadable_row(label: str, reason: str) -> dict[str, str]:
+    return {"path": label or ".", "fingerprint": hashlib.sha256(label.encode()).hexdigest()[:16], "message": reason}
 
 
 def _archives_under(root: Path) -> list[Path]:
@@ -73,7 +88,7 @@ def _archives_under(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and is_archive(p))
 
 
-def plan_batch(root: Path, workdir: Path) -> BatchPlan:
+def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS) -> BatchPlan:
     """Find every export under ``root`` (a folder or an archive); archives are unpacked into ``workdir``.
 
     Labels are paths relative to ``root``; an export inside an archive is labelled
@@ -86,8 +101,9 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
     for i, archive in enumerate(_archives_under(root)):
         rel = archive.name if archive == root else archive.relative_to(root).as_posix()
         try:
-            unpacked = unpack(archive, workdir / f"a{i:05d}")
+            unpacked = unpack(archive, workdir / f"a{i:05d}", limits)
         except ArchiveError as exc:
+            remove(workdir / f"a{i:05d}")
             plan.failures.append({"path": rel, "fingerprint": file_fingerprint(archive), "message": str(exc)})
             continue
         if unpacked.refused:
@@ -95,8 +111,9 @@ def plan_batch(root: Path, workdir: Path) -> BatchPlan:
                 {
                     "path": rel,
                     "fingerprint": file_fingerprint(archive),
-                    "message": "entries refused because they would escape the extraction folder: "
+                    "message": "entries refused: "
                     + ", ".join(unpacked.refused[:10])
+                    + (f" and {len(unpacked.refused) - 10} more" if len(unpacked.refused) > 10 else "")
                     + "; the rest of the archive was used",
                 }
             )
@@ -117,6 +134,8 @@ class BatchOutcome:
     skipped: list[str] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
+    unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree that could not be read
+    partial: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, what was lost) of runs catalogued
     job_parts: list[str] = field(default_factory=list)  # job ranks holding summaries only, left out
     jobs: list[str] = field(default_factory=list)  # labels of the jobs catalogued now
 
@@ -128,6 +147,7 @@ def run_batch(
     executor: Executor,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[RunTask, str], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> BatchOutcome:
     """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes.
 
@@ -137,10 +157,14 @@ def run_batch(
     con = open_catalog(catalog_path)
     outcome = BatchOutcome()
     try:
-        with tempfile.TemporaryDirectory(prefix="npu-triage-batch-") as tmp:
-            plan = plan_batch(root, Path(tmp))
+        # On a stop (Ctrl-C, SIGTERM, an error) the workers are ended first, then the extractions removed.
+        with scratch_folder() as tmp, ExitStack() as stack:
+            plan = plan_batch(root, Path(tmp), limits)
             outcome.job_parts = plan.job_parts
             known = known_fingerprints(con)
+            for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
+                record_failure(con, row)
+                outcome.unreadable.append(row)
             for row in plan.failures:
                 if row["fingerprint"] not in known:
                     record_failure(con, row)
@@ -150,19 +174,32 @@ def run_batch(
             outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
             if on_start:
                 on_start(len(todo))
-            for task, tables in run_tasks(todo, settings, executor):
+            results = stack.enter_context(closing(run_tasks(todo, settings, executor)))
+            for task, tables in results:
                 commit_run(con, tables)
                 status = "failed" if "failures" in tables else "catalogued"
                 if status == "failed":
                     outcome.failed.extend(tables["failures"].to_pylist())
                 else:
                     outcome.catalogued.append(task.label)
+                    lost = _lost_files(tables)
+                    if lost:
+                        outcome.partial.append((task.label, lost))
                 if on_done:
                     on_done(task, status)
             outcome.jobs = _commit_jobs(con, plan.jobs, settings)
     finally:
         con.close()
     return outcome
+
+
+def _lost_files(tables: dict) -> list[str]:
+    """What a catalogued run lost: its 'error' problems, as 'file: problem'."""
+    problems = tables.get("run_problems")
+    if problems is None:
+        return []
+    rows = [r for r in problems.to_pylist() if r["severity"] == "error"]
+    return sorted({f"{r['file'] or '(export)'}: {r['problem']}" for r in rows})
 
 
 def _usable_count(con, fingerprints: list[str]) -> int:

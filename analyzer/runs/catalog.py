@@ -15,7 +15,9 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.atomic_files import atomic_path
+from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
+from analyzer.sql_sandbox import close_to_files
 
 
 class CatalogError(Exception):
@@ -31,25 +33,32 @@ def create_catalog_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (creating when writable) a catalog file."""
+    """Open (creating when writable) a catalog file; CatalogError when it is something else
+    (not a DuckDB file, or a DuckDB file holding other tables)."""
     if read_only and not path.is_file():
         raise CatalogError(f"{path}: no such catalog file (create one with `npu-triage batch ... --catalog {path}`)")
+    if path.exists() and (not path.is_file() or not is_duckdb_file(path)):
+        raise CatalogError(f"{path}: is not an npu-triage catalog (not a DuckDB file); give a catalog or a new file")
     try:
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = connect_offline(str(path), read_only=read_only)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise CatalogError(catalog_in_use(path, str(exc))) from exc
-        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {exc}") from exc
+        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
     except (duckdb.Error, OSError) as exc:
-        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {exc}") from exc
-    if not read_only:
-        create_catalog_tables(con)
-    elif not _has_table(con, "catalog_runs"):
+        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
+    if not _has_table(con, "catalog_runs") and (read_only or _table_count(con)):
         con.close()
         raise CatalogError(f"{path}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table)")
+    if not read_only:
+        create_catalog_tables(con)
     return con
+
+
+def _table_count(con: duckdb.DuckDBPyConnection) -> int:
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE NOT internal").fetchall()[0][0]
 
 
 def catalog_in_use(path: Path, duckdb_message: str) -> str:
@@ -133,8 +142,7 @@ def list_runs(con: duckdb.DuckDBPyConnection) -> pa.Table:
 
 def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
     """Run user SQL on a read-only catalog connection with file access switched off."""
-    con.execute("SET enable_external_access = false")
-    con.execute("SET lock_configuration = true")
+    close_to_files(con, lock_settings=True)
     return con.sql(sql).to_arrow_table()
 
 

@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol, TypeVar
 
 from analyzer.runs.work import RunTables, RunTask, WorkSettings, analyze_run, failure_table
+from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 
 Item = TypeVar("Item")
 
@@ -59,7 +60,11 @@ class LocalPool:
             for item in items:
                 yield item, fn(item, *args)
             return
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
+        watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
+        pool = ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=_context(), initializer=start_worker, initargs=(watched,)
+        )
+        finished = False
         try:
             futures = {pool.submit(fn, item, *args): item for item in items}
             for future in as_completed(futures):
@@ -68,8 +73,12 @@ class LocalPool:
                 except Exception as exc:  # the worker process died (killed, out of memory)
                     result = exc
                 yield futures[future], result
-        finally:  # also when the caller stops early: drop what has not started
+            finished = True
+        finally:  # stopped early (Ctrl-C, SIGTERM, an error of the caller): the workers' results are lost anyway
+            if not finished:
+                stop_workers(pool)
             pool.shutdown(wait=True, cancel_futures=True)
+            alive.close()
 
 
 def run_tasks(tasks: list[RunTask], settings: WorkSettings, executor: Executor) -> Iterator[tuple[RunTask, RunTables]]:

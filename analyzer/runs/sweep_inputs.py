@@ -9,7 +9,9 @@ from pathlib import Path
 import duckdb
 
 from analyzer.diff.sources import load_side
+from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.discover import discover
+from analyzer.ingest.model import IngestError
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.work import WorkSettings
 
@@ -43,6 +45,8 @@ def load_sweep_paths(con: duckdb.DuckDBPyConnection, specs: list[str], settings:
 
 def load_sweep_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, model: str | None) -> int:
     """Copy the runs with a batch size (of one model, when given) from a catalog file; returns how many."""
+    if not is_duckdb_file(catalog):
+        raise IngestError(f"{catalog}: is not an npu-triage catalog (not a DuckDB file)")
     con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
     try:
         con.execute(

@@ -1,7 +1,7 @@
 """The per-run work of a batch: a plain function of (export path, settings) returning Arrow tables.
 
 It holds no state and touches no catalog, so any executor can run it: the local process pool
-(``executor.py``) today, a distributed one later. Whatever goes wrong becomes a ``failures`` row.
+(``executor.py``) or a Dask cluster (``dask_executor.py``). Whatever goes wrong becomes a ``failures`` row.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from analyzer.ingest import load_export
 from analyzer.ingest.model import IngestError
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.runs.summary import run_summary_tables
+from analyzer.stop_signal import stop_requested
 
 RunTables = dict[str, pa.Table]
 
@@ -67,10 +68,14 @@ def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
     except IngestError as exc:
         return failure_table(task.label, task.fingerprint, str(exc).split(": ", 1)[-1])
     except Exception as exc:  # a worker never dies on bad input
+        if stop_requested():
+            raise
         return failure_table(task.label, task.fingerprint, f"ingest failed: {type(exc).__name__}: {exc}")
     try:
         return _run_tables(ingested, task, settings)
     except Exception as exc:
+        if stop_requested():
+            raise
         return failure_table(task.label, task.fingerprint, f"analysis failed: {type(exc).__name__}: {exc}")
     finally:
         ingested.con.close()

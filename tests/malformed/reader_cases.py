@@ -105,10 +105,9 @@ for short, rel in CSV_FILES.items():
     case(f"{short}_repeated_header_row", "usable", name, kind="csv-repeated-header", says="repeated", tasks=tasks)(
         _write(rel, repeat_header)
     )
-    if short != "tasktime":  # msprof writes each task to task_time and its timeline: not a table of its own
-        case(f"{short}_duplicate_rows", "usable", name, kind="csv-duplicate-rows", says="exact duplicate", tasks=tasks)(
-            _write(rel, duplicate_rows)
-        )
+    case(f"{short}_duplicate_rows", "usable", name, kind="csv-duplicate-rows", says="exact duplicate", tasks=tasks)(
+        _write(rel, duplicate_rows)
+    )
     case(f"{short}_cr_only_line_ends", "clean", kind="csv-line-ends", tasks=tasks)(_write(rel, cr_only))
     case(f"{short}_mixed_lf_crlf", "clean", kind="csv-line-ends", tasks=tasks)(_write(rel, mixed_line_ends))
     case(f"{short}_complete_without_final_break", "clean", kind="csv-line-ends", tasks=tasks)(
@@ -236,6 +235,14 @@ case(
     says="negative duration",
     tasks=N,
 )(_write(OPSUM, lambda t: t.replace(",313.886,", ",-313.886,", 1)))
+case(
+    "tasktime_negative_duration",
+    "usable",
+    "task_time_",
+    r"column dur_us",
+    kind="csv-negative-times",
+    says="negative duration",
+)(_write(TASK_TIME, lambda t: t.replace(",53.741,", ",-53.741,", 1)))
 
 
 def _wide(columns: int) -> Callable[[Path], Path]:
@@ -299,3 +306,17 @@ case(
     kind="csv-truncated",
     says="ends mid-row",
 )(lambda d: torch(d, {KD: kd_bytes(kd_rows()[:-1] + [kd_rows()[-1][:12]]).rstrip(b"\r\n")}))
+
+AICORE = f"{base.MSPROF_ROOT}/{MSO}/ai_core_utilization_{MSPROF_STAMP}.csv"
+_AICORE_HEAD = "Device_id,Core ID,mac_ratio,mte2_ratio\n"
+case("aicore_repeated_header_row", "usable", "ai_core_utilization_", kind="csv-repeated-header", says="repeated")(
+    lambda d: msprof(d, {AICORE: (_AICORE_HEAD + "0,Core0,0.5,0.2\n" + _AICORE_HEAD + "0,Core1,0.4,0.3\n").encode()})
+)
+case(
+    "aicore_text_in_metric",
+    "usable",
+    "ai_core_utilization_",
+    r"line 3, column 'mac_ratio'",
+    kind="csv-cell-type",
+    says="row skipped",
+)(lambda d: msprof(d, {AICORE: (_AICORE_HEAD + "0,Core0,0.5,0.2\n0,Core1,high,0.3\n0,Average,0.5,0.2\n").encode()}))

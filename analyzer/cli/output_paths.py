@@ -1,0 +1,114 @@
+"""One check of every output path before a command does any work.
+
+An output is refused (UsageError, exit 2, naming the option and the path) when it lies inside an
+export the command reads (reports, databases and temporary files are never written there), when it
+is a file where a folder belongs or a folder where a file belongs, when its folder cannot be
+written, and, for a database, when the file is something other than what the command would extend.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzer.cli.usage import UsageError
+from analyzer.duckdb_connect import connect_offline, is_duckdb_file
+from analyzer.ingest.discover import discover
+from analyzer.ingest.model import ExportSource, IngestError
+
+FOLDER = "folder"  # a folder the command writes files into (created when absent)
+FILE = "file"  # one file, replaced atomically
+DATABASE = "database"  # a DuckDB file of normalized tables (`ingest --db`), extended in place
+CATALOG = "catalog"  # a batch catalog DuckDB file, extended in place
+
+# The table that marks each kind of DuckDB file as ours; a DuckDB file without tables is as good as new.
+_OWN_TABLE = {DATABASE: "runs", CATALOG: "catalog_runs"}
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output of a command: the option that names it (for messages), its path and what it is."""
+
+    option: str
+    path: Path
+    kind: str
+
+
+def exports_read(inputs: Iterable[Path | None]) -> list[ExportSource]:
+    """The exports the command will read under its input paths (those it cannot read are its own
+    business: the command reports them)."""
+    sources: list[ExportSource] = []
+    for path in inputs:
+        if path is None or not Path(path).exists():
+            continue
+        try:
+            sources += discover(Path(path))
+        except (IngestError, OSError):
+            continue
+    return sources
+
+
+def check_outputs(outputs: Iterable[Output], sources: Iterable[ExportSource] = ()) -> None:
+    """Raise UsageError for the first output that must not be written (see the module docstring)."""
+    roots = [Path(s.root).resolve() for s in sources]
+    for output in outputs:
+        where = f"{output.option} {output.path}"
+        target = Path(output.path).resolve()
+        inside = next((r for r in roots if target == r or target.is_relative_to(r)), None)
+        if inside is not None:
+            raise UsageError(
+                f"{where}: lies inside the export folder {inside}, which is being read; nothing is ever written "
+                f"inside an export (give {output.option} a path outside it)"
+            )
+        problem = _kind_problem(output) or _writable_problem(Path(output.path), output.kind)
+        if problem:
+            raise UsageError(f"{where}: {problem}")
+
+
+def _kind_problem(output: Output) -> str | None:
+    path = Path(output.path)
+    if not path.exists():
+        return None
+    if output.kind == FOLDER:
+        return None if path.is_dir() else "is a file, not a folder"
+    if path.is_dir():
+        return "is a folder, not a file"
+    if output.kind in _OWN_TABLE:
+        return _database_problem(path, output.kind)
+    return None
+
+
+def _database_problem(path: Path, kind: str) -> str | None:
+    what = "an npu-triage catalog" if kind == CATALOG else "a DuckDB file of `npu-triage ingest`"
+    if not is_duckdb_file(path):
+        return f"is not {what} (not a DuckDB file); give {what} or a new file"
+    try:
+        con = connect_offline(str(path), read_only=True)
+    except Exception as exc:  # a damaged file: DuckDB's own words
+        if "lock" in str(exc).lower():
+            return None  # in use by another process: the command itself says by which, when it opens it
+        return f"cannot be opened: {str(exc).splitlines()[0]}"
+    try:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall()}
+    finally:
+        con.close()
+    if tables and _OWN_TABLE[kind] not in tables:
+        return f"is a DuckDB file but not {what} (no {_OWN_TABLE[kind]} table); give {what} or a new file"
+    return None
+
+
+def _writable_problem(path: Path, kind: str) -> str | None:
+    """Why the output cannot be written where it is, or None."""
+    if kind in _OWN_TABLE and path.is_file() and not os.access(path, os.W_OK):
+        return "cannot be written (no write permission on the file, or a read-only file system)"
+    folder = path if kind == FOLDER else path.parent
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"cannot be created: {existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot be written: no write permission in {existing} (or a read-only file system)"
+    return None

@@ -1,0 +1,45 @@
+"""A stop asked for by a signal (Ctrl-C, SIGTERM), recorded so that no error handler takes it for bad input.
+
+A signal that arrives while DuckDB runs a query ends the query with DuckDB's own error
+("Query interrupted"), not with the Python exception the handler raised; code that turns a
+failed read or a failed rule into a problem asks ``stop_requested()`` first and lets a stop through.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+_received: int | None = None
+
+
+def stop_requested() -> int | None:
+    """The signal number of the stop asked for since ``stop_on_signals`` began, else None."""
+    return _received
+
+
+def _request_stop(signum: int, frame: FrameType | None) -> None:
+    global _received
+    _received = signum
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While the block runs, SIGINT and SIGTERM record the stop and raise KeyboardInterrupt (so that
+    every ``finally`` and ``with`` runs: temporary folders are removed, worker processes ended); the
+    previous handlers come back afterwards. Only the main thread can do this; elsewhere nothing changes."""
+    global _received
+    _received = None
+    try:
+        before = {s: signal.signal(s, _request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)

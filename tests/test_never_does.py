@@ -1,0 +1,161 @@
+"""The README's promise, checked literally: npu-triage never writes inside an export it reads, never
+touches the network, and never leaves processes behind (the stops are in ``test_hard_stops.py``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_hard_stops import _live_group
+from tests.tree_hash import tree_digest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "examples" / "resnet_host_sync"
+PROMISE = (
+    "npu-triage never writes inside an export it reads, never touches the network, and never leaves\nprocesses behind"
+)
+
+
+def _cli(argv: list[str], cwd: Path, prefix: list[str] = (), env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "analyzer", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture
+def exports(tmp_path) -> Path:
+    """Two exports (copies of the bundled example) under tmp/in, and an archive of one of them."""
+    tree = tmp_path / "in"
+    shutil.copytree(EXAMPLE, tree / "a")
+    shutil.copytree(EXAMPLE, tree / "b")
+    (tree / "b" / "README.md").unlink(missing_ok=True)
+    shutil.make_archive(str(tree / "c"), "zip", tree / "a")
+    return tree
+
+
+def _every_command(tree: Path, out: Path) -> list[list[str]]:
+    a = next(p for p in (tree / "a").iterdir() if p.is_dir())
+    b = next(p for p in (tree / "b").iterdir() if p.is_dir())
+    return [
+        ["ingest", str(tree), "--db", str(out / "runs.duckdb"), "--parquet", str(out / "pq")],
+        ["diagnose", str(tree), "--out", str(out / "reports")],
+        ["diagnose", "--db", str(out / "runs.duckdb"), "--out", str(out / "from_db")],
+        ["batch", str(tree), "--catalog", str(out / "cat.duckdb"), "--jobs", "2"],
+        ["query", str(out / "cat.duckdb"), "SELECT count(*) FROM catalog_runs"],
+        ["export", str(out / "cat.duckdb"), "--parquet", str(out / "cat_pq")],
+        ["diff", str(a), str(b), "--html", str(out / "d.html"), "--json", str(out / "d.json")],
+        ["sweep", f"{a}:bs=8", f"{b}:bs=16", "--html", str(out / "s.html")],
+    ]
+
+
+def test_readme_states_the_promise():
+    text = " ".join((ROOT / "README.md").read_text().split())  # the README may wrap the sentence anywhere
+    assert " ".join(PROMISE.split()) in text
+
+
+def test_never_writes_inside_an_export(exports, tmp_path):
+    before = tree_digest(exports)
+    out = tmp_path / "out"
+    for argv in _every_command(exports, out):
+        proc = _cli(argv, cwd=tmp_path)
+        assert proc.returncode in (0, 1, 3), f"{argv[0]}: {proc.stderr}"
+        assert tree_digest(exports) == before, f"`{argv[0]}` wrote inside the exports"
+    export = next(p for p in (exports / "a").iterdir() if p.is_dir())
+    inside = [
+        (["diagnose", "ASCEND_PROFILER_OUTPUT"], export),  # the default reports/ would land in the export
+        (["diagnose", str(export), "--out", str(export / "r")], tmp_path),
+        (["ingest", str(export / "ASCEND_PROFILER_OUTPUT"), "--db", str(export / "x.duckdb")], tmp_path),
+        (["batch", str(exports), "--catalog", str(export / "c.duckdb")], tmp_path),
+    ]
+    for argv, cwd in inside:
+        proc = _cli(argv, cwd=cwd)
+        assert proc.returncode == 2 and "inside the export folder" in proc.stderr, proc.stderr
+        assert tree_digest(exports) == before, f"`{' '.join(argv)}` wrote inside the export"
+
+
+def _network_calls(log: Path) -> list[str]:
+    """connect/sendto/sendmsg calls to an Internet address in an strace log."""
+    calls = re.compile(r"\b(connect|sendto|sendmsg)\(.*(AF_INET6?|sin6?_addr|inet_addr)")
+    return [line for line in log.read_text().splitlines() if calls.search(line)]
+
+
+def test_never_touches_the_network(exports, tmp_path):
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    out = tmp_path / "out"
+    (tmp_path / "sq.db").write_bytes(b"SQLite format 3\x00" + bytes(4080))  # what DuckDB would need an extension for
+    commands = _every_command(exports, out) + [
+        ["batch", str(exports), "--catalog", str(tmp_path / "sq.db")],
+        ["query", str(out / "cat.duckdb"), "SELECT * FROM read_csv('https://example.com/x.csv')"],
+        ["query", str(out / "cat.duckdb"), "INSTALL httpfs"],
+    ]
+    for i, argv in enumerate(commands):
+        log = tmp_path / f"strace{i}.log"
+        prefix = ["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", str(log)]
+        proc = _cli(argv, cwd=tmp_path, prefix=prefix)
+        if "ptrace" in proc.stderr and "Operation not permitted" in proc.stderr:
+            pytest.skip("tracing is not permitted here")
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert not _network_calls(log), f"`{argv[0]}` reached for the network: {_network_calls(log)[:3]}"
+
+
+def test_never_leaves_processes_behind(exports, tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "analyzer",
+            "batch",
+            str(exports),
+            "--catalog",
+            str(tmp_path / "c.duckdb"),
+            "--jobs",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        start_new_session=True,
+    )
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert not _live_group(proc.pid), "a process of the batch still runs after it ended"
+    left = [p.name for p in scratch.iterdir() if p.name.startswith(("npu-triage-", "pymp-"))]
+    assert not left, f"temporary folders left: {left}"
+
+
+def test_every_duckdb_connection_is_made_offline():
+    """One place connects to DuckDB (with extension autoinstall and autoload off); no other module does."""
+    from analyzer.duckdb_connect import connect_offline
+
+    con = connect_offline()
+    settings = dict(
+        con.execute(
+            "SELECT name, value FROM duckdb_settings() "
+            "WHERE name IN ('autoinstall_known_extensions', 'autoload_known_extensions')"
+        ).fetchall()
+    )
+    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
+    elsewhere = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in sorted((ROOT / "analyzer").rglob("*.py"))
+        if p.name != "duckdb_connect.py"
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if "duckdb.connect(" in line and ">>>" not in line
+    ]
+    assert not elsewhere, f"DuckDB connections made without connect_offline: {elsewhere}"
