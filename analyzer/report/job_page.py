@@ -63,7 +63,7 @@ def _header(d: Diagnosis) -> str:
     step = s.get("job_step_us")
     rows = [
         ("ranks", s.get("rank_count")),
-        ("world size", d.run.get("world_size")),
+        ("world size", d.run.get("world_size") or "unknown (not in the ranks' metadata)"),
         ("ranks with summaries only", rank_ranges(summary_only) or "none"),
         ("steps", s.get("step_count")),
         ("job step (ms, slowest rank)", None if step is None else round(step / 1000, 3)),
@@ -73,6 +73,15 @@ def _header(d: Diagnosis) -> str:
         ),
         ("groups", d.run.get("groups")),
     ]
+    if s.get("most_waited_for_rank") is not None and step:  # as the terminal says it, also with no finding
+        wait = s.get("caused_wait_per_step_us") or 0.0
+        rows.append(
+            (
+                "most waited for",
+                f"rank {s['most_waited_for_rank']}: the others wait {wait / 1000:,.2f} ms per step for it at the "
+                f"collectives, {wait / step:.1%} of the job step",
+            )
+        )
     kv = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
     rank_table = table(
         ["rank", "run", "export", "per-task data", "step trace", "communication", "matrix", "pp stage"],
