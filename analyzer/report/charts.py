@@ -336,7 +336,7 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
     title = "Step breakdown"
     if steps.is_empty():
         return not_collected_figure(title, "step boundaries (a profiler schedule with prof.step())")
-    x = [plotly_text(s) for s in steps["step_id"].to_list()]
+    x = [plotly_text(s) for s in steps["label"].to_list()]
     fig = go.Figure()
     for column, name, color in (
         ("computing_us", "computing", COLORS["computing"]),
