@@ -56,7 +56,7 @@ def test_diagnose_cli_tiny_export_writes_reports(tmp_path, capsys):
     assert [p.name for p in (tmp_path / "r").glob("plotly-*.min.js")] == [plotly_file_name()]
     assert not any(p.name.startswith("reports") for p in export.rglob("*"))
     err = capsys.readouterr().err
-    assert "--fail-on warning: tripped by tiny_ascend_pt: warning SCH001 inter-op-gap (device) and 1 more" in err
+    assert "--fail-on warning: tripped by tiny_ascend_pt: warning SCH001 inter-op-gap (whole run)" in err
 
 
 def test_diagnose_cli_into_a_pipe_prints_tsv_with_full_ids(tmp_path, capsys):

@@ -130,6 +130,7 @@ def test_job_comm_group_ids_of_the_real_llm_rank_are_its_metadata_keys(real_dir)
     assert {by_id[g] for g in named} == {"default_group", "dp_cp", "mp", "pp", "embd"}
 
 
+@pytest.mark.slow
 def test_job_batch_leaves_summary_only_job_ranks_out_instead_of_failing_them(tmp_path):
     root = write_job(job_plan("job_balanced", 4, 0, 1), tmp_path / "in")
     catalog = tmp_path / "catalog.duckdb"
@@ -142,6 +143,7 @@ def test_job_batch_leaves_summary_only_job_ranks_out_instead_of_failing_them(tmp
     assert con.execute("SELECT rank_count FROM catalog_jobs").fetchall() == [(4,)]
 
 
+@pytest.mark.slow
 def test_job_batch_catalogs_the_job_and_its_findings_once(tmp_path):
     import duckdb
 

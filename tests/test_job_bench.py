@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_job_bench_small_job_measures_diagnose_and_writes_results(tmp_path):
     cmd = [sys.executable, str(ROOT / "bench" / "job_run.py"), "--ranks", "16", "--repeat", "1"]
     done = subprocess.run([*cmd, "--skip-msprof-analyze", "--out", str(tmp_path)], capture_output=True, text=True)

@@ -12,6 +12,8 @@ from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
 from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def browser():

@@ -14,7 +14,9 @@ BUILTIN = load_rules(ROOT / "rules")
 
 
 def test_rule_report_table_builtin_rules_each_declare_a_chart():
-    assert all(r.report.chart for r in BUILTIN), [r.name for r in BUILTIN if not r.report.chart]
+    """Every rule judged on a run's page declares its chart; job rules are drawn on the job page."""
+    on_run_pages = [r for r in BUILTIN if r.scope != "job"]
+    assert all(r.report.chart for r in on_run_pages), [r.name for r in on_run_pages if not r.report.chart]
 
 
 def test_rule_report_table_loads_its_keys():

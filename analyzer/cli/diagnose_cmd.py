@@ -72,7 +72,12 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
+def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
+    """The trace `diagnose` works on (the runs' tables; the jobs' too, see _load)."""
+    return _load(args, rules)[0]
+
+
+def _load(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
@@ -150,8 +155,8 @@ def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, o
 
 
 def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Path | None:
-    """index.html linking every run's page, when there are several."""
-    html_pages = [(d, p) for d, paths in pages for p in paths if p.name == "report.html"]
+    """index.html linking every job's and run's page, when there are several."""
+    html_pages = [(d, p) for d, paths in pages for p in paths if p.name in ("report.html", "job.html")]
     if len(html_pages) < 2:
         return None
     index = Path(out_dir) / "index.html"
@@ -164,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace, jobs = _connection(args, rules)
+        trace, jobs = _load(args, rules)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
@@ -181,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if several is not None:  # rules comparing the runs (batch-size scaling)
         diagnoses.append(several)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
-    index = _write_index(pages, args.out)
+    index = _write_index([*job_pages, *pages], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)
     elif pages:  # on a terminal the job verdicts are printed already

@@ -27,7 +27,22 @@ SCOPES = ("run", "runs", "job")
 POLARITIES = ("lower_is_better", "higher_is_better")
 # The charts a rule may declare beside its findings ([report] chart): analyzer/report/html.py draws
 # them (CHARTS for one run, RUNS_CHARTS for several; tests/test_report_html.py checks both lists agree).
-CHART_KINDS = ("busy", "pareto", "pipeline", "gap_histogram", "gap_positions", "calls", "steps", "hbm", "scaling")
+CHART_KINDS = (
+    "busy",
+    "pareto",
+    "pipeline",
+    "gap_histogram",
+    "gap_positions",
+    "calls",
+    "steps",
+    "hbm",
+    "scaling",
+    # the job page's charts (analyzer/report/job_page.py), for rules of scope 'job'
+    "job_rank_step",
+    "job_wait_transit",
+    "job_links",
+    "job_stages",
+)
 CHART_ZOOMS = ("step",)
 CHART_MARKS = ("subjects",)
 UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
@@ -53,7 +68,6 @@ _REQUIRED_TEXT = (
     "doc_checks",
     "doc_why",
     "doc_impact",
-    "impact_family",
 )
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
