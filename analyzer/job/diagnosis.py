@@ -13,6 +13,7 @@ from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.overlap import exclusive_job_impacts
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
 
@@ -76,6 +77,7 @@ def diagnose_job(
     job_rules = [r for r in rules if r.scope == "job"]
     with fixed_order(con):
         findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
+        findings = exclusive_job_impacts(con, findings, job_rules)
         summary = _rows(con, _SUMMARY, job.job_id)[0]
         late = _rows(con, _LATE, job.job_id)
         ranks = _rows(con, _RANKS, job.job_id)
