@@ -96,6 +96,23 @@ def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) 
         raise
 
 
+# One row per catalogued job, by path then id, with its first finding (position 1: the most job step
+# time it would recover).
+JOB_LIST_SQL = """
+SELECT j.job_id, j.path, j.rank_count, j.summary_only_rank_count, j.world_size, j.step_count, j.job_step_us,
+       j.step_spread_us, (SELECT count(*) FROM job_findings f WHERE f.job_id = j.job_id) AS finding_count,
+       t.code AS top_code, t.severity AS top_severity, t.rule AS top_rule, t.subject AS top_subject,
+       t.impact_us AS top_impact_us, t.message AS top_message
+FROM catalog_jobs j LEFT JOIN job_findings t ON t.job_id = j.job_id AND t.position = 1
+ORDER BY j.path, j.job_id
+"""
+
+
+def list_jobs(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Every catalogued job with its step time and its top finding, by path."""
+    return con.sql(JOB_LIST_SQL).to_arrow_table()
+
+
 def known_job_fingerprints(catalog: duckdb.DuckDBPyConnection) -> set[str]:
     return {r[0] for r in catalog.execute("SELECT fingerprint FROM catalog_jobs").fetchall()}
 
