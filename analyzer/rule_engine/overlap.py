@@ -11,7 +11,7 @@ Each rule declares in its TOML which pool of time its impact claims (``[impact] 
 - ``job-wait`` (rules of scope job): the time a job's ranks wait for each other in collectives, per
   step: the most any rank waits (job_comm_ops). A late rank's caused wait (a ``part``) claims first;
   a group-wide wait finding (``umbrella``) keeps only what is left: one wait, one finding.
-- ``none``: no pool of its own.
+- ``none`` (also a rule that declares no family): no pool of its own.
 
 Last, every finding of the run, in ranking order, is capped so that their impacts never add up to
 more than the run's span (for a job: its step, the slowest rank's step time). A finding whose
@@ -92,7 +92,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
 
     ``rules``: the rules that made the findings (their ``[impact]`` declarations).
     """
-    declared = {r.name: (r.impact_family, r.impact_role) for r in rules}
+    declared = {r.name: (r.impact_family or "none", r.impact_role) for r in rules}
     runs = {f.run_id for f in findings}
     if not runs:
         return findings
