@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -15,6 +16,8 @@ from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
+from analyzer.runs.work import WorkSettings, failure_table
+from analyzer.stop_signal import stop_requested
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings")
 
@@ -77,6 +80,29 @@ def job_tables(
         return tables
     finally:
         con.close()
+
+
+@dataclass(frozen=True)
+class JobTask:
+    """One job to analyse in a worker: picklable (the ranks' exports are read by path)."""
+
+    job: Job
+    label: str
+    fingerprint: str
+
+
+def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
+    """A job's catalog rows, or a failures row; never raises on bad input. Runs in a worker (local
+    pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``."""
+    from analyzer.rule_engine.loader import default_rules_dir, load_rules
+
+    try:
+        rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
+        return job_tables(task.job, task.label, task.fingerprint, rules, settings.params, settings.diagnose)
+    except Exception as exc:  # a worker never dies on bad input
+        if stop_requested():
+            raise
+        return failure_table(task.label, task.fingerprint, f"job analysis failed: {type(exc).__name__}: {exc}")
 
 
 def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
