@@ -229,6 +229,8 @@ def _commit_jobs(
     known = known_job_fingerprints(con)
     todo = [JobTask(job, label, job_fingerprint(job)) for job, label in jobs]
     todo = [t for t in todo if t.fingerprint not in known]
+    if not todo:
+        return []
     done = set()
     for task, tables in stack.enter_context(closing(executor.completed(analyze_job, todo, settings))):
         if isinstance(tables, BaseException):  # its worker died
