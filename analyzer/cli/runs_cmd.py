@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from rich.table import Table
 
+from analyzer.cli.catalog_args import add_rows_format, open_read_only, rows_format
 from analyzer.cli.console import err, out
 from analyzer.report.catalog_doc import render_catalog_markdown
 from analyzer.report.rows import rows_csv, rows_json, rows_tsv
-from analyzer.runs.catalog import CatalogError, list_runs, open_catalog
+from analyzer.runs.catalog import list_runs
 from analyzer.runs.job_catalog import list_jobs
 
 
@@ -20,12 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("catalog", type=Path, nargs="?", help="catalog DuckDB file written by `npu-triage batch`")
     p.add_argument("--jobs", action="store_true", help="list the catalogued multi-rank jobs instead of the runs")
     p.add_argument("--schema-markdown", action="store_true", help="print the catalog schema as Markdown and exit")
-    p.add_argument(
-        "--format",
-        choices=("auto", "table", "tsv", "csv", "json"),
-        default="auto",
-        help="auto (default): a table on a terminal, TSV into a pipe; full run ids in every format but table",
-    )
+    add_rows_format(p, "auto (default): a table on a terminal, TSV into a pipe; full run ids in every format but table")
     p.set_defaults(func=run)
 
 
@@ -40,16 +35,14 @@ def run(args: argparse.Namespace) -> int:
     if args.catalog is None:
         err("npu-triage runs: a catalog file is needed")
         return 2
-    try:
-        con = open_catalog(args.catalog, read_only=True)
-    except CatalogError as exc:
-        err(f"npu-triage: {exc}")
+    con = open_read_only(args.catalog)
+    if con is None:
         return 2
     listed = list_jobs(con) if args.jobs else list_runs(con)
     rows = listed.to_pylist()
     failures = con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
     con.close()
-    fmt = args.format if args.format != "auto" else ("table" if sys.stdout.isatty() else "tsv")
+    fmt = rows_format(args.format)
     if args.jobs:
         return _print_jobs(listed, fmt, args.catalog)
     if fmt != "table":

@@ -11,8 +11,8 @@ from pathlib import Path
 import duckdb
 
 from analyzer.duckdb_connect import connect_offline
-from analyzer.ingest.discover import printable, scan
-from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.ingest.metadata.discover import printable, scan
+from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure

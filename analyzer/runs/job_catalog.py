@@ -11,11 +11,12 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.fingerprint import source_fingerprint
+from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
+from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.runs.work import WorkSettings, failure_table
 from analyzer.stop_signal import stop_requested
 
@@ -94,8 +95,6 @@ class JobTask:
 def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
     """A job's catalog rows, or a failures row; never raises on bad input. Runs in a worker (local
     pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``."""
-    from analyzer.rule_engine.loader import default_rules_dir, load_rules
-
     try:
         rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
         return job_tables(task.job, task.label, task.fingerprint, rules, settings.params, settings.diagnose)
