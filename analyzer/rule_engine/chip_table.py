@@ -21,6 +21,7 @@ NOMINAL_KEYS: dict[str, tuple[str, str]] = {
     "roce_gb_per_s": ("GB/s", "network (RoCE) bandwidth per chip"),
     "launch_us": ("us", "typical host cost of launching one operator (dispatch, in eager mode)"),
     "gap_threshold_us": ("us", "device gaps at least this long are 'long gaps'; shorter ones are launch gaps"),
+    "task_switch_us": ("us", "idle time the device itself needs between two tasks, however far ahead the host is"),
 }
 
 # Chip name prefix (case-insensitive, longest match wins) -> nominal values. Names as the exports
@@ -35,7 +36,7 @@ CHIPS: dict[str, dict[str, float]] = {
     "Ascend310P": {"ai_core_count": 8, "aicore_mhz": 1080, "hbm_gb_per_s": 204.8, "hccs_gb_per_s": 0},
 }
 # Values every chip shares unless its row says otherwise.
-COMMON: dict[str, float] = {"roce_gb_per_s": 25.0, "launch_us": 20.0, "gap_threshold_us": 200.0}
+COMMON: dict[str, float] = {"roce_gb_per_s": 25.0, "launch_us": 20.0, "gap_threshold_us": 200.0, "task_switch_us": 2.0}
 # The chip assumed when a run does not name one (torch_npu text exports do not).
 DEFAULT_CHIP = "Ascend910B"
 
