@@ -101,8 +101,8 @@ def _start_batch(tree: Path, tmp_path: Path, jobs: int = 2) -> tuple[subprocess.
         env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,
     )
-    # at work: the driver, its forkserver and resource tracker, and the workers
-    _wait_for(lambda: len(_live_group(proc.pid)) >= 3 + jobs, 60, "the batch's workers start")
+    # at work: the driver, its resource tracker and the workers
+    _wait_for(lambda: len(_live_group(proc.pid)) >= 2 + jobs, 60, "the batch's workers start")
     _wait_for(lambda: any(scratch.glob("npu-triage-batch-*/*/*")), 60, "the zip is unpacked")
     time.sleep(0.5)
     return proc, scratch
@@ -139,8 +139,18 @@ def test_batch_killed_leaves_workers_that_exit_within_seconds(big_tree, tmp_path
         timeout=120,
     )
     assert again.returncode == 2, again.stderr
-    # (multiprocessing's own pymp-* folder, holding one socket, may stay: it names no process)
-    assert not list(scratch.glob("npu-triage-batch-*")), "the next batch removes what a killed one left"
+    # the workers' DuckDB spill folders were inside the batch's folder, and no pymp-* socket folder is made
+    assert not list(scratch.iterdir()), "the next batch removes what a killed one left"
+
+
+def test_batch_workers_spill_inside_the_batch_folder(big_tree, tmp_path):
+    proc, scratch = _start_batch(big_tree, tmp_path)
+    try:
+        _wait_for(lambda: list(scratch.glob("npu-triage-batch-*/npu-triage-spill-*")), 30, "a worker spill folder")
+        assert [p.name for p in scratch.iterdir() if not p.name.startswith("npu-triage-batch-")] == []
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
 
 
 @pytest.mark.parametrize(

@@ -51,6 +51,7 @@ class DaskExecutor:
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface
             silence_logs=logging.ERROR,
+            preload=["analyzer.runs.dask_worker_start"],  # the workers ignore Ctrl-C: this process ends them
         )
         self.client = Client(self.cluster)
         return self

@@ -37,8 +37,8 @@ def default_jobs() -> int:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # spawn, not fork (DuckDB's threads) nor forkserver, whose socket folder (pymp-*) outlives a killed batch
+    return multiprocessing.get_context("spawn")
 
 
 class LocalPool:

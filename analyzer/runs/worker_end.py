@@ -5,7 +5,7 @@ which handles it, ends them (``stop_workers``), as it does on SIGTERM. When the 
 outright (kill -9) no one ends them, so each worker watches a pipe whose only writing end the
 driver holds (``driver_pipe``): the pipe reaches its end when the driver is gone, however it
 went, and the worker exits instead of finishing a task whose result no one will read. The
-forkserver and the resource tracker exit by themselves once the driver and its workers are gone.
+resource tracker exits by itself once the driver and its workers are gone.
 """
 
 from __future__ import annotations
