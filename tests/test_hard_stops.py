@@ -1,7 +1,7 @@
 """Hard stops with real processes and signals: Ctrl-C, SIGTERM and kill -9 of a batch and of a diagnosis.
 
 A batch runs in its own session (its own process group, as a shell gives a command): after the
-stop, no process of that group may still run (workers, forkserver, resource tracker), and no
+stop, no process of that group may still run (workers, resource tracker), and no
 temporary extraction may remain (after kill -9, the next batch removes it).
 """
 
