@@ -51,6 +51,16 @@ def test_cli_ingest_empty_folder_exits_2_with_message(tmp_path, capsys):
     assert "no Ascend profiling export found" in capsys.readouterr().err
 
 
+def test_cli_ingest_folder_of_links_says_links_are_not_followed(tmp_path, capsys):
+    """A folder of symbolic links to exports (a job assembled by hand) names the links it did not follow."""
+    target = tmp_path / "exports" / "rank0_ascend_pt"
+    (target / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (tmp_path / "job").mkdir()
+    (tmp_path / "job" / "rank0_ascend_pt").symlink_to(target)
+    assert main(["ingest", str(tmp_path / "job")]) == 2
+    assert "symbolic links to folders are not followed (1 here, first: rank0_ascend_pt)" in capsys.readouterr().err
+
+
 def test_cli_ingest_truncated_export_exits_3_unless_allow_partial(tmp_path, capsys):
     """Part of the input lost: the tables are written, and the exit code says they are partial."""
     export = by_name()["export_truncated_late"].build(tmp_path / "in")

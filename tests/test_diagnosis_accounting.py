@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from analyzer.cli import main
+from analyzer.diagnosis import diagnose
+from analyzer.ingest.loader import load_export, usable_run_ids
+from analyzer.report.json_export import render_json
+from analyzer.report.markdown import render_markdown
+from analyzer.report.terminal import findings_tsv, print_diagnosis
+from analyzer.rule_engine.loader import load_rules
 from tests.conftest import REAL, ROOT
 from tests.json_schema_check import schema_problems
 
 SCHEMA = json.loads((ROOT / "docs" / "diagnosis.schema.json").read_text(encoding="utf-8"))
+RULES = load_rules(ROOT / "rules")
 EXAMPLES = sorted(p for p in (ROOT / "fixtures" / "examples").iterdir() if p.is_dir())
 REAL_EXPORTS = sorted(p for p in REAL.iterdir() if p.is_dir()) if REAL.is_dir() else []
 _SHARE = re.compile(r"\((\d+\.\d)%\)")
@@ -20,45 +28,42 @@ _SHARE = re.compile(r"\((\d+\.\d)%\)")
 _BREAKDOWN_LINE = re.compile(r"(?:where the time went|in full): (.*)$", re.MULTILINE)
 
 
-def _shares(text: str) -> list[float]:
-    return [float(s) for s in _SHARE.findall(text)]
-
-
-def _check(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main(["diagnose", str(folder), "--out", str(out), "--format", "json,md", "--allow-partial"])
-    printed = capsys.readouterr().out
-    lines = _BREAKDOWN_LINE.findall(printed)
-    assert lines, f"{folder.name}: no breakdown printed"
+def _assert_adds_up(text: str, where: str) -> int:
+    """Every breakdown printed in ``text`` adds up to 100.0%; returns how many there were."""
+    lines = _BREAKDOWN_LINE.findall(text)
     for line in lines:
-        assert round(sum(_shares(line)), 1) == 100.0, f"{folder.name}: {line}"
-    docs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(out.glob("*/diagnosis.json"))]
-    assert docs, f"{folder.name}: no diagnosis.json"
-    for doc in docs:
-        assert schema_problems(doc, SCHEMA) == [], doc["run_id"]
-    for doc in (d for d in docs if "run_count" not in d["summary"]):  # not the all-runs comparison
+        assert round(sum(float(s) for s in _SHARE.findall(line)), 1) == 100.0, f"{where}: {line}"
+    return len(lines)
+
+
+def _check(folder: Path) -> None:
+    trace = load_export(folder)
+    for run_id in usable_run_ids(trace.con, trace.run_ids):
+        d = diagnose(trace.con, run_id, RULES)
+        console = Console(file=io.StringIO(), width=100_000)  # one line per printed line
+        print_diagnosis(d, console)
+        assert _assert_adds_up(console.file.getvalue(), run_id) >= 1, "the terminal prints the breakdown"
+        _assert_adds_up(findings_tsv([d]), run_id)
+        doc = json.loads(render_json(d))
+        assert schema_problems(doc, SCHEMA) == [], run_id
         breakdown = doc["summary"]["breakdown"]
         parts = breakdown["parts"]
-        assert round(sum(p["pct"] for p in parts), 1) == 100.0, doc["run_id"]
-        # the JSON writes 3 decimals per number
-        assert sum(p["us"] for p in parts) == pytest.approx(breakdown["span_us"], abs=1e-3 * len(parts))
-        impacts = sum(f["impact_us"] for f in doc["findings"])
-        assert impacts <= breakdown["span_us"] + 1e-3 * len(doc["findings"]), f"{doc['run_id']}: {impacts}"
-        for f in doc["findings"]:
-            for line in _BREAKDOWN_LINE.findall(f["message"]):
-                assert round(sum(_shares(line)), 1) == 100.0, f["message"]
-        markdown = (out / doc["run_id"] / "diagnosis.md").read_text(encoding="utf-8")
-        table = markdown.split("(the parts add up to 100%)", 1)[1].split("## Findings", 1)[0]
-        assert round(sum(float(s) for s in re.findall(r"\| (\d+\.\d)% \|", table)), 1) == 100.0
+        assert round(sum(p["pct"] for p in parts), 1) == 100.0, run_id
+        # the JSON writes 4 decimals per number
+        assert sum(p["us"] for p in parts) == pytest.approx(breakdown["span_us"], abs=1e-3)
+        assert sum(f.impact_us for f in d.findings) <= d.summary["breakdown"]["span_us"] * (1 + 1e-9), run_id
+        table = render_markdown(d).split("(the parts add up to 100%)", 1)[1].split("## Findings", 1)[0]
+        assert round(sum(float(s) for s in re.findall(r"\| (\d+\.\d)% \|", table)), 1) == 100.0, run_id
 
 
 @pytest.mark.parametrize("folder", EXAMPLES, ids=lambda p: p.name)
-def test_diagnosis_accounting_example_parts_sum_to_whole(folder, tmp_path, capsys):
-    _check(folder, tmp_path, capsys)
+def test_diagnosis_accounting_example_parts_sum_to_whole(folder):
+    _check(folder)
 
 
 @pytest.mark.parametrize("folder", REAL_EXPORTS, ids=lambda p: p.name)
-def test_diagnosis_accounting_real_export_parts_sum_to_whole(folder, tmp_path, capsys, real_dir):
-    _check(folder, tmp_path, capsys)
+def test_diagnosis_accounting_real_export_parts_sum_to_whole(folder, real_dir):
+    _check(folder)
 
 
 def test_diagnosis_accounting_covers_every_real_export(real_dir):

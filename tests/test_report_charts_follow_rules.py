@@ -47,7 +47,8 @@ def _hotspot_trace(figure):
 @pytest.mark.parametrize(
     ("overrides", "expected"),
     [
-        ({}, {"Add", "Cast"}),
+        ({}, {"Add"}),
+        ({HOTSPOT_RULE: {"stand_out": 2.5}}, {"Add", "Cast"}),
         ({HOTSPOT_RULE: {"min_time_share": 0.2}}, {"Add"}),
         ({HOTSPOT_RULE: {"min_calls": 35}}, {"Add"}),
         ({HOTSPOT_RULE: {"min_calls": 5, "launch_cost_factor": 0.075, "stand_out": 0.1}}, {"Cast", "Mul"}),
@@ -56,7 +57,7 @@ def _hotspot_trace(figure):
 def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(con, overrides, expected):
     _add_swarm(con)
     diagnosis = diagnose(con, "r", HOTSPOT, overrides)
-    findings = {f.subject: f for f in diagnosis.findings}
+    findings = {f.details["op_type"]: f for f in diagnosis.findings}
     assert set(findings) == expected
     calls = _hotspot_trace(build_figures(con, diagnosis)["calls"])
     charted = {label: (x, total) for (label, total), x in zip(calls.customdata, calls.x, strict=True)}

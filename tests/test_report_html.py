@@ -12,6 +12,7 @@ from plotly.offline import get_plotlyjs
 from analyzer.ingest.database import connect
 from analyzer.report.html import CHARTS, RUNS_CHARTS, figure_html, render_html, write_html
 from analyzer.report.html_sections import DEVICE_TASK_RANGE_LABEL
+from analyzer.report.job_page import JOB_CHARTS
 from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import ReportSpec
 from analyzer.rule_engine.validation import CHART_KINDS
@@ -88,7 +89,7 @@ def test_render_html_info_findings_folded_and_no_empty_numbers(con):
 
 
 def test_chart_kinds_the_rules_may_declare_are_the_charts_drawn():
-    assert set(CHART_KINDS) == set(CHARTS) | set(RUNS_CHARTS)
+    assert set(CHART_KINDS) == set(CHARTS) | set(RUNS_CHARTS) | set(JOB_CHARTS)
 
 
 def test_report_and_cli_code_names_no_builtin_rule():

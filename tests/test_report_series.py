@@ -191,9 +191,10 @@ def test_step_breakdown_and_hbm_read_their_tables(con):
     )
     create_views(con)
     steps = series.step_breakdown(con, "r")
-    assert steps["step_id"].to_list() == ["step 1", "step 2"]
+    assert steps["step_id"].to_list() == [1, 2]
+    assert steps["label"].to_list() == ["step 1", "step 2"]
     assert steps.select("computing_us", "comm_not_overlapped_us").rows() == [(4.0, 0.0), (5.0, 3.0)]
-    parts = steps.drop("step_id").sum_horizontal().to_list()
+    parts = steps.drop("step_id", "label").sum_horizontal().to_list()
     assert parts == pytest.approx([6.0, 9.0])  # the parts add up to each step
     hbm = series.hbm_bandwidth(con, "r", bucket_count=1001)
     assert hbm.rows() == [("hbm_read", 0.0, 150.0), ("hbm_write", 0.001, 7.0)]

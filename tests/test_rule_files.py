@@ -34,3 +34,8 @@ def test_rule_files_duplicate_id_is_reported():
     clone = second.__class__(**{**second.__dict__, "id": first.id})
     problems = validate_rules([first, clone])
     assert any("used by another rule" in p for ps in problems.values() for p in ps)
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_files_each_builtin_rule_declares_its_impact_family(name):
+    assert RULES[name].impact_family, f"{name}: add [impact] family = ... (device-idle, operator-time or none)"

@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         TimeElapsedColumn(),
         console=out,
         transient=True,
+        disable=not out.is_terminal,  # into a pipe or a file, a bar would only leave a blank line
     )
     bar = {}
     with progress:

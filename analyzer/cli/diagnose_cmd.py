@@ -153,8 +153,8 @@ def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, o
 
 
 def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Path | None:
-    """index.html linking every run's page, when there are several."""
-    html_pages = [(d, p) for d, paths in pages for p in paths if p.name == "report.html"]
+    """index.html linking every job's and run's page, when there are several."""
+    html_pages = [(d, p) for d, paths in pages for p in paths if p.name in ("report.html", "job.html")]
     if len(html_pages) < 2:
         return None
     from analyzer.report.index_page import render_index
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if several is not None:  # rules comparing the runs (batch-size-scaling)
         diagnoses.append(several)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
-    index = _write_index(pages, args.out)
+    index = _write_index([*job_pages, *pages], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)
     elif pages:  # on a terminal the job verdicts are printed already

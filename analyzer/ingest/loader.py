@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -109,7 +109,7 @@ def load_export(
         raise IngestError(
             f"{path}: no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
             "PROF_*/mindstudio_profiler_output/, msprof_*.db, ascend_pytorch_profiler_*.db, "
-            "kernel_details.csv, op_summary_*.csv, trace_view.json)"
+            "kernel_details.csv, op_summary_*.csv, trace_view.json)" + _links_note(path)
         )
     con = con or connect()
     return _read_sources(con, sources, progress, left_out_kinds, unreadable)
@@ -145,7 +145,7 @@ def _read_sources(
                 )
             )
             continue
-        result.problems.extend(ctx.problems)
+        result.problems.extend(_under_export(p, source) for p in ctx.problems)
         result.run_ids.extend(
             r[0]
             for r in con.execute(
@@ -154,3 +154,24 @@ def _read_sources(
             ).fetchall()
         )
     return result
+
+
+def _under_export(problem: Problem, source: ExportSource) -> Problem:
+    """The problem with its file named from the path the user gave, so that a tree's messages say which export."""
+    if source.rel_path in ("", "."):
+        return problem
+    return replace(problem, file=f"{source.rel_path}/{problem.file or '(export)'}")
+
+
+def _links_note(path: Path) -> str:
+    """Why a folder of symbolic links to exports finds none: links are not followed (they may loop)."""
+    try:
+        links = sorted(p.name for p in path.iterdir() if p.is_symlink() and p.is_dir())
+    except OSError:
+        return ""
+    if not links:
+        return ""
+    return (
+        f"; symbolic links to folders are not followed ({len(links)} here, first: {links[0]}): "
+        "copy the exports into one folder, or give a link's own path"
+    )

@@ -52,7 +52,10 @@ def chart_marks(diagnosis: Diagnosis) -> ChartMarks:
         if spec.marks == "subjects":
             markers.setdefault(spec.chart, []).append(rule)
             subjects.setdefault(spec.chart, set()).update(
-                f.subject for f in diagnosis.findings if f.rule == rule and f.run_id == diagnosis.run_id
+                # an operator family's finding names its type in op_type (the charts show types)
+                f.details.get("op_type") or f.subject
+                for f in diagnosis.findings
+                if f.rule == rule and f.run_id == diagnosis.run_id
             )
     return ChartMarks(
         limits,

@@ -336,7 +336,7 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
     title = "Step breakdown"
     if steps.is_empty():
         return not_collected_figure(title, "step boundaries (a profiler schedule with prof.step())")
-    x = [plotly_text(s) for s in steps["step_id"].to_list()]
+    x = [plotly_text(s) for s in steps["label"].to_list()]
     fig = go.Figure()
     for column, name, color in (
         ("computing_us", "computing", COLORS["computing"]),
@@ -355,8 +355,11 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
                 hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>",
             )
         )
-    fig.update_layout(**figure_layout(title, "step", "time (ms)"))
-    fig.update_layout(barmode="stack")
+    fig.update_layout(**figure_layout(title, "step", "time (ms)", height=400))
+    # six parts: above the plot their legend wraps over the title when the chart sits beside a finding
+    fig.update_layout(
+        barmode="stack", legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, margin={"t": 40, "b": 130}
+    )
     fig.update_xaxes(type="category")
     return fig
 

@@ -96,6 +96,21 @@ def _task_range_ms(run: dict[str, Any]) -> float | None:
     return (end - start) / 1e6 if isinstance(start, int) and isinstance(end, int) else None
 
 
+def _breakdown_table(breakdown: Any) -> str:
+    """Where the time went, one row per part (they add up to the whole), instead of the raw dict."""
+    if not isinstance(breakdown, dict) or not breakdown.get("parts"):
+        return ""
+    rows = "".join(
+        f'<tr><td>{esc(p["label"])}</td><td class="num">{cell(float(p["us"]))}</td>'
+        f'<td class="num">{p["pct"]:.1f}%</td></tr>'
+        for p in breakdown["parts"]
+        if p["pct"] or p["us"] > 0.0005
+    )
+    head = '<tr><th>part</th><th class="num">us</th><th class="num">share</th></tr>'
+    title = f"<h3>Where the time of the {esc(breakdown.get('basis'))} went</h3>"
+    return f"{title}<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
+
+
 def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
     counts = {s: sum(1 for o in outcomes if o.status == s) for s in ("ran", "skipped", "failed")}
     ordered = sorted(outcomes, key=lambda o: (_STATUS_ORDER.get(o.status, 3), o.code, o.rule))
@@ -123,13 +138,14 @@ def header_section(diagnosis: Diagnosis) -> str:
     collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
-    summary = sorted(diagnosis.summary.items())
+    summary = sorted((k, v) for k, v in diagnosis.summary.items() if k != "breakdown")
     cards = [
         f'<div class="card"><h3>Run</h3>{_kv_table(run_pairs)}</div>',
         f'<div class="card"><h3>Collection</h3>{_kv_table(collection)}</div>',
     ]
     if summary:
-        cards.append(f'<div class="card"><h3>Summary</h3>{_kv_table(summary)}</div>')
+        breakdown = _breakdown_table(diagnosis.summary.get("breakdown"))
+        cards.append(f'<div class="card"><h3>Summary</h3>{_kv_table(summary)}{breakdown}</div>')
     missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
     extra = (
         f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>"

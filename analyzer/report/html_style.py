@@ -48,6 +48,7 @@ summary { cursor: pointer; font-weight: 600; }
 @media (max-width: 900px) { .finding-body { grid-template-columns: minmax(0, 1fr); } }
 .finding .meta { color: var(--muted); font-size: 13px; margin: 0 0 8px; }
 .finding .message { font-size: 15px; margin: 0 0 10px; }
+.finding .message, .finding .meta { overflow-wrap: anywhere; }  /* long op names and shapes */
 .finding .numbers { display: flex; flex-wrap: wrap; gap: 6px 18px; margin: 0 0 10px; font-size: 13px; }
 .finding .numbers b { font-variant-numeric: tabular-nums; }
 .advice { background: #f0f6ff; border-radius: 6px; padding: 8px 12px; margin: 0 0 10px; }

@@ -1,4 +1,4 @@
-"""index.html of an output folder holding many reports: one row per run (and the all-runs page) with its top finding."""
+"""index.html of an output folder holding many reports: a row per job, run and all-runs page, with its top finding."""
 
 from __future__ import annotations
 
@@ -18,7 +18,11 @@ def _counts(d: Diagnosis) -> str:
     return ", ".join(p for p in parts if not p.startswith("0 ")) or "none"
 
 
-def _row(d: Diagnosis, href: str) -> str:
+def _is_job(page: Path) -> bool:
+    return Path(page).name == "job.html"
+
+
+def _row(d: Diagnosis, href: str, job: bool = False) -> str:
     top = d.findings[0] if d.findings else None
     top_html = (
         f'<span class="badge {esc(top.severity)}">{esc(top.severity)}</span> {esc(top.code)} '
@@ -26,7 +30,7 @@ def _row(d: Diagnosis, href: str) -> str:
         if top
         else '<span class="none">no finding</span>'
     )
-    kind = "runs compared (sweep)" if d.compares_runs else "run"
+    kind = "job (all ranks)" if job else "runs compared (sweep)" if d.compares_runs else "run"
     return (
         f'<tr><td><a href="{esc(href)}">{esc(d.run_id)}</a></td><td>{kind}</td>'
         f'<td class="num">{len(d.findings)}</td><td class="num">{esc(_counts(d))}</td><td>{top_html}</td></tr>'
@@ -34,15 +38,19 @@ def _row(d: Diagnosis, href: str) -> str:
 
 
 def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> str:
-    """The index page: every report (Diagnosis and its report.html, linked relative to ``index_path``),
-    runs in run id order, pages comparing several runs last."""
-    ordered = sorted(pages, key=lambda p: (p[0].compares_runs, p[0].run_id))
+    """The index page: every report (Diagnosis and its report.html or job.html, linked relative to
+    ``index_path``), jobs first, then runs in run id order, pages comparing several runs last."""
+    ordered = sorted(pages, key=lambda p: (not _is_job(p[1]), p[0].compares_runs, p[0].run_id))
     folder = Path(index_path).resolve().parent
-    rows = "".join(_row(d, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix()) for d, page in ordered)
-    runs = sum(not d.compares_runs for d, _ in pages)
+    rows = "".join(
+        _row(d, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix(), _is_job(page)) for d, page in ordered
+    )
+    jobs = sum(_is_job(page) for _, page in pages)
+    runs = sum(not d.compares_runs and not _is_job(page) for d, page in pages)
+    counted = f"{jobs} job(s), {runs} run(s)" if jobs else f"{runs} run(s)"
     body = (
-        f'<header><h1>npu-triage reports</h1><p class="subtitle">{runs} run(s); '
-        "each row links to the run's report, its top finding first</p></header>"
+        f'<header><h1>npu-triage reports</h1><p class="subtitle">{counted}; '
+        "each row links to the report, its top finding first</p></header>"
         '<section id="reports"><table><thead><tr><th>report</th><th>kind</th><th class="num">findings</th>'
         f"<th>by severity</th><th>top finding</th></tr></thead><tbody>{rows}</tbody></table></section>"
     )

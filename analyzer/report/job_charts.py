@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -41,6 +43,8 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
         height=max(320, 12 * len(ranks) + 160),
     )
     fig.update_yaxes(title_text="rank", row=1, col=1, autorange="reversed")
+    # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
+    fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(len(ranks) / 16)))
     return fig
 
 

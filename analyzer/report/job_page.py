@@ -63,7 +63,7 @@ def _header(d: Diagnosis) -> str:
     step = s.get("job_step_us")
     rows = [
         ("ranks", s.get("rank_count")),
-        ("world size", d.run.get("world_size")),
+        ("world size", d.run.get("world_size") or "unknown (not in the ranks' metadata)"),
         ("ranks with summaries only", rank_ranges(summary_only) or "none"),
         ("steps", s.get("step_count")),
         ("job step (ms, slowest rank)", None if step is None else round(step / 1000, 3)),
@@ -73,6 +73,15 @@ def _header(d: Diagnosis) -> str:
         ),
         ("groups", d.run.get("groups")),
     ]
+    if s.get("most_waited_for_rank") is not None and step:  # as the terminal says it, also with no finding
+        wait = s.get("caused_wait_per_step_us") or 0.0
+        rows.append(
+            (
+                "most waited for",
+                f"rank {s['most_waited_for_rank']}: the others wait {wait / 1000:,.2f} ms per step for it at the "
+                f"collectives, {wait / step:.1%} of the job step",
+            )
+        )
     kv = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
     rank_table = table(
         ["rank", "run", "export", "per-task data", "step trace", "communication", "matrix", "pp stage"],
@@ -97,17 +106,26 @@ def _header(d: Diagnosis) -> str:
     )
 
 
+# The job page's charts, by the key a job rule's [report] chart names (the div id is the key with dashes).
+JOB_CHARTS = ("job_rank_step", "job_wait_transit", "job_links", "job_stages")
+
+
+def _div(key: str) -> str:
+    return key.replace("_", "-")
+
+
 def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: str | None = None) -> str:
     """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
     inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
+    rank_step, wait_transit, links, stage_chart = JOB_CHARTS
     figures = [
-        (job_charts.rank_step_heatmap(_rows(con, _STEPS, d.run_id)), "job-rank-step"),
-        (job_charts.wait_transit_bars(_rows(con, _WAITS, d.run_id)), "job-wait-transit"),
-        (job_charts.link_bandwidth_figure(_rows(con, _LINKS, d.run_id)), "job-links"),
+        (job_charts.rank_step_heatmap(_rows(con, _STEPS, d.run_id)), _div(rank_step)),
+        (job_charts.wait_transit_bars(_rows(con, _WAITS, d.run_id)), _div(wait_transit)),
+        (job_charts.link_bandwidth_figure(_rows(con, _LINKS, d.run_id)), _div(links)),
     ]
     stages = _rows(con, _STAGES, d.run_id)
     if len(stages) >= 2:
-        figures.append((job_charts.stage_bars(stages), "job-stages"))
+        figures.append((job_charts.stage_bars(stages), _div(stage_chart)))
     charts = "".join(f'<div class="chart">{figure_html(fig, div)}</div>' for fig, div in figures)
     body = f'{_header(d)}\n{_findings(d)}\n<section id="charts"><h2>Charts</h2>{charts}</section>'
     return standalone_page(f"npu-triage job: {d.run_id}", body, plotly_src)

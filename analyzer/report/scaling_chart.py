@@ -43,6 +43,9 @@ def sweep_chart(rows: pa.Table) -> go.Figure:
             row=1,
             col=3,
         )
-    fig.update_layout(**figure_layout("Batch-size scaling", "batch size", "", height=380))
-    fig.update_xaxes(type="log", title_text="batch size")
+    fig.update_layout(**figure_layout("Batch-size scaling", "batch size", "", height=430))
+    sizes = sorted({b for b in data["batch_size"] if b})  # ticks at the measured sizes, not log minor ticks
+    fig.update_xaxes(type="log", title_text="batch size", tickmode="array", tickvals=sizes, ticktext=sizes)
+    # the legend below the panels: above them it covers the panel titles
+    fig.update_layout(legend={"orientation": "h", "x": 0, "y": -0.3, "yanchor": "top"}, margin={"b": 110})
     return fig

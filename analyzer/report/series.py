@@ -221,11 +221,12 @@ def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000
 def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:
     """Per step (or the profiled span without steps): the parts of the time breakdown (_time_breakdown).
 
-    Columns: step_id (the window's subject), computing_us, comm_not_overlapped_us, other_tasks_us,
+    Columns: step_id (NULL for the profiled span), label ('step N', 'whole run', ...), computing_us,
+    comm_not_overlapped_us, other_tasks_us,
     gaps_us, launch_gaps_us, free_us (before the first and after the last task); they add up to
     the step's span.
     """
-    sql = """SELECT subject AS step_id, computing_us, comm_not_overlapped_us, other_tasks_us, gaps_us,
+    sql = """SELECT step_id, subject AS label, computing_us, comm_not_overlapped_us, other_tasks_us, gaps_us,
            launch_gaps_us, free_before_us + free_after_us AS free_us
     FROM _time_breakdown WHERE run_id = $run AND window_no > 0 ORDER BY window_no LIMIT $limit"""
     return _query(con, sql, {"run": run_id, "limit": limit})

@@ -2,7 +2,7 @@
 
 One definition read by the rules, the run summary, the JSON and the step chart. The words mean one
 thing each: *computing* (some compute task runs), *communication not overlapped* (only communication
-runs), *other device tasks* (only tasks that neither compute nor communicate), *long gaps* (the device
+runs), *other device tasks* (only tasks that neither compute nor communicate), *gaps* (the device
 idle between two tasks while the timeline shows a cause inside: a host synchronize, a compile, an
 allocation, a wait on another stream; or for at least the chip table's gap_threshold_us with no cause
 shown), *launch gaps* (idle between two tasks for less than that, no cause shown: the host issues

@@ -71,14 +71,16 @@ def run_nominal_sql(overrides: dict[str, Any] | None = None) -> str:
     literals (a helper table is built once, before any statement binds parameters).
     """
     overrides = {k: float(v) for k, v in (overrides or {}).items() if k in NOMINAL_KEYS}
-    values = ", ".join(f"('{name}', {', '.join(repr(v) for v in rest)})" for name, *rest in chip_rows())
+    values = ", ".join(f"('{name}', {', '.join(f'{v!r}::DOUBLE' for v in rest)})" for name, *rest in chip_rows())
     columns = ", ".join(NOMINAL_KEYS)
-    picked = ", ".join(
-        f"{overrides[k]!r} AS {k}"
-        if k in overrides
-        else ("coalesce(r.ai_core_count, c.ai_core_count) AS ai_core_count" if k == "ai_core_count" else f"c.{k}")
-        for k in NOMINAL_KEYS
-    )
+
+    def pick(k: str) -> str:
+        if k == "ai_core_count":  # the run's own count wins over the table's
+            value = f"CAST({overrides[k]!r} AS INTEGER)" if k in overrides else None
+            return f"{value or 'coalesce(r.ai_core_count, CAST(c.ai_core_count AS INTEGER))'} AS {k}"
+        return f"{overrides[k]!r}::DOUBLE AS {k}" if k in overrides else f"c.{k}"
+
+    picked = ", ".join(pick(k) for k in NOMINAL_KEYS)
     return f"""
 WITH t AS (SELECT * FROM (VALUES {values}) v(chip, {columns})),
 -- every run of runs, and the runs that only ops names (a database filled table by table)

@@ -8,7 +8,7 @@ Each rule declares in its TOML which pool of time its impact claims (``[impact] 
 - ``operator-time``: the device time of one operator type (``_op_type_busy``; a finding names the
   type in its ``op_type`` column, else its subject is the type). Several findings on one type share
   it, largest first; all of them together never exceed the run's computing time.
-- ``none``: no pool of its own.
+- ``none`` (also a rule that declares no family): no pool of its own.
 
 Last, every finding of the run, in ranking order, is capped so that their impacts never add up to
 more than the run's span. A finding whose impact others claimed down to an immaterial share of the
@@ -89,7 +89,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
 
     ``rules``: the rules that made the findings (their ``[impact]`` declarations).
     """
-    declared = {r.name: (r.impact_family, r.impact_role) for r in rules}
+    declared = {r.name: (r.impact_family or "none", r.impact_role) for r in rules}
     runs = {f.run_id for f in findings}
     if not runs:
         return findings

@@ -68,7 +68,6 @@ _REQUIRED_TEXT = (
     "doc_checks",
     "doc_why",
     "doc_impact",
-    "impact_family",
 )
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
