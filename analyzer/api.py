@@ -19,6 +19,7 @@ import duckdb
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis import diagnose as diagnose_run
 from analyzer.diagnosis import diagnose_runs
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.execution.memory import memory_limit_bytes
 from analyzer.ingest.database import connect, load_duckdb
 from analyzer.ingest.loader import load_export, usable_run_ids
@@ -26,7 +27,6 @@ from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
-from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import Rule

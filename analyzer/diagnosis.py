@@ -7,7 +7,7 @@ from typing import Any
 import duckdb
 
 from analyzer import __version__
-from analyzer.report.model import ALL_RUNS_ID, Diagnosis
+from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.overlap import exclusive_impacts
@@ -170,7 +170,7 @@ def diagnose_runs(
     *,
     preview: bool = False,
 ) -> Diagnosis | None:
-    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size-scaling).
+    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size scaling).
 
     Returns None when fewer than two runs or no such rule are given, and when none of those rules
     has a finding or failed: skipped (e.g. no run records a batch size) or with nothing to compare

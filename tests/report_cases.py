@@ -6,8 +6,8 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.database import append_rows
-from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.loader import load_rules
 from analyzer.rule_engine.model import Finding, ReportSpec, RuleOutcome
 

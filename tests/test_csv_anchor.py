@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from analyzer.ingest.csv_anchor import ns_anchor
-from analyzer.ingest.csv_source import first_data_row
+from analyzer.ingest.csv.csv_anchor import ns_anchor
+from analyzer.ingest.csv.csv_source import first_data_row
 
 COLUMNS = ["Name", "Start Time(us)", "Stop(us)"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from analyzer.ingest.csv_source import stream_csv
+from analyzer.ingest.csv.csv_source import stream_csv
 from tests.read_context import context_for
 
 HEADER = ["Name", "Start Time(us)", "Duration(us)"] + [f"m{i}" for i in range(25)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from analyzer.cli import main
-from analyzer.report.model import DIAGNOSIS_FORMAT_VERSION
+from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION
 from tests.conftest import ROOT
 from tests.json_schema_check import schema_problems
 

@@ -11,8 +11,8 @@ import pytest
 from analyzer.cli import main
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.noise import compare_samples, judge
-from analyzer.diff.sources import load_side, memory_catalog
 from analyzer.report.diff_terminal import TSV_COLUMNS
+from analyzer.runs.sources import load_side, memory_catalog
 from analyzer.runs.work import WorkSettings
 from tests.tiny_exports import MODEL, write_tiny_export
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.discover import discover
+from analyzer.ingest.metadata.discover import discover
 
 
 def _touch(path, text="x\n"):

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from analyzer.diagnosis import diagnose
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest import load_export
 from analyzer.report.markdown import render_markdown
-from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.loader import load_rules
 from fixtures.generator import write_export
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.communication_json import load_communication, load_communication_matrix
+from analyzer.ingest.communication.communication_json import load_communication, load_communication_matrix
 from tests.read_context import context_for, write_bytes
 
 LEVEL1 = "torch_npu_level1_rank0_text/ASCEND_PROFILER_OUTPUT"

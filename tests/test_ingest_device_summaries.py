@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.core_utilization import (
+from analyzer.ingest.csv.core_utilization import (
     load_ai_core_utilization,
     load_ai_vector_core_utilization,
 )
-from analyzer.ingest.hbm_summary import load_ddr, load_hbm
-from analyzer.ingest.l2_cache import load_l2_cache
+from analyzer.ingest.readers import READERS
 from tests.read_context import context_for, write_bytes
 
 
 def test_l2_cache_real_na_hit_rate_is_null(real_dir, con):
     folder = real_dir / "torch_npu_level1_rank0_text/ASCEND_PROFILER_OUTPUT"
     ctx = context_for(folder)
-    assert load_l2_cache(con, (folder / "l2_cache.csv",), ctx) == 179
+    assert READERS["l2_cache"](con, (folder / "l2_cache.csv",), ctx) == 179
     first = con.execute(
         "SELECT device_id, stream_id, task_id, op_name, hit_ratio, victim_ratio FROM l2_cache ORDER BY task_id LIMIT 1"
     ).fetchall()
@@ -28,7 +27,7 @@ def test_l2_cache_msprof_device_column(tmp_path, con):
         "l2_cache_20260605161737.csv",
         "Device_id,Stream Id,Task Id,Hit Rate,Victim Rate,Op Name\n3,7,100,0.9,0.01,MatMul\n",
     )
-    assert load_l2_cache(con, (path,), context_for(tmp_path)) == 1
+    assert READERS["l2_cache"](con, (path,), context_for(tmp_path)) == 1
     assert con.execute("SELECT device_id, hit_ratio FROM l2_cache").fetchall() == [(3, 0.9)]
 
 
@@ -75,7 +74,7 @@ def test_hbm_and_ddr_averages_fill_bandwidth_summary(tmp_path, con):
     )
     ddr = write_bytes(tmp_path, "ddr_20260605161737.csv", header + "0,Average,10.0,20.0\n")
     ctx = context_for(tmp_path)
-    assert load_hbm(con, (hbm,), ctx) == 3 and load_ddr(con, (ddr,), ctx) == 1
+    assert READERS["hbm"](con, (hbm,), ctx) == 3 and READERS["ddr"](con, (ddr,), ctx) == 1
     rows = con.execute(
         "SELECT memory, device_id, unit_id, read_mb_per_s, write_mb_per_s FROM bandwidth_summary "
         "ORDER BY memory, unit_id"

@@ -211,7 +211,7 @@ def test_try_cast_of_a_csv_column_stays_a_try_cast(tmp_path):
 
 def test_big_csv_files_are_scanned_in_parallel_small_ones_serially(tmp_path):
     """DuckDB's parallel CSV reader is used from a size on; small files take the serial one."""
-    from analyzer.ingest.csv_source import scans_in_parallel
+    from analyzer.ingest.csv.csv_source import scans_in_parallel
     from tests.read_context import context_for
 
     big, small = tmp_path / "big.csv", tmp_path / "small.csv"
@@ -267,8 +267,8 @@ def test_a_file_whose_rows_do_not_fit_its_header_is_refused_naming_header_line_a
 def test_a_callers_open_transaction_is_left_alone(tmp_path):
     """Inside the caller's own transaction the number columns are read as text (a BEGIN there would
     abort it): the rows are read, and the caller's transaction still commits them."""
+    from analyzer.ingest.csv.op_summary import load_op_summary
     from analyzer.ingest.database import connect
-    from analyzer.ingest.op_summary import load_op_summary
     from tests.read_context import context_for
 
     export = _metrics_export(tmp_path, "tx", ["1.5", "2.5"])

@@ -10,7 +10,7 @@ import pytest
 
 from analyzer.ingest.loader import load_export
 from analyzer.ingest.schema import TABLES
-from analyzer.ingest.sqlite_export import load_profiler_db
+from analyzer.ingest.sqlite.sqlite_export import load_profiler_db
 from fixtures.generator import expected_ops, export_units, truth, write_export
 from tests.read_context import context_for
 from tests.tree_hash import tree_digest

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.ingest.step_trace import load_step_trace
-from analyzer.ingest.step_trace_time import load_step_trace_time
+from analyzer.ingest.readers import READERS
 from tests.read_context import context_for, write_bytes
 
 STEP_TRACE_HEADER = (
@@ -16,7 +15,7 @@ STEP_TRACE_HEADER = (
 def test_step_trace_time_real_2025_step_50_values(real_dir, con):
     folder = real_dir / "torch_npu_level1_rank0_text/ASCEND_PROFILER_OUTPUT"
     ctx = context_for(folder)
-    assert load_step_trace_time(con, (folder / "step_trace_time.csv",), ctx) == 1
+    assert READERS["step_trace_time"](con, (folder / "step_trace_time.csv",), ctx) == 1
     row = con.execute(
         "SELECT step_id, device_id, computing_us, comm_not_overlapped_us, stage_us, preparing_us, source FROM steps"
     ).fetchall()
@@ -26,7 +25,7 @@ def test_step_trace_time_real_2025_step_50_values(real_dir, con):
 
 def test_step_trace_time_real_2023_variant_has_no_preparing(real_dir, con):
     folder = real_dir / "torch_npu_memoryl0_2023/ASCEND_PROFILER_OUTPUT"
-    assert load_step_trace_time(con, (folder / "step_trace_time.csv",), context_for(folder)) == 1
+    assert READERS["step_trace_time"](con, (folder / "step_trace_time.csv",), context_for(folder)) == 1
     row = con.execute("SELECT step_id, computing_us, stage_us, bubble_us, preparing_us FROM steps").fetchall()
     assert row == [(2, 75174.57464453117, 291698.0, 0.0, None)]
 
@@ -39,7 +38,7 @@ def test_step_trace_time_device_id_first_and_empty_step_is_null(tmp_path, con):
         "Stage,Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
         "3,,100.5,20.0,5.0,25.0,10.0,130.5,0,20.0,7.25\r\n",
     )
-    assert load_step_trace_time(con, (path,), context_for(tmp_path)) == 1
+    assert READERS["step_trace_time"](con, (path,), context_for(tmp_path)) == 1
     row = con.execute("SELECT device_id, step_id, computing_us, preparing_us FROM steps").fetchall()
     assert row == [(3, None, 100.5, 7.25)]
 
@@ -54,7 +53,7 @@ def test_step_trace_duplicate_reduce_headers_exact_ns_and_na(tmp_path, con):
         "10000.5,5.0,6711.0,1,1780676244350100.000\t,100,1780676244350300.000\t,200\n",
     )
     ctx = context_for(tmp_path)
-    assert load_step_trace(con, (path,), ctx) == 2
+    assert READERS["step_trace"](con, (path,), ctx) == 2
     rows = con.execute(
         "SELECT step_id, device_id, start_ns, end_ns, iteration_time_us, fp_bp_time_us, "
         "data_aug_bound_us, source FROM steps ORDER BY step_id"
@@ -69,6 +68,6 @@ def test_step_trace_duplicate_reduce_headers_exact_ns_and_na(tmp_path, con):
 def test_step_trace_without_iteration_end_is_reported_and_skipped(tmp_path, con):
     path = write_bytes(tmp_path, "step_trace_1.csv", "Device_id,Iteration ID,FP Start(us)\n0,1,5.0\n")
     ctx = context_for(tmp_path)
-    assert load_step_trace(con, (path,), ctx) == 0
+    assert READERS["step_trace"](con, (path,), ctx) == 0
     assert [p.severity for p in ctx.problems] == ["error"]
     assert "'Iteration End(us)'" in ctx.problems[0].problem and ctx.problems[0].file == "step_trace_1.csv"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyzer.ingest import load_export
-from analyzer.ingest.task_time import load_task_time
+from analyzer.ingest.csv.task_time import load_task_time
 from fixtures.generator import write_export
 from tests.read_context import context_for, write_bytes
 
@@ -108,7 +108,7 @@ def test_msprof_task_in_task_time_and_timeline_json_is_one_row(tmp_path):
 def test_msprof_json_device_tasks_read_after_task_time_are_never_inserted(tmp_path, con):
     """The loader reads task_time first: the JSON's twins of its tasks are left out (not inserted,
     then deleted)."""
-    from analyzer.ingest.timeline import load_timeline
+    from analyzer.ingest.timeline.timeline import load_timeline
 
     root = write_export("gappy_multistream", tmp_path, layout="msprof")[0]
     task_time = tuple(sorted(root.rglob("task_time_*.csv")))

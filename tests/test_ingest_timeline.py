@@ -11,7 +11,7 @@ import pytest
 from analyzer.ingest import load_export
 from analyzer.ingest.database import append_rows, connect
 from analyzer.ingest.step_windows import merge_step_markers
-from analyzer.ingest.timeline_json import create_raw_table, read_arrays_at_once, read_raw_events
+from analyzer.ingest.timeline.timeline_json import create_raw_table, read_arrays_at_once, read_raw_events
 from tests.read_context import context_for
 from tests.tree_hash import tree_digest
 

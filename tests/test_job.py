@@ -65,7 +65,7 @@ def test_job_page_draws_the_job_charts(tmp_path):
 
 
 def test_job_links_use_global_ranks_from_the_metadata_groups(tmp_path, con):
-    from analyzer.ingest.discover import discover
+    from analyzer.ingest.metadata.discover import discover
     from analyzer.job.grouping import find_jobs
     from analyzer.job.tables import load_job
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from analyzer.cli import main
-from analyzer.runs.model_identity import ModelIdentity, group_models, model_difference
+from analyzer.metrics.model_identity import ModelIdentity, group_models, model_difference
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER = {"Conv2D": 4, "BNTrainingUpdate": 4, "Relu": 4, "Add": 4, "MatMulV2": 4, "TransData": 4}

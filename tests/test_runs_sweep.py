@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.cli import main
+from analyzer.metrics.sweep import create_scaling_views, scaling_tables
 from analyzer.runs.catalog import create_catalog_tables
-from analyzer.runs.sweep import create_scaling_views, scaling_tables
 from tests.tiny_exports import MODEL, write_tiny_export
 
 

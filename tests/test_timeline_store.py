@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest import timeline_store
 from analyzer.ingest.database import append_rows, connect
+from analyzer.ingest.timeline import timeline_store
 
 
 def _timeline(con: duckdb.DuckDBPyConnection) -> list[tuple]:

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
-from analyzer.ingest.discover import absent_reason, printable
+from analyzer.ingest.metadata.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError

@@ -18,13 +18,14 @@ from analyzer.cli.rule_options import (
     rule_overrides,
 )
 from analyzer.diagnosis import diagnose_runs
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.database import save_duckdb
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.report.index_page import render_index
 from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.json_export import render_json
-from analyzer.report.model import Diagnosis
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import (
@@ -104,6 +105,7 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, a
         if "json" in formats:
             written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
         if "html" in formats:
+            # plotly (heavy, through job_page) loads only when HTML is asked for
             from analyzer.report.job_page import render_job_page
             from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
@@ -157,8 +159,6 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
     html_pages = [(d, p) for d, paths in pages for p in paths if p.name in ("report.html", "job.html")]
     if len(html_pages) < 2:
         return None
-    from analyzer.report.index_page import render_index
-
     index = Path(out_dir) / "index.html"
     return write_text_atomically(index, render_index(html_pages, index))
 
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
     several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
-    if several is not None:  # rules comparing the runs (batch-size-scaling)
+    if several is not None:  # rules comparing the runs (batch-size scaling)
         diagnoses.append(several)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
     index = _write_index([*job_pages, *pages], args.out)

@@ -1,6 +1,6 @@
 """`npu-triage diff BASE NEW`: compare two runs (export paths or CATALOG.duckdb:RUN_ID), noise-aware.
 
-Two runs of different models (runs/model_identity.py) are refused unless --force, which then puts
+Two runs of different models (metrics/model_identity.py) are refused unless --force, which then puts
 the warning first in every output.
 """
 
@@ -18,16 +18,16 @@ from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
 from analyzer.cli.usage import UsageError
 from analyzer.diff.compare import diff_runs
-from analyzer.diff.sources import load_side, memory_catalog
 from analyzer.job.grouping import Job
 from analyzer.job.job_diff import diff_jobs, read_side, the_job
+from analyzer.metrics.model_identity import load_identities, model_difference
 from analyzer.report.diff_html import render_diff_html
 from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.diff_terminal import diff_renderable, diff_summary_lines, diff_tsv
 from analyzer.report.job_diff_text import job_diff_dict, job_diff_lines
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
-from analyzer.runs.model_identity import load_identities, model_difference
+from analyzer.runs.sources import load_side, memory_catalog
 from analyzer.runs.work import WorkSettings
 
 

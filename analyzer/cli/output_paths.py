@@ -15,7 +15,7 @@ from pathlib import Path
 
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
-from analyzer.ingest.discover import discover
+from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.model import ExportSource, IngestError
 
 FOLDER = "folder"  # a folder the command writes files into (created when absent)

@@ -3,34 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import duckdb
 
+from analyzer.cli.catalog_args import add_catalog_argument, add_rows_format, open_read_only, rows_format
 from analyzer.cli.console import err, out
 from analyzer.report.rows import rows_csv, rows_json, rows_rich, rows_tsv
-from analyzer.runs.catalog import CatalogError, open_catalog, read_only_query
+from analyzer.runs.catalog import read_only_query
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("query", help="run read-only SQL over a catalog and print the rows")
-    p.add_argument("catalog", type=Path, help="catalog DuckDB file")
+    add_catalog_argument(p)
     p.add_argument("sql", help='one SQL query, e.g. "SELECT code, count(*) FROM findings GROUP BY 1"')
-    p.add_argument(
-        "--format",
-        choices=("auto", "table", "tsv", "csv", "json"),
-        default="auto",
-        help="auto (default): a table on a terminal, TSV into a pipe",
-    )
+    add_rows_format(p, "auto (default): a table on a terminal, TSV into a pipe")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        con = open_catalog(args.catalog, read_only=True)
-    except CatalogError as exc:
-        err(f"npu-triage: {exc}")
+    con = open_read_only(args.catalog)
+    if con is None:
         return 2
     try:
         table = read_only_query(con, args.sql)
@@ -39,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         con.close()
-    fmt = args.format if args.format != "auto" else ("table" if sys.stdout.isatty() else "tsv")
+    fmt = rows_format(args.format)
     if fmt == "tsv":
         out.file.write(rows_tsv(table))
     elif fmt == "csv":

@@ -27,7 +27,7 @@ def add_rule_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="RULE.PARAM=VALUE",
-        help="override a rule param, e.g. --set mte-share-high.threshold=0.35 (repeatable)",
+        help="override a rule param, e.g. --set RULE.threshold=0.35 (repeatable)",
     )
     p.add_argument("--config", type=Path, help="TOML file of param overrides: [rule-name] param = value")
     p.add_argument("--preview", action="store_true", help="also run rules whose status is 'preview'")

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     shape.add_argument("--markdown", action="store_true", help="Markdown table (the README's rules section)")
     shape.add_argument("--reference", action="store_true", help="the full reference in Markdown (docs/rules.md)")
     show = actions.add_parser("show", help="the documentation of one rule")
-    show.add_argument("name", help="rule name or code, e.g. mte-share-high or MEM001")
+    show.add_argument("name", help="rule name or code, as `rules list` prints them")
     check = actions.add_parser("check", help="validate every rule file (exit 1 on problems)")
     check.add_argument(
         "--fixtures",

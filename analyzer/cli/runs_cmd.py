@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from rich.table import Table
 
+from analyzer.cli.catalog_args import add_rows_format, open_read_only, rows_format
 from analyzer.cli.console import err, out
 from analyzer.report.catalog_doc import render_catalog_markdown
 from analyzer.report.rows import rows_csv, rows_json, rows_tsv
-from analyzer.runs.catalog import CatalogError, list_runs, open_catalog
+from analyzer.runs.catalog import list_runs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list the runs of a catalog with their top finding")
     p.add_argument("catalog", type=Path, nargs="?", help="catalog DuckDB file written by `npu-triage batch`")
     p.add_argument("--schema-markdown", action="store_true", help="print the catalog schema as Markdown and exit")
-    p.add_argument(
-        "--format",
-        choices=("auto", "table", "tsv", "csv", "json"),
-        default="auto",
-        help="auto (default): a table on a terminal, TSV into a pipe; full run ids in every format but table",
-    )
+    add_rows_format(p, "auto (default): a table on a terminal, TSV into a pipe; full run ids in every format but table")
     p.set_defaults(func=run)
 
 
@@ -38,16 +33,14 @@ def run(args: argparse.Namespace) -> int:
     if args.catalog is None:
         err("npu-triage runs: a catalog file is needed")
         return 2
-    try:
-        con = open_catalog(args.catalog, read_only=True)
-    except CatalogError as exc:
-        err(f"npu-triage: {exc}")
+    con = open_read_only(args.catalog)
+    if con is None:
         return 2
     listed = list_runs(con)
     rows = listed.to_pylist()
     failures = con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
     con.close()
-    fmt = args.format if args.format != "auto" else ("table" if sys.stdout.isatty() else "tsv")
+    fmt = rows_format(args.format)
     if fmt != "table":
         out.file.write({"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}[fmt](listed))
         if failures:

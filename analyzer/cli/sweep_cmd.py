@@ -9,11 +9,11 @@ from pathlib import Path
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
-from analyzer.diff.sources import memory_catalog
+from analyzer.metrics.sweep import create_scaling_views, scaling_tables
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.rows import rows_rich, rows_tsv
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
-from analyzer.runs.sweep import create_scaling_views, scaling_tables
+from analyzer.runs.sources import memory_catalog
 from analyzer.runs.sweep_inputs import load_sweep_catalog, load_sweep_paths
 from analyzer.runs.work import WorkSettings
 

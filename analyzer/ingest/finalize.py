@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.ingest import timeline_store
-from analyzer.ingest.fingerprint import source_fingerprint
+from analyzer.ingest.metadata.fingerprint import source_fingerprint
+from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.pipeline import derive_pipeline
+from analyzer.ingest.pipe_columns import derive_pipeline
 from analyzer.ingest.readers import DEVICE_TASK_KINDS
-from analyzer.ingest.run_metadata import RunMetadata
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.step_windows import merge_step_markers
+from analyzer.ingest.timeline import timeline_store
 
 # Which collection setting collects which metric family (said in runs.not_collected and in skips).
 SETTINGS = {

@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import Unreadable, absent_reason, printable, scan
 from analyzer.ingest.finalize import finalize_run
+from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
+from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
-from analyzer.ingest.run_metadata import read_run_metadata
 from analyzer.stop_signal import stop_requested
 
 

@@ -11,31 +11,32 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator, Mapping
 
-# kind -> "module:function" under analyzer.ingest, in reading order. Modules are imported when a file of
+# kind -> "module:function" under analyzer.ingest, in reading order; a bare "module" holds declarations
+# whose ``reader(kind)`` builds the reader (the simple CSV tables). Modules are imported when a file of
 # their kind is read, so that a text export never pays for the SQLite readers' imports (pyarrow).
 _SPECS = {
-    "op_summary": "op_summary:load_op_summary",
-    "op_statistic": "op_statistic:load_op_statistic",
-    "api_statistic": "api_statistic:load_api_statistic",
-    "step_trace_time": "step_trace_time:load_step_trace_time",
-    "step_trace": "step_trace:load_step_trace",
-    "task_time": "task_time:load_task_time",
-    "communication_statistic": "communication_statistic:load_communication_statistic",
-    "communication": "communication_json:load_communication",
-    "communication_matrix": "communication_json:load_communication_matrix",
-    "memory_record": "memory_files:load_memory_record",
-    "npu_module_mem": "memory_files:load_npu_module_mem",
-    "npu_mem": "memory_files:load_npu_mem",
-    "operator_memory": "operator_memory:load_operator_memory",
-    "l2_cache": "l2_cache:load_l2_cache",
-    "ai_core_utilization": "core_utilization:load_ai_core_utilization",
-    "ai_vector_core_utilization": "core_utilization:load_ai_vector_core_utilization",
-    "hbm": "hbm_summary:load_hbm",
-    "ddr": "hbm_summary:load_ddr",
-    "timeline": "timeline:load_timeline",
-    "torch_db": "sqlite_export:load_profiler_db",
-    "msprof_db": "sqlite_export:load_profiler_db",
-    "analysis_db": "sqlite_export:load_analysis_db",
+    "op_summary": "csv.op_summary:load_op_summary",
+    "op_statistic": "csv.declared_tables",
+    "api_statistic": "csv.declared_tables",
+    "step_trace_time": "csv.declared_tables",
+    "step_trace": "csv.declared_tables",
+    "task_time": "csv.task_time:load_task_time",
+    "communication_statistic": "csv.declared_tables",
+    "communication": "communication.communication_json:load_communication",
+    "communication_matrix": "communication.communication_json:load_communication_matrix",
+    "memory_record": "csv.declared_tables",
+    "npu_module_mem": "csv.declared_tables",
+    "npu_mem": "csv.declared_tables",
+    "operator_memory": "csv.declared_tables",
+    "l2_cache": "csv.declared_tables",
+    "ai_core_utilization": "csv.core_utilization:load_ai_core_utilization",
+    "ai_vector_core_utilization": "csv.core_utilization:load_ai_vector_core_utilization",
+    "hbm": "csv.declared_tables",
+    "ddr": "csv.declared_tables",
+    "timeline": "timeline.timeline:load_timeline",
+    "torch_db": "sqlite.sqlite_export:load_profiler_db",
+    "msprof_db": "sqlite.sqlite_export:load_profiler_db",
+    "analysis_db": "sqlite.sqlite_export:load_analysis_db",
 }
 
 # The kinds whose reader inserts device_task rows into timeline (msprof writes each task to two of
@@ -48,7 +49,8 @@ class _Readers(Mapping):
 
     def __getitem__(self, kind: str) -> Callable:
         module, _, function = _SPECS[kind].partition(":")
-        return getattr(importlib.import_module(f"analyzer.ingest.{module}"), function)
+        found = importlib.import_module(f"analyzer.ingest.{module}")
+        return getattr(found, function) if function else found.reader(kind)
 
     def __iter__(self) -> Iterator[str]:
         return iter(_SPECS)

@@ -8,9 +8,9 @@ from typing import Any
 import duckdb
 
 from analyzer import __version__
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
-from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
@@ -33,7 +33,7 @@ SELECT (SELECT count(*) FROM job_ranks WHERE run_id = $job) AS rank_count,
        (SELECT count(DISTINCT pp_stage) FROM job_ranks WHERE run_id = $job) AS pp_stage_count
 """
 
-# The rank the others waited for most (as slow-rank counts it), whether or not that rule fires: what
+# The rank the others waited for most (as the rule judging slow ranks counts it), whether or not it fires: what
 # the job's collectives say even when no rank stands out.
 _LATE = """
 WITH per_op AS (

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import discover
+from analyzer.ingest.metadata.discover import discover
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.discover import absent_reason, printable, scan
 from analyzer.ingest.loader import Ingested, load_export
+from analyzer.ingest.metadata.discover import absent_reason, printable, scan
 from analyzer.ingest.model import IngestError, Problem
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.tables import load_job

@@ -17,7 +17,7 @@ SELECT $id AS job_id, r.rank, r.pp_stage, s.stage_us, s.computing_us, s.comm_not
 FROM job_ranks r LEFT JOIN s USING (rank) LEFT JOIN w USING (rank) WHERE r.run_id = $job ORDER BY r.rank
 """
 # Both directions of a rank pair together, the per-op-type totals of the matrices (every entry when a
-# file has none), LOCAL copies and links of unknown ranks left out: the links slow-link judges.
+# file has none), LOCAL copies and links of unknown ranks left out: the links the job rules judge.
 _LINKS = """
 WITH l AS (SELECT * FROM job_links WHERE run_id = $job AND transport <> 'LOCAL' AND src_rank IS NOT NULL
               AND dst_rank IS NOT NULL AND src_rank <> dst_rank AND transit_us > 0

@@ -97,7 +97,7 @@ WHERE t.value."Transit Size(MB)" > 0
 
 # SDMA sums the on-node links (HCCS, PCIE, SIO) in the files seen: data moved is RDMA + the links,
 # and the main transport is the link with the most data (SDMA only when no link is itemised), as in
-# analyzer/ingest/communication_json.py.
+# analyzer/ingest/communication/communication_json.py.
 _COMM_OPS = """
 WITH b AS (
     SELECT rank, step_id, group_name, op_name,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from analyzer.report.model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.rule_engine.model import Finding
 
 _STEP_SUBJECT = re.compile(r"^step (-?\d+)$")

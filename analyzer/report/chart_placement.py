@@ -14,10 +14,10 @@ from collections.abc import Callable
 import duckdb
 import plotly.graph_objects as go
 
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import charts, series
 from analyzer.report.chart_marks import ChartMarks, finding_step
 from analyzer.report.html_sections import esc
-from analyzer.report.model import Diagnosis
 from analyzer.rule_engine.model import Finding
 
 TIME_AXIS_CHARTS = ("hbm", "gap_positions")  # zoomed by their x range only

@@ -43,6 +43,16 @@ _AXIS = {
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 
+def _limit_line(fig: go.Figure, y: float, text: str) -> None:
+    """The dashed horizontal line of a rule's limit, labelled at its left end."""
+    fig.add_hline(
+        y=y,
+        line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
+        annotation_text=text,
+        annotation_position="top left",
+    )
+
+
 def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int = 340) -> dict:
     """Layout settings shared by every chart: pass as ``fig.update_layout(**figure_layout(...))``.
 
@@ -159,12 +169,7 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) ->
                 marker={"symbol": "square", "size": 12, "color": COLORS["idle"], "opacity": 0.5},
             )
         )
-    fig.add_hline(
-        y=low_pct,
-        line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
-        annotation_text=f"{low_pct:.0f}%",
-        annotation_position="top left",
-    )
+    _limit_line(fig, low_pct, f"{low_pct:.0f}%")
     fig.update_layout(**figure_layout(title, "time from first task (ms)", "busy (%)"))
     fig.update_yaxes(range=[0, 105])
     return fig
@@ -234,12 +239,7 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure
                 hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
             )
         )
-    fig.add_hline(
-        y=mte_limit * 100,
-        line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
-        annotation_text=f"MTE {mte_limit:.0%}",
-        annotation_position="top left",
-    )
+    _limit_line(fig, mte_limit * 100, f"MTE {mte_limit:.0%}")
     fig.update_layout(**figure_layout(title, "", "% of core time (pipes overlap)", height=380))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(tickangle=-35)

@@ -11,9 +11,28 @@ from analyzer.report.html import figure_html
 from analyzer.report.html_style import standalone_page
 
 
+def _text_html(line: str) -> str:
+    """A heading or a paragraph."""
+    if line.startswith("#"):
+        level = len(line) - len(line.lstrip("#"))
+        return f"<h{level}>{html.escape(line.lstrip('# '))}</h{level}>"
+    return f"<p>{html.escape(line)}</p>"
+
+
 def _markdown_to_html(md: str) -> str:
     """Just enough Markdown (headings, bullets, pipe tables) for the diff page."""
-    out, in_table, in_list = [], False, False
+    out: list[str] = []
+    opened = {"table": False, "ul": False}
+
+    def add(block: str, item: str) -> None:
+        out.append(("" if opened[block] else f"<{block}>") + item)
+        opened[block] = True
+
+    def close(block: str) -> None:
+        if opened[block]:
+            out.append(f"</{block}>")
+            opened[block] = False
+
     for line in md.splitlines():
         if line.startswith("<!--"):
             continue
@@ -21,27 +40,19 @@ def _markdown_to_html(md: str) -> str:
             cells = [html.escape(c.strip().strip("`")) for c in line.strip("|").split("|")]
             if set("".join(cells)) <= set("-"):
                 continue
-            tag = "th" if not in_table else "td"
-            row = "".join(f"<{tag}>{c}</{tag}>" for c in cells)
-            out.append(("<table>" if not in_table else "") + f"<tr>{row}</tr>")
-            in_table = True
+            tag = "td" if opened["table"] else "th"
+            add("table", "<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
             continue
-        if in_table:
-            out.append("</table>")
-            in_table = False
+        close("table")
         if line.startswith("- "):
-            out.append(("<ul>" if not in_list else "") + f"<li>{html.escape(line[2:]).replace('`', '')}</li>")
-            in_list = True
+            add("ul", f"<li>{html.escape(line[2:]).replace('`', '')}</li>")
             continue
-        if in_list:
-            out.append("</ul>")
-            in_list = False
-        if line.startswith("#"):
-            level = len(line) - len(line.lstrip("#"))
-            out.append(f"<h{level}>{html.escape(line.lstrip('# '))}</h{level}>")
-        elif line.strip():
-            out.append(f"<p>{html.escape(line)}</p>")
-    return "\n".join(out + (["</table>"] if in_table else []) + (["</ul>"] if in_list else []))
+        close("ul")
+        if line.strip():
+            out.append(_text_html(line))
+    close("table")
+    close("ul")
+    return "\n".join(out)
 
 
 def render_diff_html(diff: RunDiff, fail_pct: float | None = None, plotly_src: str | None = None) -> str:

@@ -18,6 +18,7 @@ import duckdb
 import plotly.graph_objects as go
 
 from analyzer.atomic_files import write_text_atomically
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import charts, runs_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
@@ -28,7 +29,6 @@ from analyzer.report.html_sections import (
     runs_header_section,
 )
 from analyzer.report.html_style import CSS, ERROR_COLLECTOR
-from analyzer.report.model import Diagnosis
 from analyzer.report.plotly_asset import plotly_script_tag, plotly_src, write_plotly_js
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from analyzer.report.model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.rule_engine.model import Finding, RuleOutcome
 
 _RUN_FIELDS = (

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from html import escape
+
+from analyzer.report.plotly_asset import plotly_script_tag
+
 # Set before anything else runs, so a browser test can read window.__errors after load.
 ERROR_COLLECTOR = (
     "window.__errors = [];"
@@ -71,10 +75,6 @@ def standalone_page(title: str, body: str, plotly_src: str | None = None, charts
     """A page around ``body`` (already escaped HTML) with the report's stylesheet and error collector,
     so the diff, sweep and index pages look like the run report; plotly.js inlined once, or loaded
     from ``plotly_src`` (a shared file, plotly_asset.py), or left out when the page has no ``charts``."""
-    from html import escape
-
-    from analyzer.report.plotly_asset import plotly_script_tag
-
     script = f"{plotly_script_tag(plotly_src)}\n" if charts else ""
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'

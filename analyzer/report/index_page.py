@@ -6,9 +6,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.html_sections import esc
 from analyzer.report.html_style import standalone_page
-from analyzer.report.model import Diagnosis
 
 _COUNTED = ("critical", "warning", "info")
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import job_charts
 from analyzer.report.html import figure_html
 from analyzer.report.html_sections import esc, table
 from analyzer.report.html_style import standalone_page
 from analyzer.report.job_terminal import rank_ranges
-from analyzer.report.model import Diagnosis
 
 _STEPS = (
     "SELECT rank, step_id, computing_us, comm_not_overlapped_us, free_us FROM job_steps "

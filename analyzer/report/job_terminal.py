@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from analyzer.report.model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.terminal import findings_table
 
 

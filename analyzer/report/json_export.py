@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from analyzer.report.model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
+from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
 from analyzer.rule_engine.model import Finding, RuleOutcome
 from analyzer.rule_engine.ranking import RANKING
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from html import escape
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
@@ -10,6 +11,7 @@ from analyzer.atomic_files import write_text_atomically
 
 def plotly_file_name() -> str:
     """The shared file's name, versioned so that reports of another plotly.js never pick up this one."""
+    # plotly is imported where it is used, here and below: it is heavy and only HTML needs it
     from plotly.offline import get_plotlyjs_version
 
     return f"plotly-{get_plotlyjs_version()}.min.js"
@@ -42,8 +44,6 @@ def plotly_script_tag(src: str | None) -> str:
         from plotly.offline import get_plotlyjs
 
         return f'<script type="text/javascript">{get_plotlyjs()}</script>'
-    from html import escape
-
     missing = (
         "document.addEventListener('DOMContentLoaded', function () { var p = document.createElement('p');"
         " p.className = 'none'; p.textContent = 'Charts need " + escape(Path(src).name, quote=True) + " beside"

@@ -18,7 +18,7 @@ def _has_view(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 def scaling_rows(con: duckdb.DuckDBPyConnection, run_ids: list[str], subject: str) -> pa.Table:
-    """The rows of ``batch_size_scaling`` (what batch-size-scaling judges) of one finding's model.
+    """The rows of ``batch_size_scaling`` (what the rule judging scaling reads) of one finding's model.
 
     Args:
         con: the connection the rule ran in (the view is created over ``run_ids`` when absent).

@@ -8,7 +8,7 @@ Busy time and gaps are read from the helper relations the rules judge (``_busy_i
 ``_compute_tasks``, ``_device_gaps``: analyzer/rule_engine/views.py), never recomputed here, so a
 chart and a finding count the same compute tasks and the same gaps. The operator-type charts
 count the rules' compute tasks (``_compute_tasks``: communication tasks left out), and the calls
-chart marks as hotspots the subjects the call-count-hotspot rule reported, never a test of its own.
+chart marks as hotspots the subjects the rule charting it reported, never a test of its own.
 Those relations must exist: call ``create_views(con)`` first (``html.build_figures`` does; it is
 cached while the tables are unchanged).
 """
@@ -159,8 +159,8 @@ def op_type_calls(
     """Call count against average time per operator type: compute tasks, the ``limit`` types with
     most time.
 
-    ``hotspot`` marks the types named in ``hotspots``: the subjects of the run's call-count-hotspot
-    findings, so the chart shows what the rule (with its effective params) reported.
+    ``hotspot`` marks the types named in ``hotspots``: the subjects of the run's findings charted
+    here, so the chart shows what the rule (with its effective params) reported.
     Columns: op_type, call_count, avg_us, total_us, time_rank, hotspot.
     """
     sql = f"""WITH {_OP_TYPES}

@@ -6,10 +6,10 @@ import html
 
 import pyarrow as pa
 
+from analyzer.metrics.sweep import VERDICT_TEXT
 from analyzer.report.html import figure_html
 from analyzer.report.html_style import standalone_page
 from analyzer.report.scaling_chart import sweep_chart
-from analyzer.runs.sweep import VERDICT_TEXT
 
 
 def verdict_lines(verdict: pa.Table) -> list[str]:

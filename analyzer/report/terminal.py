@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from analyzer.diagnosis import step_computing_text
-from analyzer.report.model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
 

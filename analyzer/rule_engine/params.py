@@ -28,23 +28,23 @@ def parse_value(text: str) -> Any:
 
 
 def parse_set_options(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``["mte-share-high.threshold=0.35"]`` -> ``{"mte-share-high": {"threshold": 0.35}}``.
+    """``["my-rule.threshold=0.35"]`` -> ``{"my-rule": {"threshold": 0.35}}``.
 
-    >>> parse_set_options(["inter-op-gap.min_share=0.1"])
-    {'inter-op-gap': {'min_share': 0.1}}
+    >>> parse_set_options(["my-rule.min_share=0.1"])
+    {'my-rule': {'min_share': 0.1}}
     """
     result: dict[str, dict[str, Any]] = {}
     for item in items:
         key, sep, value = item.partition("=")
         rule, dot, param = key.strip().rpartition(".")
         if not sep or not dot or not rule or not param:
-            raise ParamError(f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. mte-share-high.threshold=0.35")
+            raise ParamError(f"--set {item!r}: expected RULE.PARAM=VALUE, e.g. my-rule.threshold=0.35")
         result.setdefault(rule, {})[param] = parse_value(value.strip())
     return result
 
 
 def read_config(path: Path) -> dict[str, dict[str, Any]]:
-    """Overrides from a TOML file of rule tables: ``[mte-share-high] threshold = 0.35``."""
+    """Overrides from a TOML file of rule tables: ``[my-rule] threshold = 0.35``."""
     try:
         doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:

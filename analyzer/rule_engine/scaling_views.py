@@ -1,14 +1,18 @@
-"""The sweep's batch-size scaling views (analyzer/runs/sweep.py) over the normalized tables.
+"""The sweep's batch-size scaling views (analyzer/metrics/sweep.py) over the normalized tables.
 
 The sweep command builds ``batch_size_scaling`` from catalog tables (``catalog_runs``,
 ``run_metrics``). Here the same two inputs are made from the normalized tables of the runs being
-judged, with the catalog's own per-run metrics SQL (analyzer/runs/summary.py), so that the
-``batch-size-scaling`` rule and ``npu-triage sweep`` share one definition.
+judged, with the catalog's own per-run metrics SQL (analyzer/metrics/summary.py), so that the
+rule judging batch-size scaling and ``npu-triage sweep`` share one definition.
 """
 
 from __future__ import annotations
 
 import duckdb
+import pyarrow as pa
+
+from analyzer.metrics.summary import run_summary_tables
+from analyzer.metrics.sweep import create_scaling_views
 
 _RUNS_VIEW = "CREATE OR REPLACE TEMP VIEW catalog_runs AS SELECT run_id, model_name, batch_size, cann_version FROM runs"
 
@@ -26,12 +30,6 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
     Does nothing in a catalog database, whose own ``catalog_runs`` / ``run_metrics`` tables
     already feed the views.
     """
-    # Imported here: only several-run diagnoses need them, and pyarrow is slow to import.
-    import pyarrow as pa
-
-    from analyzer.runs.summary import run_summary_tables
-    from analyzer.runs.sweep import create_scaling_views
-
     if _is_base_table(con, "catalog_runs") or _is_base_table(con, "run_metrics"):
         create_scaling_views(con)
         return
@@ -42,7 +40,7 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
         reader.close()
     metrics = [t["run_metrics"] for t in summaries]
     con.register("run_metrics", pa.concat_tables(metrics) if metrics else pa.table({}))
-    # the op sequence of a typical step: the model identity that groups runs (runs/model_identity.py)
+    # the op sequence of a typical step: the model identity that groups runs (metrics/model_identity.py)
     positions = [t["op_positions"] for t in summaries]
     if positions:
         con.register("op_positions", pa.concat_tables(positions))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from analyzer.ingest.discover import is_read_file
+from analyzer.ingest.metadata.discover import is_read_file
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _CHUNK = 1 << 20

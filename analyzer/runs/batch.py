@@ -11,9 +11,10 @@ from pathlib import Path
 import duckdb
 
 from analyzer.duckdb_connect import connect_offline
-from analyzer.ingest.discover import printable, scan
-from analyzer.ingest.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.ingest.metadata.discover import printable, scan
+from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
+from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
@@ -211,8 +212,6 @@ def _usable_count(con, fingerprints: list[str]) -> int:
 
 def _commit_jobs(con: duckdb.DuckDBPyConnection, jobs: list[tuple[Job, str]], settings: WorkSettings) -> list[str]:
     """Catalog each job not known yet (by its fingerprint); returns the labels of those catalogued."""
-    from analyzer.rule_engine.loader import default_rules_dir, load_rules
-
     rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir()) if jobs else []
     known = known_job_fingerprints(con)
     done = []

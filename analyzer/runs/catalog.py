@@ -148,7 +148,7 @@ def read_only_query(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
 
 def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
     """One Parquet file per catalog table, each written atomically (temporary file, then rename)."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # heavy, and only this export writes Parquet
 
     written = []
     for name in CATALOG_TABLES:

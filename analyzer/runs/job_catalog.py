@@ -10,7 +10,7 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest.database import connect
-from analyzer.ingest.fingerprint import source_fingerprint
+from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.diff.sources import load_side
 from analyzer.duckdb_connect import is_duckdb_file
-from analyzer.ingest.discover import discover
+from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.model import IngestError
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
+from analyzer.runs.sources import load_side
 from analyzer.runs.work import WorkSettings
 
 _SPEC = re.compile(r"^(?P<path>.+):bs=(?P<bs>[0-9]+)$")

@@ -13,10 +13,12 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from analyzer.diagnosis import diagnose
 from analyzer.ingest import load_export
 from analyzer.ingest.model import IngestError
+from analyzer.metrics.summary import run_summary_tables
+from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.runs.catalog_schema import CATALOG_TABLES
-from analyzer.runs.summary import run_summary_tables
 from analyzer.stop_signal import stop_requested
 
 RunTables = dict[str, pa.Table]
@@ -135,11 +137,6 @@ def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[st
     """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
     if not settings.diagnose:
         return {}
-    from analyzer.diagnosis import (
-        diagnose,  # imported here: the diagnosis layer is optional for a batch
-    )
-    from analyzer.rule_engine.loader import default_rules_dir, load_rules
-
     rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
     return {rid: list(diagnose(con, rid, rules, settings.params).findings) for rid in run_ids}
 

@@ -1,0 +1,1 @@
+"""communication.json and communication_matrix.json -> comm_ops."""

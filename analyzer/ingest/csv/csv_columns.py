@@ -1,0 +1,159 @@
+"""Map raw CSV headers to normalized columns by name and insert the rows (the text readers' core).
+
+A reader declares its columns as ``Field``s (normalized name, accepted raw headers, how to
+convert); ``load_csv_table`` streams each file through ``stream_csv``, picks the first accepted header
+present for each field, reports a missing required header once, and inserts ``BY NAME``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv.csv_anchor import ns_anchor
+from analyzer.ingest.csv.csv_source import stream_csv
+from analyzer.ingest.inserts import insert_params, insert_sql
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times
+
+
+@dataclass(frozen=True)
+class Field:
+    """One normalized column and the raw headers that may hold it (first present wins)."""
+
+    target: str
+    headers: tuple[str, ...]
+    how: str  # a key of CONVERSIONS
+    required: bool = False
+
+
+def device_id(raw: str) -> str:
+    """Device id from '0', 'NPU:0' or 'npu:0'; NULL for 'host', 'CPU', N/A and blanks."""
+    t = v.text(raw)
+    return (
+        f"CASE WHEN regexp_matches({t}, '^\\d+$') THEN TRY_CAST({t} AS INTEGER) "
+        f"WHEN regexp_matches(upper({t}), '^NPU\\s*:?\\s*\\d+$') "
+        f"THEN TRY_CAST(regexp_extract({t}, '(\\d+)$', 1) AS INTEGER) END"
+    )
+
+
+def kb_to_mb(raw: str) -> str:
+    """A KB value converted to MB (KB / 1024)."""
+    return f"({v.double(raw)} / 1024.0)"
+
+
+# How to convert a raw text column (by name) to a typed SQL expression; shared with op_summary.
+CONVERSIONS = {
+    "int": lambda raw: v.integer(raw, "INTEGER"),
+    "bigint": lambda raw: v.integer(raw),
+    "text": v.text,
+    "ns": v.us_to_ns,
+    "double": v.double,
+    "kb_to_mb": kb_to_mb,
+    "device": device_id,
+    "bool": v.boolean_yes_no,
+    "unquoted": v.unquoted,
+}
+
+
+# The SQL type the CSV reader parses a column of each kind as (``csv_source.stream_csv``): a cell that
+# does not parse is a row that does not fit the header. The other kinds stay text. Ids and counts are
+# parsed as DOUBLE, which holds every id the exports write exactly (all below 2^53; the UINT64 'none'
+# sentinel becomes NULL either way) and parses faster than HUGEINT on millions of rows.
+PARSED_AS = {"int": "DOUBLE", "bigint": "DOUBLE", "ns": "DECIMAL(38,3)", "double": "DOUBLE", "kb_to_mb": "DOUBLE"}
+
+
+def column_types(columns: list[str], fields: tuple[Field, ...]) -> dict[str, str]:
+    """Header column -> SQL type for every column a field reads as a number."""
+    present = set(columns)
+    return {h: PARSED_AS[f.how] for f in fields if f.how in PARSED_AS for h in f.headers if h in present}
+
+
+def convert(how: str, raw: str, anchor_us: Decimal | None = None) -> str:
+    """SQL converting the raw column ``raw`` the ``how`` way (a key of CONVERSIONS); ``anchor_us``
+    is where the file's microsecond times lie (``csv_anchor.ns_anchor``), for the ``ns`` one."""
+    return v.us_to_ns(raw, anchor_us) if how == "ns" else CONVERSIONS[how](raw)
+
+
+def select_items(
+    columns: list[str], fields: tuple[Field, ...], anchor_us: Decimal | None = None
+) -> tuple[list[str], list[Field]]:
+    """SELECT items for every target (NULL when no header is present), and missing required fields.
+
+    Several fields may share a target (e.g. a MB and a KB header): the first one present wins.
+    ``anchor_us`` is where the file's microsecond times lie (``csv_anchor.ns_anchor``).
+    """
+    present = set(columns)
+    chosen: dict[str, str | None] = {}
+    wanted: dict[str, list[Field]] = {}
+    for field in fields:
+        wanted.setdefault(field.target, []).append(field)
+        raw = next((h for h in field.headers if h in present), None)
+        if raw is not None and chosen.get(field.target) is None:
+            chosen[field.target] = f"{convert(field.how, raw, anchor_us)} AS {field.target}"
+    items: list[str] = []
+    missing: list[Field] = []
+    for target, group in wanted.items():
+        # NULL for an absent column, so that derived expressions always bind.
+        items.append(chosen.get(target) or f"NULL AS {target}")
+        if chosen.get(target) is None and any(f.required for f in group):
+            missing.append(Field(target, tuple(h for f in group for h in f.headers), group[0].how, True))
+    return items, missing
+
+
+def file_ns_anchor(first_row: list[str], columns: list[str], fields: tuple[Field, ...]) -> Decimal | None:
+    """Where the file's microsecond times (the ``ns`` fields) lie, from its first data row."""
+    return ns_anchor(first_row, columns, [h for f in fields if f.how == "ns" for h in f.headers])
+
+
+def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected: str) -> None:
+    """One problem naming the file and every missing header."""
+    names = ", ".join(" or ".join(repr(h) for h in f.headers) for f in missing)
+    ctx.report(
+        path,
+        "line 1",
+        "error",
+        f"header lacks required column {names}; file skipped",
+        f"expected a {expected} header",
+    )
+
+
+def load_csv_table(
+    con: duckdb.DuckDBPyConnection,
+    paths: tuple[Path, ...],
+    ctx: ReadContext,
+    table: str,
+    fields: tuple[Field, ...],
+    expected: str,
+    constants: Mapping[str, object] | None = None,
+    derived: Mapping[str, str] | None = None,
+    replaced: Mapping[str, str] | None = None,
+) -> int:
+    """Read CSV files (each slice by its own header) into a normalized table. Returns the rows inserted.
+
+    ``constants`` are bound as parameters (never pasted into SQL); ``derived`` are SQL
+    expressions over the converted field names, computed in an outer SELECT; ``replaced``
+    likewise, replacing a field's value. Fields named ``_...`` are helpers and are not inserted.
+    Rows are converted while DuckDB scans each file (no text copy is kept).
+    """
+    helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
+
+    def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
+        items, missing = select_items(columns, fields, file_ns_anchor(first_row, columns, fields))
+        if missing:
+            report_missing(ctx, path, missing, expected)
+            return None
+        return insert_sql(table, f"SELECT {', '.join(items)} FROM {{scan}}", constants, derived, helpers, replaced)
+
+    params = insert_params(ctx, constants)
+    files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, fields))
+    if files:
+        drop_duplicate_rows(con, ctx, table, files[0].path)
+        times = tuple(f.target for f in fields if f.how == "ns" or f.target.endswith(("dur_us", "duration_us")))
+        report_negative_times(con, ctx, table, files[0].path, times)
+    return sum(f.rows for f in files)

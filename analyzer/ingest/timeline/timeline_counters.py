@@ -1,0 +1,88 @@
+"""Counter ('C') events of a Chrome trace -> the counters table, with normalized counter names and units.
+
+Each numeric arg of a counter event is one sample (``{"Read(MB/s)": 12.5}``); the unit comes
+from the arg key (``MB/s`` from ``Read(MB/s)``, or the key itself for ``KB`` / ``MHz``). Args
+named like ids (``acc_id``) are not samples: they name the instance of the series.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from analyzer.ingest.sql_values import decimal_us_to_ns
+from analyzer.ingest.timeline.timeline_events import process_names_sql
+
+_BARE_UNITS = ("KB", "MB", "GB", "B", "MHz", "GHz", "%", "ns", "us", "ms")
+_HBM = r"^(HBM|DDR) ?(\d*)/(Read|Write)$"
+_LLC = r"^LLC ?(\d*) (Read|Write)/(Throughput|Hit Rate)$"
+_NPU_MEM = r"^(APP|Device)/(.+)$"
+_UTILIZATION = {"AI Core Utilization": "aicore_utilization", "AI Vector Core Utilization": "aivector_utilization"}
+
+
+def _samples_sql(raw: str) -> str:
+    """One row per (counter event, arg): name, process, ts, key, numeric value, id-like arg of the event."""
+    return f"""
+        SELECT c.name, p.process, {decimal_us_to_ns("c.ts")} AS ts_ns, c.event_no,
+            kv.key AS key, TRY_CAST(json_extract_string(kv.value, '$') AS DOUBLE) AS value,
+            regexp_matches(lower(kv.key), '(^|[_ ])id$') AS is_id
+        FROM (SELECT rowid AS event_no, name, pid, ts, args FROM {raw}
+              WHERE ph = 'C' AND ts IS NOT NULL AND json_type(args) = 'OBJECT') c
+        LEFT JOIN ({process_names_sql(raw)}) p USING (pid),
+        LATERAL (SELECT unnest(map_entries(CAST(c.args AS MAP(VARCHAR, JSON))), recursive := true)) kv
+    """
+
+
+def _series_sql(raw: str) -> str:
+    """Value samples with their event's instance id and how many value args the event has."""
+    return f"""
+        SELECT *,
+            max(CASE WHEN is_id THEN CAST(value AS BIGINT)::VARCHAR END) OVER (PARTITION BY event_no) AS id_instance,
+            count(*) FILTER (WHERE NOT is_id) OVER (PARTITION BY event_no) AS value_args
+        FROM ({_samples_sql(raw)})
+    """
+
+
+def _counter_sql() -> str:
+    util = " ".join(f"WHEN process = '{p}' THEN '{c}'" for p, c in _UTILIZATION.items())
+    return f"""CASE
+        WHEN regexp_matches(name, '{_HBM}')
+            THEN lower(regexp_extract(name, '{_HBM}', 1)) || '_' || lower(regexp_extract(name, '{_HBM}', 3))
+        WHEN regexp_matches(name, '{_LLC}') AND regexp_extract(name, '{_LLC}', 3) = 'Hit Rate' THEN 'llc_hit_rate'
+        WHEN regexp_matches(name, '{_LLC}') THEN 'llc_' || lower(regexp_extract(name, '{_LLC}', 2)) || '_throughput'
+        WHEN process = 'NPU MEM' AND regexp_matches(name, '{_NPU_MEM}')
+            THEN 'npu_mem_' || lower(regexp_extract(name, '{_NPU_MEM}', 1))
+        WHEN name = 'AI Core Freq' OR process = 'AI Core Freq' THEN 'aicore_freq'
+        {util}
+        ELSE 'other:' || name || CASE WHEN value_args > 1 THEN '/' || key ELSE '' END
+    END"""
+
+
+def _instance_sql() -> str:
+    utils = ", ".join(f"'{p}'" for p in _UTILIZATION)
+    return f"""CASE
+        WHEN regexp_matches(name, '{_HBM}') THEN NULLIF(regexp_extract(name, '{_HBM}', 2), '')
+        WHEN regexp_matches(name, '{_LLC}') THEN NULLIF(regexp_extract(name, '{_LLC}', 1), '')
+        WHEN process = 'NPU MEM' AND regexp_matches(name, '{_NPU_MEM}') THEN regexp_extract(name, '{_NPU_MEM}', 2)
+        WHEN process IN ({utils}) AND name <> process THEN name
+        WHEN process IN ({utils}) AND value_args > 1 THEN key
+        ELSE id_instance
+    END"""
+
+
+def _unit_sql() -> str:
+    bare = ", ".join(f"'{u}'" for u in _BARE_UNITS)
+    return f"coalesce(NULLIF(regexp_extract(key, '\\(([^)]*)\\)\\s*$', 1), ''), CASE WHEN key IN ({bare}) THEN key END)"
+
+
+def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
+    """Insert every numeric counter sample of the raw table into counters; returns rows."""
+    return con.execute(
+        f"""
+        INSERT INTO counters BY NAME
+        SELECT ?::VARCHAR AS run_id, {_counter_sql()} AS counter, {_instance_sql()} AS instance,
+            ts_ns, value, {_unit_sql()} AS unit
+        FROM ({_series_sql(raw)})
+        WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL
+        """,
+        [run_id],
+    ).fetchall()[0][0]

@@ -1,0 +1,102 @@
+"""Raw Chrome-trace events -> the timeline table: kinds by process name, exact ns, stream/task ids from args.
+
+A track's meaning is resolved only through its ``process_name`` metadata event (pids are
+synthetic ids). ``args`` JSON is parsed only for the kinds whose args are used.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import duckdb
+
+from analyzer.ingest import sql_values as v
+from analyzer.ingest.timeline import timeline_store
+
+# process_name -> timeline kind of its X / i events (flows are 'flow' whatever the process).
+PROCESS_KINDS = {
+    "Python": "framework_op",
+    "CANN": "host_api",
+    "Ascend Hardware": "device_task",
+    "HCCL": "communication",
+    "Communication": "communication",
+    "Overlap Analysis": "overlap",
+}
+STEP_MARKER_PREFIX = "ProfilerStep#"
+
+
+def _kind_sql() -> str:
+    cases = " ".join(f"WHEN '{p}' THEN '{k}'" for p, k in PROCESS_KINDS.items())
+    return (
+        f"CASE WHEN e.ph IN ('s', 't', 'f') THEN 'flow' "
+        f"WHEN p.process = 'Python' AND starts_with(e.name, '{STEP_MARKER_PREFIX}') THEN 'step_marker' "
+        f"ELSE coalesce(CASE p.process {cases} END, 'other') END"
+    )
+
+
+def process_names_sql(raw: str) -> str:
+    """SELECT pid -> process name, from the process_name metadata events."""
+    return (
+        f"SELECT pid, any_value(json_extract_string(args, '$.name')) AS process FROM {raw} "
+        f"WHERE ph = 'M' AND name = 'process_name' GROUP BY pid"
+    )
+
+
+def _typed_events_sql(raw: str) -> str:
+    """Events with kind, process, thread name and the args fields the kind uses, as raw text."""
+    return f"""
+        SELECT e.*, p.process, t.thread_name, {_kind_sql()} AS kind
+        FROM {raw} e
+        LEFT JOIN ({process_names_sql(raw)}) p USING (pid)
+        LEFT JOIN (SELECT pid, tid, any_value(json_extract_string(args, '$.name')) AS thread_name
+                   FROM {raw} WHERE ph = 'M' AND name = 'thread_name' GROUP BY pid, tid) t USING (pid, tid)
+        WHERE e.ph IS NOT NULL AND e.ph NOT IN ('M', 'C') AND e.ts IS NOT NULL
+    """
+
+
+def _fields_sql(raw: str) -> str:
+    """Pick the per-kind id fields out of the args values (``timeline_json.ARG_PATHS`` order; typed later)."""
+    return f"""
+        SELECT *, arg_fields AS a,
+            CASE kind WHEN 'device_task' THEN coalesce(a[1], a[2], tid)
+                      WHEN 'communication' THEN a[7] END AS raw_stream,
+            CASE kind WHEN 'device_task' THEN a[3] WHEN 'communication' THEN a[8] END AS raw_task,
+            CASE kind WHEN 'device_task' THEN a[4] WHEN 'communication' THEN a[9]
+                      WHEN 'host_api' THEN a[6] END AS raw_task_type,
+            CASE WHEN kind IN ('device_task', 'host_api') THEN a[5] END AS raw_connection
+        FROM ({_typed_events_sql(raw)})
+    """
+
+
+def _anchor_us(con: duckdb.DuckDBPyConnection, raw: str) -> Decimal | None:
+    """The first event's ts: the trace's other events lie near it (sql_values.decimal_us_to_ns)."""
+    rows = con.execute(f"SELECT ts FROM {raw} WHERE ts IS NOT NULL AND ph NOT IN ('M', 'C') LIMIT 1").fetchall()
+    return rows[0][0] if rows else None
+
+
+def insert_timeline(
+    con: duckdb.DuckDBPyConnection, raw: str, run_id: str, left_out: frozenset[str] = frozenset()
+) -> int:
+    """Insert every timed non-metadata, non-counter event of the raw table into timeline, less the
+    device tasks that rows already in supersede (``timeline_store.without_superseded``) and the
+    events of the ``left_out`` kinds; returns rows."""
+    start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
+    rows = f"""
+        SELECT $run_id::VARCHAR AS run_id, NULL::INTEGER AS device_id, kind, process,
+            TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
+            {start_ns} AS start_ns,
+            CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
+            TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
+            {v.integer("raw_stream", "INTEGER")} AS stream_id,
+            {v.integer("raw_task")} AS task_id,
+            {v.text("raw_task_type")} AS task_type,
+            {v.integer("raw_connection")} AS connection_id,
+            CASE WHEN kind = 'flow' THEN id END AS flow_id,
+            CASE WHEN kind = 'flow' THEN ph END AS flow_phase
+        FROM ({_fields_sql(raw)})"""
+    params: dict[str, object] = {"run_id": run_id}
+    if left_out:
+        rows += " WHERE NOT list_contains($left_out, kind)"
+        params["left_out"] = sorted(left_out)
+    kept = timeline_store.without_superseded(rows, "$run_id")
+    return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]
