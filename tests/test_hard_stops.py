@@ -157,15 +157,20 @@ def test_batch_workers_spill_inside_the_batch_folder(big_tree, tmp_path):
     ("sig", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
 )
 def test_diagnose_stopped_mid_query_exits_with_the_signal_code(sig, code, word, big_tree, tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-m", "analyzer", "diagnose", str(big_tree / "run0"), "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,
     )
-    time.sleep(2.0)  # into the reading of the export: DuckDB queries
+    # into the reading of the export (DuckDB queries): its connection has made its spill folder
+    _wait_for(lambda: proc.poll() is not None or list(scratch.glob("npu-triage-spill-*")), 60, "DuckDB opens")
+    time.sleep(0.2)
     assert proc.poll() is None, "the diagnosis ended before the signal"
     os.kill(proc.pid, sig)
     _, err = proc.communicate(timeout=30)
