@@ -77,6 +77,24 @@ def test_dask_batch_stopped_ends_its_local_cluster_and_removes_its_files(how, co
         proc.communicate(timeout=30)
 
 
+def test_dask_batch_stopped_while_its_local_cluster_starts_ends_it(big_tree, tmp_path):
+    proc, scratch = _start_batch(big_tree, tmp_path)
+    try:
+        # the resource tracker and a first worker process: the cluster is starting, not yet at work
+        _wait_for(lambda: len(_live_group(proc.pid)) >= 3 or proc.poll() is not None, 60, "the cluster starts")
+        assert not list(scratch.rglob("npu-triage-spill-*")), "too late: a worker is at work already"
+        os.kill(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 143, err
+        assert TRACEBACK not in err and "internal error" not in err, err
+        _wait_for(lambda: not _live_group(proc.pid), 10, f"the cluster ends: {_live_group(proc.pid)}")
+        assert not list(scratch.iterdir()), "temporary files left behind"
+    finally:
+        if _live_group(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+
+
 def test_dask_batch_killed_leaves_workers_that_exit_and_files_the_next_batch_removes(big_tree, tmp_path):
     proc, scratch = _start_batch(big_tree, tmp_path)
     try:
