@@ -219,3 +219,40 @@ def test_dask_executor_without_dask_installed_says_how_to_install(archive, tmp_p
     assert result.returncode == 2
     assert "pip install 'npu-triage[dask]'" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "c.duckdb").exists()
+
+
+@pytest.fixture(scope="module")
+def job_archive(tmp_path_factory) -> Path:
+    """Two generated jobs (a slow rank among 12, a slow link among 16), ranks holding summaries only (of
+    different world sizes: the generator gives every job the same collection times)."""
+    from fixtures.generator.job_layout import write_job
+    from fixtures.generator.job_scenarios import job_plan
+
+    root = tmp_path_factory.mktemp("dask-jobs") / "archive"
+    write_job(job_plan("job_slow_rank", 12, 71, 3), root / "a")
+    write_job(job_plan("job_slow_link", 16, 72, 3), root / "b")
+    return root
+
+
+def test_dask_batch_computes_jobs_on_the_cluster_identical_to_the_local_pool(job_archive, cluster, capsys):
+    address, client = cluster
+    pool = job_archive.parent / "jobs-pool.duckdb"
+    assert main(["batch", str(job_archive), "--catalog", str(pool), "--jobs", "2"]) == 0
+    before = client.run(lambda: __import__("os").getpid())
+    catalog = job_archive.parent / "jobs-cluster.duckdb"
+    args = ["batch", str(job_archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]
+    assert main(args) == 0
+    assert "2 job(s) catalogued" in capsys.readouterr().out
+    got, want = _dump(catalog), _dump(pool)
+    for table in ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings", "failures"):
+        assert got[table] == want[table], f"table {table} differs"
+    assert sorted((r[0].split("@")[0], r[3]) for r in got["job_findings"] if r[1] == 1) == [
+        ("job_slow_link", "slow-link"),
+        ("job_slow_rank", "slow-rank"),
+    ]
+    # The jobs ran on the cluster's workers: their task log names the job analysis.
+    logs = client.run_on_scheduler(
+        lambda dask_scheduler: sorted({k[0] if isinstance(k, tuple) else k for k in dask_scheduler.task_prefixes})
+    )
+    assert "analyze_job" in logs, logs
+    assert before == client.run(lambda: __import__("os").getpid())  # no worker was lost doing it

@@ -10,8 +10,10 @@ import duckdb
 from analyzer import __version__
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
+from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
 from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.overlap import exclusive_job_impacts
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
 
@@ -73,16 +75,19 @@ def diagnose_job(
     """The Diagnosis of a job whose tables are filled (analyzer.job.tables.load_job): the rules of scope
     'job' over it, its ranks (each with what its export holds) and its summary numbers."""
     job_rules = [r for r in rules if r.scope == "job"]
-    findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
-    summary = _rows(con, _SUMMARY, job.job_id)[0]
-    late = _rows(con, _LATE, job.job_id)
+    with fixed_order(con):
+        findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
+        findings = exclusive_job_impacts(con, findings, job_rules)
+        summary = _rows(con, _SUMMARY, job.job_id)[0]
+        late = _rows(con, _LATE, job.job_id)
+        ranks = _rows(con, _RANKS, job.job_id)
     summary.update(late[0] if late else {"most_waited_for_rank": None, "caused_wait_per_step_us": None})
     run = {
         "scope": "job",
         "job_id": job.job_id,
         "world_size": job.world_size,
         "groups": group_note,
-        "ranks": _rows(con, _RANKS, job.job_id),
+        "ranks": ranks,
     }
     return Diagnosis(
         run_id=job.job_id,

@@ -10,6 +10,7 @@ import pyarrow as pa
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.database import connect
 from analyzer.ingest.metadata.discover import discover
+from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
@@ -58,10 +59,11 @@ def read_side(job: Job, label: str) -> JobSide:
     con = connect()
     try:
         load_job(con, job)
-        step = con.execute(
-            "SELECT avg(s) FROM (SELECT max(stage_us) AS s FROM job_steps WHERE run_id = ? GROUP BY step_id)",
-            [job.job_id],
-        ).fetchall()[0][0]
+        with fixed_order(con):
+            step = con.execute(
+                "SELECT avg(s) FROM (SELECT max(stage_us) AS s FROM job_steps WHERE run_id = ? GROUP BY step_id)",
+                [job.job_id],
+            ).fetchall()[0][0]
         return JobSide(
             label, len(job.ranks), step, rank_metrics(con, job.job_id, label), link_metrics(con, job.job_id, label)
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from analyzer.job.fixed_order import fixed_order
+
 _RANKS = """
 WITH w AS (SELECT rank, sum(wait_us) / greatest(count(DISTINCT step_id), 1) AS wait_us,
                   sum(transit_us) / greatest(count(DISTINCT step_id), 1) AS transit_us
@@ -33,9 +35,11 @@ FROM l GROUP BY ALL ORDER BY rank_a, rank_b, transport
 
 def rank_metrics(con: duckdb.DuckDBPyConnection, job_id: str, label: str) -> pa.Table:
     """Per rank the step-trace parts and the communication wait and transit, means per step."""
-    return con.sql(_RANKS, params={"job": job_id, "id": label}).to_arrow_table()
+    with fixed_order(con):
+        return con.sql(_RANKS, params={"job": job_id, "id": label}).to_arrow_table()
 
 
 def link_metrics(con: duckdb.DuckDBPyConnection, job_id: str, label: str) -> pa.Table:
     """Per rank pair and transport the data, transit time and bandwidth per step."""
-    return con.sql(_LINKS, params={"job": job_id, "id": label}).to_arrow_table()
+    with fixed_order(con):
+        return con.sql(_LINKS, params={"job": job_id, "id": label}).to_arrow_table()

@@ -8,6 +8,7 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest.model import Problem
+from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
 from analyzer.job.groups import load_job_groups, set_pp_stages
 from analyzer.job.matrix_links import load_job_links
@@ -39,14 +40,15 @@ def _rank_table(job: Job) -> pa.Table:
 def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], str]:
     """Fill every job table for ``job``. Returns the problems met (files that could not be read) and a
     note on where the parallel groups came from."""
-    con.register("_job_rank_rows", _rank_table(job))
-    con.execute("INSERT INTO job_ranks BY NAME SELECT $job AS run_id, * FROM _job_rank_rows", {"job": job.job_id})
-    con.unregister("_job_rank_rows")
-    kinds: dict[str, list[tuple[Path, int]]] = {
-        kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
-    }
-    problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
-    note = load_job_groups(con, job)
-    load_job_links(con, job.job_id)
-    set_pp_stages(con, job.job_id)
-    return problems, note
+    with fixed_order(con):
+        con.register("_job_rank_rows", _rank_table(job))
+        con.execute("INSERT INTO job_ranks BY NAME SELECT $job AS run_id, * FROM _job_rank_rows", {"job": job.job_id})
+        con.unregister("_job_rank_rows")
+        kinds: dict[str, list[tuple[Path, int]]] = {
+            kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
+        }
+        problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
+        note = load_job_groups(con, job)
+        load_job_links(con, job.job_id)
+        set_pp_stages(con, job.job_id)
+        return problems, note

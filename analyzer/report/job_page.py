@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
+from analyzer.job.fixed_order import fixed_order
 from analyzer.report import job_charts
 from analyzer.report.html import figure_html
 from analyzer.report.html_sections import esc, table
@@ -37,9 +38,10 @@ GROUP BY r.pp_stage ORDER BY r.pp_stage
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict]:
-    cursor = con.execute(sql, {"job": job_id})
-    cols = [d[0] for d in cursor.description]
-    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
+    with fixed_order(con):
+        cursor = con.execute(sql, {"job": job_id})
+        cols = [d[0] for d in cursor.description]
+        return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _findings(d: Diagnosis) -> str:

@@ -8,13 +8,16 @@ Each rule declares in its TOML which pool of time its impact claims (``[impact] 
 - ``operator-time``: the device time of one operator type (``_op_type_busy``; a finding names the
   type in its ``op_type`` column, else its subject is the type). Several findings on one type share
   it, largest first; all of them together never exceed the run's computing time.
+- ``job-wait`` (rules of scope job): the time a job's ranks wait for each other in collectives, per
+  step: the most any rank waits (job_comm_ops). A late rank's caused wait (a ``part``) claims first;
+  a group-wide wait finding (``umbrella``) keeps only what is left: one wait, one finding.
 - ``none`` (also a rule that declares no family): no pool of its own.
 
 Last, every finding of the run, in ranking order, is capped so that their impacts never add up to
-more than the run's span. A finding whose impact others claimed down to an immaterial share of the
-span (below MATERIAL_SHARE) is told as ``info``: its cost is reported by the finding that claimed it.
-So is a second finding on the same operator type (another aspect of the same cost): one warning per
-cost, the largest claim keeps it.
+more than the run's span (for a job: its step, the slowest rank's step time). A finding whose
+impact others claimed down to an immaterial share of the span (below MATERIAL_SHARE) is told as
+``info``: its cost is reported by the finding that claimed it. So is a second finding on the same
+operator type (another aspect of the same cost): one warning per cost, the largest claim keeps it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import duckdb
 
 from analyzer.rule_engine.model import Finding, Rule
 
-IMPACT_FAMILIES = ("device-idle", "operator-time", "none")
+IMPACT_FAMILIES = ("device-idle", "operator-time", "job-wait", "none")
 IMPACT_ROLES = ("part", "umbrella")
 MATERIAL_SHARE = 0.01
 
@@ -119,4 +122,48 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
     within = _Claims(dict(span))
     for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
         out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
+    return [out[id(f)] for f in findings]
+
+
+# Per job: the collective wait per step of the rank that waits most (sums over each rank's ops in a fixed
+# order), and the job step (per step the slowest rank's stage time, averaged over steps).
+_JOB_POOLS = """
+WITH w AS (SELECT run_id, rank, sum(wait_us ORDER BY wait_us) / count(DISTINCT step_id) AS wait_us
+           FROM job_comm_ops
+           WHERE run_id IN (SELECT unnest($r::VARCHAR[])) AND op_kind = 'collective' AND op_rank_count >= 2
+             AND wait_us IS NOT NULL
+           GROUP BY run_id, rank),
+s AS (SELECT run_id, step_id, max(stage_us) AS step_us FROM job_steps
+      WHERE run_id IN (SELECT unnest($r::VARCHAR[])) GROUP BY run_id, step_id)
+SELECT j.run_id, coalesce((SELECT max(w.wait_us) FROM w WHERE w.run_id = j.run_id), 0) AS wait_us,
+       avg(j.step_us ORDER BY j.step_us) AS step_us
+FROM s j GROUP BY j.run_id ORDER BY j.run_id
+"""
+
+
+def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule]) -> list[Finding]:
+    """The job findings with impacts that count each wait once and add up to at most the job step
+    (needs the job tables; ``run_id`` of a finding is its job's id)."""
+    declared = {r.name: (r.impact_family, r.impact_role) for r in rules}
+    runs = sorted({f.run_id for f in findings})
+    if not runs:
+        return findings
+    wait, step = {}, {}
+    for run_id, w, s in con.execute(_JOB_POOLS, {"r": runs}).fetchall():
+        wait[run_id], step[run_id] = w or 0.0, s or 0.0
+    wait_claims = _Claims(wait)
+    out: dict[int, Finding] = {}
+    family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
+    order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
+    for f in order:
+        fam, role = family[id(f)]
+        if fam == "job-wait":
+            got = wait_claims.take(f.run_id, f.impact_us)
+            note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
+        else:
+            got, note = f.impact_us, {}
+        out[id(f)] = _capped(f, got, step.get(f.run_id), note)
+    within = _Claims(dict(step))
+    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
+        out[key] = _capped(f, within.take(f.run_id, f.impact_us), step.get(f.run_id), {})
     return [out[id(f)] for f in findings]

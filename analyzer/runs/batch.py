@@ -14,13 +14,19 @@ from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.metadata.discover import printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
-from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
-from analyzer.runs.job_catalog import commit_job, job_fingerprint, job_label, job_tables, known_job_fingerprints
+from analyzer.runs.job_catalog import (
+    JobTask,
+    analyze_job,
+    commit_job,
+    job_fingerprint,
+    job_label,
+    known_job_fingerprints,
+)
 from analyzer.runs.scratch import scratch_folder
-from analyzer.runs.work import RunTask, WorkSettings
+from analyzer.runs.work import RunTask, WorkSettings, failure_table
 
 
 @dataclass
@@ -188,7 +194,7 @@ def run_batch(
                         outcome.partial.append((task.label, lost))
                 if on_done:
                     on_done(task, status)
-            outcome.jobs = _commit_jobs(con, plan.jobs, settings)
+            outcome.jobs = _commit_jobs(con, plan.jobs, settings, executor, stack, outcome)
     finally:
         con.close()
     return outcome
@@ -210,14 +216,30 @@ def _usable_count(con, fingerprints: list[str]) -> int:
     ).fetchall()[0][0]
 
 
-def _commit_jobs(con: duckdb.DuckDBPyConnection, jobs: list[tuple[Job, str]], settings: WorkSettings) -> list[str]:
-    """Catalog each job not known yet (by its fingerprint); returns the labels of those catalogued."""
-    rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir()) if jobs else []
+def _commit_jobs(
+    con: duckdb.DuckDBPyConnection,
+    jobs: list[tuple[Job, str]],
+    settings: WorkSettings,
+    executor: Executor,
+    stack: ExitStack,
+    outcome: BatchOutcome,
+) -> list[str]:
+    """Analyse each job not known yet (by its fingerprint) on ``executor`` and commit it as it finishes;
+    returns the labels of those catalogued, in plan order. A job that fails gives a failures row."""
     known = known_job_fingerprints(con)
-    done = []
-    for job, label in jobs:
-        fingerprint = job_fingerprint(job)
-        if fingerprint not in known:
-            commit_job(con, job_tables(job, label, fingerprint, rules, settings.params, settings.diagnose))
-            done.append(label)
-    return done
+    todo = [JobTask(job, label, job_fingerprint(job)) for job, label in jobs]
+    todo = [t for t in todo if t.fingerprint not in known]
+    if not todo:
+        return []
+    done = set()
+    for task, tables in stack.enter_context(closing(executor.completed(analyze_job, todo, settings))):
+        if isinstance(tables, BaseException):  # its worker died
+            why = f"worker process failed: {type(tables).__name__}: {tables}"
+            tables = failure_table(task.label, task.fingerprint, why)
+        if "failures" in tables:
+            commit_run(con, tables)
+            outcome.failed.extend(tables["failures"].to_pylist())
+        else:
+            commit_job(con, tables)
+            done.add(task.label)
+    return [t.label for t in todo if t.label in done]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -15,6 +16,9 @@ from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
+from analyzer.rule_engine.loader import default_rules_dir, load_rules
+from analyzer.runs.work import WorkSettings, failure_table
+from analyzer.stop_signal import stop_requested
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings")
 
@@ -79,6 +83,27 @@ def job_tables(
         con.close()
 
 
+@dataclass(frozen=True)
+class JobTask:
+    """One job to analyse in a worker: picklable (the ranks' exports are read by path)."""
+
+    job: Job
+    label: str
+    fingerprint: str
+
+
+def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
+    """A job's catalog rows, or a failures row; never raises on bad input. Runs in a worker (local
+    pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``."""
+    try:
+        rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
+        return job_tables(task.job, task.label, task.fingerprint, rules, settings.params, settings.diagnose)
+    except Exception as exc:  # a worker never dies on bad input
+        if stop_requested():
+            raise
+        return failure_table(task.label, task.fingerprint, f"job analysis failed: {type(exc).__name__}: {exc}")
+
+
 def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
     """Write one job's rows in one transaction, replacing earlier rows of the same job."""
     job_id = tables["catalog_jobs"].column("job_id")[0].as_py()
@@ -94,6 +119,23 @@ def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) 
     except BaseException:
         catalog.execute("ROLLBACK")
         raise
+
+
+# One row per catalogued job, by path then id, with its first finding (position 1: the most job step
+# time it would recover).
+JOB_LIST_SQL = """
+SELECT j.job_id, j.path, j.rank_count, j.summary_only_rank_count, j.world_size, j.step_count, j.job_step_us,
+       j.step_spread_us, (SELECT count(*) FROM job_findings f WHERE f.job_id = j.job_id) AS finding_count,
+       t.code AS top_code, t.severity AS top_severity, t.rule AS top_rule, t.subject AS top_subject,
+       t.impact_us AS top_impact_us, t.message AS top_message
+FROM catalog_jobs j LEFT JOIN job_findings t ON t.job_id = j.job_id AND t.position = 1
+ORDER BY j.path, j.job_id
+"""
+
+
+def list_jobs(con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Every catalogued job with its step time and its top finding, by path."""
+    return con.sql(JOB_LIST_SQL).to_arrow_table()
 
 
 def known_job_fingerprints(catalog: duckdb.DuckDBPyConnection) -> set[str]:

@@ -1,0 +1,28 @@
+"""Run a job's queries on one DuckDB thread, so that every float sum adds its terms in the same order.
+
+Parallel aggregation hands rows to threads in whatever order they come free, and a sum of floats
+depends on the order of its terms in its last digits: two identical runs would then write job numbers
+(impacts, per-rank waits) that differ. The job tables are small summaries, so one thread costs little
+and makes every aggregate of the job, the rules' included, the same run after run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import duckdb
+
+
+@contextmanager
+def fixed_order(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within the block ``con`` runs on one thread; its thread count is restored afterwards."""
+    (threads,) = con.execute("SELECT current_setting('threads')").fetchone()
+    if threads == 1:
+        yield
+        return
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(threads)}")
