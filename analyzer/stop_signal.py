@@ -43,3 +43,30 @@ def stop_on_signals() -> Iterator[None]:
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+def _record_stop(signum: int, frame: FrameType | None) -> None:
+    global _received
+    _received = signum
+
+
+@contextmanager
+def stops_held() -> Iterator[None]:
+    """While the block runs, a stop is recorded but not raised; it is raised as the block ends. For a start
+    that cannot be cut halfway (a cluster whose processes are half started has no owner left to end them).
+    Outside ``stop_on_signals``, or off the main thread, nothing changes."""
+    try:
+        if signal.getsignal(signal.SIGINT) is not _request_stop:
+            yield
+            return
+        before = {s: signal.signal(s, _record_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    if _received is not None:
+        raise KeyboardInterrupt

@@ -36,9 +36,9 @@ class TreeMeasurement:
 def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
     """Run ``cmd`` and sample the RSS of it and all its descendants every 100 ms until it exits.
 
-    CPU time (user + system) is summed over every process of the tree as last sampled (a pool's
-    workers hang below a forkserver that nobody reaps, so the kernel's children totals miss
-    them); it is less sensitive than wall time to other work on a shared machine.
+    CPU time (user + system) is summed over every process of the tree as last sampled (a worker
+    that its parent never waits for is missing from the kernel's children totals); it is less
+    sensitive than wall time to other work on a shared machine.
     """
     import psutil  # comes with the dask extra, which this row needs anyway
 

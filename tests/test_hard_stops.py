@@ -1,7 +1,7 @@
 """Hard stops with real processes and signals: Ctrl-C, SIGTERM and kill -9 of a batch and of a diagnosis.
 
 A batch runs in its own session (its own process group, as a shell gives a command): after the
-stop, no process of that group may still run (workers, forkserver, resource tracker), and no
+stop, no process of that group may still run (workers, resource tracker), and no
 temporary extraction may remain (after kill -9, the next batch removes it).
 """
 
@@ -101,8 +101,8 @@ def _start_batch(tree: Path, tmp_path: Path, jobs: int = 2) -> tuple[subprocess.
         env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,
     )
-    # at work: the driver, its forkserver and resource tracker, and the workers
-    _wait_for(lambda: len(_live_group(proc.pid)) >= 3 + jobs, 60, "the batch's workers start")
+    # at work: the driver, its resource tracker and the workers
+    _wait_for(lambda: len(_live_group(proc.pid)) >= 2 + jobs, 60, "the batch's workers start")
     _wait_for(lambda: any(scratch.glob("npu-triage-batch-*/*/*")), 60, "the zip is unpacked")
     time.sleep(0.5)
     return proc, scratch
@@ -139,23 +139,38 @@ def test_batch_killed_leaves_workers_that_exit_within_seconds(big_tree, tmp_path
         timeout=120,
     )
     assert again.returncode == 2, again.stderr
-    # (multiprocessing's own pymp-* folder, holding one socket, may stay: it names no process)
-    assert not list(scratch.glob("npu-triage-batch-*")), "the next batch removes what a killed one left"
+    # the workers' DuckDB spill folders were inside the batch's folder, and no pymp-* socket folder is made
+    assert not list(scratch.iterdir()), "the next batch removes what a killed one left"
+
+
+def test_batch_workers_spill_inside_the_batch_folder(big_tree, tmp_path):
+    proc, scratch = _start_batch(big_tree, tmp_path)
+    try:
+        _wait_for(lambda: list(scratch.glob("npu-triage-batch-*/npu-triage-spill-*")), 30, "a worker spill folder")
+        assert [p.name for p in scratch.iterdir() if not p.name.startswith("npu-triage-batch-")] == []
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
 
 
 @pytest.mark.parametrize(
     ("sig", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
 )
 def test_diagnose_stopped_mid_query_exits_with_the_signal_code(sig, code, word, big_tree, tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-m", "analyzer", "diagnose", str(big_tree / "run0"), "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
         start_new_session=True,
     )
-    time.sleep(2.0)  # into the reading of the export: DuckDB queries
+    # into the reading of the export (DuckDB queries): its connection has made its spill folder
+    _wait_for(lambda: proc.poll() is not None or list(scratch.glob("npu-triage-spill-*")), 60, "DuckDB opens")
+    time.sleep(0.2)
     assert proc.poll() is None, "the diagnosis ended before the signal"
     os.kill(proc.pid, sig)
     _, err = proc.communicate(timeout=30)

@@ -16,6 +16,7 @@ from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
+from analyzer.runs.scratch import temp_root
 from analyzer.runs.work import WorkSettings
 
 
@@ -91,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.print(f"{status}: {task.label}", markup=False)
                 progress.console.file.flush()
 
-        try:
-            with open_executor(args) as executor:
+        try:  # the workers' temporary files go inside the batch's folder, removed after them
+            with temp_root(), open_executor(args) as executor:
                 outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done, limits)
         except (CatalogError, ExecutorError) as exc:
             err(f"npu-triage: {exc}")

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from analyzer.stop_signal import stops_held
+
 INSTALL_HINT = "pip install 'npu-triage[dask]'"
 
 
@@ -43,16 +45,22 @@ class DaskExecutor:
                     f"cannot reach the Dask scheduler at {self.scheduler} ({exc}); start one with `dask scheduler`"
                 ) from exc
             return self
-        # One thread per worker process, like the local pool: DuckDB brings its own threads.
-        self.cluster = LocalCluster(
-            n_workers=self.workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface
-            silence_logs=logging.ERROR,
-        )
-        self.client = Client(self.cluster)
+        try:
+            with stops_held():  # a stop during the start is raised once the cluster exists, which is closed then
+                # One thread per worker process, like the local pool: DuckDB brings its own threads.
+                self.cluster = LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface
+                    silence_logs=logging.ERROR,
+                    preload=["analyzer.runs.dask_worker_start"],  # the workers ignore Ctrl-C: this process ends them
+                )
+                self.client = Client(self.cluster)
+        except BaseException:  # __exit__ is not called when __enter__ fails
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

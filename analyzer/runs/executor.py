@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol, TypeVar
 
 from analyzer.runs.work import RunTables, RunTask, WorkSettings, analyze_run, failure_table
-from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
+from analyzer.runs.worker_end import driver_pipe, start_worker, started_ignoring_ctrl_c, stop_workers
 
 Item = TypeVar("Item")
 
@@ -37,8 +37,8 @@ def default_jobs() -> int:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # spawn, not fork (DuckDB's threads) nor forkserver, whose socket folder (pymp-*) outlives a killed batch
+    return multiprocessing.get_context("spawn")
 
 
 class LocalPool:
@@ -66,7 +66,8 @@ class LocalPool:
         )
         finished = False
         try:
-            futures = {pool.submit(fn, item, *args): item for item in items}
+            with started_ignoring_ctrl_c():  # the workers are started as work is submitted
+                futures = {pool.submit(fn, item, *args): item for item in items}
             for future in as_completed(futures):
                 try:
                     result = future.result()

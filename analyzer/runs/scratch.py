@@ -2,7 +2,9 @@
 
 A stopped batch (Ctrl-C, SIGTERM, an error) removes its own folder; one killed outright (kill -9)
 cannot, so each folder carries its batch's process id and the next batch removes the folders of
-batches that no longer run.
+batches that no longer run. ``temp_root`` makes such a folder the temporary folder of the batch
+and of every process it starts (workers, a local Dask cluster), so that what they leave there
+(DuckDB's spill folders, Dask's scratch space) goes with it.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 PREFIX = "npu-triage-batch-"
@@ -19,6 +23,23 @@ def scratch_folder() -> tempfile.TemporaryDirectory:
     """A new temporary folder named for this process, removed when the ``with`` block ends."""
     remove_orphans()
     return tempfile.TemporaryDirectory(prefix=f"{PREFIX}{os.getpid()}-")
+
+
+@contextmanager
+def temp_root() -> Iterator[Path]:
+    """A new batch folder that is this process's temporary folder (``tempfile`` and ``TMPDIR``, which the
+    processes started in the block inherit) until the block ends; then the old one is back and it is removed."""
+    before = tempfile.tempdir, os.environ.get("TMPDIR")
+    with scratch_folder() as folder:
+        tempfile.tempdir = os.environ["TMPDIR"] = folder
+        try:
+            yield Path(folder)
+        finally:
+            tempfile.tempdir = before[0]
+            if before[1] is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = before[1]
 
 
 def remove_orphans(parent: Path | None = None) -> list[Path]:

@@ -5,7 +5,7 @@ which handles it, ends them (``stop_workers``), as it does on SIGTERM. When the 
 outright (kill -9) no one ends them, so each worker watches a pipe whose only writing end the
 driver holds (``driver_pipe``): the pipe reaches its end when the driver is gone, however it
 went, and the worker exits instead of finishing a task whose result no one will read. The
-forkserver and the resource tracker exit by themselves once the driver and its workers are gone.
+resource tracker exits by itself once the driver and its workers are gone.
 """
 
 from __future__ import annotations
@@ -15,13 +15,31 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 
 
 def driver_pipe() -> tuple[Connection, Connection]:
     """(the end each worker watches, the end the driver keeps open as long as it lives)."""
     return multiprocessing.Pipe(duplex=False)
+
+
+@contextmanager
+def started_ignoring_ctrl_c() -> Iterator[None]:
+    """Processes started in the block ignore Ctrl-C from their first instruction (an ignored signal stays
+    ignored across exec), not only once their initializer runs. A Ctrl-C in the block itself (the time to
+    start them) is lost; off the main thread nothing changes."""
+    try:
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def start_worker(watched: Connection) -> None:
