@@ -87,6 +87,14 @@ def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any],
     return replace(f, impact_us=impact, span_share=share, severity=severity, details=details)
 
 
+def _cap_to_span(out: dict[int, Finding], span: dict[str, float]) -> None:
+    """Caps ``out``'s findings in place, in ranking order, so that the impacts of one run (or job) never
+    add up to more than its ``span``."""
+    within = _Claims(dict(span))
+    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
+        out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
+
+
 def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule]) -> list[Finding]:
     """The findings with impacts that count each stretch of device time once (needs the helper views).
 
@@ -119,9 +127,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
         else:
             got, note = f.impact_us, {}
         out[id(f)] = _capped(f, got, span.get(f.run_id), note)
-    within = _Claims(dict(span))
-    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
-        out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
+    _cap_to_span(out, span)
     return [out[id(f)] for f in findings]
 
 
@@ -163,7 +169,5 @@ def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding
         else:
             got, note = f.impact_us, {}
         out[id(f)] = _capped(f, got, step.get(f.run_id), note)
-    within = _Claims(dict(step))
-    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
-        out[key] = _capped(f, within.take(f.run_id, f.impact_us), step.get(f.run_id), {})
+    _cap_to_span(out, step)
     return [out[id(f)] for f in findings]
