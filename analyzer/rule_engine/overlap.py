@@ -87,6 +87,13 @@ def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any],
     return replace(f, impact_us=impact, span_share=share, severity=severity, details=details)
 
 
+def _claim_sequence(findings: list[Finding], declared: dict[str, tuple[str, str]]) -> list[tuple[Finding, tuple]]:
+    """The findings with their rule's (family, role), in the order they claim: parts before umbrellas,
+    each largest first."""
+    family = [(f, declared.get(f.rule, ("none", "part"))) for f in findings]
+    return sorted(family, key=lambda fr: (fr[1][1] == "umbrella", *_claim_order(fr[0])))
+
+
 def _cap_to_span(out: dict[int, Finding], span: dict[str, float]) -> None:
     """Caps ``out``'s findings in place, in ranking order, so that the impacts of one run (or job) never
     add up to more than its ``span``."""
@@ -108,10 +115,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
     idle_claims, type_claims, compute_claims = _Claims(idle), _Claims(busy), _Claims(computing)
     out: dict[int, Finding] = {}
     first_on_type: dict[tuple[str, str], str] = {}
-    family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
-    order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
-    for f in order:
-        fam, role = family[id(f)]
+    for f, (fam, role) in _claim_sequence(findings, declared):
         if fam == "device-idle":
             got = idle_claims.take(f.run_id, f.impact_us)
             note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
@@ -159,10 +163,7 @@ def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding
         wait[run_id], step[run_id] = w or 0.0, s or 0.0
     wait_claims = _Claims(wait)
     out: dict[int, Finding] = {}
-    family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
-    order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
-    for f in order:
-        fam, role = family[id(f)]
+    for f, (fam, role) in _claim_sequence(findings, declared):
         if fam == "job-wait":
             got = wait_claims.take(f.run_id, f.impact_us)
             note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
