@@ -27,22 +27,30 @@ def _request_stop(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
+def _handled_by(handler) -> Iterator[bool]:
+    """While the block runs, ``handler`` takes SIGINT and SIGTERM (yields True) and the previous handlers come
+    back afterwards; off the main thread, where no handler can be set, nothing changes (yields False)."""
+    try:
+        before = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        for s, previous in before.items():
+            signal.signal(s, previous)
+
+
+@contextmanager
 def stop_on_signals() -> Iterator[None]:
     """While the block runs, SIGINT and SIGTERM record the stop and raise KeyboardInterrupt (so that
     every ``finally`` and ``with`` runs: temporary folders are removed, worker processes ended); the
     previous handlers come back afterwards. Only the main thread can do this; elsewhere nothing changes."""
     global _received
     _received = None
-    try:
-        before = {s: signal.signal(s, _request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread
+    with _handled_by(_request_stop):
         yield
-        return
-    try:
-        yield
-    finally:
-        for s, handler in before.items():
-            signal.signal(s, handler)
 
 
 def _record_stop(signum: int, frame: FrameType | None) -> None:
@@ -55,18 +63,10 @@ def stops_held() -> Iterator[None]:
     """While the block runs, a stop is recorded but not raised; it is raised as the block ends. For a start
     that cannot be cut halfway (a cluster whose processes are half started has no owner left to end them).
     Outside ``stop_on_signals``, or off the main thread, nothing changes."""
-    try:
-        if signal.getsignal(signal.SIGINT) is not _request_stop:
-            yield
-            return
-        before = {s: signal.signal(s, _record_stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread
+    if signal.getsignal(signal.SIGINT) is not _request_stop:
         yield
         return
-    try:
+    with _handled_by(_record_stop) as held:
         yield
-    finally:
-        for s, handler in before.items():
-            signal.signal(s, handler)
-    if _received is not None:
+    if held and _received is not None:
         raise KeyboardInterrupt

@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+_ROW_TEXT = {"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}  # every --format but a terminal table
+
+
 def _fmt(value, spec: str) -> str:
     return "" if value is None else format(value, spec)
 
@@ -39,17 +42,17 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 2
     listed = list_jobs(con) if args.jobs else list_runs(con)
-    rows = listed.to_pylist()
     failures = con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
     con.close()
     fmt = rows_format(args.format)
     if args.jobs:
         return _print_jobs(listed, fmt, args.catalog)
     if fmt != "table":
-        out.file.write({"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}[fmt](listed))
+        out.file.write(_ROW_TEXT[fmt](listed))
         if failures:
             err(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"')
         return 0
+    rows = listed.to_pylist()
     table = Table(title=f"{len(rows)} run(s) in {args.catalog}")
     for name in ("run", "path", "CANN", "chip", "model", "bs", "tasks", "busy", "step p50 ms", "top finding"):
         table.add_column(name, overflow="fold")
@@ -78,7 +81,7 @@ def _print_jobs(listed, fmt: str, catalog: Path) -> int:
     if fmt == "table":
         out.print(_jobs_table(listed.to_pylist(), catalog))
     else:
-        out.file.write({"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}[fmt](listed))
+        out.file.write(_ROW_TEXT[fmt](listed))
     return 0
 
 

@@ -85,8 +85,16 @@ class _Entry:
 
 def unpack(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> Unpacked:
     """Unpack ``archive`` into the empty folder ``dest``; raise ArchiveError (naming the archive, and the
-    entry when there is one) when it is unreadable or passes the limits."""
+    entry when there is one) when it is unreadable or passes the limits, leaving no ``dest`` behind."""
     dest.mkdir(parents=True, exist_ok=True)
+    try:
+        return _unpack_all(archive, dest, limits)
+    except ArchiveError:
+        shutil.rmtree(dest, ignore_errors=True)  # a refused archive leaves nothing half unpacked
+        raise
+
+
+def _unpack_all(archive: Path, dest: Path, limits: Limits) -> Unpacked:
     budget = _Budget(archive, limits)
     result = Unpacked(dest)
     entry = None
@@ -195,8 +203,3 @@ def _size(n: int) -> str:
             break
         value /= 1024
     return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-
-
-def remove(folder: Path) -> None:
-    """Remove an unpacked folder (an archive that was refused part-way)."""
-    shutil.rmtree(folder, ignore_errors=True)

@@ -14,7 +14,7 @@ from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.metadata.discover import printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
-from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, remove, unpack
+from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
 from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.job_catalog import (
@@ -110,7 +110,6 @@ def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS) -> Ba
         try:
             unpacked = unpack(archive, workdir / f"a{i:05d}", limits)
         except ArchiveError as exc:
-            remove(workdir / f"a{i:05d}")
             plan.failures.append({"path": rel, "fingerprint": file_fingerprint(archive), "message": str(exc)})
             continue
         if unpacked.refused:
