@@ -25,7 +25,6 @@ from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
 from analyzer.report.index_page import render_index
 from analyzer.report.job_terminal import print_job_diagnosis
-from analyzer.report.json_export import render_json
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import (
@@ -100,16 +99,13 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, a
         for line in problem_lines(loaded.problems):
             err(line)
         d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, rules, params, preview=args.preview)
-        folder = run_folder(args.out, d.run_id)
-        written = []
-        if "json" in formats:
-            written.append(write_text_atomically(folder / "diagnosis.json", render_json(d)))
+        written = report(d, args.out, ["json"]) if "json" in formats else []
         if "html" in formats:
             # plotly (heavy, through job_page) loads only when HTML is asked for
             from analyzer.report.job_page import render_job_page
             from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
-            page = folder / "job.html"  # plotly.js shared with the ranks' pages, beside them
+            page = run_folder(args.out, d.run_id) / "job.html"  # plotly.js shared with the ranks' pages, beside them
             src = plotly_src(page, write_plotly_js(Path(args.out)))
             written.append(write_text_atomically(page, render_job_page(d, trace.con, src)))
         if sys.stdout.isatty() and not args.quiet:

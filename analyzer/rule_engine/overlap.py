@@ -87,6 +87,21 @@ def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any],
     return replace(f, impact_us=impact, span_share=share, severity=severity, details=details)
 
 
+def _claim_sequence(findings: list[Finding], declared: dict[str, tuple[str, str]]) -> list[tuple[Finding, tuple]]:
+    """The findings with their rule's (family, role), in the order they claim: parts before umbrellas,
+    each largest first."""
+    family = [(f, declared.get(f.rule, ("none", "part"))) for f in findings]
+    return sorted(family, key=lambda fr: (fr[1][1] == "umbrella", *_claim_order(fr[0])))
+
+
+def _cap_to_span(out: dict[int, Finding], span: dict[str, float]) -> None:
+    """Caps ``out``'s findings in place, in ranking order, so that the impacts of one run (or job) never
+    add up to more than its ``span``."""
+    within = _Claims(dict(span))
+    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
+        out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
+
+
 def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule]) -> list[Finding]:
     """The findings with impacts that count each stretch of device time once (needs the helper views).
 
@@ -100,10 +115,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
     idle_claims, type_claims, compute_claims = _Claims(idle), _Claims(busy), _Claims(computing)
     out: dict[int, Finding] = {}
     first_on_type: dict[tuple[str, str], str] = {}
-    family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
-    order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
-    for f in order:
-        fam, role = family[id(f)]
+    for f, (fam, role) in _claim_sequence(findings, declared):
         if fam == "device-idle":
             got = idle_claims.take(f.run_id, f.impact_us)
             note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
@@ -119,9 +131,7 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
         else:
             got, note = f.impact_us, {}
         out[id(f)] = _capped(f, got, span.get(f.run_id), note)
-    within = _Claims(dict(span))
-    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
-        out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
+    _cap_to_span(out, span)
     return [out[id(f)] for f in findings]
 
 
@@ -153,17 +163,12 @@ def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding
         wait[run_id], step[run_id] = w or 0.0, s or 0.0
     wait_claims = _Claims(wait)
     out: dict[int, Finding] = {}
-    family = {id(f): declared.get(f.rule, ("none", "part")) for f in findings}
-    order = sorted(findings, key=lambda f: (family[id(f)][1] == "umbrella", *_claim_order(f)))
-    for f in order:
-        fam, role = family[id(f)]
+    for f, (fam, role) in _claim_sequence(findings, declared):
         if fam == "job-wait":
             got = wait_claims.take(f.run_id, f.impact_us)
             note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
         else:
             got, note = f.impact_us, {}
         out[id(f)] = _capped(f, got, step.get(f.run_id), note)
-    within = _Claims(dict(step))
-    for key, f in sorted(out.items(), key=lambda kv: _claim_order(kv[1])):
-        out[key] = _capped(f, within.take(f.run_id, f.impact_us), step.get(f.run_id), {})
+    _cap_to_span(out, step)
     return [out[id(f)] for f in findings]

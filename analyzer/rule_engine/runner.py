@@ -244,9 +244,7 @@ def run_rules(
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
     planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)
-    to_run = [p for p in planned if p.skipped is None]
-    ran = iter([p.job(con) for p in to_run])
-    results = [([], p.skipped) if p.skipped else next(ran) for p in planned]
+    results = [([], p.skipped) if p.skipped else p.job(con) for p in planned]
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
 
