@@ -15,19 +15,13 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analyzer.ingest.csv.declared_tables import DECLARED
 from analyzer.ingest.model import Problem
 
+# step_trace_time.csv columns as ingest declares them: name -> (header, SQL type); the device column is
+# the rank's own and not read here.
 _STEP_COLUMNS = {
-    "step_id": ("Step", "BIGINT"),
-    "computing_us": ("Computing", "DOUBLE"),
-    "comm_not_overlapped_us": ("Communication(Not Overlapped)", "DOUBLE"),
-    "overlapped_us": ("Overlapped", "DOUBLE"),
-    "comm_us": ("Communication", "DOUBLE"),
-    "free_us": ("Free", "DOUBLE"),
-    "stage_us": ("Stage", "DOUBLE"),
-    "bubble_us": ("Bubble", "DOUBLE"),
-    "comm_not_overlapped_excl_receive_us": ("Communication(Not Overlapped and Exclude Receive)", "DOUBLE"),
-    "preparing_us": ("Preparing", "DOUBLE"),
+    f.target: (f.headers[0], f.how.upper()) for f in DECLARED["step_trace_time"].fields if f.target != "device_id"
 }
 
 _TIME_FIELDS = ("Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)")

@@ -23,21 +23,24 @@ def rank_ranges(ranks: list[int]) -> str:
     return ", ".join(parts)
 
 
+# What a rank's export holds, by (per-task data, step trace or communication summaries), in print order.
+_HOLDINGS = {
+    (True, True): "per-task data and summaries",
+    (True, False): "per-task data, no summaries",
+    (False, True): "summaries only",
+    (False, False): "neither (metadata only)",
+}
+
+
 def _holdings(ranks: list[dict]) -> list[str]:
     """One phrase per kind of export among the ranks: which ranks hold per-task data, which only summaries."""
-    kinds = {
-        "per-task data and summaries": lambda r: r["has_kernels"] and (r["has_step_trace"] or r["has_communication"]),
-        "per-task data, no summaries": lambda r: (
-            r["has_kernels"] and not (r["has_step_trace"] or r["has_communication"])
-        ),
-        "summaries only": lambda r: not r["has_kernels"] and (r["has_step_trace"] or r["has_communication"]),
-        "neither (metadata only)": lambda r: (
-            not r["has_kernels"] and not (r["has_step_trace"] or r["has_communication"])
-        ),
-    }
     out = []
-    for label, test in kinds.items():
-        hit = [r["rank"] for r in ranks if test(r)]
+    for (kernels, summaries), label in _HOLDINGS.items():
+        hit = [
+            r["rank"]
+            for r in ranks
+            if bool(r["has_kernels"]) == kernels and bool(r["has_step_trace"] or r["has_communication"]) == summaries
+        ]
         if hit:
             out.append(f"{label}: rank {rank_ranges(hit)}")
     return out
