@@ -23,16 +23,15 @@ def drop_duplicate_rows(
 
     ``key`` (columns that tell rows apart) makes the common case cheap: only when two rows share a key
     are whole rows compared. Returns the rows dropped."""
-    stored, run = table, "run_id = $run_id"
     args = {"run_id": ctx.run_id}
     if key:
-        same_key = f"SELECT count(*) - count(DISTINCT ({', '.join(key)})) FROM {stored} WHERE {run}"
+        same_key = f"SELECT count(*) - count(DISTINCT ({', '.join(key)})) FROM {table} WHERE run_id = $run_id"
         if not con.execute(same_key, args).fetchall()[0][0]:
             return 0
     whole = ", ".join(_data_columns(table))
     dropped = con.execute(
-        f"DELETE FROM {stored} WHERE {run} AND rowid IN (SELECT rowid FROM (SELECT rowid, row_number() OVER "
-        f"(PARTITION BY {whole} ORDER BY rowid) AS copy FROM {stored} WHERE {run}) WHERE copy > 1)",
+        f"DELETE FROM {table} WHERE run_id = $run_id AND rowid IN (SELECT rowid FROM (SELECT rowid, row_number() "
+        f"OVER (PARTITION BY {whole} ORDER BY rowid) AS copy FROM {table} WHERE run_id = $run_id) WHERE copy > 1)",
         args,
     ).fetchall()[0][0]
     if dropped:
@@ -54,9 +53,8 @@ def report_negative_times(
     present = [c for c in columns if c in TABLES[table].column_names()]
     if not present:
         return
-    stored, run = table, "run_id = $run_id"
     counts = ", ".join(f"count(*) FILTER (WHERE {c} < 0), min({c})" for c in present)
-    found = con.execute(f"SELECT {counts} FROM {stored} WHERE {run}", {"run_id": ctx.run_id}).fetchall()[0]
+    found = con.execute(f"SELECT {counts} FROM {table} WHERE run_id = $run_id", {"run_id": ctx.run_id}).fetchall()[0]
     for i, column in enumerate(present):
         negative, smallest = found[2 * i], found[2 * i + 1]
         if negative:

@@ -189,7 +189,7 @@ def _open(path: Path, head: _Head, ctx: ReadContext) -> _File | None:
 def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) -> tuple:
     """The first row of ``sql`` run over a read file's rows as text again (``{scan}`` placeholder);
     rows that do not fit the header are skipped silently (they were reported on the first read)."""
-    scan = text_scan(False, strict=file.strict).replace("encoding=$encoding", "ignore_errors=true, encoding=$encoding")
+    scan = text_scan(False, strict=file.strict, ignore_errors=True)
     args = {"path": str(file.path), "columns": file.columns, "encoding": file.encoding}
     return con.execute(sql.replace("{scan}", scan), args).fetchall()[0]
 
@@ -207,7 +207,9 @@ def scans_in_parallel(path: Path, ctx: ReadContext) -> bool:
     return path.stat().st_size >= _PARALLEL_FROM_BYTES
 
 
-def text_scan(parallel: bool, rejects: str = "", numbers: bool = False, strict: bool = True) -> str:
+def text_scan(
+    parallel: bool, rejects: str = "", numbers: bool = False, strict: bool = True, ignore_errors: bool = False
+) -> str:
     """The read_csv call reading one file's rows ($path, $columns, $encoding parameters).
 
     No dialect sniffing (it fails on exactly the files that need reading most: quoted newlines,
@@ -216,14 +218,15 @@ def text_scan(parallel: bool, rejects: str = "", numbers: bool = False, strict: 
     that table (and its scan table ``<rejects>_scan``) instead of failing the read. With ``numbers``,
     'N/A' cells (with or without the exporters' trailing TAB) are NULL too, as a typed ($columns) column
     cannot hold them. ``strict=False`` reads
-    mixed line ends.
+    mixed line ends. ``ignore_errors`` skips rows that do not fit the header without a trace.
     """
     store = f"store_rejects=true, rejects_table='{rejects}', rejects_scan='{rejects}_scan', " if rejects else ""
     nulls = "nullstr=['', 'N/A', 'N/A\t', '\t', ' '], " if numbers else ""
+    skip = "ignore_errors=true, " if ignore_errors else ""
     return (
         f"read_csv($path, delim=',', quote='\"', escape='\"', header=true, columns=$columns, "
         f"auto_detect=false, strict_mode={'true' if strict else 'false'}, null_padding=true, {nulls}"
-        f"parallel={'true' if parallel else 'false'}, {store}encoding=$encoding)"
+        f"parallel={'true' if parallel else 'false'}, {store}{skip}encoding=$encoding)"
     )
 
 
