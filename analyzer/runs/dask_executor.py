@@ -54,7 +54,10 @@ class DaskExecutor:
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface
-                    silence_logs=logging.ERROR,
+                    # The batch reports each lost or failed run itself; the cluster's own log lines would
+                    # repeat them, or, while the batch ends it, print a worker's failed heartbeat to a
+                    # scheduler already gone.
+                    silence_logs=logging.CRITICAL,
                     preload=["analyzer.runs.dask_worker_start"],  # the workers ignore Ctrl-C: this process ends them
                 )
                 self.client = Client(self.cluster)
