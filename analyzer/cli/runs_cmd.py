@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import tomllib
 from pathlib import Path
 
 from rich.table import Table
@@ -26,31 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 _ROW_TEXT = {"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}  # every --format but a terminal table
 
-# The terminal table's columns: heading, row key, and how the cell shows the value: a format spec ("" as
-# it is), "?" (unknown shown as '?'), "ms" (microseconds shown as milliseconds), "finding" (the top finding,
-# the key naming what it says after its code and severity). An absent value is an empty cell.
-_RUN_COLUMNS = (
-    ("run", "run_id", ""),
-    ("path", "path", ""),
-    ("CANN", "cann_version", "?"),
-    ("chip", "chip", "?"),
-    ("model", "model_name", ""),
-    ("bs", "batch_size", "d"),
-    ("tasks", "task_count", "d"),
-    ("busy", "busy_ratio", ".0%"),
-    ("step p50 ms", "step_time_p50_us", "ms"),
-    ("top finding", "top_title", "finding"),
-)
-_JOB_COLUMNS = (
-    ("job", "job_id", ""),
-    ("path", "path", ""),
-    ("ranks", "rank_count", "d"),
-    ("summaries only", "summary_only_rank_count", "d"),
-    ("steps", "step_count", "d"),
-    ("job step ms", "job_step_us", "ms"),
-    ("spread ms", "step_spread_us", "ms"),
-    ("top finding", "top_rule", "finding"),
-)
+# The terminal table's columns per listing, declared in listing_columns.toml.
+_COLUMNS = tomllib.loads(Path(__file__).with_name("listing_columns.toml").read_text(encoding="utf-8"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             err(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"')
         return 0
     rows = listed.to_pylist()
-    what, columns = ("job", _JOB_COLUMNS) if args.jobs else ("run", _RUN_COLUMNS)
+    what = "job" if args.jobs else "run"
+    columns = _COLUMNS[f"{what}s"]
     table = Table(title=f"{len(rows)} {what}(s) in {args.catalog}")
     for heading, _, _ in columns:
         table.add_column(heading, overflow="fold")
@@ -86,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _cell(row: dict, key: str, how: str) -> str:
-    """One cell of the terminal table (``how`` as in ``_RUN_COLUMNS``)."""
+    """One cell of the terminal table (``how`` as listing_columns.toml says)."""
     value = row[key]
     if how == "finding":
         return f"{row['top_code']} {row['top_severity']}: {value} ({row['top_subject']})" if row["top_code"] else "-"
