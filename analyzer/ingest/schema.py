@@ -14,6 +14,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from analyzer.ingest.declaration_lists import expand, shared_sets
+
 
 @dataclass(frozen=True)
 class Column:
@@ -45,13 +47,14 @@ class Table:
 def load_tables(path: Path) -> tuple[dict[str, Table], dict[str, tuple[Column, ...]]]:
     """The tables a table-model TOML file declares (``schema.toml``'s form), and its shared column sets."""
     model = tomllib.loads(path.read_text(encoding="utf-8"))
-    shared = {key: tuple(Column(*c) for c in columns) for key, columns in model["shared"].items()}
-    return {name: Table(name, t["doc"], _columns(t["columns"], shared)) for name, t in model["tables"].items()}, shared
+    shared = shared_sets(model, _column)
+    tables = {name: Table(name, t["doc"], expand(t["columns"], shared, _column)) for name, t in model["tables"].items()}
+    return tables, shared
 
 
-def _columns(entries: list, shared: dict[str, tuple[Column, ...]]) -> tuple[Column, ...]:
-    """A table's columns: an entry [name, type, unit, doc] is one column, a string names a shared set."""
-    return tuple(c for entry in entries for c in (shared[entry] if isinstance(entry, str) else (Column(*entry),)))
+def _column(entry: list) -> Column:
+    """A column from its declaration [name, type, unit, doc]."""
+    return Column(*entry)
 
 
 TABLES, _SHARED = load_tables(Path(__file__).with_name("schema.toml"))
