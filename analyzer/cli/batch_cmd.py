@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 from pathlib import Path
 
+import duckdb
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
-from analyzer.ingest.metadata.discover import absent_reason, printable
-from analyzer.ingest.model import IngestError
+from analyzer.cli.output_paths import CATALOG, Output, check_outputs
+from analyzer.cli.usage import UsageError
+from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
+from analyzer.ingest.model import ExportSource, IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
-from analyzer.runs.catalog import CatalogError
+from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
 from analyzer.runs.scratch import temp_root
@@ -69,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
-    check_outputs([Output("--catalog", args.catalog, CATALOG)], exports_read([args.root] if args.root.is_dir() else []))
+    scanned = _scan(args.root)  # the tree is walked once: the outputs are checked against it, the batch planned on it
+    check_outputs([Output("--catalog", args.catalog, CATALOG)], scanned[0] if scanned else [])
     limits = limits_from(args)
     progress = Progress(
         TextColumn("{task.description}"),
@@ -93,12 +97,33 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.file.flush()
 
         try:  # the workers' temporary files go inside the batch's folder, removed after them
-            with temp_root(), open_executor(args) as executor:
-                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done, limits)
-        except (CatalogError, ExecutorError) as exc:
+            executor = open_executor(args)
+            with temp_root(), executor, closing(_open_catalog(args.catalog)) as con:
+                outcome = run_batch(args.root, con, _settings(args), executor, on_start, on_done, limits, scanned)
+        except ExecutorError as exc:
             err(f"npu-triage: {exc}")
             return 2
     return _report(outcome, args.catalog)
+
+
+def _scan(root: Path) -> tuple[list[ExportSource], list[Unreadable]] | None:
+    """The exports (and unreadable folders) of a folder ``root``; None for an archive, or for a tree the
+    batch's own planning is to report on."""
+    if not root.is_dir():
+        return None
+    try:
+        return scan(root)
+    except (IngestError, OSError):
+        return None
+
+
+def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
+    """The catalog, opened (created when new) and checked once, before any work; once the executor has
+    started, so that an executor that cannot start leaves no new catalog behind."""
+    try:
+        return open_catalog(path)
+    except CatalogError as exc:
+        raise UsageError(f"--catalog {exc}") from exc
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:
