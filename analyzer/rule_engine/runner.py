@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 import duckdb
@@ -243,18 +241,22 @@ def run_rules(
     create_views(con, (params or {}).get(CHIP_KEY, {}))
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
-    planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)
-    results = [([], p.skipped) if p.skipped else p.job(con) for p in planned]
+    planned = _plan(rules, run_ids, params, Availability(con), preview)
+    results = [
+        ([], p.skipped) if p.skipped else _run_one(con, p.rule, p.params, p.run_ids, evidence_limit) for p in planned
+    ]
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
 
 
 @dataclass(frozen=True)
 class _Planned:
-    """One rule over one run, or over all the runs: its 'skipped' outcome, or the job running it."""
+    """One rule over one run, or over all the runs, with its params: its 'skipped' outcome, or None to run it."""
 
+    rule: Rule
+    params: dict[str, Any]
+    run_ids: tuple[str, ...]
     skipped: RuleOutcome | None
-    job: Callable[[duckdb.DuckDBPyConnection], tuple[list[Finding], RuleOutcome]] | None = None
 
 
 def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
@@ -269,7 +271,6 @@ def _plan(
     params: dict[str, dict[str, Any]] | None,
     availability: Availability,
     preview: bool,
-    evidence_limit: int,
 ) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
@@ -282,19 +283,7 @@ def _plan(
     availability.prefetch(
         key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)
     )
-    planned = []
-    for rule, values, group, reason in groups:
-        skipped = _precheck(rule, group, availability, reason)
-        job = (
-            None
-            if skipped
-            else partial(
-                _run_one,
-                rule=rule,
-                params=values,
-                run_ids=group,
-                evidence_limit=evidence_limit,
-            )
-        )
-        planned.append(_Planned(skipped, job))
-    return planned
+    return [
+        _Planned(rule, values, group, _precheck(rule, group, availability, reason))
+        for rule, values, group, reason in groups
+    ]
