@@ -11,10 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import CATALOG, Output, check_outputs
+from analyzer.cli.output_paths import CATALOG, Output, check_outputs, scan_input
 from analyzer.cli.usage import UsageError
-from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
-from analyzer.ingest.model import ExportSource, IngestError
+from analyzer.ingest.metadata.discover import absent_reason, printable
+from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
-    scanned = _scan(args.root)  # the tree is walked once: the outputs are checked against it, the batch planned on it
+    # The tree is walked once: the outputs are checked against it, the batch planned on it.
+    scanned = scan_input(args.root) if args.root.is_dir() else None
     check_outputs([Output("--catalog", args.catalog, CATALOG)], scanned[0] if scanned else [])
     limits = limits_from(args)
     progress = Progress(
@@ -104,17 +105,6 @@ def run(args: argparse.Namespace) -> int:
             err(f"npu-triage: {exc}")
             return 2
     return _report(outcome, args.catalog)
-
-
-def _scan(root: Path) -> tuple[list[ExportSource], list[Unreadable]] | None:
-    """The exports (and unreadable folders) of a folder ``root``; None for an archive, or for a tree the
-    batch's own planning is to report on."""
-    if not root.is_dir():
-        return None
-    try:
-        return scan(root)
-    except (IngestError, OSError):
-        return None
 
 
 def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:

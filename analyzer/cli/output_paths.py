@@ -16,7 +16,7 @@ from pathlib import Path
 
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
-from analyzer.ingest.metadata.discover import discover
+from analyzer.ingest.metadata.discover import Scanned, scan
 from analyzer.ingest.model import ExportSource, IngestError
 
 FOLDER = "folder"  # a folder the command writes files into (created when absent)
@@ -42,15 +42,19 @@ class Output:
 def exports_read(inputs: Iterable[Path | None]) -> list[ExportSource]:
     """The exports the command will read under its input paths (those it cannot read are its own
     business: the command reports them)."""
-    sources: list[ExportSource] = []
-    for path in inputs:
-        if path is None or not Path(path).exists():
-            continue
-        try:
-            sources += discover(Path(path))
-        except (IngestError, OSError):
-            continue
-    return sources
+    return [source for path in inputs for source in (scan_input(path) or ([], []))[0]]
+
+
+def scan_input(path: Path | None) -> Scanned | None:
+    """What the command will read under one input path (``discover.scan``), for the output check and then
+    for the command itself, so that the tree is walked once; None when there is nothing to scan there, or
+    the path is the command's own business to report on."""
+    if path is None or not Path(path).exists():
+        return None
+    try:
+        return scan(Path(path))
+    except (IngestError, OSError):
+        return None
 
 
 def check_outputs(outputs: Iterable[Output], sources: Iterable[ExportSource] = ()) -> None:

@@ -11,9 +11,8 @@ from pathlib import Path
 import duckdb
 
 from analyzer.duckdb_connect import connect_offline
-from analyzer.ingest.metadata.discover import Unreadable, printable, scan
+from analyzer.ingest.metadata.discover import Scanned, printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
-from analyzer.ingest.model import ExportSource
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
 from analyzer.runs.catalog import commit_run, known_fingerprints, record_failure
@@ -28,9 +27,6 @@ from analyzer.runs.job_catalog import (
 )
 from analyzer.runs.scratch import scratch_folder
 from analyzer.runs.work import RunTask, WorkSettings, failure_table
-
-# What ``discover.scan`` found under a folder: its exports, and the folders that could not be read.
-_Scanned = tuple[list[ExportSource], list[Unreadable]]
 
 
 @dataclass
@@ -60,7 +56,7 @@ def _jobs_among(sources: list, folder: Path) -> list[Job]:
         con.close()
 
 
-def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan, scanned: _Scanned | None = None) -> list[RunTask]:
+def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan, scanned: Scanned | None = None) -> list[RunTask]:
     """The runs under ``folder`` (``scanned``: its ``discover.scan`` when the caller has it already); its jobs
     go to ``plan.jobs``, and the labels of job ranks holding summaries only (parts of a job, not runs of their
     own: neither catalogued nor failures) to ``plan.job_parts``; the folders and exports that cannot be read
@@ -100,9 +96,7 @@ def _archives_under(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and is_archive(p))
 
 
-def plan_batch(
-    root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS, scanned: _Scanned | None = None
-) -> BatchPlan:
+def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS, scanned: Scanned | None = None) -> BatchPlan:
     """Find every export under ``root`` (a folder or an archive; ``scanned``: the folder's ``discover.scan``
     when the caller has it already); archives are unpacked into ``workdir``.
 
@@ -162,7 +156,7 @@ def run_batch(
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[RunTask, str], None] | None = None,
     limits: Limits = DEFAULT_LIMITS,
-    scanned: _Scanned | None = None,
+    scanned: Scanned | None = None,
 ) -> BatchOutcome:
     """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes
     into the catalog open on ``con`` (``catalog.open_catalog``).

@@ -122,6 +122,10 @@ class Unreadable:
     reason: str
 
 
+# What ``scan`` finds under a path: its exports, and the folders that could not be read.
+Scanned = tuple[list[ExportSource], list[Unreadable]]
+
+
 def printable(path: Path | str) -> str:
     """A path as text that can be printed and stored: bytes that are not UTF-8 shown as \\xNN.
 
@@ -194,7 +198,7 @@ def discover(path: Path) -> list[ExportSource]:
     return scan(path)[0]
 
 
-def scan(path: Path) -> tuple[list[ExportSource], list[Unreadable]]:
+def scan(path: Path) -> Scanned:
     """Every export at or below ``path``, in path order, each with a stable id, and the folders of the
     tree that could not be read (a name that is not UTF-8, a folder that cannot be listed).
 
