@@ -1,6 +1,6 @@
 """Checks every reader runs on the rows it inserted for a run: exact duplicate rows are dropped with a
-count, and negative times and durations are named (each an SQL query over the table, no Python per
-row)."""
+count (``drop_exact_copies`` also serves the SQLite reader's staged tables), and negative times and
+durations are named (each an SQL query over the table, no Python per row)."""
 
 from __future__ import annotations
 

@@ -142,9 +142,8 @@ def report_negative_durations(db: StagedDb, ctx: ReadContext) -> None:
 def _report_rows(db: StagedDb, ctx: ReadContext, table: str, where: str, what: tuple[str, str], hint: str) -> None:
     """One warning when ``where`` holds for staged rows of ``table``: their count and the first one's row
     id; ``what`` is the place after the table name and the problem after the count."""
-    count, first = db.con.execute(f'SELECT count(*), min("{ROWID}") FROM "{db.name(table)}" WHERE {where}').fetchall()[
-        0
-    ]
+    sql = f'SELECT count(*), min("{ROWID}") FROM "{db.name(table)}" WHERE {where}'
+    count, first = db.con.execute(sql).fetchall()[0]
     if count:
         place, problem = what
         ctx.report(db.path, f"table {table}{place}, row {first}", "warning", f"{count} {problem}", hint)
