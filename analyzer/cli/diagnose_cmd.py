@@ -77,7 +77,7 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
     return _load(args, rules)[0]
 
 
-def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None) -> tuple[Trace, list[LoadedJob]]:
+def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None = None) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
