@@ -34,6 +34,7 @@ def test_evaluate_job_slice_finds_the_slow_replica_and_not_the_near_miss(capsys:
     assert main([*argv, "--misses"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Jobs, seed 4, ranks 8: 2 jobs."
+    assert lines[2].split()[:3] == ["job", "problem", "jobs"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[2:] if line.strip()}
     assert rows["job_replica_skew"] == ["1", "1/1", "100%", "1/1", "100%", "1/1", "100%", "0", "0"]
     assert rows["job_replica_near_miss"] == ["1", "–", "–", "–", "0", "0"]
