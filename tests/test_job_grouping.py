@@ -78,3 +78,9 @@ def test_job_grouping_two_jobs_mixed_in_one_folder_names_each_repeated_rank(con,
     assert problems[0].startswith(
         "rank 0 appears twice in one job, here and in a_rank0_20250101000000000_ascend_pt (their world size"
     )
+
+
+def test_job_grouping_jobs_in_folders_of_one_name_get_distinct_ids(con, tmp_path):
+    for parent in ("a", "b", "c"):
+        write_job(job_plan("job_balanced", 4, 1, 1), tmp_path / "in" / parent, "job")
+    assert [job_id for job_id, _, _ in _jobs(con, tmp_path / "in")] == ["job", "job-job", "job-job2"]

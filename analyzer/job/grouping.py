@@ -3,6 +3,7 @@ end, parallel layout and folder tell jobs apart."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -54,10 +55,12 @@ def _rank_from_name(name: str) -> int | None:
 
 
 def _job_id(ranks: list[JobRank], top: Path, taken: set[str]) -> str:
-    """The folder holding the ranks (the deepest common one), named like a run id."""
+    """The folder holding the ranks (the deepest common one), named like a run id; a name already taken
+    (a run, or another job in a folder of the same name) gets '-job', then '-job2', '-job3', ..."""
     common = Path(os.path.commonpath([r.source.root.parent for r in ranks]))
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", (common if common.is_relative_to(top) else top).name) or "job"
-    return name if name not in taken else f"{name}-job"
+    candidates = itertools.chain((name, f"{name}-job"), (f"{name}-job{n}" for n in itertools.count(2)))
+    return next(c for c in candidates if c not in taken)
 
 
 def _by_time(ranks: list[JobRank]) -> list[list[JobRank]]:
