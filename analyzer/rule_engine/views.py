@@ -202,16 +202,6 @@ SELECT run_id, min(start_ns), max(end_ns), (max(end_ns) - min(start_ns)) / 1000.
 FROM ops WHERE run_id NOT IN (SELECT run_id FROM steps WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL)
   AND start_ns IS NOT NULL GROUP BY run_id""",
     ),
-    "_run_busy": (
-        "Compute-busy time inside the span of each run (run_id, span_us, busy_us, busy_ratio).",
-        """
-SELECT run_id, span_us, busy_us, busy_us / nullif(span_us, 0) AS busy_ratio
-FROM (SELECT s.run_id, s.span_us,
-             coalesce(sum(greatest(0, least(b.end_ns, s.end_ns) - greatest(b.start_ns, s.start_ns)))
-                      FILTER (WHERE b.run_id IS NOT NULL), 0) / 1000.0 AS busy_us
-      FROM _run_span s LEFT JOIN _busy_intervals b ON b.run_id = s.run_id
-      GROUP BY s.run_id, s.span_us)""",
-    ),
     "_device_gaps": (
         "Idle stretches of the device between consecutive active intervals (no task of any type ran): "
         "run_id, device_id, step_id (step holding the gap start), start_ns, end_ns, gap_us, "
@@ -287,6 +277,16 @@ FROM c LEFT JOIN o ON o.run_id = c.run_id AND o.device_id IS NOT DISTINCT FROM c
         "WHERE kind = 'host_api' AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id",
     ),
     **BREAKDOWN_VIEWS,
+    "_run_busy": (
+        "THE busy time of each run, read by the catalog (run_metrics), the sweep and the run summary: the "
+        "time breakdown's computing part over all its windows together (_time_breakdown window 0), i.e. the "
+        "time some compute task ran (_busy_intervals) inside the steps' windows, or the profiled span without "
+        "steps, or the export's own computing time where it decomposes its steps. Columns: run_id, span_us "
+        "(the analysed span), busy_us, busy_ratio (busy_us / span_us).",
+        """
+SELECT run_id, span_us, computing_us AS busy_us, computing_us / nullif(span_us, 0) AS busy_ratio
+FROM _time_breakdown WHERE window_no = 0""",
+    ),
 }
 
 
