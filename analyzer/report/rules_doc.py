@@ -51,9 +51,20 @@ def render_rules_reference(rules: list[Rule]) -> str:
             f"| {r.id} | `{r.name}` | {r.category} | {r.severity} | {r.status} | "
             f"{_one_line(r.doc_checks).replace('|', '/')} | {needs} |"
         )
-    lines += ["", "## Helper views available to rule SQL", ""]
-    lines += [f"- `{name}`: {doc}" for name, doc in view_docs().items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _helper_sections()) + "\n"
+
+
+def _helper_sections() -> list[str]:
+    """The helper views, tables and macros rules may use, module by module, each with its columns."""
+    lines = ["", "## Helper views available to rule SQL", ""]
+    lines.append("Generated from the doc comments of `analyzer/rule_engine/views/*.sql`.")
+    for module, header, definitions in view_docs():
+        lines += ["", f"### {module}.sql", "", header]
+        for d in definitions:
+            call = f"{d.name}({d.params})" if d.kind == "macro" else d.name
+            lines += ["", f"#### `{call}` ({d.kind})", "", d.description, "", "| column | meaning |", "|---|---|"]
+            lines += [f"| `{c}` | {doc.replace('|', '/')} |" for c, doc in d.columns]
+    return lines
 
 
 def _chart_text(rule: Rule) -> str:
