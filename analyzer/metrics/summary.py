@@ -5,8 +5,6 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.rule_engine.views import create_views
-
 # Parameters bound in every query: $rid (ingest run id), $cid (catalog run id).
 _LABEL = "coalesce(op_type, '[' || coalesce(task_type, '?') || ']')"
 _NORM_NAME = r"regexp_replace(op_name, '([_\-./](op)?[0-9]+)+$', '')"
@@ -80,9 +78,8 @@ def run_summary_tables(con: duckdb.DuckDBPyConnection, ingest_run_id: str, catal
     """op_type_stats, op_type_step_stats, step_times, op_positions and run_metrics of one run.
 
     run_metrics' span and busy time are the helper view ``_run_busy`` (the one definition of busy, shared
-    with the rules and the diagnosis), so the helper views are created in ``con`` when absent or stale.
+    with the rules and the diagnosis): ``con`` must hold the helper views (rule_engine.views.create_views).
     """
-    create_views(con)
     params = {"rid": ingest_run_id, "cid": catalog_run_id}
     tables = {
         "op_type_stats": con.sql(OP_TYPE_STATS_SQL, params=params).to_arrow_table(),

@@ -18,6 +18,7 @@ from analyzer.ingest import load_export
 from analyzer.ingest.model import IngestError
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
+from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
 
@@ -93,6 +94,7 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
     source_id = ingested.sources[0].source_id
     parts: dict[str, list[pa.Table]] = {}
     findings = _findings_by_run(con, usable, settings)
+    create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     for rid in usable:
         cid = catalog_run_id(rid, source_id, task.fingerprint)
         tables = run_summary_tables(con, rid, cid)
