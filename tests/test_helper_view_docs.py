@@ -1,4 +1,4 @@
-"""Every helper view, table and macro of rule_engine/views/*.sql documents itself and each column it returns."""
+"""Every view, table and macro of the .sql modules (helpers, scaling) documents itself and each column it returns."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 
 from analyzer.ingest.loader import load_export
+from analyzer.metrics.sweep import scaling_definitions
 from analyzer.rule_engine.chip_table import NOMINAL_KEYS
+from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.views import COMPUTE_TASK_TYPES, create_views, helper_definitions
-from analyzer.rule_engine.views.definitions import HelperModuleError, parse_module
+from analyzer.sql_modules import SqlModuleError, parse_module
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "resnet_host_sync"
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
+EXAMPLE = EXAMPLES / "resnet_host_sync"
 
 # An input for each macro with the columns it reads (and no rows): what it returns is then described.
 _MACRO_INPUT = "SELECT {'run_id': 'r'} AS key, 1::BIGINT AS rid, 1::BIGINT AS start_ns, 2::BIGINT AS end_ns LIMIT 0"
@@ -49,6 +52,16 @@ def test_helper_definition_every_returned_column_is_documented(example_con, defi
     assert _documented(example_con, definition) == returned
 
 
+def test_scaling_views_every_returned_column_is_documented() -> None:
+    ingested = load_export(EXAMPLES / "batch_sweep")
+    try:
+        create_run_scaling_views(ingested.con, list(ingested.run_ids))
+        for definition in scaling_definitions():
+            assert _documented(ingested.con, definition) == _columns(ingested.con, definition.name), definition.name
+    finally:
+        ingested.con.close()
+
+
 def test_helper_run_nominal_has_every_chip_table_key(example_con) -> None:
     assert _columns(example_con, "_run_nominal") == ["run_id", "chip", "chip_assumed", *NOMINAL_KEYS]
 
@@ -73,6 +86,6 @@ def test_helper_kinds_keep_the_plain_views_plain() -> None:
     ],
 )
 def test_helper_module_undocumented_definition_is_refused(text: str, problem: str) -> None:
-    with pytest.raises(HelperModuleError, match=re.escape(problem)) as raised:
+    with pytest.raises(SqlModuleError, match=re.escape(problem)) as raised:
         parse_module(text, "demo")
     assert "demo.sql line 1 (_x" in str(raised.value) or "(_m)" in str(raised.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analyzer.metrics.sweep import scaling_definitions
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.views import view_docs
 
@@ -57,8 +58,11 @@ def render_rules_reference(rules: list[Rule]) -> str:
 def _helper_sections() -> list[str]:
     """The helper views, tables and macros rules may use, module by module, each with its columns."""
     lines = ["", "## Helper views available to rule SQL", ""]
-    lines.append("Generated from the doc comments of `analyzer/rule_engine/views/*.sql`.")
-    for module, header, definitions in view_docs():
+    lines.append(
+        "Generated from the doc comments of `analyzer/rule_engine/views/*.sql` and `analyzer/metrics/scaling.sql`."
+    )
+    scaling = ("scaling", "Over the runs a rule of scope 'runs' compares (analyzer/metrics/scaling.sql).")
+    for module, header, definitions in [*view_docs(), (*scaling, scaling_definitions())]:
         lines += ["", f"### {module}.sql", "", header]
         for d in definitions:
             call = f"{d.name}({d.params})" if d.kind == "macro" else d.name
