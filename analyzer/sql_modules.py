@@ -88,9 +88,12 @@ def _definition(lines: list[str], line_no: int, module: str) -> SqlDefinition:
             else:
                 description.append(text)
         body += 1
+    stray = next((x for x in lines[body:] if x.startswith("-- @")), None)
+    if stray:
+        raise SqlModuleError(f"{where}: {stray!r} is not a definition line (-- @table|@view|@macro NAME)")
     sql = "\n".join(lines[body:]).strip().rstrip(";").strip()
     if not description or not columns or not sql:
-        missing = "a description" if not description else "@column lines" if not columns else "a SQL body"
+        missing = "description" if not description else "@column lines" if not columns else "SQL body"
         raise SqlModuleError(f"{where}: no {missing}")
     if (kind == "macro") != (params is not None):
         raise SqlModuleError(f"{where}: a @macro takes (arguments); a @view or @table does not")

@@ -80,9 +80,10 @@ def test_helper_kinds_keep_the_plain_views_plain() -> None:
     ("text", "problem"),
     [
         ("-- @view _x\n-- Holds one row.\nSELECT 1 AS n;\n", "no @column lines"),
-        ("-- @view _x\n-- @column n  a number\nSELECT 1 AS n;\n", "no a description"),
+        ("-- @view _x\n-- @column n  a number\nSELECT 1 AS n;\n", "no description"),
         ("-- @view _x\n-- Holds one row.\n-- @colum n  a number\nSELECT 1 AS n;\n", "unknown tag @colum"),
         ("-- @macro _m\n-- Holds one row.\n-- @column n  a number\nSELECT 1 AS n;\n", "takes (arguments)"),
+        ("-- @view _x\n-- Holds one row.\n-- @column n  a number\nSELECT 1 AS n;\n-- @tabel _y\n", "not a definition"),
     ],
 )
 def test_helper_module_undocumented_definition_is_refused(text: str, problem: str) -> None:
