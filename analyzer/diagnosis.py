@@ -9,8 +9,8 @@ import duckdb
 from analyzer import __version__
 from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.chip_table import CHIP_KEY
+from analyzer.rule_engine.impact_sharing import exclusive_impacts
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.overlap import exclusive_impacts
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
-from analyzer.rule_engine.overlap import exclusive_job_impacts
+from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
 from analyzer.rule_engine.runner import run_rules
 from tests.rule_cases import FIXTURES_DIR, RULES
 

@@ -12,8 +12,8 @@ from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
 from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
+from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.overlap import exclusive_job_impacts
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
 

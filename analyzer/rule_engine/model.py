@@ -39,7 +39,7 @@ class Rule:
     collect: str = ""  # key of analyzer.ingest.finalize.SETTINGS that enable_hint was taken from
     doc_impact: str = ""  # how impact_us is computed ([doc] impact)
     threshold_param: str = ""  # the param reported as a finding's threshold ([finding] threshold_param)
-    impact_family: str = ""  # ("" = none) which pool of time its impact claims ([impact] family, see overlap.py)
+    impact_family: str = ""  # ("" = none) which pool of time its impact claims ([impact] family, see impact_sharing.py)
     impact_role: str = "part"  # 'part', or 'umbrella' (claims what the parts of its family leave)
     schema_version: int = 1
     report: ReportSpec = field(default_factory=lambda: ReportSpec())
