@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 import duckdb
@@ -89,9 +87,10 @@ class _RuleRun:
         params: dict[str, Any],
         run_ids: tuple[str, ...],
         evidence_limit: int,
+        spans: dict[str, float | None],
     ) -> None:
         self.con, self.rule, self.params = con, rule, params
-        self.run_ids, self.evidence_limit = run_ids, evidence_limit
+        self.run_ids, self.evidence_limit, self.spans = run_ids, evidence_limit, spans
         self.binding = {**params, "run_id": run_ids[0], "run_ids": list(run_ids)}
 
     def findings(self) -> list[Finding]:
@@ -118,10 +117,8 @@ class _RuleRun:
         return columns, top, total
 
     def _span_us(self, row: dict[str, Any]) -> float | None:
-        if _number(row.get("span_us")):
-            return _number(row["span_us"])
-        found = self.con.execute("SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]).fetchall()
-        return _number(found[0][0]) if found else None
+        """The span the finding's share is of: the row's own span_us, else its run's analysed span."""
+        return _number(row.get("span_us")) or self.spans.get(row.get("run_id"))
 
     def _finding(self, row: dict[str, Any]) -> Finding:
         rule = self.rule
@@ -196,17 +193,23 @@ def _precheck(
     return RuleOutcome(rule.name, rule.id, _outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
 
 
+def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
+    """The analysed span of every run (_run_span, a row per run), read once for all the rules' findings."""
+    return {run_id: _number(span) for run_id, span in con.execute("SELECT run_id, span_us FROM _run_span").fetchall()}
+
+
 def _run_one(
     con: duckdb.DuckDBPyConnection,
     rule: Rule,
     params: dict[str, Any],
     run_ids: tuple[str, ...],
     evidence_limit: int,
+    spans: dict[str, float | None],
 ) -> tuple[list[Finding], RuleOutcome]:
     """Run a rule that passed its precheck: its findings, or a 'failed' outcome on a SQL error."""
     outcome_run = _outcome_run(rule, run_ids)
     try:
-        found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
+        found = _RuleRun(con, rule, params, run_ids, evidence_limit, spans).findings()
     except duckdb.Error as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
         return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
@@ -243,18 +246,24 @@ def run_rules(
     create_views(con, (params or {}).get(CHIP_KEY, {}))
     if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
         create_run_scaling_views(con, list(run_ids))
-    planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)
-    results = [([], p.skipped) if p.skipped else p.job(con) for p in planned]
+    planned = _plan(rules, run_ids, params, Availability(con), preview)
+    spans = _run_spans(con)
+    results = [
+        ([], p.skipped) if p.skipped else _run_one(con, p.rule, p.params, p.run_ids, evidence_limit, spans)
+        for p in planned
+    ]
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
 
 
 @dataclass(frozen=True)
 class _Planned:
-    """One rule over one run, or over all the runs: its 'skipped' outcome, or the job running it."""
+    """One rule over one run, or over all the runs, with its params: its 'skipped' outcome, or None when it runs."""
 
+    rule: Rule
+    params: dict[str, Any]
+    run_ids: tuple[str, ...]
     skipped: RuleOutcome | None
-    job: Callable[[duckdb.DuckDBPyConnection], tuple[list[Finding], RuleOutcome]] | None = None
 
 
 def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
@@ -269,7 +278,6 @@ def _plan(
     params: dict[str, dict[str, Any]] | None,
     availability: Availability,
     preview: bool,
-    evidence_limit: int,
 ) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
@@ -282,19 +290,7 @@ def _plan(
     availability.prefetch(
         key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)
     )
-    planned = []
-    for rule, values, group, reason in groups:
-        skipped = _precheck(rule, group, availability, reason)
-        job = (
-            None
-            if skipped
-            else partial(
-                _run_one,
-                rule=rule,
-                params=values,
-                run_ids=group,
-                evidence_limit=evidence_limit,
-            )
-        )
-        planned.append(_Planned(skipped, job))
-    return planned
+    return [
+        _Planned(rule, values, group, _precheck(rule, group, availability, reason))
+        for rule, values, group, reason in groups
+    ]
