@@ -22,26 +22,31 @@ def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dic
     return {c: plain_value(v) for c, v in zip(columns, rows[0], strict=True)} if rows else {}
 
 
-def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
+# The run's whole window (window 0) of the time breakdown: read once for the summary and the breakdown.
+_WHOLE_RUN = (
+    "SELECT b.span_us, b.computing_us, b.computing_us / nullif(b.span_us, 0) AS computing_ratio, "
+    "b.basis AS span_basis, b.source AS span_source, r.span_us AS task_range_us, b.subject, b.breakdown "
+    "FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.run_id = ? AND b.window_no = 0"
+)
+
+
+def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, whole: dict[str, Any]) -> dict[str, Any] | None:
     """The run's time breakdown (all its steps together, else the profiled span): span_us, basis,
     source, parts (part, label, us, pct: the pcts add up to exactly 100.0) and text; None without
-    device tasks. Needs the helper views."""
-    cursor = con.execute(
-        "SELECT part, label, part_us, share_pct, span_us, basis, source, subject FROM _time_shares "
-        "WHERE run_id = ? AND window_no = 0 ORDER BY part_no",
-        [run_id],
-    )
-    rows = cursor.fetchall()
-    if not rows:
+    device tasks. ``whole``: the run's row of ``_WHOLE_RUN`` ({} when it has none). Needs the helper views."""
+    if not whole:
         return None
-    text = con.execute("SELECT breakdown FROM _time_breakdown WHERE run_id = ? AND window_no = 0", [run_id])
+    parts = con.execute(
+        "SELECT part, label, part_us, share_pct FROM _time_shares WHERE run_id = ? AND window_no = 0 ORDER BY part_no",
+        [run_id],
+    ).fetchall()
     return {
-        "span_us": rows[0][4],
-        "basis": rows[0][5],
-        "source": rows[0][6],
-        "subject": rows[0][7],
-        "parts": [{"part": p, "label": label, "us": us, "pct": pct} for p, label, us, pct, *_ in rows],
-        "text": text.fetchall()[0][0],
+        "span_us": whole["span_us"],
+        "basis": whole["span_basis"],
+        "source": whole["span_source"],
+        "subject": whole["subject"],
+        "parts": [{"part": p, "label": label, "us": us, "pct": pct} for p, label, us, pct in parts],
+        "text": whole["breakdown"],
     }
 
 
@@ -52,13 +57,9 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     steps together, else the profiled span: _time_breakdown), the same numbers the rules judge;
     ``step_computing_*`` are per step; ``task_range_us`` is first task start .. last task end.
     """
-    summary = _one_row(
-        con,
-        "SELECT b.span_us, b.computing_us, b.computing_us / nullif(b.span_us, 0) AS computing_ratio, "
-        "b.basis AS span_basis, b.source AS span_source, r.span_us AS task_range_us "
-        "FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.run_id = ? AND b.window_no = 0",
-        [run_id],
-    )
+    whole = _one_row(con, _WHOLE_RUN, [run_id])
+    breakdown = time_breakdown(con, run_id, whole)
+    summary = {k: v for k, v in whole.items() if k not in ("subject", "breakdown")}
     counts = _one_row(
         con,
         "SELECT (SELECT count(*) FROM steps WHERE run_id = $r) AS step_count, "
@@ -66,7 +67,6 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
         "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
         {"r": run_id},
     )  # type: ignore[arg-type]
-    breakdown = time_breakdown(con, run_id)
     steps = _one_row(
         con,
         "SELECT min(computing_us / span_us) AS step_computing_ratio_min, "
