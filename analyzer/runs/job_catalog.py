@@ -16,8 +16,7 @@ from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
-from analyzer.rule_engine.loader import default_rules_dir, load_rules
-from analyzer.runs.work import WorkSettings, failure_table
+from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings")
@@ -94,9 +93,9 @@ class JobTask:
 
 def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
     """A job's catalog rows, or a failures row; never raises on bad input. Runs in a worker (local
-    pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``."""
+    pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``, once per process."""
     try:
-        rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
+        rules = list(batch_rules(settings.rules_dir))
         return job_tables(task.job, task.label, task.fingerprint, rules, settings.params, settings.diagnose)
     except Exception as exc:  # a worker never dies on bad input
         if stop_requested():
