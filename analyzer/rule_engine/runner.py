@@ -81,17 +81,21 @@ class _RuleRun:
     """One rule over one run (or one set of runs): query, evidence, findings."""
 
     def __init__(
-        self,
-        con: duckdb.DuckDBPyConnection,
-        rule: Rule,
-        params: dict[str, Any],
-        run_ids: tuple[str, ...],
-        evidence_limit: int,
-        spans: dict[str, float | None],
+        self, con: duckdb.DuckDBPyConnection, planned: _Planned, evidence_limit: int, spans: dict[str, float | None]
     ) -> None:
-        self.con, self.rule, self.params = con, rule, params
-        self.run_ids, self.evidence_limit, self.spans = run_ids, evidence_limit, spans
-        self.binding = {**params, "run_id": run_ids[0], "run_ids": list(run_ids)}
+        self.con, self.rule, self.params, self.run_ids = con, planned.rule, planned.params, planned.run_ids
+        self.evidence_limit, self.spans = evidence_limit, spans
+        self.binding = {**self.params, "run_id": self.run_ids[0], "run_ids": list(self.run_ids)}
+
+    def run(self) -> tuple[list[Finding], RuleOutcome]:
+        """Run the rule (it passed its precheck): its findings, or a 'failed' outcome on a SQL error."""
+        rule, outcome_run = self.rule, _outcome_run(self.rule, self.run_ids)
+        try:
+            found = self.findings()
+        except duckdb.Error as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+            return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
+        return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
 
     def findings(self) -> list[Finding]:
         cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
@@ -198,24 +202,6 @@ def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
     return {run_id: _number(span) for run_id, span in con.execute("SELECT run_id, span_us FROM _run_span").fetchall()}
 
 
-def _run_one(
-    con: duckdb.DuckDBPyConnection,
-    rule: Rule,
-    params: dict[str, Any],
-    run_ids: tuple[str, ...],
-    evidence_limit: int,
-    spans: dict[str, float | None],
-) -> tuple[list[Finding], RuleOutcome]:
-    """Run a rule that passed its precheck: its findings, or a 'failed' outcome on a SQL error."""
-    outcome_run = _outcome_run(rule, run_ids)
-    try:
-        found = _RuleRun(con, rule, params, run_ids, evidence_limit, spans).findings()
-    except duckdb.Error as exc:
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
-        return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
-    return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
-
-
 def run_rules(
     con: duckdb.DuckDBPyConnection,
     rules: list[Rule],
@@ -248,10 +234,7 @@ def run_rules(
         create_run_scaling_views(con, list(run_ids))
     planned = _plan(rules, run_ids, params, Availability(con), preview)
     spans = _run_spans(con)
-    results = [
-        ([], p.skipped) if p.skipped else _run_one(con, p.rule, p.params, p.run_ids, evidence_limit, spans)
-        for p in planned
-    ]
+    results = [([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans).run() for p in planned]
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
 
