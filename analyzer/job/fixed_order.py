@@ -4,6 +4,11 @@ Parallel aggregation hands rows to threads in whatever order they come free, and
 depends on the order of its terms in its last digits: two identical runs would then write job numbers
 (impacts, per-rank waits) that differ. The job tables are small summaries, so one thread costs little
 and makes every aggregate of the job, the rules' included, the same run after run.
+
+The rounding of rule numbers (rule_engine/runner.py ``_number``) does not do this job: it covers
+only what rules return, not the job summary, the job page's per-rank chart values or the catalog's
+job metrics, which would otherwise change in their last digits from one run to the next. A run's
+own tables are large and need DuckDB's threads, so there the rounding is the one mechanism.
 """
 
 from __future__ import annotations

@@ -59,7 +59,8 @@ def plain_value(value: Any) -> Any:
 
 def _number(value: Any) -> float | None:
     """A number a rule returned, kept to 12 significant digits: DuckDB sums in parallel, so a float
-    total may differ in its last bits from one run to the next, and a finding must not.
+    total may differ in its last bits from one run to the next, and a finding must not. (A job's
+    queries run on one thread instead: analyzer/job/fixed_order.py says why.)
 
     >>> _number(0.25865663604341366) == _number(0.2586566360434137)
     True
