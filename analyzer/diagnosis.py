@@ -10,9 +10,9 @@ from analyzer import __version__
 from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts
-from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
+from analyzer.rule_engine.runner import plain_value, run_rules
 
 
 def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dict[str, Any]:
@@ -123,31 +123,23 @@ def run_problems(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str,
     return tuple(dict(zip(columns, row, strict=True)) for row in cursor.fetchall())
 
 
-def diagnose(
-    con: duckdb.DuckDBPyConnection,
-    run_id: str,
-    rules: list[Rule],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
-) -> Diagnosis:
+def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, configured: ConfiguredRules) -> Diagnosis:
     """The Diagnosis of one run.
 
     Args:
         con: connection holding the normalized tables (the helper views are created in it).
         run_id: the run to diagnose (a row of ``runs``).
-        rules: loaded, validated rules; rules of scope 'runs' are reported as skipped here.
-        params: user overrides, rule name -> {param: value}.
-        preview: also run 'preview' rules.
+        configured: the validated rules with the user's overrides; rules of scope 'runs' are reported
+            as skipped here, rules of scope 'job' are left out (judged once per job, analyzer/job/).
 
     Returns:
         Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
-    rules = [r for r in rules if r.scope != "job"]  # judged once per job (analyzer/job/diagnosis.py)
-    findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
-    effective = {r.name: effective_params(r, params) for r in rules if r.params}
+    configured = configured.where(lambda r: r.scope != "job")
+    findings, outcomes = run_rules(con, configured, [run_id])
+    effective = configured.params_in_effect()
     effective[CHIP_KEY] = _one_row(con, "SELECT * EXCLUDE (run_id) FROM _run_nominal WHERE run_id = ?", [run_id])
-    findings = exclusive_impacts(con, findings, rules)
+    findings = exclusive_impacts(con, findings, list(configured.rules))
     run = _one_row(con, "SELECT * EXCLUDE (fingerprint) FROM runs WHERE run_id = ?", [run_id])
     return Diagnosis(
         run_id=run_id,
@@ -158,28 +150,21 @@ def diagnose(
         problems=run_problems(con, run_id),
         params=effective,
         tool_version=__version__,
-        rule_reports={r.name: r.report for r in rules},
+        rule_reports={r.name: r.report for r in configured.rules},
     )
 
 
-def diagnose_runs(
-    con: duckdb.DuckDBPyConnection,
-    run_ids: list[str],
-    rules: list[Rule],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
-) -> Diagnosis | None:
+def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured: ConfiguredRules) -> Diagnosis | None:
     """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size scaling).
 
     Returns None when fewer than two runs or no such rule are given, and when none of those rules
     has a finding or failed: skipped (e.g. no run records a batch size) or with nothing to compare
     (no model at two batch sizes), there is nothing about several runs to report.
     """
-    several = [r for r in rules if r.scope == "runs"]
-    if len(run_ids) < 2 or not several:
+    several = configured.where(lambda r: r.scope == "runs")
+    if len(run_ids) < 2 or not several.rules:
         return None
-    findings, outcomes = run_rules(con, several, list(run_ids), params, preview=preview)
+    findings, outcomes = run_rules(con, several, list(run_ids))
     if not findings and all(o.status != "failed" for o in outcomes):
         return None
     return Diagnosis(
@@ -188,7 +173,7 @@ def diagnose_runs(
         summary={"run_count": len(run_ids)},
         outcomes=tuple(outcomes),
         findings=tuple(rank_findings(findings)),
-        params={r.name: effective_params(r, params) for r in several if r.params},
+        params=several.params_in_effect(),
         tool_version=__version__,
-        rule_reports={r.name: r.report for r in several},
+        rule_reports={r.name: r.report for r in several.rules},
     )

@@ -13,9 +13,9 @@ from analyzer.ingest.model import Problem
 from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
 from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
-from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
+from analyzer.rule_engine.runner import plain_value, run_rules
 
 _SUMMARY = """
 WITH s AS (SELECT step_id, max(stage_us) AS job_step_us, min(stage_us) AS fastest_us FROM job_steps
@@ -67,17 +67,14 @@ def diagnose_job(
     job: Job,
     group_note: str,
     problems: list[Problem],
-    rules: list[Rule],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
+    configured: ConfiguredRules,
 ) -> Diagnosis:
     """The Diagnosis of a job whose tables are filled (analyzer.job.tables.load_job): the rules of scope
-    'job' over it, its ranks (each with what its export holds) and its summary numbers."""
-    job_rules = [r for r in rules if r.scope == "job"]
+    'job' of ``configured`` over it, its ranks (each with what its export holds) and its summary numbers."""
+    job_rules = configured.where(lambda r: r.scope == "job")
     with fixed_order(con):
-        findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
-        findings = exclusive_job_impacts(con, findings, job_rules)
+        findings, outcomes = run_rules(con, job_rules, [job.job_id])
+        findings = exclusive_job_impacts(con, findings, list(job_rules.rules))
         summary = _rows(con, _SUMMARY, job.job_id)[0]
         late = _rows(con, _LATE, job.job_id)
         ranks = _rows(con, _RANKS, job.job_id)
@@ -96,6 +93,6 @@ def diagnose_job(
         outcomes=tuple(outcomes),
         findings=tuple(rank_findings(findings)),
         problems=tuple(asdict(p) for p in problems),
-        params={r.name: effective_params(r, params) for r in job_rules if r.params},
+        params=job_rules.params_in_effect(),
         tool_version=__version__,
     )

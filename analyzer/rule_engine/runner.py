@@ -12,7 +12,7 @@ import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
-from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.model import SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
@@ -22,11 +22,6 @@ ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
 CONFIDENCES = ("high", "medium", "low")
 # Row columns with a meaning of their own; every other column goes into Finding.details.
 _SPECIAL_COLUMNS = set(FINDING_COLUMNS) | {"threshold", "span_us", "severity", "confidence"}
-
-
-def effective_params(rule: Rule, overrides: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """The rule's declared params with the user's overrides for that rule applied."""
-    return {**rule.params, **((overrides or {}).get(rule.name, {}))}
 
 
 def bind_params(sql: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -204,22 +199,14 @@ def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
 
 
 def run_rules(
-    con: duckdb.DuckDBPyConnection,
-    rules: list[Rule],
-    run_ids: list[str],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
-    evidence_limit: int = 10,
+    con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, run_ids: list[str], *, evidence_limit: int = 10
 ) -> tuple[list[Finding], list[RuleOutcome]]:
     """Run every rule: scope 'run' or 'job' once per id ($run_id), scope 'runs' once over all ($run_ids).
 
     Args:
         con: connection holding the normalized tables; the helper views are (re)created in it.
-        rules: loaded (and validated) rules.
+        configured: the (validated) rules with the user's overrides, and whether 'preview' rules run.
         run_ids: the runs to judge.
-        params: user overrides, rule name -> {param: value}.
-        preview: also run rules whose status is 'preview'.
         evidence_limit: evidence rows kept per finding.
 
     Returns:
@@ -230,10 +217,10 @@ def run_rules(
     or writes a file (``sql_sandbox``), as in `npu-triage query`.
     """
     close_to_files(con)
-    create_views(con, (params or {}).get(CHIP_KEY, {}))
-    if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
+    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
+    if len(run_ids) > 1 and any(r.scope == "runs" for r in configured.rules):
         create_run_scaling_views(con, list(run_ids))
-    planned = _plan(rules, run_ids, params, Availability(con), preview)
+    planned = _plan(configured, run_ids, Availability(con))
     spans = _run_spans(con)
     results = [([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans).run() for p in planned]
     findings = [f for found, _ in results for f in found]
@@ -256,20 +243,15 @@ def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
     return [tuple(run_ids)] if rule.scope == "runs" else [(r,) for r in run_ids]
 
 
-def _plan(
-    rules: list[Rule],
-    run_ids: list[str],
-    params: dict[str, dict[str, Any]] | None,
-    availability: Availability,
-    preview: bool,
-) -> list[_Planned]:
+def _plan(configured: ConfiguredRules, run_ids: list[str], availability: Availability) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
     groups = []
-    for rule in rules:
-        values = effective_params(rule, params)
+    for rule in configured.rules:
+        values = configured.params(rule)
         groups += [
-            (rule, values, group, _skipped_whatever_the_data(rule, group, preview)) for group in _groups(rule, run_ids)
+            (rule, values, group, _skipped_whatever_the_data(rule, group, configured.preview))
+            for group in _groups(rule, run_ids)
         ]
     availability.prefetch(
         key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)

@@ -19,7 +19,7 @@ from analyzer.ingest import load_export
 from analyzer.ingest.model import IngestError
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
-from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.model import ConfiguredRules, Rule
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
 
@@ -146,8 +146,8 @@ def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[st
     """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
     if not settings.diagnose:
         return {}
-    rules = list(batch_rules(settings.rules_dir))
-    return {rid: list(diagnose(con, rid, rules, settings.params).findings) for rid in run_ids}
+    configured = ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
+    return {rid: list(diagnose(con, rid, configured).findings) for rid in run_ids}
 
 
 def _findings_table(cid: str, findings: list) -> pa.Table:
