@@ -6,13 +6,13 @@ from typing import Any
 
 import duckdb
 
-from analyzer import __version__
 from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import plain_value, run_rules
+from analyzer.version import __version__
 
 
 def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dict[str, Any]:

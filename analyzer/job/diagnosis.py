@@ -7,7 +7,6 @@ from typing import Any
 
 import duckdb
 
-from analyzer import __version__
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
 from analyzer.job.fixed_order import fixed_order
@@ -16,6 +15,7 @@ from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import plain_value, run_rules
+from analyzer.version import __version__
 
 _SUMMARY = """
 WITH s AS (SELECT step_id, max(stage_us) AS job_step_us, min(stage_us) AS fastest_us FROM job_steps
