@@ -9,7 +9,7 @@ from analyzer.job.fixed_order import fixed_order
 from analyzer.report import job_charts
 from analyzer.report.html import figure_html
 from analyzer.report.html_sections import esc, table
-from analyzer.report.html_style import standalone_page
+from analyzer.report.html_style import report_page
 from analyzer.report.job_terminal import rank_ranges
 
 _STEPS = (
@@ -130,4 +130,4 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
         figures.append((job_charts.stage_bars(stages), _div(stage_chart)))
     charts = "".join(f'<div class="chart">{figure_html(fig, div)}</div>' for fig, div in figures)
     body = f'{_header(d)}\n{_findings(d)}\n<section id="charts"><h2>Charts</h2>{charts}</section>'
-    return standalone_page(f"npu-triage job: {d.run_id}", body, plotly_src)
+    return report_page(f"npu-triage job: {d.run_id}", body, plotly_src)
