@@ -95,4 +95,5 @@ def diagnose_job(
         problems=tuple(asdict(p) for p in problems),
         params=job_rules.params_in_effect(),
         tool_version=__version__,
+        rule_reports={r.name: r.report for r in job_rules.rules},
     )
