@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import duckdb
+
+from analyzer.rule_engine.runner import plain_value
 
 
 @contextmanager
@@ -31,3 +34,12 @@ def fixed_order(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
     finally:
         con.execute(f"SET threads = {int(threads)}")
+
+
+def job_rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict[str, Any]]:
+    """The rows of a query over one job's tables (``$job`` bound to ``job_id``), run on one thread,
+    as dicts of JSON-friendly values."""
+    with fixed_order(con):
+        cursor = con.execute(sql, {"job": job_id})
+        columns = [d[0] for d in cursor.description]
+        return [{c: plain_value(v) for c, v in zip(columns, row, strict=True)} for row in cursor.fetchall()]

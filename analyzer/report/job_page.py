@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.job.fixed_order import fixed_order
+from analyzer.job.fixed_order import job_rows
 from analyzer.report import job_charts
 from analyzer.report.chart_placement import chart_link, chart_title
 from analyzer.report.html import figure_html
@@ -37,13 +37,6 @@ SELECT r.pp_stage, avg(s.computing_us) AS computing_us, avg(s.comm_us) AS comm_u
 FROM job_steps s JOIN job_ranks r USING (run_id, rank) WHERE s.run_id = $job AND r.pp_stage IS NOT NULL
 GROUP BY r.pp_stage ORDER BY r.pp_stage
 """
-
-
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict]:
-    with fixed_order(con):
-        cursor = con.execute(sql, {"job": job_id})
-        cols = [d[0] for d in cursor.description]
-        return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _job_pairs(d: Diagnosis) -> list[tuple[str, object]]:
@@ -110,11 +103,11 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
     inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
     rank_step, wait_transit, links, stage_chart = JOB_CHARTS
     figures = {
-        rank_step: job_charts.rank_step_heatmap(_rows(con, _STEPS, d.run_id)),
-        wait_transit: job_charts.wait_transit_bars(_rows(con, _WAITS, d.run_id)),
-        links: job_charts.link_bandwidth_figure(_rows(con, _LINKS, d.run_id)),
+        rank_step: job_charts.rank_step_heatmap(job_rows(con, _STEPS, d.run_id)),
+        wait_transit: job_charts.wait_transit_bars(job_rows(con, _WAITS, d.run_id)),
+        links: job_charts.link_bandwidth_figure(job_rows(con, _LINKS, d.run_id)),
     }
-    stages = _rows(con, _STAGES, d.run_id)
+    stages = job_rows(con, _STAGES, d.run_id)
     if len(stages) >= 2:
         figures[stage_chart] = job_charts.stage_bars(stages)
 
