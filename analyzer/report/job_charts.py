@@ -9,10 +9,18 @@ from plotly.subplots import make_subplots
 
 from analyzer.report.charts import COLORS, figure_layout, not_collected_figure, plotly_text
 
+# The parts of a rank's step the heatmaps show: (column, label).
 _PARTS = (
     ("computing_us", "computing"),
     ("comm_not_overlapped_us", "communication (not overlapped)"),
     ("free_us", "free"),
+)
+# The parts of a pipeline stage's step, as the stage chart groups them: (column, label, colour).
+_STAGE_PARTS = (
+    ("computing_us", "computing", COLORS["computing"]),
+    ("comm_us", "communication", COLORS["comm"]),
+    ("bubble_us", "bubble", COLORS["idle"]),
+    ("free_us", "free", COLORS["free"]),
 )
 
 
@@ -97,12 +105,7 @@ def stage_bars(rows: list[dict]) -> go.Figure:
     """Per pipeline stage the mean computing, communication, bubble and free time per step (ms)."""
     stages = [f"stage {r['pp_stage']}" for r in rows]
     fig = go.Figure()
-    for col, label, color in (
-        ("computing_us", "computing", COLORS["computing"]),
-        ("comm_us", "communication", COLORS["comm"]),
-        ("bubble_us", "bubble", COLORS["idle"]),
-        ("free_us", "free", COLORS["free"]),
-    ):
+    for col, label, color in _STAGE_PARTS:
         fig.add_trace(go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color))
     fig.update_layout(**figure_layout("Pipeline stages: mean time per step (ms)", "", "ms per step"))
     fig.update_layout(barmode="group")
