@@ -6,6 +6,7 @@ import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.job.fixed_order import job_rows
+from analyzer.job.metrics import rank_metrics
 from analyzer.report import job_charts
 from analyzer.report.chart_placement import chart_link, chart_title
 from analyzer.report.html import figure_html
@@ -18,11 +19,6 @@ _STEPS = (
     "SELECT rank, step_id, computing_us, comm_not_overlapped_us, free_us FROM job_steps "
     "WHERE run_id = $job ORDER BY rank, step_id"
 )
-_WAITS = """
-SELECT rank, sum(wait_us) / greatest(count(DISTINCT step_id), 1) AS wait_us,
-       sum(transit_us) / greatest(count(DISTINCT step_id), 1) AS transit_us
-FROM job_comm_ops WHERE run_id = $job GROUP BY rank ORDER BY rank
-"""
 _LINKS = """
 WITH l AS (SELECT * FROM job_links WHERE run_id = $job AND transport <> 'LOCAL' AND src_rank IS NOT NULL
               AND dst_rank IS NOT NULL AND transit_us > 0
@@ -104,7 +100,7 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
     rank_step, wait_transit, links, stage_chart = JOB_CHARTS
     figures = {
         rank_step: job_charts.rank_step_heatmap(job_rows(con, _STEPS, d.run_id)),
-        wait_transit: job_charts.wait_transit_bars(job_rows(con, _WAITS, d.run_id)),
+        wait_transit: job_charts.wait_transit_bars(rank_metrics(con, d.run_id, d.run_id).to_pylist()),
         links: job_charts.link_bandwidth_figure(job_rows(con, _LINKS, d.run_id)),
     }
     stages = job_rows(con, _STAGES, d.run_id)
