@@ -84,3 +84,16 @@ def test_job_grouping_jobs_in_folders_of_one_name_get_distinct_ids(con, tmp_path
     for parent in ("a", "b", "c"):
         write_job(job_plan("job_balanced", 4, 1, 1), tmp_path / "in" / parent, "job")
     assert [job_id for job_id, _, _ in _jobs(con, tmp_path / "in")] == ["job", "job-job", "job-job2"]
+
+
+def test_job_grouping_a_stray_copy_of_one_rank_in_a_folder_of_its_own_is_named(con, tmp_path):
+    job = write_job(job_plan("job_slow_rank", 4, 1, 1), tmp_path / "in", "job")
+    stray = tmp_path / "in" / "other"
+    stray.mkdir()
+    shutil.copytree(next(job.glob("rank2_*_ascend_pt")), stray / "rank2_copy_ascend_pt")
+    ((job_id, ranks, problems),) = _jobs(con, tmp_path / "in")
+    assert (job_id, ranks) == ("job", [0, 1, 2, 3])
+    assert problems == [
+        "rank 2 repeats a rank of a job beside it, but its folder or parallel layout is of no other rank: "
+        "it is left out of every job view (a job needs two ranks)"
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -163,9 +163,32 @@ def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: 
     jobs = []
     for world in sorted(candidates, key=lambda w: (w is None, w or 0)):
         for cluster in _by_time(candidates[world]):
-            for part in _split_conflicts(cluster):
-                job = _job(part, top, taken)
-                if job is not None:
-                    taken.add(job.job_id)
-                    jobs.append(job)
+            jobs += _cluster_jobs(cluster, top, taken)
     return jobs
+
+
+def _cluster_jobs(cluster: list[JobRank], top: Path, taken: set[str]) -> list[Job]:
+    """The jobs of one cluster of ranks (several when a rank repeats); a rank a split leaves on its
+    own is named as a problem of the first job, so that it is not lost without a word."""
+    found, alone = [], []
+    for part in _split_conflicts(cluster):
+        job = _job(part, top, taken)
+        if job is None:
+            alone += part
+            continue
+        taken.add(job.job_id)
+        found.append(job)
+    if found and alone:
+        found[0] = replace(found[0], problems=(*found[0].problems, *map(_left_alone, alone)))
+    return found
+
+
+def _left_alone(r: JobRank) -> Problem:
+    return Problem(
+        r.source.rel_path,
+        "",
+        "warning",
+        f"rank {r.rank} repeats a rank of a job beside it, but its folder or parallel layout is of no other "
+        "rank: it is left out of every job view (a job needs two ranks)",
+        "put the rank exports of each job in a folder of their own",
+    )
