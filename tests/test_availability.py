@@ -40,7 +40,7 @@ def test_plan_does_not_ask_about_rules_skipped_whatever_the_data(con):
     preview = replace(_rule({"ops": ("op_name",)}), status="preview")
     several = replace(_rule({"ops": ("op_type",)}), scope="runs")
     availability = Availability(con)
-    planned = _plan([preview, several], ["a"], None, availability, preview=False)
+    planned = _plan([preview, several], ["a"], None, availability, preview=False, evidence_limit=5)
     assert [p.skipped.reason.split(";")[0] for p in planned] == [
         "preview rule",
         "compares several runs: judged once over all the runs of PATH",

@@ -15,6 +15,13 @@ def test_packaging_lists_every_analyzer_package_and_the_builtin_rules():
     assert (ROOT / "rules" / "__init__.py").is_file()
 
 
+def test_packaging_ships_the_sql_modules():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    holding_sql = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "analyzer").rglob("*.sql")}
+    assert holding_sql == {"analyzer.metrics", "analyzer.rule_engine.views"}
+    assert all("*.sql" in data.get(package, []) for package in holding_sql)
+
+
 def test_packaging_ships_every_data_file_the_analyzer_reads():
     """A file under analyzer/ that is not Python (a TOML declaration, a SQL module) is package data of its
     package, so that an installed npu-triage finds it."""
