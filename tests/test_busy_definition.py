@@ -10,6 +10,7 @@ from analyzer.diagnosis import diagnose
 from analyzer.ingest.loader import load_export
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.views import create_views
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
@@ -18,7 +19,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 def _check_busy_is_computing(export: Path) -> None:
     ingested = load_export(export)
     try:
-        rules = load_rules(default_rules_dir())
+        rules = ConfiguredRules(tuple(load_rules(default_rules_dir())))
         run_ids = [
             r
             for r in ingested.run_ids
