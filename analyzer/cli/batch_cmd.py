@@ -97,19 +97,24 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.print(f"{status}: {task.label}", markup=False)
                 progress.console.file.flush()
 
+        new_catalog = not args.catalog.exists()
+        con = _open_catalog(args.catalog)  # a wrong catalog is the user's mistake: said before any work
         try:  # the workers' temporary files go inside the batch's folder, removed after them
             executor = open_executor(args)
-            with temp_root(), executor, closing(_open_catalog(args.catalog)) as con:
+            with temp_root(), executor, closing(con):
                 outcome = run_batch(args.root, con, _settings(args), executor, on_start, on_done, limits, scanned)
         except ExecutorError as exc:
+            con.close()
+            if new_catalog:  # an executor that cannot start leaves no new catalog behind
+                for path in (args.catalog, args.catalog.with_name(args.catalog.name + ".wal")):
+                    path.unlink(missing_ok=True)
             err(f"npu-triage: {exc}")
             return 2
     return _report(outcome, args.catalog)
 
 
 def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
-    """The catalog, opened (created when new) and checked once, before any work; once the executor has
-    started, so that an executor that cannot start leaves no new catalog behind."""
+    """The catalog, opened (created when new) and checked once."""
     try:
         return open_catalog(path)
     except CatalogError as exc:
