@@ -175,18 +175,21 @@ FROM named;
 -- @table _time_shares
 -- _time_parts plus window 0 (all windows of the run together) and each part's share in tenths of a
 -- percent, rounded (largest remainder) so that a window's shares add up to exactly 100.0%.
+-- Sums over several windows or parts add DECIMALs (nanosecond-exact to 1e-9 us), not DOUBLEs: a
+-- parallel DOUBLE sum's last bit depends on the order threads meet the rows, and the catalog, which
+-- reads window 0 (_run_busy), must be the same whichever machine or executor computed it.
 -- @column _time_parts.*  the columns of _time_parts (window 0: subject 'N steps' or the one window's,
 --                        basis 'steps' when there are several, the sources joined by ' + ')
 -- @column share_pct      the part's share of the window in percent, one decimal
 WITH one AS (SELECT * FROM _time_parts),
 tot AS (SELECT run_id, count(DISTINCT window_no) AS windows, CASE WHEN count(DISTINCT window_no) > 1 THEN 'steps'
                ELSE any_value(basis) END AS basis, string_agg(DISTINCT source, ' + ' ORDER BY source) AS source,
-               sum(span_us) FILTER (WHERE part_no = 1) AS span_us
+               sum(span_us::DECIMAL(38, 9)) FILTER (WHERE part_no = 1)::DOUBLE AS span_us
         FROM one GROUP BY run_id),
 all_w AS (SELECT o.run_id, 0 AS window_no, NULL::BIGINT AS step_id,
                  CASE WHEN t.windows = 1 THEN any_value(o.subject) ELSE t.windows || ' steps' END AS subject,
-                 t.basis, t.source, t.span_us, o.part_no, o.part, o.label, sum(o.part_us) AS part_us,
-                 sum(o.part_us) / t.span_us AS share
+                 t.basis, t.source, t.span_us, o.part_no, o.part, o.label, sum(o.part_us::DECIMAL(38, 9))::DOUBLE AS part_us,
+                 sum(o.part_us::DECIMAL(38, 9))::DOUBLE / t.span_us AS share
           FROM one o JOIN tot t USING (run_id)
           GROUP BY o.run_id, t.windows, t.basis, t.source, t.span_us, o.part_no, o.part, o.label),
 r AS (SELECT *, greatest(0, share) * 1000 AS raw, floor(greatest(0, share) * 1000) AS fl
@@ -245,9 +248,9 @@ SELECT run_id, window_no, any_value(step_id) AS step_id, any_value(subject) AS s
        sum(part_us) FILTER (WHERE part = 'launch_gaps') AS launch_gaps_us,
        sum(part_us) FILTER (WHERE part = 'free_before') AS free_before_us,
        sum(part_us) FILTER (WHERE part = 'free_after') AS free_after_us,
-       sum(part_us) FILTER (WHERE part LIKE 'gap_%') AS gaps_us,
-       sum(part_us) FILTER (WHERE part <> 'computing') AS not_computing_us,
-       sum(share_pct) FILTER (WHERE part LIKE 'gap_%') AS gaps_pct,
+       sum(part_us::DECIMAL(38, 9)) FILTER (WHERE part LIKE 'gap_%')::DOUBLE AS gaps_us,
+       sum(part_us::DECIMAL(38, 9)) FILTER (WHERE part <> 'computing')::DOUBLE AS not_computing_us,
+       sum(share_pct::DECIMAL(38, 9)) FILTER (WHERE part LIKE 'gap_%')::DOUBLE AS gaps_pct,
        any_value(share_pct) FILTER (WHERE part = 'computing') AS computing_pct,
        any_value(share_pct) FILTER (WHERE part = 'comm_not_overlapped') AS comm_not_overlapped_pct,
        any_value(share_pct) FILTER (WHERE part = 'other_tasks') AS other_tasks_pct,
