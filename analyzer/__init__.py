@@ -9,9 +9,7 @@ The library API (``analyzer/api.py``)::
     analyzer.report(diagnosis, "reports/", ["md", "html"], trace=trace)
 """
 
-__version__ = "0.1.0"
-
-from analyzer.api import (  # noqa: E402  (after __version__, which the modules imported here read)
+from analyzer.api import (
     RuleSetError,
     Trace,
     diagnose,
@@ -22,6 +20,7 @@ from analyzer.api import (  # noqa: E402  (after __version__, which the modules 
     report,
     rules,
 )
+from analyzer.version import __version__
 
 __all__ = [
     "RuleSetError",

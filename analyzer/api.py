@@ -29,7 +29,7 @@ from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
-from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.model import ConfiguredRules, Rule
 from analyzer.rule_engine.validation import validate_rules
 
 if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
@@ -137,7 +137,7 @@ def diagnose(
         if len(usable) != 1:
             raise ValueError(f"name one run_id of the {len(usable)} usable runs: {', '.join(usable) or 'none'}")
         run_id = usable[0]
-    return diagnose_run(trace.con, run_id, rule_set or rules(), params, preview=preview)
+    return diagnose_run(trace.con, run_id, ConfiguredRules(tuple(rule_set or rules()), params or {}, preview))
 
 
 def diagnose_all(
@@ -148,10 +148,10 @@ def diagnose_all(
     preview: bool = False,
 ) -> list[Diagnosis]:
     """The diagnosis of every usable run, then (with several runs) that of the rules comparing them."""
-    rule_set = rule_set or rules()
+    configured = ConfiguredRules(tuple(rule_set or rules()), params or {}, preview)
     usable = trace.usable_run_ids()
-    found = [diagnose_run(trace.con, r, rule_set, params, preview=preview) for r in usable]
-    several = diagnose_runs(trace.con, usable, rule_set, params, preview=preview)
+    found = [diagnose_run(trace.con, r, configured) for r in usable]
+    several = diagnose_runs(trace.con, usable, configured)
     return found if several is None else [*found, several]
 
 

@@ -6,13 +6,13 @@ from typing import Any
 
 import duckdb
 
-from analyzer import __version__
 from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.rule_engine.chip_table import CHIP_KEY
-from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.overlap import exclusive_impacts
+from analyzer.rule_engine.impact_sharing import exclusive_impacts
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
+from analyzer.rule_engine.runner import plain_value, run_rules
+from analyzer.version import __version__
 
 
 def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dict[str, Any]:
@@ -22,26 +22,31 @@ def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dic
     return {c: plain_value(v) for c, v in zip(columns, rows[0], strict=True)} if rows else {}
 
 
-def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
+# The run's whole window (window 0) of the time breakdown: read once for the summary and the breakdown.
+_WHOLE_RUN = (
+    "SELECT b.span_us, b.computing_us, b.computing_us / nullif(b.span_us, 0) AS computing_ratio, "
+    "b.basis AS span_basis, b.source AS span_source, r.span_us AS task_range_us, b.subject, b.breakdown "
+    "FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.run_id = ? AND b.window_no = 0"
+)
+
+
+def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, whole: dict[str, Any]) -> dict[str, Any] | None:
     """The run's time breakdown (all its steps together, else the profiled span): span_us, basis,
     source, parts (part, label, us, pct: the pcts add up to exactly 100.0) and text; None without
-    device tasks. Needs the helper views."""
-    cursor = con.execute(
-        "SELECT part, label, part_us, share_pct, span_us, basis, source, subject FROM _time_shares "
-        "WHERE run_id = ? AND window_no = 0 ORDER BY part_no",
-        [run_id],
-    )
-    rows = cursor.fetchall()
-    if not rows:
+    device tasks. ``whole``: the run's row of ``_WHOLE_RUN`` ({} when it has none). Needs the helper views."""
+    if not whole:
         return None
-    text = con.execute("SELECT breakdown FROM _time_breakdown WHERE run_id = ? AND window_no = 0", [run_id])
+    parts = con.execute(
+        "SELECT part, label, part_us, share_pct FROM _time_shares WHERE run_id = ? AND window_no = 0 ORDER BY part_no",
+        [run_id],
+    ).fetchall()
     return {
-        "span_us": rows[0][4],
-        "basis": rows[0][5],
-        "source": rows[0][6],
-        "subject": rows[0][7],
-        "parts": [{"part": p, "label": label, "us": us, "pct": pct} for p, label, us, pct, *_ in rows],
-        "text": text.fetchall()[0][0],
+        "span_us": whole["span_us"],
+        "basis": whole["span_basis"],
+        "source": whole["span_source"],
+        "subject": whole["subject"],
+        "parts": [{"part": p, "label": label, "us": us, "pct": pct} for p, label, us, pct in parts],
+        "text": whole["breakdown"],
     }
 
 
@@ -52,13 +57,9 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     steps together, else the profiled span: _time_breakdown), the same numbers the rules judge;
     ``step_computing_*`` are per step; ``task_range_us`` is first task start .. last task end.
     """
-    summary = _one_row(
-        con,
-        "SELECT b.span_us, b.computing_us, b.computing_us / nullif(b.span_us, 0) AS computing_ratio, "
-        "b.basis AS span_basis, b.source AS span_source, r.span_us AS task_range_us "
-        "FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.run_id = ? AND b.window_no = 0",
-        [run_id],
-    )
+    whole = _one_row(con, _WHOLE_RUN, [run_id])
+    breakdown = time_breakdown(con, run_id, whole)
+    summary = {k: v for k, v in whole.items() if k not in ("subject", "breakdown")}
     counts = _one_row(
         con,
         "SELECT (SELECT count(*) FROM steps WHERE run_id = $r) AS step_count, "
@@ -66,7 +67,6 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
         "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
         {"r": run_id},
     )  # type: ignore[arg-type]
-    breakdown = time_breakdown(con, run_id)
     steps = _one_row(
         con,
         "SELECT min(computing_us / span_us) AS step_computing_ratio_min, "
@@ -123,31 +123,23 @@ def run_problems(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str,
     return tuple(dict(zip(columns, row, strict=True)) for row in cursor.fetchall())
 
 
-def diagnose(
-    con: duckdb.DuckDBPyConnection,
-    run_id: str,
-    rules: list[Rule],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
-) -> Diagnosis:
+def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, configured: ConfiguredRules) -> Diagnosis:
     """The Diagnosis of one run.
 
     Args:
         con: connection holding the normalized tables (the helper views are created in it).
         run_id: the run to diagnose (a row of ``runs``).
-        rules: loaded, validated rules; rules of scope 'runs' are reported as skipped here.
-        params: user overrides, rule name -> {param: value}.
-        preview: also run 'preview' rules.
+        configured: the validated rules with the user's overrides; rules of scope 'runs' are reported
+            as skipped here, rules of scope 'job' are left out (judged once per job, analyzer/job/).
 
     Returns:
         Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
-    rules = [r for r in rules if r.scope != "job"]  # judged once per job (analyzer/job/diagnosis.py)
-    findings, outcomes = run_rules(con, rules, [run_id], params, preview=preview)
-    effective = {r.name: effective_params(r, params) for r in rules if r.params}
+    configured = configured.where(lambda r: r.scope != "job")
+    findings, outcomes = run_rules(con, configured, [run_id])
+    effective = configured.params_in_effect()
     effective[CHIP_KEY] = _one_row(con, "SELECT * EXCLUDE (run_id) FROM _run_nominal WHERE run_id = ?", [run_id])
-    findings = exclusive_impacts(con, findings, rules)
+    findings = exclusive_impacts(con, findings, list(configured.rules))
     run = _one_row(con, "SELECT * EXCLUDE (fingerprint) FROM runs WHERE run_id = ?", [run_id])
     return Diagnosis(
         run_id=run_id,
@@ -158,28 +150,21 @@ def diagnose(
         problems=run_problems(con, run_id),
         params=effective,
         tool_version=__version__,
-        rule_reports={r.name: r.report for r in rules},
+        rule_reports={r.name: r.report for r in configured.rules},
     )
 
 
-def diagnose_runs(
-    con: duckdb.DuckDBPyConnection,
-    run_ids: list[str],
-    rules: list[Rule],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
-) -> Diagnosis | None:
+def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured: ConfiguredRules) -> Diagnosis | None:
     """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size scaling).
 
     Returns None when fewer than two runs or no such rule are given, and when none of those rules
     has a finding or failed: skipped (e.g. no run records a batch size) or with nothing to compare
     (no model at two batch sizes), there is nothing about several runs to report.
     """
-    several = [r for r in rules if r.scope == "runs"]
-    if len(run_ids) < 2 or not several:
+    several = configured.where(lambda r: r.scope == "runs")
+    if len(run_ids) < 2 or not several.rules:
         return None
-    findings, outcomes = run_rules(con, several, list(run_ids), params, preview=preview)
+    findings, outcomes = run_rules(con, several, list(run_ids))
     if not findings and all(o.status != "failed" for o in outcomes):
         return None
     return Diagnosis(
@@ -188,7 +173,7 @@ def diagnose_runs(
         summary={"run_count": len(run_ids)},
         outcomes=tuple(outcomes),
         findings=tuple(rank_findings(findings)),
-        params={r.name: effective_params(r, params) for r in several if r.params},
+        params=several.params_in_effect(),
         tool_version=__version__,
-        rule_reports={r.name: r.report for r in several},
+        rule_reports={r.name: r.report for r in several.rules},
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from analyzer.cli import main
 from analyzer.report.plotly_asset import plotly_file_name
 from analyzer.report.terminal import TSV_COLUMNS
@@ -65,9 +67,18 @@ def test_diagnose_cli_into_a_pipe_prints_tsv_with_full_ids(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     rows = [line.split("\t") for line in lines]
     assert rows[0] == list(TSV_COLUMNS)
+    assert rows[0][1] == "position" and [r[1] for r in rows[1:]] == ["1", "2"]  # ranking place, not a job rank
     assert len(rows) > 1 and all(len(r) == len(TSV_COLUMNS) for r in rows)
     assert {r[0] for r in rows[1:]} == {"tiny_ascend_pt"}
     assert [r[4] for r in rows[1:]] == ["inter-op-gap", "low-aicore-utilization"]
+
+
+def test_diagnose_cli_export_given_itself_names_its_folder(tmp_path):
+    export = _export(tmp_path)
+    assert main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--format", "json,html", "--quiet"]) == 0
+    (run_folder,) = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
+    assert json.loads((run_folder / "diagnosis.json").read_text())["run"]["source_path"] == export.name
+    assert f"<th>export folder</th><td>{export.name}</td>" in (run_folder / "report.html").read_text()
 
 
 def test_diagnose_cli_quiet_prints_nothing_on_stdout(tmp_path, capsys):

@@ -16,6 +16,7 @@ from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.terminal import findings_tsv, print_diagnosis
 from analyzer.rule_engine.loader import load_rules
+from analyzer.rule_engine.model import ConfiguredRules
 from tests.conftest import REAL, ROOT
 from tests.json_schema_check import schema_problems
 
@@ -39,7 +40,7 @@ def _assert_adds_up(text: str, where: str) -> int:
 def _check(folder: Path) -> None:
     trace = load_export(folder)
     for run_id in usable_run_ids(trace.con, trace.run_ids):
-        d = diagnose(trace.con, run_id, RULES)
+        d = diagnose(trace.con, run_id, ConfiguredRules(tuple(RULES)))
         console = Console(file=io.StringIO(), width=100_000)  # one line per printed line
         print_diagnosis(d, console)
         assert _assert_adds_up(console.file.getvalue(), run_id) >= 1, "the terminal prints the breakdown"

@@ -12,6 +12,7 @@ from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest import load_export
 from analyzer.report.markdown import render_markdown
 from analyzer.rule_engine.loader import load_rules
+from analyzer.rule_engine.model import ConfiguredRules
 from fixtures.generator import write_export
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +39,7 @@ def _diagnoses(scenario: str, layout: str, tmp_root: Path) -> list[Diagnosis]:
         found = []
         for root in write_export(scenario, out, layout=layout):
             ingested = load_export(root)
-            found += [diagnose(ingested.con, r, RULES) for r in ingested.run_ids]
+            found += [diagnose(ingested.con, r, ConfiguredRules(tuple(RULES))) for r in ingested.run_ids]
         _CACHE[key] = found
     return _CACHE[key]
 

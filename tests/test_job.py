@@ -64,6 +64,16 @@ def test_job_page_draws_the_job_charts(tmp_path):
     assert "JOB003" in page and "stage 1 (ranks 2, 3)" in page
 
 
+def test_job_page_finding_links_the_chart_its_rule_names_and_lists_the_job_rules(tmp_path):
+    root = write_job(job_plan("job_pipeline_imbalance", 8, 1, 2), tmp_path / "in")
+    main(["diagnose", str(root), "--out", str(tmp_path / "out"), "--format", "json,html"])
+    page = (tmp_path / "out" / "job_pipeline_imbalance" / "job.html").read_text()
+    finding = page[page.index('id="finding-1"') : page.index("</section>", page.index('id="finding-1"'))]
+    assert "JOB003" in finding and 'href="#job-stages"' in finding  # pipeline-stage-imbalance: [report] chart
+    assert "ms per step</b>" in finding  # a job finding's impact is per step
+    assert '<details id="completeness"' in page and "pipeline-stage-imbalance" in page
+
+
 def test_job_links_use_global_ranks_from_the_metadata_groups(tmp_path, con):
     from analyzer.ingest.metadata.discover import discover
     from analyzer.job.grouping import find_jobs

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
-from analyzer.rule_engine.overlap import exclusive_job_impacts
+from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.runner import run_rules
 from tests.rule_cases import FIXTURES_DIR, RULES
 
@@ -26,7 +27,7 @@ def test_job_late_rank_and_group_wait_claim_the_same_wait_once(con):
     # One rank late at every collective of a three-rank group: slow-rank names it, and the group's
     # wait far above its transit is the same wait seen from the group.
     (job,) = load_fixture_tables(con, FIXTURES_DIR / "collective-wait-dominates" / "fires")
-    raw, _ = run_rules(con, _JOB_RULES, [job])
+    raw, _ = run_rules(con, ConfiguredRules(tuple(_JOB_RULES)), [job])
     assert sorted(f.rule for f in raw) == ["collective-wait-dominates", "slow-rank"]
     step, wait = _job_step_and_max_wait(con, job)
     assert sum(f.impact_us for f in raw) > wait  # alone, each claims the wait again
@@ -49,7 +50,7 @@ def test_job_findings_together_never_exceed_the_job_step(con):
     for rule in sorted(_JOB_RULES, key=lambda r: r.name):
         run_ids = load_fixture_tables(con, FIXTURES_DIR / rule.name / "fires")
         jobs += run_ids
-    raw, _ = run_rules(con, _JOB_RULES, sorted(set(jobs)))
+    raw, _ = run_rules(con, ConfiguredRules(tuple(_JOB_RULES)), sorted(set(jobs)))
     findings = exclusive_job_impacts(con, raw, _JOB_RULES)
     assert len(findings) == len(raw)
     for job in sorted({f.run_id for f in findings}):

@@ -13,3 +13,10 @@ def test_packaging_lists_every_analyzer_package_and_the_builtin_rules():
     assert set(config["packages"]) == on_disk | {"analyzer.builtin_rules"}
     assert config["package-dir"] == {"analyzer.builtin_rules": "rules"}
     assert (ROOT / "rules" / "__init__.py").is_file()
+
+
+def test_packaging_ships_the_sql_modules():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    holding_sql = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "analyzer").rglob("*.sql")}
+    assert holding_sql == {"analyzer.metrics", "analyzer.rule_engine.views"}
+    assert all("*.sql" in data.get(package, []) for package in holding_sql)

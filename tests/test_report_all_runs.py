@@ -10,6 +10,7 @@ from analyzer.diagnosis import diagnose_runs
 from analyzer.ingest import load_export
 from analyzer.report.html import CHARTS
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.runner import run_rules
 from tests.tiny_exports import write_tiny_export
 
@@ -59,6 +60,6 @@ def test_all_runs_without_batch_sizes_is_neither_written_nor_printed(tmp_path, c
 def test_diagnose_runs_one_batch_size_ran_but_nothing_to_compare_is_none(tmp_path):
     ingested = load_export(_two_runs(tmp_path, model="m", sizes=(8, 8)))
     rules = [r for r in load_rules(default_rules_dir()) if r.scope == "runs"]
-    findings, outcomes = run_rules(ingested.con, rules, ingested.run_ids)
+    findings, outcomes = run_rules(ingested.con, ConfiguredRules(tuple(rules)), ingested.run_ids)
     assert not findings and {o.status for o in outcomes} == {"ran"}
-    assert diagnose_runs(ingested.con, ingested.run_ids, rules) is None
+    assert diagnose_runs(ingested.con, ingested.run_ids, ConfiguredRules(tuple(rules))) is None

@@ -9,6 +9,7 @@ import pytest
 from analyzer.diagnosis import diagnose
 from analyzer.report.html import build_figures
 from analyzer.rule_engine.loader import load_rules
+from analyzer.rule_engine.model import ConfiguredRules
 from tests.test_report_series import _add_ops
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +57,7 @@ def _hotspot_trace(figure):
 )
 def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(con, overrides, expected):
     _add_swarm(con)
-    diagnosis = diagnose(con, "r", HOTSPOT, overrides)
+    diagnosis = diagnose(con, "r", ConfiguredRules(tuple(HOTSPOT), overrides))
     findings = {f.details["op_type"]: f for f in diagnosis.findings}
     assert set(findings) == expected
     calls = _hotspot_trace(build_figures(con, diagnosis)["calls"])
@@ -69,7 +70,7 @@ def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(co
 
 def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
     _add_swarm(con)
-    diagnosis = diagnose(con, "r", HOTSPOT)
+    diagnosis = diagnose(con, "r", ConfiguredRules(tuple(HOTSPOT)))
     figures = build_figures(con, diagnosis)
     compute = con.execute(
         "SELECT op_type, count(*), sum(dur_us) FROM _compute_tasks WHERE run_id = 'r' "
@@ -93,7 +94,7 @@ GAPS = [r for r in load_rules(ROOT / "rules") if r.name == GAP_RULE]
 def test_gap_charts_highlight_the_gaps_the_rule_counts(con, overrides, threshold_us):
     # Gaps of 150, 300 and 400 us: the default rule (200 us) counts two, a 350 us threshold one.
     _add_ops(con, [(f"op{i}", "Add", "AI_CORE", start, 10) for i, start in enumerate((0, 160, 470, 880))])
-    diagnosis = diagnose(con, "r", GAPS, overrides)
+    diagnosis = diagnose(con, "r", ConfiguredRules(tuple(GAPS), overrides))
     (finding,) = diagnosis.findings
     figures = build_figures(con, diagnosis)
     (marked,) = [t for t in figures["gap_positions"].data if t.name.startswith(">=")]

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.runner import run_rules
 from analyzer.rule_engine.validation import sql_params, validate_message
 from tests.rule_cases import RULES, case_dirs, case_id
@@ -34,7 +35,7 @@ def _finding_summary(f) -> dict:
 def test_rule_cases_fixture_gives_expected_findings(case, con, update_golden):
     rule = RULES[case.parent.name]
     run_ids = load_fixture_tables(con, case)
-    findings, outcomes = run_rules(con, [rule], run_ids)
+    findings, outcomes = run_rules(con, ConfiguredRules((rule,)), run_ids)
     assert [o.status for o in outcomes] == ["ran"] * len(outcomes), [o.reason for o in outcomes]
     if case.name.startswith("silent"):
         assert findings == []

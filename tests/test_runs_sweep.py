@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+
 import duckdb
+from rich.console import Console
 
 from analyzer.cli import main
 from analyzer.metrics.sweep import create_scaling_views, scaling_tables
+from analyzer.report.sweep_terminal import sweep_table
 from analyzer.runs.catalog import create_catalog_tables
 from tests.tiny_exports import MODEL, write_tiny_export
 
@@ -47,3 +51,13 @@ def test_sweep_cli_paths_with_batch_labels_and_page(tmp_path, capsys):
     assert captured.out.splitlines()[0].split("\t")[:3] == ["model_name", "batch_size", "run_id"]
     assert 'id="sweep-scaling"' in page.read_text()
     assert main(["sweep", str(small)]) == 2
+
+
+def test_sweep_terminal_table_has_readable_headers_and_fixed_formats():
+    rows, _ = scaling_tables(_catalog_with([("m", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0)]))
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console.print(sweep_table(rows.drop_columns(["run_id"])))
+    text = console.file.getvalue()
+    assert "batch size" in text and "device busy" in text and "samples/s" in text
+    assert "_" not in text  # no raw column name (busy_ratio, step_time_us, ...)
+    assert "50.0%" in text and "1,600.0" in text and "5,000.0" in text

@@ -16,7 +16,6 @@ from typing import NoReturn
 
 import duckdb
 
-from analyzer import __version__
 from analyzer.atomic_files import OutputError
 from analyzer.cli import commands
 from analyzer.cli.console import err
@@ -24,6 +23,7 @@ from analyzer.cli.usage import UsageError
 from analyzer.execution.memory import ENV, MemoryLimitError, memory_limit_bytes
 from analyzer.ingest.model import IngestError
 from analyzer.stop_signal import stop_on_signals, stop_requested
+from analyzer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):

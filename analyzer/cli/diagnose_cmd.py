@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.api import Trace, diagnose, open_database, report
+from analyzer.api import Trace, diagnose_all, open_database, report
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
@@ -17,7 +17,6 @@ from analyzer.cli.rule_options import (
     load_checked_rules,
     rule_overrides,
 )
-from analyzer.diagnosis import diagnose_runs
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.database import save_duckdb
@@ -34,7 +33,7 @@ from analyzer.report.terminal import (
     print_overview,
     tripping_findings,
 )
-from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.model import ConfiguredRules, Rule
 from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
@@ -91,14 +90,14 @@ def _load(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[Load
     return trace, jobs
 
 
-def _job_pages(trace: Trace, jobs: list[LoadedJob], rules: list[Rule], params, args, formats) -> list:
+def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules, args, formats) -> list:
     """Each job's diagnosis with the files written for it (diagnosis.json, job.html); its verdict is
     printed on a terminal, before the ranks'."""
     pages = []
     for loaded in jobs:
         for line in problem_lines(loaded.problems):
             err(line)
-        d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, rules, params, preview=args.preview)
+        d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, configured)
         written = report(d, args.out, ["json"]) if "json" in formats else []
         if "html" in formats:
             # plotly (heavy, through job_page) loads only when HTML is asked for
@@ -175,12 +174,11 @@ def run(args: argparse.Namespace) -> int:
     if not usable and not jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
-    job_pages = _job_pages(trace, jobs, rules, params, args, formats)  # the job verdict first
+    configured = ConfiguredRules(tuple(rules), params, args.preview)
+    job_pages = _job_pages(trace, jobs, configured, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
-    diagnoses = [diagnose(trace, run_id, rule_set=rules, params=params, preview=args.preview) for run_id in usable]
-    several = diagnose_runs(trace.con, usable, rules, params, preview=args.preview)
-    if several is not None:  # rules comparing the runs (batch-size scaling)
-        diagnoses.append(several)
+    # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
+    diagnoses = diagnose_all(trace, rule_set=rules, params=params, preview=args.preview)
     pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
     index = _write_index([*job_pages, *pages], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first

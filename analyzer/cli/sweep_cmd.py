@@ -11,8 +11,9 @@ from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
 from analyzer.metrics.sweep import create_scaling_views, scaling_tables
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
-from analyzer.report.rows import rows_rich, rows_tsv
+from analyzer.report.rows import rows_tsv
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
+from analyzer.report.sweep_terminal import sweep_table
 from analyzer.runs.sources import memory_catalog
 from analyzer.runs.sweep_inputs import load_sweep_catalog, load_sweep_paths
 from analyzer.runs.work import WorkSettings
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage sweep: no run with a batch size (label them PATH:bs=N)")
         return 2
     if sys.stdout.isatty():
-        out.print(rows_rich(rows.drop_columns(["run_id"]), title="batch-size scaling"))
+        out.print(sweep_table(rows.drop_columns(["run_id"])))
         for line in verdict_lines(verdict):
             out.print(line, markup=False)
     else:  # into a pipe: the rows as TSV with full run ids, the verdicts on stderr

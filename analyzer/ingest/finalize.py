@@ -201,7 +201,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
             "$model AS model_name, $bs AS batch_size, $fp AS fingerprint FROM ops WHERE run_id = $rid",
             {
                 "rid": rid,
-                "path": src.rel_path,
+                "path": src.root.name if src.rel_path == "." else src.rel_path,  # '.' says nothing on a card
                 "producer": src.producer,
                 "etype": src.export_type,
                 "layout": src.layout,

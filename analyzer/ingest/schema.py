@@ -125,7 +125,7 @@ _table(
     "runs",
     "One row per run: what wrote it, on what, with which collection settings, and what was found.",
     _RUN_ID,
-    _c("source_path", "VARCHAR", "", "Export folder, relative to the path the user gave."),
+    _c("source_path", "VARCHAR", "", "Export folder, relative to the path given; its name when that is the export."),
     _c("producer", "VARCHAR", "", "'torch_npu', 'mindspore', 'msprof' or 'unknown'."),
     _c("export_type", "VARCHAR", "", "'text' (CSV/JSON) or 'db' (SQLite)."),
     _c(

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
 import duckdb
 
-from analyzer import __version__
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
-from analyzer.job.fixed_order import fixed_order
+from analyzer.job.fixed_order import fixed_order, job_rows
 from analyzer.job.grouping import Job
-from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.overlap import exclusive_job_impacts
+from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
+from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import effective_params, plain_value, run_rules
+from analyzer.rule_engine.runner import run_rules
+from analyzer.version import __version__
 
 _SUMMARY = """
 WITH s AS (SELECT step_id, max(stage_us) AS job_step_us, min(stage_us) AS fastest_us FROM job_steps
@@ -56,31 +55,22 @@ FROM job_ranks WHERE run_id = $job ORDER BY rank
 """
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, {"job": job_id})
-    cols = [d[0] for d in cursor.description]
-    return [{c: plain_value(v) for c, v in zip(cols, row, strict=True)} for row in cursor.fetchall()]
-
-
 def diagnose_job(
     con: duckdb.DuckDBPyConnection,
     job: Job,
     group_note: str,
     problems: list[Problem],
-    rules: list[Rule],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
+    configured: ConfiguredRules,
 ) -> Diagnosis:
     """The Diagnosis of a job whose tables are filled (analyzer.job.tables.load_job): the rules of scope
-    'job' over it, its ranks (each with what its export holds) and its summary numbers."""
-    job_rules = [r for r in rules if r.scope == "job"]
+    'job' of ``configured`` over it, its ranks (each with what its export holds) and its summary numbers."""
+    job_rules = configured.where(lambda r: r.scope == "job")
     with fixed_order(con):
-        findings, outcomes = run_rules(con, job_rules, [job.job_id], params, preview=preview)
-        findings = exclusive_job_impacts(con, findings, job_rules)
-        summary = _rows(con, _SUMMARY, job.job_id)[0]
-        late = _rows(con, _LATE, job.job_id)
-        ranks = _rows(con, _RANKS, job.job_id)
+        findings, outcomes = run_rules(con, job_rules, [job.job_id])
+        findings = exclusive_job_impacts(con, findings, list(job_rules.rules))
+        summary = job_rows(con, _SUMMARY, job.job_id)[0]
+        late = job_rows(con, _LATE, job.job_id)
+        ranks = job_rows(con, _RANKS, job.job_id)
     summary.update(late[0] if late else {"most_waited_for_rank": None, "caused_wait_per_step_us": None})
     run = {
         "scope": "job",
@@ -96,6 +86,7 @@ def diagnose_job(
         outcomes=tuple(outcomes),
         findings=tuple(rank_findings(findings)),
         problems=tuple(asdict(p) for p in problems),
-        params={r.name: effective_params(r, params) for r in job_rules if r.params},
+        params=job_rules.params_in_effect(),
         tool_version=__version__,
+        rule_reports={r.name: r.report for r in job_rules.rules},
     )

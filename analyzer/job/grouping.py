@@ -1,10 +1,12 @@
-"""Which exports under a path are the ranks of one job: rank ids from metadata, one job per world."""
+"""Which exports under a path are the ranks of one job: rank ids from metadata; world size, collection
+end, parallel layout and folder tell jobs apart."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -53,10 +55,12 @@ def _rank_from_name(name: str) -> int | None:
 
 
 def _job_id(ranks: list[JobRank], top: Path, taken: set[str]) -> str:
-    """The folder holding the ranks (the deepest common one), named like a run id."""
+    """The folder holding the ranks (the deepest common one), named like a run id; a name already taken
+    (a run, or another job in a folder of the same name) gets '-job', then '-job2', '-job3', ..."""
     common = Path(os.path.commonpath([r.source.root.parent for r in ranks]))
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", (common if common.is_relative_to(top) else top).name) or "job"
-    return name if name not in taken else f"{name}-job"
+    candidates = itertools.chain((name, f"{name}-job"), (f"{name}-job{n}" for n in itertools.count(2)))
+    return next(c for c in candidates if c not in taken)
 
 
 def _by_time(ranks: list[JobRank]) -> list[list[JobRank]]:
@@ -73,22 +77,58 @@ def _by_time(ranks: list[JobRank]) -> list[list[JobRank]]:
     return clusters + ([untimed] if untimed else [])
 
 
+def _parallel_key(r: JobRank) -> str | None:
+    return None if r.meta.parallel is None else "x".join("?" if v is None else str(v) for v in r.meta.parallel)
+
+
+def _folder_key(r: JobRank, common: Path) -> str:
+    """The folder right below ``common`` that holds the export ('' when the export sits directly in it)."""
+    parts = r.source.root.relative_to(common).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def _has_duplicate_rank(ranks: list[JobRank]) -> bool:
+    return len({r.rank for r in ranks}) < len(ranks)
+
+
+def _split_conflicts(cluster: list[JobRank]) -> list[list[JobRank]]:
+    """A cluster in which a rank id repeats holds several jobs (a job's rank ids are unique): split it
+    by what tells jobs apart, first their parallel layout (distributed_args), then the folder each
+    job's exports sit in (the folder right below the deepest one common to all), as often as a rank
+    still repeats and the split separates something. Without a repeat the cluster stays whole, so one
+    job spread over several folders (a folder per node) stays one job."""
+    if not _has_duplicate_rank(cluster):
+        return [cluster]
+    common = Path(os.path.commonpath([r.source.root.parent for r in cluster]))
+    for key in (_parallel_key, lambda r: _folder_key(r, common)):
+        parts: dict[str | None, list[JobRank]] = {}
+        for r in cluster:
+            parts.setdefault(key(r), []).append(r)
+        if len(parts) > 1 and None not in parts:  # a rank whose layout is not recorded could be of either
+            return [job for _, part in sorted(parts.items()) for job in _split_conflicts(part)]
+    return [cluster]
+
+
 def _job(cluster: list[JobRank], top: Path, taken: set[str]) -> Job | None:
     """The job of one cluster of ranks (a rank met twice keeps its first export), or None under two ranks."""
-    ranks, seen, problems = [], set(), []
+    ranks: list[JobRank] = []
+    kept: dict[int, JobRank] = {}
+    problems = []
     for r in sorted(cluster, key=lambda r: (r.rank, r.source.rel_path)):
-        if r.rank in seen:
+        if (first := kept.get(r.rank)) is not None:
             problems.append(
                 Problem(
                     r.source.rel_path,
                     "",
                     "warning",
-                    f"rank {r.rank} appears twice in the job; this export is left out of the job view",
-                    "give the job folder of one run only",
+                    f"rank {r.rank} appears twice in one job, here and in {first.source.rel_path} (their world "
+                    "size, parallel layout, folder and collection end do not tell two jobs apart): this export is "
+                    "left out of the job view",
+                    "put the rank exports of each job in a folder of their own",
                 )
             )
             continue
-        seen.add(r.rank)
+        kept[r.rank] = r
         ranks.append(r)
     if len(ranks) < 2:
         return None
@@ -98,8 +138,13 @@ def _job(cluster: list[JobRank], top: Path, taken: set[str]) -> Job | None:
 def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: Path) -> list[Job]:
     """The jobs among ``sources``: the exports carrying a rank (metadata, else a rank in the folder
     name), grouped by world size where it is recorded and by the end of their collection (ranks of
-    one run end within SAME_RUN_S); a job needs two ranks or more. A rank met twice keeps its first
-    export (path order) and the other is named as a problem."""
+    one run end within SAME_RUN_S); a group in which a rank repeats is split by parallel layout and
+    by folder (_split_conflicts); a job needs two ranks or more. A rank still met twice keeps its
+    first export (path order) and the other is named as a problem.
+
+    Neither the communication group ids nor the collective names tell two jobs apart: where the
+    metadata records parallel_group_info, a group's id is the hash of its key ('group_name_5',
+    group_hash.py), the same in every job of one layout."""
     if len(sources) < 2:
         return []
     metas = read_rank_metadata(con, sources)
@@ -118,8 +163,32 @@ def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: 
     jobs = []
     for world in sorted(candidates, key=lambda w: (w is None, w or 0)):
         for cluster in _by_time(candidates[world]):
-            job = _job(cluster, top, taken)
-            if job is not None:
-                taken.add(job.job_id)
-                jobs.append(job)
+            jobs += _cluster_jobs(cluster, top, taken)
     return jobs
+
+
+def _cluster_jobs(cluster: list[JobRank], top: Path, taken: set[str]) -> list[Job]:
+    """The jobs of one cluster of ranks (several when a rank repeats); a rank a split leaves on its
+    own is named as a problem of the first job, so that it is not lost without a word."""
+    found, alone = [], []
+    for part in _split_conflicts(cluster):
+        job = _job(part, top, taken)
+        if job is None:
+            alone += part
+            continue
+        taken.add(job.job_id)
+        found.append(job)
+    if found and alone:
+        found[0] = replace(found[0], problems=(*found[0].problems, *map(_left_alone, alone)))
+    return found
+
+
+def _left_alone(r: JobRank) -> Problem:
+    return Problem(
+        r.source.rel_path,
+        "",
+        "warning",
+        f"rank {r.rank} repeats a rank of a job beside it, but its folder or parallel layout is of no other "
+        "rank: it is left out of every job view (a job needs two ranks)",
+        "put the rank exports of each job in a folder of their own",
+    )

@@ -19,13 +19,16 @@ class RankMetadata:
     world_size: int | None
     collection_end_ns: int | None
     groups: tuple[tuple[str, str, tuple[int, ...]], ...]  # (key, group name, global ranks) of parallel_group_info
+    parallel: tuple[int | None, ...] | None = None  # distributed_args sizes: tp, pp, dp, cp, ep
 
 
 # One parse per file into only what is needed (json_transform to a typed struct): the rank's numbers
 # and its groups as (name, global ranks), never the whole documents. Unparsable files give NULLs.
 _SHAPE = (
     '{"rank_id": "VARCHAR", "end_info": {"collectionTimeEnd": "BIGINT"}, '
-    '"distributed_args": {"rank": "INTEGER", "world_size": "INTEGER"}, '
+    '"distributed_args": {"rank": "INTEGER", "world_size": "INTEGER", "tensor_model_parallel_size": "INTEGER", '
+    '"pipeline_model_parallel_size": "INTEGER", "data_parallel_size": "INTEGER", "context_parallel_size": "INTEGER", '
+    '"expert_model_parallel_size": "INTEGER"}, '
     '"parallel_group_info": "MAP(VARCHAR, STRUCT(group_name VARCHAR, global_ranks INTEGER[]))"}'
 )
 _LOAD = """
@@ -33,6 +36,10 @@ CREATE OR REPLACE TEMP TABLE _job_meta AS
 WITH f AS (SELECT filename, json_transform(TRY_CAST(content AS JSON), $shape) AS m FROM read_text($paths))
 SELECT k.source_no, k.kind, TRY_CAST(m.rank_id AS INTEGER) AS info_rank, m.end_info.collectionTimeEnd AS end_ns,
        m.distributed_args.rank AS args_rank, m.distributed_args.world_size AS world_size,
+       CASE WHEN m.distributed_args.world_size IS NOT NULL THEN
+           [m.distributed_args.tensor_model_parallel_size, m.distributed_args.pipeline_model_parallel_size,
+            m.distributed_args.data_parallel_size, m.distributed_args.context_parallel_size,
+            m.distributed_args.expert_model_parallel_size] END AS parallel,
        list_transform(map_entries(m.parallel_group_info),
                       lambda e: {'key': e.key, 'name': coalesce(e.value.group_name, e.key),
                                  'ranks': e.value.global_ranks}) AS groups
@@ -41,7 +48,8 @@ FROM f JOIN _job_meta_files k ON k.path = f.filename
 _RANKS = """
 SELECT source_no,
        max(info_rank) FILTER (kind = 'info'), max(end_ns) FILTER (kind = 'info'),
-       max(args_rank) FILTER (kind = 'meta'), max(world_size) FILTER (kind = 'meta')
+       max(args_rank) FILTER (kind = 'meta'), max(world_size) FILTER (kind = 'meta'),
+       max(parallel) FILTER (kind = 'meta')
 FROM _job_meta GROUP BY source_no ORDER BY source_no
 """
 # Each distinct (group name, global ranks) once, with the sources declaring it: every rank of a job
@@ -84,7 +92,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
             con.execute("DROP TABLE IF EXISTS _job_meta")
     out = []
     for n in range(len(sources)):
-        info_rank, end_ns, args_rank, world = found.get(n, (None,) * 4)
+        info_rank, end_ns, args_rank, world, parallel = found.get(n, (None,) * 5)
         rank, origin = (info_rank, "profiler_info") if info_rank is not None else (args_rank, "distributed_args")
         out.append(
             RankMetadata(
@@ -93,6 +101,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
                 world_size=world,
                 collection_end_ns=end_ns,
                 groups=tuple(groups.get(n, ())),
+                parallel=tuple(parallel) if parallel and any(v is not None for v in parallel) else None,
             )
         )
     return out

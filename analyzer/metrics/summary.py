@@ -54,36 +54,32 @@ FROM o WHERE sk IN (SELECT sk FROM per_step WHERE n = (SELECT n FROM typical))
 GROUP BY ordinal ORDER BY ordinal
 """
 
-_BUSY_SQL = """
-WITH t AS (SELECT start_ns AS s, end_ns AS e FROM ops
-           WHERE run_id = $rid AND start_ns IS NOT NULL AND end_ns >= start_ns),
-m AS (SELECT s, e, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM t),
-g AS (SELECT s, e, sum(CASE WHEN prev_end IS NULL OR s > prev_end THEN 1 ELSE 0 END) OVER (ORDER BY s, e) AS grp FROM m)
-SELECT sum(ge - gs) / 1000.0 AS busy_us FROM (SELECT min(s) AS gs, max(e) AS ge FROM g GROUP BY grp)
-"""
-
-RUN_METRICS_SQL = f"""
-WITH span AS (
-    SELECT (max(end_ns) - min(start_ns)) / 1000.0 AS span_us, count(*) AS task_count FROM ops WHERE run_id = $rid
-), busy AS ({_BUSY_SQL}),
+RUN_METRICS_SQL = """
+WITH tasks AS (SELECT count(*) AS task_count FROM ops WHERE run_id = $rid),
+busy AS (SELECT max(span_us) AS span_us, max(busy_us) AS busy_us, max(busy_ratio) AS busy_ratio
+         FROM _run_busy WHERE run_id = $rid),
 st AS (SELECT * FROM step_times_rows WHERE step_time_us IS NOT NULL),
 total AS (SELECT sum(total_dur_us) AS t FROM op_type_rows),
 top AS (SELECT list(op_type ORDER BY total_dur_us DESC, op_type) AS types,
                list(total_dur_us / nullif((SELECT t FROM total), 0) ORDER BY total_dur_us DESC, op_type) AS shares
         FROM (SELECT * FROM op_type_rows ORDER BY total_dur_us DESC, op_type LIMIT 5))
-SELECT $cid AS run_id, span_us, busy_us, busy_us / nullif(span_us, 0) AS busy_ratio, task_count,
+SELECT $cid AS run_id, span_us, busy_us, busy_ratio, task_count,
        (SELECT count(*) FROM st) AS step_count,
        (SELECT avg(step_time_us) FROM st) AS step_time_mean_us,
        (SELECT stddev_samp(step_time_us) FROM st) AS step_time_std_us,
        (SELECT median(step_time_us) FROM st) AS step_time_p50_us,
        (SELECT max(step_time_us) FROM st) AS step_time_max_us,
        coalesce(top.types, []) AS top_op_types, coalesce(top.shares, []) AS top_op_type_shares
-FROM span, busy, top
+FROM tasks, busy, top
 """
 
 
 def run_summary_tables(con: duckdb.DuckDBPyConnection, ingest_run_id: str, catalog_run_id: str) -> dict[str, pa.Table]:
-    """op_type_stats, op_type_step_stats, step_times, op_positions and run_metrics of one run."""
+    """op_type_stats, op_type_step_stats, step_times, op_positions and run_metrics of one run.
+
+    run_metrics' span and busy time are the helper view ``_run_busy`` (the one definition of busy, shared
+    with the rules and the diagnosis): ``con`` must hold the helper views (rule_engine.views.create_views).
+    """
     params = {"rid": ingest_run_id, "cid": catalog_run_id}
     tables = {
         "op_type_stats": con.sql(OP_TYPE_STATS_SQL, params=params).to_arrow_table(),

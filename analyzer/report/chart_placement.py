@@ -38,6 +38,11 @@ def chart_title(fig: go.Figure) -> str:
     return str(fig.layout.title.text or "chart")
 
 
+def chart_link(div_id: str, title: str, where: str) -> str:
+    """A paragraph linking to a chart drawn elsewhere on the page (``title``: HTML text)."""
+    return f'<p class="chart-ref">Chart: <a href="#{div_id}">{title}</a> ({where})</p>'
+
+
 class ChartPlacement:
     """Hands each finding its chart or a link to it, then the section of the charts left."""
 
@@ -66,7 +71,7 @@ class ChartPlacement:
             self.shown[div_id] = index
             return self._to_html(fig, div_id), True
         where = f"shown with finding {self.shown[div_id]}" if div_id in self.shown else "in Charts below"
-        return f'<p class="chart-ref">Chart: <a href="#{div_id}">{chart_title(fig)}</a> ({where})</p>', False
+        return chart_link(div_id, chart_title(fig), where), False
 
     def charts_section(self, keys: list[str]) -> str:
         """The general charts no finding drew, and links to those drawn beside findings."""

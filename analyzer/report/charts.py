@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import html
+from collections.abc import Callable
+from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
@@ -123,11 +126,27 @@ def not_collected_figure(title: str, what: str) -> go.Figure:
     return fig
 
 
-def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) -> go.Figure:
+def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., go.Figure]], Callable[..., go.Figure]]:
+    """A chart builder drawn from a series table: from an empty one, the ``not_collected_figure``
+    saying ``what``; else the builder's figure, given the chart's ``title`` as a keyword."""
+
+    def wrap(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
+        @functools.wraps(build)
+        def chart(table: pl.DataFrame, *args: Any, **kwargs: Any) -> go.Figure:
+            if table.is_empty():
+                return not_collected_figure(title, what)
+            return build(table, *args, title=title, **kwargs)
+
+        return chart
+
+    return wrap
+
+
+@_not_collected_when_empty(
+    "Compute busy over time", f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
+)
+def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *, title: str) -> go.Figure:
     """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
-    title = "Compute busy over time"
-    if busy.is_empty():
-        return not_collected_figure(title, f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops")
     fig = go.Figure(
         go.Scatter(
             x=busy["offset_ms"].to_list(),
@@ -175,11 +194,9 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0) ->
     return fig
 
 
-def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
+@_not_collected_when_empty("Device time by operator type (compute tasks)", "no compute tasks in ops")
+def pareto_chart(pareto: pl.DataFrame, *, title: str) -> go.Figure:
     """Operator types by summed compute-task time (bars, with calls) and cumulative share (line)."""
-    title = "Device time by operator type (compute tasks)"
-    if pareto.is_empty():
-        return not_collected_figure(title, "no compute tasks in ops")
     labels = _labels(pareto["op_type"])
     calls = pareto["call_count"].to_list()
     fig = go.Figure(
@@ -222,11 +239,11 @@ def pareto_chart(pareto: pl.DataFrame) -> go.Figure:
     return fig
 
 
-def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure:
+@_not_collected_when_empty(
+    "Pipe shares of core time, top op types", "PMU pipeline metrics (aic-metrics PipeUtilization)"
+)
+def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: str) -> go.Figure:
     """Stacked pipe shares of core time per top operator type, MTE at the bottom against the MTE line."""
-    title = "Pipe shares of core time, top op types"
-    if pipeline.is_empty():
-        return not_collected_figure(title, "PMU pipeline metrics (aic-metrics PipeUtilization)")
     labels = _labels(pipeline["op_type"])
     fig = go.Figure()
     for pipe in ("mte", "cube", "vector", "scalar"):
@@ -246,11 +263,9 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40) -> go.Figure
     return fig
 
 
-def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0) -> go.Figure:
+@_not_collected_when_empty("Gaps between device tasks", "no gaps: the device never idled between tasks")
+def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0, *, title: str) -> go.Figure:
     """Inter-op gaps in log-spaced bins; bins at or above ``threshold_us`` highlighted."""
-    title = "Gaps between device tasks"
-    if hist.is_empty():
-        return not_collected_figure(title, "no gaps: the device never idled between tasks")
     lows, highs = hist["low_us"].to_list(), hist["high_us"].to_list()
     labels = [f"{_us(lo)}-{_us(hi)}" for lo, hi in zip(lows, highs, strict=True)]
     colors = [COLORS["hot"] if lo >= threshold_us else COLORS["muted"] for lo in lows]
@@ -269,11 +284,9 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0) -> go.F
     return fig
 
 
-def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) -> go.Figure:
+@_not_collected_when_empty("Longest gaps on the timeline", "no gaps: the device never idled between tasks")
+def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0, *, title: str) -> go.Figure:
     """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted."""
-    title = "Longest gaps on the timeline"
-    if positions.is_empty():
-        return not_collected_figure(title, "no gaps: the device never idled between tasks")
     fig = go.Figure()
     for long_gaps, name, color in (
         (False, "gap", COLORS["muted"]),
@@ -298,12 +311,10 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0) ->
     return fig
 
 
-def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5) -> go.Figure:
+@_not_collected_when_empty("Calls vs time per call, by op type (compute tasks)", "no compute tasks in ops")
+def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *, title: str) -> go.Figure:
     """Call count against average time per compute-task operator type; the types marked as hotspots
     (the findings of the rules named in ``marked_by``) highlighted, the top ``label_top`` of them named."""
-    title = "Calls vs time per call, by op type (compute tasks)"
-    if calls.is_empty():
-        return not_collected_figure(title, "no compute tasks in ops")
     fig = go.Figure()
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
@@ -331,11 +342,9 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5) ->
     return fig
 
 
-def step_chart(steps: pl.DataFrame) -> go.Figure:
+@_not_collected_when_empty("Step breakdown", "step boundaries (a profiler schedule with prof.step())")
+def step_chart(steps: pl.DataFrame, *, title: str) -> go.Figure:
     """Per step: the parts of the time breakdown, stacked (they add up to the step)."""
-    title = "Step breakdown"
-    if steps.is_empty():
-        return not_collected_figure(title, "step boundaries (a profiler schedule with prof.step())")
     x = [plotly_text(s) for s in steps["label"].to_list()]
     fig = go.Figure()
     for column, name, color in (
@@ -364,11 +373,9 @@ def step_chart(steps: pl.DataFrame) -> go.Figure:
     return fig
 
 
-def hbm_chart(hbm: pl.DataFrame) -> go.Figure:
+@_not_collected_when_empty("HBM bandwidth", "HBM bandwidth (sys-hardware-mem)")
+def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
     """HBM read and write bandwidth over time (GB/s)."""
-    title = "HBM bandwidth"
-    if hbm.is_empty():
-        return not_collected_figure(title, "HBM bandwidth (sys-hardware-mem)")
     fig = go.Figure()
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
         part = hbm.filter(pl.col("counter") == counter)

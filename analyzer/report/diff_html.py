@@ -8,7 +8,7 @@ from analyzer.diff.model import RunDiff
 from analyzer.report.diff_charts import diff_waterfall_chart
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.html import figure_html
-from analyzer.report.html_style import standalone_page
+from analyzer.report.html_style import report_page
 
 
 def _text_html(line: str) -> str:
@@ -60,4 +60,4 @@ def render_diff_html(diff: RunDiff, fail_pct: float | None = None, plotly_src: s
     body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
     chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
     head, sep, rest = body.partition("<h2>")
-    return standalone_page("npu-triage diff", f'{head}<div class="card">{chart}</div>{sep}{rest}', plotly_src)
+    return report_page("npu-triage diff", f'{head}<div class="card">{chart}</div>{sep}{rest}', plotly_src)

@@ -10,7 +10,6 @@ run).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,8 +27,8 @@ from analyzer.report.html_sections import (
     problems_section,
     runs_header_section,
 )
-from analyzer.report.html_style import CSS, ERROR_COLLECTOR
-from analyzer.report.plotly_asset import plotly_script_tag, plotly_src, write_plotly_js
+from analyzer.report.html_style import report_page
+from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec
 from analyzer.rule_engine.views import create_views
@@ -116,14 +115,7 @@ def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src
         A complete HTML document; each chart drawn once.
     """
     body = _runs_body(diagnosis, con) if diagnosis.compares_runs else _run_body(diagnosis, con)
-    title = html.escape(f"npu-triage report: {diagnosis.run_id}")
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{title}</title>\n<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
-        f"{plotly_script_tag(plotly_src)}\n</head>\n<body>\n<main>\n"
-        f"{body}\n</main>\n</body>\n</html>\n"
-    )
+    return report_page(f"npu-triage report: {diagnosis.run_id}", body, plotly_src)
 
 
 def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:

@@ -81,9 +81,25 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") 
     return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _kv_table(pairs: Iterable[tuple[str, Any]]) -> str:
+def kv_table(pairs: Iterable[tuple[str, Any]]) -> str:
+    """A two-column table of labels and values (the values through ``cell``)."""
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{cell(v)}</td></tr>" for k, v in pairs)
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
+
+
+def card(title: str, body: str) -> str:
+    """One card of a page header: a small heading over ``body`` (HTML)."""
+    return f'<div class="card"><h3>{esc(title)}</h3>{body}</div>'
+
+
+def page_header(diagnosis: Diagnosis, heading: str, cards: Sequence[str], extra: str = "") -> str:
+    """The top of a report page: the heading, the finding counts and tool version, the ``cards``, the
+    rule completeness table, ``extra`` (HTML) and the rule parameters."""
+    return (
+        f"<header><h1>{esc(heading)}</h1>{_subtitle(diagnosis)}"
+        f'<div class="cards">{"".join(cards)}</div>'
+        f"{_completeness(diagnosis.outcomes)}{extra}{_params(diagnosis)}</header>"
+    )
 
 
 # The run card's time range: the runs table's first device task start to last device task end. Not
@@ -139,34 +155,22 @@ def header_section(diagnosis: Diagnosis) -> str:
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
     summary = sorted((k, v) for k, v in diagnosis.summary.items() if k != "breakdown")
-    cards = [
-        f'<div class="card"><h3>Run</h3>{_kv_table(run_pairs)}</div>',
-        f'<div class="card"><h3>Collection</h3>{_kv_table(collection)}</div>',
-    ]
+    cards = [card("Run", kv_table(run_pairs)), card("Collection", kv_table(collection))]
     if summary:
-        breakdown = _breakdown_table(diagnosis.summary.get("breakdown"))
-        cards.append(f'<div class="card"><h3>Summary</h3>{_kv_table(summary)}{breakdown}</div>')
+        cards.append(card("Summary", kv_table(summary) + _breakdown_table(diagnosis.summary.get("breakdown"))))
     missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
     extra = (
         f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>"
         if missing
         else ""
     )
-    return (
-        f"<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>{_subtitle(diagnosis)}"
-        f'<div class="cards">{"".join(cards)}</div>'
-        f"{_completeness(diagnosis.outcomes)}{extra}{_params(diagnosis)}</header>"
-    )
+    return page_header(diagnosis, f"npu-triage report: {diagnosis.run_id}", cards, extra)
 
 
 def runs_header_section(diagnosis: Diagnosis) -> str:
     """The all-runs header: the runs compared, the rules comparing them (completeness, params)."""
     runs = "".join(f"<li>{esc(r)}</li>" for r in diagnosis.run.get("runs") or [])
-    return (
-        f"<header><h1>npu-triage report: {esc(diagnosis.run_id)}</h1>{_subtitle(diagnosis)}"
-        f'<div class="cards"><div class="card"><h3>Runs compared</h3><ul>{runs}</ul></div></div>'
-        f"{_completeness(diagnosis.outcomes)}{_params(diagnosis)}</header>"
-    )
+    return page_header(diagnosis, f"npu-triage report: {diagnosis.run_id}", [card("Runs compared", f"<ul>{runs}</ul>")])
 
 
 def _subtitle(diagnosis: Diagnosis) -> str:
@@ -178,7 +182,7 @@ def _params(diagnosis: Diagnosis) -> str:
     params = sorted(diagnosis.params.items())
     if not params:
         return ""
-    return f"<details><summary>Rule parameters</summary>{_kv_table(params)}</details>"
+    return f"<details><summary>Rule parameters</summary>{kv_table(params)}</details>"
 
 
 def _severity_counts(findings: Sequence[Finding]) -> str:
@@ -203,14 +207,17 @@ def _value(value: float | None, unit: str) -> str:
     return f"{cell(float(value))} {esc(unit)}".strip()
 
 
-def _numbers(f: Finding) -> str:
-    """The finding's numbers, leaving out those it does not have (no threshold, nothing recoverable)."""
-    share = f" ({f.span_share * 100:.1f}% of span)" if f.span_share is not None else ""
+def _numbers(f: Finding, per_step: bool) -> str:
+    """The finding's numbers, leaving out those it does not have (no threshold, nothing recoverable);
+    ``per_step``: a job finding, whose impact is per step and whose share is of the job step."""
+    whole = "the job step" if per_step else "span"
+    share = f" ({f.span_share * 100:.1f}% of {whole})" if f.span_share is not None else ""
     parts = [f"<span>{esc(f.metric)}: <b>{_value(f.value, f.unit)}</b></span>"]
     if f.threshold is not None:
         parts.append(f"<span>threshold: <b>{_value(f.threshold, f.unit)}</b></span>")
     if f.impact_us > 0:
-        parts.append(f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms</b>{share}</span>")
+        per = " per step" if per_step else ""
+        parts.append(f"<span>recoverable: <b>{f.impact_us / 1000:,.3f} ms{per}</b>{share}</span>")
     parts.append(f"<span>confidence: <b>{esc(f.confidence)}</b></span>")
     return f'<div class="numbers">{"".join(parts)}</div>'
 
@@ -240,9 +247,10 @@ def _advice(f: Finding, same_as: int | None) -> str:
     return f'<div class="advice"><b>Advice:</b> {esc(f.advice_summary)}{f"<ol>{steps}</ol>" if steps else ""}</div>'
 
 
-def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int | None) -> str:
+def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int | None, per_step: bool) -> str:
     html_text, drawn = chart
-    text = f'<p class="message">{esc(f.message)}</p>{_numbers(f)}{"" if drawn else html_text}{_advice(f, same_as)}'
+    numbers = _numbers(f, per_step)
+    text = f'<p class="message">{esc(f.message)}</p>{numbers}{"" if drawn else html_text}{_advice(f, same_as)}'
     body = (
         f'<div class="finding-body"><div>{text}</div><div class="chart">{html_text}</div></div>'
         if drawn
@@ -255,10 +263,11 @@ def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int 
     )
 
 
-def _info_html(index: int, f: Finding, chart_link: str) -> str:
+def _info_html(index: int, f: Finding, chart_link: str, per_step: bool) -> str:
     return (
         f'<section class="finding info compact" id="finding-{index}">{_heading(index, f)}'
-        f'<p class="message">{esc(f.message)}</p>{_numbers(f)}{chart_link}{_evidence(f, folded=True)}</section>'
+        f'<p class="message">{esc(f.message)}</p>{_numbers(f, per_step)}{chart_link}'
+        f"{_evidence(f, folded=True)}</section>"
     )
 
 
@@ -270,19 +279,20 @@ def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, Finding, bo
         body = '<p class="none">No findings: every rule that ran passed (see the rules table above).</p>'
         return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
     numbered = list(enumerate(diagnosis.findings, start=1))
+    per_step = diagnosis.run.get("scope") == "job"
     # Info findings are folded away only beside findings to act on; alone, they are the page.
     fold = any(f.severity != "info" for f in diagnosis.findings)
     first_of_rule: dict[str, int] = {}
     parts = []
     for i, f in numbered:
         if not (fold and f.severity == "info"):
-            parts.append(_finding_html(i, f, chart_for(i, f, True), first_of_rule.get(f.rule)))
+            parts.append(_finding_html(i, f, chart_for(i, f, True), first_of_rule.get(f.rule), per_step))
             first_of_rule.setdefault(f.rule, i)
     main = "".join(parts)
     infos = [(i, f) for i, f in numbered if fold and f.severity == "info"]
     folded = ""
     if infos:
-        rows = "".join(_info_html(i, f, chart_for(i, f, False)[0]) for i, f in infos)
+        rows = "".join(_info_html(i, f, chart_for(i, f, False)[0], per_step) for i, f in infos)
         folded = (
             f'<details id="info-findings"><summary>{len(infos)} info finding(s): context, '
             f"nothing to fix on their own</summary>{rows}</details>"

@@ -71,13 +71,15 @@ details#info-findings > summary { margin-bottom: 4px; }
 """
 
 
-def standalone_page(title: str, body: str, plotly_src: str | None = None, charts: bool = True) -> str:
-    """A page around ``body`` (already escaped HTML) with the report's stylesheet and error collector,
-    so the diff, sweep and index pages look like the run report; plotly.js inlined once, or loaded
-    from ``plotly_src`` (a shared file, plotly_asset.py), or left out when the page has no ``charts``."""
+def report_page(title: str, body: str, plotly_src: str | None = None, charts: bool = True) -> str:
+    """Every report page (run, job, diff, sweep, index): ``body`` (already escaped HTML) with the
+    report's stylesheet and error collector; plotly.js inlined once, or loaded from ``plotly_src`` (a
+    shared file, plotly_asset.py), or left out when the page has no ``charts``."""
     script = f"{plotly_script_tag(plotly_src)}\n" if charts else ""
     return (
-        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escape(title)}</title>\n'
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n"
         f"<script>{ERROR_COLLECTOR}</script>\n<style>{CSS}</style>\n"
         f"{script}</head>\n<body>\n<main>\n"
         f"{body}\n</main>\n</body>\n</html>\n"

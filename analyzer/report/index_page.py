@@ -8,7 +8,7 @@ from pathlib import Path
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.html_sections import esc
-from analyzer.report.html_style import standalone_page
+from analyzer.report.html_style import report_page
 
 _COUNTED = ("critical", "warning", "info")
 
@@ -54,4 +54,4 @@ def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> s
         '<section id="reports"><table><thead><tr><th>report</th><th>kind</th><th class="num">findings</th>'
         f"<th>by severity</th><th>top finding</th></tr></thead><tbody>{rows}</tbody></table></section>"
     )
-    return standalone_page("npu-triage reports", body, charts=False)
+    return report_page("npu-triage reports", body, charts=False)

@@ -1,4 +1,4 @@
-"""Pure chart builders of the job page: rows of the job tables in, plotly Figures out (no IO)."""
+"""Pure chart builders of the job page: job table rows in, plotly Figures out (no IO), styled as the run charts."""
 
 from __future__ import annotations
 
@@ -7,12 +7,20 @@ import math
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analyzer.report.charts import plotly_text
+from analyzer.report.charts import COLORS, figure_layout, not_collected_figure, plotly_text
 
+# The parts of a rank's step the heatmaps show: (column, label).
 _PARTS = (
     ("computing_us", "computing"),
     ("comm_not_overlapped_us", "communication (not overlapped)"),
     ("free_us", "free"),
+)
+# The parts of a pipeline stage's step, as the stage chart groups them: (column, label, colour).
+_STAGE_PARTS = (
+    ("computing_us", "computing", COLORS["computing"]),
+    ("comm_us", "communication", COLORS["comm"]),
+    ("bubble_us", "bubble", COLORS["idle"]),
+    ("free_us", "free", COLORS["free"]),
 )
 
 
@@ -37,11 +45,8 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
             row=1,
             col=i,
         )
-    fig.update_layout(
-        title="Step time per rank and step (ms)",
-        coloraxis={"colorscale": "Viridis"},
-        height=max(320, 12 * len(ranks) + 160),
-    )
+    fig.update_layout(**figure_layout("Step time per rank and step (ms)", height=max(320, 12 * len(ranks) + 160)))
+    fig.update_layout(coloraxis={"colorscale": "Viridis"})
     fig.update_yaxes(title_text="rank", row=1, col=1, autorange="reversed")
     # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
     fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(len(ranks) / 16)))
@@ -52,14 +57,10 @@ def wait_transit_bars(rows: list[dict]) -> go.Figure:
     """Per rank the collective wait and transit time per step (ms)."""
     ranks = [r["rank"] for r in rows]
     fig = go.Figure()
-    for col, label in (("wait_us", "wait"), ("transit_us", "transit")):
-        fig.add_trace(go.Bar(x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label))
-    fig.update_layout(
-        title="Communication wait vs transit per rank (ms per step)",
-        barmode="group",
-        xaxis_title="rank",
-        yaxis_title="ms per step",
-    )
+    for col, label, color in (("wait_us", "wait", COLORS["idle"]), ("transit_us", "transit", COLORS["comm"])):
+        fig.add_trace(go.Bar(x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color))
+    fig.update_layout(**figure_layout("Communication wait vs transit per rank (ms per step)", "rank", "ms per step"))
+    fig.update_layout(barmode="group")
     return fig
 
 
@@ -68,7 +69,7 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
     ranks, the 40 slowest links of each transport as bars instead."""
     transports = sorted({r["transport"] for r in rows})
     if not transports:
-        return go.Figure().update_layout(title="Link bandwidth: no communication matrix in the job")
+        return not_collected_figure("Link bandwidth", "no communication matrix in the job")
     ranks = sorted({r["src_rank"] for r in rows} | {r["dst_rank"] for r in rows})
     fig = make_subplots(rows=1, cols=len(transports), subplot_titles=transports)
     for i, t in enumerate(transports, 1):
@@ -95,7 +96,8 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
                 row=1,
                 col=i,
             )
-    fig.update_layout(title="Link bandwidth by transport (GB/s; source rank down, destination across)", height=520)
+    title = "Link bandwidth by transport (GB/s; source rank down, destination across)"
+    fig.update_layout(**figure_layout(title, height=520))
     return fig
 
 
@@ -103,12 +105,8 @@ def stage_bars(rows: list[dict]) -> go.Figure:
     """Per pipeline stage the mean computing, communication, bubble and free time per step (ms)."""
     stages = [f"stage {r['pp_stage']}" for r in rows]
     fig = go.Figure()
-    for col, label in (
-        ("computing_us", "computing"),
-        ("comm_us", "communication"),
-        ("bubble_us", "bubble"),
-        ("free_us", "free"),
-    ):
-        fig.add_trace(go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label))
-    fig.update_layout(title="Pipeline stages: mean time per step (ms)", barmode="group", yaxis_title="ms per step")
+    for col, label, color in _STAGE_PARTS:
+        fig.add_trace(go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color))
+    fig.update_layout(**figure_layout("Pipeline stages: mean time per step (ms)", "", "ms per step"))
+    fig.update_layout(barmode="group")
     return fig

@@ -1,26 +1,24 @@
-"""A job's Diagnosis -> the job page: ranks, findings with evidence, and the job charts."""
+"""A job's Diagnosis -> the job page: the run page's header, findings and problems sections, and the job charts."""
 
 from __future__ import annotations
 
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.job.fixed_order import fixed_order
+from analyzer.job.fixed_order import job_rows
+from analyzer.job.metrics import rank_metrics
 from analyzer.report import job_charts
+from analyzer.report.chart_placement import chart_link, chart_title
 from analyzer.report.html import figure_html
-from analyzer.report.html_sections import esc, table
-from analyzer.report.html_style import standalone_page
+from analyzer.report.html_sections import card, findings_section, kv_table, page_header, problems_section, table
+from analyzer.report.html_style import report_page
 from analyzer.report.job_terminal import rank_ranges
+from analyzer.rule_engine.model import Finding, ReportSpec
 
 _STEPS = (
     "SELECT rank, step_id, computing_us, comm_not_overlapped_us, free_us FROM job_steps "
     "WHERE run_id = $job ORDER BY rank, step_id"
 )
-_WAITS = """
-SELECT rank, sum(wait_us) / greatest(count(DISTINCT step_id), 1) AS wait_us,
-       sum(transit_us) / greatest(count(DISTINCT step_id), 1) AS transit_us
-FROM job_comm_ops WHERE run_id = $job GROUP BY rank ORDER BY rank
-"""
 _LINKS = """
 WITH l AS (SELECT * FROM job_links WHERE run_id = $job AND transport <> 'LOCAL' AND src_rank IS NOT NULL
               AND dst_rank IS NOT NULL AND transit_us > 0
@@ -37,33 +35,12 @@ GROUP BY r.pp_stage ORDER BY r.pp_stage
 """
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict]:
-    with fixed_order(con):
-        cursor = con.execute(sql, {"job": job_id})
-        cols = [d[0] for d in cursor.description]
-        return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
-
-
-def _findings(d: Diagnosis) -> str:
-    if not d.findings:
-        return '<section id="findings"><h2>Job findings</h2><p class="none">no job-level findings</p></section>'
-    items = []
-    for i, f in enumerate(d.findings, 1):
-        steps = "".join(f"<li>{esc(s)}</li>" for s in f.advice_steps)
-        evidence = table(f.evidence_columns, f.evidence, "evidence") if f.evidence_columns else ""
-        items.append(
-            f'<article class="finding" id="finding-{i}"><h3>{i}. [{esc(f.code)}] {esc(f.title)}</h3>'
-            f"<p><b>{esc(f.severity)}</b> · {esc(f.subject)} · recovers {f.impact_us / 1000:,.1f} ms per step</p>"
-            f"<p>{esc(f.message)}</p><p>{esc(f.advice_summary)}</p><ol>{steps}</ol>{evidence}</article>"
-        )
-    return f'<section id="findings"><h2>Job findings</h2>{"".join(items)}</section>'
-
-
-def _header(d: Diagnosis) -> str:
+def _job_pairs(d: Diagnosis) -> list[tuple[str, object]]:
+    """The job card: ranks, world size, steps, aligned operations, groups, and the rank waited for most."""
     s, ranks = d.summary, d.run.get("ranks") or []
     summary_only = [r["rank"] for r in ranks if not r["has_kernels"]]
     step = s.get("job_step_us")
-    rows = [
+    rows: list[tuple[str, object]] = [
         ("ranks", s.get("rank_count")),
         ("world size", d.run.get("world_size") or "unknown (not in the ranks' metadata)"),
         ("ranks with summaries only", rank_ranges(summary_only) or "none"),
@@ -84,7 +61,10 @@ def _header(d: Diagnosis) -> str:
                 f"collectives, {wait / step:.1%} of the job step",
             )
         )
-    kv = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    return rows
+
+
+def _header(d: Diagnosis) -> str:
     rank_table = table(
         ["rank", "run", "export", "per-task data", "step trace", "communication", "matrix", "pp stage"],
         [
@@ -98,14 +78,12 @@ def _header(d: Diagnosis) -> str:
                 r["has_matrix"],
                 r["pp_stage"],
             ]
-            for r in ranks
+            for r in d.run.get("ranks") or []
         ],
         "evidence",
     )
-    return (
-        f'<h1>Job {esc(d.run_id)}</h1><table class="kv"><tbody>{kv}</tbody></table>'
-        f"<details><summary>ranks</summary>{rank_table}</details>"
-    )
+    ranks = f"<details><summary>Ranks</summary>{rank_table}</details>"
+    return page_header(d, f"Job {d.run_id}", [card("Job", kv_table(_job_pairs(d)))], ranks)
 
 
 # The job page's charts, by the key a job rule's [report] chart names (the div id is the key with dashes).
@@ -120,14 +98,25 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
     """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
     inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
     rank_step, wait_transit, links, stage_chart = JOB_CHARTS
-    figures = [
-        (job_charts.rank_step_heatmap(_rows(con, _STEPS, d.run_id)), _div(rank_step)),
-        (job_charts.wait_transit_bars(_rows(con, _WAITS, d.run_id)), _div(wait_transit)),
-        (job_charts.link_bandwidth_figure(_rows(con, _LINKS, d.run_id)), _div(links)),
-    ]
-    stages = _rows(con, _STAGES, d.run_id)
+    figures = {
+        rank_step: job_charts.rank_step_heatmap(job_rows(con, _STEPS, d.run_id)),
+        wait_transit: job_charts.wait_transit_bars(rank_metrics(con, d.run_id, d.run_id).to_pylist()),
+        links: job_charts.link_bandwidth_figure(job_rows(con, _LINKS, d.run_id)),
+    }
+    stages = job_rows(con, _STAGES, d.run_id)
     if len(stages) >= 2:
-        figures.append((job_charts.stage_bars(stages), _div(stage_chart)))
-    charts = "".join(f'<div class="chart">{figure_html(fig, div)}</div>' for fig, div in figures)
-    body = f'{_header(d)}\n{_findings(d)}\n<section id="charts"><h2>Charts</h2>{charts}</section>'
-    return standalone_page(f"npu-triage job: {d.run_id}", body, plotly_src)
+        figures[stage_chart] = job_charts.stage_bars(stages)
+
+    def chart_for(index: int, finding: Finding, draw: bool) -> tuple[str, bool]:
+        """A link to the chart the finding's rule names: the job charts are drawn below, once."""
+        key = d.rule_reports.get(finding.rule, ReportSpec()).chart
+        if key not in figures:
+            return "", False
+        return chart_link(_div(key), chart_title(figures[key]), "in Charts below"), False
+
+    charts = "".join(f'<div class="chart">{figure_html(fig, _div(key))}</div>' for key, fig in figures.items())
+    body = (
+        f"{_header(d)}\n{findings_section(d, chart_for)}\n"
+        f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{problems_section(d)}'
+    )
+    return report_page(f"npu-triage job: {d.run_id}", body, plotly_src)

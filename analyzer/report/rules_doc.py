@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analyzer.metrics.sweep import scaling_definitions
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.views import view_docs
 
@@ -51,9 +52,23 @@ def render_rules_reference(rules: list[Rule]) -> str:
             f"| {r.id} | `{r.name}` | {r.category} | {r.severity} | {r.status} | "
             f"{_one_line(r.doc_checks).replace('|', '/')} | {needs} |"
         )
-    lines += ["", "## Helper views available to rule SQL", ""]
-    lines += [f"- `{name}`: {doc}" for name, doc in view_docs().items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _helper_sections()) + "\n"
+
+
+def _helper_sections() -> list[str]:
+    """The helper views, tables and macros rules may use, module by module, each with its columns."""
+    lines = ["", "## Helper views available to rule SQL", ""]
+    lines.append(
+        "Generated from the doc comments of `analyzer/rule_engine/views/*.sql` and `analyzer/metrics/scaling.sql`."
+    )
+    scaling = ("scaling", "Over the runs a rule of scope 'runs' compares (analyzer/metrics/scaling.sql).")
+    for module, header, definitions in [*view_docs(), (*scaling, scaling_definitions())]:
+        lines += ["", f"### {module}.sql", "", header]
+        for d in definitions:
+            call = f"{d.name}({d.params})" if d.kind == "macro" else d.name
+            lines += ["", f"#### `{call}` ({d.kind})", "", d.description, "", "| column | meaning |", "|---|---|"]
+            lines += [f"| `{c}` | {doc.replace('|', '/')} |" for c, doc in d.columns]
+    return lines
 
 
 def _chart_text(rule: Rule) -> str:

@@ -5,7 +5,7 @@ thousand rows, however many tasks the run holds; it is empty when the data was n
 Times on the x axis are milliseconds from the run's first device task (``offset_ms``).
 
 Busy time and gaps are read from the helper relations the rules judge (``_busy_intervals`` over
-``_compute_tasks``, ``_device_gaps``: analyzer/rule_engine/views.py), never recomputed here, so a
+``_compute_tasks``, ``_device_gaps``: analyzer/rule_engine/views/*.sql), never recomputed here, so a
 chart and a finding count the same compute tasks and the same gaps. The operator-type charts
 count the rules' compute tasks (``_compute_tasks``: communication tasks left out), and the calls
 chart marks as hotspots the subjects the rule charting it reported, never a test of its own.

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from analyzer.metrics.sweep import VERDICT_TEXT
 from analyzer.report.html import figure_html
-from analyzer.report.html_style import standalone_page
+from analyzer.report.html_style import report_page
 from analyzer.report.scaling_chart import sweep_chart
 
 
@@ -29,7 +29,7 @@ def render_sweep_html(rows: pa.Table, verdict: pa.Table, plotly_src: str | None 
     )
     verdicts = "".join(f"<li>{html.escape(line)}</li>" for line in verdict_lines(verdict))
     chart = figure_html(sweep_chart(rows), "sweep-scaling")
-    return standalone_page(
+    return report_page(
         "npu-triage sweep",
         f"<h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
         f'<div class="card">{chart}</div><h2>Runs</h2>'

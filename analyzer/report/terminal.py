@@ -19,7 +19,19 @@ from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
 
 _STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-TSV_COLUMNS = ("run_id", "rank", "severity", "code", "rule", "subject", "impact_us", "span_share", "title", "message")
+# position: the finding's place in its run's ranking (1 = first); not a job's rank
+TSV_COLUMNS = (
+    "run_id",
+    "position",
+    "severity",
+    "code",
+    "rule",
+    "subject",
+    "impact_us",
+    "span_share",
+    "title",
+    "message",
+)
 
 
 def _severity(s: str) -> str:
@@ -126,9 +138,9 @@ def findings_tsv(diagnoses: Sequence[Diagnosis], header: bool = True) -> str:
     """Every finding of every run as TSV (TSV_COLUMNS), full ids and subjects, fixed number formats."""
     lines = [tsv_line(list(TSV_COLUMNS))] if header else []
     for d in diagnoses:
-        for rank, f in enumerate(d.findings, 1):
+        for position, f in enumerate(d.findings, 1):
             share = "" if f.span_share is None else f"{f.span_share:.4f}"
-            values = [d.run_id, rank, f.severity, f.code, f.rule, f.subject, f"{f.impact_us:.3f}", share, f.title]
+            values = [d.run_id, position, f.severity, f.code, f.rule, f.subject, f"{f.impact_us:.3f}", share, f.title]
             lines.append(tsv_line([*values, f.message]))
     return "".join(lines)
 

@@ -1,6 +1,6 @@
 """Nominal values of the Ascend chips (AI Core count, clock, HBM and link bandwidth), keyed by chip name.
 
-Rules read them through the helper table ``_run_nominal`` (one row per run: the row of the chip its
+Rules read them through the helper table ``_run_nominal`` (views/chip.sql: one row per run: the row of the chip its
 metadata names, else DEFAULT_CHIP), never as numbers of their own. ``--set chip.KEY=VALUE`` overrides
 one value for every run (e.g. ``--set chip.hbm_gb_per_s=800`` for a 32 GB 910B4). The figures are the
 vendor's published nominal ones; a run's own ``runs.ai_core_count`` wins over the table's.
@@ -65,31 +65,17 @@ def check_chip_overrides(values: dict[str, Any]) -> list[str]:
     return problems
 
 
-def run_nominal_sql(overrides: dict[str, Any] | None = None) -> str:
-    """SQL of ``_run_nominal``: per run, the nominal values of its chip with ``overrides`` applied.
+def chip_table_rows(overrides: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    """The rows of the TEMP table ``_chip_table`` that ``_run_nominal`` reads (views/chip.sql): per chip,
+    its values with ``overrides`` (checked by ``check_chip_overrides``) applied, whether it is DEFAULT_CHIP,
+    and whether ai_core_count was overridden (then it wins over a run's own count).
 
-    The values are numbers checked by ``check_chip_overrides`` and the table above, written as SQL
-    literals (a helper table is built once, before any statement binds parameters).
+    >>> chip_table_rows({"hbm_gb_per_s": 800})[0][:4], chip_table_rows()[0][-2:]
+    (('Ascend310P', 8.0, 1080.0, 800.0), (False, False))
     """
-    overrides = {k: float(v) for k, v in (overrides or {}).items() if k in NOMINAL_KEYS}
-    values = ", ".join(f"('{name}', {', '.join(f'{v!r}::DOUBLE' for v in rest)})" for name, *rest in chip_rows())
-    columns = ", ".join(NOMINAL_KEYS)
-
-    def pick(k: str) -> str:
-        if k == "ai_core_count":  # the run's own count wins over the table's
-            value = f"CAST({overrides[k]!r} AS INTEGER)" if k in overrides else None
-            return f"{value or 'coalesce(r.ai_core_count, CAST(c.ai_core_count AS INTEGER))'} AS {k}"
-        return f"{overrides[k]!r}::DOUBLE AS {k}" if k in overrides else f"c.{k}"
-
-    picked = ", ".join(pick(k) for k in NOMINAL_KEYS)
-    return f"""
-WITH t AS (SELECT * FROM (VALUES {values}) v(chip, {columns})),
--- every run of runs, and the runs that only ops names (a database filled table by table)
-r AS (SELECT run_id, chip, ai_core_count FROM runs
-      UNION ALL SELECT DISTINCT run_id, NULL, NULL FROM ops WHERE run_id NOT IN (SELECT run_id FROM runs)),
-m AS (SELECT r.run_id, any_value(r.chip) AS run_chip, any_value(r.ai_core_count) AS ai_core_count,
-             coalesce(arg_max(t.chip, length(t.chip)), '{DEFAULT_CHIP}') AS chip
-      FROM r LEFT JOIN t ON starts_with(lower(r.chip), lower(t.chip))
-      GROUP BY r.run_id)
-SELECT r.run_id, r.chip, r.run_chip IS NULL OR r.run_chip <> r.chip AS chip_assumed, {picked}
-FROM m r JOIN t c ON c.chip = r.chip"""
+    given = {k: float(v) for k, v in (overrides or {}).items() if k in NOMINAL_KEYS}
+    forced = "ai_core_count" in given
+    return [
+        (name, *(given.get(k, v) for k, v in zip(NOMINAL_KEYS, values, strict=True)), name == DEFAULT_CHIP, forced)
+        for name, *values in chip_rows()
+    ]

@@ -1,8 +1,9 @@
-"""Frozen data classes of the analysis layer: a rule as loaded, a finding, a skip, a rule's outcome."""
+"""Frozen data classes of the analysis layer: a rule as loaded, the rules as configured, a finding, a rule's outcome."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 SEVERITIES = ("info", "warning", "critical")
@@ -39,7 +40,7 @@ class Rule:
     collect: str = ""  # key of analyzer.ingest.finalize.SETTINGS that enable_hint was taken from
     doc_impact: str = ""  # how impact_us is computed ([doc] impact)
     threshold_param: str = ""  # the param reported as a finding's threshold ([finding] threshold_param)
-    impact_family: str = ""  # ("" = none) which pool of time its impact claims ([impact] family, see overlap.py)
+    impact_family: str = ""  # ("" = none) which pool of time its impact claims ([impact] family, see impact_sharing.py)
     impact_role: str = "part"  # 'part', or 'umbrella' (claims what the parts of its family leave)
     schema_version: int = 1
     report: ReportSpec = field(default_factory=lambda: ReportSpec())
@@ -55,6 +56,28 @@ class ReportSpec:
     limit_param: str = ""  # the param drawn as the chart's limit line
     marks: str = ""  # 'subjects': the chart highlights the findings' subjects
     unknown: tuple[str, ...] = ()  # keys of [report] that mean nothing (validation reports them)
+
+
+@dataclass(frozen=True)
+class ConfiguredRules:
+    """The rules a diagnosis runs, as the user set them: the loaded rules, the user's param overrides
+    (rule name -> {param: value}) and whether rules of status 'preview' run."""
+
+    rules: tuple[Rule, ...]
+    overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    preview: bool = False
+
+    def where(self, keep: Callable[[Rule], bool]) -> ConfiguredRules:
+        """The same settings over the rules ``keep`` is true of."""
+        return replace(self, rules=tuple(r for r in self.rules if keep(r)))
+
+    def params(self, rule: Rule) -> dict[str, Any]:
+        """The rule's declared params with the user's overrides for that rule applied."""
+        return {**rule.params, **self.overrides.get(rule.name, {})}
+
+    def params_in_effect(self) -> dict[str, dict[str, Any]]:
+        """Rule name -> the params it runs with, for every rule that has params (what reports list)."""
+        return {r.name: self.params(r) for r in self.rules if r.params}
 
 
 @dataclass(frozen=True)

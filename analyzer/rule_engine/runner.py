@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
-from analyzer.rule_engine.model import SEVERITIES, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.model import SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
@@ -24,11 +22,6 @@ ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
 CONFIDENCES = ("high", "medium", "low")
 # Row columns with a meaning of their own; every other column goes into Finding.details.
 _SPECIAL_COLUMNS = set(FINDING_COLUMNS) | {"threshold", "span_us", "severity", "confidence"}
-
-
-def effective_params(rule: Rule, overrides: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """The rule's declared params with the user's overrides for that rule applied."""
-    return {**rule.params, **((overrides or {}).get(rule.name, {}))}
 
 
 def bind_params(sql: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +54,8 @@ def plain_value(value: Any) -> Any:
 
 def _number(value: Any) -> float | None:
     """A number a rule returned, kept to 12 significant digits: DuckDB sums in parallel, so a float
-    total may differ in its last bits from one run to the next, and a finding must not.
+    total may differ in its last bits from one run to the next, and a finding must not. (A job's
+    queries run on one thread instead: analyzer/job/fixed_order.py says why.)
 
     >>> _number(0.25865663604341366) == _number(0.2586566360434137)
     True
@@ -83,16 +77,21 @@ class _RuleRun:
     """One rule over one run (or one set of runs): query, evidence, findings."""
 
     def __init__(
-        self,
-        con: duckdb.DuckDBPyConnection,
-        rule: Rule,
-        params: dict[str, Any],
-        run_ids: tuple[str, ...],
-        evidence_limit: int,
+        self, con: duckdb.DuckDBPyConnection, planned: _Planned, evidence_limit: int, spans: dict[str, float | None]
     ) -> None:
-        self.con, self.rule, self.params = con, rule, params
-        self.run_ids, self.evidence_limit = run_ids, evidence_limit
-        self.binding = {**params, "run_id": run_ids[0], "run_ids": list(run_ids)}
+        self.con, self.rule, self.params, self.run_ids = con, planned.rule, planned.params, planned.run_ids
+        self.evidence_limit, self.spans = evidence_limit, spans
+        self.binding = {**self.params, "run_id": self.run_ids[0], "run_ids": list(self.run_ids)}
+
+    def run(self) -> tuple[list[Finding], RuleOutcome]:
+        """Run the rule (it passed its precheck): its findings, or a 'failed' outcome on a SQL error."""
+        rule, outcome_run = self.rule, _outcome_run(self.rule, self.run_ids)
+        try:
+            found = self.findings()
+        except duckdb.Error as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+            return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
+        return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
 
     def findings(self) -> list[Finding]:
         cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
@@ -118,10 +117,8 @@ class _RuleRun:
         return columns, top, total
 
     def _span_us(self, row: dict[str, Any]) -> float | None:
-        if _number(row.get("span_us")):
-            return _number(row["span_us"])
-        found = self.con.execute("SELECT span_us FROM _run_span WHERE run_id = ?", [row.get("run_id")]).fetchall()
-        return _number(found[0][0]) if found else None
+        """The span the finding's share is of: the row's own span_us, else its run's analysed span."""
+        return _number(row.get("span_us")) or self.spans.get(row.get("run_id"))
 
     def _finding(self, row: dict[str, Any]) -> Finding:
         rule = self.rule
@@ -196,40 +193,20 @@ def _precheck(
     return RuleOutcome(rule.name, rule.id, _outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
 
 
-def _run_one(
-    con: duckdb.DuckDBPyConnection,
-    rule: Rule,
-    params: dict[str, Any],
-    run_ids: tuple[str, ...],
-    evidence_limit: int,
-) -> tuple[list[Finding], RuleOutcome]:
-    """Run a rule that passed its precheck: its findings, or a 'failed' outcome on a SQL error."""
-    outcome_run = _outcome_run(rule, run_ids)
-    try:
-        found = _RuleRun(con, rule, params, run_ids, evidence_limit).findings()
-    except duckdb.Error as exc:
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
-        return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
-    return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
+def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
+    """The analysed span of every run (_run_span, a row per run), read once for all the rules' findings."""
+    return {run_id: _number(span) for run_id, span in con.execute("SELECT run_id, span_us FROM _run_span").fetchall()}
 
 
 def run_rules(
-    con: duckdb.DuckDBPyConnection,
-    rules: list[Rule],
-    run_ids: list[str],
-    params: dict[str, dict[str, Any]] | None = None,
-    *,
-    preview: bool = False,
-    evidence_limit: int = 10,
+    con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, run_ids: list[str], *, evidence_limit: int = 10
 ) -> tuple[list[Finding], list[RuleOutcome]]:
     """Run every rule: scope 'run' or 'job' once per id ($run_id), scope 'runs' once over all ($run_ids).
 
     Args:
         con: connection holding the normalized tables; the helper views are (re)created in it.
-        rules: loaded (and validated) rules.
+        configured: the (validated) rules with the user's overrides, and whether 'preview' rules run.
         run_ids: the runs to judge.
-        params: user overrides, rule name -> {param: value}.
-        preview: also run rules whose status is 'preview'.
         evidence_limit: evidence rows kept per finding.
 
     Returns:
@@ -240,21 +217,24 @@ def run_rules(
     or writes a file (``sql_sandbox``), as in `npu-triage query`.
     """
     close_to_files(con)
-    create_views(con, (params or {}).get(CHIP_KEY, {}))
-    if len(run_ids) > 1 and any(r.scope == "runs" for r in rules):
+    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
+    if len(run_ids) > 1 and any(r.scope == "runs" for r in configured.rules):
         create_run_scaling_views(con, list(run_ids))
-    planned = _plan(rules, run_ids, params, Availability(con), preview, evidence_limit)
-    results = [([], p.skipped) if p.skipped else p.job(con) for p in planned]
+    planned = _plan(configured, run_ids, Availability(con))
+    spans = _run_spans(con)
+    results = [([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans).run() for p in planned]
     findings = [f for found, _ in results for f in found]
     return findings, [outcome for _, outcome in results]
 
 
 @dataclass(frozen=True)
 class _Planned:
-    """One rule over one run, or over all the runs: its 'skipped' outcome, or the job running it."""
+    """One rule over one run, or over all the runs, with its params: its 'skipped' outcome, or None when it runs."""
 
+    rule: Rule
+    params: dict[str, Any]
+    run_ids: tuple[str, ...]
     skipped: RuleOutcome | None
-    job: Callable[[duckdb.DuckDBPyConnection], tuple[list[Finding], RuleOutcome]] | None = None
 
 
 def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
@@ -263,38 +243,20 @@ def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
     return [tuple(run_ids)] if rule.scope == "runs" else [(r,) for r in run_ids]
 
 
-def _plan(
-    rules: list[Rule],
-    run_ids: list[str],
-    params: dict[str, dict[str, Any]] | None,
-    availability: Availability,
-    preview: bool,
-    evidence_limit: int,
-) -> list[_Planned]:
+def _plan(configured: ConfiguredRules, run_ids: list[str], availability: Availability) -> list[_Planned]:
     """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
     asked in one query, leaving out the rules skipped whatever the data."""
     groups = []
-    for rule in rules:
-        values = effective_params(rule, params)
+    for rule in configured.rules:
+        values = configured.params(rule)
         groups += [
-            (rule, values, group, _skipped_whatever_the_data(rule, group, preview)) for group in _groups(rule, run_ids)
+            (rule, values, group, _skipped_whatever_the_data(rule, group, configured.preview))
+            for group in _groups(rule, run_ids)
         ]
     availability.prefetch(
         key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)
     )
-    planned = []
-    for rule, values, group, reason in groups:
-        skipped = _precheck(rule, group, availability, reason)
-        job = (
-            None
-            if skipped
-            else partial(
-                _run_one,
-                rule=rule,
-                params=values,
-                run_ids=group,
-                evidence_limit=evidence_limit,
-            )
-        )
-        planned.append(_Planned(skipped, job))
-    return planned
+    return [
+        _Planned(rule, values, group, _precheck(rule, group, availability, reason))
+        for rule, values, group, reason in groups
+    ]

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.metrics.sweep import create_scaling_views
+from analyzer.rule_engine.views import create_views
 
 _RUNS_VIEW = "CREATE OR REPLACE TEMP VIEW catalog_runs AS SELECT run_id, model_name, batch_size, cann_version FROM runs"
 
@@ -33,11 +34,9 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
     if _is_base_table(con, "catalog_runs") or _is_base_table(con, "run_metrics"):
         create_scaling_views(con)
         return
-    reader = con.cursor()  # its own result state: con may hold an unfinished result
-    try:
-        summaries = [run_summary_tables(reader, r, r) for r in run_ids]
-    finally:
-        reader.close()
+    # on con itself, not a cursor: a cursor is another connection, which does not see con's helper TEMP tables
+    create_views(con)
+    summaries = [run_summary_tables(con, r, r) for r in run_ids]
     metrics = [t["run_metrics"] for t in summaries]
     con.register("run_metrics", pa.concat_tables(metrics) if metrics else pa.table({}))
     # the op sequence of a typical step: the model identity that groups runs (metrics/model_identity.py)

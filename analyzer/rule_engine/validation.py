@@ -10,8 +10,8 @@ from pathlib import Path
 from analyzer.ingest.finalize import SETTINGS
 from analyzer.ingest.schema import TABLES, has_column
 from analyzer.rule_engine.chip_table import CHIP_KEY, NOMINAL_KEYS
+from analyzer.rule_engine.impact_sharing import IMPACT_FAMILIES, IMPACT_ROLES
 from analyzer.rule_engine.model import SEVERITIES, Rule
-from analyzer.rule_engine.overlap import IMPACT_FAMILIES, IMPACT_ROLES
 
 SCHEMA_VERSION = 1
 CATEGORY_PREFIX = {

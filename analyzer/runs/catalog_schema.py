@@ -62,9 +62,21 @@ _table(
     "run_metrics",
     "One row per run: span, device busy time, step-time statistics, task count, top op types.",
     _RUN_ID,
-    _c("span_us", "DOUBLE", "us", "First device task start to last device task end."),
-    _c("busy_us", "DOUBLE", "us", "Time at least one device task ran (union of task intervals)."),
-    _c("busy_ratio", "DOUBLE", "ratio", "busy_us / span_us."),
+    _c(
+        "span_us",
+        "DOUBLE",
+        "us",
+        "The analysed span: all steps together, else first device task start to last device task end "
+        "(the diagnosis' summary.span_us).",
+    ),
+    _c(
+        "busy_us",
+        "DOUBLE",
+        "us",
+        "Busy time: the time breakdown's computing part (some compute task ran), the diagnosis' "
+        "summary.computing_us (helper view _run_busy).",
+    ),
+    _c("busy_ratio", "DOUBLE", "ratio", "busy_us / span_us: the diagnosis' summary.computing_ratio."),
     _c("task_count", "BIGINT", "count", "Device tasks (rows of ops)."),
     _c("step_count", "BIGINT", "count", "Steps with a time (0 when the run has no steps)."),
     _c("step_time_mean_us", "DOUBLE", "us", "Mean step time (steps table, else first-to-last task per step)."),

@@ -16,8 +16,8 @@ from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
-from analyzer.rule_engine.loader import default_rules_dir, load_rules
-from analyzer.runs.work import WorkSettings, failure_table
+from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings")
@@ -32,14 +32,14 @@ def job_fingerprint(job: Job) -> str:
 
 
 def job_tables(
-    job: Job, label: str, fingerprint: str, rules: list, params: dict, diagnose: bool
+    job: Job, label: str, fingerprint: str, configured: ConfiguredRules, diagnose: bool
 ) -> dict[str, pa.Table]:
     """The catalog rows of one job, read and (with ``diagnose``) judged in a connection of its own."""
     con = connect()
     try:
         _, note = load_job(con, job)
         job_id = f"{job.job_id}@{fingerprint[:8]}"
-        d = diagnose_job(con, job, note, [], rules if diagnose else [], params)
+        d = diagnose_job(con, job, note, [], configured if diagnose else ConfiguredRules(()))
         s = d.summary
         jobs = pa.Table.from_pylist(
             [
@@ -94,10 +94,10 @@ class JobTask:
 
 def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
     """A job's catalog rows, or a failures row; never raises on bad input. Runs in a worker (local
-    pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``."""
+    pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``, once per process."""
     try:
-        rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
-        return job_tables(task.job, task.label, task.fingerprint, rules, settings.params, settings.diagnose)
+        configured = ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
+        return job_tables(task.job, task.label, task.fingerprint, configured, settings.diagnose)
     except Exception as exc:  # a worker never dies on bad input
         if stop_requested():
             raise

@@ -7,6 +7,7 @@ It holds no state and touches no catalog, so any executor can run it: the local 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from analyzer.ingest import load_export
 from analyzer.ingest.model import IngestError
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
+from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
 
@@ -42,6 +45,13 @@ class WorkSettings:
     diagnose: bool = True
     model_name: str | None = None  # user label, overrides metadata
     batch_size: int | None = None  # user label, overrides metadata
+
+
+@lru_cache(maxsize=4)
+def batch_rules(rules_dir: str | None) -> tuple[Rule, ...]:
+    """The rules of a batch (``WorkSettings.rules_dir``), read once per worker process: every run and
+    job of the batch is judged by the same rule files."""
+    return tuple(load_rules(Path(rules_dir) if rules_dir else default_rules_dir()))
 
 
 def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
@@ -93,6 +103,7 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
     source_id = ingested.sources[0].source_id
     parts: dict[str, list[pa.Table]] = {}
     findings = _findings_by_run(con, usable, settings)
+    create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     for rid in usable:
         cid = catalog_run_id(rid, source_id, task.fingerprint)
         tables = run_summary_tables(con, rid, cid)
@@ -137,8 +148,8 @@ def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[st
     """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
     if not settings.diagnose:
         return {}
-    rules = load_rules(Path(settings.rules_dir) if settings.rules_dir else default_rules_dir())
-    return {rid: list(diagnose(con, rid, rules, settings.params).findings) for rid in run_ids}
+    configured = ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
+    return {rid: list(diagnose(con, rid, configured).findings) for rid in run_ids}
 
 
 def _findings_table(cid: str, findings: list) -> pa.Table:

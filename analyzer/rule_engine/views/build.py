@@ -1,0 +1,57 @@
+"""Create the helper views of the .sql modules in a connection, kept while their inputs are unchanged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import duckdb
+
+from analyzer.rule_engine.chip_table import NOMINAL_KEYS, chip_table_rows
+from analyzer.rule_engine.views.definitions import helper_definitions
+
+# What the helper views are derived from; when it has not changed since the last call, they are kept.
+# Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names would
+# cost more than the views it saves on a big export.
+_SIGNATURE_SQL = """
+SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id, step_id, task_type, op_type,
+                                                    op_name, start_ns, end_ns)), 0) FROM ops)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(s)), 0) FROM steps s)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(start_ns), 0) || ':' || coalesce(sum(end_ns), 0)
+               FROM timeline)"""
+
+_STATE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_helper_views_state'"
+
+
+def _create_chip_table(con: duckdb.DuckDBPyConnection, overrides: dict[str, Any]) -> None:
+    """The TEMP table ``_chip_table`` that ``_run_nominal`` reads (views/chip.sql), overrides applied."""
+    rows = chip_table_rows(overrides)
+    columns = ["chip VARCHAR", *(f"{k} DOUBLE" for k in NOMINAL_KEYS), "is_default BOOLEAN"]
+    columns.append("ai_core_count_set BOOLEAN")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _chip_table ({', '.join(columns)})")
+    con.executemany(f"INSERT INTO _chip_table VALUES ({', '.join('?' * len(columns))})", rows)
+
+
+def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = None) -> None:
+    """Create every helper macro and relation, visible to ``con`` under its name (nothing is written into a
+    database file).
+
+    Definitions marked ``@view`` stay views; ``@table`` ones are computed once into TEMP tables, in
+    dependency order, and recomputed on a later call only when ops, steps or timeline changed, or when
+    ``chip`` (overrides of the chip table, ``--set chip.KEY=VALUE``, checked by
+    chip_table.check_chip_overrides) is given and differs from the last call's; without ``chip``, the
+    last call's overrides are kept.
+    """
+    data = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
+    state = con.execute(_STATE_EXISTS).fetchall()[0][0]
+    last = con.execute("SELECT signature, chip FROM _helper_views_state").fetchall()[0] if state else None
+    chip_text = json.dumps(sorted(chip.items())) if chip is not None else (last[1] if last else "[]")
+    if last and last == (data, chip_text):
+        return
+    _create_chip_table(con, dict(json.loads(chip_text)))
+    for definition in helper_definitions():
+        con.execute(definition.create_statement())
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature, ?::VARCHAR AS chip",
+        [data, chip_text],
+    )

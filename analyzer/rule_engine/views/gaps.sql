@@ -1,0 +1,103 @@
+-- Idle stretches of the device and of each stream, and what the timeline shows inside a device gap.
+-- A gap opens where a task starts after every earlier-starting task has ended (_intervals_gaps: one
+-- sort of ops, no interval join). Beware: DuckDB's least/greatest ignore NULLs.
+
+-- @table _device_gaps
+-- Idle stretches of the device between consecutive active intervals (no task of any type ran). The
+-- step is the latest steps window starting at or before the gap start (of windows starting together,
+-- the one ending last, then the lowest step id) when the gap starts inside it, else the step of the
+-- task after the gap.
+-- @column run_id        the run
+-- @column device_id     the device
+-- @column step_id       the step holding the gap start (see above)
+-- @column start_ns      start of the gap: the latest end of the tasks before it
+-- @column end_ns        end of the gap: the start of the task after it
+-- @column gap_us        its length in microseconds
+-- @column op_before     op_name of the last task to end before the gap
+-- @column op_after      op_name of the first task after it
+-- @column stream_after  stream_id of the task after it
+WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, rowid AS rid, start_ns, end_ns FROM ops
+             WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+g AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns, m.end_ns, m.prev_rid, m.rid
+      FROM _intervals_gaps(src) m),
+ks AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
+       FROM steps WHERE start_ns IS NOT NULL GROUP BY run_id, start_ns),
+gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
+       FROM g ASOF LEFT JOIN ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns)
+SELECT gs.run_id, gs.device_id, coalesce(gs.step_in, a.step_id) AS step_id, gs.start_ns, gs.end_ns,
+       (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after,
+       a.stream_id AS stream_after
+FROM gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
+
+-- @view _stream_gaps
+-- Gaps between consecutive tasks of one stream. A view: a rule reads it once with a threshold on
+-- gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream would
+-- have its names joined).
+-- @column run_id     the run
+-- @column device_id  the device
+-- @column stream_id  the stream
+-- @column step_id    step of the task after the gap
+-- @column start_ns   start of the gap: the latest end of the stream's tasks before it
+-- @column end_ns     end of the gap: the start of the task after it
+-- @column gap_us     its length in microseconds
+-- @column op_before  op_name of the last task to end before the gap
+-- @column op_after   op_name of the task after it
+WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id, 'stream_id': stream_id} AS key, rowid AS rid,
+                    start_ns, end_ns
+             FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL)
+SELECT g.key.run_id AS run_id, g.key.device_id AS device_id, g.key.stream_id AS stream_id, a.step_id, g.start_ns,
+       g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
+FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid;
+
+-- @table _gap_causes
+-- Timeline events overlapping a device gap, classified by what they show the host or device doing.
+-- @column run_id        the run
+-- @column device_id     the device of the gap
+-- @column gap_start_ns  start_ns of the gap (_device_gaps)
+-- @column cause         'host_sync' (stream/device synchronize, memcpy, .cpu()/item()), 'compile' (op
+--                       compile), 'memory_alloc' (malloc) or 'stream_wait' (device EVENT_WAIT / Notify Wait)
+-- @column event_name    name of the timeline event
+-- @column overlap_us    event time inside the gap, in microseconds
+SELECT * FROM (
+    SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns,
+           CASE
+               WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%SynchronizeStream%'
+                    OR e.name ILIKE '%SynchronizeDevice%' OR e.name ILIKE '%SynchronizeEvent%'
+                    OR e.name ILIKE '%Memcpy%' OR e.name ILIKE '%.cpu%' OR e.name ILIKE '%aten::item%'
+                    OR e.name ILIKE '%_local_scalar_dense%') THEN 'host_sync'
+               WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%compile%' OR e.name ILIKE '%BuildOp%')
+                    THEN 'compile'
+               WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%malloc%' OR e.name ILIKE '%MemAlloc%')
+                    THEN 'memory_alloc'
+               WHEN e.kind = 'device_task' AND (coalesce(e.task_type, e.name) ILIKE '%EVENT_WAIT%'
+                    OR coalesce(e.task_type, e.name) ILIKE '%Notify Wait%') THEN 'stream_wait'
+           END AS cause,
+           e.name AS event_name,
+           (least(e.end_ns, g.end_ns) - greatest(e.start_ns, g.start_ns)) / 1000.0 AS overlap_us
+    FROM _device_gaps g JOIN timeline e ON e.run_id = g.run_id
+         AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
+         AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
+    WHERE e.kind IN ('host_api', 'framework_op', 'device_task'))
+WHERE cause IS NOT NULL;
+
+-- @table _gap_cause_top
+-- Per device gap, the cause whose event overlaps it longest; gaps with no classified event are absent.
+-- @column run_id        the run
+-- @column device_id     the device of the gap
+-- @column gap_start_ns  start_ns of the gap (_device_gaps)
+-- @column cause         the cause of that event (_gap_causes)
+-- @column event_name    the event overlapping the gap longest
+-- @column overlap_us    its time inside the gap, in microseconds
+SELECT run_id, device_id, gap_start_ns, arg_max(cause, overlap_us) AS cause,
+       arg_max(event_name, overlap_us) AS event_name, max(overlap_us) AS overlap_us
+FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns;
+
+-- @table _classified_gaps
+-- Every device gap with its main cause.
+-- @column _device_gaps.*  the columns of _device_gaps
+-- @column cause           'host_sync', 'compile', 'memory_alloc', 'stream_wait' (_gap_causes), or
+--                         'unattributed' when the timeline shows nothing inside the gap
+-- @column cause_event     the event behind the cause (NULL when unattributed)
+SELECT g.*, coalesce(c.cause, 'unattributed') AS cause, c.event_name AS cause_event
+FROM _device_gaps g LEFT JOIN _gap_cause_top c ON c.run_id = g.run_id AND c.gap_start_ns = g.start_ns
+     AND c.device_id IS NOT DISTINCT FROM g.device_id;

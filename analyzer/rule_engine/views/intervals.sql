@@ -1,0 +1,72 @@
+-- The interval algebra, written once: table macros over a relation of half-open [start_ns, end_ns)
+-- intervals grouped by a `key` column (any type; the views pass a STRUCT of their key columns, e.g.
+-- {'run_id': run_id, 'device_id': device_id}). Keys compare with IS NOT DISTINCT FROM, so a NULL
+-- device is a key of its own. Each macro first numbers the distinct keys (`part`), so that its window
+-- passes sort and partition integers only: a window keeps its whole partition in memory, and the
+-- keys (run ids) would be most of it.
+
+-- @macro _intervals_merged(src)
+-- Merges the intervals of `src` (columns key, start_ns, end_ns; rows without a start, without an end
+-- or ending before they start are left out) into disjoint ones per key. Gaps-and-islands in one sort:
+-- a row opens a new island when it starts after the latest end of the rows sorted before it
+-- (prev_end, a running max over the frame ending 1 PRECEDING). An island ends at the prev_end of the
+-- next island's first row, the last one at its key's latest end; its task count is the distance
+-- between the first rows' numbers. No GROUP BY over the rows, and the second window sorts only the
+-- islands' first rows, by integer.
+-- @column key          the key of src
+-- @column interval_no  1.. in time order per key
+-- @column start_ns     start of the merged interval
+-- @column end_ns       end of the merged interval (exclusive)
+-- @column dur_us       end_ns - start_ns in microseconds
+-- @column task_count   rows of src merged into it
+WITH t AS (SELECT key, start_ns, end_ns FROM query_table(src)
+           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+k AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM t)),
+n AS (SELECT k.part, t.start_ns, t.end_ns FROM t JOIN k ON t.key IS NOT DISTINCT FROM k.key),
+r AS (SELECT part, start_ns, max(end_ns) OVER w AS prev_end, row_number() OVER w AS rn
+      FROM n WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+tot AS (SELECT part, max(end_ns) AS last_end, count(*) AS task_rows FROM n GROUP BY part),
+i AS (SELECT part, start_ns, rn, row_number() OVER f AS interval_no,
+             lead(prev_end) OVER f AS next_prev_end, lead(rn) OVER f AS next_rn
+      FROM r WHERE prev_end IS NULL OR start_ns > prev_end WINDOW f AS (PARTITION BY part ORDER BY rn)),
+e AS (SELECT i.part, i.interval_no, i.start_ns, coalesce(i.next_prev_end, tot.last_end) AS end_ns,
+             coalesce(i.next_rn, tot.task_rows + 1) - i.rn AS task_count
+      FROM i JOIN tot USING (part))
+SELECT k.key, e.interval_no, e.start_ns, e.end_ns, (e.end_ns - e.start_ns) / 1000.0 AS dur_us, e.task_count
+FROM e JOIN k USING (part);
+
+-- @macro _intervals_union_length(src)
+-- The length of the union of the intervals of `src` (columns key, start_ns, end_ns; invalid rows left
+-- out as in _intervals_merged) per key, without building the merged intervals: each row adds what it
+-- reaches past the latest end of the rows sorted before it. One sort.
+-- @column key         the key of src
+-- @column busy_us     length of the union, in microseconds
+-- @column task_count  rows of src counted
+WITH t AS (SELECT key, start_ns, end_ns FROM query_table(src)
+           WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+k AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM t)),
+n AS (SELECT k.part, t.start_ns, t.end_ns FROM t JOIN k ON t.key IS NOT DISTINCT FROM k.key),
+r AS (SELECT part, start_ns, end_ns, max(end_ns) OVER (PARTITION BY part ORDER BY start_ns, end_ns
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+      FROM n),
+u AS (SELECT part, sum(greatest(0, end_ns - greatest(start_ns, coalesce(prev_end, start_ns)))) AS busy_ns,
+             sum(1) AS task_count
+      FROM r GROUP BY part)
+SELECT k.key, u.busy_ns / 1000.0 AS busy_us, u.task_count
+FROM u JOIN k USING (part);
+
+-- @macro _intervals_gaps(src)
+-- Where a row of `src` (columns key, rid, start_ns, end_ns; the caller filters the rows) starts after
+-- every row that starts before it (per key) has ended: the idle stretch from the latest end before it
+-- to its start. Ties are broken by rid (the ops row's number in storage), so results repeat.
+-- @column key       the key of src
+-- @column start_ns  the latest end of the rows before the gap
+-- @column end_ns    the start of the row after the gap
+-- @column prev_rid  rid of the row that ended last before the gap
+-- @column rid       rid of the row after the gap
+WITH k AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM query_table(src))),
+n AS (SELECT k.part, t.rid, t.start_ns, t.end_ns FROM query_table(src) t JOIN k ON t.key IS NOT DISTINCT FROM k.key),
+p AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, end_ns) OVER w AS prev_rid FROM n
+      WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+SELECT k.key, p.prev_end AS start_ns, p.start_ns AS end_ns, p.prev_rid, p.rid
+FROM p JOIN k USING (part) WHERE p.start_ns > p.prev_end;

@@ -1,0 +1,102 @@
+"""Documented SQL modules: ``.sql`` files of views, tables and table macros, each under a parsed doc block.
+
+A module is a header comment (what the module is about), then definitions. Each definition opens with
+a doc block in a fixed format, Perfetto stdlib style::
+
+    -- @table _busy_intervals            (or @view NAME, or @macro NAME(ARGS))
+    -- What the relation holds, in prose (any number of lines).
+    -- @column run_id    the run          (one per column it returns, in order; more lines continue it;
+    -- @column ops.*     every column of ops   X.* stands for every column of X)
+    SELECT ...;                          (the body, up to the next definition)
+
+``@table``: computed once into a TEMP table (read many times); ``@view``: a TEMP view (cheap
+filters, or relations read once and filtered before their expensive joins); ``@macro``: a DuckDB
+table macro (``CREATE MACRO name(args) AS TABLE body``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_HEAD = re.compile(r"-- @(macro|view|table) (\w+)(?:\(([\w, ]*)\))?\s*")
+_COLUMN = re.compile(r"@column (\S+)\s+(\S.*)")
+
+
+@dataclass(frozen=True)
+class SqlDefinition:
+    """One view, table or macro: its kind, name, module, documentation and SQL body."""
+
+    kind: str  # 'table' | 'view' | 'macro'
+    name: str
+    module: str  # the .sql file's stem
+    description: str
+    columns: tuple[tuple[str, str], ...]  # (column name or 'X.*', its documentation)
+    sql: str
+    params: str = ""  # a macro's arguments
+
+    def create_statement(self) -> str:
+        """The SQL creating it in a connection (TEMP: never written into a database file)."""
+        if self.kind == "macro":
+            return f"CREATE OR REPLACE TEMP MACRO {self.name}({self.params}) AS TABLE {self.sql}"
+        return f"CREATE OR REPLACE TEMP {self.kind.upper()} {self.name} AS {self.sql}"
+
+
+class SqlModuleError(ValueError):
+    """A .sql module whose doc blocks do not follow the format."""
+
+
+def _doc_text(line: str) -> str:
+    return line[2:].strip()
+
+
+def parse_module(text: str, module: str) -> tuple[str, list[SqlDefinition]]:
+    """(the module's header comment, paragraphs apart, and its definitions in file order) of one module's text.
+
+    >>> text = "-- Demo.\\n\\n-- @view _x\\n-- One row.\\n-- @column n  a number\\nSELECT 1 AS n;\\n"
+    >>> header, [d] = parse_module(text, "demo")
+    >>> header, d.kind, d.name, d.description, d.columns, d.sql
+    ('Demo.', 'view', '_x', 'One row.', (('n', 'a number'),), 'SELECT 1 AS n')
+    """
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if _HEAD.fullmatch(line)]
+    head = [_doc_text(x) for x in lines[: starts[0] if starts else len(lines)] if x.startswith("--")]
+    header = "\n\n".join(" ".join(p.split("\n")) for p in "\n".join(head).split("\n\n"))
+    definitions = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        definitions.append(_definition(lines[start:end], start + 1, module))
+    return header, definitions
+
+
+def _definition(lines: list[str], line_no: int, module: str) -> SqlDefinition:
+    kind, name, params = _HEAD.fullmatch(lines[0]).groups()  # type: ignore[union-attr]
+    where = f"{module}.sql line {line_no} ({name})"
+    description: list[str] = []
+    columns: list[list[str]] = []
+    body = 1
+    while body < len(lines) and lines[body].startswith("--"):
+        text = _doc_text(lines[body])
+        column = _COLUMN.fullmatch(text)
+        if column:
+            columns.append([column[1], column[2]])
+        elif text.startswith("@"):
+            raise SqlModuleError(f"{where}: unknown tag {text.split()[0]} (known: @column)")
+        elif text:
+            if columns:
+                columns[-1][1] += " " + text
+            else:
+                description.append(text)
+        body += 1
+    stray = next((x for x in lines[body:] if x.startswith("-- @")), None)
+    if stray:
+        raise SqlModuleError(f"{where}: {stray!r} is not a definition line (-- @table|@view|@macro NAME)")
+    sql = "\n".join(lines[body:]).strip().rstrip(";").strip()
+    if not description or not columns or not sql:
+        missing = "description" if not description else "@column lines" if not columns else "SQL body"
+        raise SqlModuleError(f"{where}: no {missing}")
+    if (kind == "macro") != (params is not None):
+        raise SqlModuleError(f"{where}: a @macro takes (arguments); a @view or @table does not")
+    return SqlDefinition(
+        kind, name, module, " ".join(description), tuple((c, d) for c, d in columns), sql, params or ""
+    )
