@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
 
 _received: int | None = None
@@ -27,11 +27,11 @@ def _request_stop(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def _handled_by(handler) -> Iterator[bool]:
-    """While the block runs, ``handler`` takes SIGINT and SIGTERM (yields True) and the previous handlers come
+def _handled_by(handler, signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[bool]:
+    """While the block runs, ``handler`` takes ``signals`` (yields True) and the previous handlers come
     back afterwards; off the main thread, where no handler can be set, nothing changes (yields False)."""
     try:
-        before = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        before = {s: signal.signal(s, handler) for s in signals}
     except ValueError:  # not the main thread
         yield False
         return
@@ -70,3 +70,23 @@ def stops_held() -> Iterator[None]:
         yield
     if held and _received is not None:
         raise KeyboardInterrupt
+
+
+# Ctrl-C reaches every process of the terminal's process group. A worker process (of a batch's pool or of
+# its own Dask cluster) ignores it: the driver handles it by ending the workers, which would otherwise die
+# with tracebacks of their own.
+
+
+def ignore_ctrl_c() -> None:
+    """This process ignores Ctrl-C from now on (a worker, as it starts); off the main thread nothing changes."""
+    with suppress(ValueError):  # not the main thread
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def ctrl_c_ignored() -> Iterator[None]:
+    """While the block runs, Ctrl-C is ignored, and so it is by the processes started in it from their first
+    instruction (an ignored signal stays ignored across exec), not only once their initializer runs. A
+    Ctrl-C in the block itself is lost; off the main thread nothing changes."""
+    with _handled_by(signal.SIG_IGN, (signal.SIGINT,)):
+        yield

@@ -35,12 +35,13 @@ def test_prefetch_asks_once_per_key(con):
 
 
 def test_plan_does_not_ask_about_rules_skipped_whatever_the_data(con):
+    from analyzer.rule_engine.model import ConfiguredRules
     from analyzer.rule_engine.runner import _plan
 
     preview = replace(_rule({"ops": ("op_name",)}), status="preview")
     several = replace(_rule({"ops": ("op_type",)}), scope="runs")
     availability = Availability(con)
-    planned = _plan([preview, several], ["a"], None, availability, preview=False, evidence_limit=5)
+    planned = _plan(ConfiguredRules((preview, several)), ["a"], availability)
     assert [p.skipped.reason.split(";")[0] for p in planned] == [
         "preview rule",
         "compares several runs: judged once over all the runs of PATH",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from analyzer.ingest.csv.csv_anchor import ns_anchor
-from analyzer.ingest.csv.csv_source import first_data_row
+from analyzer.ingest.csv.csv_shape import sample_rows
 
 COLUMNS = ["Name", "Start Time(us)", "Stop(us)"]
 
@@ -14,7 +14,7 @@ def _row(tmp_path, text: str) -> list[str]:
     """The first data row of a file holding ``text``, as stream_csv hands it to the readers."""
     path = tmp_path / "kernel_details.csv"
     path.write_bytes(text.encode("utf-8"))
-    return first_data_row(path.read_bytes(), "utf-8")
+    return (sample_rows(path.read_bytes(), "utf-8") or [[]])[0]
 
 
 def test_anchor_is_the_first_rows_start(tmp_path):

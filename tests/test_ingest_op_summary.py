@@ -212,13 +212,11 @@ def test_try_cast_of_a_csv_column_stays_a_try_cast(tmp_path):
 def test_big_csv_files_are_scanned_in_parallel_small_ones_serially(tmp_path):
     """DuckDB's parallel CSV reader is used from a size on; small files take the serial one."""
     from analyzer.ingest.csv.csv_source import scans_in_parallel
-    from tests.read_context import context_for
 
     big, small = tmp_path / "big.csv", tmp_path / "small.csv"
     big.write_bytes(b"x\n" * (5 << 20))
     small.write_bytes(b"x\n1\n")
-    ctx = context_for(tmp_path)
-    assert scans_in_parallel(big, ctx) and not scans_in_parallel(small, ctx)
+    assert scans_in_parallel(big) and not scans_in_parallel(small)
 
 
 def _metrics_export(tmp_path: Path, name: str, cells: list[str]) -> Path:

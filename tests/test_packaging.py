@@ -20,3 +20,17 @@ def test_packaging_ships_the_sql_modules():
     holding_sql = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "analyzer").rglob("*.sql")}
     assert holding_sql == {"analyzer.metrics", "analyzer.rule_engine.views"}
     assert all("*.sql" in data.get(package, []) for package in holding_sql)
+
+
+def test_packaging_ships_every_data_file_the_analyzer_reads():
+    """A file under analyzer/ that is not Python (a TOML declaration, a SQL module) is package data of its
+    package, so that an installed npu-triage finds it."""
+    import fnmatch
+
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    data_files = [p for p in (ROOT / "analyzer").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert data_files
+    for path in data_files:
+        package = ".".join(path.parent.relative_to(ROOT).parts)
+        globs = package_data.get(package, [])
+        assert any(fnmatch.fnmatch(path.name, g) for g in globs), f"{path}: not in the package-data of {package}"

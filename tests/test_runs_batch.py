@@ -234,3 +234,22 @@ def test_second_batch_on_a_catalog_being_written_is_refused_naming_the_first(tmp
         first.kill()
         first.wait()
     assert len(_dump(catalog)["catalog_runs"]) == 12
+
+
+def test_batch_executor_that_cannot_start_leaves_no_new_catalog(tmp_path, capsys):
+    write_tiny_export(tmp_path / "tree" / "run_a_ascend_pt")
+    catalog = tmp_path / "new.duckdb"
+    assert main(["batch", str(tmp_path / "tree"), "--catalog", str(catalog), "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "--scheduler needs --executor dask" in capsys.readouterr().err
+    assert list(tmp_path.glob("new.duckdb*")) == []
+
+
+def test_batch_wrong_catalog_is_refused_before_the_executor_starts(tmp_path, capsys):
+    write_tiny_export(tmp_path / "tree" / "run_a_ascend_pt")
+    catalog = tmp_path / "notes.duckdb"
+    catalog.write_text("not a catalog\n")
+    # The scheduler is never asked for: its address is unreachable, and the catalog is judged first.
+    args = ["batch", str(tmp_path / "tree"), "--catalog", str(catalog), "--executor", "dask"]
+    assert main([*args, "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "is not an npu-triage catalog" in capsys.readouterr().err
+    assert catalog.read_text() == "not a catalog\n"

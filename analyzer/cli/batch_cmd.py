@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 from pathlib import Path
 
+import duckdb
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import CATALOG, Output, check_outputs, exports_read
+from analyzer.cli.output_paths import CATALOG, Output, check_outputs, scan_input
+from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome, run_batch
-from analyzer.runs.catalog import CatalogError
+from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
 from analyzer.runs.scratch import temp_root
@@ -69,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2
-    check_outputs([Output("--catalog", args.catalog, CATALOG)], exports_read([args.root] if args.root.is_dir() else []))
+    # The tree is walked once: the outputs are checked against it, the batch planned on it.
+    scanned = scan_input(args.root) if args.root.is_dir() else None
+    check_outputs([Output("--catalog", args.catalog, CATALOG)], scanned[0] if scanned else [])
     limits = limits_from(args)
     progress = Progress(
         TextColumn("{task.description}"),
@@ -92,13 +97,28 @@ def run(args: argparse.Namespace) -> int:
                 progress.console.print(f"{status}: {task.label}", markup=False)
                 progress.console.file.flush()
 
+        new_catalog = not args.catalog.exists()
+        con = _open_catalog(args.catalog)  # a wrong catalog is the user's mistake: said before any work
         try:  # the workers' temporary files go inside the batch's folder, removed after them
-            with temp_root(), open_executor(args) as executor:
-                outcome = run_batch(args.root, args.catalog, _settings(args), executor, on_start, on_done, limits)
-        except (CatalogError, ExecutorError) as exc:
+            executor = open_executor(args)
+            with temp_root(), executor, closing(con):
+                outcome = run_batch(args.root, con, _settings(args), executor, on_start, on_done, limits, scanned)
+        except ExecutorError as exc:
+            con.close()
+            if new_catalog:  # an executor that cannot start leaves no new catalog behind
+                for path in (args.catalog, args.catalog.with_name(args.catalog.name + ".wal")):
+                    path.unlink(missing_ok=True)
             err(f"npu-triage: {exc}")
             return 2
     return _report(outcome, args.catalog)
+
+
+def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
+    """The catalog, opened (created when new) and checked once."""
+    try:
+        return open_catalog(path)
+    except CatalogError as exc:
+        raise UsageError(f"--catalog {exc}") from exc
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from analyzer.api import Trace, diagnose_all, open_database, report
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.rule_options import (
     UsageError,
@@ -20,6 +20,7 @@ from analyzer.cli.rule_options import (
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.database import save_duckdb
+from analyzer.ingest.metadata.discover import Scanned
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
 from analyzer.report.index_page import render_index
@@ -75,7 +76,7 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
     return _load(args, rules)[0]
 
 
-def _load(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[LoadedJob]]:
+def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None = None) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
@@ -83,7 +84,7 @@ def _load(args: argparse.Namespace, rules: list[Rule]) -> tuple[Trace, list[Load
             raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
         return open_database(args.db), []
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
-    ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules))
+    ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules), scanned)
     trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
     if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
         save_duckdb(trace.con, args.db, [*trace.run_ids, *(j.job.job_id for j in jobs)])
@@ -115,14 +116,17 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules,
     return pages
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Every output path, before any work: --out and the run folders under it, and --db when written."""
-    sources = exports_read([args.path])
+def _check_outputs(args: argparse.Namespace) -> Scanned | None:
+    """Every output path, before any work: --out and the run folders under it, and --db when written.
+    Returns the scan of the input it was checked against, for the loader (the tree is walked once)."""
+    scanned = scan_input(args.path)
+    sources = scanned[0] if scanned else []
     outputs = [Output("--out", args.out, FOLDER)]
     outputs += [Output("--out", run_folder(args.out, s.source_id), FOLDER) for s in sources]
     if args.db and args.path is not None:
         outputs.append(Output("--db", args.db, DATABASE))
     check_outputs(outputs, sources)
+    return scanned
 
 
 def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: argparse.Namespace) -> None:
@@ -161,10 +165,10 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
-        _check_outputs(args)
+        scanned = _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace, jobs = _load(args, rules)
+        trace, jobs = _load(args, rules, scanned)
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, exports_read
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.ingest.database import save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
@@ -26,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     outputs = [Output("--db", args.db, DATABASE)] if args.db else []
     outputs += [Output("--parquet", args.parquet, FOLDER)] if args.parquet else []
-    check_outputs(outputs, exports_read([args.path]))
-    ingested, jobs = load_with_jobs(args.path, frozenset())
+    scanned = scan_input(args.path)  # the tree is walked once: for the output check and for the ingest
+    check_outputs(outputs, scanned[0] if scanned else [])
+    ingested, jobs = load_with_jobs(args.path, frozenset(), scanned)
     con = ingested.con
     problems = [*ingested.problems, *(p for j in jobs for p in j.problems)]
     for loaded in jobs:

@@ -3,7 +3,8 @@
 An output is refused (UsageError, exit 2, naming the option and the path) when it lies inside an
 export the command reads (reports, databases and temporary files are never written there), when it
 is a file where a folder belongs or a folder where a file belongs, when its folder cannot be
-written, and, for a database, when the file is something other than what the command would extend.
+written, and, for an ingest database, when the file is something other than what the command would
+extend. What a catalog file holds is checked once, where the batch opens it (``runs/catalog.open_catalog``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
-from analyzer.ingest.metadata.discover import discover
+from analyzer.ingest.metadata.discover import Scanned, scan
 from analyzer.ingest.model import ExportSource, IngestError
 
 FOLDER = "folder"  # a folder the command writes files into (created when absent)
@@ -23,8 +24,10 @@ FILE = "file"  # one file, replaced atomically
 DATABASE = "database"  # a DuckDB file of normalized tables (`ingest --db`), extended in place
 CATALOG = "catalog"  # a batch catalog DuckDB file, extended in place
 
-# The table that marks each kind of DuckDB file as ours; a DuckDB file without tables is as good as new.
-_OWN_TABLE = {DATABASE: "runs", CATALOG: "catalog_runs"}
+# Files extended in place (their own write permission matters).
+_EXTENDED = (DATABASE, CATALOG)
+# The table that marks an ingest database as ours; a DuckDB file without tables is as good as new.
+_OWN_TABLE = "runs"
 
 
 @dataclass(frozen=True)
@@ -39,15 +42,19 @@ class Output:
 def exports_read(inputs: Iterable[Path | None]) -> list[ExportSource]:
     """The exports the command will read under its input paths (those it cannot read are its own
     business: the command reports them)."""
-    sources: list[ExportSource] = []
-    for path in inputs:
-        if path is None or not Path(path).exists():
-            continue
-        try:
-            sources += discover(Path(path))
-        except (IngestError, OSError):
-            continue
-    return sources
+    return [source for path in inputs for source in (scan_input(path) or ([], []))[0]]
+
+
+def scan_input(path: Path | None) -> Scanned | None:
+    """What the command will read under one input path (``discover.scan``), for the output check and then
+    for the command itself, so that the tree is walked once; None when there is nothing to scan there, or
+    the path is the command's own business to report on."""
+    if path is None or not Path(path).exists():
+        return None
+    try:
+        return scan(Path(path))
+    except (IngestError, OSError):
+        return None
 
 
 def check_outputs(outputs: Iterable[Output], sources: Iterable[ExportSource] = ()) -> None:
@@ -75,13 +82,13 @@ def _kind_problem(output: Output) -> str | None:
         return None if path.is_dir() else "is a file, not a folder"
     if path.is_dir():
         return "is a folder, not a file"
-    if output.kind in _OWN_TABLE:
-        return _database_problem(path, output.kind)
+    if output.kind == DATABASE:
+        return _database_problem(path)
     return None
 
 
-def _database_problem(path: Path, kind: str) -> str | None:
-    what = "an npu-triage catalog" if kind == CATALOG else "a DuckDB file of `npu-triage ingest`"
+def _database_problem(path: Path) -> str | None:
+    what = "a DuckDB file of `npu-triage ingest`"
     if not is_duckdb_file(path):
         return f"is not {what} (not a DuckDB file); give {what} or a new file"
     try:
@@ -94,14 +101,14 @@ def _database_problem(path: Path, kind: str) -> str | None:
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall()}
     finally:
         con.close()
-    if tables and _OWN_TABLE[kind] not in tables:
-        return f"is a DuckDB file but not {what} (no {_OWN_TABLE[kind]} table); give {what} or a new file"
+    if tables and _OWN_TABLE not in tables:
+        return f"is a DuckDB file but not {what} (no {_OWN_TABLE} table); give {what} or a new file"
     return None
 
 
 def _writable_problem(path: Path, kind: str) -> str | None:
     """Why the output cannot be written where it is, or None."""
-    if kind in _OWN_TABLE and path.is_file() and not os.access(path, os.W_OK):
+    if kind in _EXTENDED and path.is_file() and not os.access(path, os.W_OK):
         return "cannot be written (no write permission on the file, or a read-only file system)"
     folder = path if kind == FOLDER else path.parent
     existing = folder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import tomllib
 from pathlib import Path
 
 from rich.table import Table
@@ -26,9 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 _ROW_TEXT = {"tsv": rows_tsv, "csv": rows_csv, "json": rows_json}  # every --format but a terminal table
 
-
-def _fmt(value, spec: str) -> str:
-    return "" if value is None else format(value, spec)
+# The terminal table's columns per listing, declared in listing_columns.toml.
+_COLUMNS = tomllib.loads(Path(__file__).with_name("listing_columns.toml").read_text(encoding="utf-8"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,63 +42,35 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 2
     listed = list_jobs(con) if args.jobs else list_runs(con)
-    failures = con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
+    failures = 0 if args.jobs else con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
     con.close()
     fmt = rows_format(args.format)
-    if args.jobs:
-        return _print_jobs(listed, fmt, args.catalog)
     if fmt != "table":
         out.file.write(_ROW_TEXT[fmt](listed))
         if failures:
             err(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"')
         return 0
     rows = listed.to_pylist()
-    table = Table(title=f"{len(rows)} run(s) in {args.catalog}")
-    for name in ("run", "path", "CANN", "chip", "model", "bs", "tasks", "busy", "step p50 ms", "top finding"):
-        table.add_column(name, overflow="fold")
+    what = "job" if args.jobs else "run"
+    columns = _COLUMNS[f"{what}s"]
+    table = Table(title=f"{len(rows)} {what}(s) in {args.catalog}")
+    for heading, _, _ in columns:
+        table.add_column(heading, overflow="fold")
     for r in rows:
-        top = f"{r['top_code']} {r['top_severity']}: {r['top_title']} ({r['top_subject']})" if r["top_code"] else "-"
-        table.add_row(
-            r["run_id"],
-            r["path"],
-            r["cann_version"] or "?",
-            r["chip"] or "?",
-            r["model_name"] or "",
-            _fmt(r["batch_size"], "d"),
-            _fmt(r["task_count"], "d"),
-            _fmt(r["busy_ratio"], ".0%"),
-            _fmt(None if r["step_time_p50_us"] is None else r["step_time_p50_us"] / 1000, ".2f"),
-            top,
-        )
+        table.add_row(*(_cell(r, key, how) for _, key, how in columns))
     out.print(table)
     if failures:
         out.print(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"', markup=False)
     return 0
 
 
-def _print_jobs(listed, fmt: str, catalog: Path) -> int:
-    """The jobs: a table on a terminal, else the rows in ``fmt``."""
-    if fmt == "table":
-        out.print(_jobs_table(listed.to_pylist(), catalog))
-    else:
-        out.file.write(_ROW_TEXT[fmt](listed))
-    return 0
-
-
-def _jobs_table(rows: list[dict], catalog: Path) -> Table:
-    table = Table(title=f"{len(rows)} job(s) in {catalog}")
-    for name in ("job", "path", "ranks", "summaries only", "steps", "job step ms", "spread ms", "top finding"):
-        table.add_column(name, overflow="fold")
-    for r in rows:
-        top = f"{r['top_code']} {r['top_severity']}: {r['top_rule']} ({r['top_subject']})" if r["top_code"] else "-"
-        table.add_row(
-            r["job_id"],
-            r["path"],
-            _fmt(r["rank_count"], "d"),
-            _fmt(r["summary_only_rank_count"], "d"),
-            _fmt(r["step_count"], "d"),
-            _fmt(None if r["job_step_us"] is None else r["job_step_us"] / 1000, ".2f"),
-            _fmt(None if r["step_spread_us"] is None else r["step_spread_us"] / 1000, ".2f"),
-            top,
-        )
-    return table
+def _cell(row: dict, key: str, how: str) -> str:
+    """One cell of the terminal table (``how`` as listing_columns.toml says)."""
+    value = row[key]
+    if how == "finding":
+        return f"{row['top_code']} {row['top_severity']}: {value} ({row['top_subject']})" if row["top_code"] else "-"
+    if how == "?":
+        return value or "?"
+    if value is None:
+        return ""
+    return format(value / 1000, ".2f") if how == "ms" else format(value, how)

@@ -1,6 +1,6 @@
 """Derive the chip-independent pipeline columns of ops (core, MTE, cube, vector, scalar time; bound pipe).
 
-The definitions are documented on the columns in ``schema.py``; this is their one implementation.
+The definitions are documented on the columns in ``schema.toml``; this is their one implementation.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Checks every reader runs on the rows it inserted for a run: exact duplicate rows are dropped with a
-count, and negative times and durations are named (each an SQL query over the table, no Python per
-row)."""
+count (``drop_exact_copies`` also serves the SQLite reader's staged tables), and negative times and
+durations are named (each an SQL query over the table, no Python per row)."""
 
 from __future__ import annotations
 
@@ -23,25 +23,48 @@ def drop_duplicate_rows(
 
     ``key`` (columns that tell rows apart) makes the common case cheap: only when two rows share a key
     are whole rows compared. Returns the rows dropped."""
-    args = {"run_id": ctx.run_id}
+    return drop_exact_copies(
+        con,
+        ctx,
+        table,
+        _data_columns(table),
+        key=key,
+        where="run_id = $run_id",
+        args={"run_id": ctx.run_id},
+        place=(path, ""),
+        hint="files concatenated or a slice written twice; nothing else is lost",
+    )
+
+
+def drop_exact_copies(
+    con: duckdb.DuckDBPyConnection,
+    ctx: ReadContext,
+    table: str,
+    columns: list[str],
+    *,
+    key: tuple[str, ...] = (),
+    order: str = "rowid",
+    where: str = "TRUE",
+    args: dict[str, object] | None = None,
+    place: tuple[Path | str, str],
+    hint: str,
+) -> int:
+    """Delete the rows of ``table`` (those ``where`` selects) that repeat an earlier one (by ``order``) in
+    every one of ``columns``; one warning at ``place`` (file, location) with the count and ``hint``.
+
+    Only when two rows share a ``key`` are whole rows compared (the common case stays one cheap count).
+    Returns the rows dropped."""
     if key:
-        same_key = f"SELECT count(*) - count(DISTINCT ({', '.join(key)})) FROM {table} WHERE run_id = $run_id"
+        same_key = f"SELECT count(*) - count(DISTINCT ({', '.join(key)})) FROM {table} WHERE {where}"
         if not con.execute(same_key, args).fetchall()[0][0]:
             return 0
-    whole = ", ".join(_data_columns(table))
-    dropped = con.execute(
-        f"DELETE FROM {table} WHERE run_id = $run_id AND rowid IN (SELECT rowid FROM (SELECT rowid, row_number() "
-        f"OVER (PARTITION BY {whole} ORDER BY rowid) AS copy FROM {table} WHERE run_id = $run_id) WHERE copy > 1)",
-        args,
-    ).fetchall()[0][0]
+    copies = (
+        f"SELECT {order} FROM (SELECT {order}, row_number() OVER (PARTITION BY {', '.join(columns)} ORDER BY {order}) "
+        f"AS copy FROM {table} WHERE {where}) WHERE copy > 1"
+    )
+    dropped = con.execute(f"DELETE FROM {table} WHERE {where} AND {order} IN ({copies})", args).fetchall()[0][0]
     if dropped:
-        ctx.report(
-            path,
-            "",
-            "warning",
-            f"{dropped} exact duplicate rows dropped (each kept once)",
-            "files concatenated or a slice written twice; nothing else is lost",
-        )
+        ctx.report(*place, "warning", f"{dropped} exact duplicate rows dropped (each kept once)", hint)
     return dropped
 
 

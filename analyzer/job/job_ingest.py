@@ -7,7 +7,7 @@ from pathlib import Path
 
 from analyzer.ingest.database import connect
 from analyzer.ingest.loader import Ingested, load_export
-from analyzer.ingest.metadata.discover import absent_reason, printable, scan
+from analyzer.ingest.metadata.discover import Scanned, absent_reason, printable, scan
 from analyzer.ingest.model import IngestError, Problem
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.tables import load_job
@@ -22,13 +22,16 @@ class LoadedJob:
     group_note: str = ""
 
 
-def load_with_jobs(path: Path, left_out_kinds: frozenset[str]) -> tuple[Ingested, list[LoadedJob]]:
+def load_with_jobs(
+    path: Path, left_out_kinds: frozenset[str], scanned: Scanned | None = None
+) -> tuple[Ingested, list[LoadedJob]]:
     """Every export under ``path`` read as a run, except the job ranks holding summaries only (no
     per-task data: nothing a per-rank diagnosis could judge), which only the job tables read; and
-    every job found, its tables filled. Raises IngestError like load_export."""
+    every job found, its tables filled. ``scanned``: the path's ``discover.scan`` when the caller has it
+    already. Raises IngestError like load_export."""
     if not path.exists():
         raise IngestError(f"{printable(path)}: {absent_reason(path)}")
-    sources, unreadable = scan(path)
+    sources, unreadable = scanned or scan(path)
     if not sources:
         return load_export(path, left_out_kinds=left_out_kinds), []  # raises its own message
     con = connect()

@@ -1,4 +1,4 @@
-"""Render the catalog schema (``runs/catalog_schema.py``) as the Markdown page docs/catalog.md."""
+"""Render the catalog schema (``runs/catalog_schema.toml``) as the Markdown page docs/catalog.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Render the normalized schema (``ingest/schema.py``) as plain text or as the Markdown docs page."""
+"""Render the normalized schema (``ingest/schema.toml``) as plain text or as the Markdown docs page."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Nominal values of the Ascend chips (AI Core count, clock, HBM and link bandwidth), keyed by chip name.
+"""Nominal values of the Ascend chips (AI Core count, clock, HBM and link bandwidth), keyed by chip name
+(declared in ``chip_table.toml``).
 
 Rules read them through the helper table ``_run_nominal`` (views/chip.sql: one row per run: the row of the chip its
 metadata names, else DEFAULT_CHIP), never as numbers of their own. ``--set chip.KEY=VALUE`` overrides
@@ -8,37 +9,19 @@ vendor's published nominal ones; a run's own ``runs.ai_core_count`` wins over th
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
 from typing import Any
 
 # The name `--set` and config files use for the chip table (chip.KEY=VALUE), beside rule names.
 CHIP_KEY = "chip"
+_TABLE = tomllib.loads(Path(__file__).with_name("chip_table.toml").read_text(encoding="utf-8"))
 # Key -> (unit, meaning). The order is the column order of _run_nominal.
-NOMINAL_KEYS: dict[str, tuple[str, str]] = {
-    "ai_core_count": ("", "AI Cores (cube cores) of the chip"),
-    "aicore_mhz": ("MHz", "nominal AI Core clock"),
-    "hbm_gb_per_s": ("GB/s", "HBM bandwidth, read + write"),
-    "hccs_gb_per_s": ("GB/s", "on-board chip-to-chip link (HCCS) bandwidth, all links"),
-    "roce_gb_per_s": ("GB/s", "network (RoCE) bandwidth per chip"),
-    "launch_us": ("us", "typical host cost of launching one operator (dispatch, in eager mode)"),
-    "gap_threshold_us": ("us", "device gaps at least this long are 'long gaps'; shorter ones are launch gaps"),
-    "task_switch_us": ("us", "idle time the device itself needs between two tasks, however far ahead the host is"),
-}
-
-# Chip name prefix (case-insensitive, longest match wins) -> nominal values. Names as the exports
-# write them: NPU_INFO / info.json say 'Ascend910B1', 'Ascend910B4', 'Ascend910', 'Ascend310P3'.
-CHIPS: dict[str, dict[str, float]] = {
-    "Ascend910B1": {"ai_core_count": 24, "aicore_mhz": 1800, "hbm_gb_per_s": 1600, "hccs_gb_per_s": 392},
-    "Ascend910B2": {"ai_core_count": 24, "aicore_mhz": 1800, "hbm_gb_per_s": 1600, "hccs_gb_per_s": 392},
-    "Ascend910B3": {"ai_core_count": 20, "aicore_mhz": 1800, "hbm_gb_per_s": 1600, "hccs_gb_per_s": 392},
-    "Ascend910B4": {"ai_core_count": 20, "aicore_mhz": 1800, "hbm_gb_per_s": 800, "hccs_gb_per_s": 392},
-    "Ascend910B": {"ai_core_count": 24, "aicore_mhz": 1800, "hbm_gb_per_s": 1600, "hccs_gb_per_s": 392},
-    "Ascend910": {"ai_core_count": 32, "aicore_mhz": 1000, "hbm_gb_per_s": 1200, "hccs_gb_per_s": 90},
-    "Ascend310P": {"ai_core_count": 8, "aicore_mhz": 1080, "hbm_gb_per_s": 204.8, "hccs_gb_per_s": 0},
-}
-# Values every chip shares unless its row says otherwise.
-COMMON: dict[str, float] = {"roce_gb_per_s": 25.0, "launch_us": 20.0, "gap_threshold_us": 200.0, "task_switch_us": 2.0}
-# The chip assumed when a run does not name one (torch_npu text exports do not).
-DEFAULT_CHIP = "Ascend910B"
+NOMINAL_KEYS: dict[str, tuple[str, str]] = {key: tuple(about) for key, about in _TABLE["keys"].items()}
+# Chip name prefix -> nominal values; COMMON: the values every chip shares unless its row says otherwise.
+CHIPS: dict[str, dict[str, float]] = _TABLE["chips"]
+COMMON: dict[str, float] = _TABLE["common"]
+DEFAULT_CHIP: str = _TABLE["default_chip"]
 
 
 def chip_rows() -> list[tuple[Any, ...]]:

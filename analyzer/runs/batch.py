@@ -11,11 +11,11 @@ from pathlib import Path
 import duckdb
 
 from analyzer.duckdb_connect import connect_offline
-from analyzer.ingest.metadata.discover import printable, scan
+from analyzer.ingest.metadata.discover import Scanned, printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
-from analyzer.runs.catalog import commit_run, known_fingerprints, open_catalog, record_failure
+from analyzer.runs.catalog import commit_run, known_fingerprints, record_failure
 from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.job_catalog import (
     JobTask,
@@ -56,12 +56,13 @@ def _jobs_among(sources: list, folder: Path) -> list[Job]:
         con.close()
 
 
-def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan) -> list[RunTask]:
-    """The runs under ``folder``; its jobs go to ``plan.jobs``, and the labels of job ranks holding
-    summaries only (parts of a job, not runs of their own: neither catalogued nor failures) to
-    ``plan.job_parts``; the folders and exports that cannot be read go to ``plan.unreadable``."""
+def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan, scanned: Scanned | None = None) -> list[RunTask]:
+    """The runs under ``folder`` (``scanned``: its ``discover.scan`` when the caller has it already); its jobs
+    go to ``plan.jobs``, and the labels of job ranks holding summaries only (parts of a job, not runs of their
+    own: neither catalogued nor failures) to ``plan.job_parts``; the folders and exports that cannot be read
+    go to ``plan.unreadable``."""
     tasks = []
-    sources, unreadable = scan(folder)
+    sources, unreadable = scanned or scan(folder)
     top = printable(folder)
     for item in unreadable:
         plan.unreadable.append(_unreadable_row(label_prefix + item.path.removeprefix(top).lstrip("/"), item.reason))
@@ -95,8 +96,9 @@ def _archives_under(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink() and is_archive(p))
 
 
-def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS) -> BatchPlan:
-    """Find every export under ``root`` (a folder or an archive); archives are unpacked into ``workdir``.
+def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS, scanned: Scanned | None = None) -> BatchPlan:
+    """Find every export under ``root`` (a folder or an archive; ``scanned``: the folder's ``discover.scan``
+    when the caller has it already); archives are unpacked into ``workdir``.
 
     Labels are paths relative to ``root``; an export inside an archive is labelled
     'sub/runs.zip!/inner/folder'. Two exports with one fingerprint are analysed once (the
@@ -104,7 +106,7 @@ def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS) -> Ba
     """
     root = root.resolve()
     plan = BatchPlan()
-    tasks = _tasks_in(root, "", plan) if root.is_dir() else []
+    tasks = _tasks_in(root, "", plan, scanned) if root.is_dir() else []
     for i, archive in enumerate(_archives_under(root)):
         rel = archive.name if archive == root else archive.relative_to(root).as_posix()
         try:
@@ -148,54 +150,53 @@ class BatchOutcome:
 
 def run_batch(
     root: Path,
-    catalog_path: Path,
+    con: duckdb.DuckDBPyConnection,
     settings: WorkSettings,
     executor: Executor,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[RunTask, str], None] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    scanned: Scanned | None = None,
 ) -> BatchOutcome:
-    """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes.
+    """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes
+    into the catalog open on ``con`` (``catalog.open_catalog``).
 
     ``on_start(n)`` is told how many exports will be analysed; ``on_done(task, status)`` is
-    called after each commit with status 'catalogued' or 'failed'.
+    called after each commit with status 'catalogued' or 'failed'. ``scanned`` is the root folder's
+    ``discover.scan`` when the caller has it already.
     """
-    con = open_catalog(catalog_path)
     outcome = BatchOutcome()
-    try:
-        # On a stop (Ctrl-C, SIGTERM, an error) the workers are ended first, then the extractions removed.
-        with scratch_folder() as tmp, ExitStack() as stack:
-            plan = plan_batch(root, Path(tmp), limits)
-            outcome.job_parts = plan.job_parts
-            known = known_fingerprints(con)
-            for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
+    # On a stop (Ctrl-C, SIGTERM, an error) the workers are ended first, then the extractions removed.
+    with scratch_folder() as tmp, ExitStack() as stack:
+        plan = plan_batch(root, Path(tmp), limits, scanned)
+        outcome.job_parts = plan.job_parts
+        known = known_fingerprints(con)
+        for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
+            record_failure(con, row)
+            outcome.unreadable.append(row)
+        for row in plan.failures:
+            if row["fingerprint"] not in known:
                 record_failure(con, row)
-                outcome.unreadable.append(row)
-            for row in plan.failures:
-                if row["fingerprint"] not in known:
-                    record_failure(con, row)
-                    outcome.failed.append(row)
-            todo = [t for t in plan.tasks if t.fingerprint not in known]
-            outcome.skipped = [t.label for t in plan.tasks if t.fingerprint in known]
-            outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
-            if on_start:
-                on_start(len(todo))
-            results = stack.enter_context(closing(run_tasks(todo, settings, executor)))
-            for task, tables in results:
-                commit_run(con, tables)
-                status = "failed" if "failures" in tables else "catalogued"
-                if status == "failed":
-                    outcome.failed.extend(tables["failures"].to_pylist())
-                else:
-                    outcome.catalogued.append(task.label)
-                    lost = _lost_files(tables)
-                    if lost:
-                        outcome.partial.append((task.label, lost))
-                if on_done:
-                    on_done(task, status)
-            outcome.jobs = _commit_jobs(con, plan.jobs, settings, executor, stack, outcome)
-    finally:
-        con.close()
+                outcome.failed.append(row)
+        todo = [t for t in plan.tasks if t.fingerprint not in known]
+        outcome.skipped = [t.label for t in plan.tasks if t.fingerprint in known]
+        outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
+        if on_start:
+            on_start(len(todo))
+        results = stack.enter_context(closing(run_tasks(todo, settings, executor)))
+        for task, tables in results:
+            commit_run(con, tables)
+            status = "failed" if "failures" in tables else "catalogued"
+            if status == "failed":
+                outcome.failed.extend(tables["failures"].to_pylist())
+            else:
+                outcome.catalogued.append(task.label)
+                lost = _lost_files(tables)
+                if lost:
+                    outcome.partial.append((task.label, lost))
+            if on_done:
+                on_done(task, status)
+        outcome.jobs = _commit_jobs(con, plan.jobs, settings, executor, stack, outcome)
     return outcome
 
 

@@ -51,7 +51,10 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
         raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
     if not _has_table(con, "catalog_runs") and (read_only or _table_count(con)):
         con.close()
-        raise CatalogError(f"{path}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table)")
+        raise CatalogError(
+            f"{path}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table); "
+            "give a catalog or a new file"
+        )
     if not read_only:
         create_catalog_tables(con)
     return con

@@ -6,11 +6,9 @@ cluster that took it would die with a traceback of its own while the driver clos
 
 from __future__ import annotations
 
-import signal
-import threading
+from analyzer.stop_signal import ignore_ctrl_c
 
 
 def dask_setup(worker: object) -> None:
     """Run by Dask in each worker process as it starts (also one the nanny restarts)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_ctrl_c()

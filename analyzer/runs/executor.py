@@ -16,7 +16,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol, TypeVar
 
 from analyzer.runs.work import RunTables, RunTask, WorkSettings, analyze_run, failure_table
-from analyzer.runs.worker_end import driver_pipe, start_worker, started_ignoring_ctrl_c, stop_workers
+from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
+from analyzer.stop_signal import ctrl_c_ignored
 
 Item = TypeVar("Item")
 
@@ -66,7 +67,7 @@ class LocalPool:
         )
         finished = False
         try:
-            with started_ignoring_ctrl_c():  # the workers are started as work is submitted
+            with ctrl_c_ignored():  # the workers are started as work is submitted
                 futures = {pool.submit(fn, item, *args): item for item in items}
             for future in as_completed(futures):
                 try:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from multiprocessing.connection import Connection
+
+from analyzer.stop_signal import ignore_ctrl_c
 
 
 def driver_pipe() -> tuple[Connection, Connection]:
@@ -26,25 +25,9 @@ def driver_pipe() -> tuple[Connection, Connection]:
     return multiprocessing.Pipe(duplex=False)
 
 
-@contextmanager
-def started_ignoring_ctrl_c() -> Iterator[None]:
-    """Processes started in the block ignore Ctrl-C from their first instruction (an ignored signal stays
-    ignored across exec), not only once their initializer runs. A Ctrl-C in the block itself (the time to
-    start them) is lost; off the main thread nothing changes."""
-    try:
-        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
-
-
 def start_worker(watched: Connection) -> None:
     """The initializer of every worker process: ignore Ctrl-C, and exit once the driver is gone."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ignore_ctrl_c()
 
     def watch() -> None:
         try:

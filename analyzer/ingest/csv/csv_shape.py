@@ -39,16 +39,6 @@ def sample_rows(data: bytes, encoding: str) -> list[list[str]]:
     return [r for r in rows[1:] if r]
 
 
-def first_data_row(data: bytes, encoding: str) -> list[str]:
-    """The cells of the first row after the header in a file's first bytes ([] when there is none)."""
-    rows = csv.reader(io.StringIO(data.decode(encoding, errors="replace"), newline=""))
-    try:
-        next(rows, None)
-        return next(rows, [])
-    except csv.Error:
-        return []
-
-
 def short_rows(header: list[str], rows: list[list[str]]) -> int | None:
     """The widest row's cell count when every sampled row has fewer cells than ``header`` (the header
     names a column the rows do not have, so every value would be read under its neighbour's name);

@@ -7,7 +7,7 @@ import csv
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -15,7 +15,6 @@ import duckdb
 from analyzer.ingest.csv.csv_rejects import Rejects, count_rejects, report_refusal, report_rejects
 from analyzer.ingest.csv.csv_shape import (
     ends_mid_row,
-    first_data_row,
     header_line,
     mixed_line_ends,
     sample_rows,
@@ -121,13 +120,30 @@ class StreamedFile:
 
 @dataclass(frozen=True)
 class _File:
-    """One file about to be read: where, its encoding, header line and columns, and the parser mode."""
+    """One file about to be read: where, its encoding, header line, columns and first data row's cells,
+    and the parser mode."""
 
     path: Path
     encoding: str
     header: str
     columns: dict[str, str]
+    first_row: list[str]
     strict: bool
+
+    def lenient(self) -> _File:
+        """The same file read by the lenient parser (mixed line ends)."""
+        return replace(self, strict=False)
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One statement run over a file's scan: the connection, the SQL with its ``{scan}`` placeholder, its
+    parameters, and the context problems go to."""
+
+    con: duckdb.DuckDBPyConnection
+    sql: str
+    params: dict[str, object]
+    ctx: ReadContext
 
 
 def stream_csv(
@@ -159,10 +175,10 @@ def stream_csv(
         file = _open(path, head, ctx)
         if file is None:
             continue
-        statement = statement_for(path, list(file.columns), first_data_row(head.data, file.encoding))
-        if statement is not None:
+        sql = statement_for(path, list(file.columns), file.first_row)
+        if sql is not None:
             types = types_for(list(file.columns)) if typed_read else {}
-            rows = _consume(con, file, statement, params, ctx, types)
+            rows = _consume(_Statement(con, sql, params, ctx), file, types)
             if rows is not None:
                 done.append(StreamedFile(path, file.encoding, file.columns, rows, file.strict))
     return done
@@ -172,7 +188,8 @@ def _open(path: Path, head: _Head, ctx: ReadContext) -> _File | None:
     """The file's header and parser mode; None (reported) when its header does not fit its rows."""
     header = header_line(head.data, head.encoding)
     columns = _column_names(header)
-    widest = short_rows(list(columns), sample_rows(head.data, head.encoding))
+    rows = sample_rows(head.data, head.encoding)
+    widest = short_rows(list(columns), rows)
     if widest is not None:
         ctx.report(
             path,
@@ -183,7 +200,7 @@ def _open(path: Path, head: _Head, ctx: ReadContext) -> _File | None:
             "a column was added to the header only (a hand-edited or mis-merged file); re-export it",
         )
         return None
-    return _File(path, head.encoding, header, columns, strict=not mixed_line_ends(head.data))
+    return _File(path, head.encoding, header, columns, rows[0] if rows else [], not mixed_line_ends(head.data))
 
 
 def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) -> tuple:
@@ -202,7 +219,7 @@ _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new l
 _LENIENT_NEEDED = "state machine reached an invalid state"
 
 
-def scans_in_parallel(path: Path, ctx: ReadContext) -> bool:
+def scans_in_parallel(path: Path) -> bool:
     """Whether ``path`` is read by the parallel reader first: a big file."""
     return path.stat().st_size >= _PARALLEL_FROM_BYTES
 
@@ -230,23 +247,16 @@ def text_scan(
     )
 
 
-def _run_scan(
-    con: duckdb.DuckDBPyConnection,
-    statement: str,
-    file: _File,
-    columns: dict[str, str],
-    params: dict[str, object],
-    parallel: bool,
-) -> tuple[int, str]:
+def _run_scan(statement: _Statement, file: _File, columns: dict[str, str], parallel: bool) -> tuple[int, str]:
     """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
     rejects = f"_rej_{next(_counter)}"
     numbers = any(t != "VARCHAR" for t in columns.values())
     scan = text_scan(parallel, rejects, numbers, file.strict)
     if not numbers:  # all text: a repeated header row would pass for data
         scan = f"(SELECT * FROM {scan} WHERE {_repeats_header(columns)})"
-    sql = statement.replace("{scan}", scan)
-    args = {"path": str(file.path), "columns": columns, "encoding": file.encoding, **params}
-    return con.execute(sql, args).fetchall()[0][0], rejects
+    sql = statement.sql.replace("{scan}", scan)
+    args = {"path": str(file.path), "columns": columns, "encoding": file.encoding, **statement.params}
+    return statement.con.execute(sql, args).fetchall()[0][0], rejects
 
 
 def _repeats_header(columns: dict[str, str]) -> str:
@@ -261,33 +271,28 @@ def _literal(text: str) -> str:
 
 
 def _read_typed(
-    con: duckdb.DuckDBPyConnection,
-    file: _File,
-    typed: dict[str, str],
-    statement: str,
-    params: dict[str, object],
-    ctx: ReadContext,
-    parallel: bool,
+    statement: _Statement, file: _File, typed: dict[str, str], parallel: bool
 ) -> tuple[int, Rejects] | str | None:
     """Run ``statement`` over a scan typing the ``typed`` columns, in a transaction kept unless the
     file is refused. Returns (rows, rejects), "refused" (reported), or None having changed nothing
     when DuckDB cannot parse the file this way (it then goes down the all-text path). Never called
     inside the caller's own transaction (``stream_csv`` checks), where this BEGIN would abort it."""
+    con = statement.con
     con.execute("BEGIN TRANSACTION")
     read: tuple[int, Rejects] | str | None = None
     try:
         try:
-            rows, table = _run_scan(con, statement, file, typed, params, parallel)
+            rows, table = _run_scan(statement, file, typed, parallel)
         except duckdb.Error as exc:
             if not (file.strict and _LENIENT_NEEDED in str(exc)):
                 raise
             con.execute("ROLLBACK")
             con.execute("BEGIN TRANSACTION")
-            file = _File(file.path, file.encoding, file.header, file.columns, strict=False)
-            rows, table = _run_scan(con, statement, file, typed, params, False)
+            file = file.lenient()
+            rows, table = _run_scan(statement, file, typed, False)
         rejects = count_rejects(con, table, file.header)
         if rejects.refuses(rows):
-            report_refusal(con, file.path, rejects, rows, file.header, ctx)
+            report_refusal(con, file.path, rejects, rows, file.header, statement.ctx)
             read = "refused"
         else:
             read = rows, rejects
@@ -314,14 +319,7 @@ def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
     return False
 
 
-def _consume(
-    con: duckdb.DuckDBPyConnection,
-    file: _File,
-    statement: str,
-    params: dict[str, object],
-    ctx: ReadContext,
-    types: dict[str, str],
-) -> int | None:
+def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int | None:
     """Run ``statement`` over one file's scan; report rejected rows, an empty or cut file.
 
     Returns the rows the statement reports, None when the file cannot be read. The ``types``
@@ -330,21 +328,21 @@ def _consume(
     one when DuckDB says it needs it (quoted newlines together with short rows); a failed statement
     has changed nothing.
     """
-    path = file.path
-    parallel = scans_in_parallel(path, ctx)
+    path, ctx = file.path, statement.ctx
+    parallel = scans_in_parallel(path)
     read = None
     if types:
         typed = {name: types.get(name, kind) for name, kind in file.columns.items()}
-        read = _read_typed(con, file, typed, statement, params, ctx, parallel)
+        read = _read_typed(statement, file, typed, parallel)
         if read == "refused":
             return None
     if read is None:
-        read = _read_text(con, file, statement, params, ctx, parallel)
+        read = _read_text(statement, file, parallel)
     if read is None:
         return None
     rows, rejects = read
     ctx.mark_read(path)
-    report_rejects(con, path, rejects, file.header, ctx)
+    report_rejects(statement.con, path, rejects, file.header, ctx)
     if not rows:
         ctx.report(
             path,
@@ -365,32 +363,25 @@ def _consume(
     return rows
 
 
-def _read_text(
-    con: duckdb.DuckDBPyConnection,
-    file: _File,
-    statement: str,
-    params: dict[str, object],
-    ctx: ReadContext,
-    parallel: bool,
-) -> tuple[int, Rejects] | None:
+def _read_text(statement: _Statement, file: _File, parallel: bool) -> tuple[int, Rejects] | None:
     """Run ``statement`` over the file's all-text scan: (rows, rejects), or None having reported why
     the file cannot be read."""
     try:
         try:
-            rows, table = _run_scan(con, statement, file, file.columns, params, parallel)
+            rows, table = _run_scan(statement, file, file.columns, parallel)
         except duckdb.Error as exc:
             if parallel and _SERIAL_NEEDED in str(exc):
-                rows, table = _run_scan(con, statement, file, file.columns, params, False)
+                rows, table = _run_scan(statement, file, file.columns, False)
             elif file.strict and _LENIENT_NEEDED in str(exc):
-                file = _File(file.path, file.encoding, file.header, file.columns, strict=False)
-                rows, table = _run_scan(con, statement, file, file.columns, params, False)
+                file = file.lenient()
+                rows, table = _run_scan(statement, file, file.columns, False)
             else:
                 raise
     except duckdb.Error as exc:
         lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
         where = re.search(r"[Ll]ine:? (\d+)", lines[0] if lines else "")
         what = "; ".join(lines[:2])[:300]
-        ctx.report(
+        statement.ctx.report(
             file.path,
             f"line {where.group(1)}" if where else "",
             "error",
@@ -398,4 +389,4 @@ def _read_text(
             "check that the file is a complete export CSV",
         )
         return None
-    return rows, count_rejects(con, table, file.header)
+    return rows, count_rejects(statement.con, table, file.header)

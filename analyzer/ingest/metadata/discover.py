@@ -6,6 +6,7 @@ import fnmatch
 import hashlib
 import os
 import re
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,34 +16,10 @@ from analyzer.ingest.model import ExportSource, IngestError
 APO = "ASCEND_PROFILER_OUTPUT"
 MSO = "mindstudio_profiler_output"
 
-# File kind -> glob patterns. Native msprof names carry a timestamp and maybe a _slice_N_ part;
-# torch_npu names carry none. Every pattern is matched case-sensitively within one folder.
-_TEXT_KINDS: dict[str, tuple[str, ...]] = {
-    "op_summary": ("kernel_details.csv", "kernel_details_*.csv", "op_summary_*.csv", "op_summary.csv"),
-    "op_statistic": ("op_statistic.csv", "op_statistic_*.csv"),
-    "api_statistic": ("api_statistic.csv", "api_statistic_*.csv"),
-    "step_trace_time": ("step_trace_time.csv",),
-    "step_trace": ("step_trace_*.csv",),
-    "task_time": ("task_time_*.csv",),
-    "timeline": ("trace_view.json", "msprof_*.json"),
-    "communication": ("communication.json",),
-    "communication_matrix": ("communication_matrix.json",),
-    "communication_statistic": ("communication_statistic_*.csv",),
-    "memory_record": ("memory_record.csv", "memory_record_*.csv"),
-    "npu_module_mem": ("npu_module_mem.csv", "npu_module_mem_*.csv"),
-    "npu_mem": ("npu_mem_*.csv",),
-    "operator_memory": ("operator_memory.csv", "operator_memory_*.csv"),
-    "l2_cache": ("l2_cache.csv", "l2_cache_*.csv"),
-    "ai_core_utilization": ("ai_core_utilization_*.csv", "ai_core_utilization.csv"),
-    "ai_vector_core_utilization": ("ai_vector_core_utilization_*.csv", "ai_vector_core_utilization.csv"),
-    "hbm": ("hbm_*.csv", "hbm.csv"),
-    "ddr": ("ddr_*.csv", "ddr.csv"),
-}
-_DB_KINDS: dict[str, tuple[str, ...]] = {
-    "torch_db": ("ascend_pytorch_profiler*.db", "ascend_mindspore_profiler*.db"),
-    "msprof_db": ("msprof_*.db", "msprof.db"),
-    "analysis_db": ("analysis.db", "communication_analyzer.db"),
-}
+# File kind -> glob patterns, as declared in file_kinds.toml.
+_KINDS = tomllib.loads(Path(__file__).with_name("file_kinds.toml").read_text(encoding="utf-8"))
+_TEXT_KINDS: dict[str, list[str]] = _KINDS["text"]
+_DB_KINDS: dict[str, list[str]] = _KINDS["db"]
 # msprof_tx_*.json is a marker timeline, not the main one.
 _EXCLUDED = re.compile(r"^msprof_tx_")
 
@@ -62,7 +39,7 @@ def is_read_file(name: str) -> bool:
     return any(fnmatch.fnmatchcase(base, p) for p in patterns)
 
 
-def _glob_kinds(folder: Path, kinds: dict[str, tuple[str, ...]]) -> dict[str, tuple[Path, ...]]:
+def _glob_kinds(folder: Path, kinds: dict[str, list[str]]) -> dict[str, tuple[Path, ...]]:
     found: dict[str, tuple[Path, ...]] = {}
     if not folder.is_dir():
         return found
@@ -145,6 +122,10 @@ class Unreadable:
     reason: str
 
 
+# What ``scan`` finds under a path: its exports, and the folders that could not be read.
+Scanned = tuple[list[ExportSource], list[Unreadable]]
+
+
 def printable(path: Path | str) -> str:
     """A path as text that can be printed and stored: bytes that are not UTF-8 shown as \\xNN.
 
@@ -217,7 +198,7 @@ def discover(path: Path) -> list[ExportSource]:
     return scan(path)[0]
 
 
-def scan(path: Path) -> tuple[list[ExportSource], list[Unreadable]]:
+def scan(path: Path) -> Scanned:
     """Every export at or below ``path``, in path order, each with a stable id, and the folders of the
     tree that could not be read (a name that is not UTF-8, a folder that cannot be listed).
 

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.row_checks import drop_exact_copies
 from analyzer.ingest.sqlite.sqlite_open import ROWID, StagedDb
 
 # table -> column -> what it must hold: 'ns' (a non-negative integer), 'int' (an integer), 'id' (an
@@ -112,19 +113,14 @@ def report_unknown_ids(db: StagedDb, ctx: ReadContext) -> None:
         return
     for table, checks in EXPECTED.items():
         for col, kind in checks.items():
-            if kind != "id" or not db.has(table, col):
-                continue
-            id_sql = f'TRY_CAST(t."{col}" AS BIGINT)'
-            count, first = db.con.execute(
-                f'SELECT count(*), min(t."{ROWID}") FROM "{db.name(table)}" t WHERE {id_sql} IS NOT NULL '
-                f'AND {id_sql} NOT IN (SELECT id FROM "{db.strings()}")'
-            ).fetchall()[0]
-            if count:
-                ctx.report(
-                    db.path,
-                    f"table {table}, column {col}, row {first}",
-                    "warning",
-                    f"{count} ids have no STRING_IDS entry; their text stays empty",
+            if kind == "id" and db.has(table, col):
+                id_sql = f'TRY_CAST("{col}" AS BIGINT)'
+                _report_rows(
+                    db,
+                    ctx,
+                    table,
+                    f'{id_sql} IS NOT NULL AND {id_sql} NOT IN (SELECT id FROM "{db.strings()}")',
+                    (f", column {col}", "ids have no STRING_IDS entry; their text stays empty"),
                     "the database is incomplete; re-export it",
                 )
 
@@ -132,39 +128,37 @@ def report_unknown_ids(db: StagedDb, ctx: ReadContext) -> None:
 def report_negative_durations(db: StagedDb, ctx: ReadContext) -> None:
     """Rows ending before they start (kept, as the CSV and JSON readers keep theirs), with the first row id."""
     for table in ("TASK", "COMMUNICATION_OP"):
-        if not db.has(table, "startNs", "endNs"):
-            continue
-        count, first = db.con.execute(
-            f'SELECT count(*), min("{ROWID}") FROM "{db.name(table)}" '
-            "WHERE TRY_CAST(endNs AS BIGINT) < TRY_CAST(startNs AS BIGINT)"
-        ).fetchall()[0]
-        if count:
-            ctx.report(
-                db.path,
-                f"table {table}, row {first}",
-                "warning",
-                f"{count} rows have a negative duration (endNs before startNs)",
+        if db.has(table, "startNs", "endNs"):
+            _report_rows(
+                db,
+                ctx,
+                table,
+                "TRY_CAST(endNs AS BIGINT) < TRY_CAST(startNs AS BIGINT)",
+                ("", "rows have a negative duration (endNs before startNs)"),
                 "the export is corrupt there",
             )
 
 
+def _report_rows(db: StagedDb, ctx: ReadContext, table: str, where: str, what: tuple[str, str], hint: str) -> None:
+    """One warning when ``where`` holds for staged rows of ``table``: their count and the first one's row
+    id; ``what`` is the place after the table name and the problem after the count."""
+    sql = f'SELECT count(*), min("{ROWID}") FROM "{db.name(table)}" WHERE {where}'
+    count, first = db.con.execute(sql).fetchall()[0]
+    if count:
+        place, problem = what
+        ctx.report(db.path, f"table {table}{place}, row {first}", "warning", f"{count} {problem}", hint)
+
+
 def drop_duplicate_tasks(db: StagedDb, ctx: ReadContext) -> None:
     """TASK rows repeating another exactly (but for the row id) would be counted twice: dropped, counted."""
-    if not db.has("TASK", "globalTaskId"):
-        return
-    staged = f'"{db.name("TASK")}"'
-    if not db.con.execute(f"SELECT count(*) - count(DISTINCT globalTaskId) FROM {staged}").fetchall()[0][0]:
-        return
-    columns = ", ".join(f'"{c}"' for c in db.tables["TASK"] if c != ROWID and not c.endswith("#text"))
-    dropped = db.con.execute(
-        f'DELETE FROM {staged} WHERE "{ROWID}" IN (SELECT "{ROWID}" FROM (SELECT "{ROWID}", row_number() OVER '
-        f'(PARTITION BY {columns} ORDER BY "{ROWID}") AS copy FROM {staged}) WHERE copy > 1)'
-    ).fetchall()[0][0]
-    if dropped:
-        ctx.report(
-            db.path,
-            "table TASK",
-            "warning",
-            f"{dropped} exact duplicate rows dropped (each kept once)",
-            "the database holds the same task twice",
+    if db.has("TASK", "globalTaskId"):
+        drop_exact_copies(
+            db.con,
+            ctx,
+            f'"{db.name("TASK")}"',
+            [f'"{c}"' for c in db.tables["TASK"] if c != ROWID and not c.endswith("#text")],
+            key=("globalTaskId",),
+            order=f'"{ROWID}"',
+            place=(db.path, "table TASK"),
+            hint="the database holds the same task twice",
         )

@@ -1,5 +1,5 @@
 -- The nominal values of each run's chip. They come from the chip table of
--- analyzer/rule_engine/chip_table.py with the --set chip.KEY=VALUE overrides applied, which create_views
+-- analyzer/rule_engine/chip_table.toml (read by chip_table.py) with the --set chip.KEY=VALUE overrides applied, which create_views
 -- writes into the TEMP table _chip_table (chip, one DOUBLE column per nominal key, is_default: the chip
 -- assumed when a run names none, ai_core_count_set: ai_core_count was overridden).
 
