@@ -105,6 +105,7 @@ def every_command_run(tmp_path_factory) -> tuple[Path, str, list[CommandRun]]:
     return tree, before, runs
 
 
+@pytest.mark.slow
 def test_never_writes_inside_an_export(every_command_run):
     exports, before, runs = every_command_run
     tmp_path = exports.parent
@@ -124,6 +125,7 @@ def test_never_writes_inside_an_export(every_command_run):
         assert tree_digest(exports) == before, f"`{' '.join(argv)}` wrote inside the export"
 
 
+@pytest.mark.slow
 def test_never_touches_the_network(every_command_run):
     exports, _, runs = every_command_run
     tmp_path = exports.parent
@@ -149,6 +151,7 @@ def test_never_touches_the_network(every_command_run):
         assert not _network_calls(log), f"`{argv[0]}` reached for the network: {_network_calls(log)[:3]}"
 
 
+@pytest.mark.slow
 def test_never_leaves_processes_behind(exports, tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
