@@ -14,11 +14,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data; under
+    pytest-xdist, the tests sharing a module-scoped fixture form one group."""
     for item in items:
         if "real_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            if _uses_a_module_fixture(item):
+                item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    """True when the test shares a module-scoped fixture (a Dask cluster, a generated tree, a browser):
+    ``--dist loadgroup`` then runs its module's sharing tests on one worker, which builds it once, and
+    spreads the other tests one by one."""
+    info = getattr(item, "_fixtureinfo", None)
+    return bool(info) and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
 
 
 @pytest.fixture

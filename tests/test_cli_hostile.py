@@ -35,7 +35,17 @@ def _run_case(case: CliCase, tmp_path: Path, monkeypatch, capsys) -> tuple[int, 
     return code, captured.out, captured.err
 
 
-@pytest.mark.parametrize("case", CLI_CASES, ids=[c.name for c in CLI_CASES])
+def _fast_loop_first_of_each_class() -> list:
+    """Every case; the first of each class in the fast loop, the others marked slow."""
+    seen: set[str] = set()
+    params = []
+    for case in CLI_CASES:
+        params.append(pytest.param(case, id=case.name, marks=() if case.cls not in seen else pytest.mark.slow))
+        seen.add(case.cls)
+    return params
+
+
+@pytest.mark.parametrize("case", _fast_loop_first_of_each_class())
 def test_cli_hostile_case_exits_as_stated_with_a_named_message(case: CliCase, tmp_path, monkeypatch, capsys):
     code, out, err = _run_case(case, tmp_path, monkeypatch, capsys)
     text = out + err
@@ -58,6 +68,7 @@ def _first_of_each_class() -> list[CliCase]:
     return list(seen.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _first_of_each_class(), ids=lambda c: c.cls)
 def test_cli_hostile_class_through_the_program(case: CliCase, tmp_path):
     """One case per class through ``python -m analyzer``, as a user runs it."""
@@ -80,6 +91,7 @@ def test_cli_hostile_corpus_size():
     assert len(CLI_CASES) >= 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["diagnose", "ingest", "batch"])
 def test_tree_with_a_folder_that_cannot_be_listed_reads_the_rest_and_exits_3(command):
     """A sub-folder without read permission: named, exit 3, the other export read."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from analyzer.cli import main
 from analyzer.report.plotly_asset import plotly_file_name
 from analyzer.report.terminal import TSV_COLUMNS
@@ -87,6 +89,7 @@ def test_diagnose_cli_quiet_prints_nothing_on_stdout(tmp_path, capsys):
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.slow
 def test_rules_cli_check_builtin_rules_exit_0():
     assert main(["rules", "check"]) == 0
 

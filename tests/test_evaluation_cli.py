@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SLICE = ["--problems", "mte_family", "healthy", "--models", "llm", "--sizes", "4", "--layouts", "torch_npu"]
 
 
+@pytest.mark.slow
 def test_evaluate_small_slice_prints_both_tables_the_same_way_twice(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*SLICE, "--seed", "3", "--markdown"]) == 0
     first = capsys.readouterr().out

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real processes and signals over four generated exports
+
 TRACEBACK = "Traceback (most recent call last)"
 ROOT = Path(__file__).resolve().parent.parent
 

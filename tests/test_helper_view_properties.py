@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from contextlib import contextmanager
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,28 +23,46 @@ _TASK = st.tuples(
 )
 
 
-def _load(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = ()):
-    con = connect()
-    for n, (device, stream, start, dur) in enumerate(tasks):
+@functools.cache
+def _empty_database():
+    """One connection holding the empty normalized tables; each example works in a transaction rolled
+    back after it (the helper views included), so every example starts from empty tables as a fresh
+    connection would, without paying for one."""
+    return connect()
+
+
+@contextmanager
+def _loaded(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = ()):
+    """The connection holding ``tasks`` (and ``steps``) and the helper views over them, until the block ends."""
+    con = _empty_database()
+    con.execute("BEGIN")
+    try:
+        devices, streams, starts, durs = (list(column) for column in zip(*tasks, strict=True)) if tasks else ([],) * 4
         append_rows(
             con,
             "ops",
-            "SELECT 'r' AS run_id, ?::INTEGER AS device_id, ?::INTEGER AS stream_id, 'AI_CORE' AS task_type, "
-            "? AS op_type, ? AS op_name, ?::BIGINT AS start_ns, ?::DOUBLE AS dur_us, ?::BIGINT AS end_ns",
-            [device, stream, f"T{stream}", f"op{n}", start * 1000, float(dur), (start + dur) * 1000],
+            "SELECT 'r' AS run_id, d::INTEGER AS device_id, s::INTEGER AS stream_id, 'AI_CORE' AS task_type, "
+            "'T' || s AS op_type, 'op' || (n - 1) AS op_name, st::BIGINT * 1000 AS start_ns, du::DOUBLE AS dur_us, "
+            "(st + du)::BIGINT * 1000 AS end_ns "
+            "FROM (SELECT unnest($d) AS d, unnest($s) AS s, unnest($st) AS st, unnest($du) AS du, "
+            "unnest(range(1, len($d) + 1)) AS n)",
+            {"d": devices, "s": streams, "st": starts, "du": durs},
         )
-    for step_id, start, end in steps:
-        con.execute(
-            "INSERT INTO steps (run_id, step_id, start_ns, end_ns) VALUES ('r', ?, ?, ?)",
-            [step_id, start * 1000, end * 1000],
-        )
-    create_views(con)
-    return con
+        for step_id, start, end in steps:
+            con.execute(
+                "INSERT INTO steps (run_id, step_id, start_ns, end_ns) VALUES ('r', ?, ?, ?)",
+                [step_id, start * 1000, end * 1000],
+            )
+        create_views(con)
+        yield con
+    finally:
+        con.execute("ROLLBACK")
 
 
 def _rows(tasks: list[tuple[int, int, int, int]], sql: str) -> list[tuple]:
     """The rows of ``sql`` over the helper views of a database holding ``tasks``."""
-    return _load(tasks).execute(sql).fetchall()
+    with _loaded(tasks) as con:
+        return con.execute(sql).fetchall()
 
 
 def _union(spans: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
@@ -103,11 +124,11 @@ def test_device_gaps_lie_between_the_islands(tasks):
 
 def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longest_then_lowest_id():
     # Gap [5, 20) us. Steps 3, 1 and 2 all start at 0; 3 and 2 end last (at 10), the lower id wins.
-    con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(3, 0, 10), (1, 0, 8), (2, 0, 10)])
-    assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [(2, 5000, 20000)]
+    with _loaded([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(3, 0, 10), (1, 0, 8), (2, 0, 10)]) as con:
+        assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [(2, 5000, 20000)]
     # Outside every step window the gap takes the step of the task after it (none here: NULL).
-    con = _load([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(7, 0, 4)])
-    assert con.execute("SELECT step_id FROM _device_gaps").fetchall() == [(None,)]
+    with _loaded([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(7, 0, 4)]) as con:
+        assert con.execute("SELECT step_id FROM _device_gaps").fetchall() == [(None,)]
 
 
 @_RANDOM_TASKS
@@ -120,8 +141,8 @@ def test_op_type_busy_is_the_length_of_each_types_union(tasks):
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_without_step_windows_a_gap_takes_the_step_of_the_task_after_it(tasks):
-    con = _load(tasks)
-    con.execute("UPDATE ops SET step_id = start_ns // 7000")  # each task's own step, from the ops
-    create_views(con)  # ops changed: the helper tables are recomputed
-    gaps = con.execute("SELECT step_id, end_ns FROM _device_gaps").fetchall()
+    with _loaded(tasks) as con:
+        con.execute("UPDATE ops SET step_id = start_ns // 7000")  # each task's own step, from the ops
+        create_views(con)  # ops changed: the helper tables are recomputed
+        gaps = con.execute("SELECT step_id, end_ns FROM _device_gaps").fetchall()
     assert all(step == end // 7000 for step, end in gaps)  # the step of the task after the gap

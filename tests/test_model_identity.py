@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from analyzer.cli import main
 from analyzer.metrics.model_identity import ModelIdentity, group_models, model_difference
 
@@ -50,6 +52,7 @@ def test_group_models_largest_group_keeps_the_name_others_are_variants():
     assert labels["deep"] == "resnet50 (variant 2: 48 ops per step)"
 
 
+@pytest.mark.slow
 def test_diagnose_bundled_examples_sweeps_one_model_without_the_deeper_run(tmp_path):
     assert main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--format", "json"]) == 0
     (finding,) = json.loads((tmp_path / "all-runs" / "diagnosis.json").read_text())["findings"]

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,15 +34,18 @@ def _cli(argv: list[str], cwd: Path, prefix: list[str] = (), env: dict | None = 
     )
 
 
-@pytest.fixture
-def exports(tmp_path) -> Path:
-    """Two exports (copies of the bundled example) under tmp/in, and an archive of one of them."""
-    tree = tmp_path / "in"
+def _copy_exports(tree: Path) -> Path:
+    """Two exports (copies of the bundled example) under ``tree``, and an archive of one of them."""
     shutil.copytree(EXAMPLE, tree / "a")
     shutil.copytree(EXAMPLE, tree / "b")
     (tree / "b" / "README.md").unlink(missing_ok=True)
     shutil.make_archive(str(tree / "c"), "zip", tree / "a")
     return tree
+
+
+@pytest.fixture
+def exports(tmp_path) -> Path:
+    return _copy_exports(tmp_path / "in")
 
 
 def _every_command(tree: Path, out: Path) -> list[list[str]]:
@@ -64,13 +68,50 @@ def test_readme_states_the_promise():
     assert " ".join(PROMISE.split()) in text
 
 
-def test_never_writes_inside_an_export(exports, tmp_path):
-    before = tree_digest(exports)
-    out = tmp_path / "out"
-    for argv in _every_command(exports, out):
-        proc = _cli(argv, cwd=tmp_path)
-        assert proc.returncode in (0, 1, 3), f"{argv[0]}: {proc.stderr}"
-        assert tree_digest(exports) == before, f"`{argv[0]}` wrote inside the exports"
+def _network_calls(log: Path) -> list[str]:
+    """connect/sendto/sendmsg calls to an Internet address in an strace log."""
+    calls = re.compile(r"\b(connect|sendto|sendmsg)\(.*(AF_INET6?|sin6?_addr|inet_addr)")
+    return [line for line in log.read_text().splitlines() if calls.search(line)]
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """One command over the exports: its result, the exports' digest after it, and its calls to an
+    Internet address (None when it could not be traced)."""
+
+    argv: list[str]
+    proc: subprocess.CompletedProcess
+    digest: str
+    network: list[str] | None
+
+
+@pytest.fixture(scope="module")
+def every_command_run(tmp_path_factory) -> tuple[Path, str, list[CommandRun]]:
+    """Every command once, in order, over fresh exports, each under strace when it can trace: both
+    promises are checked on the same runs (a second pass would only start the program again)."""
+    tmp = tmp_path_factory.mktemp("never_does")
+    tree = _copy_exports(tmp / "in")
+    before = tree_digest(tree)
+    traced = bool(shutil.which("strace"))
+    runs = []
+    for i, argv in enumerate(_every_command(tree, tmp / "out")):
+        log = tmp / f"strace{i}.log"
+        prefix = ["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", str(log)] if traced else []
+        proc = _cli(argv, cwd=tmp, prefix=prefix)
+        if traced and "ptrace" in proc.stderr and "Operation not permitted" in proc.stderr:
+            traced = False  # tracing is not permitted here: run this command again without it
+            proc = _cli(argv, cwd=tmp)
+        runs.append(CommandRun(argv, proc, tree_digest(tree), _network_calls(log) if traced else None))
+    return tree, before, runs
+
+
+@pytest.mark.slow
+def test_never_writes_inside_an_export(every_command_run):
+    exports, before, runs = every_command_run
+    tmp_path = exports.parent
+    for run in runs:
+        assert run.proc.returncode in (0, 1, 3), f"{run.argv[0]}: {run.proc.stderr}"
+        assert run.digest == before, f"`{run.argv[0]}` wrote inside the exports"
     export = next(p for p in (exports / "a").iterdir() if p.is_dir())
     inside = [
         (["diagnose", "ASCEND_PROFILER_OUTPUT"], export),  # the default reports/ would land in the export
@@ -84,32 +125,33 @@ def test_never_writes_inside_an_export(exports, tmp_path):
         assert tree_digest(exports) == before, f"`{' '.join(argv)}` wrote inside the export"
 
 
-def _network_calls(log: Path) -> list[str]:
-    """connect/sendto/sendmsg calls to an Internet address in an strace log."""
-    calls = re.compile(r"\b(connect|sendto|sendmsg)\(.*(AF_INET6?|sin6?_addr|inet_addr)")
-    return [line for line in log.read_text().splitlines() if calls.search(line)]
-
-
-def test_never_touches_the_network(exports, tmp_path):
+@pytest.mark.slow
+def test_never_touches_the_network(every_command_run):
+    exports, _, runs = every_command_run
+    tmp_path = exports.parent
     if not shutil.which("strace"):
         pytest.skip("strace is not installed")
+    if any(run.network is None for run in runs):
+        pytest.skip("tracing is not permitted here")
+    for run in runs:
+        assert "Traceback" not in run.proc.stderr, run.proc.stderr
+        assert not run.network, f"`{run.argv[0]}` reached for the network: {run.network[:3]}"
     out = tmp_path / "out"
     (tmp_path / "sq.db").write_bytes(b"SQLite format 3\x00" + bytes(4080))  # what DuckDB would need an extension for
-    commands = _every_command(exports, out) + [
+    commands = [
         ["batch", str(exports), "--catalog", str(tmp_path / "sq.db")],
         ["query", str(out / "cat.duckdb"), "SELECT * FROM read_csv('https://example.com/x.csv')"],
         ["query", str(out / "cat.duckdb"), "INSTALL httpfs"],
     ]
     for i, argv in enumerate(commands):
-        log = tmp_path / f"strace{i}.log"
+        log = tmp_path / f"strace-more{i}.log"
         prefix = ["strace", "-f", "-qq", "-e", "trace=connect,sendto,sendmsg", "-o", str(log)]
         proc = _cli(argv, cwd=tmp_path, prefix=prefix)
-        if "ptrace" in proc.stderr and "Operation not permitted" in proc.stderr:
-            pytest.skip("tracing is not permitted here")
         assert "Traceback" not in proc.stderr, proc.stderr
         assert not _network_calls(log), f"`{argv[0]}` reached for the network: {_network_calls(log)[:3]}"
 
 
+@pytest.mark.slow
 def test_never_leaves_processes_behind(exports, tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()

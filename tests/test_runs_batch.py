@@ -219,6 +219,7 @@ def test_runs_into_a_pipe_lists_full_run_ids_in_a_parsable_format(tmp_path, caps
     )
 
 
+@pytest.mark.slow
 def test_second_batch_on_a_catalog_being_written_is_refused_naming_the_first(tmp_path, capsys):
     root = _tree(tmp_path)
     catalog = tmp_path / "cat.duckdb"

@@ -46,11 +46,11 @@ def _assert_same_catalog(got: Path, want: Path) -> None:
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory) -> Path:
-    """24 tiny runs, four generated scenarios with findings, and a corrupt zip."""
+    """12 tiny runs, four generated scenarios with findings, and a corrupt zip."""
     from fixtures.generator import write_export
 
     root = tmp_path_factory.mktemp("dask") / "archive"
-    for i in range(24):
+    for i in range(12):
         write_tiny_export(root / f"group{i % 3}" / f"run_{i:02d}", seed=i, steps=40)
     for i, scenario in enumerate(SCENARIOS):
         write_export(scenario, root / "scenarios" / scenario, seed=100 + i)
@@ -130,9 +130,9 @@ def test_dask_batch_on_a_running_cluster_equals_the_local_pool(archive, pool_cat
     args = ["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]
     assert main(args) == 0
     _assert_same_catalog(catalog, pool_catalog)
-    assert len(_dump(catalog)["catalog_runs"]) == 28 and _dump(catalog)["findings"]
+    assert len(_dump(catalog)["catalog_runs"]) == 16 and _dump(catalog)["findings"]
     captured = capsys.readouterr()
-    assert "28 run(s) catalogued, 0 already in the catalog (skipped), 1 failure(s) recorded" in captured.out
+    assert "16 run(s) catalogued, 0 already in the catalog (skipped), 1 failure(s) recorded" in captured.out
     assert "failed: corrupt.zip:" in captured.err
 
 
@@ -179,7 +179,7 @@ def test_dask_worker_killed_mid_batch_loses_and_duplicates_no_run(archive, pool_
     finally:
         _stop(proc)
     assert not psutil.pid_exists(victim) or psutil.Process(victim).status() == psutil.STATUS_ZOMBIE
-    assert sum(line.startswith("catalogued:") for line in lines) == 28
+    assert sum(line.startswith("catalogued:") for line in lines) == 16
     _assert_same_catalog(catalog, pool_catalog)
     client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker for the next test
 
@@ -203,7 +203,7 @@ def test_dask_driver_killed_mid_batch_then_rerun_completes_the_catalog(archive, 
         assert not alive, f"worker processes outlived their driver: {[p.cmdline() for p in alive]}"
     finally:
         _stop(proc)
-    assert 3 <= len(_dump(catalog)["catalog_runs"]) < 28
+    assert 3 <= len(_dump(catalog)["catalog_runs"]) < 16
     assert main(["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]) == 0
     _assert_same_catalog(catalog, pool_catalog)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 
 import duckdb
@@ -30,11 +31,17 @@ def expected_unquoted(cell: str) -> str | None:
     return None if text is None else (text.strip('"') or None)
 
 
+@functools.cache
+def _duckdb() -> duckdb.DuckDBPyConnection:
+    """One connection for every example: the conversions are expressions over their column, and a
+    connection costs several times what an example's query does."""
+    return duckdb.connect()
+
+
 def _convert(cells: list[str]) -> list[tuple[str | None, str | None]]:
-    con = duckdb.connect()
-    con.execute('CREATE TABLE t (n INTEGER, "c" VARCHAR)')
-    con.executemany("INSERT INTO t VALUES (?, ?)", list(enumerate(cells)))
-    return con.execute(f"SELECT {v.text('c')}, {v.unquoted('c')} FROM t ORDER BY n").fetchall()
+    rows = "SELECT n, c FROM (SELECT unnest($cells) AS c, unnest(range(len($cells))) AS n)"
+    sql = f"SELECT {v.text('c')}, {v.unquoted('c')} FROM ({rows}) ORDER BY n"
+    return _duckdb().execute(sql, {"cells": cells}).fetchall()
 
 
 @settings(max_examples=200, deadline=None)
@@ -69,10 +76,8 @@ def test_decimal_us_to_ns_is_exact_whatever_the_anchor(values, anchor_milli, edg
     """Each value converts exactly, near the anchor (the 64-bit path) or not, whatever the anchor;
     as without one."""
     values = [*values, anchor_milli + edge * v.NEAR_ANCHOR_US * 1000]  # at the window's edge
-    con = duckdb.connect()
-    con.execute("CREATE TABLE t (n INTEGER, us DECIMAL(38,3))")
-    rows = [(i, Decimal(x).scaleb(-3)) for i, x in enumerate(values)]
-    con.executemany("INSERT INTO t VALUES (?, ?)", rows)
+    texts = [str(Decimal(x).scaleb(-3)) for x in values]  # exact: a decimal string cast to DECIMAL(38,3)
+    rows = "SELECT n, us::DECIMAL(38,3) AS us FROM (SELECT unnest($us) AS us, unnest(range(len($us))) AS n)"
     anchor = Decimal(anchor_milli).scaleb(-3)
-    sql = f"SELECT {v.decimal_us_to_ns('us', anchor)}, {v.decimal_us_to_ns('us')} FROM t ORDER BY n"
-    assert con.execute(sql).fetchall() == [(expected_ns(x), expected_ns(x)) for x in values]
+    sql = f"SELECT {v.decimal_us_to_ns('us', anchor)}, {v.decimal_us_to_ns('us')} FROM ({rows}) ORDER BY n"
+    assert _duckdb().execute(sql, {"us": texts}).fetchall() == [(expected_ns(x), expected_ns(x)) for x in values]
