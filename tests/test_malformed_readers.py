@@ -17,11 +17,21 @@ from tests.tree_hash import tree_digest
 READER_CASES = [c for c in CASES if c.command != "batch"]
 
 
+def _fast_loop_first_of_each_class() -> list:
+    """Every reader case; the first of each class of fault in the fast loop, the others marked slow."""
+    seen: set[str] = set()
+    params = []
+    for case in READER_CASES:
+        params.append(pytest.param(case, id=case.name, marks=() if case.fault_class not in seen else pytest.mark.slow))
+        seen.add(case.fault_class)
+    return params
+
+
 def _problems_on(case: Case, problems: list) -> list:
     return [p for p in problems if case.file in p.file]
 
 
-@pytest.mark.parametrize("case", READER_CASES, ids=[c.name for c in READER_CASES])
+@pytest.mark.parametrize("case", _fast_loop_first_of_each_class())
 def test_reader_handles_malformed_case_as_stated(case: Case, tmp_path: Path):
     folder = tmp_path / "in"
     folder.mkdir()
