@@ -192,18 +192,26 @@ def test_batch_with_diagnosis_catalogs_findings_and_runs_lists_the_top_one(tmp_p
     assert top[2] in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("fmt", ["auto", "tsv", "csv", "json"])
-def test_runs_into_a_pipe_lists_full_run_ids_in_a_parsable_format(tmp_path, capsys, fmt):
-    import csv
-    import json
-
+@pytest.fixture(scope="module")
+def three_run_catalog(tmp_path_factory) -> tuple[Path, list[str]]:
+    """A catalog of three tiny runs with long names (built once: each format only lists it), and its run ids."""
+    tmp_path = tmp_path_factory.mktemp("three_runs")
     for i in range(3):
         write_tiny_export(tmp_path / "runs" / f"a_rather_long_experiment_name_for_run_{i:02d}", seed=i, steps=3)
     catalog = tmp_path / "cat.duckdb"
     assert main(["batch", str(tmp_path / "runs"), "--catalog", str(catalog), "--jobs", "1", "--no-diagnose"]) == 0
-    ids = [
-        r[0] for r in duckdb.connect(str(catalog), read_only=True).execute("SELECT run_id FROM catalog_runs").fetchall()
-    ]
+    con = duckdb.connect(str(catalog), read_only=True)
+    ids = [r[0] for r in con.execute("SELECT run_id FROM catalog_runs").fetchall()]
+    con.close()
+    return catalog, ids
+
+
+@pytest.mark.parametrize("fmt", ["auto", "tsv", "csv", "json"])
+def test_runs_into_a_pipe_lists_full_run_ids_in_a_parsable_format(three_run_catalog, capsys, fmt):
+    import csv
+    import json
+
+    catalog, ids = three_run_catalog
     capsys.readouterr()
     assert main(["runs", str(catalog), "--format", fmt]) == 0
     text = capsys.readouterr().out
