@@ -1,10 +1,13 @@
-"""Shared pytest fixtures: the real exports folder, a fresh DuckDB connection with the schema, golden updates."""
+"""Shared pytest fixtures: the real exports folder, a fresh DuckDB connection with the schema, golden updates,
+the session's Dask cluster and big export tree (tests/real_process_fixtures.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from tests.real_process_fixtures import big_tree, cluster  # noqa: F401 (session fixtures of several modules)
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "real"
@@ -16,13 +19,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data; under
-    pytest-xdist, the tests sharing a module-scoped fixture form one group."""
+    pytest-xdist, the tests sharing a module-scoped fixture form one group (unless their module names one)."""
     for item in items:
         if "real_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:
-            if _uses_a_module_fixture(item):
+            if item.get_closest_marker("xdist_group") is None and _uses_a_module_fixture(item):
                 item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 

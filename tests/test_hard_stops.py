@@ -12,12 +12,14 @@ import signal
 import subprocess
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow  # real processes and signals over four generated exports
+from tests.real_process_fixtures import GROUP
+
+# real processes and signals over four generated exports (big_tree, shared with the Dask modules)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]
 
 TRACEBACK = "Traceback (most recent call last)"
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,36 +50,6 @@ def _wait_for(condition, seconds: float, what: str):
             return value
         time.sleep(0.1)
     raise AssertionError(f"not within {seconds} s: {what}")
-
-
-@pytest.fixture(scope="module")
-def big_tree(tmp_path_factory) -> Path:
-    """Four exports that each take a worker several seconds, one of them inside a zip."""
-    root = tmp_path_factory.mktemp("hard_stops") / "tree"
-    for i in range(4):
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "fixtures.generator",
-                "large",
-                "--tasks",
-                "40000",
-                "--seed",
-                str(i),
-                str(root / f"run{i}"),
-            ],
-            check=True,
-            cwd=ROOT,
-            capture_output=True,
-        )
-    with zipfile.ZipFile(root / "zipped.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
-        for p in sorted((root / "run3").rglob("*")):
-            zf.write(p, p.relative_to(root).as_posix())
-    import shutil
-
-    shutil.rmtree(root / "run3")
-    return root
 
 
 def _start_batch(tree: Path, tmp_path: Path, jobs: int = 2) -> tuple[subprocess.Popen, Path]:

@@ -17,16 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tests import test_hard_stops
+from tests.real_process_fixtures import GROUP
 from tests.test_hard_stops import TRACEBACK, _live_group, _wait_for
 
 distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
-from tests import test_runs_dask  # noqa: E402 (needs distributed)
 
-pytestmark = pytest.mark.slow
-
-big_tree = test_hard_stops.big_tree  # four exports that each take a worker several seconds, one inside a zip
-cluster = test_runs_dask.cluster  # a `dask scheduler` and a `dask worker` of 2 processes on 127.0.0.1
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # big_tree and cluster: the session's
 
 
 def _start_batch(tree: Path, tmp_path: Path, *executor: str) -> tuple[subprocess.Popen, Path]:

@@ -7,7 +7,6 @@ worker process behind it.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -20,12 +19,13 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.runs.catalog_schema import CATALOG_TABLES
+from tests.real_process_fixtures import GROUP, stop_session
 from tests.tiny_exports import write_tiny_export
 
 distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
 psutil = pytest.importorskip("psutil")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # the session's cluster
 
 SCENARIOS = ["host_sync_low_util", "mte_bound_conv", "gappy_multistream", "call_count_hotspot"]
 
@@ -64,64 +64,6 @@ def pool_catalog(archive: Path) -> Path:
     catalog = archive.parent / "pool.duckdb"
     assert main(["batch", str(archive), "--catalog", str(catalog), "--jobs", "2"]) == 0
     return catalog
-
-
-def _start(cmd: list[str], log: Path) -> subprocess.Popen:
-    with log.open("wb") as out:
-        return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """The process and everything in its session: TERM, then KILL after 10 s."""
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A scheduler and a worker command of 2 worker processes, as the README starts them, on 127.0.0.1."""
-    tmp = tmp_path_factory.mktemp("cluster")
-    bin_dir = Path(sys.executable).parent
-    procs = []
-    client = None
-    try:
-        procs.append(
-            _start(
-                [str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                 "--dashboard-address", "127.0.0.1:0",
-                 "--scheduler-file", str(tmp / "scheduler.json")],
-                tmp / "scheduler.log",
-            )
-        )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while not (tmp / "scheduler.json").is_file():
-            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
-            time.sleep(0.2)
-        time.sleep(0.2)  # the file is written in one go, but give the writer its close
-        address = json.loads((tmp / "scheduler.json").read_text())["address"]
-        procs.append(
-            _start(
-                [str(bin_dir / "dask"), "worker", address, "--nworkers", "2", "--nthreads", "1",
-                 "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"],
-                tmp / "worker.log",
-            )
-        )  # fmt: skip
-        client = distributed.Client(address, timeout="30s")
-        client.wait_for_workers(2, timeout=90)
-        yield address, client
-    finally:
-        if client is not None:
-            client.close()
-        for proc in reversed(procs):
-            _stop(proc)
 
 
 def test_dask_batch_on_a_running_cluster_equals_the_local_pool(archive, pool_catalog, cluster, capsys):
@@ -177,7 +119,7 @@ def test_dask_worker_killed_mid_batch_loses_and_duplicates_no_run(archive, pool_
         lines += proc.stdout.readlines()
         assert proc.wait(120) == 0
     finally:
-        _stop(proc)
+        stop_session(proc)
     assert not psutil.pid_exists(victim) or psutil.Process(victim).status() == psutil.STATUS_ZOMBIE
     assert sum(line.startswith("catalogued:") for line in lines) == 16
     _assert_same_catalog(catalog, pool_catalog)
@@ -202,7 +144,7 @@ def test_dask_driver_killed_mid_batch_then_rerun_completes_the_catalog(archive, 
         _, alive = psutil.wait_procs(workers, timeout=20)
         assert not alive, f"worker processes outlived their driver: {[p.cmdline() for p in alive]}"
     finally:
-        _stop(proc)
+        stop_session(proc)
     assert 3 <= len(_dump(catalog)["catalog_runs"]) < 16
     assert main(["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]) == 0
     _assert_same_catalog(catalog, pool_catalog)

@@ -1,0 +1,104 @@
+"""The session's shared real processes and inputs: a Dask cluster started as the README starts one, and a
+tree of exports big enough that a batch is still at work when a test stops it.
+
+Built once per test session (the hard-stop and Dask modules all use them), so every module using them runs
+on one pytest-xdist worker (their ``xdist_group`` mark, see tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GROUP = "real_processes"  # the xdist group of every module using these fixtures
+
+
+@pytest.fixture(scope="session")
+def big_tree(tmp_path_factory) -> Path:
+    """Four exports that each take a worker several seconds, one of them inside a zip (tests only read it)."""
+    root = tmp_path_factory.mktemp("hard_stops") / "tree"
+    for i in range(4):
+        subprocess.run(
+            [sys.executable, "-m", "fixtures.generator", "large", "--tasks", "40000", "--seed", str(i),
+             str(root / f"run{i}")],
+            check=True,
+            cwd=ROOT,
+            capture_output=True,
+        )  # fmt: skip
+    with zipfile.ZipFile(root / "zipped.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for p in sorted((root / "run3").rglob("*")):
+            zf.write(p, p.relative_to(root).as_posix())
+    shutil.rmtree(root / "run3")
+    return root
+
+
+def start_logged(cmd: list[str], log: Path) -> subprocess.Popen:
+    """``cmd`` in a session of its own, its output into ``log``."""
+    with log.open("wb") as out:
+        return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop_session(proc: subprocess.Popen) -> None:
+    """The process and everything in its session: TERM, then KILL after 10 s."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    """A scheduler and a worker command of 2 worker processes, as the README starts them, on 127.0.0.1.
+
+    A test that kills a worker waits for the nanny to restart it, so every test finds 2 workers."""
+    distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
+    tmp = tmp_path_factory.mktemp("cluster")
+    bin_dir = Path(sys.executable).parent
+    procs = []
+    client = None
+    try:
+        procs.append(
+            start_logged(
+                [str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                 "--dashboard-address", "127.0.0.1:0",
+                 "--scheduler-file", str(tmp / "scheduler.json")],
+                tmp / "scheduler.log",
+            )
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not (tmp / "scheduler.json").is_file():
+            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
+            time.sleep(0.2)
+        time.sleep(0.2)  # the file is written in one go, but give the writer its close
+        address = json.loads((tmp / "scheduler.json").read_text())["address"]
+        procs.append(
+            start_logged(
+                [str(bin_dir / "dask"), "worker", address, "--nworkers", "2", "--nthreads", "1",
+                 "--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"],
+                tmp / "worker.log",
+            )
+        )  # fmt: skip
+        client = distributed.Client(address, timeout="30s")
+        client.wait_for_workers(2, timeout=90)
+        yield address, client
+    finally:
+        if client is not None:
+            client.close()
+        for proc in reversed(procs):
+            stop_session(proc)
