@@ -50,6 +50,8 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
     fig.update_yaxes(title_text="rank", row=1, col=1, autorange="reversed")
     # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
     fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(len(ranks) / 16)))
+    # steps are ids, not a scale: one step drew ticks at 49.5, 50 and 50.5
+    fig.update_xaxes(type="category", title_text="step")
     return fig
 
 
