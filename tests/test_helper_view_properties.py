@@ -32,8 +32,9 @@ def _empty_database():
 
 
 @contextmanager
-def _loaded(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = ()):
-    """The connection holding ``tasks`` (and ``steps``) and the helper views over them, until the block ends."""
+def _loaded(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = (), op_step_ns: int = 0):
+    """The connection holding ``tasks`` (and ``steps``) and the helper views over them, until the block ends;
+    with ``op_step_ns``, each task's own step_id is its start // op_step_ns (steps read from the ops)."""
     con = _empty_database()
     con.execute("BEGIN")
     try:
@@ -43,10 +44,11 @@ def _loaded(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, 
             "ops",
             "SELECT 'r' AS run_id, d::INTEGER AS device_id, s::INTEGER AS stream_id, 'AI_CORE' AS task_type, "
             "'T' || s AS op_type, 'op' || (n - 1) AS op_name, st::BIGINT * 1000 AS start_ns, du::DOUBLE AS dur_us, "
-            "(st + du)::BIGINT * 1000 AS end_ns "
+            "(st + du)::BIGINT * 1000 AS end_ns, "
+            "CASE WHEN $op_step > 0 THEN (st::BIGINT * 1000) // $op_step END AS step_id "
             "FROM (SELECT unnest($d) AS d, unnest($s) AS s, unnest($st) AS st, unnest($du) AS du, "
             "unnest(range(1, len($d) + 1)) AS n)",
-            {"d": devices, "s": streams, "st": starts, "du": durs},
+            {"d": devices, "s": streams, "st": starts, "du": durs, "op_step": op_step_ns},
         )
         for step_id, start, end in steps:
             con.execute(
@@ -141,8 +143,6 @@ def test_op_type_busy_is_the_length_of_each_types_union(tasks):
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_without_step_windows_a_gap_takes_the_step_of_the_task_after_it(tasks):
-    with _loaded(tasks) as con:
-        con.execute("UPDATE ops SET step_id = start_ns // 7000")  # each task's own step, from the ops
-        create_views(con)  # ops changed: the helper tables are recomputed
+    with _loaded(tasks, op_step_ns=7000) as con:  # each task's own step, from the ops
         gaps = con.execute("SELECT step_id, end_ns FROM _device_gaps").fetchall()
     assert all(step == end // 7000 for step, end in gaps)  # the step of the task after the gap
