@@ -17,9 +17,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files instead of comparing")
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data; under
-    pytest-xdist, the tests sharing a module-scoped fixture form one group (unless their module names one)."""
+    pytest-xdist, the tests sharing a module-scoped fixture form one group (unless their module names one).
+
+    A wrapper: the marks are set before pytest-xdist's own hook of this name reads them."""
     for item in items:
         if "real_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)
@@ -27,6 +30,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.get_closest_marker("xdist_group") is None and _uses_a_module_fixture(item):
                 item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    result = yield
+    if getattr(config.option, "loadgroup", False):  # a pytest-xdist worker under --dist loadgroup
+        for item in items:
+            _name_the_group_in_the_node_id(item)
+    return result
+
+
+def _name_the_group_in_the_node_id(item: pytest.Item) -> None:
+    """The scheduler of ``--dist loadgroup`` sends the tests whose node ids end in ``@<group>`` to one worker.
+    pytest-xdist appends that by setting ``item._nodeid``, which pytest 9 no longer reads (a node keeps its
+    id in ``item._id``): without this, every group was spread over both workers, each building the fixture."""
+    from _pytest.nodeid import coerce_node_id
+
+    names = sorted(
+        {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+    )
+    if names and not item.nodeid.endswith("@" + "_".join(names)):
+        item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(names)}")
 
 
 def _uses_a_module_fixture(item: pytest.Item) -> bool:
