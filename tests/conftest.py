@@ -3,7 +3,6 @@ the session's Dask cluster and big export tree (tests/real_process_fixtures.py).
 
 from __future__ import annotations
 
-import compileall
 from pathlib import Path
 
 import pytest
@@ -12,14 +11,6 @@ from tests.real_process_fixtures import big_tree, cluster  # noqa: F401 (session
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "real"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Compile the engine's bytecode once, before the workers start, as pip does when it installs the
-    package: the tests start the CLI in hundreds of subprocesses (batch workers included), and from an
-    editable clone with PYTHONDONTWRITEBYTECODE set each of them compiled every module again."""
-    if not hasattr(config, "workerinput"):  # the controller only (an xdist worker has workerinput)
-        compileall.compile_dir(ROOT / "analyzer", quiet=1)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
