@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analyzer.metrics.sweep import scaling_definitions
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.views import view_docs
+from analyzer.rule_engine.views import helper_modules
 
 
 def _one_line(text: str) -> str:
@@ -62,7 +62,7 @@ def _helper_sections() -> list[str]:
         "Generated from the doc comments of `analyzer/rule_engine/views/*.sql` and `analyzer/metrics/scaling.sql`."
     )
     scaling = ("scaling", "Over the runs a rule of scope 'runs' compares (analyzer/metrics/scaling.sql).")
-    for module, header, definitions in [*view_docs(), (*scaling, scaling_definitions())]:
+    for module, header, definitions in [*helper_modules(), (*scaling, scaling_definitions())]:
         lines += ["", f"### {module}.sql", "", header]
         for d in definitions:
             call = f"{d.name}({d.params})" if d.kind == "macro" else d.name

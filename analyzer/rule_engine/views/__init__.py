@@ -10,15 +10,9 @@ from __future__ import annotations
 
 from analyzer.rule_engine.views.build import create_views
 from analyzer.rule_engine.views.definitions import helper_definitions, helper_modules
-from analyzer.sql_modules import SqlDefinition
 
 # The task types _compute_tasks (tasks.sql) counts as computing; charts name them when there are none.
 COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
 
 
-def view_docs() -> tuple[tuple[str, str, tuple[SqlDefinition, ...]], ...]:
-    """(module, its header comment, its definitions) of every helper module, for the rules reference."""
-    return helper_modules()
-
-
-__all__ = ["COMPUTE_TASK_TYPES", "create_views", "helper_definitions", "view_docs"]
+__all__ = ["COMPUTE_TASK_TYPES", "create_views", "helper_definitions", "helper_modules"]
