@@ -111,7 +111,6 @@ def _split_conflicts(cluster: list[JobRank]) -> list[list[JobRank]]:
 
 def _job(cluster: list[JobRank], top: Path, taken: set[str]) -> Job | None:
     """The job of one cluster of ranks (a rank met twice keeps its first export), or None under two ranks."""
-    ranks: list[JobRank] = []
     kept: dict[int, JobRank] = {}
     problems = []
     for r in sorted(cluster, key=lambda r: (r.rank, r.source.rel_path)):
@@ -129,7 +128,7 @@ def _job(cluster: list[JobRank], top: Path, taken: set[str]) -> Job | None:
             )
             continue
         kept[r.rank] = r
-        ranks.append(r)
+    ranks = list(kept.values())
     if len(ranks) < 2:
         return None
     return Job(_job_id(ranks, top, taken), tuple(ranks), tuple(problems))
