@@ -87,11 +87,18 @@ def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any],
     return replace(f, impact_us=impact, span_share=share, severity=severity, details=details)
 
 
-def _claim_sequence(findings: list[Finding], declared: dict[str, tuple[str, str]]) -> list[tuple[Finding, tuple]]:
+def _claim_sequence(findings: list[Finding], rules: list[Rule]) -> list[tuple[Finding, tuple]]:
     """The findings with their rule's (family, role), in the order they claim: parts before umbrellas,
     each largest first."""
+    declared = {r.name: (r.impact_family or "none", r.impact_role) for r in rules}
     family = [(f, declared.get(f.rule, ("none", "part"))) for f in findings]
     return sorted(family, key=lambda fr: (fr[1][1] == "umbrella", *_claim_order(fr[0])))
+
+
+def _pool_claim(claims: _Claims, f: Finding, role: str) -> tuple[float, dict[str, Any]]:
+    """What ``f`` gets of its run's pool in ``claims``; an umbrella notes what other findings claimed first."""
+    got = claims.take(f.run_id, f.impact_us)
+    return got, {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
 
 
 def _cap_to_span(out: dict[int, Finding], span: dict[str, float]) -> None:
@@ -107,7 +114,6 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
 
     ``rules``: the rules that made the findings (their ``[impact]`` declarations).
     """
-    declared = {r.name: (r.impact_family or "none", r.impact_role) for r in rules}
     runs = {f.run_id for f in findings}
     if not runs:
         return findings
@@ -115,10 +121,9 @@ def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], r
     idle_claims, type_claims, compute_claims = _Claims(idle), _Claims(busy), _Claims(computing)
     out: dict[int, Finding] = {}
     first_on_type: dict[tuple[str, str], str] = {}
-    for f, (fam, role) in _claim_sequence(findings, declared):
+    for f, (fam, role) in _claim_sequence(findings, rules):
         if fam == "device-idle":
-            got = idle_claims.take(f.run_id, f.impact_us)
-            note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
+            got, note = _pool_claim(idle_claims, f, role)
         elif fam == "operator-time":
             op_type = f.details.get("op_type") or f.subject
             got = compute_claims.take(f.run_id, type_claims.take((f.run_id, op_type), f.impact_us))
@@ -154,7 +159,6 @@ FROM s j GROUP BY j.run_id ORDER BY j.run_id
 def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule]) -> list[Finding]:
     """The job findings with impacts that count each wait once and add up to at most the job step
     (needs the job tables; ``run_id`` of a finding is its job's id)."""
-    declared = {r.name: (r.impact_family, r.impact_role) for r in rules}
     runs = sorted({f.run_id for f in findings})
     if not runs:
         return findings
@@ -163,10 +167,9 @@ def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding
         wait[run_id], step[run_id] = w or 0.0, s or 0.0
     wait_claims = _Claims(wait)
     out: dict[int, Finding] = {}
-    for f, (fam, role) in _claim_sequence(findings, declared):
+    for f, (fam, role) in _claim_sequence(findings, rules):
         if fam == "job-wait":
-            got = wait_claims.take(f.run_id, f.impact_us)
-            note = {"claimed_by_other_findings_us": f.impact_us - got} if role == "umbrella" else {}
+            got, note = _pool_claim(wait_claims, f, role)
         else:
             got, note = f.impact_us, {}
         out[id(f)] = _capped(f, got, step.get(f.run_id), note)
