@@ -25,6 +25,8 @@ _EXCLUDED = re.compile(r"^msprof_tx_")
 
 
 _METADATA_NAMES = ("profiler_info*.json", "profiler_metadata.json", "info.json*")
+# Every name pattern of a file a reader or the metadata takes (``is_read_file``, once per archive member).
+_READ_PATTERNS = tuple(p for kinds in (_TEXT_KINDS, _DB_KINDS) for ps in kinds.values() for p in ps) + _METADATA_NAMES
 
 
 def is_read_file(name: str) -> bool:
@@ -35,8 +37,7 @@ def is_read_file(name: str) -> bool:
     (True, True, False)
     """
     base = re.sub(r"-(wal|shm|journal)$", "", name)
-    patterns = [p for kinds in (_TEXT_KINDS, _DB_KINDS) for ps in kinds.values() for p in ps] + list(_METADATA_NAMES)
-    return any(fnmatch.fnmatchcase(base, p) for p in patterns)
+    return any(fnmatch.fnmatchcase(base, p) for p in _READ_PATTERNS)
 
 
 def _glob_kinds(folder: Path, kinds: dict[str, list[str]]) -> dict[str, tuple[Path, ...]]:
