@@ -171,9 +171,13 @@ def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
         yield from _walk(child, unreadable)
 
 
+def _export_name(root: Path) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", root.name) or "export"
+
+
 def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
     rel = source.root.relative_to(top).as_posix() if source.root != top else "."
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export", rel
+    return _export_name(source.root), rel
 
 
 def _one_file_source(path: Path) -> ExportSource:
@@ -187,7 +191,7 @@ def _one_file_source(path: Path) -> ExportSource:
             f"{path}: is a file that no reader takes (give an export folder, or one export file such as "
             "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)"
         )
-    sid = re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export"
+    sid = _export_name(source.root)
     export_type = "db" if set(files) <= set(_DB_KINDS) else "text"
     return ExportSource(
         sid, source.root, ".", source.producer, export_type, source.layout, files, source.metadata_files
