@@ -9,7 +9,7 @@ import os
 import re
 
 from analyzer.cli.usage import UsageError
-from analyzer.runs.archives import Limits
+from analyzer.runs.archives import DEFAULT_LIMITS, Limits
 
 SIZE_ENV = "NPU_TRIAGE_MAX_UNPACKED"
 RATIO_ENV = "NPU_TRIAGE_MAX_UNPACK_RATIO"
@@ -18,7 +18,7 @@ _UNITS |= {"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
 
 
 def add_limit_options(p: argparse.ArgumentParser) -> None:
-    default = Limits()
+    default = DEFAULT_LIMITS
     p.add_argument(
         "--max-unpacked",
         metavar="SIZE",
@@ -48,7 +48,7 @@ def parse_size(text: str) -> int | None:
 
 def limits_from(args: argparse.Namespace) -> Limits:
     """The limits of the options, else of the environment, else the defaults; UsageError naming a bad one."""
-    default = Limits()
+    default = DEFAULT_LIMITS
     size_text, size_name = _given(args.max_unpacked, "--max-unpacked", SIZE_ENV)
     ratio_text, ratio_name = _given(args.max_unpack_ratio, "--max-unpack-ratio", RATIO_ENV)
     total = default.total_bytes if size_text is None else parse_size(size_text)

@@ -26,7 +26,7 @@ from analyzer.runs.job_catalog import (
     known_job_fingerprints,
 )
 from analyzer.runs.scratch import scratch_folder
-from analyzer.runs.work import RunTask, WorkSettings, failure_table
+from analyzer.runs.work import RunTask, WorkSettings
 
 
 @dataclass
@@ -232,10 +232,7 @@ def _commit_jobs(
     if not todo:
         return []
     done = set()
-    for task, tables in stack.enter_context(closing(executor.completed(analyze_job, todo, settings))):
-        if isinstance(tables, BaseException):  # its worker died
-            why = f"worker process failed: {type(tables).__name__}: {tables}"
-            tables = failure_table(task.label, task.fingerprint, why)
+    for task, tables in stack.enter_context(closing(run_tasks(todo, settings, executor, analyze_job))):
         if "failures" in tables:
             commit_run(con, tables)
             outcome.failed.extend(tables["failures"].to_pylist())

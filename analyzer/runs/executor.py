@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol, TypeVar
 
-from analyzer.runs.work import RunTables, RunTask, WorkSettings, analyze_run, failure_table
+from analyzer.runs.work import RunTables, WorkSettings, analyze_run, failure_table
 from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
 
@@ -83,9 +83,15 @@ class LocalPool:
             alive.close()
 
 
-def run_tasks(tasks: list[RunTask], settings: WorkSettings, executor: Executor) -> Iterator[tuple[RunTask, RunTables]]:
-    """Yield (task, its tables) in completion order; a task lost with its worker gives a failures row."""
-    for task, result in executor.completed(analyze_run, tasks, settings):
+def run_tasks(
+    tasks: list[Item],
+    settings: WorkSettings,
+    executor: Executor,
+    analyze: Callable[[Item, WorkSettings], RunTables] = analyze_run,
+) -> Iterator[tuple[Item, RunTables]]:
+    """Yield (task, its tables) in completion order; a task lost with its worker gives a failures row.
+    ``analyze``: ``work.analyze_run`` for a ``RunTask``, ``job_catalog.analyze_job`` for a ``JobTask``."""
+    for task, result in executor.completed(analyze, tasks, settings):
         if isinstance(result, BaseException):
             result = failure_table(
                 task.label, task.fingerprint, f"worker process failed: {type(result).__name__}: {result}"

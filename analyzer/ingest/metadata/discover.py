@@ -25,6 +25,8 @@ _EXCLUDED = re.compile(r"^msprof_tx_")
 
 
 _METADATA_NAMES = ("profiler_info*.json", "profiler_metadata.json", "info.json*")
+# Every name pattern of a file a reader or the metadata takes (``is_read_file``, once per archive member).
+_READ_PATTERNS = tuple(p for kinds in (_TEXT_KINDS, _DB_KINDS) for ps in kinds.values() for p in ps) + _METADATA_NAMES
 
 
 def is_read_file(name: str) -> bool:
@@ -35,8 +37,7 @@ def is_read_file(name: str) -> bool:
     (True, True, False)
     """
     base = re.sub(r"-(wal|shm|journal)$", "", name)
-    patterns = [p for kinds in (_TEXT_KINDS, _DB_KINDS) for ps in kinds.values() for p in ps] + list(_METADATA_NAMES)
-    return any(fnmatch.fnmatchcase(base, p) for p in patterns)
+    return any(fnmatch.fnmatchcase(base, p) for p in _READ_PATTERNS)
 
 
 def _glob_kinds(folder: Path, kinds: dict[str, list[str]]) -> dict[str, tuple[Path, ...]]:
@@ -170,9 +171,13 @@ def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
         yield from _walk(child, unreadable)
 
 
+def _export_name(root: Path) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", root.name) or "export"
+
+
 def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
     rel = source.root.relative_to(top).as_posix() if source.root != top else "."
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export", rel
+    return _export_name(source.root), rel
 
 
 def _one_file_source(path: Path) -> ExportSource:
@@ -186,7 +191,7 @@ def _one_file_source(path: Path) -> ExportSource:
             f"{path}: is a file that no reader takes (give an export folder, or one export file such as "
             "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)"
         )
-    sid = re.sub(r"[^A-Za-z0-9_.-]+", "_", source.root.name) or "export"
+    sid = _export_name(source.root)
     export_type = "db" if set(files) <= set(_DB_KINDS) else "text"
     return ExportSource(
         sid, source.root, ".", source.producer, export_type, source.layout, files, source.metadata_files
