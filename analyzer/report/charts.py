@@ -46,18 +46,70 @@ _AXIS = {
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 
-def _limit_line(fig: go.Figure, y: float, text: str) -> None:
-    """The dashed horizontal line of a rule's limit, labelled at its left end."""
-    fig.add_hline(
-        y=y,
-        line={"color": COLORS["limit"], "dash": "dash", "width": 1.5},
-        annotation_text=text,
-        annotation_position="top left",
-    )
+def _limit_line(y: float, text: str) -> dict:
+    """The dashed horizontal line of a rule's limit, labelled at its left end: layout ``shapes`` and
+    ``annotations`` (what plotly's ``add_hline`` writes, without its per-call cost).
+
+    >>> sorted(_limit_line(30.0, "30%"))
+    ['annotations', 'shapes']
+    """
+    return {
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x domain",
+                "x0": 0,
+                "x1": 1,
+                "yref": "y",
+                "y0": y,
+                "y1": y,
+                "line": {"color": COLORS["limit"], "dash": "dash", "width": 1.5},
+            }
+        ],
+        "annotations": [
+            {
+                "text": text,
+                "showarrow": False,
+                "xref": "x domain",
+                "x": 0,
+                "xanchor": "left",
+                "yref": "y",
+                "y": y,
+                "yanchor": "bottom",
+            }
+        ],
+    }
+
+
+def figure(traces: list, layout: dict, *more: dict) -> go.Figure:
+    """A chart in one constructor call: ``traces`` and ``layout`` deep-merged with ``more`` (later wins,
+    lists of shapes and annotations add up). Plotly validates a figure once when it is built, but again,
+    and far more slowly, on every ``update_*`` or ``add_*`` call, so the builders below make none.
+
+    >>> figure([], figure_layout("t"), {"xaxis": {"type": "log"}}).layout.xaxis.type
+    'log'
+    """
+    for extra in more:
+        layout = _merged(layout, extra)
+    return go.Figure(data=traces, layout=layout)
+
+
+def _merged(base: dict, extra: dict) -> dict:
+    """``base`` updated by ``extra`` as plotly's ``update_layout`` does: nested dicts merge, lists of
+    shapes and annotations are appended to, anything else is replaced."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        elif key in ("shapes", "annotations") and key in out:
+            out[key] = [*out[key], *value]
+        else:
+            out[key] = value
+    return out
 
 
 def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int = 340) -> dict:
-    """Layout settings shared by every chart: pass as ``fig.update_layout(**figure_layout(...))``.
+    """Layout settings shared by every chart: pass to ``figure`` (or ``fig.update_layout(**figure_layout(...))``).
 
     >>> figure_layout("Busy", "time (ms)", "%")["xaxis"]["title"]["text"]
     'time (ms)'
@@ -110,20 +162,17 @@ def _labels(values: pl.Series) -> list[str]:
 
 def not_collected_figure(title: str, what: str) -> go.Figure:
     """An empty chart that says its data was not collected (instead of failing or vanishing)."""
-    fig = go.Figure()
-    fig.update_layout(**figure_layout(title, height=200))
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    fig.add_annotation(
-        text=plotly_text(f"not collected: {what}"),
-        showarrow=False,
-        x=0.5,
-        y=0.5,
-        xref="paper",
-        yref="paper",
-        font={"size": 13, "color": COLORS["muted"]},
-    )
-    return fig
+    note = {
+        "text": plotly_text(f"not collected: {what}"),
+        "showarrow": False,
+        "x": 0.5,
+        "y": 0.5,
+        "xref": "paper",
+        "yref": "paper",
+        "font": {"size": 13, "color": COLORS["muted"]},
+    }
+    hidden = {"visible": False}
+    return figure([], figure_layout(title, height=200), {"xaxis": hidden, "yaxis": hidden, "annotations": [note]})
 
 
 def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., go.Figure]], Callable[..., go.Figure]]:
@@ -147,7 +196,7 @@ def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., 
 )
 def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *, title: str) -> go.Figure:
     """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
-    fig = go.Figure(
+    traces = [
         go.Scatter(
             x=busy["offset_ms"].to_list(),
             y=busy["busy_pct"].to_list(),
@@ -158,10 +207,10 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *,
             line={"color": COLORS["busy"], "width": 1},
             hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
         )
-    )
-    # One layout update with every shape: add_vrect per stretch is quadratic in plotly.
-    fig.update_layout(
-        shapes=[
+    ]
+    # Every shape in the layout at once: add_vrect per stretch is quadratic in plotly.
+    idle_shapes = {
+        "shapes": [
             {
                 "type": "rect",
                 "xref": "x",
@@ -177,9 +226,9 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *,
             }
             for start, end in idle.select("start_ms", "end_ms").rows()
         ]
-    )
+    }
     if not idle.is_empty():
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=[None],
                 y=[None],
@@ -188,10 +237,13 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *,
                 marker={"symbol": "square", "size": 12, "color": COLORS["idle"], "opacity": 0.5},
             )
         )
-    _limit_line(fig, low_pct, f"{low_pct:.0f}%")
-    fig.update_layout(**figure_layout(title, "time from first task (ms)", "busy (%)"))
-    fig.update_yaxes(range=[0, 105])
-    return fig
+    return figure(
+        traces,
+        idle_shapes,
+        _limit_line(low_pct, f"{low_pct:.0f}%"),
+        figure_layout(title, "time from first task (ms)", "busy (%)"),
+        {"yaxis": {"range": [0, 105]}},
+    )
 
 
 @_not_collected_when_empty("Device time by operator type (compute tasks)", "no compute tasks in ops")
@@ -199,44 +251,39 @@ def pareto_chart(pareto: pl.DataFrame, *, title: str) -> go.Figure:
     """Operator types by summed compute-task time (bars, with calls) and cumulative share (line)."""
     labels = _labels(pareto["op_type"])
     calls = pareto["call_count"].to_list()
-    fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=_scaled(pareto["total_us"], 1e-3),
-            name="total time (ms), labelled with calls",
-            marker_color=COLORS["bar"],
-            text=[f"{c:,}" for c in calls],
-            textposition="outside",
-            cliponaxis=False,
-            customdata=list(zip(calls, pareto["avg_us"].to_list(), strict=True)),
-            hovertemplate="%{x}<br>%{y:.3f} ms in %{customdata[0]:,} calls, %{customdata[1]:.2f} us avg<extra></extra>",
-        )
+    bars = go.Bar(
+        x=labels,
+        y=_scaled(pareto["total_us"], 1e-3),
+        name="total time (ms), labelled with calls",
+        marker_color=COLORS["bar"],
+        text=[f"{c:,}" for c in calls],
+        textposition="outside",
+        cliponaxis=False,
+        customdata=list(zip(calls, pareto["avg_us"].to_list(), strict=True)),
+        hovertemplate="%{x}<br>%{y:.3f} ms in %{customdata[0]:,} calls, %{customdata[1]:.2f} us avg<extra></extra>",
     )
-    fig.add_trace(
-        go.Scatter(
-            x=labels,
-            y=_scaled(pareto["cumulative_share"], 100),
-            yaxis="y2",
-            mode="lines+markers",
-            name="cumulative %",
-            line={"color": COLORS["line"]},
-            hovertemplate="%{x}: %{y:.1f}% cumulative<extra></extra>",
-        )
+    cumulative = go.Scatter(
+        x=labels,
+        y=_scaled(pareto["cumulative_share"], 100),
+        yaxis="y2",
+        mode="lines+markers",
+        name="cumulative %",
+        line={"color": COLORS["line"]},
+        hovertemplate="%{x}: %{y:.1f}% cumulative<extra></extra>",
     )
-    fig.update_layout(**figure_layout(title, "", "total time (ms)", height=380))
-    fig.update_layout(
-        yaxis2={
-            "overlaying": "y",
-            "side": "right",
-            "range": [0, 105],
-            "title": {"text": "cumulative %"},
-            "showgrid": False,
-            "tickvals": [0, 25, 50, 75, 100],
-        },
-        margin_r=70,
+    right_axis = {
+        "overlaying": "y",
+        "side": "right",
+        "range": [0, 105],
+        "title": {"text": "cumulative %"},
+        "showgrid": False,
+        "tickvals": [0, 25, 50, 75, 100],
+    }
+    return figure(
+        [bars, cumulative],
+        figure_layout(title, "", "total time (ms)", height=380),
+        {"yaxis2": right_axis, "margin": {"r": 70}, "xaxis": {"tickangle": -35}},
     )
-    fig.update_xaxes(tickangle=-35)
-    return fig
 
 
 @_not_collected_when_empty(
@@ -245,22 +292,22 @@ def pareto_chart(pareto: pl.DataFrame, *, title: str) -> go.Figure:
 def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: str) -> go.Figure:
     """Stacked pipe shares of core time per top operator type, MTE at the bottom against the MTE line."""
     labels = _labels(pipeline["op_type"])
-    fig = go.Figure()
-    for pipe in ("mte", "cube", "vector", "scalar"):
-        fig.add_trace(
-            go.Bar(
-                x=labels,
-                y=_scaled(pipeline[f"{pipe}_share"], 100),
-                name=pipe.upper() if pipe == "mte" else pipe,
-                marker_color=COLORS[pipe],
-                hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
-            )
+    bars = [
+        go.Bar(
+            x=labels,
+            y=_scaled(pipeline[f"{pipe}_share"], 100),
+            name=pipe.upper() if pipe == "mte" else pipe,
+            marker_color=COLORS[pipe],
+            hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
         )
-    _limit_line(fig, mte_limit * 100, f"MTE {mte_limit:.0%}")
-    fig.update_layout(**figure_layout(title, "", "% of core time (pipes overlap)", height=380))
-    fig.update_layout(barmode="stack")
-    fig.update_xaxes(tickangle=-35)
-    return fig
+        for pipe in ("mte", "cube", "vector", "scalar")
+    ]
+    return figure(
+        bars,
+        _limit_line(mte_limit * 100, f"MTE {mte_limit:.0%}"),
+        figure_layout(title, "", "% of core time (pipes overlap)", height=380),
+        {"barmode": "stack", "xaxis": {"tickangle": -35}},
+    )
 
 
 @_not_collected_when_empty("Gaps between device tasks", "no gaps: the device never idled between tasks")
@@ -269,31 +316,31 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0, *, titl
     lows, highs = hist["low_us"].to_list(), hist["high_us"].to_list()
     labels = [f"{_us(lo)}-{_us(hi)}" for lo, hi in zip(lows, highs, strict=True)]
     colors = [COLORS["hot"] if lo >= threshold_us else COLORS["muted"] for lo in lows]
-    fig = go.Figure(
-        go.Bar(
-            x=labels,
-            y=hist["gap_count"].to_list(),
-            marker_color=colors,
-            name="gaps",
-            customdata=_scaled(hist["total_gap_us"], 1e-3),
-            hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>",
-        )
+    bars = go.Bar(
+        x=labels,
+        y=hist["gap_count"].to_list(),
+        marker_color=colors,
+        name="gaps",
+        customdata=_scaled(hist["total_gap_us"], 1e-3),
+        hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>",
     )
-    fig.update_layout(**figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps"))
-    fig.update_yaxes(type="log", dtick=1)
-    return fig
+    return figure(
+        [bars],
+        figure_layout(f"{title} (red: >= {_us(threshold_us)})", "gap length", "gaps"),
+        {"yaxis": {"type": "log", "dtick": 1}},
+    )
 
 
 @_not_collected_when_empty("Longest gaps on the timeline", "no gaps: the device never idled between tasks")
 def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0, *, title: str) -> go.Figure:
     """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted."""
-    fig = go.Figure()
+    traces = []
     for long_gaps, name, color in (
         (False, "gap", COLORS["muted"]),
         (True, f">= {_us(threshold_us)}", COLORS["hot"]),
     ):
         part = positions.filter((pl.col("gap_us") >= threshold_us) == long_gaps)
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=part["offset_ms"].to_list(),
                 y=part["gap_us"].to_list(),
@@ -306,23 +353,23 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0, *,
                 ),
             )
         )
-    fig.update_layout(**figure_layout(title, "time from first task (ms)", "gap (us)"))
-    fig.update_yaxes(type="log", dtick=1)
-    return fig
+    return figure(
+        traces, figure_layout(title, "time from first task (ms)", "gap (us)"), {"yaxis": {"type": "log", "dtick": 1}}
+    )
 
 
 @_not_collected_when_empty("Calls vs time per call, by op type (compute tasks)", "no compute tasks in ops")
 def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *, title: str) -> go.Figure:
     """Call count against average time per compute-task operator type; the types marked as hotspots
     (the findings of the rules named in ``marked_by``) highlighted, the top ``label_top`` of them named."""
-    fig = go.Figure()
+    traces = []
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
         (True, f"hotspot ({plotly_text(marked_by)} finding)" if marked_by else "hotspot", COLORS["hot"]),
     ):
         part = calls.filter(pl.col("hotspot") == hot)
         labels = _labels(part["op_type"])
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=part["call_count"].to_list(),
                 y=part["avg_us"].to_list(),
@@ -336,50 +383,47 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
                 hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",
             )
         )
-    fig.update_layout(**figure_layout(title, "calls", "average time per call (us)"))
-    fig.update_xaxes(type="log", dtick=1)
-    fig.update_yaxes(type="log", dtick=1)
-    return fig
+    log = {"type": "log", "dtick": 1}
+    return figure(traces, figure_layout(title, "calls", "average time per call (us)"), {"xaxis": log, "yaxis": log})
 
 
 @_not_collected_when_empty("Step breakdown", "step boundaries (a profiler schedule with prof.step())")
 def step_chart(steps: pl.DataFrame, *, title: str) -> go.Figure:
     """Per step: the parts of the time breakdown, stacked (they add up to the step)."""
     x = [plotly_text(s) for s in steps["label"].to_list()]
-    fig = go.Figure()
-    for column, name, color in (
-        ("computing_us", "computing", COLORS["computing"]),
-        ("comm_not_overlapped_us", "communication not overlapped", COLORS["comm"]),
-        ("other_tasks_us", "other device tasks", COLORS["other"]),
-        ("gaps_us", "gaps (cause shown, or long)", COLORS["long_gaps"]),
-        ("launch_gaps_us", "launch gaps", COLORS["launch_gaps"]),
-        ("free_us", "free (before / after the tasks)", COLORS["free"]),
-    ):
-        fig.add_trace(
-            go.Bar(
-                x=x,
-                y=_scaled(steps[column], 1e-3),
-                name=name,
-                marker_color=color,
-                hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>",
-            )
+    bars = [
+        go.Bar(
+            x=x,
+            y=_scaled(steps[column], 1e-3),
+            name=name,
+            marker_color=color,
+            hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>",
         )
-    fig.update_layout(**figure_layout(title, "step", "time (ms)", height=400))
+        for column, name, color in (
+            ("computing_us", "computing", COLORS["computing"]),
+            ("comm_not_overlapped_us", "communication not overlapped", COLORS["comm"]),
+            ("other_tasks_us", "other device tasks", COLORS["other"]),
+            ("gaps_us", "gaps (cause shown, or long)", COLORS["long_gaps"]),
+            ("launch_gaps_us", "launch gaps", COLORS["launch_gaps"]),
+            ("free_us", "free (before / after the tasks)", COLORS["free"]),
+        )
+    ]
     # six parts: above the plot their legend wraps over the title when the chart sits beside a finding
-    fig.update_layout(
-        barmode="stack", legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, margin={"t": 40, "b": 130}
+    below = {"legend": {"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, "margin": {"t": 40, "b": 130}}
+    return figure(
+        bars,
+        figure_layout(title, "step", "time (ms)", height=400),
+        {"barmode": "stack", **below, "xaxis": {"type": "category"}},
     )
-    fig.update_xaxes(type="category")
-    return fig
 
 
 @_not_collected_when_empty("HBM bandwidth", "HBM bandwidth (sys-hardware-mem)")
 def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
     """HBM read and write bandwidth over time (GB/s)."""
-    fig = go.Figure()
+    traces = []
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
         part = hbm.filter(pl.col("counter") == counter)
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=part["offset_ms"].to_list(),
                 y=_scaled(part["mb_per_s"], 1e-3),
@@ -389,8 +433,7 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
                 hovertemplate=f"%{{x:.3f}} ms: {name} %{{y:.2f}} GB/s<extra></extra>",
             )
         )
-    fig.update_layout(**figure_layout(title, "time from first task (ms)", "GB/s"))
-    return fig
+    return figure(traces, figure_layout(title, "time from first task (ms)", "GB/s"))
 
 
 def _us(value: float) -> str:

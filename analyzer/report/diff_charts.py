@@ -8,7 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from analyzer.diff.model import RunDiff
-from analyzer.report.charts import COLORS, figure_layout, plotly_text
+from analyzer.report.charts import COLORS, figure, figure_layout, plotly_text
 
 WATERFALL_TYPES = 12
 
@@ -31,21 +31,16 @@ def diff_waterfall_chart(diff: RunDiff) -> go.Figure:
     x = ["base"] + [plotly_text(label) for label, _ in rows] + ["new"]
     y = [diff.step.base_median / 1000] + [d / 1000 for _, d in rows] + [diff.step.new_median / 1000]
     measure = ["absolute"] + ["relative"] * len(rows) + ["total"]
-    fig = go.Figure(
-        go.Waterfall(
-            x=x,
-            y=y,
-            measure=measure,
-            connector={"line": {"color": COLORS["muted"], "width": 1}},
-            increasing={"marker": {"color": COLORS["hot"]}},
-            decreasing={"marker": {"color": COLORS["computing"]}},
-            totals={"marker": {"color": COLORS["bar"]}},
-            hovertemplate="%{x}: %{y:.4f} ms<extra></extra>",
-        )
+    waterfall = go.Waterfall(
+        x=x,
+        y=y,
+        measure=measure,
+        connector={"line": {"color": COLORS["muted"], "width": 1}},
+        increasing={"marker": {"color": COLORS["hot"]}},
+        decreasing={"marker": {"color": COLORS["computing"]}},
+        totals={"marker": {"color": COLORS["bar"]}},
+        hovertemplate="%{x}: %{y:.4f} ms<extra></extra>",
     )
     basis = "step" if diff.step_basis == "steps" else "run span"
-    fig.update_layout(
-        **figure_layout(f"Where the {basis} time went: base -> new (median per {basis})", "", "time (ms)", height=420)
-    )
-    fig.update_layout(showlegend=False)
-    return fig
+    title = f"Where the {basis} time went: base -> new (median per {basis})"
+    return figure([waterfall], figure_layout(title, "", "time (ms)", height=420), {"showlegend": False})

@@ -7,7 +7,7 @@ import math
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analyzer.report.charts import COLORS, figure_layout, not_collected_figure, plotly_text
+from analyzer.report.charts import COLORS, figure, figure_layout, not_collected_figure, plotly_text
 
 # The parts of a rank's step the heatmaps show: (column, label).
 _PARTS = (
@@ -58,12 +58,12 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
 def wait_transit_bars(rows: list[dict]) -> go.Figure:
     """Per rank the collective wait and transit time per step (ms)."""
     ranks = [r["rank"] for r in rows]
-    fig = go.Figure()
-    for col, label, color in (("wait_us", "wait", COLORS["idle"]), ("transit_us", "transit", COLORS["comm"])):
-        fig.add_trace(go.Bar(x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color))
-    fig.update_layout(**figure_layout("Communication wait vs transit per rank (ms per step)", "rank", "ms per step"))
-    fig.update_layout(barmode="group")
-    return fig
+    bars = [
+        go.Bar(x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color)
+        for col, label, color in (("wait_us", "wait", COLORS["idle"]), ("transit_us", "transit", COLORS["comm"]))
+    ]
+    title = "Communication wait vs transit per rank (ms per step)"
+    return figure(bars, figure_layout(title, "rank", "ms per step"), {"barmode": "group"})
 
 
 def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
@@ -106,9 +106,9 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
 def stage_bars(rows: list[dict]) -> go.Figure:
     """Per pipeline stage the mean computing, communication, bubble and free time per step (ms)."""
     stages = [f"stage {r['pp_stage']}" for r in rows]
-    fig = go.Figure()
-    for col, label, color in _STAGE_PARTS:
-        fig.add_trace(go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color))
-    fig.update_layout(**figure_layout("Pipeline stages: mean time per step (ms)", "", "ms per step"))
-    fig.update_layout(barmode="group")
-    return fig
+    bars = [
+        go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color)
+        for col, label, color in _STAGE_PARTS
+    ]
+    title = "Pipeline stages: mean time per step (ms)"
+    return figure(bars, figure_layout(title, "", "ms per step"), {"barmode": "group"})
