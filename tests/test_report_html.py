@@ -20,6 +20,7 @@ from tests.report_cases import (
     FINDING_RULES,
     HOSTILE_IMG,
     HOSTILE_SCRIPT,
+    T0,
     add_hostile_run,
     diagnosis_for,
 )
@@ -165,3 +166,23 @@ def test_render_html_run_card_names_its_range_apart_from_the_steps_span(con):
     page = render_html(Diagnosis(run_id="r", run=run, summary=summary, outcomes=(), findings=()), con)
     assert f"<th>{DEVICE_TASK_RANGE_LABEL}</th><td>30.582</td>" in page
     assert "<th>span (ms)</th>" not in page
+
+
+@pytest.mark.parametrize("chart", ["gap_positions", "hbm", "busy"])
+def test_render_html_per_step_finding_draws_its_chart_zoomed_to_the_step(con, chart):
+    """A rule declaring a time chart with zoom = "step": its per-step finding draws that chart over the step's
+    window, titled with the step; the whole-run chart still stands in the general charts, unchanged."""
+    diagnosis = add_hostile_run(con)
+    con.execute(
+        "UPDATE steps SET start_ns = $t0 + step_id * 1000000, end_ns = $t0 + (step_id + 1) * 1000000", {"t0": T0}
+    )
+    first = replace(diagnosis.findings[0], subject="step 1")
+    reports = {f.rule: ReportSpec() for f in diagnosis.findings} | {first.rule: ReportSpec(chart=chart, zoom="step")}
+    page = render_html(replace(diagnosis, findings=(first, *diagnosis.findings[1:]), rule_reports=reports), con)
+    key = chart.replace("_", "-")
+    assert _chart_ids(page).count(f"chart-{key}-step-1") == 1 and _chart_ids(page).count(f"chart-{key}") == 1
+    zoomed = page[page.index(f'id="chart-{key}-step-1"') :]
+    layout = zoomed[zoomed.index("Plotly.newPlot(") :].split("\n")[0]
+    assert '- step 1"' in layout and '"range":[' in layout.replace(" ", "")
+    whole = page[page.index(f'id="chart-{key}"') :]
+    assert "- step 1" not in whole[whole.index("Plotly.newPlot(") :].split("\n")[0]

@@ -87,10 +87,7 @@ class ChartPlacement:
     def _zoom(self, key: str, step: int) -> go.Figure | None:
         div_id = chart_div_id(key, step)
         if div_id not in self._zoomed:
-            fig = self._zoomed_figure(key, step)
-            if fig is not None:
-                fig.update_layout(title_text=f"{chart_title(fig)} - step {esc(step)}")
-            self._zoomed[div_id] = fig
+            self._zoomed[div_id] = self._zoomed_figure(key, step)
         return self._zoomed[div_id]
 
     def _zoomed_figure(self, key: str, step: int) -> go.Figure | None:
@@ -105,6 +102,6 @@ class ChartPlacement:
             busy = series.busy_over_time(self._con, run_id, window_ns=(window[0], window[1]))
             fig = charts.busy_chart(busy, series.idle_stretches(self._con, run_id), 100 * self._marks.limit(key, 0.30))
         else:
-            fig = go.Figure(self._figures[key])
-        fig.update_xaxes(range=[window[2], window[3]])
-        return fig
+            fig = self._figures[key]
+        zoom = {"title": {"text": f"{chart_title(fig)} - step {esc(step)}"}, "xaxis": {"range": [window[2], window[3]]}}
+        return charts.figure(list(fig.data), fig.layout.to_plotly_json(), zoom)
