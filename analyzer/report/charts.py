@@ -9,6 +9,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
+from plotly.subplots import make_subplots
 
 from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
 
@@ -92,6 +93,44 @@ def figure(traces: list, layout: dict, *more: dict) -> go.Figure:
     for extra in more:
         layout = _merged(layout, extra)
     return go.Figure(data=traces, layout=layout)
+
+
+def _UNSTYLED() -> go.Figure:  # noqa: N802 (a factory read as a constant)
+    """An empty figure without plotly's default template, which is slow to apply and replaced anyway."""
+    return go.Figure(layout={"template": "none"})
+
+
+def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
+    """The layout of one row of panels titled ``titles`` (axis domains and anchors, the panels' titles),
+    as plotly's ``make_subplots`` lays them out, for ``figure``. Panel i's traces name their axes
+    ``panel_axes(i)``.
+
+    >>> sorted(panels_layout(["a", "b"]))
+    ['annotations', 'xaxis', 'xaxis2', 'yaxis', 'yaxis2']
+    """
+    grid = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y, figure=_UNSTYLED())
+    layout = grid.layout.to_plotly_json()
+    layout.pop("template", None)  # figure_layout names the template
+    return layout
+
+
+def panel_axes(panel: int) -> dict:
+    """The axes of panel ``panel`` (1..) of ``panels_layout``, as trace properties.
+
+    >>> panel_axes(1), panel_axes(3)
+    ({'xaxis': 'x', 'yaxis': 'y'}, {'xaxis': 'x3', 'yaxis': 'y3'})
+    """
+    suffix = "" if panel == 1 else str(panel)
+    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+
+
+def every_axis(letter: str, panels: int, settings: dict) -> dict:
+    """``settings`` for the ``letter`` ('x' or 'y') axis of every one of ``panels`` panels, as a layout update.
+
+    >>> every_axis("x", 2, {"type": "log"})
+    {'xaxis': {'type': 'log'}, 'xaxis2': {'type': 'log'}}
+    """
+    return {f"{letter}axis{'' if i == 1 else i}": settings for i in range(1, panels + 1)}
 
 
 def _merged(base: dict, extra: dict) -> dict:

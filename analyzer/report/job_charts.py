@@ -5,9 +5,17 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from analyzer.report.charts import COLORS, figure, figure_layout, not_collected_figure, plotly_text
+from analyzer.report.charts import (
+    COLORS,
+    every_axis,
+    figure,
+    figure_layout,
+    not_collected_figure,
+    panel_axes,
+    panels_layout,
+    plotly_text,
+)
 
 # The parts of a rank's step the heatmaps show: (column, label).
 _PARTS = (
@@ -29,11 +37,11 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
     steps = sorted({r["step_id"] for r in rows}, key=lambda s: (s is None, s))
     ranks = sorted({r["rank"] for r in rows})
     at = {(r["rank"], r["step_id"]): r for r in rows}
-    fig = make_subplots(rows=1, cols=len(_PARTS), subplot_titles=[label for _, label in _PARTS], shared_yaxes=True)
+    traces = []
     for i, (col, label) in enumerate(_PARTS, 1):
         z = [[(at.get((rank, s)) or {}).get(col) for s in steps] for rank in ranks]
         z = [[None if v is None else v / 1000 for v in line] for line in z]
-        fig.add_trace(
+        traces.append(
             go.Heatmap(
                 z=z,
                 x=[plotly_text(s) for s in steps],
@@ -41,18 +49,19 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
                 coloraxis="coloraxis",
                 name=label,
                 hovertemplate="rank %{y}, step %{x}: %{z:.2f} ms<extra>" + plotly_text(label) + "</extra>",
-            ),
-            row=1,
-            col=i,
+                **panel_axes(i),
+            )
         )
-    fig.update_layout(**figure_layout("Step time per rank and step (ms)", height=max(320, 12 * len(ranks) + 160)))
-    fig.update_layout(coloraxis={"colorscale": "Viridis"})
-    fig.update_yaxes(title_text="rank", row=1, col=1, autorange="reversed")
-    # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
-    fig.update_yaxes(tick0=0, dtick=max(1, math.ceil(len(ranks) / 16)))
-    # steps are ids, not a scale: one step drew ticks at 49.5, 50 and 50.5
-    fig.update_xaxes(type="category", title_text="step")
-    return fig
+    return figure(
+        traces,
+        panels_layout([label for _, label in _PARTS], shared_y=True),
+        figure_layout("Step time per rank and step (ms)", height=max(320, 12 * len(ranks) + 160)),
+        {"coloraxis": {"colorscale": "Viridis"}, "yaxis": {"title": {"text": "rank"}, "autorange": "reversed"}},
+        # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
+        every_axis("y", len(_PARTS), {"tick0": 0, "dtick": max(1, math.ceil(len(ranks) / 16))}),
+        # steps are ids, not a scale: one step drew ticks at 49.5, 50 and 50.5
+        every_axis("x", len(_PARTS), {"type": "category", "title": {"text": "step"}}),
+    )
 
 
 def wait_transit_bars(rows: list[dict]) -> go.Figure:
@@ -73,13 +82,13 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
     if not transports:
         return not_collected_figure("Link bandwidth", "no communication matrix in the job")
     ranks = sorted({r["src_rank"] for r in rows} | {r["dst_rank"] for r in rows})
-    fig = make_subplots(rows=1, cols=len(transports), subplot_titles=transports)
+    traces = []
     for i, t in enumerate(transports, 1):
         mine = [r for r in rows if r["transport"] == t]
         if len(ranks) <= max_ranks:
             at = {(r["src_rank"], r["dst_rank"]): r["gb_per_s"] for r in mine}
             z = [[at.get((s, d)) for d in ranks] for s in ranks]
-            fig.add_trace(
+            traces.append(
                 go.Heatmap(
                     z=z,
                     x=ranks,
@@ -87,20 +96,15 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
                     colorscale="RdYlGn",
                     name=t,
                     hovertemplate="rank %{y} -> rank %{x}: %{z:.2f} GB/s<extra>" + t + "</extra>",
-                ),
-                row=1,
-                col=i,
+                    **panel_axes(i),
+                )
             )
         else:
             slow = sorted(mine, key=lambda r: (r["gb_per_s"], r["src_rank"], r["dst_rank"]))[:40]
-            fig.add_trace(
-                go.Bar(x=[f"{r['src_rank']}->{r['dst_rank']}" for r in slow], y=[r["gb_per_s"] for r in slow], name=t),
-                row=1,
-                col=i,
-            )
+            links = [f"{r['src_rank']}->{r['dst_rank']}" for r in slow]
+            traces.append(go.Bar(x=links, y=[r["gb_per_s"] for r in slow], name=t, **panel_axes(i)))
     title = "Link bandwidth by transport (GB/s; source rank down, destination across)"
-    fig.update_layout(**figure_layout(title, height=520))
-    return fig
+    return figure(traces, panels_layout(transports), figure_layout(title, height=520))
 
 
 def stage_bars(rows: list[dict]) -> go.Figure:
