@@ -120,11 +120,6 @@ def without_quotes(text_sql: str) -> str:
     return f"NULLIF(trim({text_sql}, '\"'), '')"
 
 
-def boolean_yes_no(col: str) -> str:
-    """YES/NO/True/False to BOOLEAN, anything else NULL."""
-    return yes_no(text(col))
-
-
 def yes_no(text_sql: str) -> str:
     """An SQL text expression's YES/NO/True/False/1/0 (any case) as BOOLEAN, anything else NULL."""
     t = f"upper({text_sql})"
