@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from analyzer.ingest import sql_values as v
+from analyzer.ingest.csv.csv_columns import FROM_TEXT, convert, trimmed_scan
 
 # Cells built from the characters the conversions treat specially, and a few ordinary ones.
 CELLS = st.one_of(
@@ -50,6 +51,26 @@ def _convert(cells: list[str]) -> list[tuple[str | None, str | None]]:
 @example(['"""32,64"""', '" N/A "', '""', ' "x" ', "N/A", '\t"1;2"\t', '"', "\u00a0x\u00a0", "\x01"])
 def test_text_and_unquoted_match_their_definitions(cells):
     assert _convert(cells) == [(expected_text(c), expected_unquoted(c)) for c in cells]
+
+
+# Cells each text conversion treats specially: blanks and control characters at the ends, N/A,
+# quotes, device names, YES/NO.
+TRICKY = ['"""32,64"""', '" N/A "', '""', ' "x" ', "N/A", " N/A\t", "", "\t", '\t"1;2"\t', '"', "\u00a0x\u00a0"]
+TRICKY += ["\x01", "\x01 7\r\n", "3", " NPU:1 ", "npu 2", "host", "YES", " no\t", "True", "0", None]
+
+
+@pytest.mark.parametrize("how", sorted(FROM_TEXT))
+def test_text_conversions_read_the_same_from_a_trimmed_scan(how):
+    """csv_columns.trimmed_scan's way (the cell trimmed once below, then read as trimmed_text) gives the
+    value the conversion of the raw cell gives."""
+    rows = "(SELECT unnest($cells) AS c, unnest(range(len($cells))) AS n)"
+    once = frozenset(["c"])
+    raw = f"SELECT n, {convert(how, 'c')} AS v FROM {rows}"
+    trimmed = f"SELECT n, {convert(how, 'c', trimmed=once)} AS v FROM {trimmed_scan(once).replace('{scan}', rows)}"
+    sql = f"SELECT r.v, t.v FROM ({raw}) r JOIN ({trimmed}) t USING (n) ORDER BY n"
+    got = _duckdb().execute(sql, {"cells": TRICKY}).fetchall()
+    assert len(got) == len(TRICKY)
+    assert [r[0] for r in got] == [r[1] for r in got]
 
 
 INT64 = (-(2**63), 2**63 - 1)

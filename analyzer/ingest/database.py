@@ -40,9 +40,9 @@ def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
 
 
 def create_tables(con: duckdb.DuckDBPyConnection, schema: str | None = None) -> None:
-    """CREATE every normalized table, in ``schema`` (an attached database file) when given."""
-    for name in TABLES:
-        con.execute(ddl(name, f"{schema}.{name}" if schema else name))
+    """CREATE every normalized table, in ``schema`` (an attached database file) when given: one call
+    for all (one statement each), which spares a round trip per table on every new connection."""
+    con.execute(";\n".join(ddl(name, f"{schema}.{name}" if schema else name) for name in TABLES))
 
 
 def append_rows(con: duckdb.DuckDBPyConnection, table: str, select_sql: str, params: object = None) -> None:

@@ -27,8 +27,23 @@ def text(col: str) -> str:
     character is a control character or a blank (``ascii`` of the cell and of its reverse: two integer
     compares, 2x cheaper than eight starts_with/ends_with); plain trim() is no substitute, as it also
     strips Unicode spaces (U+00A0) and keeps TABs."""
+    return _na_null(edge_trimmed(col))
+
+
+def edge_trimmed(col: str) -> str:
+    """The cell as text without the blanks, TABs, CR and LF at its ends (``text`` before its N/A test)."""
     c = f"CAST({ident(col)} AS VARCHAR)"
-    return f"NULLIF(NULLIF(CASE WHEN {_edge(c, '<= 32')} THEN trim({c}, ' \t\r\n') ELSE {c} END, 'N/A'), '')"
+    return f"CASE WHEN {_edge(c, '<= 32')} THEN trim({c}, ' \t\r\n') ELSE {c} END"
+
+
+def trimmed_text(col: str) -> str:
+    """``text`` of a column that already holds ``edge_trimmed`` cells (trimmed in a SELECT below, once,
+    where the expressions reading the text would each write the trim out again)."""
+    return _na_null(ident(col))
+
+
+def _na_null(text_sql: str) -> str:
+    return f"NULLIF(NULLIF({text_sql}, 'N/A'), '')"
 
 
 def _edge(c: str, test: str) -> str:
@@ -103,11 +118,6 @@ def without_quotes(text_sql: str) -> str:
     The expression is written once. A CASE testing the edges for a quote first would name it four
     times and cost more than the trim it saves; trim() of a cell without quotes returns it unchanged."""
     return f"NULLIF(trim({text_sql}, '\"'), '')"
-
-
-def boolean_yes_no(col: str) -> str:
-    """YES/NO/True/False to BOOLEAN, anything else NULL."""
-    return yes_no(text(col))
 
 
 def yes_no(text_sql: str) -> str:

@@ -22,7 +22,11 @@ _SAME_STEP = (
 
 
 def merge_step_markers(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Fill or add steps rows from the run's step markers."""
+    """Fill or add steps rows from the run's step markers (asked first: an export without framework
+    events, such as msprof's, has none, and the two statements are long to plan)."""
+    has_markers = "SELECT EXISTS (SELECT 1 FROM timeline WHERE run_id = $run_id AND kind = 'step_marker')"
+    if not con.execute(has_markers, {"run_id": run_id}).fetchall()[0][0]:
+        return
     con.execute(
         f"UPDATE steps AS s SET start_ns = coalesce(s.start_ns, m.start_ns), end_ns = coalesce(s.end_ns, m.end_ns) "
         f"FROM ({_MARKERS}) AS m WHERE {_SAME_STEP}",

@@ -34,7 +34,11 @@ class Field:
 
 def device_id(raw: str) -> str:
     """Device id from '0', 'NPU:0' or 'npu:0'; NULL for 'host', 'CPU', N/A and blanks."""
-    t = v.text(raw)
+    return _device_from_text(v.text(raw))
+
+
+def _device_from_text(t: str) -> str:
+    """``device_id`` of the cell's text ``t`` (an SQL expression, ``sql_values.text``)."""
     return (
         f"CASE WHEN regexp_matches({t}, '^\\d+$') THEN TRY_CAST({t} AS INTEGER) "
         f"WHEN regexp_matches(upper({t}), '^NPU\\s*:?\\s*\\d+$') "
@@ -47,17 +51,21 @@ def kb_to_mb(raw: str) -> str:
     return f"({v.double(raw)} / 1024.0)"
 
 
+# The conversions that read the cell's text (``sql_values.text``): how to convert that SQL text expression.
+FROM_TEXT = {
+    "text": lambda t: t,
+    "device": _device_from_text,
+    "bool": v.yes_no,
+    "unquoted": v.without_quotes,
+}
 # How to convert a raw text column (by name) to a typed SQL expression; shared with op_summary.
 CONVERSIONS = {
     "int": lambda raw: v.integer(raw, "INTEGER"),
     "bigint": lambda raw: v.integer(raw),
-    "text": v.text,
     "ns": v.us_to_ns,
     "double": v.double,
     "kb_to_mb": kb_to_mb,
-    "device": device_id,
-    "bool": v.boolean_yes_no,
-    "unquoted": v.unquoted,
+    **{how: lambda raw, f=f: f(v.text(raw)) for how, f in FROM_TEXT.items()},
 }
 
 
@@ -74,36 +82,67 @@ def column_types(columns: list[str], fields: tuple[Field, ...]) -> dict[str, str
     return {h: PARSED_AS[f.how] for f in fields if f.how in PARSED_AS for h in f.headers if h in present}
 
 
-def convert(how: str, raw: str, anchor_us: Decimal | None = None) -> str:
+def convert(how: str, raw: str, anchor_us: Decimal | None = None, trimmed: frozenset[str] = frozenset()) -> str:
     """SQL converting the raw column ``raw`` the ``how`` way (a key of CONVERSIONS); ``anchor_us``
-    is where the file's microsecond times lie (``csv_anchor.ns_anchor``), for the ``ns`` one."""
-    return v.us_to_ns(raw, anchor_us) if how == "ns" else CONVERSIONS[how](raw)
+    is where the file's microsecond times lie (``csv_anchor.ns_anchor``), for the ``ns`` one.
+    ``trimmed``: the columns ``trimmed_scan`` trims in place (their text is ``sql_values.trimmed_text``)."""
+    if how == "ns":
+        return v.us_to_ns(raw, anchor_us)
+    if raw in trimmed:
+        return FROM_TEXT[how](v.trimmed_text(raw))
+    return CONVERSIONS[how](raw)
 
 
-def select_items(
+def text_only(uses: list[tuple[str, str]]) -> frozenset[str]:
+    """Of the (raw column, how) conversions of one statement, the columns read as text alone: those
+    ``trimmed_scan`` may trim in place."""
+    hows: dict[str, set[str]] = {}
+    for raw, how in uses:
+        hows.setdefault(raw, set()).add(how)
+    return frozenset(raw for raw, kinds in hows.items() if kinds <= FROM_TEXT.keys())
+
+
+def trimmed_scan(trimmed: frozenset[str]) -> str:
+    """The ``{scan}`` placeholder with the ``trimmed`` columns' cells ``sql_values.edge_trimmed`` in
+    place. An expression reading a cell's text writes the trim out several times (NULLIF repeats its
+    argument): trimmed once below instead, a statement of many text columns is planned several times
+    faster, for the same values."""
+    if not trimmed:
+        return "{scan}"
+    replaced = ", ".join(f"{v.edge_trimmed(raw)} AS {v.ident(raw)}" for raw in sorted(trimmed))
+    return f"(SELECT * REPLACE ({replaced}) FROM {{scan}})"
+
+
+def select_rows(
     columns: list[str], fields: tuple[Field, ...], anchor_us: Decimal | None = None
-) -> tuple[list[str], list[Field]]:
-    """SELECT items for every target (NULL when no header is present), and missing required fields.
+) -> tuple[str, list[Field]]:
+    """The SELECT of every target over the ``{scan}`` placeholder (NULL when no header is present), and
+    missing required fields.
 
     Several fields may share a target (e.g. a MB and a KB header): the first one present wins.
     ``anchor_us`` is where the file's microsecond times lie (``csv_anchor.ns_anchor``).
     """
     present = set(columns)
-    chosen: dict[str, str | None] = {}
+    chosen: dict[str, tuple[str, str]] = {}
     wanted: dict[str, list[Field]] = {}
     for field in fields:
         wanted.setdefault(field.target, []).append(field)
         raw = next((h for h in field.headers if h in present), None)
-        if raw is not None and chosen.get(field.target) is None:
-            chosen[field.target] = f"{convert(field.how, raw, anchor_us)} AS {field.target}"
+        if raw is not None and field.target not in chosen:
+            chosen[field.target] = (raw, field.how)
+    trimmed = text_only(list(chosen.values()))
     items: list[str] = []
     missing: list[Field] = []
     for target, group in wanted.items():
+        if target in chosen:
+            raw, how = chosen[target]
+            items.append(f"{convert(how, raw, anchor_us, trimmed)} AS {target}")
+            continue
         # NULL for an absent column, so that derived expressions always bind.
-        items.append(chosen.get(target) or f"NULL AS {target}")
-        if chosen.get(target) is None and any(f.required for f in group):
+        items.append(f"NULL AS {target}")
+        if any(f.required for f in group):
             missing.append(Field(target, tuple(h for f in group for h in f.headers), group[0].how, True))
-    return items, missing
+    return f"SELECT {', '.join(items)} FROM {trimmed_scan(trimmed)}", missing
 
 
 def file_ns_anchor(first_row: list[str], columns: list[str], fields: tuple[Field, ...]) -> Decimal | None:
@@ -144,11 +183,11 @@ def load_csv_table(
     helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
 
     def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
-        items, missing = select_items(columns, fields, file_ns_anchor(first_row, columns, fields))
+        rows, missing = select_rows(columns, fields, file_ns_anchor(first_row, columns, fields))
         if missing:
             report_missing(ctx, path, missing, expected)
             return None
-        return insert_sql(table, f"SELECT {', '.join(items)} FROM {{scan}}", constants, derived, helpers, replaced)
+        return insert_sql(table, rows, constants, derived, helpers, replaced)
 
     params = insert_params(ctx, constants)
     files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, fields))

@@ -32,7 +32,11 @@ class Rejects:
 
 
 def count_rejects(con: duckdb.DuckDBPyConnection, table: str, header: str) -> Rejects:
-    """Count the rows of rejects ``table`` that repeat the ``header`` line and the others (one per line)."""
+    """Count the rows of rejects ``table`` that repeat the ``header`` line and the others (one per line).
+
+    Most files have none: a plain count says so, cheaper to plan than the two distinct counts."""
+    if not con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]:
+        return Rejects(table, 0, 0)
     repeated, misfits = con.execute(
         f"SELECT count(DISTINCT line) FILTER (WHERE {_is_header()}), "
         f"count(DISTINCT line) FILTER (WHERE NOT {_is_header()}) FROM {table}",

@@ -13,10 +13,10 @@ import duckdb
 
 from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv.csv_anchor import ns_anchor
-from analyzer.ingest.csv.csv_columns import PARSED_AS, convert
+from analyzer.ingest.csv.csv_columns import PARSED_AS, convert, text_only, trimmed_scan
 from analyzer.ingest.csv.csv_source import StreamedFile, select_text, stream_csv
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.pipe_columns import INPUTS, derived_select
+from analyzer.ingest.pipe_columns import INPUTS, with_derived
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
 from analyzer.ingest.row_checks import drop_duplicate_rows, report_negative_times
 
@@ -53,18 +53,20 @@ MAX_EXTRA_METRICS = 256
 _ROW_KEY = ("start_ns", "stream_id", "task_id", "context_id", "dur_us")
 
 
-def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[list[str], list[str]]:
-    """SELECT items for the ops columns present (and NULL for the pipeline inputs absent, so that the
-    derived columns always bind), and the normalized names of missing required ones. ``anchor_us``:
-    where the start times lie (``csv_anchor``)."""
+def _select_rows(columns: list[str], anchor_us: Decimal | None = None) -> tuple[str, list[str]]:
+    """The SELECT over the ``{scan}`` placeholder of the ops columns present (and NULL for the pipeline
+    inputs absent, so that the derived columns always bind), and the normalized names of missing
+    required ones. ``anchor_us``: where the start times lie (``csv_anchor``)."""
     present = set(columns)
-    items: list[str] = []
-    found: set[str] = set()
+    identity: dict[str, tuple[str, str]] = {}
     for target, (headers, how) in _IDENTITY.items():
         raw = next((h for h in headers if h in present), None)
         if raw is not None:
-            items.append(f"{convert(how, raw, anchor_us)} AS {target}")
-            found.add(target)
+            identity[target] = (raw, how)
+    # The metric columns below are never identity headers (_NON_METRIC): read as numbers, never trimmed.
+    trimmed = text_only(list(identity.values()))
+    items = [f"{convert(how, raw, anchor_us, trimmed)} AS {target}" for target, (raw, how) in identity.items()]
+    found = set(identity)
     extras: list[tuple[str, str]] = []
     for raw in columns:
         if raw in _NON_METRIC:
@@ -86,11 +88,11 @@ def _select_list(columns: list[str], anchor_us: Decimal | None = None) -> tuple[
         )
     items += [f"NULL::DOUBLE AS {name}" for name in INPUTS if name not in found]
     missing = [r for r in REQUIRED if r not in found]
-    return items, missing
+    return f"SELECT {', '.join(items)} FROM {trimmed_scan(trimmed)}", missing
 
 
 def column_types(columns: list[str]) -> dict[str, str]:
-    """The header columns ``_select_list`` reads as numbers, and the type each is parsed as: the times,
+    """The header columns ``_select_rows`` reads as numbers, and the type each is parsed as: the times,
     durations and ids of the identity columns, and the known metric columns (DOUBLE)."""
     present = set(columns)
     types = {}
@@ -109,7 +111,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
 
     def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
         anchor_us = ns_anchor(first_row, columns, list(_IDENTITY["start_ns"][0]))
-        items, missing = _select_list(columns, anchor_us)
+        select, missing = _select_rows(columns, anchor_us)
         if missing:
             ctx.report(
                 path,
@@ -121,10 +123,10 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
             return None
         _report_repeated_columns(path, columns, ctx)
         _report_unread_columns(path, columns, ctx)
+        rows = with_derived(select)
         return (
             "INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
-            f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns, "
-            f"{derived_select()} FROM (SELECT {', '.join(items)} FROM {{scan}})"
+            f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns FROM ({rows})"
         )
 
     files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, column_types)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv.csv_columns import Field, column_types, file_ns_anchor, report_missing, select_items
+from analyzer.ingest.csv.csv_columns import Field, column_types, file_ns_anchor, report_missing, select_rows
 from analyzer.ingest.csv.csv_source import stream_csv
 from analyzer.ingest.inserts import insert_params, insert_sql
 from analyzer.ingest.model import ReadContext
@@ -51,12 +51,11 @@ def load_task_time(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx:
             )
             ctx.mark_read(path)  # read and recognised, deliberately not loaded
             return None
-        items, missing = select_items(columns, _FIELDS, file_ns_anchor(first_row, columns, _FIELDS))
+        rows, missing = select_rows(columns, _FIELDS, file_ns_anchor(first_row, columns, _FIELDS))
         if missing:
             report_missing(ctx, path, missing, "task_time (Device_id, kernel_name, kernel_type, stream_id, ...)")
             return None
-        inner = f"SELECT {', '.join(items)} FROM {{scan}}"
-        return insert_sql("timeline", inner, _CONSTANTS, _DERIVED, replaced={"end_ns": end_ns})
+        return insert_sql("timeline", rows, _CONSTANTS, _DERIVED, replaced={"end_ns": end_ns})
 
     params = insert_params(ctx, _CONSTANTS)
     files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, _FIELDS))

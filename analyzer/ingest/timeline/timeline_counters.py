@@ -75,7 +75,12 @@ def _unit_sql() -> str:
 
 
 def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> int:
-    """Insert every numeric counter sample of the raw table into counters; returns rows."""
+    """Insert every numeric counter sample of the raw table into counters; returns rows.
+
+    A trace without counter events (most torch_npu traces) is told by one cheap query first: the
+    INSERT, long to plan however few rows it reads, then does not run."""
+    if not con.execute(f"SELECT EXISTS (SELECT 1 FROM {raw} WHERE ph = 'C')").fetchall()[0][0]:
+        return 0
     return con.execute(
         f"""
         INSERT INTO counters BY NAME

@@ -89,11 +89,11 @@ def insert_timeline(
             TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns,
             {v.integer("raw_stream", "INTEGER")} AS stream_id,
             {v.integer("raw_task")} AS task_id,
-            {v.text("raw_task_type")} AS task_type,
+            {v.trimmed_text("raw_task_type")} AS task_type,
             {v.integer("raw_connection")} AS connection_id,
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
-        FROM ({_fields_sql(raw)})"""
+        FROM (SELECT * REPLACE ({v.edge_trimmed("raw_task_type")} AS raw_task_type) FROM ({_fields_sql(raw)}))"""
     params: dict[str, object] = {"run_id": run_id}
     if left_out:
         rows += " WHERE NOT list_contains($left_out, kind)"
