@@ -115,8 +115,9 @@ def unquoted(col: str) -> str:
 def without_quotes(text_sql: str) -> str:
     """``text_sql`` (an SQL text expression, e.g. ``text(col)``) without the quotes at its ends.
 
-    The expression is written once. A CASE testing the edges for a quote first would name it four
-    times and cost more than the trim it saves; trim() of a cell without quotes returns it unchanged."""
+    The expression is written once here, though DuckDB expands NULLIF by copying its first argument, so it
+    is planned twice. A CASE testing the edges for a quote first would name it four times and cost more
+    than the trim it saves; trim() of a cell without quotes returns it unchanged."""
     return f"NULLIF(trim({text_sql}, '\"'), '')"
 
 
