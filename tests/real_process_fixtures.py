@@ -19,22 +19,17 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 GROUP = "real_processes"  # the xdist group of every module using these fixtures
 
 
 @pytest.fixture(scope="session")
 def big_tree(tmp_path_factory) -> Path:
     """Four exports that each take a worker several seconds, one of them inside a zip (tests only read it)."""
+    from fixtures.generator import write_export
+
     root = tmp_path_factory.mktemp("hard_stops") / "tree"
-    for i in range(4):
-        subprocess.run(
-            [sys.executable, "-m", "fixtures.generator", "large", "--tasks", "40000", "--seed", str(i),
-             str(root / f"run{i}")],
-            check=True,
-            cwd=ROOT,
-            capture_output=True,
-        )  # fmt: skip
+    for i in range(4):  # in this process: `python -m fixtures.generator large` would only add its start
+        write_export("large", root / f"run{i}", seed=i, tasks=40000)
     with zipfile.ZipFile(root / "zipped.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         for p in sorted((root / "run3").rglob("*")):
             zf.write(p, p.relative_to(root).as_posix())
