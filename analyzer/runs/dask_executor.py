@@ -101,5 +101,6 @@ class DaskExecutor:
 
 async def _close_workers(cluster: Any, grace_s: float) -> None:
     """Close every nanny of the local ``cluster``, each killing its worker process if it has not closed within
-    ``grace_s`` (``cluster.close`` alone waits 4 s for a busy worker)."""
-    await asyncio.gather(*(nanny.close(timeout=grace_s) for nanny in cluster.workers.values()))
+    ``grace_s`` (``cluster.close`` alone waits 4 s for a busy worker). A killed worker that is slow to be reaped
+    (a timeout here) is ended all the same, and would exit with this process anyway: the stop goes on."""
+    await asyncio.gather(*(nanny.close(timeout=grace_s) for nanny in cluster.workers.values()), return_exceptions=True)
