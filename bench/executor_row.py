@@ -9,6 +9,7 @@ catalogs of both executors must be equal table by table, or the row is not writt
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import subprocess
@@ -59,7 +60,8 @@ def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
                 except psutil.Error:  # exited between the listing and the reading
                     continue
             peak_sum, peak_one = max(peak_sum, sum(rss)), max([peak_one, *rss])
-            time.sleep(0.1)
+            with contextlib.suppress(subprocess.TimeoutExpired):  # the next sample in 100 ms, or the end now
+                proc.wait(0.1)
     wall = time.perf_counter() - start
     return TreeMeasurement(wall, sum(cpu.values()), peak_sum / 1e6, peak_one / 1e6, proc.returncode)
 

@@ -19,22 +19,17 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 GROUP = "real_processes"  # the xdist group of every module using these fixtures
 
 
 @pytest.fixture(scope="session")
 def big_tree(tmp_path_factory) -> Path:
     """Four exports that each take a worker several seconds, one of them inside a zip (tests only read it)."""
+    from fixtures.generator import write_export
+
     root = tmp_path_factory.mktemp("hard_stops") / "tree"
-    for i in range(4):
-        subprocess.run(
-            [sys.executable, "-m", "fixtures.generator", "large", "--tasks", "40000", "--seed", str(i),
-             str(root / f"run{i}")],
-            check=True,
-            cwd=ROOT,
-            capture_output=True,
-        )  # fmt: skip
+    for i in range(4):  # in this process: `python -m fixtures.generator large` would only add its start
+        write_export("large", root / f"run{i}", seed=i, tasks=40000)
     with zipfile.ZipFile(root / "zipped.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         for p in sorted((root / "run3").rglob("*")):
             zf.write(p, p.relative_to(root).as_posix())
@@ -62,6 +57,17 @@ def stop_session(proc: subprocess.Popen) -> None:
             continue
 
 
+def _scheduler_address(scheduler_file: Path, log: Path, timeout: float = 60) -> str:
+    """The address in the scheduler's file, once the file is there and whole."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return json.loads(scheduler_file.read_text())["address"]
+        except (OSError, ValueError, KeyError):  # not there yet, or being written
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+
+
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory):
     """A scheduler and a worker command of 2 worker processes, as the README starts them, on 127.0.0.1.
@@ -81,12 +87,7 @@ def cluster(tmp_path_factory):
                 tmp / "scheduler.log",
             )
         )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while not (tmp / "scheduler.json").is_file():
-            assert time.monotonic() < deadline, (tmp / "scheduler.log").read_text()
-            time.sleep(0.2)
-        time.sleep(0.2)  # the file is written in one go, but give the writer its close
-        address = json.loads((tmp / "scheduler.json").read_text())["address"]
+        address = _scheduler_address(tmp / "scheduler.json", tmp / "scheduler.log")
         procs.append(
             start_logged(
                 [str(bin_dir / "dask"), "worker", address, "--nworkers", "2", "--nthreads", "1",

@@ -48,7 +48,6 @@ def _wait_at_work(proc: subprocess.Popen, scratch: Path) -> None:
         return bool(list(scratch.rglob("npu-triage-spill-*")))
 
     _wait_for(spilling, 90, "a local Dask worker analyses an export")
-    time.sleep(0.5)
 
 
 @pytest.mark.parametrize(("how", "code"), [("SIGTERM", 143), ("SIGINT", 130)])

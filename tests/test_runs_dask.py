@@ -28,6 +28,11 @@ psutil = pytest.importorskip("psutil")
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # the session's cluster
 
 SCENARIOS = ["host_sync_low_util", "mte_bound_conv", "gappy_multistream", "call_count_hotspot"]
+# Two tiny runs in each of three folders: every kind of input (plain folders in groups, scenarios with findings,
+# a corrupt zip) is there, and after the 3 commits at which the kill tests strike, 7 runs are still to do
+# (the scenarios among them), so the kill lands mid-batch. More runs would only repeat the same work.
+TINY_RUNS = 6
+RUNS = TINY_RUNS + len(SCENARIOS)
 
 
 def _dump(catalog: Path) -> dict[str, list[tuple]]:
@@ -46,11 +51,11 @@ def _assert_same_catalog(got: Path, want: Path) -> None:
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory) -> Path:
-    """12 tiny runs, four generated scenarios with findings, and a corrupt zip."""
+    """TINY_RUNS tiny runs, four generated scenarios with findings, and a corrupt zip."""
     from fixtures.generator import write_export
 
     root = tmp_path_factory.mktemp("dask") / "archive"
-    for i in range(12):
+    for i in range(TINY_RUNS):
         write_tiny_export(root / f"group{i % 3}" / f"run_{i:02d}", seed=i, steps=40)
     for i, scenario in enumerate(SCENARIOS):
         write_export(scenario, root / "scenarios" / scenario, seed=100 + i)
@@ -72,9 +77,9 @@ def test_dask_batch_on_a_running_cluster_equals_the_local_pool(archive, pool_cat
     args = ["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]
     assert main(args) == 0
     _assert_same_catalog(catalog, pool_catalog)
-    assert len(_dump(catalog)["catalog_runs"]) == 16 and _dump(catalog)["findings"]
+    assert len(_dump(catalog)["catalog_runs"]) == RUNS and _dump(catalog)["findings"]
     captured = capsys.readouterr()
-    assert "16 run(s) catalogued, 0 already in the catalog (skipped), 1 failure(s) recorded" in captured.out
+    assert f"{RUNS} run(s) catalogued, 0 already in the catalog (skipped), 1 failure(s) recorded" in captured.out
     assert "failed: corrupt.zip:" in captured.err
 
 
@@ -121,9 +126,30 @@ def test_dask_worker_killed_mid_batch_loses_and_duplicates_no_run(archive, pool_
     finally:
         stop_session(proc)
     assert not psutil.pid_exists(victim) or psutil.Process(victim).status() == psutil.STATUS_ZOMBIE
-    assert sum(line.startswith("catalogued:") for line in lines) == 16
+    assert sum(line.startswith("catalogued:") for line in lines) == RUNS
     _assert_same_catalog(catalog, pool_catalog)
     client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker for the next test
+
+
+def _running_after(procs: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """Those of ``procs`` still running after ``timeout`` s, or none as soon as none runs. A zombie runs nothing:
+    orphaned by their driver, exited workers wait for init to reap them, which ``psutil.wait_procs`` would
+    wait for too (seconds in some containers)."""
+
+    def running() -> list[psutil.Process]:
+        found = []
+        for p in procs:
+            try:
+                if p.status() != psutil.STATUS_ZOMBIE:
+                    found.append(p)
+            except psutil.NoSuchProcess:
+                continue
+        return found
+
+    deadline = time.monotonic() + timeout
+    while (alive := running()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
 
 
 def test_dask_driver_killed_mid_batch_then_rerun_completes_the_catalog(archive, pool_catalog, cluster):
@@ -141,11 +167,11 @@ def test_dask_driver_killed_mid_batch_then_rerun_completes_the_catalog(archive, 
                 break
         proc.wait(30)
         assert committed == 3 and proc.returncode == -signal.SIGKILL
-        _, alive = psutil.wait_procs(workers, timeout=20)
+        alive = _running_after(workers, 20)
         assert not alive, f"worker processes outlived their driver: {[p.cmdline() for p in alive]}"
     finally:
         stop_session(proc)
-    assert 3 <= len(_dump(catalog)["catalog_runs"]) < 16
+    assert 3 <= len(_dump(catalog)["catalog_runs"]) < RUNS
     assert main(["batch", str(archive), "--catalog", str(catalog), "--executor", "dask", "--scheduler", address]) == 0
     _assert_same_catalog(catalog, pool_catalog)
 

@@ -8,6 +8,7 @@ comes back as ``KilledWorker``). Results travel back as Arrow tables; only the d
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,6 +16,9 @@ from typing import Any
 from analyzer.stop_signal import stops_held
 
 INSTALL_HINT = "pip install 'npu-triage[dask]'"
+# On a stop, how long a worker of the batch's own cluster may take to close before it is killed. A busy
+# worker closes only once its task returns (minutes on a large export), and that result is lost anyway.
+STOP_GRACE_S = 0.5
 
 
 class ExecutorError(Exception):
@@ -61,15 +65,17 @@ class DaskExecutor:
                     preload=["analyzer.runs.dask_worker_start"],  # the workers ignore Ctrl-C: this process ends them
                 )
                 self.client = Client(self.cluster)
-        except BaseException:  # __exit__ is not called when __enter__ fails
-            self.__exit__()
+        except BaseException as exc:  # __exit__ is not called when __enter__ fails
+            self.__exit__(type(exc), exc, exc.__traceback__)
             raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None = None, *exc: object) -> None:
         if self.client is not None:
             self.client.close()
         if self.cluster is not None:
+            if exc_type is not None:  # a stop or an error: end the workers now, as the local pool does
+                self.cluster.sync(_close_workers, self.cluster, STOP_GRACE_S)
             self.cluster.close()
 
     def completed(
@@ -91,3 +97,10 @@ class DaskExecutor:
         finally:  # also when the caller stops early: nothing left running for this client
             if futures:
                 self.client.cancel(list(futures))
+
+
+async def _close_workers(cluster: Any, grace_s: float) -> None:
+    """Close every nanny of the local ``cluster``, each killing its worker process if it has not closed within
+    ``grace_s`` (``cluster.close`` alone waits 4 s for a busy worker). A killed worker that is slow to be reaped
+    (a timeout here) is ended all the same, and would exit with this process anyway: the stop goes on."""
+    await asyncio.gather(*(nanny.close(timeout=grace_s) for nanny in cluster.workers.values()), return_exceptions=True)
