@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import random
+import shutil
 import subprocess
 import sys
 import time
@@ -17,7 +17,9 @@ from tests.tree_hash import tree_digest
 
 pytestmark = pytest.mark.slow
 
-KILL_DELAYS_S = sorted(random.Random(7).uniform(1.5, 6.0) for _ in range(4))
+# When to kill a command, as a share of its uninterrupted run time on this machine: from start-up to the
+# last report written, so that the kills land in every stage whatever the machine's speed.
+KILL_AT = (0.2, 0.45, 0.7, 0.9)
 
 
 def _kill_after(argv: list[str], delay_s: float, cwd: Path) -> int | None:
@@ -36,6 +38,25 @@ def _kill_after(argv: list[str], delay_s: float, cwd: Path) -> int | None:
         return None
 
 
+def _run_time(argv: list[str], cwd: Path) -> float:
+    """Seconds `python -m analyzer argv` takes to the end, uninterrupted."""
+    started = time.monotonic()
+    assert _kill_after(argv, 120, cwd) in (0, 1)
+    return time.monotonic() - started
+
+
+def _killed_mid_run(argv: list[str], delay_s: float, cwd: Path, outputs: list[Path]) -> None:
+    """Run the command and kill it after ``delay_s``; when it ended first (a faster run than the measured
+    one), remove its ``outputs`` and try again sooner, so that the test always sees a killed command."""
+    for _ in range(4):
+        if _kill_after(argv, delay_s, cwd) is None:
+            return
+        for path in outputs:
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+        delay_s /= 2
+    pytest.fail(f"the command always ended before it could be killed: {argv}")
+
+
 def _assert_reports_complete(out: Path) -> None:
     for path in [*out.rglob("diagnosis.*"), *out.rglob("report.html")]:
         text = path.read_text(encoding="utf-8")
@@ -52,29 +73,48 @@ def export(tmp_path_factory) -> Path:
     return write_torch_text(tmp_path_factory.mktemp("export"))
 
 
-@pytest.mark.parametrize("delay_s", KILL_DELAYS_S, ids=[f"{d:.1f}s" for d in KILL_DELAYS_S])
-def test_output_diagnose_killed_leaves_only_complete_reports(export, tmp_path, delay_s):
+def _diagnose(export: Path, out: Path) -> list[str]:
+    return ["diagnose", str(export), "--out", str(out), "--format", "json,md,html"]
+
+
+def _ingest(export: Path, db: Path, pq: Path) -> list[str]:
+    return ["ingest", str(export), "--db", str(db), "--parquet", str(pq)]
+
+
+@pytest.fixture(scope="module")
+def run_times(export, tmp_path_factory) -> dict[str, float]:
+    """The uninterrupted run time of each command killed below, on this machine."""
+    tmp = tmp_path_factory.mktemp("timed")
+    return {
+        "diagnose": _run_time(_diagnose(export, tmp / "out"), tmp),
+        "ingest": _run_time(_ingest(export, tmp / "runs.duckdb", tmp / "pq"), tmp),
+    }
+
+
+@pytest.mark.parametrize("share", KILL_AT, ids=[f"at{s:.0%}" for s in KILL_AT])
+def test_output_diagnose_killed_leaves_only_complete_reports(export, run_times, tmp_path, share):
     before = tree_digest(export)
     out = tmp_path / "out"
-    code = _kill_after(["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], delay_s, tmp_path)
+    _killed_mid_run(_diagnose(export, out), share * run_times["diagnose"], tmp_path, [out])
     _assert_reports_complete(out)
-    assert code in (None, 0, 1)
     assert tree_digest(export) == before
 
 
-def test_output_diagnose_rerun_over_killed_one_replaces_reports(export, tmp_path):
+def test_output_diagnose_rerun_over_killed_one_replaces_reports(export, run_times, tmp_path):
     out = tmp_path / "out"
-    _kill_after(["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], 3.0, tmp_path)
-    code = _kill_after(["diagnose", str(export), "--out", str(out), "--format", "json,md,html"], 120, tmp_path)
+    _killed_mid_run(_diagnose(export, out), 0.8 * run_times["diagnose"], tmp_path, [out])
+    code = _kill_after(_diagnose(export, out), 120, tmp_path)
     assert code in (0, 1)
     assert {p.name for p in out.rglob("*.*")} >= {"diagnosis.json", "diagnosis.md", "report.html"}
     _assert_reports_complete(out)
 
 
-@pytest.mark.parametrize("delay_s", KILL_DELAYS_S[:2], ids=[f"{d:.1f}s" for d in KILL_DELAYS_S[:2]])
-def test_output_ingest_killed_leaves_readable_parquet_and_db(export, tmp_path, delay_s):
+@pytest.mark.parametrize("share", KILL_AT[1::2], ids=[f"at{s:.0%}" for s in KILL_AT[1::2]])
+def test_output_ingest_killed_leaves_readable_parquet_and_db(export, run_times, tmp_path, share):
     pq, db = tmp_path / "pq", tmp_path / "runs.duckdb"
-    _kill_after(["ingest", str(export), "--db", str(db), "--parquet", str(pq)], delay_s, tmp_path)
+    _killed_mid_run(
+        _ingest(export, db, pq), share * run_times["ingest"], tmp_path, [pq, db, db.with_name("runs.duckdb.wal")]
+    )
     for path in pq.glob("*.parquet"):  # a named Parquet file is always whole; temporaries start with '.'
         duckdb.execute("SELECT count(*) FROM read_parquet(?)", [str(path)]).fetchone()
     if db.exists():
