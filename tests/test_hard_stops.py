@@ -78,7 +78,7 @@ def _start_batch(tree: Path, tmp_path: Path, jobs: int = 2) -> tuple[subprocess.
     # at work: the driver, its resource tracker and the workers
     _wait_for(lambda: len(_live_group(proc.pid)) >= 2 + jobs, 60, "the batch's workers start")
     _wait_for(lambda: any(scratch.glob("npu-triage-batch-*/*/*")), 60, "the zip is unpacked")
-    time.sleep(0.5)
+    _wait_for(lambda: any(scratch.glob("npu-triage-batch-*/npu-triage-spill-*")), 60, "a worker analyses an export")
     return proc, scratch
 
 
