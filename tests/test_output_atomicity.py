@@ -52,7 +52,10 @@ def _killed_mid_run(argv: list[str], delay_s: float, cwd: Path, outputs: list[Pa
         if _kill_after(argv, delay_s, cwd) is None:
             return
         for path in outputs:
-            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
         delay_s /= 2
     pytest.fail(f"the command always ended before it could be killed: {argv}")
 

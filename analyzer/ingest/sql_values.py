@@ -36,6 +36,19 @@ def edge_trimmed(col: str) -> str:
     return f"CASE WHEN {_edge(c, '<= 32')} THEN trim({c}, ' \t\r\n') ELSE {c} END"
 
 
+def with_trimmed(relation: str, columns: list[str] | frozenset[str]) -> str:
+    """``relation`` (SQL text of a table or subquery) with the cells of ``columns`` ``edge_trimmed`` in
+    place, for expressions that read them through ``trimmed_text``.
+
+    >>> with_trimmed("t", [])
+    't'
+    """
+    if not columns:
+        return relation
+    replaced = ", ".join(f"{edge_trimmed(c)} AS {ident(c)}" for c in sorted(columns))
+    return f"(SELECT * REPLACE ({replaced}) FROM {relation})"
+
+
 def trimmed_text(col: str) -> str:
     """``text`` of a column that already holds ``edge_trimmed`` cells (trimmed in a SELECT below, once,
     where the expressions reading the text would each write the trim out again)."""

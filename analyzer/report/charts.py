@@ -95,11 +95,6 @@ def figure(traces: list, layout: dict, *more: dict) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def _UNSTYLED() -> go.Figure:  # noqa: N802 (a factory read as a constant)
-    """An empty figure without plotly's default template, which is slow to apply and replaced anyway."""
-    return go.Figure(layout={"template": "none"})
-
-
 def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
     """The layout of one row of panels titled ``titles`` (axis domains and anchors, the panels' titles),
     as plotly's ``make_subplots`` lays them out, for ``figure``. Panel i's traces name their axes
@@ -108,7 +103,9 @@ def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
     >>> sorted(panels_layout(["a", "b"]))
     ['annotations', 'xaxis', 'xaxis2', 'yaxis', 'yaxis2']
     """
-    grid = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y, figure=_UNSTYLED())
+    # laid out on a figure without plotly's default template, which is slow to apply and replaced anyway
+    unstyled = go.Figure(layout={"template": "none"})
+    grid = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y, figure=unstyled)
     layout = grid.layout.to_plotly_json()
     layout.pop("template", None)  # figure_layout names the template
     return layout

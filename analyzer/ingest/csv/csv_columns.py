@@ -107,10 +107,7 @@ def trimmed_scan(trimmed: frozenset[str]) -> str:
     place. An expression reading a cell's text writes the trim out several times (NULLIF repeats its
     argument): trimmed once below instead, a statement of many text columns is planned several times
     faster, for the same values."""
-    if not trimmed:
-        return "{scan}"
-    replaced = ", ".join(f"{v.edge_trimmed(raw)} AS {v.ident(raw)}" for raw in sorted(trimmed))
-    return f"(SELECT * REPLACE ({replaced}) FROM {{scan}})"
+    return v.with_trimmed("{scan}", trimmed)
 
 
 def select_rows(

@@ -93,7 +93,7 @@ def insert_timeline(
             {v.integer("raw_connection")} AS connection_id,
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
-        FROM (SELECT * REPLACE ({v.edge_trimmed("raw_task_type")} AS raw_task_type) FROM ({_fields_sql(raw)}))"""
+        FROM {v.with_trimmed(f"({_fields_sql(raw)})", ["raw_task_type"])}"""
     params: dict[str, object] = {"run_id": run_id}
     if left_out:
         rows += " WHERE NOT list_contains($left_out, kind)"
