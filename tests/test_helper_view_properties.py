@@ -96,7 +96,7 @@ def _busy_by_type(tasks) -> list[tuple[int, str, float, int]]:
     return rows
 
 
-_RANDOM_TASKS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_RANDOM_TASKS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_RANDOM_TASKS

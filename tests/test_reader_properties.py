@@ -1,7 +1,7 @@
 """Property-based tests of the readers (hypothesis) and a time-boxed fuzzing run of byte mutations.
 
 Default runs are short. With the environment variable CI set, the 'ci' profile runs more examples
-and the fuzzing run mutates the inputs in NPU_TRIAGE_FUZZ_ROUNDS seeded rounds (default 120; 3 locally):
+and the fuzzing run mutates the inputs in NPU_TRIAGE_FUZZ_ROUNDS seeded rounds (default 80; 3 locally):
 a count, not a time box, so that a run checks the same mutations on any machine.
 """
 
@@ -23,9 +23,9 @@ from tests.malformed.base_exports import csv_cell, trace_bytes
 pytestmark = pytest.mark.slow
 
 settings.register_profile("dev", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PROFILE = "ci" if os.environ.get("CI") else "dev"
-FUZZ_ROUNDS = int(os.environ.get("NPU_TRIAGE_FUZZ_ROUNDS", "120")) if os.environ.get("CI") else 3
+FUZZ_ROUNDS = int(os.environ.get("NPU_TRIAGE_FUZZ_ROUNDS", "80")) if os.environ.get("CI") else 3
 
 HEADER = "Name,Type,Accelerator Core,Start Time(us),Duration(us)"
 # Any text but NUL (a NUL byte marks a file as binary) and lone surrogates (not encodable).
