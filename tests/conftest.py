@@ -3,6 +3,7 @@ the session's Dask cluster and big export tree (tests/real_process_fixtures.py).
 
 from __future__ import annotations
 
+import compileall
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,16 @@ from tests.real_process_fixtures import big_tree, cluster  # noqa: F401 (session
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "real"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile the project's bytecode once, before any test starts the program, as pip does when it
+    installs a package (an editable install does not). In a fresh clone with PYTHONDONTWRITEBYTECODE
+    set (as in CI), every program start, batch worker and Dask worker would otherwise compile the
+    modules it imports again. Once, in the main process, not in each pytest-xdist worker."""
+    if not hasattr(session.config, "workerinput"):
+        for package in ("analyzer", "fixtures", "bench", "tests"):
+            compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
