@@ -1,5 +1,5 @@
 """Shared pytest fixtures: the real exports folder, a fresh DuckDB connection with the schema, golden updates,
-the session's Dask cluster and big export tree (tests/real_process_fixtures.py)."""
+a Dask cluster per module and the session's big export tree (tests/real_process_fixtures.py)."""
 
 from __future__ import annotations
 

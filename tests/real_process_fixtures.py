@@ -1,8 +1,10 @@
-"""The session's shared real processes and inputs: a Dask cluster started as the README starts one, and a
-tree of exports big enough that a batch is still at work when a test stops it.
+"""Shared real processes and inputs: a Dask cluster started as the README starts one, and a tree of
+exports big enough that a batch is still at work when a test stops it.
 
-Built once per test session (the hard-stop and Dask modules all use them), so every module using them runs
-on one pytest-xdist worker (their ``xdist_group`` mark, see tests/conftest.py).
+The tree is built once per test session (the hard-stop and Dask modules all use it), so every module using
+these runs on one pytest-xdist worker (their ``xdist_group`` mark, see tests/conftest.py). The cluster
+lives for one module: an idle scheduler and its workers keep polling (heartbeats, memory monitors) and
+would take CPU from every test that runs after their modules on that worker.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def _scheduler_address(scheduler_file: Path, log: Path, timeout: float = 60) -> 
             time.sleep(0.05)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """A scheduler and a worker command of 2 worker processes, as the README starts them, on 127.0.0.1.
 

@@ -22,7 +22,7 @@ from tests.test_hard_stops import TRACEBACK, _live_group, _wait_for
 
 distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # big_tree and cluster: the session's
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # big_tree (the session's) and cluster
 
 
 def _start_batch(tree: Path, tmp_path: Path, *executor: str) -> tuple[subprocess.Popen, Path]:
