@@ -15,12 +15,13 @@ REAL = ROOT.parent / "shared" / "real"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Compile the project's bytecode once, before any test starts the program, as pip does when it
-    installs a package (an editable install does not). In a fresh clone with PYTHONDONTWRITEBYTECODE
-    set (as in CI), every program start, batch worker and Dask worker would otherwise compile the
-    modules it imports again. Once, in the main process, not in each pytest-xdist worker."""
+    """Compile the bytecode of what the tests' own program starts import (the program; the bench and the
+    generator it runs), once, as pip does when it installs a package (an editable install does not). In a
+    fresh clone with PYTHONDONTWRITEBYTECODE set (as in CI), every program start, batch worker and Dask
+    worker would otherwise compile the modules it imports again. The test modules are pytest's to load.
+    Once, in the main process, not in each pytest-xdist worker."""
     if not hasattr(session.config, "workerinput"):
-        for package in ("analyzer", "fixtures", "bench", "tests"):
+        for package in ("analyzer", "fixtures", "bench"):
             compileall.compile_dir(ROOT / package, quiet=1)
 
 
