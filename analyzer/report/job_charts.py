@@ -82,6 +82,7 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
     if not transports:
         return not_collected_figure("Link bandwidth", "no communication matrix in the job")
     ranks = sorted({r["src_rank"] for r in rows} | {r["dst_rank"] for r in rows})
+    panels = panels_layout(transports)
     traces = []
     for i, t in enumerate(transports, 1):
         mine = [r for r in rows if r["transport"] == t]
@@ -94,6 +95,7 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
                     x=ranks,
                     y=ranks,
                     colorscale="RdYlGn",
+                    colorbar=_beside_panel(panels, i),
                     name=t,
                     hovertemplate="rank %{y} -> rank %{x}: %{z:.2f} GB/s<extra>" + t + "</extra>",
                     **panel_axes(i),
@@ -104,7 +106,14 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
             links = [f"{r['src_rank']}->{r['dst_rank']}" for r in slow]
             traces.append(go.Bar(x=links, y=[r["gb_per_s"] for r in slow], name=t, **panel_axes(i)))
     title = "Link bandwidth by transport (GB/s; source rank down, destination across)"
-    return figure(traces, panels_layout(transports), figure_layout(title, height=520))
+    return figure(traces, panels, figure_layout(title, height=520))
+
+
+def _beside_panel(panels: dict, panel: int) -> dict:
+    """A colour bar just right of panel ``panel`` of ``panels_layout``: each transport has its own scale,
+    and plotly would draw every bar at the right edge of the figure, one over the other."""
+    end = panels["xaxis" + panel_axes(panel)["xaxis"][1:]]["domain"][1]
+    return {"x": end + 0.01, "xanchor": "left", "thickness": 12}
 
 
 def stage_bars(rows: list[dict]) -> go.Figure:
