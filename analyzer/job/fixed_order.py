@@ -25,7 +25,7 @@ from analyzer.rule_engine.runner import plain_value
 @contextmanager
 def fixed_order(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """Within the block ``con`` runs on one thread; its thread count is restored afterwards."""
-    (threads,) = con.execute("SELECT current_setting('threads')").fetchone()
+    ((threads,),) = con.execute("SELECT current_setting('threads')").fetchall()
     if threads == 1:
         yield
         return
