@@ -4,10 +4,12 @@ a Dask cluster per module and the session's big export tree (tests/real_process_
 from __future__ import annotations
 
 import compileall
+import os
 from pathlib import Path
 
 import pytest
 
+from analyzer.execution import threads
 from tests.real_process_fixtures import big_tree, cluster  # noqa: F401 (session fixtures of several modules)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +25,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if not hasattr(session.config, "workerinput"):
         for package in ("analyzer", "fixtures", "bench"):
             compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, each worker's DuckDB gets its share of the cores, as each worker of a batch does
+    (``execution/threads.py``): N workers each starting a thread per core would take turns on the same
+    cores. Tests whose point is DuckDB's parallel aggregation set their own count. A count set by whoever
+    runs the suite is kept."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        os.environ.setdefault(threads.ENV, str(threads.worker_thread_count(int(workerinput["workercount"]))))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

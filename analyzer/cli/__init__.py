@@ -20,6 +20,7 @@ from analyzer.atomic_files import OutputError
 from analyzer.cli import commands
 from analyzer.cli.console import err
 from analyzer.cli.usage import UsageError
+from analyzer.execution import threads
 from analyzer.execution.memory import ENV, MemoryLimitError, memory_limit_bytes
 from analyzer.ingest.model import IngestError
 from analyzer.stop_signal import stop_on_signals, stop_requested
@@ -37,6 +38,10 @@ _MEMORY_HELP = (
     "DuckDB's memory limit, e.g. 512MB or 4GB; past it DuckDB spills to a private temporary folder "
     f"(default: {ENV}, else a quarter of the machine's memory, at most 4 GiB)"
 )
+_THREADS_HELP = (
+    f"DuckDB's threads per process (default: {threads.ENV}, else one per core; "
+    "a batch gives each of its N workers an N-th of the cores)"
+)
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -44,21 +49,27 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog="npu-triage", description="Diagnose Huawei Ascend NPU profiling exports.")
     parser.add_argument("--version", action="version", version=f"npu-triage {__version__}")
     parser.add_argument("--memory-limit", metavar="SIZE", help=_MEMORY_HELP)
+    parser.add_argument("--threads", metavar="N", help=_THREADS_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     modules = commands.all_modules() if argv is None else commands.modules_for(argv)
     for module in modules:
         module.register(sub)
     for command in sub.choices.values():  # also accepted after the command's name
         command.add_argument("--memory-limit", metavar="SIZE", default=argparse.SUPPRESS, help=_MEMORY_HELP)
+        command.add_argument("--threads", metavar="N", default=argparse.SUPPRESS, help=_THREADS_HELP)
     return parser
 
 
-def _set_memory_limit(option: str | None) -> None:
-    """Check the limit (option, else environment) and pass it on through the environment, which the
-    connections of this process and of its batch workers read (``execution/memory.py``)."""
-    limit = memory_limit_bytes(option)
-    if option is not None:
+def _set_limits(memory_option: str | None, threads_option: str | None) -> None:
+    """Check the memory limit and the thread count (option, else environment) and pass them on through
+    the environment, which the connections of this process and of its batch workers read
+    (``execution/memory.py``, ``execution/threads.py``)."""
+    limit = memory_limit_bytes(memory_option)
+    count = threads.thread_count(threads_option)
+    if memory_option is not None:
         os.environ[ENV] = f"{limit}B"
+    if threads_option is not None:
+        os.environ[threads.ENV] = str(count)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with stop_on_signals():
         try:
-            _set_memory_limit(args.memory_limit)
+            _set_limits(args.memory_limit, args.threads)
             return int(args.func(args) or 0)
         except BaseException as exc:
             return _exit_code(exc)
@@ -87,7 +98,7 @@ def _exit_code(exc: BaseException) -> int:
     if stop is not None or isinstance(exc, KeyboardInterrupt):
         err(f"npu-triage: {'terminated (SIGTERM)' if stop == signal.SIGTERM else 'interrupted'}")
         return 128 + (stop or signal.SIGINT)
-    if isinstance(exc, IngestError | UsageError | OutputError | MemoryLimitError):
+    if isinstance(exc, IngestError | UsageError | OutputError | MemoryLimitError | threads.ThreadCountError):
         err(f"npu-triage: {exc}")
         return 2
     if isinstance(exc, duckdb.OutOfMemoryException):

@@ -1,1 +1,1 @@
-"""How the engine runs: DuckDB's memory limit and its private spill folder (one rule for every command)."""
+"""How the engine runs: DuckDB's memory limit, its private spill folder and its threads (one rule for every command)."""

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from analyzer.execution import threads
 from analyzer.stop_signal import stops_held
 
 INSTALL_HINT = "pip install 'npu-triage[dask]'"
@@ -51,10 +52,12 @@ class DaskExecutor:
             return self
         try:
             with stops_held():  # a stop during the start is raised once the cluster exists, which is closed then
-                # One thread per worker process, like the local pool: DuckDB brings its own threads.
+                # One task thread per worker process, as in the local pool; DuckDB brings its own threads,
+                # each worker a share of the cores (execution/threads.py).
                 self.cluster = LocalCluster(
                     n_workers=self.workers,
                     threads_per_worker=1,
+                    env={threads.ENV: str(threads.worker_thread_count(self.workers))},
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address="127.0.0.1:0",  # its HTTP server on a free local port, never on every interface

@@ -13,8 +13,10 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
+from analyzer.execution import threads
 from analyzer.runs.work import RunTables, WorkSettings, analyze_run, failure_table
 from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
@@ -42,6 +44,13 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def _start_pool_worker(watched: Connection, thread_count: int) -> None:
+    """The initializer of every worker process: its share of the cores for DuckDB (``execution/threads.py``),
+    and the end of the worker with its driver (``worker_end.start_worker``)."""
+    os.environ[threads.ENV] = str(thread_count)
+    start_worker(watched)
+
+
 class LocalPool:
     """A process pool on this machine; with ``jobs == 1`` the work runs in this process (tests, debuggers)."""
 
@@ -63,7 +72,10 @@ class LocalPool:
             return
         watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
         pool = ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=_context(), initializer=start_worker, initargs=(watched,)
+            max_workers=self.jobs,
+            mp_context=_context(),
+            initializer=_start_pool_worker,
+            initargs=(watched, threads.worker_thread_count(self.jobs)),
         )
         finished = False
         try:

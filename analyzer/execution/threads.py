@@ -1,0 +1,47 @@
+"""DuckDB's worker threads: DuckDB's own default (one per core), or one fixed count per process.
+
+The count is, in order: the command line's ``--threads``, the environment variable
+``NPU_TRIAGE_THREADS``, else DuckDB's default. Every connection of the process uses it. A batch of N
+worker processes gives each an N-th of the cores unless a count was set, so that N DuckDBs do not
+each start a thread per core and take turns on the same cores.
+"""
+
+from __future__ import annotations
+
+import os
+
+ENV = "NPU_TRIAGE_THREADS"
+
+
+class ThreadCountError(ValueError):
+    """A thread count that is not a positive whole number; the message names where it came from."""
+
+
+def parse_threads(text: str, source: str) -> int:
+    """The count in ``text``; ``source`` names where it came from (an option or the environment variable).
+
+    >>> parse_threads(" 4 ", "--threads")
+    4
+    """
+    try:
+        count = int(text.strip())
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ThreadCountError(f"{source}: {text!r} is not a thread count (write a whole number, 1 or more)")
+    return count
+
+
+def thread_count(option: str | None = None) -> int | None:
+    """The count in force: ``option`` (the command line's), else the environment variable, else None
+    (DuckDB's default). Raises ThreadCountError naming the option or variable when it is not a count."""
+    if option is not None:
+        return parse_threads(option, "--threads")
+    env = os.environ.get(ENV, "").strip()
+    return parse_threads(env, ENV) if env else None
+
+
+def worker_thread_count(workers: int) -> int:
+    """The count each of ``workers`` processes running side by side uses: the set count, else the
+    process's share of the cores (at least 1)."""
+    return thread_count() or max(1, (os.cpu_count() or 1) // max(1, workers))

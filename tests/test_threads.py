@@ -1,0 +1,88 @@
+"""DuckDB's threads: DuckDB's default, or one count per process set by option or environment; a batch's
+workers share the cores."""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+import pytest
+
+from analyzer.cli import main
+from analyzer.duckdb_connect import connect_offline
+from analyzer.execution.threads import ENV, ThreadCountError, thread_count, worker_thread_count
+from analyzer.ingest.database import connect
+from analyzer.runs.executor import LocalPool
+
+CORES = os.cpu_count() or 1
+
+
+def _threads(con: duckdb.DuckDBPyConnection) -> int:
+    return con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+
+
+def _worker_threads(item: int) -> int:
+    """Run in a worker process: the thread count of a connection opened there."""
+    return _threads(connect_offline())
+
+
+def test_without_a_count_duckdb_keeps_its_default(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    assert thread_count() is None
+    assert _threads(connect()) == _threads(duckdb.connect())
+
+
+def test_the_option_wins_over_the_environment_and_every_connection_uses_it(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENV, "3")
+    assert thread_count() == 3 and thread_count("2") == 2
+    assert _threads(connect()) == 3
+    assert _threads(connect_offline(str(tmp_path / "catalog.duckdb"))) == 3
+
+
+@pytest.mark.parametrize("text", ["0", "-2", "many", "1.5", ""])
+def test_a_bad_count_names_where_it_came_from(monkeypatch, text):
+    with pytest.raises(ThreadCountError, match="--threads"):
+        thread_count(text)
+    if text:
+        monkeypatch.setenv(ENV, text)
+        with pytest.raises(ThreadCountError, match=ENV):
+            thread_count()
+
+
+def test_cli_rejects_a_bad_count_before_any_work(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    out = tmp_path / "out"
+    assert main(["diagnose", str(tmp_path), "--out", str(out), "--threads", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--threads: '0' is not a thread count" in err and "Traceback" not in err
+    assert not out.exists()
+    monkeypatch.setenv(ENV, "lots")
+    assert main(["rules", "list"]) == 2
+    assert f"{ENV}: 'lots' is not a thread count" in capsys.readouterr().err
+
+
+def test_cli_option_sets_the_count_of_the_process_and_its_workers(monkeypatch, capsys):
+    monkeypatch.setenv(ENV, "3")  # restored after the test: main() passes the option on in the environment
+    assert main(["--threads", "1", "rules", "list"]) == 0
+    assert os.environ[ENV] == "1" and _threads(connect()) == 1
+    assert main(["schema", "--threads", "2"]) == 0
+    assert os.environ[ENV] == "2"
+
+
+def test_pool_workers_share_the_cores_unless_a_count_is_set(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    got = dict(LocalPool(2).completed(_worker_threads, [0, 1]))
+    assert got == {0: max(1, CORES // 2), 1: max(1, CORES // 2)} == {i: worker_thread_count(2) for i in (0, 1)}
+    monkeypatch.setenv(ENV, "3")
+    assert dict(LocalPool(2).completed(_worker_threads, [0])) == {0: 3}
+
+
+@pytest.mark.slow
+def test_local_dask_cluster_workers_share_the_cores(monkeypatch):
+    pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
+    from analyzer.runs.dask_executor import DaskExecutor
+
+    monkeypatch.delenv(ENV, raising=False)
+    with DaskExecutor(None, 2) as executor:
+        got = dict(executor.completed(_worker_threads, [0, 1]))
+    assert got == {0: max(1, CORES // 2), 1: max(1, CORES // 2)}
