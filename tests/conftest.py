@@ -34,7 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
     runs the suite is kept."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
-        os.environ.setdefault(threads.ENV, str(threads.worker_thread_count(int(workerinput["workercount"]))))
+        os.environ[threads.ENV] = str(threads.worker_thread_count(int(workerinput["workercount"])))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

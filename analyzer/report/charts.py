@@ -117,8 +117,21 @@ def panel_axes(panel: int) -> dict:
     >>> panel_axes(1), panel_axes(3)
     ({'xaxis': 'x', 'yaxis': 'y'}, {'xaxis': 'x3', 'yaxis': 'y3'})
     """
-    suffix = "" if panel == 1 else str(panel)
+    suffix = _panel_suffix(panel)
     return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+
+
+def layout_axis(letter: str, panel: int) -> str:
+    """The layout key of the ``letter`` ('x' or 'y') axis of panel ``panel`` (1..) of ``panels_layout``.
+
+    >>> layout_axis("x", 1), layout_axis("y", 2)
+    ('xaxis', 'yaxis2')
+    """
+    return f"{letter}axis{_panel_suffix(panel)}"
+
+
+def _panel_suffix(panel: int) -> str:
+    return "" if panel == 1 else str(panel)
 
 
 def every_axis(letter: str, panels: int, settings: dict) -> dict:
@@ -127,7 +140,7 @@ def every_axis(letter: str, panels: int, settings: dict) -> dict:
     >>> every_axis("x", 2, {"type": "log"})
     {'xaxis': {'type': 'log'}, 'xaxis2': {'type': 'log'}}
     """
-    return {f"{letter}axis{'' if i == 1 else i}": settings for i in range(1, panels + 1)}
+    return {layout_axis(letter, i): settings for i in range(1, panels + 1)}
 
 
 def _merged(base: dict, extra: dict) -> dict:

@@ -11,6 +11,7 @@ from analyzer.report.charts import (
     every_axis,
     figure,
     figure_layout,
+    layout_axis,
     not_collected_figure,
     panel_axes,
     panels_layout,
@@ -112,7 +113,7 @@ def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
 def _beside_panel(panels: dict, panel: int) -> dict:
     """A colour bar just right of panel ``panel`` of ``panels_layout``: each transport has its own scale,
     and plotly would draw every bar at the right edge of the figure, one over the other."""
-    end = panels["xaxis" + panel_axes(panel)["xaxis"][1:]]["domain"][1]
+    end = panels[layout_axis("x", panel)]["domain"][1]
     return {"x": end + 0.01, "xanchor": "left", "thickness": 12}
 
 
