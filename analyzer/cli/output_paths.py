@@ -59,11 +59,13 @@ def scan_input(path: Path | None) -> Scanned | None:
 
 def check_outputs(outputs: Iterable[Output], sources: Iterable[ExportSource] = ()) -> None:
     """Raise UsageError for the first output that must not be written (see the module docstring)."""
-    roots = [Path(s.root).resolve() for s in sources]
+    # A set, looked up with each output's own parents: a tree of N exports has N run folders to
+    # check, and comparing each with every root would cost N * N.
+    roots = {Path(s.root).resolve() for s in sources}
     for output in outputs:
         where = f"{output.option} {output.path}"
         target = Path(output.path).resolve()
-        inside = next((r for r in roots if target == r or target.is_relative_to(r)), None)
+        inside = next((r for r in (target, *target.parents) if r in roots), None)
         if inside is not None:
             raise UsageError(
                 f"{where}: lies inside the export folder {inside}, which is being read; nothing is ever written "
