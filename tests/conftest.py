@@ -28,18 +28,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist, each worker's DuckDB gets its share of the cores, as each worker of a batch does
-    (``execution/threads.py``): N workers each starting a thread per core would take turns on the same
-    cores. Tests whose point is DuckDB's parallel aggregation set their own count. A count set by whoever
-    runs the suite is kept. Polars' threads are shared the same way."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None:
-        os.environ[threads.ENV] = str(threads.worker_thread_count(int(workerinput["workercount"])))
-    elif isinstance(config.getoption("numprocesses", None), int) and config.getoption("numprocesses") > 0:
-        # polars (the fixture generator's frames) sizes its thread pool when it is imported, which in a
-        # worker is before this hook runs (conftest imports the program): the workers inherit the share.
-        workers = config.getoption("numprocesses")
-        os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
+    """Under pytest-xdist, the workers share the cores as the workers of a batch do (``execution/threads.py``):
+    N workers each starting a thread per core would take turns on the same cores. Set here, in the main
+    process, for the workers to inherit: polars (the fixture generator's frames) sizes its thread pool when
+    it is imported, which in a worker comes before the worker's own hooks (this file imports the program).
+    Counts set by whoever runs the suite are kept; tests whose point is DuckDB's parallel aggregation set
+    their own."""
+    workers = config.getoption("numprocesses", None)
+    if isinstance(workers, int) and workers > 0:
+        os.environ[threads.ENV] = str(threads.worker_thread_count(workers))
+        os.environ.setdefault("POLARS_MAX_THREADS", str(threads.core_share(workers)))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

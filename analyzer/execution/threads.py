@@ -41,7 +41,16 @@ def thread_count(option: str | None = None) -> int | None:
     return parse_threads(env, ENV) if env else None
 
 
+def core_share(workers: int) -> int:
+    """Each one's share of the machine's cores when ``workers`` processes run side by side (at least 1).
+
+    >>> core_share(10**6)
+    1
+    """
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
+
+
 def worker_thread_count(workers: int) -> int:
-    """The count each of ``workers`` processes running side by side uses: the set count, else the
-    process's share of the cores (at least 1)."""
-    return thread_count() or max(1, (os.cpu_count() or 1) // max(1, workers))
+    """The count each of ``workers`` processes running side by side uses: the set count, else its share
+    of the cores."""
+    return thread_count() or core_share(workers)
