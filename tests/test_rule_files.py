@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.rule_engine.loader import load_rule
+from analyzer.rule_engine.loader import RuleFileError, load_rule, load_rules
 from analyzer.rule_engine.validation import validate_rule, validate_rules
 from tests.rule_cases import FIXTURES_DIR, RULES, RULES_DIR
 
@@ -39,3 +39,26 @@ def test_rule_files_duplicate_id_is_reported():
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_rule_files_each_builtin_rule_declares_its_impact_family(name):
     assert RULES[name].impact_family, f"{name}: add [impact] family = ... (device-idle, operator-time or none)"
+
+
+def test_rule_files_rewritten_in_place_are_read_again(tmp_path):
+    """load_rules parses a folder once per content: a file rewritten at once (same size, and possibly the
+    same modification time) gives the new rule, not the parsed old one."""
+    path = tmp_path / "rules" / "compute" / "one.toml"
+    path.parent.mkdir(parents=True)
+    text = sorted((RULES_DIR / "compute").glob("*.toml"))[0].read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    first = load_rules(tmp_path / "rules")
+    assert load_rules(tmp_path / "rules") == first
+    old = first[0].title[0]
+    new = "Y" if old != "Y" else "Z"
+    path.write_text(text.replace(f'title = "{old}', f'title = "{new}', 1), encoding="utf-8")
+    assert load_rules(tmp_path / "rules")[0].title == new + first[0].title[1:]
+
+
+def test_rule_files_not_utf8_is_a_rule_file_error_naming_the_file(tmp_path):
+    bad = tmp_path / "rules" / "compute" / "bad.toml"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b'title = "\xff"\n')
+    with pytest.raises(RuleFileError, match=r"bad\.toml: not valid TOML"):
+        load_rules(tmp_path / "rules")

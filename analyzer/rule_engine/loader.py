@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,23 @@ def rule_files(rules_dir: Path) -> list[Path]:
 
 def read_rule_document(path: Path) -> dict[str, Any]:
     """The parsed TOML of one rule file; RuleFileError when it is not valid TOML."""
+    return _parse_rule_text(Path(path), _read_rule_bytes(Path(path)))
+
+
+def _read_rule_bytes(path: Path) -> bytes:
     try:
-        with Path(path).open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
+        return path.read_bytes()
     except OSError as exc:
         raise RuleFileError(f"{path}: cannot be read: {exc.strerror}") from None
+
+
+def _parse_rule_text(path: Path, data: bytes) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
 
 
 def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
@@ -89,8 +100,19 @@ def load_rule(path: Path) -> Rule:
 
 
 def load_rules(rules_dir: Path) -> list[Rule]:
-    """Load every rule file under ``rules_dir``, in file order."""
-    return [load_rule(p) for p in rule_files(rules_dir)]
+    """Load every rule file under ``rules_dir``, in file order.
+
+    The files are read every time, but parsed again only when their names or bytes changed: a batch
+    worker, a library user or a test session judges many runs by the same files, and parsing them
+    costs more than a small run's rule queries. Keyed by content, not modification time, whose
+    granularity (a clock tick) would let a file rewritten within it pass for the old one."""
+    return list(_rules_of(tuple((str(p), _read_rule_bytes(p)) for p in rule_files(rules_dir))))
+
+
+@lru_cache(maxsize=8)
+def _rules_of(files: tuple[tuple[str, bytes], ...]) -> tuple[Rule, ...]:
+    """The rules of (path, bytes) pairs; Rule is frozen, so one parse serves every caller."""
+    return tuple(rule_from_document(_parse_rule_text(Path(p), data), p) for p, data in files)
 
 
 def default_rules_dir() -> Path:
