@@ -38,9 +38,7 @@ def _read_rule_bytes(path: Path) -> bytes:
 def _parse_rule_text(path: Path, data: bytes) -> dict[str, Any]:
     try:
         return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
 
 
@@ -111,7 +109,8 @@ def load_rules(rules_dir: Path) -> list[Rule]:
 
 @lru_cache(maxsize=8)
 def _rules_of(files: tuple[tuple[str, bytes], ...]) -> tuple[Rule, ...]:
-    """The rules of (path, bytes) pairs; Rule is frozen, so one parse serves every caller."""
+    """The rules of (path, bytes) pairs. One parse serves every caller: a Rule is frozen, and no caller
+    changes the dicts it holds (params, requires)."""
     return tuple(rule_from_document(_parse_rule_text(Path(p), data), p) for p, data in files)
 
 
