@@ -110,3 +110,12 @@ def test_rules_cli_list_markdown_has_every_rule(capsys):
 
 def test_rules_cli_show_unknown_exits_2():
     assert main(["rules", "show", "no-such-rule"]) == 2
+
+
+def test_rules_cli_check_names_a_file_that_is_not_toml_once(tmp_path, capsys):
+    bad = tmp_path / "memory" / "bad-rule.toml"
+    bad.parent.mkdir()
+    bad.write_bytes(b'title = "\xff"\n[rule\n')
+    assert main(["rules", "check", "--rules", str(tmp_path)]) == 1
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "bad-rule.toml" in x]
+    assert line.startswith(f"{bad}: not valid TOML") and line.count("bad-rule.toml") == 1
