@@ -47,8 +47,8 @@ def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dic
     for path in rule_files(rules_dir):
         try:
             rules.append(load_rule(path))
-        except RuleFileError as exc:  # its message names the file, which is the key here
-            problems[str(path)] = [str(exc).removeprefix(f"{path}: ")]
+        except RuleFileError as exc:
+            problems[str(path)] = [exc.problem]
     for key, found in validate_rules(rules).items():
         problems.setdefault(key, []).extend(found)
     for rule in rules if fixtures_dir else []:

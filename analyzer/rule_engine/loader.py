@@ -15,7 +15,15 @@ TEMPLATE_NAME = "TEMPLATE.toml"
 
 
 class RuleFileError(Exception):
-    """A rule file that cannot be parsed at all; the message names the file and the problem."""
+    """A rule file that cannot be parsed at all; the message names the file (``path``) and the problem
+    (``problem``, for a listing already keyed by file)."""
+
+    def __init__(self, path: Path | str, problem: str) -> None:
+        super().__init__(path, problem)  # both in args: the error survives a pickle (a batch worker's)
+        self.path, self.problem = str(path), problem
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
 
 
 def rule_files(rules_dir: Path) -> list[Path]:
@@ -32,14 +40,14 @@ def _read_rule_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise RuleFileError(f"{path}: cannot be read: {exc.strerror}") from None
+        raise RuleFileError(path, f"cannot be read: {exc.strerror}") from None
 
 
 def _parse_rule_text(path: Path, data: bytes) -> dict[str, Any]:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise RuleFileError(f"{path}: not valid TOML: {exc}") from None
+        raise RuleFileError(path, f"not valid TOML: {exc}") from None
 
 
 def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
