@@ -31,11 +31,6 @@ def rule_files(rules_dir: Path) -> list[Path]:
     return sorted(p for p in Path(rules_dir).glob("*/*.toml") if p.name != TEMPLATE_NAME)
 
 
-def read_rule_document(path: Path) -> dict[str, Any]:
-    """The parsed TOML of one rule file; RuleFileError when it is not valid TOML."""
-    return _parse_rule_text(Path(path), _read_rule_bytes(Path(path)))
-
-
 def _read_rule_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -43,11 +38,13 @@ def _read_rule_bytes(path: Path) -> bytes:
         raise RuleFileError(path, f"cannot be read: {exc.strerror}") from None
 
 
-def _parse_rule_text(path: Path, data: bytes) -> dict[str, Any]:
+def _rule_of_bytes(path: Path | str, data: bytes) -> Rule:
+    """The rule in a file's bytes; RuleFileError when they are not UTF-8 TOML."""
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise RuleFileError(path, f"not valid TOML: {exc}") from None
+    return rule_from_document(doc, path)
 
 
 def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
@@ -102,7 +99,7 @@ def _report_spec(table: Any) -> ReportSpec:
 
 def load_rule(path: Path) -> Rule:
     """Load one rule file."""
-    return rule_from_document(read_rule_document(path), path)
+    return _rule_of_bytes(path, _read_rule_bytes(Path(path)))
 
 
 def load_rules(rules_dir: Path) -> list[Rule]:
@@ -119,7 +116,7 @@ def load_rules(rules_dir: Path) -> list[Rule]:
 def _rules_of(files: tuple[tuple[str, bytes], ...]) -> tuple[Rule, ...]:
     """The rules of (path, bytes) pairs. One parse serves every caller: a Rule is frozen, and no caller
     changes the dicts it holds (params, requires)."""
-    return tuple(rule_from_document(_parse_rule_text(Path(p), data), p) for p, data in files)
+    return tuple(_rule_of_bytes(p, data) for p, data in files)
 
 
 def default_rules_dir() -> Path:
