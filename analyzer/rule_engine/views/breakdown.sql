@@ -174,12 +174,16 @@ FROM named;
 
 -- @table _time_shares
 -- _time_parts plus window 0 (all windows of the run together) and each part's share in tenths of a
--- percent, rounded (largest remainder) so that a window's shares add up to exactly 100.0%.
+-- percent, rounded (largest remainder) so that a window's shares add up to exactly 100.0%. The parts'
+-- times are rounded the same way to whole nanoseconds (the export's decomposition scales parts to
+-- fractions of one): printed with three decimals of a microsecond, as every report and message prints
+-- them, a window's parts add up to its printed span.
 -- Sums over several windows or parts add DECIMALs (nanosecond-exact to 1e-9 us), not DOUBLEs: a
 -- parallel DOUBLE sum's last bit depends on the order threads meet the rows, and the catalog, which
 -- reads window 0 (_run_busy), must be the same whichever machine or executor computed it.
 -- @column _time_parts.*  the columns of _time_parts (window 0: subject 'N steps' or the one window's,
---                        basis 'steps' when there are several, the sources joined by ' + ')
+--                        basis 'steps' when there are several, the sources joined by ' + '; part_us
+--                        in whole nanoseconds, adding up to span_us in whole nanoseconds)
 -- @column share_pct      the part's share of the window in percent, one decimal
 WITH one AS (SELECT * FROM _time_parts),
 tot AS (SELECT run_id, count(DISTINCT window_no) AS windows, CASE WHEN count(DISTINCT window_no) > 1 THEN 'steps'
@@ -192,11 +196,16 @@ all_w AS (SELECT o.run_id, 0 AS window_no, NULL::BIGINT AS step_id,
                  sum(o.part_us::DECIMAL(38, 9))::DOUBLE / t.span_us AS share
           FROM one o JOIN tot t USING (run_id)
           GROUP BY o.run_id, t.windows, t.basis, t.source, t.span_us, o.part_no, o.part, o.label),
-r AS (SELECT *, greatest(0, share) * 1000 AS raw, floor(greatest(0, share) * 1000) AS fl
+r AS (SELECT *, greatest(0, share) * 1000 AS raw, floor(greatest(0, share) * 1000) AS fl,
+             part_us * 1000 AS raw_ns, floor(part_us * 1000) AS fl_ns
       FROM (SELECT * FROM one UNION ALL SELECT * FROM all_w)),
-q AS (SELECT *, round(1000 - sum(fl) OVER (PARTITION BY run_id, window_no)) AS left_units,
-             row_number() OVER (PARTITION BY run_id, window_no ORDER BY raw - fl DESC, part_no) AS rr FROM r)
-SELECT * EXCLUDE (raw, fl, left_units, rr), (fl + CASE WHEN rr <= left_units THEN 1 ELSE 0 END) / 10.0 AS share_pct
+q AS (SELECT *, round(1000 - sum(fl) OVER w) AS left_units, row_number() OVER (w ORDER BY raw - fl DESC, part_no) AS rr,
+             round(span_us * 1000) - sum(fl_ns) OVER w AS left_ns,
+             row_number() OVER (w ORDER BY raw_ns - fl_ns DESC, part_no) AS rr_ns
+      FROM r WINDOW w AS (PARTITION BY run_id, window_no))
+SELECT * EXCLUDE (raw, fl, left_units, rr, raw_ns, fl_ns, left_ns, rr_ns)
+         REPLACE ((fl_ns + CASE WHEN rr_ns <= left_ns THEN 1 ELSE 0 END) / 1000 AS part_us),
+       (fl + CASE WHEN rr <= left_units THEN 1 ELSE 0 END) / 10.0 AS share_pct
 FROM q;
 
 -- @table _time_breakdown
