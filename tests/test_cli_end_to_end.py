@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
+from analyzer.ingest.metadata.discover import discover
 from fixtures.generator import write_export
 from tests.tree_hash import tree_digest
 
@@ -90,8 +91,8 @@ def test_cli_diagnose_folder_of_several_runs_writes_run_reports_no_all_runs(real
     before = tree_digest(real_dir)
     assert _run_checked(["diagnose", str(real_dir), "--out", str(tmp_path)], real_dir, before) == 0
     pages = sorted(p.parent.name for p in tmp_path.rglob("report.html"))
-    exports = [p for p in real_dir.iterdir() if p.is_dir()]  # each folder of shared/real is one run
-    assert len(pages) == len(exports) and "all-runs" not in pages
+    runs = [s.source_id for s in discover(real_dir)]  # the aic-metrics folder holds one run per metric group
+    assert pages == sorted(runs) and "all-runs" not in pages
     captured = capsys.readouterr()
     assert "internal error" not in captured.err
     assert not any(line.startswith("all-runs") for line in captured.out.splitlines())

@@ -5,6 +5,19 @@ from __future__ import annotations
 from analyzer.ingest.metadata.discover import discover
 
 
+# The native msprof export of one workload collected once per --aic-metrics group: group -> its run.
+AIC_METRICS_RUNS = {
+    "PipeUtilization": "PROF_000001_20260823165326062_00625538CIGQAHCJ",
+    "ArithmeticUtilization": "PROF_000001_20260823165350017_00625898KGAPBKDQ",
+    "Memory": "PROF_000001_20260823165413436_00626258NIRJNPIC",
+    "MemoryL0": "PROF_000001_20260823165436070_00626618BPGFDORO",
+    "MemoryUB": "PROF_000001_20260823165459085_00626978EGNAOKAL",
+    "L2Cache": "PROF_000001_20260823165523228_00627338KRCOPCPN",
+    "ResourceConflictRatio": "PROF_000001_20260823165547329_00627699PRQPJOAC",
+    "Sample": "PROF_000001_20260823165611236_00628059FDLKIHNK",
+}
+
+
 def _touch(path, text="x\n"):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -22,7 +35,21 @@ def test_discover_real_tree_finds_every_export(real_dir):
         "torch_npu_llm_cann83_rank0": ("torch_npu", "text", "ascend_profiler_output"),
         "torch_npu_memoryl0_2023": ("torch_npu", "text", "ascend_profiler_output"),
         "torch_npu_trace_2024": ("torch_npu", "text", "ascend_profiler_output"),
+        # msprof_native_aic_metrics_2026: one PROF_* run per --aic-metrics group, under PROF_GROUP_*/<group>/
+        **{run: ("msprof", "text", "mindstudio_profiler_output") for run in AIC_METRICS_RUNS.values()},
     }
+
+
+def test_discover_aic_metrics_group_gives_each_run_its_group_files(real_dir):
+    """Each group's run keeps its own files: task_time only in PipeUtilization, the per-core
+    utilisation CSVs only in the sample-based run."""
+    group = real_dir / "msprof_native_aic_metrics_2026" / "PROF_GROUP_20260823_165254"
+    sources = {s.source_id: s for s in discover(group)}
+    assert set(sources) == set(AIC_METRICS_RUNS.values())
+    files = {g: set(sources[r].files) for g, r in AIC_METRICS_RUNS.items()}
+    assert files["PipeUtilization"] == {"op_summary", "op_statistic", "api_statistic", "task_time"}
+    assert files["Sample"] == {"op_summary", "ai_core_utilization", "ai_vector_core_utilization"}
+    assert all(files[g] == {"op_summary"} for g in AIC_METRICS_RUNS if g not in ("PipeUtilization", "Sample"))
 
 
 def test_discover_ascend_profiler_output_path_points_at_parent(real_dir):
