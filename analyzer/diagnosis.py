@@ -12,6 +12,7 @@ from analyzer.rule_engine.impact_sharing import exclusive_impacts
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import plain_value, run_rules
+from analyzer.rule_engine.validation import PROFILE_SCOPES
 from analyzer.version import __version__
 
 
@@ -130,12 +131,13 @@ def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, configured: Configured
         con: connection holding the normalized tables (the helper views are created in it).
         run_id: the run to diagnose (a row of ``runs``).
         configured: the validated rules with the user's overrides; rules of scope 'runs' are reported
-            as skipped here, rules of scope 'job' are left out (judged once per job, analyzer/job/).
+            as skipped here; rules of the other scopes are left out (a job is judged once, analyzer/job/;
+            dumps and logs by their own commands).
 
     Returns:
         Diagnosis with the run's metadata, summary numbers, one outcome per rule, ranked findings.
     """
-    configured = configured.where(lambda r: r.scope != "job")
+    configured = configured.where(lambda r: r.scope in PROFILE_SCOPES)
     findings, outcomes = run_rules(con, configured, [run_id])
     effective = configured.params_in_effect()
     effective[CHIP_KEY] = _one_row(con, "SELECT * EXCLUDE (run_id) FROM _run_nominal WHERE run_id = ?", [run_id])

@@ -59,6 +59,27 @@ def _column(entry: list) -> Column:
 
 TABLES, _SHARED = load_tables(Path(__file__).with_name("schema.toml"))
 
+# The table models of the toolchain's other instruments, by the rule scope that reads them: each is
+# declared in a TOML file of the same form beside its package and created only in that instrument's
+# connections, never in a profile's. A model whose file is not there yet is empty.
+_ROOT = Path(__file__).resolve().parents[1]
+INSTRUMENT_SCHEMAS: dict[str, Path] = {
+    "dump": _ROOT / "accuracy" / "schema.toml",  # accuracy dumps against a reference (npu-triage accuracy)
+    "logs": _ROOT / "logs" / "schema.toml",  # CANN logs (npu-triage logs, diagnose --logs)
+}
+INSTRUMENT_TABLES: dict[str, dict[str, Table]] = {
+    scope: load_tables(path)[0] if path.is_file() else {} for scope, path in INSTRUMENT_SCHEMAS.items()
+}
+
+
+def tables_for_scope(scope: str) -> dict[str, Table]:
+    """The tables a rule of ``scope`` may read: an instrument's own model, else the profile's.
+
+    >>> "ops" in tables_for_scope("run"), "ops" in tables_for_scope("dump")
+    (True, False)
+    """
+    return INSTRUMENT_TABLES.get(scope, TABLES)
+
 
 def ddl(table: str, name: str | None = None) -> str:
     """CREATE TABLE statement for one normalized table.
@@ -77,13 +98,14 @@ def column(table: str, name: str) -> Column:
     raise KeyError(f"{table}.{name}")
 
 
-def has_column(table: str, name: str) -> bool:
-    """True when the schema declares table.name.
+def has_column(table: str, name: str, scope: str = "run") -> bool:
+    """True when the table model a rule of ``scope`` reads declares table.name.
 
     >>> has_column("ops", "mte_time_us"), has_column("ops", "nope")
     (True, False)
     """
-    return table in TABLES and any(c.name == name for c in TABLES[table].columns)
+    tables = tables_for_scope(scope)
+    return table in tables and any(c.name == name for c in tables[table].columns)
 
 
 PIPE_COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in _SHARED["pipe"])

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from analyzer.ingest.finalize import SETTINGS
-from analyzer.ingest.schema import TABLES, has_column
+from analyzer.ingest.schema import has_column, tables_for_scope
 from analyzer.rule_engine.chip_table import CHIP_KEY, NOMINAL_KEYS
 from analyzer.rule_engine.impact_sharing import IMPACT_FAMILIES, IMPACT_ROLES
 from analyzer.rule_engine.model import SEVERITIES, Rule
@@ -21,9 +21,14 @@ CATEGORY_PREFIX = {
     "scheduling": "SCH",
     "host": "HST",
     "job": "JOB",  # rules of scope 'job': one distributed job, several ranks (analyzer/job/)
+    "accuracy": "ACC",  # rules of scope 'dump': a dump set against its reference (analyzer/accuracy/)
+    "logs": "LOG",  # rules of scope 'logs': one collection of CANN logs (analyzer/logs/)
 }
+# Scopes whose rules live in a category of their own, and only there; the other scopes judge profiles.
+SCOPE_CATEGORY = {"job": "job", "dump": "accuracy", "logs": "logs"}
 STATUSES = ("preview", "stable", "deprecated")
-SCOPES = ("run", "runs", "job")
+SCOPES = ("run", "runs", "job", "dump", "logs")
+PROFILE_SCOPES = ("run", "runs")  # what `diagnose` judges a run (or several) by
 POLARITIES = ("lower_is_better", "higher_is_better")
 # The charts a rule may declare beside its findings ([report] chart): analyzer/report/html.py draws
 # them (CHARTS for one run, RUNS_CHARTS for several; tests/test_report_html.py checks both lists agree).
@@ -115,8 +120,11 @@ def _field_problems(rule: Rule) -> list[str]:
         problems.append(f"id {rule.id!r} must be {prefix} and three digits for category {rule.category}")
     if rule.name and not _KEBAB.match(rule.name):
         problems.append(f"name {rule.name!r} is not kebab-case")
-    if rule.scope and rule.category and (rule.scope == "job") != (rule.category == "job"):
-        problems.append("a rule of scope 'job' lives in category 'job' (rules/job/), and only such rules do")
+    own = SCOPE_CATEGORY.get(rule.scope)
+    if rule.scope and rule.category and own != rule.category and rule.category in SCOPE_CATEGORY.values():
+        problems.append(f"category {rule.category!r} holds only rules of its own scope, not {rule.scope!r}")
+    elif rule.scope and rule.category and own and own != rule.category:
+        problems.append(f"a rule of scope {rule.scope!r} lives in category {own!r} (rules/{own}/)")
     if rule.collect and rule.collect not in SETTINGS:
         problems.append(f"collect {rule.collect!r} is not one of {', '.join(SETTINGS)}")
     if not rule.advice_steps:
@@ -180,10 +188,12 @@ def _requires_problems(rule: Rule) -> list[str]:
     problems = []
     for key, columns in rule.requires.items():
         table = key.split(":", 1)[0]  # 'counters:hbm_read' = the counters rows of that counter
-        if table not in TABLES:
+        if table not in tables_for_scope(rule.scope):
             problems.append(f"requires table {table!r}, which is not in the schema")
             continue
-        problems += [f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c)]
+        problems += [
+            f"requires {table}.{c}, which is not in the schema" for c in columns if not has_column(table, c, rule.scope)
+        ]
     if rule.scope == "job":
         problems += [f"a job rule reads job tables only, not {t!r}" for t in rule.requires if not t.startswith("job_")]
     if not rule.requires:
