@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from analyzer.ingest.metadata.discover import discover
 
-
 # The native msprof export of one workload collected once per --aic-metrics group: group -> its run.
 AIC_METRICS_RUNS = {
     "PipeUtilization": "PROF_000001_20260823165326062_00625538CIGQAHCJ",
