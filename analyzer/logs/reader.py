@@ -1,0 +1,156 @@
+"""Read the log files of a folder into log_files / log_events, batch by batch, the parsing done by DuckDB."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.schema import tables_for_scope
+from analyzer.logs.knowledge import activity_patterns, create_knowledge, match_expression
+from analyzer.logs.layout import LogFile, find_log_files
+from analyzer.logs.processes import build_processes
+
+# Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
+# this bounds the memory of reading whatever the total size.
+BATCH_BYTES = 96 << 20
+_STATEMENTS = [
+    s.strip() for s in resources.files(__package__).joinpath("records.sql").read_text("utf-8").split("\n;\n")
+]
+_EVENT_COLUMNS = (
+    "run_id, file_id, line_no, rank_id, level, module, pid, process, wall_time, src_file, src_line, thread_id, "
+    "message, continuation_count, kernel_name, device_id, stream_id, task_id, dump_path, host_activity"
+)
+
+
+@dataclass
+class LogLoad:
+    """What reading a log folder gave: the run id, the files seen, and the problems met (file: problem)."""
+
+    run_id: str
+    files: list[LogFile] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def create_log_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """CREATE the tables of the logs model (analyzer/logs/schema.toml) in ``con`` when absent."""
+    con.execute(";\n".join(t.ddl() for t in tables_for_scope("logs").values()))
+
+
+def _text_problem(f: LogFile) -> str | None:
+    """Why a file cannot be read as text (binary, unreadable), else None."""
+    try:
+        with f.path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return "binary (holds NUL bytes), not a text log" if b"\0" in head else None
+
+
+def _batches(files: list[tuple[int, LogFile]]) -> list[list[tuple[int, LogFile]]]:
+    batches: list[list[tuple[int, LogFile]]] = [[]]
+    size = 0
+    for item in files:
+        if batches[-1] and size + item[1].size_bytes > BATCH_BYTES:
+            batches.append([])
+            size = 0
+        batches[-1].append(item)
+        size += item[1].size_bytes
+    return [b for b in batches if b]
+
+
+def _utf8_copy(f: LogFile, folder: Path) -> Path:
+    """A UTF-8 copy of a file that is not valid UTF-8 (bad bytes replaced), in a private folder."""
+    copy = folder / f"{abs(hash(f.rel))}.log"
+    copy.write_text(f.path.read_bytes().decode("utf-8", errors="replace"), encoding="utf-8")
+    return copy
+
+
+def _parse_batch(
+    con: duckdb.DuckDBPyConnection, run_id: str, batch: list[tuple[int, LogFile]], paths: list[str]
+) -> None:
+    rows = [
+        (str(p), i, f.rel, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id, f.name_pid, f.size_bytes)
+        for p, (i, f) in zip(paths, batch, strict=True)
+    ]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _log_batch (path VARCHAR, file_id INTEGER, rel VARCHAR, layout VARCHAR, "
+        "log_kind VARCHAR, collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT)"
+    )
+    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    values = {"paths": paths, "run_id": run_id, **activity_patterns()}
+    for sql in _STATEMENTS:
+        con.execute(sql, {k: v for k, v in values.items() if f"${k}" in sql})
+    case, params = match_expression()
+    con.execute(
+        f"INSERT INTO log_events BY NAME SELECT r.* EXCLUDE (judged, k_idx), k.code AS error_code, "
+        f"k.kind AS error_kind, "
+        f"k.priority AS error_priority, k.meaning AS error_meaning, k.advice AS error_advice "
+        f"FROM (SELECT {_EVENT_COLUMNS}, judged, CASE WHEN judged THEN {case} END AS k_idx FROM _log_records) r "
+        f"LEFT JOIN _log_knowledge k ON k.idx = r.k_idx",
+        params,
+    )
+
+
+def _read_batch(con, run_id: str, batch: list[tuple[int, LogFile]], spare: Path) -> None:
+    """Parse a batch; when one of its files is not UTF-8, parse each file alone, copying the bad ones."""
+    try:
+        _parse_batch(con, run_id, batch, [str(f.path) for _, f in batch])
+        return
+    except duckdb.InvalidInputException:
+        if len(batch) > 1:
+            for item in batch:
+                _read_batch(con, run_id, [item], spare)
+            return
+    _parse_batch(con, run_id, batch, [str(_utf8_copy(batch[0][1], spare))])
+
+
+def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
+    con.execute(
+        "INSERT INTO log_files BY NAME SELECT ? AS run_id, ? AS file_id, ? AS path, ? AS layout, ? AS log_kind, "
+        "? AS collection, ? AS rank_id, ? AS device_id, ? AS name_pid, ? AS size_bytes, 0 AS line_count, "
+        "0 AS record_count, 0 AS unparsed_line_count, ? AS skipped",
+        [
+            run_id,
+            file_id,
+            f.rel,
+            f.layout,
+            f.log_kind,
+            f.collection,
+            f.rank_id,
+            f.device_id,
+            f.name_pid,
+            f.size_bytes,
+            why,
+        ],
+    )
+
+
+def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str) -> LogLoad:
+    """Read every log file under ``root`` into the logs tables of ``con`` as run ``run_id``.
+
+    A file that is binary or unreadable is listed in log_files with the reason and in the problems;
+    lines that are not records are counted (log_files.unparsed_line_count). Never raises for a file.
+    """
+    create_log_tables(con)
+    create_knowledge(con, run_id)
+    load = LogLoad(run_id, find_log_files(root))
+    readable = []
+    for file_id, f in enumerate(load.files, start=1):
+        if why := _text_problem(f):
+            load.problems.append(f"{f.rel}: {why}; skipped")
+            _skipped_row(con, run_id, file_id, f, why)
+        else:
+            readable.append((file_id, f))
+    spare = Path(tempfile.mkdtemp(prefix="npu-triage-logs-"))
+    try:
+        for batch in _batches(readable):
+            _read_batch(con, run_id, batch, spare)
+    finally:
+        shutil.rmtree(spare, ignore_errors=True)
+    build_processes(con, run_id)
+    return load
