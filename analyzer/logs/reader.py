@@ -34,6 +34,7 @@ class LogLoad:
     run_id: str
     files: list[LogFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # unreadable files (a binary file is not a log, not lost)
 
 
 def create_log_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -143,6 +144,8 @@ def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str) -> LogLoa
     for file_id, f in enumerate(load.files, start=1):
         if why := _text_problem(f):
             load.problems.append(f"{f.rel}: {why}; skipped")
+            if why.startswith("cannot"):
+                load.lost.append(f.rel)
             _skipped_row(con, run_id, file_id, f, why)
         else:
             readable.append((file_id, f))
