@@ -58,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="exit 1 when a finding has this severity or worse",
     )
     p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
+    p.add_argument("--logs", type=Path, help="CANN log folder of the run: its host activities become gap causes")
+    p.add_argument("--log-utc-offset", help="UTC offset of the logs' wall clock, e.g. +08:00 (default: the export's)")
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -162,9 +164,40 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
     return write_text_atomically(index, render_index(html_pages, index))
 
 
+def _check_logs(args: argparse.Namespace) -> int | None:
+    """The --logs folder and --log-utc-offset, checked before any work: the offset in minutes, or None."""
+    from analyzer.cli.logs_cmd import check_log_input
+    from analyzer.logs.clock import ClockError, parse_offset
+
+    if args.logs is None:
+        if args.log_utc_offset:
+            raise UsageError("--log-utc-offset needs --logs LOGDIR")
+        return None
+    check_log_input(args.logs)
+    try:
+        return parse_offset(args.log_utc_offset) if args.log_utc_offset else None
+    except ClockError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats) -> None:
+    """--logs: the log folder read into the trace, its host activities on the runs' timelines (gap causes
+    of the time breakdown), its own report written beside the runs'."""
+    from analyzer.cli.logs_cmd import write_log_report
+    from analyzer.logs.profile_join import attach_logs
+
+    logs = attach_logs(trace.con, args.logs, trace.usable_run_ids(), offset, configured)
+    for problem in logs.problems:
+        err(f"npu-triage: {problem}")
+    marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
+    err(f"npu-triage: logs {logs.run_id}: {marks} record(s) placed on the timeline; {clock}")
+    write_log_report(logs, run_folder(args.out, logs.run_id), formats)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
+        log_offset = _check_logs(args)
         scanned = _check_outputs(args)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
@@ -179,6 +212,8 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
     configured = ConfiguredRules(tuple(rules), params, args.preview)
+    if args.logs is not None:
+        _attach_logs(args, trace, log_offset, configured, formats)
     job_pages = _job_pages(trace, jobs, configured, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say

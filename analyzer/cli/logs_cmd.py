@@ -55,14 +55,16 @@ def _formats(text: str) -> list[str]:
     return formats
 
 
-def _check_input(logdir: Path) -> None:
+def check_log_input(logdir: Path) -> None:
+    """UsageError unless ``logdir`` exists and holds a log file."""
     if not logdir.exists():
         raise UsageError(f"{logdir}: no such file or folder")
     if not find_log_files(logdir):
         raise UsageError(f"{logdir}: holds no log file (*.log, messages, slogdlog, ...)")
 
 
-def _write(report: LogReport, folder: Path, formats: list[str]) -> list[Path]:
+def write_log_report(report: LogReport, folder: Path, formats: list[str]) -> list[Path]:
+    """logs.json / logs.md / logs.html of the report in ``folder``, each written atomically."""
     from analyzer.report.logs_html import render_logs_html
     from analyzer.report.logs_json import render_logs_json
     from analyzer.report.logs_markdown import render_logs_markdown
@@ -93,7 +95,7 @@ def _print(report: LogReport, written: list[Path]) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
-        _check_input(args.logdir)
+        check_log_input(args.logdir)
         folder = run_folder(args.out, log_run_id(args.logdir))
         check_outputs([Output("--out", args.out, FOLDER), Output("--out", folder, FOLDER)], [_Read(args.logdir)])
         rules = load_checked_rules(args.rules)
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     report = analyze_logs(connect(), args.logdir, ConfiguredRules(tuple(rules), params, args.preview))
     for problem in report.problems:
         err(f"npu-triage: {problem}")
-    written = _write(report, folder, formats)
+    written = write_log_report(report, folder, formats)
     _print(report, written)
     if args.fail_on:
         tripped = [f for f in report.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[args.fail_on]]
