@@ -12,6 +12,7 @@ from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.execution.memory import memory_limit_bytes
 from analyzer.ingest.database import connect
 from analyzer.logs.analysis import analyze_logs, log_run_id
 from analyzer.logs.layout import find_log_files
@@ -21,6 +22,9 @@ from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
 
 FORMATS = ("json", "md", "html")
+# The log tables are written once and scanned a few times: DuckDB keeps what does not fit this limit in its
+# temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory.
+LOGS_MEMORY_BYTES = 512 << 20
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
-    report = analyze_logs(connect(), args.logdir, ConfiguredRules(tuple(rules), params, args.preview))
+    con = connect(min(memory_limit_bytes(), LOGS_MEMORY_BYTES))
+    report = analyze_logs(con, args.logdir, ConfiguredRules(tuple(rules), params, args.preview))
     for problem in report.problems:
         err(f"npu-triage: {problem}")
     written = write_log_report(report, folder, formats)

@@ -37,11 +37,13 @@ def error_entries(path: Path = ERRORS_FILE) -> tuple[ErrorEntry, ...]:
 
 @cache
 def activity_patterns(path: Path = ACTIVITIES_FILE) -> dict[str, str]:
-    """activity -> one case-insensitive RE2 pattern (the entries of an activity joined)."""
+    """activity -> one case-insensitive RE2 pattern (the entries of an activity joined); any_activity: all."""
     patterns: dict[str, list[str]] = {a: [] for a in ACTIVITIES}
     for entry in tomllib.loads(path.read_text(encoding="utf-8"))["activity"]:
         patterns[entry["activity"]].append(f"(?:{entry['pattern']})")
-    return {a: "(?i)" + ("|".join(p) if p else "$^") for a, p in patterns.items()}
+    joined = {a: "(?i)" + ("|".join(p) if p else "$^") for a, p in patterns.items()}
+    # one pass decides for most records that no activity matches
+    return {**joined, "any_activity": "(?i)" + "|".join(x for p in patterns.values() for x in p)}
 
 
 def create_knowledge(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
@@ -62,7 +64,11 @@ def create_knowledge(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def match_expression() -> tuple[str, dict[str, str]]:
     """SQL CASE giving the index of the first entry whose pattern matches ``message`` (patterns bound as
-    parameters $k0.., so that DuckDB compiles each regular expression once), and its parameters."""
+    parameters $k0.., so that DuckDB compiles each regular expression once), and its parameters (with
+    $any_error, every pattern at once)."""
     entries = error_entries()
     whens = " ".join(f"WHEN regexp_matches(message, $k{i}) THEN {i}" for i in range(len(entries)))
-    return f"CASE {whens} END", {f"k{i}": f"(?i){e.pattern}" for i, e in enumerate(entries)}
+    params = {f"k{i}": f"(?i){e.pattern}" for i, e in enumerate(entries)}
+    # one pass decides for most warnings that no entry matches
+    params["any_error"] = "(?i)" + "|".join(f"(?:{e.pattern})" for e in entries)
+    return f"CASE {whens} END", params

@@ -6,6 +6,9 @@ import duckdb
 
 # Spans further apart than this start a new session: the last session is the run the logs are about.
 SESSION_GAP_S = 1800
+# A host process span of fewer records does not open a session of its own (a stray line pasted into a
+# file, a process that only started): it joins the session running at its time, like the device logs.
+MIN_SESSION_RECORDS = 5
 # A clock before this is not synchronised yet (firmware logs 1970 until the host sets its time).
 _SYNCED = "TIMESTAMP '2000-01-01'"
 
@@ -35,7 +38,8 @@ spans AS (
     FROM ev GROUP BY file_id, pid, bucket),
 leaders AS (  -- the spans that make sessions: the host's processes, else (no host log) every span
     SELECT * FROM spans
-    WHERE first_time IS NOT NULL AND (host_process OR NOT EXISTS (SELECT 1 FROM spans WHERE host_process))),
+    WHERE first_time IS NOT NULL AND record_count >= $min_records
+      AND (host_process OR NOT EXISTS (SELECT 1 FROM spans WHERE host_process AND record_count >= $min_records))),
 ordered AS (
     SELECT *, max(last_time) OVER (ORDER BY first_time, file_id, pid, bucket
                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
@@ -64,7 +68,7 @@ WHERE e.run_id = $run_id AND e.rank_id IS NULL AND e.file_id = p.file_id AND e.p
 
 def build_processes(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Fill log_processes for the run; records of a process whose HCCL init names its rank get that rank."""
-    con.execute(_PROCESSES, {"run_id": run_id, "gap_s": SESSION_GAP_S})
+    con.execute(_PROCESSES, {"run_id": run_id, "gap_s": SESSION_GAP_S, "min_records": MIN_SESSION_RECORDS})
     hccl_ranked = con.execute(
         "SELECT count(*) FROM log_processes p JOIN log_files f USING (run_id, file_id) "
         "WHERE p.run_id = ? AND p.rank_id IS NOT NULL AND f.rank_id IS NULL",

@@ -17,14 +17,10 @@ from analyzer.logs.processes import build_processes
 
 # Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
 # this bounds the memory of reading whatever the total size.
-BATCH_BYTES = 96 << 20
+BATCH_BYTES = 64 << 20
 _STATEMENTS = [
     s.strip() for s in resources.files(__package__).joinpath("records.sql").read_text("utf-8").split("\n;\n")
 ]
-_EVENT_COLUMNS = (
-    "run_id, file_id, line_no, rank_id, level, module, pid, process, wall_time, src_file, src_line, thread_id, "
-    "message, continuation_count, kernel_name, device_id, stream_id, task_id, dump_path, host_activity"
-)
 
 
 @dataclass
@@ -83,18 +79,13 @@ def _parse_batch(
         "log_kind VARCHAR, collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT)"
     )
     con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    values = {"paths": paths, "run_id": run_id, **activity_patterns()}
+    case, knowledge = match_expression()
+    values = {"paths": paths, "run_id": run_id, **activity_patterns(), **knowledge}
     for sql in _STATEMENTS:
+        if sql.startswith("UPDATE") and not con.execute("SELECT count(*) FROM _log_tails").fetchall()[0][0]:
+            continue  # no continuation line in the batch: the update would only scan the table
+        sql = sql.replace("{error_match}", case)
         con.execute(sql, {k: v for k, v in values.items() if f"${k}" in sql})
-    case, params = match_expression()
-    con.execute(
-        f"INSERT INTO log_events BY NAME SELECT r.* EXCLUDE (judged, k_idx), k.code AS error_code, "
-        f"k.kind AS error_kind, "
-        f"k.priority AS error_priority, k.meaning AS error_meaning, k.advice AS error_advice "
-        f"FROM (SELECT {_EVENT_COLUMNS}, judged, CASE WHEN judged THEN {case} END AS k_idx FROM _log_records) r "
-        f"LEFT JOIN _log_knowledge k ON k.idx = r.k_idx",
-        params,
-    )
 
 
 def _read_batch(con, run_id: str, batch: list[tuple[int, LogFile]], spare: Path) -> None:

@@ -6,78 +6,90 @@
 --   driver   [YYYY-MM-DD-HH:MM:SS.uuuuuu] [ascend] [module] [LEVEL] rest               (host_kernel.log)
 --   slogd    YYYY-MM-DD hh:mm:ss.mmm[LEVEL] file:line: rest                             (slogdlog)
 -- Any other line continues the record above it in its file, or, before the first record, is unparsed.
+-- A header is recognised by one regular expression without captures (DuckDB runs it as a DFA); the
+-- cann form, nearly every line, is then cut with string functions, the rare others with captures.
 
 CREATE OR REPLACE TEMP TABLE _log_lines AS
-WITH t AS (SELECT f.file_id, string_split(r.content, chr(10)) AS lines
-           FROM read_text($paths) r JOIN _log_batch f ON f.path = r.filename)
-SELECT file_id, unnest(range(1, len(lines) + 1)) AS line_no, rtrim(unnest(lines), chr(13)) AS line FROM t
-;
-CREATE OR REPLACE TEMP TABLE _log_heads AS
-WITH c AS (
-    SELECT file_id, line_no, line,
-           CASE WHEN starts_with(line, '[') THEN regexp_extract(line,
-               '^\[([A-Z]+)\] ([A-Za-z0-9_.\-]+)\((-?\d+),([^)]*)\):(\d{4}-\d\d-\d\d)-(\d\d:\d\d:\d\d)\.(\d{3})\.(\d{3}) ?(?:\[([^\]\s:]+):(\d+)\])?(.*)$',
-               ['level', 'module', 'pid', 'process', 'd', 't', 'ms', 'us', 'src_file', 'src_line', 'rest']) END AS h
-    FROM _log_lines WHERE line <> ''),
-o AS (
-    SELECT file_id, line_no, line, h,
-           CASE WHEN coalesce(h.level, '') = '' AND regexp_matches(line, '^\[\w+\] \[\d{4}-')
-                THEN regexp_extract(line, '^\[(\w+)\] \[(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\] \[([A-Z]+)\] ?(.*)$',
-                                    ['module', 'd', 't', 'level', 'rest']) END AS i,
-           CASE WHEN coalesce(h.level, '') = '' AND regexp_matches(line, '^\[\d{4}-\d\d-\d\d-')
-                THEN regexp_extract(line, '^\[(\d{4}-\d\d-\d\d)-(\d\d:\d\d:\d\d)\.(\d{6})\] \[\w+\] \[([\w\-]+)\] \[([A-Z]+)\] ?(.*)$',
-                                    ['d', 't', 'us', 'module', 'level', 'rest']) END AS k,
-           CASE WHEN coalesce(h.level, '') = '' AND regexp_matches(line, '^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\[')
-                THEN regexp_extract(line, '^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\.(\d{3})\[([A-Z]+)\] ?(?:([^\s:]+):(\d+): )?(.*)$',
-                                    ['d', 't', 'ms', 'level', 'src_file', 'src_line', 'rest']) END AS s
-    FROM c),
-f AS (
-    SELECT *, CASE WHEN coalesce(h.level, '') <> '' THEN 'cann' WHEN coalesce(i.level, '') <> '' THEN 'install'
-                   WHEN coalesce(k.level, '') <> '' THEN 'driver' WHEN coalesce(s.level, '') <> '' THEN 'slogd' END AS form
-    FROM o)
-SELECT file_id, line_no, form,
-       CASE form WHEN 'cann' THEN h.level WHEN 'install' THEN i.level WHEN 'driver' THEN k.level ELSE s.level END AS level,
-       CASE form WHEN 'cann' THEN h.module WHEN 'install' THEN i.module WHEN 'driver' THEN k.module ELSE 'SLOGD' END AS module,
-       CASE WHEN form = 'cann' THEN TRY_CAST(h.pid AS BIGINT) END AS pid,
-       CASE WHEN form = 'cann' THEN h.process END AS process,
-       CASE form WHEN 'cann' THEN try_strptime(h.d || ' ' || h.t || '.' || h.ms || h.us, '%Y-%m-%d %H:%M:%S.%f')
-                 WHEN 'install' THEN try_strptime(i.d || ' ' || i.t, '%Y-%m-%d %H:%M:%S')
-                 WHEN 'driver' THEN try_strptime(k.d || ' ' || k.t || '.' || k.us, '%Y-%m-%d %H:%M:%S.%f')
-                 ELSE try_strptime(s.d || ' ' || s.t || '.' || s.ms || '000', '%Y-%m-%d %H:%M:%S.%f') END AS wall_time,
-       CASE form WHEN 'cann' THEN nullif(h.src_file, '') WHEN 'slogd' THEN nullif(s.src_file, '') END AS src_file,
-       CASE form WHEN 'cann' THEN TRY_CAST(nullif(h.src_line, '') AS INTEGER)
-                 WHEN 'slogd' THEN TRY_CAST(nullif(s.src_line, '') AS INTEGER) END AS src_line,
-       CASE form WHEN 'cann' THEN h.rest WHEN 'install' THEN i.rest WHEN 'driver' THEN k.rest ELSE s.rest END AS rest
-FROM f
-WHERE form IS NOT NULL
+-- read_csv of one column (no quoting, no detection) is DuckDB's fast line reader; it keeps blank lines
+-- (NULL) and the files' order, so that the row number in the scan gives each line its number.
+WITH r AS (SELECT filename, row_number() OVER () AS n, line
+           FROM read_csv($paths, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '',
+                         header = false, auto_detect = false, filename = true)),
+first AS (SELECT filename, min(n) AS n0 FROM r GROUP BY filename),
+l AS (SELECT f.file_id, r.n - first.n0 + 1 AS line_no, r.line
+      FROM r JOIN first USING (filename) JOIN _log_batch f ON f.path = r.filename
+      WHERE r.line IS NOT NULL AND r.line <> '')
+SELECT file_id, line_no, line,
+       CASE WHEN regexp_matches(line, '^\[[A-Z]+\] [^\s(]+\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}')
+                 THEN 'cann'
+            WHEN regexp_matches(line, '^\[\w+\] \[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] \[[A-Z]+\]') THEN 'install'
+            WHEN regexp_matches(line, '^\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6}\] \[\w+\] \[[\w\-]+\] \[[A-Z]+\]') THEN 'driver'
+            WHEN regexp_matches(line, '^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\[[A-Z]+\]') THEN 'slogd'
+       END AS form
+FROM l
 ;
 CREATE OR REPLACE TEMP TABLE _log_tails AS
-WITH n AS (SELECT l.file_id, l.line_no, l.line FROM _log_lines l ANTI JOIN _log_heads h USING (file_id, line_no)
-           WHERE l.line <> '')
+WITH n AS (SELECT file_id, line_no, line FROM _log_lines WHERE form IS NULL),
+h AS (SELECT file_id, line_no FROM _log_lines WHERE form IS NOT NULL)
 SELECT n.file_id, h.line_no AS head_line_no, n.line_no, n.line
-FROM n ASOF LEFT JOIN _log_heads h ON h.file_id = n.file_id AND n.line_no > h.line_no
+FROM n ASOF LEFT JOIN h ON h.file_id = n.file_id AND n.line_no > h.line_no
 ;
 INSERT INTO log_files BY NAME
-WITH lc AS (SELECT file_id, count(*) AS n FROM _log_lines WHERE line <> '' GROUP BY file_id),
-hc AS (SELECT file_id, count(*) AS n FROM _log_heads GROUP BY file_id),
+WITH lc AS (SELECT file_id, count(*) AS n, count(form) AS heads FROM _log_lines GROUP BY file_id),
 uc AS (SELECT file_id, count(*) AS n FROM _log_tails WHERE head_line_no IS NULL GROUP BY file_id)
 SELECT $run_id AS run_id, f.file_id, f.rel AS path, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id,
-       f.name_pid, f.size_bytes, coalesce(lc.n, 0) AS line_count, coalesce(hc.n, 0) AS record_count,
+       f.name_pid, f.size_bytes, coalesce(lc.n, 0) AS line_count, coalesce(lc.heads, 0) AS record_count,
        coalesce(uc.n, 0) AS unparsed_line_count, NULL AS skipped
-FROM _log_batch f LEFT JOIN lc USING (file_id) LEFT JOIN hc USING (file_id) LEFT JOIN uc USING (file_id)
+FROM _log_batch f LEFT JOIN lc USING (file_id) LEFT JOIN uc USING (file_id)
 ;
-CREATE OR REPLACE TEMP TABLE _log_records AS
-WITH tail AS (SELECT file_id, head_line_no, string_agg(line, chr(10) ORDER BY line_no) AS text, count(*) AS n
-              FROM _log_tails WHERE head_line_no IS NOT NULL GROUP BY ALL),
-r AS (SELECT h.*, CASE WHEN t.text IS NULL THEN h.rest ELSE h.rest || chr(10) || t.text END AS message,
-             coalesce(t.n, 0)::INTEGER AS continuation_count, f.rank_id AS folder_rank,
-             h.level IN ('WARNING', 'ERROR', 'CRITICAL') AS judged
-      FROM _log_heads h LEFT JOIN tail t ON t.file_id = h.file_id AND t.head_line_no = h.line_no
-      JOIN _log_batch f ON f.file_id = h.file_id)
-SELECT $run_id AS run_id, file_id, line_no, folder_rank AS rank_id, level, module, pid, process, wall_time, src_file,
-       src_line, message, continuation_count, judged,
-       TRY_CAST(coalesce(nullif(regexp_extract(rest, '^\s*(\d+)[\s\]]', 1), ''),
-                         nullif(regexp_extract(rest, 'tid:\s*(\d+)', 1), '')) AS BIGINT) AS thread_id,
+INSERT INTO log_events BY NAME
+WITH c AS (
+    SELECT file_id, line_no, line, strpos(line, ']') AS b1, strpos(line, '(') AS p1, strpos(line, '):') AS p2
+    FROM _log_lines WHERE form = 'cann'),
+c2 AS (
+    SELECT *, substr(line, p2 + 29) AS after, substr(line, p1 + 1, p2 - p1 - 1) AS inside FROM c),
+c3 AS (
+    SELECT *, CASE WHEN starts_with(after, ' [') AND strpos(after, ']') > 0
+                        AND contains(substr(after, 3, strpos(after, ']') - 3), ':')
+                   THEN substr(after, 3, strpos(after, ']') - 3) END AS src
+    FROM c2),
+cann AS (
+    SELECT file_id, line_no, substr(line, 2, b1 - 2) AS level, substr(line, b1 + 2, p1 - b1 - 2) AS module,
+           TRY_CAST(split_part(inside, ',', 1) AS BIGINT) AS pid, substr(inside, strpos(inside, ',') + 1) AS process,
+           try_strptime(substr(line, p2 + 2, 23) || substr(line, p2 + 26, 3), '%Y-%m-%d-%H:%M:%S.%f') AS wall_time,
+           split_part(src, ':', 1) AS src_file, TRY_CAST(split_part(src, ':', 2) AS INTEGER) AS src_line,
+           CASE WHEN src IS NULL THEN ltrim(after) ELSE substr(after, strpos(after, ']') + 1) END AS rest
+    FROM c3),
+o AS (
+    SELECT file_id, line_no, form,
+           regexp_extract(line, '^\[(\w+)\] \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] \[([A-Z]+)\] ?(.*)$',
+                          ['module', 't', 'level', 'rest']) AS i,
+           regexp_extract(line, '^\[(\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] \[\w+\] \[([\w\-]+)\] \[([A-Z]+)\] ?(.*)$',
+                          ['t', 'module', 'level', 'rest']) AS k,
+           regexp_extract(line, '^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\[([A-Z]+)\] ?(?:([^\s:]+):(\d+): )?(.*)$',
+                          ['t', 'level', 'src_file', 'src_line', 'rest']) AS s
+    FROM _log_lines WHERE form IN ('install', 'driver', 'slogd')),
+h AS (SELECT * FROM cann
+UNION ALL
+SELECT file_id, line_no,
+       CASE form WHEN 'install' THEN i.level WHEN 'driver' THEN k.level ELSE s.level END AS level,
+       CASE form WHEN 'install' THEN i.module WHEN 'driver' THEN k.module ELSE 'SLOGD' END AS module,
+       NULL AS pid, NULL AS process,
+       CASE form WHEN 'install' THEN try_strptime(i.t, '%Y-%m-%d %H:%M:%S')
+                 WHEN 'driver' THEN try_strptime(k.t, '%Y-%m-%d-%H:%M:%S.%f')
+                 ELSE try_strptime(s.t || '000', '%Y-%m-%d %H:%M:%S.%f') END AS wall_time,
+       CASE WHEN form = 'slogd' THEN nullif(s.src_file, '') END AS src_file,
+       CASE WHEN form = 'slogd' THEN TRY_CAST(nullif(s.src_line, '') AS INTEGER) END AS src_line,
+       CASE form WHEN 'install' THEN i.rest WHEN 'driver' THEN k.rest ELSE s.rest END AS rest
+FROM o),
+r AS (SELECT h.*, h.rest AS message, f.rank_id AS folder_rank, h.level IN ('WARNING', 'ERROR', 'CRITICAL') AS judged
+      FROM h JOIN _log_batch f ON f.file_id = h.file_id),
+e AS (SELECT *, CASE WHEN judged AND regexp_matches(message, $any_error) THEN {error_match} END AS k_idx FROM r)
+SELECT $run_id AS run_id, e.file_id, e.line_no, e.folder_rank AS rank_id, e.level, e.module, e.pid, e.process, e.wall_time,
+       e.src_file, e.src_line, e.message, 0 AS continuation_count,
+       coalesce(TRY_CAST(split_part(ltrim(e.rest), ' ', 1) AS BIGINT),
+                CASE WHEN contains(e.rest, 'tid:') THEN TRY_CAST(regexp_extract(e.rest, 'tid:\s*(\d+)', 1) AS BIGINT) END)
+           AS thread_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'fault kernel_name=([^,\s]+)', 1), '') END AS kernel_name,
        CASE WHEN judged THEN TRY_CAST(coalesce(nullif(regexp_extract(message, 'device_id=(\d+)', 1), ''),
                                                nullif(regexp_extract(message, 'device\((?:chipId:)?(\d+)', 1), ''))
@@ -85,7 +97,16 @@ SELECT $run_id AS run_id, file_id, line_no, folder_rank AS rank_id, level, modul
        CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'stream_id=(\d+)', 1), '') AS INTEGER) END AS stream_id,
        CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'task_id=(\d+)', 1), '') AS BIGINT) END AS task_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'dump exception to file, file: ?(\S+)', 1), '') END AS dump_path,
-       CASE WHEN regexp_matches(message, $memory_alloc) THEN 'memory_alloc'
+       CASE WHEN NOT regexp_matches(message, $any_activity) THEN NULL
+            WHEN regexp_matches(message, $memory_alloc) THEN 'memory_alloc'
             WHEN regexp_matches(message, $compile) THEN 'compile'
-            WHEN regexp_matches(message, $host_setup) THEN 'host_setup' END AS host_activity
-FROM r
+            WHEN regexp_matches(message, $host_setup) THEN 'host_setup' END AS host_activity,
+       k.code AS error_code, k.kind AS error_kind, k.priority AS error_priority, k.meaning AS error_meaning,
+       k.advice AS error_advice
+FROM e LEFT JOIN _log_knowledge k ON k.idx = e.k_idx
+;
+-- Continuation lines join their record's message (fields were read from the header line).
+UPDATE log_events SET message = log_events.message || chr(10) || t.text, continuation_count = t.n
+FROM (SELECT file_id, head_line_no, string_agg(line, chr(10) ORDER BY line_no) AS text, count(*)::INTEGER AS n
+      FROM _log_tails WHERE head_line_no IS NOT NULL GROUP BY ALL) t
+WHERE log_events.run_id = $run_id AND log_events.file_id = t.file_id AND log_events.line_no = t.head_line_no
