@@ -27,7 +27,7 @@ def attach_logs(
     ``offset_min``: the log's UTC offset in minutes, else read from the export (clock.choose_offset);
     the assumption made is the report's summary 'clock'."""
     run_id = log_run_id(logdir)
-    loaded = load_logs(con, logdir, run_id)
+    loaded = load_logs(con, logdir, run_id, activity=True)
     offset, assumption = choose_offset(con, run_ids, offset_min)
     placed = place_log_marks(con, run_id, run_ids, offset)
     report = judge_logs(con, run_id, configured)

@@ -18,9 +18,8 @@ from analyzer.logs.processes import build_processes
 # Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
 # this bounds the memory of reading whatever the total size.
 BATCH_BYTES = 64 << 20
-_STATEMENTS = [
-    s.strip() for s in resources.files(__package__).joinpath("records.sql").read_text("utf-8").split("\n;\n")
-]
+_SQL = resources.files(__package__).joinpath("records.sql").read_text("utf-8")
+_CREATE_LINES, _PER_FILE, *_BATCH = [s.strip() for s in _SQL.split("\n;\n")]
 
 
 @dataclass
@@ -67,38 +66,37 @@ def _utf8_copy(f: LogFile, folder: Path) -> Path:
     return copy
 
 
-def _parse_batch(
-    con: duckdb.DuckDBPyConnection, run_id: str, batch: list[tuple[int, LogFile]], paths: list[str]
+def _read_lines(con: duckdb.DuckDBPyConnection, file_id: int, f: LogFile, spare: Path) -> None:
+    """The file's lines into _log_lines; a file that is not valid UTF-8 is read from a repaired copy."""
+    try:
+        con.execute(_PER_FILE, {"path": str(f.path), "file_id": file_id})
+    except duckdb.InvalidInputException:
+        con.execute(_PER_FILE, {"path": str(_utf8_copy(f, spare)), "file_id": file_id})
+
+
+def _read_batch(
+    con: duckdb.DuckDBPyConnection, run_id: str, batch: list[tuple[int, LogFile]], spare: Path, activity: bool
 ) -> None:
+    """Read a batch's lines (file by file), then split them into records (all its files at once)."""
     rows = [
-        (str(p), i, f.rel, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id, f.name_pid, f.size_bytes)
-        for p, (i, f) in zip(paths, batch, strict=True)
+        (i, f.rel, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id, f.name_pid, f.size_bytes)
+        for i, f in batch
     ]
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _log_batch (path VARCHAR, file_id INTEGER, rel VARCHAR, layout VARCHAR, "
-        "log_kind VARCHAR, collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT)"
+        "CREATE OR REPLACE TEMP TABLE _log_batch (file_id INTEGER, rel VARCHAR, layout VARCHAR, log_kind VARCHAR, "
+        "collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT)"
     )
-    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute(_CREATE_LINES)
+    for file_id, f in batch:
+        _read_lines(con, file_id, f, spare)
     case, knowledge = match_expression()
-    values = {"paths": paths, "run_id": run_id, **activity_patterns(), **knowledge}
-    for sql in _STATEMENTS:
+    values = {"run_id": run_id, "with_activity": activity, **activity_patterns(), **knowledge}
+    for sql in _BATCH:
         if sql.startswith("UPDATE") and not con.execute("SELECT count(*) FROM _log_tails").fetchall()[0][0]:
             continue  # no continuation line in the batch: the update would only scan the table
         sql = sql.replace("{error_match}", case)
         con.execute(sql, {k: v for k, v in values.items() if f"${k}" in sql})
-
-
-def _read_batch(con, run_id: str, batch: list[tuple[int, LogFile]], spare: Path) -> None:
-    """Parse a batch; when one of its files is not UTF-8, parse each file alone, copying the bad ones."""
-    try:
-        _parse_batch(con, run_id, batch, [str(f.path) for _, f in batch])
-        return
-    except duckdb.InvalidInputException:
-        if len(batch) > 1:
-            for item in batch:
-                _read_batch(con, run_id, [item], spare)
-            return
-    _parse_batch(con, run_id, batch, [str(_utf8_copy(batch[0][1], spare))])
 
 
 def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
@@ -122,8 +120,11 @@ def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
     )
 
 
-def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str) -> LogLoad:
+def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str, activity: bool = False) -> LogLoad:
     """Read every log file under ``root`` into the logs tables of ``con`` as run ``run_id``.
+
+    ``activity``: also classify what each record shows the host doing (log_events.host_activity, for the
+    profile's gap causes: diagnose --logs); left NULL otherwise, a pattern test of every record spared.
 
     A file that is binary or unreadable is listed in log_files with the reason and in the problems;
     lines that are not records are counted (log_files.unparsed_line_count). Never raises for a file.
@@ -143,7 +144,7 @@ def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str) -> LogLoa
     spare = Path(tempfile.mkdtemp(prefix="npu-triage-logs-"))
     try:
         for batch in _batches(readable):
-            _read_batch(con, run_id, batch, spare)
+            _read_batch(con, run_id, batch, spare, activity)
     finally:
         shutil.rmtree(spare, ignore_errors=True)
     build_processes(con, run_id)

@@ -9,16 +9,14 @@
 -- A header is recognised by one regular expression without captures (DuckDB runs it as a DFA); the
 -- cann form, nearly every line, is then cut with string functions, the rare others with captures.
 
-CREATE OR REPLACE TEMP TABLE _log_lines AS
--- read_csv of one column (no quoting, no detection) is DuckDB's fast line reader; it keeps blank lines
--- (NULL) and the files' order, so that the row number in the scan gives each line its number.
-WITH r AS (SELECT filename, row_number() OVER () AS n, line
-           FROM read_csv($paths, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '',
-                         header = false, auto_detect = false, filename = true)),
-first AS (SELECT filename, min(n) AS n0 FROM r GROUP BY filename),
-l AS (SELECT f.file_id, r.n - first.n0 + 1 AS line_no, r.line
-      FROM r JOIN first USING (filename) JOIN _log_batch f ON f.path = r.filename
-      WHERE r.line IS NOT NULL AND r.line <> '')
+CREATE OR REPLACE TEMP TABLE _log_lines (file_id INTEGER, line_no BIGINT, line VARCHAR, form VARCHAR)
+;
+-- Per file ($path, $file_id): read_csv of one column (no quoting, no detection) is DuckDB's fast line
+-- reader; it keeps blank lines (NULL) and the file's order, so the row number in the scan is the line's.
+INSERT INTO _log_lines
+WITH l AS (SELECT $file_id AS file_id, row_number() OVER () AS line_no, line
+           FROM read_csv($path, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '',
+                         header = false, auto_detect = false))
 SELECT file_id, line_no, line,
        CASE WHEN regexp_matches(line, '^\[[A-Z]+\] [^\s(]+\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}')
                  THEN 'cann'
@@ -26,7 +24,7 @@ SELECT file_id, line_no, line,
             WHEN regexp_matches(line, '^\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6}\] \[\w+\] \[[\w\-]+\] \[[A-Z]+\]') THEN 'driver'
             WHEN regexp_matches(line, '^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\[[A-Z]+\]') THEN 'slogd'
        END AS form
-FROM l
+FROM l WHERE line IS NOT NULL AND line <> ''
 ;
 CREATE OR REPLACE TEMP TABLE _log_tails AS
 WITH n AS (SELECT file_id, line_no, line FROM _log_lines WHERE form IS NULL),
@@ -97,7 +95,7 @@ SELECT $run_id AS run_id, e.file_id, e.line_no, e.folder_rank AS rank_id, e.leve
        CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'stream_id=(\d+)', 1), '') AS INTEGER) END AS stream_id,
        CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'task_id=(\d+)', 1), '') AS BIGINT) END AS task_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'dump exception to file, file: ?(\S+)', 1), '') END AS dump_path,
-       CASE WHEN NOT regexp_matches(message, $any_activity) THEN NULL
+       CASE WHEN NOT $with_activity OR NOT regexp_matches(message, $any_activity) THEN NULL
             WHEN regexp_matches(message, $memory_alloc) THEN 'memory_alloc'
             WHEN regexp_matches(message, $compile) THEN 'compile'
             WHEN regexp_matches(message, $host_setup) THEN 'host_setup' END AS host_activity,
