@@ -10,7 +10,8 @@ from analyzer.report.html_style import report_page
 from analyzer.rule_engine.model import Finding
 
 _EXTRA_CSS = """<style>
-table.records td { font-family: ui-monospace, monospace; font-size: 12px; vertical-align: top; white-space: pre-wrap; }
+table.records td { font-family: ui-monospace, monospace; font-size: 12px; vertical-align: top; white-space: nowrap; }
+table.records td:last-child { white-space: pre-wrap; word-break: break-word; }
 table.records tr.at td { background: #fde2e1; font-weight: 600; }
 .lvl-ERROR { color: #b42318; } .lvl-WARNING { color: #b54708; }
 </style>"""
@@ -46,6 +47,11 @@ def _summary(r: LogReport) -> str:
         f"{s.get('error_records')} error and {s.get('warning_records')} warning record(s). The run: "
         f"{escape(str(s.get('run_start') or '?'))} to {escape(str(s.get('run_end') or '?'))} (log wall clock), "
         f"{s.get('sessions')} session(s), {s.get('ranks')} rank(s).</p>"
+        + (
+            f"<p>Placed on the profile's timeline: {s['timeline_marks']} record(s); {escape(s['clock'])}.</p>"
+            if "clock" in s
+            else ""
+        )
     )
 
 

@@ -44,7 +44,11 @@ def _summary(r: LogReport) -> list[str]:
         f"The run: {s.get('run_start') or '?'} to {s.get('run_end') or '?'} (log wall clock), "
         f"{s.get('sessions')} session(s) in the folder, {s.get('ranks')} rank(s).",
         "",
-    ]
+    ] + (
+        [f"Placed on the profile's timeline: {s['timeline_marks']} record(s); {s['clock']}.", ""]
+        if "clock" in s
+        else []
+    )
 
 
 def render_logs_markdown(r: LogReport) -> str:
