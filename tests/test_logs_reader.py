@@ -117,3 +117,13 @@ def test_reader_real_asys_collection_reads_every_line(real_logs):
     assert (lines, records, unparsed) == (477, 477, 0)  # grep -c "" and grep -c "^\[" of the four files
     kernel = con.execute("SELECT DISTINCT kernel_name FROM log_events WHERE kernel_name IS NOT NULL").fetchall()
     assert kernel == [("FlashAttentionScore_5881aeec01e51adb01fb1db8be1c04f0_10000000000022420943_mix_aic",)]
+
+
+def test_logs_docs_table_model_is_current():
+    from analyzer.ingest.schema import tables_for_scope
+    from analyzer.report.schema_doc import render_tables_markdown
+
+    page = (ROOT / "docs" / "logs.md").read_text(encoding="utf-8")
+    section = page.split("<!-- logs-model:start (generated from analyzer/logs/schema.toml) -->\n", 1)[1]
+    expected = render_tables_markdown(list(tables_for_scope("logs").values()), "###")
+    assert section.split("<!-- logs-model:end -->", 1)[0] == expected, "docs/logs.md's table model is stale"
