@@ -139,3 +139,12 @@ def test_logs_real_collection_first_finding_is_the_fault(real_logs, tmp_path, su
     if kernel:
         assert first["subject"] == kernel and "AI Vector core error" in first["details"]["meaning"]
     assert first["details"]["meaning"] and first["details"]["error_code"] != "no known code"
+
+
+def test_diagnose_logs_output_inside_the_log_folder_is_refused(trees, capsys):
+    out, _ = trees
+    stall = out / "stall"
+    code = main(["diagnose", str(stall / "profile"), "--logs", str(stall / "logs"), "--out", str(stall / "logs" / "r")])
+    assert code == 2 and "lies inside" in capsys.readouterr().err
+    assert not (stall / "logs" / "r").exists()
+    assert main(["diagnose", str(stall / "profile"), "--log-utc-offset", "+8"]) == 2

@@ -166,7 +166,7 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
 
 def _check_logs(args: argparse.Namespace) -> int | None:
     """The --logs folder and --log-utc-offset, checked before any work: the offset in minutes, or None."""
-    from analyzer.cli.logs_cmd import check_log_input
+    from analyzer.cli.logs_cmd import LogFolder, check_log_input
     from analyzer.logs.clock import ClockError, parse_offset
 
     if args.logs is None:
@@ -174,6 +174,7 @@ def _check_logs(args: argparse.Namespace) -> int | None:
             raise UsageError("--log-utc-offset needs --logs LOGDIR")
         return None
     check_log_input(args.logs)
+    check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(args.logs)])  # the logs' report goes there too
     try:
         return parse_offset(args.log_utc_offset) if args.log_utc_offset else None
     except ClockError as exc:

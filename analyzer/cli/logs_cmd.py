@@ -28,8 +28,8 @@ LOGS_MEMORY_BYTES = 512 << 20
 
 
 @dataclass(frozen=True)
-class _Read:
-    """The log folder, as an input output paths must stay out of."""
+class LogFolder:
+    """The log folder, as an input that output paths must stay out of (output_paths.check_outputs)."""
 
     root: Path
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         formats = _formats(args.format)
         check_log_input(args.logdir)
         folder = run_folder(args.out, log_run_id(args.logdir))
-        check_outputs([Output("--out", args.out, FOLDER), Output("--out", folder, FOLDER)], [_Read(args.logdir)])
+        check_outputs([Output("--out", args.out, FOLDER), Output("--out", folder, FOLDER)], [LogFolder(args.logdir)])
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
     except (UsageError, ParamError) as exc:
