@@ -84,7 +84,8 @@ def write_log_report(report: LogReport, folder: Path, formats: list[str]) -> lis
 def _print(report: LogReport, written: list[Path]) -> None:
     if not sys.stdout.isatty():
         for f in report.findings:
-            out.file.write(f"{report.run_id}\t{f.code}\t{f.severity}\t{f.subject}\t{f.message}\n")
+            cells = (report.run_id, f.code, f.severity, f.subject, f.message)
+            out.file.write("\t".join(" ".join(str(c).split()) for c in cells) + "\n")  # one line per finding
         return
     s = report.summary
     out.print(

@@ -24,8 +24,8 @@ WITH ranks AS (
     GROUP BY pid),
 ev AS (
     SELECT e.file_id, e.pid, e.wall_time, e.level, coalesce(e.rank_id, r.rank_id) AS rank_id,
-           f.layout IN ('plog', 'device') AND e.pid IS NOT NULL AS host_process,
-           CASE WHEN f.layout IN ('plog', 'device') AND e.pid IS NOT NULL THEN NULL
+           f.layout IN ('plog', 'device', 'other') AND e.pid > 0 AS host_process,
+           CASE WHEN f.layout IN ('plog', 'device', 'other') AND e.pid > 0 THEN NULL
                 ELSE date_trunc('hour', e.wall_time) END AS bucket
     FROM log_events e JOIN log_files f ON f.run_id = e.run_id AND f.file_id = e.file_id
     LEFT JOIN ranks r ON r.pid = e.pid AND f.layout IN ('plog', 'device')
@@ -36,10 +36,12 @@ spans AS (
            max(wall_time) FILTER (WHERE wall_time >= {_SYNCED}) AS last_time,
            count(*) AS record_count, count(*) FILTER (WHERE level IN ('ERROR', 'CRITICAL')) AS error_count
     FROM ev GROUP BY file_id, pid, bucket),
-leaders AS (  -- the spans that make sessions: the host's processes, else (no host log) every span
-    SELECT * FROM spans
-    WHERE first_time IS NOT NULL AND record_count >= $min_records
-      AND (host_process OR NOT EXISTS (SELECT 1 FROM spans WHERE host_process AND record_count >= $min_records))),
+graded AS (  -- 1: a host process of min_records or more, 2: another host process, 3: any other span
+    SELECT *, CASE WHEN host_process AND record_count >= $min_records THEN 1 WHEN host_process THEN 2 ELSE 3 END
+              AS grade
+    FROM spans WHERE first_time IS NOT NULL),
+leaders AS (  -- the spans that make sessions: those of the best grade there is
+    SELECT * EXCLUDE (grade) FROM graded WHERE grade = (SELECT min(grade) FROM graded)),
 ordered AS (
     SELECT *, max(last_time) OVER (ORDER BY first_time, file_id, pid, bucket
                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
@@ -55,7 +57,7 @@ placed AS (  -- every span in the session that began last at or before its last 
     FROM spans s ASOF LEFT JOIN sessions x ON s.last_time >= x.session_start)
 SELECT $run_id AS run_id, file_id, pid, rank_id, host_process, first_time, last_time, record_count, error_count,
        session_no::INTEGER AS session_no,
-       session_no IS NULL AND first_time IS NULL OR session_no = (SELECT max(session_no) FROM sessions) AS in_run
+       coalesce(session_no = (SELECT max(session_no) FROM sessions), first_time IS NULL) AS in_run
 FROM placed
 """
 
