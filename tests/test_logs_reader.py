@@ -127,3 +127,20 @@ def test_logs_docs_table_model_is_current():
     section = page.split("<!-- logs-model:start (generated from analyzer/logs/schema.toml) -->\n", 1)[1]
     expected = render_tables_markdown(list(tables_for_scope("logs").values()), "###")
     assert section.split("<!-- logs-model:end -->", 1)[0] == expected, "docs/logs.md's table model is stale"
+
+
+def test_reader_awkward_text_is_read_not_fatal(tmp_path):
+    head = "[WARNING] GE(1,p):2024-01-01-00:00:00.000.00"
+    (tmp_path / "empty.log").write_text("")
+    (tmp_path / "crlf.log").write_bytes(f"{head}1 [a.cc:1]1 a\r\n{head}2 [a.cc:1]1 b\r\n".encode())
+    (tmp_path / "bom.log").write_bytes(f"\ufeff{head}1 [a.cc:1]1 bom\n".encode())
+    (tmp_path / "sep.log").write_text(f'{head}1 [a.cc:1]1 "open quote,\ttab\x01sep\n')
+    (tmp_path / "long.log").write_text(f"{head}1 [a.cc:1]1 " + "x" * 2_500_000 + f"\n{head}2 [a.cc:1]1 after\n")
+    con, load = _read(tmp_path)
+    assert load.problems == []
+    per_file = dict(con.execute("SELECT path, record_count FROM log_files").fetchall())
+    assert per_file == {"bom.log": 1, "crlf.log": 2, "empty.log": 0, "long.log": 2, "sep.log": 1}
+    assert con.execute("SELECT message FROM log_events WHERE message LIKE '%open quote%'").fetchall() == [
+        ('1 "open quote,\ttab\ufffdsep',)
+    ]
+    assert con.execute("SELECT count(*) FROM log_events WHERE message LIKE '%\r%'").fetchall() == [(0,)]

@@ -59,37 +59,62 @@ def _batches(files: list[tuple[int, LogFile]]) -> list[list[tuple[int, LogFile]]
     return [b for b in batches if b]
 
 
-def _utf8_copy(f: LogFile, folder: Path) -> Path:
-    """A UTF-8 copy of a file that is not valid UTF-8 (bad bytes replaced), in a private folder."""
+_LINE_CUT = 1 << 20  # characters kept of a line in a repaired copy
+
+
+def _repaired_copy(f: LogFile, folder: Path) -> Path:
+    """A copy of a file DuckDB could not read as lines, in a private folder: bytes that are not UTF-8
+    replaced, the column separator of the line reader (\\x01) replaced, lines cut to 1 Mi characters."""
+    text = f.path.read_bytes().decode("utf-8", errors="replace").replace("\x01", "\ufffd")
+    lines = [line if len(line) <= _LINE_CUT else line[:_LINE_CUT] + " [line cut]" for line in text.split("\n")]
     copy = folder / f"{abs(hash(f.rel))}.log"
-    copy.write_text(f.path.read_bytes().decode("utf-8", errors="replace"), encoding="utf-8")
+    copy.write_text("\n".join(lines), encoding="utf-8")
     return copy
 
 
-def _read_lines(con: duckdb.DuckDBPyConnection, file_id: int, f: LogFile, spare: Path) -> None:
-    """The file's lines into _log_lines; a file that is not valid UTF-8 is read from a repaired copy."""
+def _read_lines(con: duckdb.DuckDBPyConnection, file_id: int, f: LogFile, spare: Path) -> str | None:
+    """The file's lines into _log_lines (a file DuckDB cannot split, as not UTF-8, is read from a repaired
+    copy); why it could not be read at all, else None."""
     try:
         con.execute(_PER_FILE, {"path": str(f.path), "file_id": file_id})
+        return None
     except duckdb.InvalidInputException:
-        con.execute(_PER_FILE, {"path": str(_utf8_copy(f, spare)), "file_id": file_id})
+        pass
+    except (duckdb.Error, OSError) as exc:
+        return f"could not be read ({_first_line(exc)})"
+    try:
+        con.execute(_PER_FILE, {"path": str(_repaired_copy(f, spare)), "file_id": file_id})
+        return None
+    except (duckdb.Error, OSError, MemoryError) as exc:
+        return f"could not be read as lines of text ({_first_line(exc)})"
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of an error's message, cut to 200 characters (DuckDB's CSV errors quote the line)."""
+    text = (str(exc).splitlines() or [type(exc).__name__])[0]
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _read_batch(
     con: duckdb.DuckDBPyConnection, run_id: str, batch: list[tuple[int, LogFile]], spare: Path, activity: bool
-) -> None:
-    """Read a batch's lines (file by file), then split them into records (all its files at once)."""
+) -> list[str]:
+    """Read a batch's lines (file by file), then split them into records (all its files at once); returns
+    the problems of the files that could not be read."""
     rows = [
         (i, f.rel, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id, f.name_pid, f.size_bytes)
         for i, f in batch
     ]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _log_batch (file_id INTEGER, rel VARCHAR, layout VARCHAR, log_kind VARCHAR, "
-        "collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT)"
+        "collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT, skipped VARCHAR)"
     )
-    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", rows)
     con.execute(_CREATE_LINES)
+    problems = []
     for file_id, f in batch:
-        _read_lines(con, file_id, f, spare)
+        if why := _read_lines(con, file_id, f, spare):
+            problems.append(f"{f.rel}: {why}; skipped")
+            con.execute("UPDATE _log_batch SET skipped = ? WHERE file_id = ?", [why, file_id])
     case, knowledge = match_expression()
     values = {"run_id": run_id, "with_activity": activity, **activity_patterns(), **knowledge}
     for sql in _BATCH:
@@ -97,6 +122,7 @@ def _read_batch(
             continue  # no continuation line in the batch: the update would only scan the table
         sql = sql.replace("{error_match}", case)
         con.execute(sql, {k: v for k, v in values.items() if f"${k}" in sql})
+    return problems
 
 
 def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
@@ -144,7 +170,7 @@ def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str, activity:
     spare = Path(tempfile.mkdtemp(prefix="npu-triage-logs-"))
     try:
         for batch in _batches(readable):
-            _read_batch(con, run_id, batch, spare, activity)
+            load.problems += _read_batch(con, run_id, batch, spare, activity)
     finally:
         shutil.rmtree(spare, ignore_errors=True)
     build_processes(con, run_id)

@@ -16,7 +16,7 @@ CREATE OR REPLACE TEMP TABLE _log_lines (file_id INTEGER, line_no BIGINT, line V
 INSERT INTO _log_lines
 WITH l AS (SELECT $file_id AS file_id, row_number() OVER () AS line_no, line
            FROM read_csv($path, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '',
-                         header = false, auto_detect = false))
+                         header = false, auto_detect = false, max_line_size = 67108864))
 SELECT file_id, line_no, line,
        CASE WHEN regexp_matches(line, '^\[[A-Z]+\] [^\s(]+\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}')
                  THEN 'cann'
@@ -37,7 +37,7 @@ WITH lc AS (SELECT file_id, count(*) AS n, count(form) AS heads FROM _log_lines 
 uc AS (SELECT file_id, count(*) AS n FROM _log_tails WHERE head_line_no IS NULL GROUP BY file_id)
 SELECT $run_id AS run_id, f.file_id, f.rel AS path, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id,
        f.name_pid, f.size_bytes, coalesce(lc.n, 0) AS line_count, coalesce(lc.heads, 0) AS record_count,
-       coalesce(uc.n, 0) AS unparsed_line_count, NULL AS skipped
+       coalesce(uc.n, 0) AS unparsed_line_count, f.skipped
 FROM _log_batch f LEFT JOIN lc USING (file_id) LEFT JOIN uc USING (file_id)
 ;
 INSERT INTO log_events BY NAME
