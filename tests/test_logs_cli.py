@@ -64,37 +64,27 @@ def test_logs_job_names_the_rank_that_failed_first(trees, tmp_path, job):
     assert [f["code"] for f in doc["findings"][:2]] == ["LOG001", "LOG002"]
 
 
+def _breakdown(report: Path) -> dict:
+    return {p["part"]: p["us"] for p in json.loads(report.read_text())["summary"]["breakdown"]["parts"]}
+
+
 def test_diagnose_with_logs_gives_the_stall_its_cause(trees, tmp_path):
     out, truth = trees
     t = truth["stall"]
-    code = main(
-        [
-            "diagnose",
-            str(out / "stall" / "profile"),
-            "--logs",
-            str(out / "stall" / "logs"),
-            "--out",
-            str(tmp_path),
-            "--format",
-            "json",
-        ]
-    )
-    assert code == 0
     run = Path(t["export"]).name
-    parts = {
-        p["part"]: p["us"]
-        for p in json.loads((tmp_path / run / "diagnosis.json").read_text())["summary"]["breakdown"]["parts"]
-    }
-    assert parts["gap_memory_alloc"] > 0
-    code = main(["diagnose", str(out / "stall" / "profile"), "--out", str(tmp_path / "no_logs"), "--format", "json"])
-    plain = {
-        p["part"]: p["us"]
-        for p in json.loads((tmp_path / "no_logs" / run / "diagnosis.json").read_text())["summary"]["breakdown"][
-            "parts"
-        ]
-    }
+    profile, logs = str(out / "stall" / "profile"), str(out / "stall" / "logs")
+    assert main(["diagnose", profile, "--logs", logs, "--out", str(tmp_path / "a"), "--format", "json,html"]) == 0
+    assert main(["diagnose", profile, "--out", str(tmp_path / "b"), "--format", "json,html"]) == 0
+    parts, plain = (
+        _breakdown(tmp_path / "a" / run / "diagnosis.json"),
+        _breakdown(tmp_path / "b" / run / "diagnosis.json"),
+    )
+    assert parts["gap_memory_alloc"] > 0 and parts["gap_host_setup"] == 0
     assert plain["gap_memory_alloc"] == 0 and "gap_host_setup" not in plain
     assert plain["gap_unattributed"] - parts["gap_unattributed"] == pytest.approx(parts["gap_memory_alloc"], abs=0.002)
+    assert '"name":"log record"' in (tmp_path / "a" / run / "report.html").read_text()  # the marks on the timeline
+    assert "log record" not in (tmp_path / "b" / run / "report.html").read_text()
+    assert json.loads((tmp_path / "a" / "logs" / "logs.json").read_text())["summary"]["timeline_marks"] == 2
 
 
 def test_attach_logs_classifies_the_planted_gap(trees):

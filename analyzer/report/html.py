@@ -62,7 +62,7 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], g
         series.gap_histogram(con, d.run_id), m.limit("gap_histogram", 100.0)
     ),
     "gap_positions": lambda con, d, m: charts.gap_positions_chart(
-        series.gap_positions(con, d.run_id), m.limit("gap_positions", 100.0)
+        series.gap_positions(con, d.run_id), m.limit("gap_positions", 100.0), series.log_marks(con, d.run_id)
     ),
     "calls": lambda con, d, m: charts.calls_chart(
         series.op_type_calls(con, d.run_id, m.subjects.get("calls", frozenset())), ", ".join(m.markers.get("calls", ()))
