@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
-from analyzer.execution.memory import memory_limit_bytes
+from analyzer.execution.memory import ENV, memory_limit_bytes
 from analyzer.ingest.database import connect
 from analyzer.logs.analysis import analyze_logs, log_run_id
 from analyzer.logs.layout import find_log_files
@@ -22,8 +23,9 @@ from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
 
 FORMATS = ("json", "md", "html")
-# The log tables are written once and scanned a few times: DuckDB keeps what does not fit this limit in its
-# temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory.
+# The log tables are written once and scanned a few times: DuckDB keeps what does not fit its limit in its
+# temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory. Without a
+# limit given (--memory-limit, or the environment), this one: the machine's default share would be wasted.
 LOGS_MEMORY_BYTES = 512 << 20
 
 
@@ -50,6 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
+
+
+def logs_memory_bytes() -> int:
+    """DuckDB's limit for reading logs: the user's (--memory-limit, NPU_TRIAGE_MEMORY_LIMIT) when given,
+    else LOGS_MEMORY_BYTES (or the machine's default share when that is smaller)."""
+    if os.environ.get(ENV, "").strip():
+        return memory_limit_bytes()
+    return min(memory_limit_bytes(), LOGS_MEMORY_BYTES)
 
 
 def _formats(text: str) -> list[str]:
@@ -108,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
-    con = connect(min(memory_limit_bytes(), LOGS_MEMORY_BYTES))
+    con = connect(logs_memory_bytes())
     report = analyze_logs(con, args.logdir, ConfiguredRules(tuple(rules), params, args.preview))
     for problem in report.problems:
         err(f"npu-triage: {problem}")

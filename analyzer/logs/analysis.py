@@ -40,4 +40,5 @@ def analyze_logs(con: duckdb.DuckDBPyConnection, root: Path, configured: Configu
     run_id = log_run_id(root)
     loaded = load_logs(con, root, run_id)
     report = judge_logs(con, run_id, configured)
-    return LogReport(**{**report.__dict__, "problems": loaded.problems, "lost_files": loaded.lost})
+    summary = {**report.summary, "not_log_files": loaded.not_log_files}
+    return LogReport(**{**report.__dict__, "summary": summary, "problems": loaded.problems, "lost_files": loaded.lost})

@@ -13,6 +13,8 @@ _RANK_DIR = re.compile(r"^(?:rank|worker|node)[_-]?(\d+)$", re.IGNORECASE)
 _DEVICE_DIR = re.compile(r"^(?:device|dev-os)-(\d+)$")
 _NAME_PID = re.compile(r"^(?:plog|device(?:-app)?)-(\d+)(?:_\d+)?(?:\.log)?$")
 _APP_DIR_PID = re.compile(r"^device-app-(\d+)$")
+# Folders whose .txt files are not log records: asys' atrace/ holds trace dumps (ts_0_*.txt), not logs.
+_NOT_LOG_TXT_DIRS = frozenset({"atrace"})
 
 
 @dataclass(frozen=True)
@@ -89,16 +91,37 @@ def classify(root: Path, path: Path, size: int) -> LogFile:
     )
 
 
+def is_log_name(rel_parts: tuple[str, ...]) -> bool:
+    """Whether a file (its path's parts under the log folder) is a text log by its name and place.
+
+    >>> is_log_name(("debug", "plog", "plog-1_2.log")), is_log_name(("atrace", "t", "ts_0_1_2.txt"))
+    (True, False)
+    """
+    name = rel_parts[-1]
+    if not _LOG_NAME.search(name):
+        return False
+    return not (name.endswith(".txt") and _NOT_LOG_TXT_DIRS.intersection(rel_parts[:-1]))
+
+
 def find_log_files(root: Path) -> list[LogFile]:
     """Every text log under ``root`` (a file: itself), sorted by path; symlinked folders are not followed."""
+    return scan_log_folder(root)[0]
+
+
+def scan_log_folder(root: Path) -> tuple[list[LogFile], int]:
+    """The text logs under ``root`` (see find_log_files) and how many other files it holds (not logs:
+    binaries, trace dumps, kernel objects, ...)."""
     root = Path(root)
     if root.is_file():
-        return [classify(root.parent, root, root.stat().st_size)]
-    found = []
+        return [classify(root.parent, root, root.stat().st_size)], 0
+    found, others = [], 0
     for folder, dirs, files in os.walk(root):
         dirs.sort()
+        rel = Path(folder).relative_to(root).parts
         for name in sorted(files):
             path = Path(folder) / name
-            if _LOG_NAME.search(name) and path.is_file():
+            if is_log_name((*rel, name)) and path.is_file():
                 found.append(classify(root, path, path.stat().st_size))
-    return sorted(found, key=lambda f: f.rel)
+            else:
+                others += 1
+    return sorted(found, key=lambda f: f.rel), others

@@ -31,5 +31,5 @@ def attach_logs(
     offset, assumption = choose_offset(con, run_ids, offset_min)
     placed = place_log_marks(con, run_id, run_ids, offset)
     report = judge_logs(con, run_id, configured)
-    summary = {**report.summary, "clock": assumption, "timeline_marks": placed}
+    summary = {**report.summary, "not_log_files": loaded.not_log_files, "clock": assumption, "timeline_marks": placed}
     return LogReport(**{**report.__dict__, "summary": summary, "problems": loaded.problems, "lost_files": loaded.lost})

@@ -12,7 +12,7 @@ import duckdb
 
 from analyzer.ingest.schema import tables_for_scope
 from analyzer.logs.knowledge import activity_patterns, create_knowledge, match_expression
-from analyzer.logs.layout import LogFile, find_log_files
+from analyzer.logs.layout import LogFile, scan_log_folder
 from analyzer.logs.processes import build_processes
 
 # Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
@@ -30,6 +30,7 @@ class LogLoad:
     files: list[LogFile] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     lost: list[str] = field(default_factory=list)  # unreadable files (a binary file is not a log, not lost)
+    not_log_files: int = 0  # files under the folder that are not logs by name or place (never read)
 
 
 def create_log_tables(con: duckdb.DuckDBPyConnection) -> None:
@@ -157,7 +158,8 @@ def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str, activity:
     """
     create_log_tables(con)
     create_knowledge(con, run_id)
-    load = LogLoad(run_id, find_log_files(root))
+    files, others = scan_log_folder(root)
+    load = LogLoad(run_id, files, not_log_files=others)
     readable = []
     for file_id, f in enumerate(load.files, start=1):
         if why := _text_problem(f):

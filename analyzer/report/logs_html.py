@@ -43,7 +43,8 @@ def _summary(r: LogReport) -> str:
     s = r.summary
     return (
         f"<p>{s.get('files')} file(s) ({escape(str(s.get('layouts') or 'none'))}), {s.get('records')} record(s), "
-        f"{s.get('unparsed_lines')} line(s) that are not records, {s.get('files_skipped')} file(s) skipped; "
+        f"{s.get('unparsed_lines')} line(s) that are not records, {s.get('files_skipped')} file(s) skipped, "
+        f"{s.get('not_log_files', 0)} file(s) that are not logs; "
         f"{s.get('error_records')} error and {s.get('warning_records')} warning record(s). The run: "
         f"{escape(str(s.get('run_start') or '?'))} to {escape(str(s.get('run_end') or '?'))} (log wall clock), "
         f"{s.get('sessions')} session(s), {s.get('ranks')} rank(s).</p>"

@@ -38,7 +38,7 @@ def _summary(r: LogReport) -> list[str]:
         "",
         f"{s.get('files')} file(s) ({s.get('layouts') or 'none'}), {s.get('records')} record(s), "
         f"{s.get('unparsed_lines')} line(s) that are not records (counted, not read), "
-        f"{s.get('files_skipped')} file(s) skipped; "
+        f"{s.get('files_skipped')} file(s) skipped, {s.get('not_log_files', 0)} file(s) that are not logs; "
         f"{s.get('error_records')} error and {s.get('warning_records')} warning record(s).",
         "",
         f"The run: {s.get('run_start') or '?'} to {s.get('run_end') or '?'} (log wall clock), "
