@@ -8,6 +8,7 @@ import duckdb
 
 from analyzer.logs.analysis import judge_logs, log_run_id
 from analyzer.logs.clock import choose_offset
+from analyzer.logs.links import attach_links
 from analyzer.logs.marks import place_log_marks
 from analyzer.logs.model import LogReport
 from analyzer.logs.reader import load_logs
@@ -30,6 +31,7 @@ def attach_logs(
     loaded = load_logs(con, logdir, run_id, activity=True)
     offset, assumption = choose_offset(con, run_ids, offset_min)
     placed = place_log_marks(con, run_id, run_ids, offset)
+    attach_links(con, run_id, run_ids, offset)
     report = judge_logs(con, run_id, configured)
     summary = {**report.summary, "not_log_files": loaded.not_log_files, "clock": assumption, "timeline_marks": placed}
     return LogReport(**{**report.__dict__, "summary": summary, "problems": loaded.problems, "lost_files": loaded.lost})
