@@ -181,18 +181,47 @@ def _check_logs(args: argparse.Namespace) -> int | None:
         raise UsageError(str(exc)) from None
 
 
-def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats) -> None:
-    """--logs: the log folder read into the trace, its host activities on the runs' timelines (gap causes
-    of the time breakdown), its own report written beside the runs'."""
-    from analyzer.cli.logs_cmd import write_log_report
-    from analyzer.logs.profile_join import attach_logs
+def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
+    """Without --logs: the log folders found inside or beside the exports (analyzer/logs/beside.py), each
+    said on stderr and checked as an input that --out must stay out of, before any work."""
+    from analyzer.cli.logs_cmd import LogFolder
+    from analyzer.logs.beside import found_logs
 
-    logs = attach_logs(trace.con, args.logs, trace.usable_run_ids(), offset, configured)
-    for problem in logs.problems:
-        err(f"npu-triage: {problem}")
-    marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
-    err(f"npu-triage: logs {logs.run_id}: {marks} record(s) placed on the timeline; {clock}")
-    write_log_report(logs, run_folder(args.out, logs.run_id), formats)
+    if args.logs is not None or not scanned:
+        return []
+    found = found_logs(Path(s.root) for s in scanned[0])
+    if found:
+        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(f.logdir) for f in found])
+    for f in found:
+        names = ", ".join(e.name for e in f.exports)
+        err(f"npu-triage: logs found beside {names}: {f.logdir} (read as logs {f.run_id}; give --logs to choose)")
+    return found
+
+
+def _runs_of(trace: Trace, exports: tuple[Path, ...]) -> list[str]:
+    """The usable runs read from these export folders (a source's runs: its id, or its id + '/dev<N>')."""
+    roots = {Path(e).resolve() for e in exports}
+    ids = [s.source_id for s in trace.sources if Path(s.root).resolve() in roots]
+    return [r for r in trace.usable_run_ids() if any(r == i or r.startswith(i + "/") for i in ids)]
+
+
+def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats, found) -> None:
+    """--logs (or the logs found beside the exports): each log folder read into the trace, its host activities
+    on its runs' timelines (gap causes of the time breakdown), its failed tasks linked to the runs' operators,
+    its own report written beside the runs'."""
+    from analyzer.cli.logs_cmd import write_log_report
+    from analyzer.logs.profile_join import judge_attached, read_attached
+
+    todo = [(args.logs, trace.usable_run_ids(), None)] if args.logs is not None else []
+    todo += [(f.logdir, _runs_of(trace, f.exports), f.run_id) for f in found]
+    attached = [read_attached(trace.con, logdir, run_ids, offset, run_id) for logdir, run_ids, run_id in todo]
+    for one in attached:  # judged once all are read: the rules close the connection to files
+        logs = judge_attached(trace.con, one, configured)
+        for problem in logs.problems:
+            err(f"npu-triage: {problem}")
+        marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
+        err(f"npu-triage: logs {logs.run_id}: {marks} record(s) placed on the timeline; {clock}")
+        write_log_report(logs, run_folder(args.out, logs.run_id), formats)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
         formats = _formats(args.format)
         log_offset = _check_logs(args)
         scanned = _check_outputs(args)
+        found = _found_logs(args, scanned)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
         trace, jobs = _load(args, rules, scanned)
@@ -213,8 +243,8 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
     configured = ConfiguredRules(tuple(rules), params, args.preview)
-    if args.logs is not None:
-        _attach_logs(args, trace, log_offset, configured, formats)
+    if args.logs is not None or found:
+        _attach_logs(args, trace, log_offset, configured, formats, found)
     job_pages = _job_pages(trace, jobs, configured, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
