@@ -24,6 +24,7 @@ class AttachedLogs:
     loaded: LogLoad
     clock: str
     placed: int
+    loaded_root: Path  # the log folder, resolved
 
 
 def read_attached(
@@ -40,7 +41,7 @@ def read_attached(
     offset, assumption = choose_offset(con, run_ids, offset_min)
     placed = place_log_marks(con, run_id, run_ids, offset)
     attach_links(con, run_id, run_ids, offset)
-    return AttachedLogs(run_id, loaded, assumption, placed)
+    return AttachedLogs(run_id, loaded, assumption, placed, Path(logdir).resolve())
 
 
 def judge_attached(con: duckdb.DuckDBPyConnection, attached: AttachedLogs, configured: ConfiguredRules) -> LogReport:
