@@ -76,3 +76,15 @@ def test_export_without_logs_is_diagnosed_byte_for_byte_as_before(job, tmp_path,
     b = (tmp_path / "b" / t["export"] / "diagnosis.md").read_text()
     assert "Failed operator" not in a and "Failed operator" in b
     assert not (tmp_path / "a" / "log").exists()
+
+
+def test_utc_offset_applies_to_found_logs_and_is_refused_without_any(job, tmp_path, capsys):
+    root, truths = job
+    base, t = root / "rank_0" / "failed_op", truths[0]
+    args = ["--out", str(tmp_path / "o"), "--format", "json", "--log-utc-offset", "+08:00"]
+    assert main(["diagnose", str(base / t["export"]), *args]) == 0
+    assert "UTC+08:00" in capsys.readouterr().err
+    alone = tmp_path / "alone"
+    shutil.copytree(base / t["export"], alone / t["export"])
+    assert main(["diagnose", str(alone / t["export"]), *args]) == 2
+    assert "--log-utc-offset: no logs to read" in capsys.readouterr().err

@@ -59,7 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
     p.add_argument("--logs", type=Path, help="CANN log folder of the run: its host activities become gap causes")
-    p.add_argument("--log-utc-offset", help="UTC offset of the logs' wall clock, e.g. +08:00 (default: the export's)")
+    p.add_argument(
+        "--log-utc-offset",
+        help="UTC offset of the logs' wall clock (--logs, or found beside), e.g. +08:00 (default: the export's)",
+    )
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -169,14 +172,13 @@ def _check_logs(args: argparse.Namespace) -> int | None:
     from analyzer.cli.logs_cmd import LogFolder, check_log_input
     from analyzer.logs.clock import ClockError, parse_offset
 
-    if args.logs is None:
-        if args.log_utc_offset:
-            raise UsageError("--log-utc-offset needs --logs LOGDIR")
+    if args.logs is not None:
+        check_log_input(args.logs)
+        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(args.logs)])  # the logs' report goes there too
+    if not args.log_utc_offset:
         return None
-    check_log_input(args.logs)
-    check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(args.logs)])  # the logs' report goes there too
     try:
-        return parse_offset(args.log_utc_offset) if args.log_utc_offset else None
+        return parse_offset(args.log_utc_offset)
     except ClockError as exc:
         raise UsageError(str(exc)) from None
 
@@ -187,9 +189,11 @@ def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     from analyzer.cli.logs_cmd import LogFolder
     from analyzer.logs.beside import found_logs
 
-    if args.logs is not None or not scanned:
+    if args.logs is not None:
         return []
-    found = found_logs(Path(s.root) for s in scanned[0])
+    found = found_logs(Path(s.root) for s in scanned[0]) if scanned else []
+    if not found and args.log_utc_offset:
+        raise UsageError("--log-utc-offset: no logs to read (give --logs LOGDIR, or put the logs beside the export)")
     if found:
         check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(f.logdir) for f in found])
     for f in found:
