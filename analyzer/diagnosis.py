@@ -7,6 +7,7 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
+from analyzer.logs.links import failed_operators
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts
 from analyzer.rule_engine.model import ConfiguredRules
@@ -153,6 +154,7 @@ def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, configured: Configured
         params=effective,
         tool_version=__version__,
         rule_reports={r.name: r.report for r in configured.rules},
+        failed_operators=failed_operators(con, run_id),
     )
 
 

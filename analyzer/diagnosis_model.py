@@ -30,6 +30,8 @@ class Diagnosis:
     params: dict[str, Any] = field(default_factory=dict)
     tool_version: str = ""
     rule_reports: dict[str, ReportSpec] = field(default_factory=dict)  # rule name -> its [report] table
+    # operators whose task failed, with their log error records (analyzer/logs/links.py); () without logs
+    failed_operators: tuple[dict[str, Any], ...] = ()
 
     @property
     def compares_runs(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from contextlib import closing
 from pathlib import Path
 
@@ -93,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
         def on_done(task, status: str) -> None:
             progress.update(bar["id"], advance=1, description=f"{status}: {task.label}"[:60])
+            if status == "catalogued" and not args.no_diagnose:
+                _say_logs(task)
             if args.verbose:
                 progress.console.print(f"{status}: {task.label}", markup=False)
                 progress.console.file.flush()
@@ -111,6 +114,16 @@ def run(args: argparse.Namespace) -> int:
             err(f"npu-triage: {exc}")
             return 2
     return _report(outcome, args.catalog)
+
+
+def _say_logs(task) -> None:
+    """On stderr, the log folder found beside a catalogued export (read by its worker, logs/beside.py)."""
+    from analyzer.logs.beside import logs_beside
+
+    export = Path(task.export_path)
+    if (logdir := logs_beside(export)) is not None:
+        where = os.path.relpath(logdir, export.resolve())
+        err(f"npu-triage: logs found beside {task.label}: {where} (its findings in the catalog's log_findings)")
 
 
 def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "export": "analyzer.cli.export_cmd",
     "diff": "analyzer.cli.diff_cmd",
     "sweep": "analyzer.cli.sweep_cmd",
+    "logs": "analyzer.cli.logs_cmd",  # issue 48: CANN logs -> the first failure, the first failing rank
 }
 
 

@@ -58,6 +58,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="exit 1 when a finding has this severity or worse",
     )
     p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
+    p.add_argument("--logs", type=Path, help="CANN log folder of the run: its host activities become gap causes")
+    p.add_argument(
+        "--log-utc-offset",
+        help="UTC offset of the logs' wall clock (--logs, or found beside), e.g. +08:00 (default: the export's)",
+    )
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -162,10 +167,73 @@ def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Pa
     return write_text_atomically(index, render_index(html_pages, index))
 
 
+def _check_logs(args: argparse.Namespace) -> int | None:
+    """The --logs folder and --log-utc-offset, checked before any work: the offset in minutes, or None."""
+    from analyzer.cli.logs_cmd import LogFolder, check_log_input
+    from analyzer.logs.clock import ClockError, parse_offset
+
+    if args.logs is not None:
+        check_log_input(args.logs)
+        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(args.logs)])  # the logs' report goes there too
+    if not args.log_utc_offset:
+        return None
+    try:
+        return parse_offset(args.log_utc_offset)
+    except ClockError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
+    """Without --logs: the log folders found inside or beside the exports (analyzer/logs/beside.py), each
+    said on stderr and checked as an input that --out must stay out of, before any work."""
+    from analyzer.cli.logs_cmd import LogFolder
+    from analyzer.logs.beside import found_logs
+
+    if args.logs is not None:
+        return []
+    found = found_logs(Path(s.root) for s in scanned[0]) if scanned else []
+    if not found and args.log_utc_offset:
+        raise UsageError("--log-utc-offset: no logs to read (give --logs LOGDIR, or put the logs beside the export)")
+    if found:
+        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(f.logdir) for f in found])
+    for f in found:
+        names = ", ".join(e.name for e in f.exports)
+        err(f"npu-triage: logs found beside {names}: {f.logdir} (read as logs {f.run_id}; give --logs to choose)")
+    return found
+
+
+def _runs_of(trace: Trace, exports: tuple[Path, ...]) -> list[str]:
+    """The usable runs read from these export folders (a source's runs: its id, or its id + '/dev<N>')."""
+    roots = {Path(e).resolve() for e in exports}
+    ids = [s.source_id for s in trace.sources if Path(s.root).resolve() in roots]
+    return [r for r in trace.usable_run_ids() if any(r == i or r.startswith(i + "/") for i in ids)]
+
+
+def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats, found) -> None:
+    """--logs (or the logs found beside the exports): each log folder read into the trace, its host activities
+    on its runs' timelines (gap causes of the time breakdown), its failed tasks linked to the runs' operators,
+    its own report written beside the runs'."""
+    from analyzer.cli.logs_cmd import write_log_report
+    from analyzer.logs.profile_join import judge_attached, read_attached
+
+    todo = [(args.logs, trace.usable_run_ids(), None)] if args.logs is not None else []
+    todo += [(f.logdir, _runs_of(trace, f.exports), f.run_id) for f in found]
+    attached = [read_attached(trace.con, logdir, run_ids, offset, run_id) for logdir, run_ids, run_id in todo]
+    for one in attached:  # judged once all are read: the rules close the connection to files
+        logs = judge_attached(trace.con, one, configured)
+        for problem in logs.problems:
+            err(f"npu-triage: {problem}")
+        marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
+        err(f"npu-triage: logs {logs.run_id}: {marks} record(s) placed on the timeline; {clock}")
+        write_log_report(logs, run_folder(args.out, logs.run_id), formats)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         formats = _formats(args.format)
+        log_offset = _check_logs(args)
         scanned = _check_outputs(args)
+        found = _found_logs(args, scanned)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
         trace, jobs = _load(args, rules, scanned)
@@ -179,6 +247,8 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
     configured = ConfiguredRules(tuple(rules), params, args.preview)
+    if args.logs is not None or found:
+        _attach_logs(args, trace, log_offset, configured, formats, found)
     job_pages = _job_pages(trace, jobs, configured, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say

@@ -380,9 +380,25 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0, *, titl
     )
 
 
+def _log_marks_trace(marks: pl.DataFrame, y: float) -> go.Scatter:
+    """The CANN log records placed on the timeline (diagnose --logs), as marks along the top at ``y``."""
+    return go.Scatter(
+        x=marks["offset_ms"].to_list(),
+        y=[y] * marks.height,
+        mode="markers",
+        name="log record",
+        marker={"color": COLORS["muted"], "symbol": "triangle-down", "size": 9},
+        customdata=list(zip(_labels(marks["activity"]), _labels(marks["name"]), strict=True)),
+        hovertemplate="%{x:.3f} ms: log, %{customdata[0]}<br>%{customdata[1]}<extra></extra>",
+    )
+
+
 @_not_collected_when_empty("Longest gaps on the timeline", "no gaps: the device never idled between tasks")
-def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0, *, title: str) -> go.Figure:
-    """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted."""
+def gap_positions_chart(
+    positions: pl.DataFrame, threshold_us: float = 100.0, marks: pl.DataFrame | None = None, *, title: str
+) -> go.Figure:
+    """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted; the
+    CANN log records placed on the timeline (``marks``, diagnose --logs) along the top when there are any."""
     traces = []
     for long_gaps, name, color in (
         (False, "gap", COLORS["muted"]),
@@ -402,6 +418,9 @@ def gap_positions_chart(positions: pl.DataFrame, threshold_us: float = 100.0, *,
                 ),
             )
         )
+    if marks is not None and marks.height:
+        top = max(positions["gap_us"].max() or 1.0, threshold_us) * 1.5
+        traces.append(_log_marks_trace(marks, top))
     return figure(
         traces, figure_layout(title, "time from first task (ms)", "gap (us)"), {"yaxis": {"type": "log", "dtick": 1}}
     )

@@ -22,6 +22,7 @@ from analyzer.report import charts, runs_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
 from analyzer.report.html_sections import (
+    failed_operators_section,
     findings_section,
     header_section,
     problems_section,
@@ -62,7 +63,7 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], g
         series.gap_histogram(con, d.run_id), m.limit("gap_histogram", 100.0)
     ),
     "gap_positions": lambda con, d, m: charts.gap_positions_chart(
-        series.gap_positions(con, d.run_id), m.limit("gap_positions", 100.0)
+        series.gap_positions(con, d.run_id), m.limit("gap_positions", 100.0), series.log_marks(con, d.run_id)
     ),
     "calls": lambda con, d, m: charts.calls_chart(
         series.op_type_calls(con, d.run_id, m.subjects.get("calls", frozenset())), ", ".join(m.markers.get("calls", ()))
@@ -124,7 +125,7 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     placement = ChartPlacement(con, diagnosis, figures, marks, figure_html)
     findings = findings_section(diagnosis, placement.chart_for)
     return (
-        f"{header_section(diagnosis)}\n{findings}\n{placement.charts_section(list(CHARTS))}\n"
+        f"{header_section(diagnosis)}\n{failed_operators_section(diagnosis)}{findings}\n{placement.charts_section(list(CHARTS))}\n"
         f"{problems_section(diagnosis)}"
     )
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from analyzer.diagnosis_model import Diagnosis
+from analyzer.report import failed_ops
 from analyzer.rule_engine.model import Finding, RuleOutcome
 
 _RUN_FIELDS = (
@@ -165,6 +166,17 @@ def header_section(diagnosis: Diagnosis) -> str:
         else ""
     )
     return page_header(diagnosis, f"npu-triage report: {diagnosis.run_id}", cards, extra)
+
+
+def failed_operators_section(diagnosis: Diagnosis) -> str:
+    """The operators whose task failed, with their log error records, when logs link one; else ''."""
+    if not diagnosis.failed_operators:
+        return ""
+    rows = [failed_ops.row(op) for op in diagnosis.failed_operators]
+    return (
+        f'<section id="failed-operators"><h2>{esc(failed_ops.TITLE)}</h2><p>{esc(failed_ops.INTRO)}</p>'
+        f"{table(failed_ops.COLUMNS, rows)}</section>"
+    )
 
 
 def runs_header_section(diagnosis: Diagnosis) -> str:

@@ -64,9 +64,11 @@ def finding_dict(rank: int, f: Finding) -> dict[str, Any]:
 
 
 def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
-    """The JSON document as a dict (floats rounded)."""
+    """The JSON document as a dict (floats rounded); 'failed_operators' only when logs link one."""
+    linked = {"failed_operators": list(d.failed_operators)} if d.failed_operators else {}
     return fixed(
         {
+            **linked,
             "format": FORMAT_NAME,
             "format_version": DIAGNOSIS_FORMAT_VERSION,
             "tool_version": d.tool_version,

@@ -218,6 +218,19 @@ def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000
     return _query(con, sql, {"run": run_id, "limit": limit})
 
 
+def log_marks(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) -> pl.DataFrame:
+    """The CANN log records `diagnose --logs` placed on the run's timeline (timeline rows of kind 'log').
+
+    Columns: offset_ms (from the first task), activity (memory_alloc, compile, host_setup), name; in
+    time order. Empty without --logs.
+    """
+    sql = """WITH origin AS (SELECT min(start_ns) AS t0 FROM ops WHERE run_id = $run)
+    SELECT round((start_ns - t0) / 1e6, 6) AS offset_ms, category AS activity, name
+    FROM timeline, origin WHERE run_id = $run AND kind = 'log'
+    ORDER BY start_ns, end_ns, name LIMIT $limit"""
+    return _query(con, sql, {"run": run_id, "limit": limit})
+
+
 def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:
     """Per step (or the profiled span without steps): the parts of the time breakdown (_time_breakdown).
 

@@ -17,6 +17,7 @@ import pyarrow as pa
 from analyzer.diagnosis import diagnose
 from analyzer.ingest import load_export
 from analyzer.ingest.model import IngestError
+from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import ConfiguredRules, Rule
@@ -102,7 +103,10 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
         return failure_table(task.label, task.fingerprint, f"nothing usable: {why}")
     source_id = ingested.sources[0].source_id
     parts: dict[str, list[pa.Table]] = {}
+    # before the rules: the logs' host activities explain gaps, their failed tasks name operators
+    logs = read_logs_beside(con, Path(task.export_path), usable) if settings.diagnose else []
     findings = _findings_by_run(con, usable, settings)
+    log_rows = log_finding_rows(con, logs, Path(task.export_path), _configured(settings))
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     for rid in usable:
         cid = catalog_run_id(rid, source_id, task.fingerprint)
@@ -110,6 +114,9 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
         tables["catalog_runs"] = _catalog_run(con, rid, cid, task, settings)
         tables["findings"] = _findings_table(cid, findings.get(rid, []))
         tables["run_problems"] = _problems(con, source_id, cid)
+        tables["log_findings"] = pa.Table.from_pylist(
+            [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")
+        )
         for name, table in tables.items():
             parts.setdefault(name, []).append(table.select(_arrow_schema(name).names).cast(_arrow_schema(name)))
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
@@ -148,8 +155,12 @@ def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[st
     """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
     if not settings.diagnose:
         return {}
-    configured = ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
+    configured = _configured(settings)
     return {rid: list(diagnose(con, rid, configured).findings) for rid in run_ids}
+
+
+def _configured(settings: WorkSettings) -> ConfiguredRules:
+    return ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
 
 
 def _findings_table(cid: str, findings: list) -> pa.Table:

@@ -1,10 +1,12 @@
 -- The time breakdown: every microsecond of each step (or of the span) in exactly one named part. One
 -- definition read by the rules, the run summary, the JSON and the step chart. The parts, in the order
--- every breakdown lists them (part_no 1..11): computing (some compute task runs: _busy_intervals),
+-- every breakdown lists them (part_no 1..12): computing (some compute task runs: _busy_intervals),
 -- comm_not_overlapped (only communication runs), other_tasks (only tasks that neither compute nor
--- communicate), gap_host_sync, gap_compile, gap_memory_alloc, gap_stream_wait (the device idle between
--- two tasks while the timeline shows that cause inside: a host synchronize or copy, an operator compile,
--- an allocation, a wait on another stream; any length), gap_unattributed (idle between two tasks for
+-- communicate), gap_host_sync, gap_compile, gap_memory_alloc, gap_stream_wait, gap_host_setup (the
+-- device idle between two tasks while the timeline shows that cause inside: a host synchronize or copy,
+-- an operator compile, an allocation, a wait on another stream, a device / HCCL init or retry that the
+-- CANN logs show; any length; gap_host_setup is listed only for a run whose timeline holds log records,
+-- `diagnose --logs`), gap_unattributed (idle between two tasks for
 -- at least _run_nominal.gap_threshold_us, no cause shown), launch_gaps (idle for less than that, no
 -- cause shown: the host issues operators more slowly than the device runs them), free_before and
 -- free_after (idle before the first task or after the last one of the window). Nothing else is "free".
@@ -66,6 +68,7 @@ FROM w WHERE span_us > 0;
 -- @column gap_compile          gaps with an operator compile inside
 -- @column gap_memory_alloc     gaps with a memory allocation inside
 -- @column gap_stream_wait      gaps with a wait on another stream inside
+-- @column gap_host_setup       gaps with a device / HCCL init or a retry inside (from the CANN logs)
 -- @column gap_unattributed     gaps of no shown cause, at least _run_nominal.gap_threshold_us long
 -- @column launch_gaps          gaps of no shown cause, shorter than that
 -- @column launch_gap_count     how many launch gaps
@@ -90,6 +93,7 @@ g AS (SELECT a.run_id, a.window_no,
              coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'compile'), 0) AS gap_compile,
              coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'memory_alloc'), 0) AS gap_memory_alloc,
              coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'stream_wait'), 0) AS gap_stream_wait,
+             coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'host_setup'), 0) AS gap_host_setup,
              coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'unattributed' AND g.gap_us >= n.gap_threshold_us), 0) AS gap_unattributed,
              coalesce(sum(g.end_ns - g.start_ns) FILTER (WHERE g.cause = 'unattributed' AND g.gap_us < n.gap_threshold_us), 0) AS launch_gaps,
              count(*) FILTER (WHERE g.cause = 'unattributed' AND g.gap_us < n.gap_threshold_us) AS launch_gap_count,
@@ -102,7 +106,7 @@ SELECT c.run_id, c.window_no, c.me - c.ms AS window_ns, coalesce(b.ns, 0) AS com
        greatest(0, coalesce(a.ns, 0) - coalesce(b.ns, 0) - (coalesce(m.ns, 0) - coalesce(mo.ns, 0))) AS other_tasks,
        coalesce(g.gap_host_sync, 0) AS gap_host_sync, coalesce(g.gap_compile, 0) AS gap_compile,
        coalesce(g.gap_memory_alloc, 0) AS gap_memory_alloc, coalesce(g.gap_stream_wait, 0) AS gap_stream_wait,
-       coalesce(g.gap_unattributed, 0) AS gap_unattributed, coalesce(g.launch_gaps, 0) AS launch_gaps,
+       coalesce(g.gap_host_setup, 0) AS gap_host_setup, coalesce(g.gap_unattributed, 0) AS gap_unattributed, coalesce(g.launch_gaps, 0) AS launch_gaps,
        coalesce(g.launch_gap_count, 0) AS launch_gap_count, coalesce(g.long_gap_count, 0) AS long_gap_count,
        coalesce(a.first_ns, c.me) - c.ms AS free_before,
        c.me - coalesce(a.last_ns, c.me) AS free_after
@@ -122,7 +126,7 @@ FROM clip c LEFT JOIN b USING (run_id, window_no) LEFT JOIN m USING (run_id, win
 -- @column basis      'step' or 'profiled span'
 -- @column source     'export step decomposition' or 'timeline'
 -- @column span_us    the window's span in microseconds
--- @column part_no    1..11, the order every breakdown lists the parts in
+-- @column part_no    1..12, the order every breakdown lists the parts in
 -- @column part       the part's name (see the top of this module)
 -- @column label      the part's printed label
 -- @column part_us    the part's time in microseconds
@@ -130,16 +134,18 @@ FROM clip c LEFT JOIN b USING (run_id, window_no) LEFT JOIN m USING (run_id, win
 WITH x AS (SELECT w.run_id, w.window_no, w.step_id, w.subject, w.basis, w.source, w.span_us, w.export_computing_us,
                   w.export_comm_us, coalesce(m.other_tasks, 0) AS other_tasks, coalesce(m.gap_host_sync, 0) AS gap_host_sync,
                   coalesce(m.gap_compile, 0) AS gap_compile, coalesce(m.gap_memory_alloc, 0) AS gap_memory_alloc,
-                  coalesce(m.gap_stream_wait, 0) AS gap_stream_wait, coalesce(m.gap_unattributed, 0) AS gap_unattributed,
+                  coalesce(m.gap_stream_wait, 0) AS gap_stream_wait, coalesce(m.gap_host_setup, 0) AS gap_host_setup,
+                  coalesce(m.gap_unattributed, 0) AS gap_unattributed,
                   coalesce(m.launch_gaps, 0) AS launch_gaps, coalesce(m.free_before, 0) AS free_before,
                   coalesce(m.free_after, 0) AS free_after,
                   coalesce(m.computing, 0) AS computing, coalesce(m.comm_not_overlapped, 0) AS comm_not_overlapped
            FROM _time_windows w LEFT JOIN _window_measures m USING (run_id, window_no)),
-y AS (SELECT *, other_tasks + gap_host_sync + gap_compile + gap_memory_alloc + gap_stream_wait + gap_unattributed
-                + launch_gaps + free_before + free_after AS idle_ns,
+y AS (SELECT *, other_tasks + gap_host_sync + gap_compile + gap_memory_alloc + gap_stream_wait + gap_host_setup
+                + gap_unattributed + launch_gaps + free_before + free_after AS idle_ns,
              CASE WHEN export_computing_us IS NULL THEN 1.0 / 1000
                   ELSE (span_us - export_computing_us - export_comm_us) / nullif(other_tasks + gap_host_sync + gap_compile
-                       + gap_memory_alloc + gap_stream_wait + gap_unattributed + launch_gaps + free_before + free_after, 0)
+                       + gap_memory_alloc + gap_stream_wait + gap_host_setup + gap_unattributed + launch_gaps + free_before
+                       + free_after, 0)
                   END AS scale
       FROM x),
 wide AS (SELECT run_id, window_no, step_id, subject, basis, source, span_us,
@@ -147,30 +153,34 @@ wide AS (SELECT run_id, window_no, step_id, subject, basis, source, span_us,
                 coalesce(export_comm_us, comm_not_overlapped / 1000.0) AS comm_not_overlapped,
                 other_tasks * coalesce(scale, 0) AS other_tasks, gap_host_sync * coalesce(scale, 0) AS gap_host_sync,
                 gap_compile * coalesce(scale, 0) AS gap_compile, gap_memory_alloc * coalesce(scale, 0) AS gap_memory_alloc,
-                gap_stream_wait * coalesce(scale, 0) AS gap_stream_wait, launch_gaps * coalesce(scale, 0) AS launch_gaps,
+                gap_stream_wait * coalesce(scale, 0) AS gap_stream_wait, gap_host_setup * coalesce(scale, 0) AS gap_host_setup,
+                launch_gaps * coalesce(scale, 0) AS launch_gaps,
                 free_before * coalesce(scale, 0) AS free_before,
                 gap_unattributed * coalesce(scale, 0)
                     + CASE WHEN scale IS NULL THEN span_us - export_computing_us - export_comm_us ELSE 0 END AS gap_unattributed
          FROM y),
 fixed AS (SELECT wide.*, span_us - (computing + comm_not_overlapped + other_tasks + gap_host_sync + gap_compile
-                                    + gap_memory_alloc + gap_stream_wait + gap_unattributed + launch_gaps + free_before)
+                                    + gap_memory_alloc + gap_stream_wait + gap_host_setup + gap_unattributed + launch_gaps
+                                    + free_before)
                          AS free_after
           FROM wide),
 parts AS (UNPIVOT fixed ON computing, comm_not_overlapped, other_tasks, gap_host_sync, gap_compile, gap_memory_alloc,
-                           gap_stream_wait, gap_unattributed, launch_gaps, free_before, free_after
+                           gap_stream_wait, gap_host_setup, gap_unattributed, launch_gaps, free_before, free_after
           INTO NAME part VALUE part_us),
 named AS (SELECT p.*, n.part_no, n.label
           FROM parts p JOIN (VALUES (1, 'computing', 'computing'), (2, 'comm_not_overlapped', 'communication not overlapped'),
                                     (3, 'other_tasks', 'other device tasks'), (4, 'gap_host_sync', 'gaps: host synchronize / copy'),
                                     (5, 'gap_compile', 'gaps: operator compile'), (6, 'gap_memory_alloc', 'gaps: memory allocation'),
                                     (7, 'gap_stream_wait', 'gaps: wait on another stream'),
-                                    (8, 'gap_unattributed', 'long gaps, cause not shown'),
-                                    (9, 'launch_gaps', 'launch gaps (short, no cause shown)'),
-                                    (10, 'free_before', 'free before the first task'),
-                                    (11, 'free_after', 'free after the last task')) n(part_no, part, label) USING (part))
+                                    (8, 'gap_host_setup', 'gaps: device / HCCL init or retry (logs)'),
+                                    (9, 'gap_unattributed', 'long gaps, cause not shown'),
+                                    (10, 'launch_gaps', 'launch gaps (short, no cause shown)'),
+                                    (11, 'free_before', 'free before the first task'),
+                                    (12, 'free_after', 'free after the last task')) n(part_no, part, label) USING (part))
 SELECT run_id, window_no, step_id, subject, basis, source, span_us, part_no, part, label, part_us,
        part_us / span_us AS share
-FROM named;
+FROM named
+WHERE part <> 'gap_host_setup' OR run_id IN (SELECT run_id FROM timeline WHERE kind = 'log');
 
 -- @table _time_shares
 -- _time_parts plus window 0 (all windows of the run together) and each part's share in tenths of a
@@ -225,6 +235,7 @@ FROM q;
 -- @column gap_compile_us           part gap_compile, us
 -- @column gap_memory_alloc_us      part gap_memory_alloc, us
 -- @column gap_stream_wait_us       part gap_stream_wait, us
+-- @column gap_host_setup_us        part gap_host_setup, us (NULL unless the run's timeline holds log records)
 -- @column gap_unattributed_us      part gap_unattributed, us
 -- @column launch_gaps_us           part launch_gaps, us
 -- @column free_before_us           part free_before, us
@@ -239,6 +250,7 @@ FROM q;
 -- @column gap_compile_pct          share of gap_compile, %
 -- @column gap_memory_alloc_pct     share of gap_memory_alloc, %
 -- @column gap_stream_wait_pct      share of gap_stream_wait, %
+-- @column gap_host_setup_pct       share of gap_host_setup, %
 -- @column gap_unattributed_pct     share of gap_unattributed, %
 -- @column launch_gaps_pct          share of launch_gaps, %
 -- @column free_before_pct          share of free_before, %
@@ -253,6 +265,7 @@ SELECT run_id, window_no, any_value(step_id) AS step_id, any_value(subject) AS s
        sum(part_us) FILTER (WHERE part = 'gap_compile') AS gap_compile_us,
        sum(part_us) FILTER (WHERE part = 'gap_memory_alloc') AS gap_memory_alloc_us,
        sum(part_us) FILTER (WHERE part = 'gap_stream_wait') AS gap_stream_wait_us,
+       sum(part_us) FILTER (WHERE part = 'gap_host_setup') AS gap_host_setup_us,
        sum(part_us) FILTER (WHERE part = 'gap_unattributed') AS gap_unattributed_us,
        sum(part_us) FILTER (WHERE part = 'launch_gaps') AS launch_gaps_us,
        sum(part_us) FILTER (WHERE part = 'free_before') AS free_before_us,
@@ -267,6 +280,7 @@ SELECT run_id, window_no, any_value(step_id) AS step_id, any_value(subject) AS s
        any_value(share_pct) FILTER (WHERE part = 'gap_compile') AS gap_compile_pct,
        any_value(share_pct) FILTER (WHERE part = 'gap_memory_alloc') AS gap_memory_alloc_pct,
        any_value(share_pct) FILTER (WHERE part = 'gap_stream_wait') AS gap_stream_wait_pct,
+       any_value(share_pct) FILTER (WHERE part = 'gap_host_setup') AS gap_host_setup_pct,
        any_value(share_pct) FILTER (WHERE part = 'gap_unattributed') AS gap_unattributed_pct,
        any_value(share_pct) FILTER (WHERE part = 'launch_gaps') AS launch_gaps_pct,
        any_value(share_pct) FILTER (WHERE part = 'free_before') AS free_before_pct,

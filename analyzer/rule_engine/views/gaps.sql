@@ -50,12 +50,16 @@ SELECT g.key.run_id AS run_id, g.key.device_id AS device_id, g.key.stream_id AS 
 FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid;
 
 -- @table _gap_causes
--- Timeline events overlapping a device gap, classified by what they show the host or device doing.
+-- Timeline events overlapping a device gap, classified by what they show the host or device doing. The
+-- records of CANN logs placed on the timeline by `diagnose --logs` (kind 'log', analyzer/logs/marks.py)
+-- are such events: their category is the host activity the log shows.
 -- @column run_id        the run
 -- @column device_id     the device of the gap
 -- @column gap_start_ns  start_ns of the gap (_device_gaps)
 -- @column cause         'host_sync' (stream/device synchronize, memcpy, .cpu()/item()), 'compile' (op
---                       compile), 'memory_alloc' (malloc) or 'stream_wait' (device EVENT_WAIT / Notify Wait)
+--                       compile), 'memory_alloc' (malloc), 'stream_wait' (device EVENT_WAIT / Notify Wait),
+--                       or from a log record: 'memory_alloc', 'compile' or 'host_setup' (device / HCCL
+--                       init, a retry)
 -- @column event_name    name of the timeline event
 -- @column overlap_us    event time inside the gap, in microseconds
 SELECT * FROM (
@@ -71,13 +75,14 @@ SELECT * FROM (
                     THEN 'memory_alloc'
                WHEN e.kind = 'device_task' AND (coalesce(e.task_type, e.name) ILIKE '%EVENT_WAIT%'
                     OR coalesce(e.task_type, e.name) ILIKE '%Notify Wait%') THEN 'stream_wait'
+               WHEN e.kind = 'log' AND e.category IN ('memory_alloc', 'compile', 'host_setup') THEN e.category
            END AS cause,
            e.name AS event_name,
            (least(e.end_ns, g.end_ns) - greatest(e.start_ns, g.start_ns)) / 1000.0 AS overlap_us
     FROM _device_gaps g JOIN timeline e ON e.run_id = g.run_id
          AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
          AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
-    WHERE e.kind IN ('host_api', 'framework_op', 'device_task'))
+    WHERE e.kind IN ('host_api', 'framework_op', 'device_task', 'log'))
 WHERE cause IS NOT NULL;
 
 -- @table _gap_cause_top
@@ -95,7 +100,7 @@ FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns;
 -- @table _classified_gaps
 -- Every device gap with its main cause.
 -- @column _device_gaps.*  the columns of _device_gaps
--- @column cause           'host_sync', 'compile', 'memory_alloc', 'stream_wait' (_gap_causes), or
+-- @column cause           'host_sync', 'compile', 'memory_alloc', 'stream_wait', 'host_setup' (_gap_causes), or
 --                         'unattributed' when the timeline shows nothing inside the gap
 -- @column cause_event     the event behind the cause (NULL when unattributed)
 SELECT g.*, coalesce(c.cause, 'unattributed') AS cause, c.event_name AS cause_event

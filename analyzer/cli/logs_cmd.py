@@ -1,0 +1,136 @@
+"""`npu-triage logs LOGDIR`: read CANN logs, run the rules of scope 'logs', write the ranked findings."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzer.atomic_files import write_text_atomically
+from analyzer.cli.console import err, out
+from analyzer.cli.output_paths import FOLDER, Output, check_outputs
+from analyzer.cli.partial_input import add_allow_partial
+from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.execution.memory import ENV, memory_limit_bytes
+from analyzer.ingest.database import connect
+from analyzer.logs.analysis import analyze_logs, log_run_id
+from analyzer.logs.layout import find_log_files
+from analyzer.logs.model import LogReport
+from analyzer.report.output_files import run_folder
+from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
+from analyzer.rule_engine.params import ParamError
+
+FORMATS = ("json", "md", "html")
+# The log tables are written once and scanned a few times: DuckDB keeps what does not fit its limit in its
+# temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory. Without a
+# limit given (--memory-limit, or the environment), this one: the machine's default share would be wasted.
+LOGS_MEMORY_BYTES = 512 << 20
+
+
+@dataclass(frozen=True)
+class LogFolder:
+    """The log folder, as an input that output paths must stay out of (output_paths.check_outputs)."""
+
+    root: Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "logs",
+        help="read CANN logs (plog, device, asys, msnpureport, slog, per-rank folders) and rank what failed",
+        description="Read CANN logs and write ranked findings: the first failure on top with the records around "
+        "it, the rank that failed first, errors older than the run kept apart, repeated warnings counted.",
+    )
+    p.add_argument("logdir", type=Path, help="a folder holding log trees (or one log file)")
+    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
+    p.add_argument("--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)")
+    p.add_argument(
+        "--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse"
+    )
+    add_allow_partial(p, "the reports")
+    add_rule_options(p)
+    p.set_defaults(func=run)
+
+
+def logs_memory_bytes() -> int:
+    """DuckDB's limit for reading logs: the user's (--memory-limit, NPU_TRIAGE_MEMORY_LIMIT) when given,
+    else LOGS_MEMORY_BYTES (or the machine's default share when that is smaller)."""
+    if os.environ.get(ENV, "").strip():
+        return memory_limit_bytes()
+    return min(memory_limit_bytes(), LOGS_MEMORY_BYTES)
+
+
+def _formats(text: str) -> list[str]:
+    formats = [f.strip() for f in text.split(",") if f.strip()]
+    if not formats or any(f not in FORMATS for f in formats):
+        raise UsageError(f"--format {text!r}: choose from {', '.join(FORMATS)}")
+    return formats
+
+
+def check_log_input(logdir: Path) -> None:
+    """UsageError unless ``logdir`` exists and holds a log file."""
+    if not logdir.exists():
+        raise UsageError(f"{logdir}: no such file or folder")
+    if not find_log_files(logdir):
+        raise UsageError(f"{logdir}: holds no log file (*.log, messages, slogdlog, ...)")
+
+
+def write_log_report(report: LogReport, folder: Path, formats: list[str]) -> list[Path]:
+    """logs.json / logs.md / logs.html of the report in ``folder``, each written atomically."""
+    from analyzer.report.logs_html import render_logs_html
+    from analyzer.report.logs_json import render_logs_json
+    from analyzer.report.logs_markdown import render_logs_markdown
+
+    renderers = {
+        "json": ("logs.json", render_logs_json),
+        "md": ("logs.md", render_logs_markdown),
+        "html": ("logs.html", render_logs_html),
+    }
+    return [write_text_atomically(folder / renderers[f][0], renderers[f][1](report)) for f in formats]
+
+
+def _print(report: LogReport, written: list[Path]) -> None:
+    if not sys.stdout.isatty():
+        for f in report.findings:
+            cells = (report.run_id, f.code, f.severity, f.subject, f.message)
+            out.file.write("\t".join(" ".join(str(c).split()) for c in cells) + "\n")  # one line per finding
+        return
+    s = report.summary
+    out.print(
+        f"{report.run_id}: {s['files']} file(s), {s['records']} record(s), {s['error_records']} error(s)", markup=False
+    )
+    for i, f in enumerate(report.findings, start=1):
+        out.print(f"{i}. {f.code} {f.severity}: {f.message}", markup=False)
+    for path in written:
+        out.print(f"wrote {path}", markup=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        formats = _formats(args.format)
+        check_log_input(args.logdir)
+        folder = run_folder(args.out, log_run_id(args.logdir))
+        check_outputs([Output("--out", args.out, FOLDER), Output("--out", folder, FOLDER)], [LogFolder(args.logdir)])
+        rules = load_checked_rules(args.rules)
+        params = rule_overrides(args, rules)
+    except (UsageError, ParamError) as exc:
+        err(f"npu-triage: {exc}")
+        return 2
+    con = connect(logs_memory_bytes())
+    report = analyze_logs(con, args.logdir, ConfiguredRules(tuple(rules), params, args.preview))
+    for problem in report.problems:
+        err(f"npu-triage: {problem}")
+    written = write_log_report(report, folder, formats)
+    _print(report, written)
+    if args.fail_on:
+        tripped = [f for f in report.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[args.fail_on]]
+        if tripped:
+            first = tripped[0]
+            err(f"npu-triage: --fail-on {args.fail_on}: tripped by {first.code} {first.rule} ({first.subject})")
+            return 1
+    if report.lost_files and not args.allow_partial:
+        err(f"npu-triage: the report covers only what could be read ({', '.join(report.lost_files)}); exit code 3")
+        return 3
+    return 0

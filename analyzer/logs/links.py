@@ -1,0 +1,46 @@
+"""The operator whose task failed: log error records naming a device task, linked to the ops (links.sql)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import duckdb
+
+from analyzer.rule_engine.runner import plain_value
+from analyzer.sql_modules import SqlDefinition, parse_module
+
+_ATTACH = "CREATE TEMP TABLE IF NOT EXISTS _log_attach (log_run_id VARCHAR, run_id VARCHAR, offset_min INTEGER)"
+_EXISTS = "SELECT count(*) FROM duckdb_views() WHERE view_name = '_log_failed_ops'"
+_ROWS = """
+SELECT * EXCLUDE (run_id, first_time), strftime(first_time, '%Y-%m-%d %H:%M:%S.%f') AS first_time
+FROM _log_failed_ops WHERE run_id = ?
+ORDER BY first_time, log_run_id, stream_id, task_id, op_name
+"""
+
+
+@cache
+def link_definitions() -> tuple[SqlDefinition, ...]:
+    """The views of links.sql, in file order (each reads only those before it)."""
+    text = resources.files(__package__).joinpath("links.sql").read_text("utf-8")
+    return tuple(parse_module(text, "links")[1])
+
+
+def attach_links(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[str], offset_min: int) -> None:
+    """Record that the logs ``log_run_id`` belong to the profiled ``run_ids`` (their clock ``offset_min``
+    minutes ahead of UTC) and create the views that link their failed tasks to the runs' operators."""
+    con.execute(_ATTACH)
+    con.executemany("INSERT INTO _log_attach VALUES (?, ?, ?)", [[log_run_id, r, offset_min] for r in run_ids])
+    for definition in link_definitions():
+        con.execute(definition.create_statement())
+
+
+def failed_operators(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], ...]:
+    """The run's operators whose task failed, each with its error records (see links.sql, _log_failed_ops);
+    () when no logs are attached to the connection."""
+    if not con.execute(_EXISTS).fetchall()[0][0]:
+        return ()
+    cursor = con.execute(_ROWS, [run_id])
+    names = [d[0] for d in cursor.description]
+    return tuple({n: plain_value(v) for n, v in zip(names, row, strict=True)} for row in cursor.fetchall())
