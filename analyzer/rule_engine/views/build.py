@@ -39,7 +39,8 @@ def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = N
     database file).
 
     Definitions marked ``@view`` stay views; ``@table`` ones are computed once into TEMP tables, in
-    dependency order, and recomputed on a later call only when ops, steps, timeline, memory_records or op_memory changed, or when
+    dependency order, and recomputed on a later call only when ops, steps, timeline, memory_records or
+    op_memory changed, or when
     ``chip`` (overrides of the chip table, ``--set chip.KEY=VALUE``, checked by
     chip_table.check_chip_overrides) is given and differs from the last call's; without ``chip``, the
     last call's overrides are kept.
