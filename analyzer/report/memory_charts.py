@@ -117,6 +117,7 @@ def core_gap(cores: pl.DataFrame, sampled: pl.DataFrame) -> str:
     return f"sample-based averages over the whole window only, no time series ({means})"
 
 
+_TITLE = "Compute, bandwidth, memory and cores on one time axis"
 _ROWS = ("Compute busy (%)", "HBM (GB/s)", "Memory (MB)", "AI Core clock (MHz) / utilisation (%)")
 
 
@@ -199,6 +200,8 @@ def timeline_chart(
 ) -> go.Figure:
     """Compute busy, HBM bandwidth, memory and the cores' clock / utilisation stacked on one shared
     x axis, step starts dotted across all of them; a panel without data says why."""
+    if busy.is_empty() and hbm.is_empty() and mem.is_empty() and cores.is_empty():
+        return not_collected_figure(_TITLE, "compute tasks, HBM bandwidth, memory records or core counters")
     grid = make_subplots(
         rows=4,
         cols=1,
@@ -221,7 +224,7 @@ def timeline_chart(
     return figure(
         traces,
         layout,
-        figure_layout("Compute, bandwidth, memory and cores on one time axis", height=860),
+        figure_layout(_TITLE, height=860),
         {f"{a}axis{'' if r == 1 else r}": _STYLE for r in range(1, 5) for a in "xy"},
         {
             "xaxis4": {"title": {"text": X_TITLE}},

@@ -28,7 +28,7 @@ def _share(value: float | None) -> str:
 
 def _peak_html(peak: pl.DataFrame) -> str:
     if peak.is_empty():
-        return _note(f"Memory over time was not collected: {COLLECT_MEMORY}.")
+        return _note(f"No memory records in this export; to collect them: {COLLECT_MEMORY}.")
     rows = [
         (
             "—" if r["device_id"] < 0 else r["device_id"],
@@ -59,7 +59,8 @@ def _holders_html(holders: pl.DataFrame, peak: pl.DataFrame) -> str:
     peak_mb = peak["peak_allocated_mb"][0]
     intro = (
         f"{first['alive']} allocations recorded in operator_memory are alive at the peak allocated sample and hold "
-        f"{first['alive_mb']:,.1f} MB of its {peak_mb:,.1f} MB (the rest is not in operator_memory: allocated before the profiled window, or not recorded per operator). "
+        f"{first['alive_mb']:,.1f} MB of its {peak_mb:,.1f} MB (the rest is not in operator_memory: allocated "
+        "before the profiled window, or not recorded per operator). "
         "The largest, largest first; operator_memory records no tensor shapes."
     )
     rows = [
@@ -71,7 +72,7 @@ def _holders_html(holders: pl.DataFrame, peak: pl.DataFrame) -> str:
 
 def _roofline_html(families: pl.DataFrame) -> str:
     if families.is_empty():
-        return _note(f"Not collected: {COLLECT_ROOFLINE}.")
+        return _note(f"Neither metric group in this export; to collect {COLLECT_ROOFLINE}.")
     rows = [
         (
             r["op_type"],
