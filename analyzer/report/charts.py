@@ -477,7 +477,7 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
     if hbm["offset_ms"].n_unique() < 2:
         return note_figure(
             title,
-            f"{hbm.height} sample(s), all at one instant ({hbm['offset_ms'][0]:.3f} ms): no series over time to draw",
+            f"every sample at one instant ({hbm['offset_ms'][0]:.3f} ms): no series over time to draw",
         )
     traces = []
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):

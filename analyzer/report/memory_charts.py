@@ -88,15 +88,12 @@ def hbm_gap(hbm: pl.DataFrame) -> str:
     """Why an HBM series cannot be drawn over time ('' when it can).
 
     >>> hbm_gap(pl.DataFrame({"counter": ["hbm_read"], "offset_ms": [0.0], "mb_per_s": [0.0]}))
-    'HBM bandwidth: 1 sample(s), all at one instant (0.000 ms): no series over time to draw'
+    'HBM bandwidth: every sample at one instant (0.000 ms): no series over time to draw'
     """
     if hbm.is_empty():
         return "not collected: HBM bandwidth (torch_npu: sys_hardware_mem_freq; msprof: --sys-hardware-mem=on)"
     if hbm["offset_ms"].n_unique() < 2:
-        return (
-            f"HBM bandwidth: {hbm.height} sample(s), all at one instant ({hbm['offset_ms'][0]:.3f} ms): "
-            "no series over time to draw"
-        )
+        return f"HBM bandwidth: every sample at one instant ({hbm['offset_ms'][0]:.3f} ms): no series over time to draw"
     return ""
 
 
@@ -220,12 +217,15 @@ def timeline_chart(
     }
     traces = [t for row in (1, 2, 4) if not notes[row] for t in _row_traces(row, busy, hbm, cores)]
     traces += memory_traces(mem, _axes(3)) if not notes[3] else []
+    # an empty trace keeps the axes of a panel without data, so its frame, time axis and note still show
+    traces += [go.Scatter(x=[], y=[], showlegend=False, hoverinfo="skip", **_axes(r)) for r in notes if notes[r]]
     x_all = {f"xaxis{'' if r == 1 else r}": {**_range(x_range), "showticklabels": True} for r in range(1, 5)}
     return figure(
         traces,
         layout,
         figure_layout(_TITLE, height=860),
         {f"{a}axis{'' if r == 1 else r}": _STYLE for r in range(1, 5) for a in "xy"},
+        {f"yaxis{'' if r == 1 else r}": {"showticklabels": False, "zeroline": False} for r in notes if notes[r]},
         {
             "xaxis4": {"title": {"text": X_TITLE}},
             **x_all,
