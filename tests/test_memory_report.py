@@ -116,9 +116,9 @@ def test_memory_peak_real_db_matches_plain_sqlite(real_dir: Path) -> None:
     assert held == [tuple(r) for r in alive]
 
 
-@pytest.mark.parametrize("seed", [11, 29])
 @pytest.mark.parametrize("problem", sorted(INJECTED))
-def test_memory_problem_named_first_among_memory_findings(problem: str, seed: int, tmp_path: Path) -> None:
+def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path: Path) -> None:
+    seed = 29  # not a seed the rules or the generator were developed against
     rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
     for layout, model in (("torch_npu", "llm"), ("msprof", "cnn")):
         (root,) = write_cell(Cell(problem, model, 16, layout), tmp_path / layout, seed)
@@ -127,10 +127,9 @@ def test_memory_problem_named_first_among_memory_findings(problem: str, seed: in
         assert memory and memory[0].rule == INJECTED[problem], (layout, [(s.rule, s.subject) for s in seen])
 
 
-@pytest.mark.parametrize("batch", [1, 64])
-def test_memory_rules_silent_on_healthy_runs(batch: int, tmp_path: Path) -> None:
+def test_memory_rules_silent_on_healthy_runs(tmp_path: Path) -> None:
     rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
-    for layout, model in (("torch_npu", "cnn"), ("msprof", "llm"), ("torch_npu", "llm")):
+    for layout, model, batch in (("torch_npu", "cnn", 1), ("msprof", "llm", 64), ("torch_npu", "llm", 16)):
         (root,) = write_cell(Cell("healthy", model, batch, layout), tmp_path / f"{layout}_{model}", seed=17)
         ((_, seen),) = diagnose_root(root, rules)
         assert not [s for s in seen if s.rule in MEMORY_RULES], [(s.rule, s.severity) for s in seen]
