@@ -173,3 +173,47 @@ def test_memory_chart_without_records_says_what_to_collect() -> None:
     )
     fig = memory_charts.memory_chart(empty, pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64}))
     assert "profile_memory=True" in fig.layout.annotations[0].text
+
+
+def test_memory_roofline_real_native_names_the_group_to_collect(real_dir: Path) -> None:
+    from analyzer.report.memory_section import memory_section
+
+    groups = real_dir / "msprof_native_aic_metrics_2026"
+    found = {}
+    for name in ("PROF_Memory", "PROF_ArithmeticUtilization", "PROF_PipeUtilization"):
+        (root,) = sorted(p for p in groups.rglob(f"{name}/PROF_*") if p.is_dir())
+        with analyzer.load(root) as trace:
+            create_views(trace.con)
+            found[name] = memory_section(trace.con, trace.run_ids[0])
+    assert "collect --aic-metrics=ArithmeticUtilization" in found["PROF_Memory"]
+    assert "GroupedMatmul" in found["PROF_Memory"] and "of peak bandwidth" in found["PROF_Memory"]
+    assert "collect --aic-metrics=Memory" in found["PROF_ArithmeticUtilization"]
+    assert "of peak compute" in found["PROF_ArithmeticUtilization"]
+    assert "--aic-metrics=Memory (main-memory bandwidth per operator)" in found["PROF_PipeUtilization"]
+
+
+def test_memory_timeline_draws_sampled_utilisation_without_an_average_row() -> None:
+    from analyzer.ingest.database import connect
+
+    con = connect()
+    con.execute(
+        "INSERT INTO ops (run_id, op_type, task_type, start_ns, dur_us, end_ns) "
+        "VALUES ('u', 'Add', 'AI_CORE', 0, 5, 5000)"
+    )
+    con.execute(
+        "INSERT INTO counters (run_id, counter, instance, ts_ns, value, unit) VALUES "
+        "('u', 'aicore_utilization', 'Core0', 0, 40, '%'), ('u', 'aicore_utilization', 'Core1', 0, 60, '%'), "
+        "('u', 'aicore_utilization', 'Core0', 4000000, 10, '%'), ('u', 'aicore_freq', NULL, 0, 1800, 'MHz')"
+    )
+    create_views(con)
+    cores = memory_series.core_activity(con, "u")
+    assert cores.filter(pl.col("counter") == "aicore_utilization")["value"].to_list() == [50.0, 10.0]
+    fig = memory_charts.timeline_chart(
+        pl.DataFrame(),
+        pl.DataFrame(schema={"counter": pl.Utf8, "offset_ms": pl.Float64, "mb_per_s": pl.Float64}),
+        pl.DataFrame(),
+        cores,
+        pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64}),
+        (0.0, 4.0),
+    )
+    assert {t.name for t in fig.data if t.yaxis == "y4"} == {"AI Core MHz", "AI Core util %"}

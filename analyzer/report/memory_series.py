@@ -69,7 +69,8 @@ def step_starts(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500) -
 
 def core_activity(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
     """The cores' clock (aicore_freq, MHz) and sampled utilisation (aicore_utilization /
-    aivector_utilization, %, the 'Average' instance where written) over time, averaged per bucket.
+    aivector_utilization, %, the 'Average' instance where written, else the mean over the cores) over time,
+    averaged per bucket.
 
     Columns: counter, offset_ms, value. Empty when the export has neither series.
     """
@@ -77,7 +78,9 @@ def core_activity(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int
     c AS (SELECT counter, ts_ns, value FROM counters
           WHERE run_id = $run AND value IS NOT NULL AND ts_ns IS NOT NULL
             AND (counter = 'aicore_freq' OR (counter IN ('aicore_utilization', 'aivector_utilization')
-                 AND coalesce(instance, 'Average') = 'Average'))),
+                 AND (coalesce(instance, 'Average') = 'Average' OR NOT EXISTS (
+                     SELECT 1 FROM counters a WHERE a.run_id = $run AND a.counter = counters.counter
+                                                AND a.instance = 'Average'))))),
     grid AS (SELECT min(ts_ns) AS c0, greatest(1, ceil((max(ts_ns) - min(ts_ns) + 1) / $n))::BIGINT AS width FROM c)
     SELECT counter, round((min(ts_ns) - any_value(t0)) / 1e6, 6) AS offset_ms, round(avg(value), 3) AS value
     FROM c, grid, origin GROUP BY counter, (ts_ns - c0) // width ORDER BY counter, offset_ms"""
