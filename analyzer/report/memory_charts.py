@@ -122,8 +122,8 @@ def _row_note(row: int, text: str) -> dict:
     return {
         "text": plotly_text(text),
         "showarrow": False,
-        "xref": f"x{'' if row == 1 else row} domain",
-        "yref": f"y{'' if row == 1 else row} domain",
+        "xref": f"x{_suffix(row)} domain",
+        "yref": f"y{_suffix(row)} domain",
         "x": 0.5,
         "y": 0.5,
         "font": {"size": 12, "color": COLORS["muted"]},
@@ -131,59 +131,95 @@ def _row_note(row: int, text: str) -> dict:
 
 
 def _axes(row: int) -> dict:
-    suffix = "" if row == 1 else str(row)
-    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+    return {"xaxis": f"x{_suffix(row)}", "yaxis": f"y{_suffix(row)}"}
 
 
-def _row_traces(row: int, busy: pl.DataFrame, hbm: pl.DataFrame, cores: pl.DataFrame) -> list[go.Scatter]:
-    axes = _axes(row)
-    if row == 1:
-        return [
-            go.Scatter(
-                x=busy["offset_ms"].to_list(),
-                y=busy["busy_pct"].to_list(),
-                mode="lines",
-                line_shape="hv",
-                fill="tozeroy",
-                name="compute busy %",
-                line={"color": COLORS["busy"], "width": 1},
-                hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
-                **axes,
-            )
-        ]
-    if row == 2:
-        return [
-            go.Scatter(
-                x=part["offset_ms"].to_list(),
-                y=(part["mb_per_s"] / 1000).round(3).to_list(),
-                mode="lines",
-                name=f"HBM {name}",
-                line={"color": COLORS[name], "width": 1.5},
-                hovertemplate=f"%{{x:.3f}} ms: HBM {name} %{{y:.2f}} GB/s<extra></extra>",
-                **axes,
-            )
-            for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
-            for part in [hbm.filter(pl.col("counter") == counter)]
-        ]
-    names = {
-        "aicore_freq": "AI Core MHz",
-        "aicore_utilization": "AI Core util %",
-        "aivector_utilization": "AI Vector util %",
-    }
+def _suffix(row: int) -> str:
+    return "" if row == 1 else str(row)
+
+
+def _busy_traces(busy: pl.DataFrame, axes: dict) -> list[go.Scatter]:
+    return [
+        go.Scatter(
+            x=busy["offset_ms"].to_list(),
+            y=busy["busy_pct"].to_list(),
+            mode="lines",
+            line_shape="hv",
+            fill="tozeroy",
+            name="compute busy %",
+            line={"color": COLORS["busy"], "width": 1},
+            hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
+            **axes,
+        )
+    ]
+
+
+def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[go.Scatter]:
+    return [
+        go.Scatter(
+            x=part["offset_ms"].to_list(),
+            y=(part["mb_per_s"] / 1000).round(3).to_list(),
+            mode="lines",
+            name=f"HBM {name}",
+            line={"color": COLORS[name], "width": 1.5},
+            hovertemplate=f"%{{x:.3f}} ms: HBM {name} %{{y:.2f}} GB/s<extra></extra>",
+            **axes,
+        )
+        for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
+        for part in [hbm.filter(pl.col("counter") == counter)]
+    ]
+
+
+_CORE_SERIES = {"aicore_freq": "AI Core MHz", "aicore_utilization": "AI Core util %"}
+_CORE_SERIES["aivector_utilization"] = "AI Vector util %"
+
+
+def _core_traces(cores: pl.DataFrame, axes: dict) -> list[go.Scatter]:
     return [
         go.Scatter(
             x=part["offset_ms"].to_list(),
             y=part["value"].to_list(),
             mode="lines+markers",
             line_shape="hv",
-            name=names[counter],
-            hovertemplate=f"%{{x:.3f}} ms: {names[counter]} %{{y:.1f}}<extra></extra>",
+            name=name,
+            hovertemplate=f"%{{x:.3f}} ms: {name} %{{y:.1f}}<extra></extra>",
             **axes,
         )
-        for counter in names
+        for counter, name in _CORE_SERIES.items()
         for part in [cores.filter(pl.col("counter") == counter)]
         if not part.is_empty()
     ]
+
+
+def _stacked_layout() -> dict:
+    """Four panels one above the other, their x axes matched (plotly's shared_xaxes)."""
+    grid = make_subplots(
+        rows=4,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.07,
+        subplot_titles=_ROWS,
+        figure=go.Figure(layout={"template": "none"}),
+    )
+    layout = grid.layout.to_plotly_json()
+    layout.pop("template", None)
+    return layout
+
+
+def _panel_layout(notes: dict[int, str], steps: pl.DataFrame, x_range: tuple[float, float] | None) -> dict:
+    """Every panel styled and on the shared x range; notes over the empty ones; step starts across all."""
+    axes = {f"{a}axis{_suffix(r)}": dict(_STYLE) for r in range(1, 5) for a in "xy"}
+    for r in range(1, 5):
+        axes[f"xaxis{_suffix(r)}"].update(_range(x_range), showticklabels=True)
+        if notes[r]:
+            axes[f"yaxis{_suffix(r)}"].update(showticklabels=False, zeroline=False)
+    axes["xaxis4"]["title"] = {"text": X_TITLE}
+    return {
+        **axes,
+        "margin": {"l": 70},
+        "annotations": [_row_note(r, n) for r, n in notes.items() if n],
+        "shapes": [s for r in range(1, 5) for s in step_shapes(steps, f"y{_suffix(r)} domain", f"x{_suffix(r)}")],
+    }
 
 
 def timeline_chart(
@@ -199,42 +235,14 @@ def timeline_chart(
     x axis, step starts dotted across all of them; a panel without data says why."""
     if busy.is_empty() and hbm.is_empty() and mem.is_empty() and cores.is_empty():
         return not_collected_figure(_TITLE, "compute tasks, HBM bandwidth, memory records or core counters")
-    grid = make_subplots(
-        rows=4,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.07,
-        subplot_titles=_ROWS,
-        figure=go.Figure(layout={"template": "none"}),
-    )
-    layout = grid.layout.to_plotly_json()
-    layout.pop("template", None)
     notes = {
         1: "" if not busy.is_empty() else "no compute tasks in ops",
         2: hbm_gap(hbm),
         3: "" if not mem.is_empty() else "not collected: memory records (torch_npu: profile_memory=True)",
         4: core_note or ("" if not cores.is_empty() else "not collected: AI Core frequency / utilisation"),
     }
-    traces = [t for row in (1, 2, 4) if not notes[row] for t in _row_traces(row, busy, hbm, cores)]
-    traces += memory_traces(mem, _axes(3)) if not notes[3] else []
+    build = {1: (_busy_traces, busy), 2: (_hbm_traces, hbm), 3: (memory_traces, mem), 4: (_core_traces, cores)}
+    traces = [t for r, (make, data) in build.items() if not notes[r] for t in make(data, _axes(r))]
     # an empty trace keeps the axes of a panel without data, so its frame, time axis and note still show
     traces += [go.Scatter(x=[], y=[], showlegend=False, hoverinfo="skip", **_axes(r)) for r in notes if notes[r]]
-    x_all = {f"xaxis{'' if r == 1 else r}": {**_range(x_range), "showticklabels": True} for r in range(1, 5)}
-    return figure(
-        traces,
-        layout,
-        figure_layout(_TITLE, height=860),
-        {f"{a}axis{'' if r == 1 else r}": _STYLE for r in range(1, 5) for a in "xy"},
-        {f"yaxis{'' if r == 1 else r}": {"showticklabels": False, "zeroline": False} for r in notes if notes[r]},
-        {
-            "xaxis4": {"title": {"text": X_TITLE}},
-            **x_all,
-            "margin": {"l": 70},
-            "annotations": [_row_note(r, n) for r, n in notes.items() if n],
-            "shapes": [
-                s
-                for r in range(1, 5)
-                for s in step_shapes(steps, f"y{'' if r == 1 else r} domain", f"x{'' if r == 1 else r}")
-            ],
-        },
-    )
+    return figure(traces, _stacked_layout(), figure_layout(_TITLE, height=860), _panel_layout(notes, steps, x_range))
