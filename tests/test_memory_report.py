@@ -217,3 +217,15 @@ def test_memory_timeline_draws_sampled_utilisation_without_an_average_row() -> N
         (0.0, 4.0),
     )
     assert {t.name for t in fig.data if t.yaxis == "y4"} == {"AI Core MHz", "AI Core util %"}
+
+
+@pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
+def test_memory_peak_generated_db_form_equals_text_form(layout: str, tmp_path: Path) -> None:
+    from fixtures.generator import write_export
+
+    (db,) = write_export("memory_leak", tmp_path / "db", layout=layout, export_type="db", seed=3)
+    (text,) = write_export("memory_leak", tmp_path / "text", layout=layout, seed=3)
+    (db_peak, db_held), (text_peak, text_held) = _ours(db), _ours(text)
+    assert abs(db_peak["peak_allocated_mb"][0] - text_peak["peak_allocated_mb"][0]) < 0.1
+    assert abs(db_peak["peak_reserved_mb"][0] - text_peak["peak_reserved_mb"][0]) < 0.1
+    assert [n for n, _ in db_held] == [n for n, _ in text_held] and len(db_held) > 0
