@@ -26,6 +26,13 @@ def _share(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
+def _at(mb: float | None, ms: float | None, share: float | None) -> str:
+    """'10,282.7 MB at 317.402 ms (15.7% of the device)'."""
+    if mb is None:
+        return "—"
+    return f"{mb:,.1f} MB at {ms:,.3f} ms ({_share(share)} of the device)"
+
+
 def _peak_html(peak: pl.DataFrame) -> str:
     if peak.is_empty():
         return _note(f"No memory records in this export; to collect them: {COLLECT_MEMORY}.")
@@ -33,21 +40,23 @@ def _peak_html(peak: pl.DataFrame) -> str:
         (
             "—" if r["device_id"] < 0 else r["device_id"],
             r["component"],
-            r["peak_allocated_mb"],
-            r["peak_allocated_ms"],
-            _share(r["allocated_share"]),
-            r["peak_reserved_mb"],
-            r["peak_reserved_ms"],
-            _share(r["reserved_share"]),
+            _at(r["peak_allocated_mb"], r["peak_allocated_ms"], r["allocated_share"]),
+            _at(r["peak_reserved_mb"], r["peak_reserved_ms"], r["reserved_share"]),
             r["allocated_at_reserved_mb"],
             r["app_reserved_mb"],
             r["device_memory_mb"],
         )
         for r in peak.iter_rows(named=True)
     ]
-    columns = ["device", "series", "peak allocated (MB)", "at (ms)", "of device", "peak reserved (MB)", "at (ms)"]
-    columns += ["of device", "allocated at reserved peak (MB)", "process reserved (MB)", "device memory (MB)"]
-    return table(columns, rows)
+    columns = [
+        "device",
+        "series",
+        "peak allocated",
+        "peak reserved",
+        "allocated at reserved peak (MB)",
+        "process reserved (MB)",
+    ]
+    return table([*columns, "device memory (MB)"], rows)
 
 
 def _holders_html(holders: pl.DataFrame, peak: pl.DataFrame) -> str:
@@ -61,7 +70,7 @@ def _holders_html(holders: pl.DataFrame, peak: pl.DataFrame) -> str:
         f"{first['alive']} allocations recorded in operator_memory are alive at the peak allocated sample and hold "
         f"{first['alive_mb']:,.1f} MB of its {peak_mb:,.1f} MB (the rest is not in operator_memory: allocated "
         "before the profiled window, or not recorded per operator). "
-        "The largest, largest first; operator_memory records no tensor shapes."
+        "The largest of them below; operator_memory records no tensor shapes."
     )
     rows = [
         (r["op_name"], r["size_mb"], r["alloc_ms"], "after the window" if r["release_ms"] is None else r["release_ms"])
