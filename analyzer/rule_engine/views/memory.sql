@@ -105,5 +105,6 @@ WITH w AS (
 SELECT t.run_id, t.device_id, w.step_id, row_number() OVER (PARTITION BY t.run_id, t.device_id ORDER BY w.start_ns, w.step_id) AS step_no,
        w.start_ns, w.end_ns, count(*) AS samples, min(t.allocated_mb) AS floor_mb, max(t.allocated_mb) AS peak_mb,
        max(t.reserved_mb) AS peak_reserved_mb
-FROM _memory_total t JOIN w ON t.run_id = w.run_id AND t.ts_ns >= w.start_ns AND t.ts_ns < w.end_ns
+FROM _memory_total t ASOF JOIN w ON t.run_id = w.run_id AND t.ts_ns >= w.start_ns  -- the step begun last, if not ended
+WHERE t.ts_ns < w.end_ns
 GROUP BY t.run_id, t.device_id, w.step_id, w.start_ns, w.end_ns;
