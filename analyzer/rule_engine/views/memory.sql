@@ -44,7 +44,7 @@ WHERE p.choice = 1;
 -- @column peak_reserved_mb          largest reserved value, MB
 -- @column peak_reserved_ns          first sample at peak_reserved_mb
 -- @column allocated_at_reserved_mb  allocated value of that sample, MB
--- @column app_reserved_mb           largest reserved value of the whole process (memory_record or npu_module_mem 'APP'), MB; NULL when not written
+-- @column app_reserved_mb           largest reserved value of the whole process (memory_record or npu_module_mem 'APP') inside the run's window of tasks and memory_record samples, MB; NULL when not written
 -- @column device_memory_mb          the chip's memory (chip table), MB
 -- @column allocated_share           peak_allocated_mb / device_memory_mb
 -- @column reserved_share            peak_reserved_mb / device_memory_mb
@@ -58,9 +58,18 @@ WITH s AS (
            arg_min(allocated_mb, (-reserved_mb, ts_ns)) AS allocated_at_reserved_mb
     FROM _memory_total GROUP BY run_id, device_id
 ),
+-- an export folder can hold an npu_module_mem.csv of another session: an APP sample counts only inside
+-- the window of the run's device tasks and memory_record samples
+win AS (
+    SELECT run_id, min(a) AS a, max(b) AS b FROM (
+        SELECT run_id, start_ns AS a, end_ns AS b FROM ops WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL
+        UNION ALL SELECT run_id, ts_ns, ts_ns FROM memory_records WHERE source = 'memory_record' AND ts_ns IS NOT NULL
+    ) GROUP BY run_id
+),
 app AS (
-    SELECT run_id, coalesce(device_id, -1) AS device_id, max(reserved_mb) AS app_reserved_mb
-    FROM memory_records WHERE component = 'APP' AND reserved_mb >= 0 GROUP BY ALL
+    SELECT r.run_id, coalesce(r.device_id, -1) AS device_id, max(r.reserved_mb) AS app_reserved_mb
+    FROM memory_records r JOIN win w ON r.run_id = w.run_id AND r.ts_ns BETWEEN w.a AND w.b
+    WHERE r.component = 'APP' AND r.reserved_mb >= 0 GROUP BY ALL
 )
 SELECT s.*, app.app_reserved_mb, n.device_memory_gb * 1024 AS device_memory_mb,
        s.peak_allocated_mb / (n.device_memory_gb * 1024) AS allocated_share,
