@@ -22,7 +22,8 @@ def _raw_events_only(real_dir: Path, tmp_path: Path) -> tuple[Path, list[tuple],
     with sqlite3.connect(root / DB) as db:
         pairs = db.execute(
             "SELECT s.value, o.size / 1024.0, o.allocationTime, o.releaseTime FROM OP_MEMORY o "
-            "JOIN STRING_IDS s ON s.id = o.name WHERE o.name IN (SELECT operatorName FROM NPU_OP_MEM) ORDER BY 1, 2, 3, 4"
+            "JOIN STRING_IDS s ON s.id = o.name WHERE o.name IN (SELECT operatorName FROM NPU_OP_MEM) "
+            "ORDER BY 1, 2, 3, 4"
         ).fetchall()
         (peak,) = db.execute("SELECT max(totalAllocate) / 1048576.0 FROM NPU_OP_MEM").fetchone()
         db.execute("DROP TABLE OP_MEMORY")
