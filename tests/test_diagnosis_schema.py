@@ -37,3 +37,26 @@ def test_diagnosis_schema_rejects_a_changed_document(tmp_path):
     assert "$: missing 'ranking'" in problems
     assert any(p.startswith("$.findings[0].severity") for p in problems)
     assert any("oneOf" in p for p in problems)  # the summary fits neither a run's nor the all-runs one
+
+
+def test_diagnosis_memory_summary_fits_the_schema_and_the_written_files(tmp_path):
+    from fixtures.generator.matrix import Cell, write_cell
+    from tests.test_memory_report import _alive, _plain_peak, _read_csv
+
+    (root,) = write_cell(Cell("near_oom", "cnn", 4, "torch_npu"), tmp_path / "in", seed=11)
+    main(["diagnose", str(root), "--out", str(tmp_path / "out"), "--format", "json,md", "--quiet"])
+    (path,) = sorted((tmp_path / "out").glob("*/diagnosis.json"))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert schema_problems(doc, SCHEMA) == []
+    (device,) = doc["summary"]["memory"]["devices"]
+    alloc, at_us, reserved = _plain_peak(
+        _read_csv(next(root.rglob("memory_record.csv"))), "Total Allocated(MB)", "Total Reserved(MB)", 1.0
+    )
+    alive = _alive(_read_csv(next(root.rglob("operator_memory.csv"))), at_us)
+    assert alive
+    assert abs(device["peak_allocated_mb"] - alloc) < 0.1 and abs(device["peak_reserved_mb"] - reserved) < 0.1
+    assert device["alive_count"] == len(alive) and abs(device["alive_mb"] - sum(s for _, s in alive) / 1024) < 0.1
+    markdown = (path.parent / "diagnosis.md").read_text(encoding="utf-8")
+    assert "## Memory" in markdown and f"{alloc:,.1f} MB at {device['peak_allocated_ms']:,.3f} ms" in markdown
+    device["holders"][0]["size_mb"] = "big"
+    assert any(p.startswith("$.summary") or "oneOf" in p for p in schema_problems(doc, SCHEMA))
