@@ -60,3 +60,24 @@ def test_diagnosis_memory_summary_fits_the_schema_and_the_written_files(tmp_path
     assert "## Memory" in markdown and f"{alloc:,.1f} MB at {device['peak_allocated_ms']:,.3f} ms" in markdown
     device["holders"][0]["size_mb"] = "big"
     assert any(p.startswith("$.summary") or "oneOf" in p for p in schema_problems(doc, SCHEMA))
+
+
+def test_diagnosis_memory_summary_of_a_real_export_equals_plain_csv(real_dir, tmp_path):
+    from tests.test_memory_report import _alive, _plain_peak, _read_csv
+
+    out = real_dir / "torch_npu_level1_rank0_text" / "ASCEND_PROFILER_OUTPUT"
+    main(["diagnose", str(out.parent), "--out", str(tmp_path), "--format", "json", "--quiet"])
+    (path,) = sorted(tmp_path.glob("*/diagnosis.json"))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert schema_problems(doc, SCHEMA) == []
+    (device,) = doc["summary"]["memory"]["devices"]
+    alloc, at_us, reserved = _plain_peak(
+        _read_csv(out / "memory_record.csv"), "Total Allocated(MB)", "Total Reserved(MB)", 1.0
+    )
+    alive = sorted(_alive(_read_csv(out / "operator_memory.csv"), at_us), key=lambda a: (-a[1], a[0]))
+    assert abs(device["peak_allocated_mb"] - alloc) < 0.1 and abs(device["peak_reserved_mb"] - reserved) < 0.1
+    assert device["alive_count"] == len(alive) > 0
+    held = [(h["op_name"], h["size_mb"]) for h in device["holders"]]
+    expected = [(n, round(s / 1024, 3)) for n, s in alive]
+    assert [s for _, s in held] == [s for _, s in expected[:15]]  # the largest, largest first
+    assert all(h in expected for h in held)
