@@ -6,6 +6,7 @@ from typing import Any
 
 import duckdb
 
+from analyzer.diagnosis_memory import memory_summary
 from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
 from analyzer.logs.links import failed_operators
 from analyzer.rule_engine.chip_table import CHIP_KEY
@@ -53,7 +54,8 @@ def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, whole: dict[str,
 
 
 def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
-    """span, computing time and share, the time breakdown, per-step computing shares, step and task counts.
+    """span, computing time and share, the time breakdown, per-step computing shares, step and task counts,
+    the memory peak and who holds it (``memory``: analyzer/diagnosis_memory.py).
 
     Needs the helper views. ``span_us`` and ``computing_*`` are over the time breakdown's span (all
     steps together, else the profiled span: _time_breakdown), the same numbers the rules judge;
@@ -93,6 +95,7 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
         "breakdown": breakdown,
         # the computing share as the breakdown prints it (its parts add up to 100.0%)
         "computing_pct": next((p["pct"] for p in (breakdown or {}).get("parts", []) if p["part"] == "computing"), None),
+        "memory": memory_summary(con, run_id),
     }
 
 

@@ -25,6 +25,8 @@ SETTINGS = {
     "timeline": "timeline (torch_npu: export_type text; msprof: --export=on)",
     "aicore_freq": "AI Core frequency counter (torch_npu: the timeline's 'AI Core Freq' track, Level1 or Level2 "
     "with export_type text; msprof: --sys-hardware-mem=on with --export=on)",
+    "memory": "memory usage over time (torch_npu: profile_memory=True, memory_record.csv / MEMORY_RECORD; "
+    "msprof: --sys-hardware-mem=on)",
     "chip": "the chip's AI Core count (msprof: device_N/info.json; torch_npu DB exports: NPU_INFO; "
     "torch_npu text exports do not record it)",
 }

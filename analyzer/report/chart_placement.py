@@ -20,7 +20,8 @@ from analyzer.report.chart_marks import ChartMarks, finding_step
 from analyzer.report.html_sections import esc
 from analyzer.rule_engine.model import Finding
 
-TIME_AXIS_CHARTS = ("hbm", "gap_positions")  # zoomed by their x range only
+TIME_AXIS_CHARTS = ("hbm", "gap_positions", "memory", "timeline")  # zoomed by their x range only
+WIDE_CHARTS = ("timeline",)  # as wide as the page: its panels stack on one time axis
 
 
 def chart_div_id(key: str, step: int | None = None) -> str:
@@ -75,8 +76,11 @@ class ChartPlacement:
 
     def charts_section(self, keys: list[str]) -> str:
         """The general charts no finding drew, and links to those drawn beside findings."""
-        left = [k for k in keys if chart_div_id(k) not in self.shown]
-        drawn = "".join(f'<div class="chart">{self._to_html(self._figures[k], chart_div_id(k))}</div>' for k in left)
+        left = sorted((k for k in keys if chart_div_id(k) not in self.shown), key=lambda k: k not in WIDE_CHARTS)
+        drawn = "".join(
+            f'<div class="chart{" wide" * (k in WIDE_CHARTS)}">{self._to_html(self._figures[k], chart_div_id(k))}</div>'
+            for k in left
+        )
         beside = sorted((self.shown[chart_div_id(k)], k) for k in keys if chart_div_id(k) in self.shown)
         links = ", ".join(
             f'<a href="#{chart_div_id(k)}">{chart_title(self._figures[k])}</a> (finding {index})' for index, k in beside

@@ -211,8 +211,13 @@ def _labels(values: pl.Series) -> list[str]:
 
 def not_collected_figure(title: str, what: str) -> go.Figure:
     """An empty chart that says its data was not collected (instead of failing or vanishing)."""
+    return note_figure(title, f"not collected: {what}")
+
+
+def note_figure(title: str, text: str) -> go.Figure:
+    """An empty chart that says, in ``text``, why it draws nothing."""
     note = {
-        "text": plotly_text(f"not collected: {what}"),
+        "text": plotly_text(text),
         "showarrow": False,
         "x": 0.5,
         "y": 0.5,
@@ -487,7 +492,12 @@ def step_chart(steps: pl.DataFrame, *, title: str) -> go.Figure:
 
 @_not_collected_when_empty("HBM bandwidth", "HBM bandwidth (sys-hardware-mem)")
 def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
-    """HBM read and write bandwidth over time (GB/s)."""
+    """HBM read and write bandwidth over time (GB/s); samples all at one instant make no series: said so."""
+    if hbm["offset_ms"].n_unique() < 2:
+        return note_figure(
+            title,
+            f"every sample at one instant ({hbm['offset_ms'][0]:.3f} ms): no series over time to draw",
+        )
     traces = []
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
         part = hbm.filter(pl.col("counter") == counter)

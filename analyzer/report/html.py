@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report import charts, runs_series, series
+from analyzer.report import charts, memory_charts, memory_series, runs_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
 from analyzer.report.html_sections import (
@@ -29,6 +29,7 @@ from analyzer.report.html_sections import (
     runs_header_section,
 )
 from analyzer.report.html_style import report_page
+from analyzer.report.memory_section import memory_section
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec
@@ -70,13 +71,41 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], g
     ),
     "steps": lambda con, d, m: charts.step_chart(series.step_breakdown(con, d.run_id)),
     "hbm": lambda con, d, m: charts.hbm_chart(series.hbm_bandwidth(con, d.run_id)),
+    "memory": lambda con, d, m: memory_charts.memory_chart(
+        memory_series.memory_over_time(con, d.run_id),
+        memory_series.step_starts(con, d.run_id),
+        memory_series.time_range(con, d.run_id),
+        _device_memory_mb(con, d.run_id),
+    ),
+    "timeline": lambda con, d, m: _timeline(con, d.run_id),
 }
+# The charts drawn against time: every one gets the run's shared x range (memory_series.time_range).
+SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
 
 # Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
 RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], go.Figure]
 RUNS_CHARTS: dict[str, RunsChart] = {
     "scaling": lambda con, runs, subject: sweep_chart(runs_series.scaling_rows(con, runs, subject)),
 }
+
+
+def _device_memory_mb(con: duckdb.DuckDBPyConnection, run_id: str) -> float | None:
+    peak = memory_series.memory_peak(con, run_id)
+    return None if peak.is_empty() else peak["device_memory_mb"][0]
+
+
+def _timeline(con: duckdb.DuckDBPyConnection, run_id: str) -> go.Figure:
+    """The stacked compute / HBM / memory / cores chart of the run on one x axis."""
+    cores = memory_series.core_activity(con, run_id)
+    return memory_charts.timeline_chart(
+        series.busy_over_time(con, run_id),
+        series.hbm_bandwidth(con, run_id),
+        memory_series.memory_over_time(con, run_id),
+        cores,
+        memory_series.step_starts(con, run_id),
+        memory_series.time_range(con, run_id),
+        memory_charts.core_gap(cores, memory_series.sampled_core_utilization(con, run_id)),
+    )
 
 
 def figure_html(fig: go.Figure, div_id: str) -> str:
@@ -101,7 +130,12 @@ def build_figures(
     """
     create_views(con)
     marks = marks if marks is not None else chart_marks(diagnosis)
-    return {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
+    figures = {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
+    x_range = memory_series.time_range(con, diagnosis.run_id)
+    for key in SHARED_TIME_AXIS if x_range else ():
+        if figures[key].data:  # a chart with no data keeps its hidden axes and its message
+            figures[key].update_layout(xaxis={"range": list(x_range)})
+    return figures
 
 
 def render_html(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: str | None = None) -> str:
@@ -125,7 +159,8 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     placement = ChartPlacement(con, diagnosis, figures, marks, figure_html)
     findings = findings_section(diagnosis, placement.chart_for)
     return (
-        f"{header_section(diagnosis)}\n{failed_operators_section(diagnosis)}{findings}\n{placement.charts_section(list(CHARTS))}\n"
+        f"{header_section(diagnosis)}\n{failed_operators_section(diagnosis)}{findings}\n"
+        f"{memory_section(con, diagnosis.run_id)}\n{placement.charts_section(list(CHARTS))}\n"
         f"{problems_section(diagnosis)}"
     )
 

@@ -155,7 +155,7 @@ def header_section(diagnosis: Diagnosis) -> str:
     collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
-    summary = sorted((k, v) for k, v in diagnosis.summary.items() if k != "breakdown")
+    summary = sorted((k, v) for k, v in diagnosis.summary.items() if k not in ("breakdown", "memory"))
     cards = [card("Run", kv_table(run_pairs)), card("Collection", kv_table(collection))]
     if summary:
         cards.append(card("Summary", kv_table(summary) + _breakdown_table(diagnosis.summary.get("breakdown"))))

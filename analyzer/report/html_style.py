@@ -62,6 +62,7 @@ summary { cursor: pointer; font-weight: 600; }
          margin-bottom: 12px; min-width: 0; }
 /* auto-fill, not auto-fit: columns must not change while charts are drawn one by one during parsing */
 .chart-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
+.chart.wide { grid-column: 1 / -1; }
 .none { color: var(--muted); font-style: italic; }
 .chart-ref { color: var(--muted); font-size: 13px; margin: 6px 0; }
 .finding.compact { padding: 10px 14px; margin: 10px 0; }

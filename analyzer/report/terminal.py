@@ -67,6 +67,20 @@ def skipped_line(d: Diagnosis) -> str | None:
     return f"skipped {len(skipped)} rule(s): {names} (why and how to enable: the report's rules table)"
 
 
+def memory_lines(summary: dict) -> list[str]:
+    """Per device, the memory peak and how much of it the operators alive at it hold (summary['memory'])."""
+    lines = []
+    for m in (summary.get("memory") or {}).get("devices", []):
+        device = "" if m["device_id"] is None else f" (device {m['device_id']})"
+        share = "?" if m["allocated_share"] is None else f"{m['allocated_share']:.1%}"
+        lines.append(
+            f"memory peak{device}: {m['peak_allocated_mb']:,.1f} MB allocated ({share} of the device), "
+            f"{m['peak_reserved_mb'] or 0:,.1f} MB reserved; {m['alive_count']} operator allocations alive at it "
+            f"hold {m['alive_mb']:,.1f} MB"
+        )
+    return lines
+
+
 def _failed_lines(d: Diagnosis) -> list[str]:
     return [f"failed: {o.code} {o.rule}: {o.reason}" for o in d.outcomes if o.status == "failed"]
 
@@ -89,6 +103,8 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
         )
         if b:
             console.print(f"where the time went: {b['text']}", markup=False)
+        for line in memory_lines(s):
+            console.print(line, markup=False)
     if d.findings:
         console.print(findings_table(d, limit))
         if len(d.findings) > limit:

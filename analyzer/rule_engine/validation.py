@@ -41,6 +41,8 @@ CHART_KINDS = (
     "calls",
     "steps",
     "hbm",
+    "memory",
+    "timeline",
     "scaling",
     # the job page's charts (analyzer/report/job_page.py), for rules of scope 'job'
     "job_rank_step",

@@ -16,7 +16,14 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.sqlite import sqlite_analysis, sqlite_meta, sqlite_series, sqlite_tasks, sqlite_timeline
+from analyzer.ingest.sqlite import (
+    sqlite_analysis,
+    sqlite_meta,
+    sqlite_op_mem,
+    sqlite_series,
+    sqlite_tasks,
+    sqlite_timeline,
+)
 from analyzer.ingest.sqlite.sqlite_checks import (
     EXPECTED,
     drop_duplicate_tasks,
@@ -49,6 +56,7 @@ PROFILER_TABLES = (
     "NPU_MODULE_MEM",
     "MEMORY_RECORD",
     "OP_MEMORY",
+    "NPU_OP_MEM",
     "NPU_INFO",
     "META_DATA",
     "RANK_DEVICE_MAP",
@@ -71,6 +79,7 @@ PROFILER_SECTIONS: tuple[Section, ...] = (
     sqlite_series.load_counters,
     sqlite_series.load_memory_records,
     sqlite_series.load_op_memory,
+    sqlite_op_mem.load_npu_op_memory,
     sqlite_analysis.load_communication_op,
     sqlite_meta.record_run_facts,
 )

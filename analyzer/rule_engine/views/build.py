@@ -18,7 +18,9 @@ SELECT (SELECT count(*) || ':' || coalesce(sum(hash(run_id, device_id, stream_id
                                                     op_name, start_ns, end_ns)), 0) FROM ops)
     || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(s)), 0) FROM steps s)
     || '/' || (SELECT count(*) || ':' || coalesce(sum(start_ns), 0) || ':' || coalesce(sum(end_ns), 0)
-               FROM timeline)"""
+               FROM timeline)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(m)), 0) FROM memory_records m)
+    || '/' || (SELECT count(*) || ':' || coalesce(sum(hash(o)), 0) FROM op_memory o)"""
 
 _STATE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_helper_views_state'"
 
@@ -37,7 +39,8 @@ def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = N
     database file).
 
     Definitions marked ``@view`` stay views; ``@table`` ones are computed once into TEMP tables, in
-    dependency order, and recomputed on a later call only when ops, steps or timeline changed, or when
+    dependency order, and recomputed on a later call only when ops, steps, timeline, memory_records or
+    op_memory changed, or when
     ``chip`` (overrides of the chip table, ``--set chip.KEY=VALUE``, checked by
     chip_table.check_chip_overrides) is given and differs from the last call's; without ``chip``, the
     last call's overrides are kept.

@@ -18,6 +18,8 @@
 -- @column launch_us         typical host cost of launching one operator (dispatch, in eager mode), us
 -- @column gap_threshold_us  device gaps at least this long are 'long gaps'; shorter ones are launch gaps
 -- @column task_switch_us    idle time the device itself needs between two tasks, us
+-- @column device_memory_gb  on-chip device memory (HBM, or LPDDR on the 310P) a run can use, GB
+-- @column cube_tflops       cube (matrix) peak at FP16, TFLOPS: the roofline's compute ceiling
 WITH r AS (SELECT run_id, chip, ai_core_count FROM runs  -- and the runs only ops names (a database filled table by table)
            UNION ALL SELECT DISTINCT run_id, NULL, NULL FROM ops WHERE run_id NOT IN (SELECT run_id FROM runs)),
 m AS (SELECT r.run_id, any_value(r.chip) AS run_chip, any_value(r.ai_core_count) AS ai_core_count,
