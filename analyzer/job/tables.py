@@ -49,6 +49,6 @@ def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], s
         }
         problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
         note = load_job_groups(con, job)
-        load_job_links(con, job.job_id)
+        problems += load_job_links(con, job.job_id)
         set_pp_stages(con, job.job_id)
         return problems, note
