@@ -1,0 +1,106 @@
+"""Every rank a job implies accounted for: present, or named as absent or without usable data, and the
+collective wait that no present rank explains measured."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.metadata.discover import printable
+from analyzer.ingest.model import Problem
+from analyzer.job.grouping import Job
+
+# Ranks the job's files name: in its communication matrices (global ranks) and its metadata groups.
+_NAMED = """
+SELECT DISTINCT r FROM (
+    SELECT src_rank AS r FROM job_links WHERE run_id = $job UNION ALL SELECT dst_rank FROM job_links WHERE run_id = $job
+    UNION ALL SELECT rank FROM job_groups WHERE run_id = $job AND source LIKE 'metadata%'
+) WHERE r IS NOT NULL ORDER BY r
+"""
+_WITHOUT_DATA = """
+SELECT rank FROM job_ranks r WHERE run_id = $job
+  AND NOT EXISTS (SELECT 1 FROM job_steps s WHERE s.run_id = $job AND s.rank = r.rank AND s.stage_us IS NOT NULL)
+  AND NOT EXISTS (SELECT 1 FROM job_comm_ops o WHERE o.run_id = $job AND o.rank = r.rank AND o.wait_us IS NOT NULL)
+ORDER BY rank
+"""
+# In each collective the least any present rank waited is a wait that none of them caused: they all
+# waited for something else (an absent rank, or one whose values were dropped).
+_UNEXPLAINED = """
+WITH per_op AS (
+    SELECT step_id, min(wait_us) AS unexplained_us FROM job_comm_ops
+    WHERE run_id = $job AND op_kind = 'collective' AND op_rank_count >= 2 AND wait_us IS NOT NULL
+    GROUP BY step_id, group_name, op_name
+),
+step AS (SELECT avg(s) AS step_us FROM (SELECT max(stage_us) AS s FROM job_steps WHERE run_id = $job GROUP BY step_id))
+SELECT sum(unexplained_us) / count(DISTINCT step_id), any_value(step.step_us) FROM per_op, step
+"""
+# A wait none of the present ranks explains is named from this share of the job step (slow-rank's
+# default threshold for the wait one rank causes).
+UNEXPLAINED_SHARE = 0.05
+
+
+def ranks_text(ranks: list[int]) -> str:
+    """'5, 9-12' for [5, 9, 10, 11, 12].
+
+    >>> ranks_text([0, 2, 3, 4, 7])
+    '0, 2-4, 7'
+    """
+    runs: list[list[int]] = []
+    for r in ranks:
+        if runs and r == runs[-1][-1] + 1:
+            runs[-1].append(r)
+        else:
+            runs.append([r])
+    return ", ".join(str(x[0]) if len(x) == 1 else f"{x[0]}-{x[-1]}" for x in runs)
+
+
+def _folder(job: Job) -> str:
+    """The folder holding the job's ranks (the deepest common one), as problems name files."""
+    return printable(Path(os.path.commonpath([r.source.root.parent for r in job.ranks])))
+
+
+def account_ranks(con: duckdb.DuckDBPyConnection, job: Job) -> list[Problem]:
+    """Errors for the ranks the job implies (its world size, its metadata groups, its matrices) that are
+    absent, and for present ranks without a usable step or wait; a warning for the collective wait
+    that no present rank explains, when it is at least UNEXPLAINED_SHARE of the job step."""
+    params = {"job": job.job_id}
+    present = {r.rank for r in job.ranks}
+    implied = set(range(job.world_size or 0)) | {r for (r,) in con.execute(_NAMED, params).fetchall()}
+    missing = sorted(implied - present)
+    empty = [r for (r,) in con.execute(_WITHOUT_DATA, params).fetchall()]
+    wait_us, step_us = con.execute(_UNEXPLAINED, params).fetchall()[0]
+    waits = ""
+    if wait_us and step_us and wait_us >= UNEXPLAINED_SHARE * step_us:
+        waits = (
+            f"every present rank waits at least {wait_us / 1000:.1f} ms per step ({wait_us / step_us:.0%} of the "
+            f"{step_us / 1000:.1f} ms job step) in collectives that no present rank is late for"
+        )
+    folder, problems = _folder(job), []
+    if missing:
+        size = f"world size {job.world_size}" if job.world_size else "its metadata groups and matrices"
+        problems.append(
+            Problem(
+                folder,
+                "",
+                "error",
+                f"{len(missing)} of the {len(implied)} ranks the job implies ({size}) have no export here: rank(s) "
+                f"{ranks_text(missing)}; the job verdicts cannot name them" + (f", and {waits}" if waits else ""),
+                "copy every rank's export into the job's folder (a rank the others wait for may be the one missing)",
+            )
+        )
+    elif waits:
+        problems.append(Problem(folder, "", "warning", f"{waits}: a rank's values were dropped or it is not here"))
+    if empty:
+        problems.append(
+            Problem(
+                folder,
+                "",
+                "error",
+                f"rank(s) {ranks_text(empty)} hold no usable step time nor collective wait: the job verdicts leave "
+                "them out",
+                "re-export these ranks with step_trace_time.csv and communication.json (profiler level 1 or higher)",
+            )
+        )
+    return problems
