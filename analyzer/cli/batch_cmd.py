@@ -20,7 +20,7 @@ from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
 from analyzer.runs.scratch import temp_root
-from analyzer.runs.work import WorkSettings
+from analyzer.runs.work import INFRASTRUCTURE, WorkSettings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -147,6 +147,9 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
         err("npu-triage: no usable run was found")
         return 2
+    if any(row["message"].startswith(INFRASTRUCTURE) for row in outcome.failed):
+        err("npu-triage: the machinery lost some exports (lines above), tried again by the next batch; exit code 3")
+        return 3
     if outcome.unreadable or outcome.partial:
         err("npu-triage: part of the input was lost (lines above); exit code 3")
         return 3

@@ -83,7 +83,7 @@ def account_ranks(con: duckdb.DuckDBPyConnection, job: Job) -> list[Problem]:
         problems.append(
             Problem(
                 folder,
-                "",
+                "ranks",
                 "error",
                 f"{len(missing)} of the {len(implied)} ranks the job implies ({size}) have no export here: rank(s) "
                 f"{ranks_text(missing)}; the job verdicts cannot name them" + (f", and {waits}" if waits else ""),
@@ -91,12 +91,14 @@ def account_ranks(con: duckdb.DuckDBPyConnection, job: Job) -> list[Problem]:
             )
         )
     elif waits:
-        problems.append(Problem(folder, "", "warning", f"{waits}: a rank's values were dropped or it is not here"))
+        problems.append(
+            Problem(folder, "collectives", "warning", f"{waits}: a rank's values were dropped or it is not here")
+        )
     if empty:
         problems.append(
             Problem(
                 folder,
-                "",
+                "ranks",
                 "error",
                 f"rank(s) {ranks_text(empty)} hold no usable step time nor collective wait: the job verdicts leave "
                 "them out",
