@@ -58,7 +58,7 @@ def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
     if args.scheduler and args.executor != "dask":
         raise ExecutorError("--scheduler needs --executor dask")
     if args.executor == "dask":
-        return DaskExecutor(args.scheduler, args.jobs)
+        return DaskExecutor(args.scheduler, args.jobs, note=lambda text: err(f"npu-triage: note: {text}"))
     return LocalPool(args.jobs)
 
 

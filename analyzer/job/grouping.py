@@ -241,13 +241,16 @@ def _apart(r: JobRank, job: Job) -> str:
 
 
 def _place_lone_ranks(jobs: list[Job], lone: list[JobRank]) -> list[Job]:
-    """Each rank left on its own joins the one job that lacks its rank id (and whose world size holds
-    it), with a warning saying why it stood apart; a rank no single job takes is named as left out."""
+    """Each rank left on its own that holds collectives joins the one job of known world size that lacks
+    its rank id (and holds it), with a warning saying why it stood apart; a rank several jobs could take
+    is named as left out. A rank without collectives, or that no job lacks, is a run of its own."""
     for r in sorted(lone, key=lambda r: (r.rank, r.source.rel_path)):
+        if not (r.source.has("communication") or r.source.has("communication_matrix")):
+            continue
         fits = [
             i
             for i, job in enumerate(jobs)
-            if r.rank not in {x.rank for x in job.ranks} and (job.world_size is None or r.rank < job.world_size)
+            if job.world_size and r.rank < job.world_size and r.rank not in {x.rank for x in job.ranks}
         ]
         if len(fits) == 1:
             job = jobs[fits[0]]
@@ -260,19 +263,19 @@ def _place_lone_ranks(jobs: list[Job], lone: list[JobRank]) -> list[Job]:
             )
             ranks = tuple(sorted((*job.ranks, r), key=lambda x: x.rank))
             jobs[fits[0]] = replace(job, ranks=ranks, problems=(*job.problems, note))
-        elif jobs:
-            jobs[0] = replace(jobs[0], problems=(*jobs[0].problems, _left_out(r, len(fits))))
+        elif fits:
+            first = jobs[fits[0]]
+            jobs[fits[0]] = replace(first, problems=(*first.problems, _left_out(r, len(fits))))
     return jobs
 
 
 def _left_out(r: JobRank, fitting: int) -> Problem:
-    where = f"{fitting} jobs lack rank {r.rank}" if fitting else f"every job has a rank {r.rank} already"
     return Problem(
         r.source.rel_path,
         "",
         "warning",
         f"rank {r.rank} stands apart from every job (its world size or collection end is of no other rank) "
-        f"and {where}: it is left out of every job view",
+        f"and {fitting} jobs lack rank {r.rank}: it is left out of every job view",
         "put the rank exports of each job in a folder of their own",
     )
 

@@ -66,16 +66,19 @@ class LocalPool:
     def completed(
         self, fn: Callable[..., Any], items: list[Item], *args: Any
     ) -> Iterator[tuple[Item, Any | BaseException]]:
+        if not items:
+            return
         if self.jobs <= 1:
             for item in items:
                 yield item, fn(item, *args)
             return
+        workers = min(self.jobs, len(items))  # never a worker with nothing to do
         watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
         pool = ProcessPoolExecutor(
-            max_workers=self.jobs,
+            max_workers=workers,
             mp_context=_context(),
             initializer=_start_pool_worker,
-            initargs=(watched, threads.worker_thread_count(self.jobs)),
+            initargs=(watched, threads.worker_thread_count(workers)),
         )
         finished = False
         try:
