@@ -126,6 +126,36 @@ def test_tree_with_a_folder_that_cannot_be_listed_reads_the_rest_and_exits_3(com
         shutil.rmtree(top)
 
 
+def test_an_export_whose_ascend_profiler_output_cannot_be_listed_is_named_as_that_folder():
+    """Not its parent: the export folder itself can be listed (issue 45)."""
+    from tests.malformed import base_exports as base
+
+    top = Path(tempfile.mkdtemp(prefix="npu-triage-unlistable-", dir="/tmp"))
+    try:
+        top.chmod(0o777)
+        for name in ("good", "locked"):
+            (top / "in" / name).mkdir(parents=True)
+            base.write_torch_text(top / "in" / name)
+        for p in [top / "in", *(top / "in").rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        locked = next((top / "in" / "locked").glob("*_ascend_pt")) / "ASCEND_PROFILER_OUTPUT"
+        locked.chmod(0o000)
+        argv = ["ingest", str(top / "in")]
+        proc = subprocess.run(
+            [*_without_root_privilege(), sys.executable, "-m", "analyzer", *argv],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=top,
+        )
+        assert TRACEBACK not in proc.stderr and proc.returncode == 3, proc.stderr
+        assert re.search(r"_ascend_pt/ASCEND_PROFILER_OUTPUT: cannot be listed: Permission denied", proc.stderr)
+    finally:
+        for p in (top / "in").rglob("ASCEND_PROFILER_OUTPUT"):
+            p.chmod(0o755)
+        shutil.rmtree(top)
+
+
 def _without_root_privilege() -> list[str]:
     """A command prefix under which root obeys file permissions as other users do (it drops the
     capabilities that let root read any folder); nothing for an ordinary user."""

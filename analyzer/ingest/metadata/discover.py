@@ -162,7 +162,10 @@ def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
         if source is None:
             children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
     except OSError as exc:
-        unreadable.append(Unreadable(printable(path), f"cannot be listed: {exc.strerror or exc}"))
+        # The folder that could not be listed: the export's ASCEND_PROFILER_OUTPUT when that is the one (it
+        # exists); this folder when a look inside it failed (a child that cannot even be looked at).
+        failed = exc.filename if exc.filename and os.path.exists(exc.filename) else path
+        unreadable.append(Unreadable(printable(failed), f"cannot be listed: {exc.strerror or exc}"))
         return
     if source is not None:
         yield source
