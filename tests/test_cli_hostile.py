@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from analyzer.cli import main
@@ -203,3 +204,26 @@ def test_markdown_report_renders_no_markup_from_export_strings(tmp_path, capsys)
         pipes = len(re.findall(r"(?<!\\)\|", line.replace("\\\\", "")))
         columns = columns or pipes
         assert pipes == columns, f"a row of another width: {line}"
+
+
+@pytest.mark.parametrize("command", ["diagnose", "batch"])
+def test_folders_whose_names_are_not_utf8_are_read_and_named_as_themselves(tmp_path, command, capsys):
+    """Issue 45: a folder name holding bytes that are not UTF-8 was not read; it is read through an alias
+    outside the input, and labelled with its own name (the bytes shown as \\xNN)."""
+    from tests.malformed import base_exports as base
+
+    top = os.fsencode(tmp_path / "in")
+    export = base.write_torch_text(Path(os.fsdecode(top + b"/caf\xe9")))
+    os.rename(os.fsencode(export), top + b"/caf\xe9/run_\xff_ascend_pt")
+    argv = {
+        "diagnose": ["diagnose", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--format", "json"],
+        "batch": ["batch", str(tmp_path / "in"), "--catalog", str(tmp_path / "c.duckdb"), "--jobs", "1"],
+    }[command]
+    assert main(argv) == 0
+    assert "UTF-8" not in capsys.readouterr().err
+    if command == "diagnose":
+        assert [p.name for p in (tmp_path / "out").iterdir()] == ["run__xff_ascend_pt"]
+    else:
+        con = duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True)
+        assert con.execute("SELECT path FROM catalog_runs").fetchall() == [("caf\\xe9/run_\\xff_ascend_pt",)]
+    assert os.listdir(top) == [b"caf\xe9"]  # nothing written in the input

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from analyzer.ingest.metadata.utf8_names import original, utf8_alias
 from analyzer.ingest.model import ExportSource, IngestError
 
 APO = "ASCEND_PROFILER_OUTPUT"
@@ -154,8 +155,12 @@ def _is_decodable(path: Path) -> bool:
 
 
 def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
-    if not _is_decodable(path):
-        unreadable.append(Unreadable(printable(path), "folder name is not valid UTF-8: the folder is not read"))
+    if not _is_decodable(path):  # read through a UTF-8 alias; labels and ids keep the real name (printable)
+        alias = utf8_alias(path, _export_name(path))
+        if alias is None:
+            unreadable.append(Unreadable(printable(path), "folder name is not valid UTF-8 and no alias could be made"))
+            return
+        yield from _walk(alias, unreadable)
         return
     try:
         source = _classify(path)
@@ -175,12 +180,13 @@ def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
 
 
 def _export_name(root: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", root.name) or "export"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", printable(root.name)) or "export"
 
 
 def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
-    rel = source.root.relative_to(top).as_posix() if source.root != top else "."
-    return _export_name(source.root), rel
+    root = original(source.root)  # a folder read through a UTF-8 alias is named as itself
+    rel = printable(root.relative_to(top).as_posix()) if root != top else "."
+    return _export_name(root), rel
 
 
 def _one_file_source(path: Path) -> ExportSource:
