@@ -209,3 +209,14 @@ def test_job_batch_records_a_cut_communication_json_and_exits_3_as_diagnose_does
     con = duckdb.connect(str(catalog), read_only=True)
     rows = con.execute("SELECT file, severity FROM job_problems").fetchall()
     assert (str(cut), "error") in rows
+
+
+def test_job_slow_rank_whose_every_wait_is_damaged_is_named_as_the_one_the_others_wait_for(tmp_path):
+    """No verdict can see a rank without a sound wait: the wait it leaves unexplained names it."""
+    root = write_job(job_plan("job_slow_rank", 8, SEEDS[1] + 100, 2), tmp_path / "in")
+    slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
+    _spoil(_rank_dir(root, slow) / "ASCEND_PROFILER_OUTPUT" / "communication.json", "Wait Time(ms)", '"n/a"')
+    code, (d,) = _diagnose(root, tmp_path / "out")
+    assert code == 0 and not [f for f in d["findings"] if f["rule"] == "slow-rank"]
+    (note,) = [p for p in d["ingest_problems"] if p["location"] == "collectives"]
+    assert f"rank(s) {slow}, whose waits were dropped" in note["problem"] and note["severity"] == "warning"

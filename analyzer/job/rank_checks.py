@@ -36,6 +36,11 @@ WITH per_op AS (
 step AS (SELECT avg(s) AS step_us FROM (SELECT max(stage_us) AS s FROM job_steps WHERE run_id = $job GROUP BY step_id))
 SELECT sum(unexplained_us) / count(DISTINCT step_id), any_value(step.step_us) FROM per_op, step
 """
+# Ranks with collectives whose wait was dropped (value_checks.py): no verdict can say whether they were late.
+_DROPPED_WAITS = """
+SELECT DISTINCT rank FROM job_comm_ops
+WHERE run_id = $job AND op_kind = 'collective' AND op_rank_count >= 2 AND wait_us IS NULL ORDER BY rank
+"""
 # A wait none of the present ranks explains is named from this share of the job step (slow-rank's
 # default threshold for the wait one rank causes).
 UNEXPLAINED_SHARE = 0.05
@@ -91,9 +96,14 @@ def account_ranks(con: duckdb.DuckDBPyConnection, job: Job) -> list[Problem]:
             )
         )
     elif waits:
-        problems.append(
-            Problem(folder, "collectives", "warning", f"{waits}: a rank's values were dropped or it is not here")
+        dropped = [r for (r,) in con.execute(_DROPPED_WAITS, params).fetchall()]
+        who = (
+            f"rank(s) {ranks_text(dropped)}, whose waits were dropped (see the problems of their "
+            "communication.json), may be the one(s) they wait for: the slow-rank verdict cannot see them"
+            if dropped
+            else "a rank's values were dropped or it is not here"
         )
+        problems.append(Problem(folder, "collectives", "warning", f"{waits}: {who}"))
     if empty:
         problems.append(
             Problem(
