@@ -66,53 +66,63 @@ def _folder(job: Job) -> str:
     return printable(Path(os.path.commonpath([r.source.root.parent for r in job.ranks])))
 
 
+def _unexplained(con: duckdb.DuckDBPyConnection, params: dict) -> str:
+    """The collective wait no present rank explains, said, when it is at least UNEXPLAINED_SHARE of the step."""
+    wait_us, step_us = con.execute(_UNEXPLAINED, params).fetchall()[0]
+    if not (wait_us and step_us and wait_us >= UNEXPLAINED_SHARE * step_us):
+        return ""
+    return (
+        f"every present rank waits at least {wait_us / 1000:.1f} ms per step ({wait_us / step_us:.0%} of the "
+        f"{step_us / 1000:.1f} ms job step) in collectives that no present rank is late for"
+    )
+
+
+def _absent(folder: str, job: Job, missing: list[int], implied: int, waits: str) -> Problem:
+    size = f"world size {job.world_size}" if job.world_size else "its metadata groups and matrices"
+    return Problem(
+        folder,
+        "ranks",
+        "error",
+        f"{len(missing)} of the {implied} ranks the job implies ({size}) have no export here: rank(s) "
+        f"{ranks_text(missing)}; the job verdicts cannot name them" + (f", and {waits}" if waits else ""),
+        "copy every rank's export into the job's folder (a rank the others wait for may be the one missing)",
+    )
+
+
+def _dropped(con: duckdb.DuckDBPyConnection, params: dict, folder: str, waits: str) -> Problem:
+    dropped = [r for (r,) in con.execute(_DROPPED_WAITS, params).fetchall()]
+    who = (
+        f"rank(s) {ranks_text(dropped)}, whose waits were dropped (see the problems of their "
+        "communication.json), may be the one(s) they wait for: the slow-rank verdict cannot see them"
+        if dropped
+        else "a rank's values were dropped or it is not here"
+    )
+    return Problem(folder, "collectives", "warning", f"{waits}: {who}")
+
+
+def _empty(folder: str, empty: list[int]) -> Problem:
+    return Problem(
+        folder,
+        "ranks",
+        "error",
+        f"rank(s) {ranks_text(empty)} hold no usable step time nor collective wait: the job verdicts leave them out",
+        "re-export these ranks with step_trace_time.csv and communication.json (profiler level 1 or higher)",
+    )
+
+
 def account_ranks(con: duckdb.DuckDBPyConnection, job: Job) -> list[Problem]:
     """Errors for the ranks the job implies (its world size, its metadata groups, its matrices) that are
     absent, and for present ranks without a usable step or wait; a warning for the collective wait
     that no present rank explains, when it is at least UNEXPLAINED_SHARE of the job step."""
     params = {"job": job.job_id}
-    present = {r.rank for r in job.ranks}
     implied = set(range(job.world_size or 0)) | {r for (r,) in con.execute(_NAMED, params).fetchall()}
-    missing = sorted(implied - present)
+    missing = sorted(implied - {r.rank for r in job.ranks})
     empty = [r for (r,) in con.execute(_WITHOUT_DATA, params).fetchall()]
-    wait_us, step_us = con.execute(_UNEXPLAINED, params).fetchall()[0]
-    waits = ""
-    if wait_us and step_us and wait_us >= UNEXPLAINED_SHARE * step_us:
-        waits = (
-            f"every present rank waits at least {wait_us / 1000:.1f} ms per step ({wait_us / step_us:.0%} of the "
-            f"{step_us / 1000:.1f} ms job step) in collectives that no present rank is late for"
-        )
-    folder, problems = _folder(job), []
+    folder, waits, problems = _folder(job), _unexplained(con, params), []
     if missing:
-        size = f"world size {job.world_size}" if job.world_size else "its metadata groups and matrices"
-        problems.append(
-            Problem(
-                folder,
-                "ranks",
-                "error",
-                f"{len(missing)} of the {len(implied)} ranks the job implies ({size}) have no export here: rank(s) "
-                f"{ranks_text(missing)}; the job verdicts cannot name them" + (f", and {waits}" if waits else ""),
-                "copy every rank's export into the job's folder (a rank the others wait for may be the one missing)",
-            )
-        )
+        problems.append(_absent(folder, job, missing, len(implied), waits))
     elif waits:
-        dropped = [r for (r,) in con.execute(_DROPPED_WAITS, params).fetchall()]
-        who = (
-            f"rank(s) {ranks_text(dropped)}, whose waits were dropped (see the problems of their "
-            "communication.json), may be the one(s) they wait for: the slow-rank verdict cannot see them"
-            if dropped
-            else "a rank's values were dropped or it is not here"
-        )
-        problems.append(Problem(folder, "collectives", "warning", f"{waits}: {who}"))
+        problems.append(_dropped(con, params, folder, waits))
     if empty:
-        problems.append(
-            Problem(
-                folder,
-                "ranks",
-                "error",
-                f"rank(s) {ranks_text(empty)} hold no usable step time nor collective wait: the job verdicts leave "
-                "them out",
-                "re-export these ranks with step_trace_time.csv and communication.json (profiler level 1 or higher)",
-            )
-        )
+        problems.append(_empty(folder, empty))
     return problems
