@@ -339,6 +339,25 @@ def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
     return False
 
 
+def _read(statement: _Statement, file: _File, types: dict[str, str], parallel: bool) -> tuple[int, Rejects] | None:
+    """(rows, rejects) of ``statement`` over the file: typed first (``types``), else as text; a typed read
+    that met only cells of the wrong type reads as text and names them per column (csv_cells.py)."""
+    cells = None
+    if types:
+        typed = {name: types.get(name, kind) for name, kind in file.columns.items()}
+        read = _read_typed(statement, file, typed, parallel)
+        if read == "refused":
+            return None
+        if not isinstance(read, CellLines) and read is not None:
+            return read
+        cells = read
+    read = _read_text(statement, file, parallel)
+    if read is not None and cells:
+        numbers = {c: t for c, t in types.items() if c in file.columns and t != "VARCHAR"}
+        report_cells(file.path, numbers, _cell_counts(statement.con, file, numbers), cells.lines, statement.ctx)
+    return read
+
+
 def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int | None:
     """Run ``statement`` over one file's scan; report rejected rows, an empty or cut file.
 
@@ -349,23 +368,9 @@ def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int |
     has changed nothing.
     """
     path, ctx = file.path, statement.ctx
-    parallel = scans_in_parallel(path)
-    read = None
-    cells = None
-    if types:
-        typed = {name: types.get(name, kind) for name, kind in file.columns.items()}
-        read = _read_typed(statement, file, typed, parallel)
-        if read == "refused":
-            return None
-        cells = read if isinstance(read, CellLines) else None
-        read = None if cells else read
-    if read is None:
-        read = _read_text(statement, file, parallel)
+    read = _read(statement, file, types, scans_in_parallel(path))
     if read is None:
         return None
-    if cells:
-        numbers = {c: t for c, t in types.items() if c in file.columns and t != "VARCHAR"}
-        report_cells(path, numbers, _cell_counts(statement.con, file, numbers), cells.lines, ctx)
     rows, rejects = read
     ctx.mark_read(path)
     report_rejects(statement.con, path, rejects, file.header, ctx)
