@@ -41,7 +41,7 @@ _DROPPED_WAITS = """
 SELECT DISTINCT rank FROM job_comm_ops
 WHERE run_id = $job AND op_kind = 'collective' AND op_rank_count >= 2 AND wait_us IS NULL ORDER BY rank
 """
-# A wait none of the present ranks explains is named from this share of the job step (slow-rank's
+# A wait none of the present ranks explains is named from this share of the job step (the late-rank rule's
 # default threshold for the wait one rank causes).
 UNEXPLAINED_SHARE = 0.05
 
@@ -93,7 +93,7 @@ def _dropped(con: duckdb.DuckDBPyConnection, params: dict, folder: str, waits: s
     dropped = [r for (r,) in con.execute(_DROPPED_WAITS, params).fetchall()]
     who = (
         f"rank(s) {ranks_text(dropped)}, whose waits were dropped (see the problems of their "
-        "communication.json), may be the one(s) they wait for: the slow-rank verdict cannot see them"
+        "communication.json), may be the one(s) they wait for: no late-rank verdict can see them"
         if dropped
         else "a rank's values were dropped or it is not here"
     )
