@@ -220,3 +220,16 @@ def test_job_slow_rank_whose_every_wait_is_damaged_is_named_as_the_one_the_other
     assert code == 0 and not [f for f in d["findings"] if f["rule"] == "slow-rank"]
     (note,) = [p for p in d["ingest_problems"] if p["location"] == "collectives"]
     assert f"rank(s) {slow}, whose waits were dropped" in note["problem"] and note["severity"] == "warning"
+
+
+def test_job_partial_copy_of_another_job_in_a_folder_of_its_own_is_a_job_of_its_own(con, tmp_path):
+    """Parts sharing most of their ranks are two jobs, however small one is (the stray-copy rule is for few)."""
+    from analyzer.ingest.metadata.discover import discover
+    from analyzer.job.grouping import find_jobs
+
+    write_job(job_plan("job_slow_rank", 8, SEEDS[0], 1), tmp_path / "in", "a")
+    b = write_job(job_plan("job_slow_rank", 8, SEEDS[1], 1), tmp_path / "in", "b")
+    for rank in range(3, 8):
+        shutil.rmtree(_rank_dir(b, rank))
+    jobs = find_jobs(con, discover(tmp_path / "in"), (tmp_path / "in").resolve())
+    assert [(j.job_id, [r.rank for r in j.ranks]) for j in jobs] == [("a", list(range(8))), ("b", [0, 1, 2])]

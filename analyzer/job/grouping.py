@@ -122,10 +122,19 @@ def _by_session(cluster: list[JobRank]) -> list[list[JobRank]] | None:
     return None if any(_has_duplicate_rank(p) for p in parts) else parts
 
 
-def _fair(parts: list[list[JobRank]] | None, ranks: int) -> bool:
-    """A split tells jobs apart when it separates something and leaves no job with half the ranks or
-    fewer: one stray copy of a rank in a node's folder must not cut its job in two halves."""
-    return bool(parts) and len(parts) > 1 and all(len({r.rank for r in p}) * 2 > ranks for p in parts if len(p) > 1)
+def _fair(parts: list[list[JobRank]] | None) -> bool:
+    """A split tells jobs apart when it separates something and the parts share many ranks (two jobs, two
+    sessions: each holds most of the ranks). Parts that share few ranks, fewer than half of the smallest
+    part, are pieces of one job with a stray copy: one copy of a rank in another node's folder must not
+    cut its job in two."""
+    if not parts or len(parts) < 2:
+        return False
+    seen: dict[int, int] = {}
+    for part in parts:
+        for rank in {r.rank for r in part}:
+            seen[rank] = seen.get(rank, 0) + 1
+    shared = sum(1 for n in seen.values() if n > 1)
+    return not shared * 2 < min(len({r.rank for r in p}) for p in parts)
 
 
 def _split_conflicts(cluster: list[JobRank]) -> list[list[JobRank]]:
@@ -137,7 +146,6 @@ def _split_conflicts(cluster: list[JobRank]) -> list[list[JobRank]]:
     one job spread over several folders (a folder per node) stays one job."""
     if not _has_duplicate_rank(cluster):
         return [cluster]
-    ranks = len({r.rank for r in cluster})
     common = Path(os.path.commonpath([r.source.root.parent for r in cluster]))
     for split in (
         lambda c: _by_key(c, _parallel_key),
@@ -145,7 +153,7 @@ def _split_conflicts(cluster: list[JobRank]) -> list[list[JobRank]]:
         lambda c: _by_key(c, lambda r: _folder_key(r, common)),
     ):
         parts = split(cluster)
-        if _fair(parts, ranks):
+        if _fair(parts):
             return [job for part in parts for job in _split_conflicts(part)]
     return [cluster]
 
