@@ -30,6 +30,7 @@ from analyzer.report.markdown import render_markdown
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.params import check_overrides
 from analyzer.rule_engine.validation import validate_rules
 
 if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
@@ -137,7 +138,16 @@ def diagnose(
         if len(usable) != 1:
             raise ValueError(f"name one run_id of the {len(usable)} usable runs: {', '.join(usable) or 'none'}")
         run_id = usable[0]
-    return diagnose_run(trace.con, run_id, ConfiguredRules(tuple(rule_set or rules()), params or {}, preview))
+    elif run_id not in usable:  # an empty diagnosis of a run that is not there would read as a clean run
+        raise ValueError(f"no usable run {run_id!r} in the trace; its usable runs: {', '.join(usable) or 'none'}")
+    return diagnose_run(trace.con, run_id, _configured(rule_set, params, preview))
+
+
+def _configured(rule_set: list[Rule] | None, params: dict | None, preview: bool) -> ConfiguredRules:
+    """The rules with ``params`` checked as the command line checks --set and --config (ParamError names an
+    unknown rule or param, a value of another kind, None, NaN)."""
+    chosen = list(rule_set or rules())
+    return ConfiguredRules(tuple(chosen), check_overrides(dict(params or {}), chosen), preview)
 
 
 def diagnose_all(
@@ -148,7 +158,7 @@ def diagnose_all(
     preview: bool = False,
 ) -> list[Diagnosis]:
     """The diagnosis of every usable run, then (with several runs) that of the rules comparing them."""
-    configured = ConfiguredRules(tuple(rule_set or rules()), params or {}, preview)
+    configured = _configured(rule_set, params, preview)
     usable = trace.usable_run_ids()
     found = [diagnose_run(trace.con, r, configured) for r in usable]
     several = diagnose_runs(trace.con, usable, configured)
@@ -179,6 +189,8 @@ def report(
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise ValueError(f"unknown report formats {unknown}; choose from {', '.join(FORMATS)}")
+    if "html" in formats and trace is None:  # said before any file is written
+        raise ValueError("the HTML report needs the trace its charts query: report(..., trace=trace)")
     folder = run_folder(Path(out_dir), diagnosis.run_id)
     written = []
     if "json" in formats:
@@ -186,8 +198,6 @@ def report(
     if "md" in formats:
         written.append(write_text_atomically(folder / "diagnosis.md", render_markdown(diagnosis)))
     if "html" in formats:
-        if trace is None:
-            raise ValueError("the HTML report needs the trace its charts query: report(..., trace=trace)")
         from analyzer.report.html import write_html  # plotly loads only when HTML is asked for
 
         # plotly.js once per output folder, beside the reports, not inlined into every page

@@ -64,3 +64,20 @@ def test_diagnose_asks_for_a_run_when_there_are_several():
         assert [d.run_id for d in found] == trace.usable_run_ids()
         table = analyzer.findings_table(found[0])
         assert table.num_rows == len(found[0].findings) > 0
+
+
+def test_api_arguments_are_checked_as_the_command_line_checks_them(tmp_path):
+    """Issue 45: a run that is not there, params of an unknown rule or None, HTML without the trace."""
+    from analyzer.rule_engine.params import ParamError
+
+    with analyzer.load(EXAMPLE) as trace:
+        with pytest.raises(ValueError, match="no usable run 'nope' in the trace; its usable runs: "):
+            analyzer.diagnose(trace, "nope")
+        with pytest.raises(ParamError, match="unknown rule 'no-such-rule'"):
+            analyzer.diagnose(trace, params={"no-such-rule": {"x": 1}})
+        with pytest.raises(ParamError, match=r"inter-op-gap.min_share=None: expected a value like 0.05"):
+            analyzer.diagnose_all(trace, params={"inter-op-gap": {"min_share": None}})
+        d = analyzer.diagnose(trace)
+    with pytest.raises(ValueError, match="the HTML report needs the trace"):
+        analyzer.report(d, tmp_path / "out", ("json", "md", "html"))
+    assert not (tmp_path / "out").exists()  # nothing written before the refusal

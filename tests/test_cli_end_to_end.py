@@ -89,10 +89,16 @@ def test_cli_diagnose_folder_of_several_runs_writes_run_reports_no_all_runs(real
     """The real tree with default formats: each run's reports; no all-runs one, since no run
     records a batch size (batch-size-scaling, the only rule comparing runs, is skipped)."""
     before = tree_digest(real_dir)
-    assert _run_checked(["diagnose", str(real_dir), "--out", str(tmp_path)], real_dir, before) == 0
+    # exit 3: the level1 rank0/rank1 pair is a job of 8 ranks (rank 0's matrix sends to ranks 1-7), 6 absent
+    assert _run_checked(["diagnose", str(real_dir), "--out", str(tmp_path)], real_dir, before) == 3
     pages = sorted(p.parent.name for p in tmp_path.rglob("report.html"))
     runs = [s.source_id for s in discover(real_dir)]  # the aic-metrics folder holds one run per metric group
     assert pages == sorted(runs) and "all-runs" not in pages
     captured = capsys.readouterr()
     assert "internal error" not in captured.err
+    assert [line for line in captured.err.splitlines() if line.startswith("error:")] == [
+        f"error: {real_dir}:ranks: 6 of the 8 ranks the job implies (its metadata groups and matrices) have no "
+        "export here: rank(s) 2-7; the job verdicts cannot name them (copy every rank's export into the job's "
+        "folder (a rank the others wait for may be the one missing))"
+    ]
     assert not any(line.startswith("all-runs") for line in captured.out.splitlines())

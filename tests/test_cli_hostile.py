@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from analyzer.cli import main
@@ -126,6 +127,36 @@ def test_tree_with_a_folder_that_cannot_be_listed_reads_the_rest_and_exits_3(com
         shutil.rmtree(top)
 
 
+def test_an_export_whose_ascend_profiler_output_cannot_be_listed_is_named_as_that_folder():
+    """Not its parent: the export folder itself can be listed (issue 45)."""
+    from tests.malformed import base_exports as base
+
+    top = Path(tempfile.mkdtemp(prefix="npu-triage-unlistable-", dir="/tmp"))
+    try:
+        top.chmod(0o777)
+        for name in ("good", "locked"):
+            (top / "in" / name).mkdir(parents=True)
+            base.write_torch_text(top / "in" / name)
+        for p in [top / "in", *(top / "in").rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        locked = next((top / "in" / "locked").glob("*_ascend_pt")) / "ASCEND_PROFILER_OUTPUT"
+        locked.chmod(0o000)
+        argv = ["ingest", str(top / "in")]
+        proc = subprocess.run(
+            [*_without_root_privilege(), sys.executable, "-m", "analyzer", *argv],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=top,
+        )
+        assert TRACEBACK not in proc.stderr and proc.returncode == 3, proc.stderr
+        assert re.search(r"_ascend_pt/ASCEND_PROFILER_OUTPUT: cannot be listed: Permission denied", proc.stderr)
+    finally:
+        for p in (top / "in").rglob("ASCEND_PROFILER_OUTPUT"):
+            p.chmod(0o755)
+        shutil.rmtree(top)
+
+
 def _without_root_privilege() -> list[str]:
     """A command prefix under which root obeys file permissions as other users do (it drops the
     capabilities that let root read any folder); nothing for an ordinary user."""
@@ -173,3 +204,26 @@ def test_markdown_report_renders_no_markup_from_export_strings(tmp_path, capsys)
         pipes = len(re.findall(r"(?<!\\)\|", line.replace("\\\\", "")))
         columns = columns or pipes
         assert pipes == columns, f"a row of another width: {line}"
+
+
+@pytest.mark.parametrize("command", ["diagnose", "batch"])
+def test_folders_whose_names_are_not_utf8_are_read_and_named_as_themselves(tmp_path, command, capsys):
+    """Issue 45: a folder name holding bytes that are not UTF-8 was not read; it is read through an alias
+    outside the input, and labelled with its own name (the bytes shown as \\xNN)."""
+    from tests.malformed import base_exports as base
+
+    top = os.fsencode(tmp_path / "in")
+    export = base.write_torch_text(Path(os.fsdecode(top + b"/caf\xe9")))
+    os.rename(os.fsencode(export), top + b"/caf\xe9/run_\xff_ascend_pt")
+    argv = {
+        "diagnose": ["diagnose", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--format", "json"],
+        "batch": ["batch", str(tmp_path / "in"), "--catalog", str(tmp_path / "c.duckdb"), "--jobs", "1"],
+    }[command]
+    assert main(argv) == 0
+    assert "UTF-8" not in capsys.readouterr().err
+    if command == "diagnose":
+        assert [p.name for p in (tmp_path / "out").iterdir()] == ["run__xff_ascend_pt"]
+    else:
+        con = duckdb.connect(str(tmp_path / "c.duckdb"), read_only=True)
+        assert con.execute("SELECT path FROM catalog_runs").fetchall() == [("caf\\xe9/run_\\xff_ascend_pt",)]
+    assert os.listdir(top) == [b"caf\xe9"]  # nothing written in the input

@@ -241,16 +241,15 @@ def test_number_columns_parsed_by_the_csv_reader_give_the_text_paths_values(tmp_
     assert not [p for p in ing.problems if "skipped" in p.problem]
 
 
-def test_a_number_column_holding_text_costs_that_row_named_by_line_and_column(tmp_path):
-    """A cell that is not a number does not fit the header: its row is left out and named by line and
-    column; the other rows are read."""
+def test_a_number_column_holding_text_costs_that_cell_named_by_column_and_first_line(tmp_path):
+    """A cell that is not a number is a problem of that cell (issue 45): read as missing, its row kept, its
+    column named with the count and the first line."""
     ing = load_export(_metrics_export(tmp_path, "odd", ["1.5", "abc", "2.5"] + ["3.5"] * 20))
     got = ing.con.execute("SELECT op_name, dur_us FROM ops ORDER BY op_name LIMIT 3").fetchall()
-    assert got == [("op0", 1.5), ("op10", 3.5), ("op11", 3.5)]
-    assert ing.con.execute("SELECT count(*) FROM ops WHERE op_name = 'op1'").fetchone()[0] == 0
-    skipped = [p for p in ing.problems if "skipped" in p.problem]
-    assert [p.location for p in skipped] == ["line 3, column 'Duration(us)'"]
-    assert "abc" in skipped[0].problem
+    assert got == [("op0", 1.5), ("op1", None), ("op10", 3.5)]
+    (cells,) = [p for p in ing.problems if "cells of 'Duration(us)'" in p.problem]
+    assert cells.location == "line 3, column 'Duration(us)'"
+    assert cells.problem.startswith("1 cells of 'Duration(us)' are not numbers (the first: 'abc')")
 
 
 def test_a_file_whose_rows_do_not_fit_its_header_is_refused_naming_header_line_and_column(tmp_path):

@@ -198,7 +198,11 @@ def test_job_real_rank_with_summaries_only_takes_part(tmp_path, real_dir):
     for name in ("step_trace_time.csv", "communication.json", "communication_matrix.json"):
         shutil.copy(src / "ASCEND_PROFILER_OUTPUT" / name, dst / "ASCEND_PROFILER_OUTPUT")
     code, d = _diagnose_job(job, tmp_path / "out")
-    assert code == 0
+    # rank 0's matrix sends 61 MB to each of ranks 1-7 over HCCS: the job has 8 ranks, 6 of them not here
+    assert code == 3
+    assert [p["problem"].split(";")[0] for p in d["ingest_problems"] if p["severity"] == "error"] == [
+        "6 of the 8 ranks the job implies (its metadata groups and matrices) have no export here: rank(s) 2-7"
+    ]
     assert [(r["rank"], r["has_kernels"]) for r in d["run"]["ranks"]] == [(0, True), (1, False)]
     assert d["summary"]["aligned_op_multi_rank_count"] == 4
     assert (tmp_path / "out" / "rank0" / "diagnosis.json").exists()

@@ -33,10 +33,10 @@ def test_without_a_count_duckdb_keeps_its_default(monkeypatch):
 
 
 def test_the_option_wins_over_the_environment_and_every_connection_uses_it(monkeypatch, tmp_path):
-    monkeypatch.setenv(ENV, "3")
-    assert thread_count() == 3 and thread_count("2") == 2
-    assert _threads(connect()) == 3
-    assert _threads(connect_offline(str(tmp_path / "catalog.duckdb"))) == 3
+    monkeypatch.setenv(ENV, "1")
+    assert thread_count() == 1 and thread_count("2") == min(2, CORES)
+    assert _threads(connect()) == 1
+    assert _threads(connect_offline(str(tmp_path / "catalog.duckdb"))) == 1
 
 
 @pytest.mark.parametrize("text", ["0", "-2", "many", "1.5", ""])
@@ -66,15 +66,26 @@ def test_cli_option_sets_the_count_of_the_process_and_its_workers(monkeypatch, c
     assert main(["--threads", "1", "rules", "list"]) == 0
     assert os.environ[ENV] == "1" and _threads(connect()) == 1
     assert main(["schema", "--threads", "2"]) == 0
-    assert os.environ[ENV] == "2"
+    assert os.environ[ENV] == str(min(2, CORES))
 
 
 def test_pool_workers_share_the_cores_unless_a_count_is_set(monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
     got = dict(LocalPool(2).completed(_worker_threads, [0, 1]))
     assert got == {0: max(1, CORES // 2), 1: max(1, CORES // 2)} == {i: worker_thread_count(2) for i in (0, 1)}
-    monkeypatch.setenv(ENV, "3")
-    assert dict(LocalPool(2).completed(_worker_threads, [0])) == {0: 3}
+    monkeypatch.setenv(ENV, "1")
+    assert dict(LocalPool(2).completed(_worker_threads, [0])) == {0: 1}
+
+
+def test_a_count_above_the_cores_is_capped_with_a_note(monkeypatch, capsys):
+    """--threads 100000 once started so many threads that the process could not end."""
+    monkeypatch.setenv(ENV, "100000")
+    assert thread_count() == CORES and _threads(connect()) == CORES
+    assert main(["--threads", "100000", "rules", "list"]) == 0
+    assert os.environ[ENV] == str(CORES) and _threads(connect()) == CORES
+    assert f"--threads 100000 is more than this machine's {CORES} cores: {CORES} threads are used" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.slow
@@ -83,6 +94,9 @@ def test_local_dask_cluster_workers_share_the_cores(monkeypatch):
     from analyzer.runs.dask_executor import DaskExecutor
 
     monkeypatch.delenv(ENV, raising=False)
-    with DaskExecutor(None, 2) as executor:
+    notes = []
+    with DaskExecutor(None, 6, note=notes.append) as executor:  # --jobs 6, 2 items: 2 workers
         got = dict(executor.completed(_worker_threads, [0, 1]))
+        assert len(executor.cluster.workers) == 2
     assert got == {0: max(1, CORES // 2), 1: max(1, CORES // 2)}
+    assert notes == ["--jobs 6 is more than the 2 exports to analyse: 2 Dask workers"]

@@ -65,7 +65,9 @@ def _set_limits(memory_option: str | None, threads_option: str | None) -> None:
     the environment, which the connections of this process and of its batch workers read
     (``execution/memory.py``, ``execution/threads.py``)."""
     limit = memory_limit_bytes(memory_option)
-    count = threads.thread_count(threads_option)
+    count = threads.thread_count(threads_option)  # at most the cores
+    if threads_option is not None and (note := threads.capped(int(threads_option), "--threads")[1]):
+        err(f"npu-triage: note: {note}")
     if memory_option is not None:
         os.environ[ENV] = f"{limit}B"
     if threads_option is not None:

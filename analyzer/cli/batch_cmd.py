@@ -21,7 +21,7 @@ from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
 from analyzer.runs.scratch import temp_root
-from analyzer.runs.work import WorkSettings
+from analyzer.runs.work import INFRASTRUCTURE, WorkSettings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +59,7 @@ def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
     if args.scheduler and args.executor != "dask":
         raise ExecutorError("--scheduler needs --executor dask")
     if args.executor == "dask":
-        return DaskExecutor(args.scheduler, args.jobs)
+        return DaskExecutor(args.scheduler, args.jobs, note=lambda text: err(f"npu-triage: note: {text}"))
     return LocalPool(args.jobs)
 
 
@@ -160,6 +160,9 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
         err("npu-triage: no usable run was found")
         return 2
+    if any(row["message"].startswith(INFRASTRUCTURE) for row in outcome.failed):
+        err("npu-triage: the machinery lost some exports (lines above), tried again by the next batch; exit code 3")
+        return 3
     if outcome.unreadable or outcome.partial:
         err("npu-triage: part of the input was lost (lines above); exit code 3")
         return 3

@@ -9,13 +9,14 @@ from pathlib import Path
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
+from analyzer.cli.usage import UsageError
 from analyzer.metrics.sweep import create_scaling_views, scaling_tables
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.rows import rows_tsv
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
 from analyzer.report.sweep_terminal import sweep_table
 from analyzer.runs.sources import memory_catalog
-from analyzer.runs.sweep_inputs import load_sweep_catalog, load_sweep_paths
+from analyzer.runs.sweep_inputs import SweepSpecError, check_sweep_specs, load_sweep_catalog, load_sweep_paths
 from analyzer.runs.work import WorkSettings
 
 
@@ -32,7 +33,11 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.runs) == bool(args.catalog):
         err("npu-triage sweep: give either PATH:bs=N runs or --catalog FILE")
         return 2
-    inputs = [Path(r.rpartition(":")[0] or r) for r in args.runs]
+    try:
+        specs = check_sweep_specs(args.runs)
+    except SweepSpecError as exc:
+        raise UsageError(str(exc)) from None
+    inputs = [Path(path) for path, _ in specs]
     check_outputs([Output("--html", args.html, FILE)] if args.html else [], exports_read(inputs))
     con = memory_catalog()
     if args.catalog:

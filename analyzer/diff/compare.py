@@ -22,11 +22,17 @@ def _step_ids(con, run_id: str) -> list:
     return [r["step_id"] for r in rows]
 
 
-def _type_samples(con, run_id: str) -> tuple[dict[str, np.ndarray], int]:
-    """Per op type, its total time in every step of the run (0 in steps where it did not run); and the
-    number of steps."""
+def _has_steps(con, run_id: str) -> bool:
+    """Whether the run has steps of its own (a run without is one 'step' with no id: the whole run)."""
+    return any(s is not None for s in _step_ids(con, run_id))
+
+
+def _type_samples(con, run_id: str, whole_run: bool = False) -> tuple[dict[str, np.ndarray], int]:
+    """Per op type, its total time in every step of the run (0 in steps where it did not run), or with
+    ``whole_run`` its total over the run as one sample; and the number of samples."""
     steps = _step_ids(con, run_id)
-    index = {s: i for i, s in enumerate(steps)}
+    index = {s: (0 if whole_run else i) for i, s in enumerate(steps)}
+    steps = steps[:1] if whole_run else steps
     out: dict[str, np.ndarray] = {}
     for r in _rows(con, "SELECT step_id, op_type, total_dur_us FROM op_type_step_stats WHERE run_id = $r", run_id):
         if r["step_id"] in index:
@@ -45,7 +51,7 @@ def _step_shift(con, base: str, new: str) -> tuple[Shift, str]:
     sql = "SELECT step_time_us FROM step_times WHERE run_id = $r AND step_time_us IS NOT NULL ORDER BY step_id"
     b = [r["step_time_us"] for r in _rows(con, sql, base)]
     n = [r["step_time_us"] for r in _rows(con, sql, new)]
-    if b and n:
+    if b and n and _has_steps(con, base) and _has_steps(con, new):  # a step against a step, never the run
         return compare_samples(np.array(b), np.array(n)), "steps"
     span = "SELECT span_us FROM run_metrics WHERE run_id = $r"
     return compare_samples(
@@ -61,7 +67,10 @@ def _positions(con, run_id: str) -> list[Position]:
 
 
 def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
-    (bs, b_steps), (ns, n_steps) = _type_samples(con, base), _type_samples(con, new)
+    # Per step when both runs have steps; else each op type's whole-run total on both sides (a step of one
+    # run against the whole of the other would be a change of the length of what is compared).
+    whole = not (_has_steps(con, base) and _has_steps(con, new))
+    (bs, b_steps), (ns, n_steps) = _type_samples(con, base, whole), _type_samples(con, new, whole)
     bl, nl = _launches(con, base), _launches(con, new)
     rename_of = {r.base_type: r.new_type for r in renames}
     keys: list[tuple[str, str | None, str | None]] = []

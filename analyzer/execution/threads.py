@@ -36,9 +36,26 @@ def thread_count(option: str | None = None) -> int | None:
     """The count in force: ``option`` (the command line's), else the environment variable, else None
     (DuckDB's default). Raises ThreadCountError naming the option or variable when it is not a count."""
     if option is not None:
-        return parse_threads(option, "--threads")
+        return capped(parse_threads(option, "--threads"), "--threads")[0]
     env = os.environ.get(ENV, "").strip()
-    return parse_threads(env, ENV) if env else None
+    return capped(parse_threads(env, ENV), ENV)[0] if env else None
+
+
+def cores() -> int:
+    """The machine's cores (at least 1)."""
+    return max(1, os.cpu_count() or 1)
+
+
+def capped(count: int, source: str) -> tuple[int, str | None]:
+    """``count`` at most the machine's cores, and a note when it was more: more DuckDB threads than cores
+    only take turns on them (a count of 100,000 starts so many threads that the process cannot end).
+
+    >>> capped(1, "--threads")
+    (1, None)
+    """
+    if count <= cores():
+        return count, None
+    return cores(), f"{source} {count} is more than this machine's {cores()} cores: {cores()} threads are used"
 
 
 def core_share(workers: int) -> int:

@@ -8,6 +8,7 @@ import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
+from analyzer.job.damaged_evidence import mark_damaged
 from analyzer.job.fixed_order import fixed_order, job_rows
 from analyzer.job.grouping import Job
 from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
@@ -68,6 +69,7 @@ def diagnose_job(
     with fixed_order(con):
         findings, outcomes = run_rules(con, job_rules, [job.job_id])
         findings = exclusive_job_impacts(con, findings, list(job_rules.rules))
+        findings = mark_damaged(findings, problems, job_rules.rules)
         summary = job_rows(con, _SUMMARY, job.job_id)[0]
         late = job_rows(con, _LATE, job.job_id)
         ranks = job_rows(con, _RANKS, job.job_id)

@@ -44,8 +44,10 @@ class Job:
 
     @property
     def world_size(self) -> int | None:
-        sizes = {r.meta.world_size for r in self.ranks if r.meta.world_size}
-        return max(sizes) if sizes else None
+        """The world size most ranks record (the larger on a tie): one rank's odd metadata does not
+        make the job another size."""
+        sizes = [r.meta.world_size for r in self.ranks if r.meta.world_size]
+        return max(sizes, key=lambda w: (sizes.count(w), w)) if sizes else None
 
 
 def _rank_from_name(name: str) -> int | None:
@@ -91,21 +93,68 @@ def _has_duplicate_rank(ranks: list[JobRank]) -> bool:
     return len({r.rank for r in ranks}) < len(ranks)
 
 
+def _by_key(cluster: list[JobRank], key) -> list[list[JobRank]] | None:
+    parts: dict[str | None, list[JobRank]] = {}
+    for r in cluster:
+        parts.setdefault(key(r), []).append(r)
+    if None in parts:  # a rank whose layout is not recorded could be of either
+        return None
+    return [part for _, part in sorted(parts.items())]
+
+
+def _by_session(cluster: list[JobRank]) -> list[list[JobRank]] | None:
+    """Sessions of one job written into one place (a profiler repeat, a rerun into the same folder): as
+    many sessions as a rank repeats, cut at the widest gaps between collection ends; None unless every
+    rank records its end and each session holds a rank once."""
+    if any(r.meta.collection_end_ns is None for r in cluster):
+        return None
+    timed = sorted(cluster, key=lambda r: (r.meta.collection_end_ns, r.rank))
+    sessions = max(sum(1 for r in cluster if r.rank == x.rank) for x in cluster)
+    gaps = sorted(
+        range(1, len(timed)),
+        key=lambda i: (timed[i].meta.collection_end_ns - timed[i - 1].meta.collection_end_ns, i),
+        reverse=True,
+    )[: sessions - 1]
+    if any(timed[i].meta.collection_end_ns == timed[i - 1].meta.collection_end_ns for i in gaps):
+        return None
+    cuts = [0, *sorted(gaps), len(timed)]
+    parts = [timed[a:b] for a, b in itertools.pairwise(cuts)]
+    return None if any(_has_duplicate_rank(p) for p in parts) else parts
+
+
+def _fair(parts: list[list[JobRank]] | None) -> bool:
+    """A split tells jobs apart when it separates something and the parts share many ranks (two jobs, two
+    sessions: each holds most of the ranks). Parts that share few ranks, fewer than half of the smallest
+    part, are pieces of one job with a stray copy: one copy of a rank in another node's folder must not
+    cut its job in two."""
+    if not parts or len(parts) < 2:
+        return False
+    seen: dict[int, int] = {}
+    for part in parts:
+        for rank in {r.rank for r in part}:
+            seen[rank] = seen.get(rank, 0) + 1
+    shared = sum(1 for n in seen.values() if n > 1)
+    return not shared * 2 < min(len({r.rank for r in p}) for p in parts)
+
+
 def _split_conflicts(cluster: list[JobRank]) -> list[list[JobRank]]:
-    """A cluster in which a rank id repeats holds several jobs (a job's rank ids are unique): split it
-    by what tells jobs apart, first their parallel layout (distributed_args), then the folder each
-    job's exports sit in (the folder right below the deepest one common to all), as often as a rank
-    still repeats and the split separates something. Without a repeat the cluster stays whole, so one
-    job spread over several folders (a folder per node) stays one job."""
+    """A cluster in which a rank id repeats holds several jobs or sessions (a job's rank ids are
+    unique), or a stray copy: split it by what tells jobs apart, first their parallel layout
+    (distributed_args), then the collection end (sessions of one job in one place), then the folder
+    each job's exports sit in (the folder right below the deepest one common to all), as often as a
+    rank still repeats and the split is fair (_fair). Without a repeat the cluster stays whole, so
+    one job spread over several folders (a folder per node) stays one job."""
     if not _has_duplicate_rank(cluster):
         return [cluster]
     common = Path(os.path.commonpath([r.source.root.parent for r in cluster]))
-    for key in (_parallel_key, lambda r: _folder_key(r, common)):
-        parts: dict[str | None, list[JobRank]] = {}
-        for r in cluster:
-            parts.setdefault(key(r), []).append(r)
-        if len(parts) > 1 and None not in parts:  # a rank whose layout is not recorded could be of either
-            return [job for _, part in sorted(parts.items()) for job in _split_conflicts(part)]
+    for split in (
+        lambda c: _by_key(c, _parallel_key),
+        _by_session,
+        lambda c: _by_key(c, lambda r: _folder_key(r, common)),
+    ):
+        parts = split(cluster)
+        if _fair(parts):
+            return [job for part in parts for job in _split_conflicts(part)]
     return [cluster]
 
 
@@ -159,16 +208,19 @@ def find_jobs(con: duckdb.DuckDBPyConnection, sources: list[ExportSource], top: 
         unknown = candidates.pop(None)
         next(iter(candidates.values())).extend(unknown)
     taken = {s.source_id for s in sources}
-    jobs = []
+    jobs, lone = [], []
     for world in sorted(candidates, key=lambda w: (w is None, w or 0)):
         for cluster in _by_time(candidates[world]):
-            jobs += _cluster_jobs(cluster, top, taken)
-    return jobs
+            found, left = _cluster_jobs(cluster, top, taken)
+            jobs += found
+            lone += left
+    return _place_lone_ranks(jobs, lone)
 
 
-def _cluster_jobs(cluster: list[JobRank], top: Path, taken: set[str]) -> list[Job]:
-    """The jobs of one cluster of ranks (several when a rank repeats); a rank a split leaves on its
-    own is named as a problem of the first job, so that it is not lost without a word."""
+def _cluster_jobs(cluster: list[JobRank], top: Path, taken: set[str]) -> tuple[list[Job], list[JobRank]]:
+    """The jobs of one cluster of ranks (several when a rank repeats), and the ranks of a cluster that
+    makes no job (a rank on its own); a rank a split leaves on its own beside a job is named as a
+    problem of the first job, so that it is not lost without a word."""
     found, alone = [], []
     for part in _split_conflicts(cluster):
         job = _job(part, top, taken)
@@ -179,7 +231,61 @@ def _cluster_jobs(cluster: list[JobRank], top: Path, taken: set[str]) -> list[Jo
         found.append(job)
     if found and alone:
         found[0] = replace(found[0], problems=(*found[0].problems, *map(_left_alone, alone)))
-    return found
+        return found, []
+    return found, alone
+
+
+def _apart(r: JobRank, job: Job) -> str:
+    """Why ``r`` was not grouped with ``job``'s ranks."""
+    if r.meta.world_size and job.world_size and r.meta.world_size != job.world_size:
+        return f"its metadata says world size {r.meta.world_size}, the other ranks' {job.world_size}"
+    ends = [x.meta.collection_end_ns for x in job.ranks if x.meta.collection_end_ns is not None]
+    if r.meta.collection_end_ns is None:
+        return "its profiler_info records no end of collection (end_info)"
+    if not ends:
+        return "the other ranks' profiler_info record no end of collection (end_info)"
+    gap = abs(r.meta.collection_end_ns - sorted(ends)[len(ends) // 2]) / 1e9
+    return f"its collection ended {gap:.0f} s from the other ranks' (a clock set differently, or another run)"
+
+
+def _place_lone_ranks(jobs: list[Job], lone: list[JobRank]) -> list[Job]:
+    """Each rank left on its own that holds collectives joins the one job of known world size that lacks
+    its rank id (and holds it), with a warning saying why it stood apart; a rank several jobs could take
+    is named as left out. A rank without collectives, or that no job lacks, is a run of its own."""
+    for r in sorted(lone, key=lambda r: (r.rank, r.source.rel_path)):
+        if not (r.source.has("communication") or r.source.has("communication_matrix")):
+            continue
+        fits = [
+            i
+            for i, job in enumerate(jobs)
+            if job.world_size and r.rank < job.world_size and r.rank not in {x.rank for x in job.ranks}
+        ]
+        if len(fits) == 1:
+            job = jobs[fits[0]]
+            note = Problem(
+                r.source.rel_path,
+                "",
+                "warning",
+                f"rank {r.rank} is taken into this job, the only one lacking rank {r.rank}, although {_apart(r, job)}",
+                "check this rank's metadata (profiler_info, profiler_metadata.json) and its clock",
+            )
+            ranks = tuple(sorted((*job.ranks, r), key=lambda x: x.rank))
+            jobs[fits[0]] = replace(job, ranks=ranks, problems=(*job.problems, note))
+        elif fits:
+            first = jobs[fits[0]]
+            jobs[fits[0]] = replace(first, problems=(*first.problems, _left_out(r, len(fits))))
+    return jobs
+
+
+def _left_out(r: JobRank, fitting: int) -> Problem:
+    return Problem(
+        r.source.rel_path,
+        "",
+        "warning",
+        f"rank {r.rank} stands apart from every job (its world size or collection end is of no other rank) "
+        f"and {fitting} jobs lack rank {r.rank}: it is left out of every job view",
+        "put the rank exports of each job in a folder of their own",
+    )
 
 
 def _left_alone(r: JobRank) -> Problem:

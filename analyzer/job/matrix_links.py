@@ -11,20 +11,37 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest.model import Problem
+from analyzer.job.value_checks import Field, checked, damaged_values
+
+# The numbers of a matrix row and its ranks ('src-dst'), as value_checks reads them from _job_links_raw.
+LINK_FIELDS = {
+    "src_group_rank": Field("source rank", "split_part(ln.key, '-', 1)", kind="id"),
+    "dst_group_rank": Field("destination rank", "split_part(ln.key, '-', 2)", kind="id"),
+    "transit_size_mb": Field("Transit Size(MB)", 'ln.value."Transit Size(MB)"', kind="size_mb"),
+    "transit_us": Field("Transit Time(ms)", 'ln.value."Transit Time(ms)"', 1000.0, "time_us"),
+    "bandwidth_gb_per_s": Field("Bandwidth(GB/s)", 'ln.value."Bandwidth(GB/s)"', kind="gb_per_s"),
+}
+_RAW = """
+SELECT rank, path, step_id, op_kind, op_key, unnest(map_entries(op)) AS ln FROM _job_matrix_raw
+"""
+# A row with any unsound number is left out whole: a link's bandwidth is its data over its time, and
+# either one alone would misstate it.
 _LINKS = """
 WITH raw AS (
     SELECT rank AS reported_by, step_id, op_kind, split_part(op_key, '@', 1) AS matrix_op,
-           split_part(op_key, '@', 2) AS group_name, unnest(map_entries(op)) AS ln
-    FROM _job_matrix_raw
+           split_part(op_key, '@', 2) AS group_name, ln
+    FROM _job_links_raw
 ),
 l AS (
     SELECT reported_by, step_id, op_kind, matrix_op, group_name,
-           TRY_CAST(split_part(ln.key, '-', 1) AS INTEGER) AS src_group_rank,
-           TRY_CAST(split_part(ln.key, '-', 2) AS INTEGER) AS dst_group_rank,
+           CAST({src_group_rank} AS INTEGER) AS src_group_rank, CAST({dst_group_rank} AS INTEGER) AS dst_group_rank,
            ln.value."Transport Type" AS transport, ln.value."Op Name" AS op_name,
-           ln.value."Transit Size(MB)" AS transit_size_mb, ln.value."Transit Time(ms)" * 1000 AS transit_us,
-           ln.value."Bandwidth(GB/s)" AS bandwidth_gb_per_s
+           {transit_size_mb} AS transit_size_mb, {transit_us} AS transit_us, {bandwidth_gb_per_s} AS bandwidth_gb_per_s
     FROM raw WHERE ln.value IS NOT NULL
+      AND ({transit_size_mb_raw} IS NULL OR {transit_size_mb} IS NOT NULL)
+      AND ({transit_us_raw} IS NULL OR {transit_us} IS NOT NULL)
+      AND ({bandwidth_gb_per_s_raw} IS NULL OR {bandwidth_gb_per_s} IS NOT NULL)
 ),
 known AS (SELECT DISTINCT group_name, group_rank, rank FROM job_groups
           WHERE run_id = $job AND group_rank IS NOT NULL AND source LIKE 'metadata%'),
@@ -50,12 +67,23 @@ LEFT JOIN (SELECT group_name, group_rank, min(rank) AS rank FROM map GROUP BY AL
        ON s.group_name = l.group_name AND s.group_rank = l.src_group_rank
 LEFT JOIN (SELECT group_name, group_rank, min(rank) AS rank FROM map GROUP BY ALL) d
        ON d.group_name = l.group_name AND d.group_rank = l.dst_group_rank
-"""
+""".format(
+    **{col: checked(f) for col, f in LINK_FIELDS.items()},
+    **{f"{col}_raw": f.raw for col, f in LINK_FIELDS.items()},
+)
 
 
-def load_job_links(con: duckdb.DuckDBPyConnection, job_id: str) -> None:
-    """Fill job_links from the temp table _job_matrix_raw (summary_scan.py), then drop it."""
+def load_job_links(con: duckdb.DuckDBPyConnection, job_id: str) -> list[Problem]:
+    """Fill job_links from the temp table _job_matrix_raw (summary_scan.py), then drop it; returns the
+    unsound numbers and ranks met, each named (their rows are left out)."""
     if not con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = '_job_matrix_raw'").fetchall():
-        return
+        return []
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _job_links_raw AS {_RAW}")
     con.execute(f"INSERT INTO job_links BY NAME {_LINKS}", {"job": job_id})
+    place = "'step ' || step_id || ' ' || op_key || ' ' || ln.key"
+    problems = damaged_values(
+        con, "_job_links_raw", list(LINK_FIELDS.values()), place, "that link row of this rank's matrix"
+    )
+    con.execute("DROP TABLE _job_links_raw")
     con.execute("DROP TABLE _job_matrix_raw")
+    return problems

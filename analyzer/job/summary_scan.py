@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from analyzer.ingest.csv.declared_tables import DECLARED
 from analyzer.ingest.model import Problem
+from analyzer.job.value_checks import Field, checked, damaged_values
 
 # step_trace_time.csv columns as ingest declares them: name -> (header, SQL type); the device column is
 # the rank's own and not read here.
@@ -41,14 +42,15 @@ def _nested(leaf: str, levels: int) -> str:
 
 
 # communication.json: step -> kind -> op -> time info and per-transport bandwidth info. Each file is
-# parsed once, into these types only (json_transform); an entry of another shape reads as NULL.
+# parsed once, into these types only (json_transform); an entry of another shape reads as NULL. Numbers
+# are read as their text and checked (value_checks.py): a NaN, a negative or a word is named, not used.
 COMM_SHAPE = _nested(
     _struct(
         {
             "Communication Time Info": _struct(
-                {"Start Timestamp(us)": "VARCHAR", **dict.fromkeys(_TIME_FIELDS, "DOUBLE")}
+                {"Start Timestamp(us)": "VARCHAR", **dict.fromkeys(_TIME_FIELDS, "VARCHAR")}
             ),
-            "Communication Bandwidth Info": f"MAP(VARCHAR, {_struct(dict.fromkeys(_LINK_FIELDS, 'DOUBLE'))})",
+            "Communication Bandwidth Info": f"MAP(VARCHAR, {_struct(dict.fromkeys(_LINK_FIELDS, 'VARCHAR'))})",
         }
     ),
     3,
@@ -58,9 +60,9 @@ MATRIX_SHAPE = _nested(
     _struct(
         {
             "Transport Type": "VARCHAR",
-            "Transit Size(MB)": "DOUBLE",
-            "Transit Time(ms)": "DOUBLE",
-            "Bandwidth(GB/s)": "DOUBLE",
+            "Transit Size(MB)": "VARCHAR",
+            "Transit Time(ms)": "VARCHAR",
+            "Bandwidth(GB/s)": "VARCHAR",
             "Op Name": "VARCHAR",
         }
     ),
@@ -74,19 +76,40 @@ s AS (SELECT filename, unnest(map_entries(doc)) AS st FROM f),
 k AS (SELECT filename, st.key AS step_key, unnest(map_entries(st.value)) AS kd FROM s),
 o AS (SELECT filename, step_key, kd.key AS op_kind, unnest(map_entries(kd.value)) AS op
       FROM k WHERE kd.key IN ('collective', 'p2p'))
-SELECT r.rank, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id, op_kind,
+SELECT r.rank, r.path, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id, op_kind,
        op.key AS op_key, op.value AS op
 FROM o JOIN _job_files r ON r.path = o.filename
 WHERE op.key <> 'Total Op Info' AND op.value IS NOT NULL
 """
 
-_BANDWIDTH = """
+_TIME = 'op."Communication Time Info"'
+# The numbers of communication.json as value_checks reads them: per op (over _job_comm_raw) and per op
+# and transport (over _job_comm_bw_raw).
+OP_FIELDS = {
+    col: Field(name, f'{_TIME}."{name}"', 1000.0, "time_us")
+    for col, name in (
+        ("elapse_us", "Elapse Time(ms)"),
+        ("transit_us", "Transit Time(ms)"),
+        ("wait_us", "Wait Time(ms)"),
+        ("sync_us", "Synchronization Time(ms)"),
+        ("idle_us", "Idle Time(ms)"),
+    )
+}
+_START = Field("Start Timestamp(us)", f'{_TIME}."Start Timestamp(us)"')
+BW_FIELDS = {
+    "transit_size_mb": Field("Transit Size(MB)", 't.value."Transit Size(MB)"', kind="size_mb"),
+    "transit_us": Field("Transit Time(ms)", 't.value."Transit Time(ms)"', 1000.0, "time_us"),
+    "bandwidth_gb_per_s": Field("Bandwidth(GB/s)", 't.value."Bandwidth(GB/s)"', kind="gb_per_s"),
+    "large_packet_ratio": Field("Large Packet Ratio", 't.value."Large Packet Ratio"'),
+}
+_BW_RAW = """
+SELECT rank, path, step_id, op_key, unnest(map_entries(op."Communication Bandwidth Info")) AS t FROM _job_comm_raw
+"""
+_BANDWIDTH = f"""
 SELECT $job AS run_id, rank, step_id, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
-       t.key AS transport, t.value."Transit Size(MB)" AS transit_size_mb,
-       t.value."Transit Time(ms)" * 1000 AS transit_us, t.value."Bandwidth(GB/s)" AS bandwidth_gb_per_s,
-       t.value."Large Packet Ratio" AS large_packet_ratio
-FROM (SELECT rank, step_id, op_key, unnest(map_entries(op."Communication Bandwidth Info")) AS t FROM _job_comm_raw)
-WHERE t.value."Transit Size(MB)" > 0
+       t.key AS transport, {", ".join(f"{checked(f)} AS {col}" for col, f in BW_FIELDS.items())}
+FROM _job_comm_bw_raw
+WHERE {checked(BW_FIELDS["transit_size_mb"])} > 0
 """
 
 # SDMA sums the on-node links (HCCS, PCIE, SIO) in the files seen: data moved is RDMA + the links,
@@ -106,13 +129,9 @@ WITH b AS (
 ),
 o AS (
     SELECT rank, step_id, op_kind, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
-           CAST(TRY_CAST(op."Communication Time Info"."Start Timestamp(us)" AS DECIMAL(22, 3)) * 1000 AS BIGINT)
+           CASE WHEN {start} IS NOT NULL THEN CAST(TRY_CAST({start_raw} AS DECIMAL(22, 3)) * 1000 AS BIGINT) END
                AS start_ns,
-           op."Communication Time Info"."Elapse Time(ms)" * 1000 AS elapse_us,
-           op."Communication Time Info"."Transit Time(ms)" * 1000 AS transit_us,
-           op."Communication Time Info"."Wait Time(ms)" * 1000 AS wait_us,
-           op."Communication Time Info"."Synchronization Time(ms)" * 1000 AS sync_us,
-           op."Communication Time Info"."Idle Time(ms)" * 1000 AS idle_us
+           {times}
     FROM _job_comm_raw
 )
 SELECT $job AS run_id, o.rank, o.step_id, o.op_kind, o.group_name, o.op_name,
@@ -126,7 +145,11 @@ SELECT $job AS run_id, o.rank, o.step_id, o.op_kind, o.group_name, o.op_name,
        CASE WHEN b.link IS NOT NULL THEN b.link_bw ELSE b.sdma_bw END AS bandwidth_gb_per_s,
        coalesce(b.link, CASE WHEN b.sdma_mb > 0 THEN 'SDMA' END) AS transport
 FROM o LEFT JOIN b USING (rank, step_id, group_name, op_name)
-"""
+""".format(
+    start=checked(_START),
+    start_raw=_START.raw,
+    times=", ".join(f"{checked(f)} AS {col}" for col, f in OP_FIELDS.items()),
+)
 
 
 def _register_files(con: duckdb.DuckDBPyConnection, files: list[tuple[Path, int]]) -> None:
@@ -180,43 +203,77 @@ def scan_files(
     return problems
 
 
+STEP_FIELDS = {
+    name: Field(raw, f'"{name}"', kind="id" if name == "step_id" else "time_us")
+    for name, (raw, _) in _STEP_COLUMNS.items()
+}
+
+
 def step_sql() -> str:
-    """The job_steps SELECT over step_trace_time.csv files read as text: the header of each file says
-    where each column is (it varies by version; a column a file lacks is NULL). The files hold numbers
-    only, never quoted commas, so a split on ',' is the CSV parse."""
+    """The raw rows of step_trace_time.csv files read as text (rank, path, line and each column's cell,
+    still text): the header of each file says where each column is (it varies by version; a column a
+    file lacks is NULL). The files hold numbers only, never quoted commas, so a split on ',' is the CSV
+    parse; STEP_INSERT checks and types the cells."""
     cols = ", ".join(
-        f"TRY_CAST(trim(cells[list_position(header, '{raw}')]) AS {type_}) AS {name}"
-        for name, (raw, type_) in _STEP_COLUMNS.items()
+        f"trim(cells[list_position(header, '{raw}')]) AS {name}" for name, (raw, _) in _STEP_COLUMNS.items()
     )
     return f"""
     WITH t AS (SELECT filename, string_split(replace(content, chr(13), ''), chr(10)) AS lines FROM read_text($paths)),
     r AS (SELECT filename, list_transform(string_split(lines[1], ','), lambda h: trim(h)) AS header,
-                 unnest(lines[2:]) AS line FROM t)
-    SELECT $job AS run_id, f.rank, {cols}
-    FROM (SELECT filename, header, string_split(line, ',') AS cells FROM r WHERE trim(line) <> '') c
+                 unnest(lines[2:]) AS line, generate_subscripts(lines[2:], 1) + 1 AS line_no FROM t)
+    SELECT f.rank, f.path, line_no, {cols}
+    FROM (SELECT filename, header, line_no, string_split(line, ',') AS cells FROM r WHERE trim(line) <> '') c
     JOIN _job_files f ON f.path = c.filename
     """
+
+
+STEP_INSERT = (
+    "INSERT INTO job_steps BY NAME SELECT $job AS run_id, rank, "
+    + ", ".join(f"CAST({checked(f)} AS {_STEP_COLUMNS[name][1]}) AS {name}" for name, f in STEP_FIELDS.items())
+    + " FROM _job_steps_raw"
+)
+
+
+def _load_steps(con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]]) -> list[Problem]:
+    """job_steps from the step_trace_time.csv files; each unsound number named and left out."""
+    problems = scan_files(con, step_sql(), files, "_job_steps_raw")
+    if _exists(con, "_job_steps_raw"):
+        con.execute(STEP_INSERT, {"job": job_id})
+        problems += damaged_values(
+            con, "_job_steps_raw", list(STEP_FIELDS.values()), "'line ' || line_no", "this rank's value of that step"
+        )
+        con.execute("DROP TABLE _job_steps_raw")
+    return problems
+
+
+def _load_comm(con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]]) -> list[Problem]:
+    """job_comm_bandwidth and job_comm_ops from the communication.json files; each unsound number named."""
+    problems = scan_files(con, _OPS, files, "_job_comm_raw", {"shape": COMM_SHAPE})
+    if not _exists(con, "_job_comm_raw"):
+        return problems
+    con.execute(f"CREATE TEMP TABLE _job_comm_bw_raw AS {_BW_RAW}")
+    con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", {"job": job_id})
+    con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", {"job": job_id})
+    place = "'step ' || step_id || ' ' || op_key"
+    problems += damaged_values(
+        con, "_job_comm_raw", [*OP_FIELDS.values(), _START], place, "this rank's time in that op"
+    )
+    problems += damaged_values(
+        con, "_job_comm_bw_raw", list(BW_FIELDS.values()), f"{place} || ' ' || t.key", "this rank's data in that op"
+    )
+    con.execute("DROP TABLE _job_comm_raw")
+    con.execute("DROP TABLE _job_comm_bw_raw")
+    return problems
 
 
 def load_job_summaries(
     con: duckdb.DuckDBPyConnection, job_id: str, kinds: dict[str, list[tuple[Path, int]]]
 ) -> list[Problem]:
     """Fill job_steps, job_comm_bandwidth and job_comm_ops of one job, and the temp table
-    _job_matrix_raw (rank, step_id, op_kind, op_key, op) for the links; ``kinds`` maps a file kind
+    _job_matrix_raw (rank, path, step_id, op_kind, op_key, op) for the links; ``kinds`` maps a file kind
     (step_trace_time, communication, communication_matrix) to its (path, rank) pairs."""
-    problems: list[Problem] = []
-    steps = kinds.get("step_trace_time", [])
-    if steps:
-        problems += scan_files(con, step_sql(), steps, "_job_steps", {"job": job_id})
-        if _exists(con, "_job_steps"):
-            con.execute("INSERT INTO job_steps BY NAME SELECT * FROM _job_steps")
-            con.execute("DROP TABLE _job_steps")
-    comm = kinds.get("communication", [])
-    problems += scan_files(con, _OPS, comm, "_job_comm_raw", {"shape": COMM_SHAPE})
-    if _exists(con, "_job_comm_raw"):
-        con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", {"job": job_id})
-        con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", {"job": job_id})
-        con.execute("DROP TABLE _job_comm_raw")
+    problems = _load_steps(con, job_id, kinds.get("step_trace_time", []))
+    problems += _load_comm(con, job_id, kinds.get("communication", []))
     matrix = kinds.get("communication_matrix", [])
     problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"shape": MATRIX_SHAPE})
     return problems

@@ -12,6 +12,7 @@ from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
 from analyzer.job.groups import load_job_groups, set_pp_stages
 from analyzer.job.matrix_links import load_job_links
+from analyzer.job.rank_checks import account_ranks
 from analyzer.job.summary_scan import load_job_summaries
 
 SUMMARY_KINDS = ("step_trace_time", "communication", "communication_matrix")
@@ -49,6 +50,7 @@ def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], s
         }
         problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
         note = load_job_groups(con, job)
-        load_job_links(con, job.job_id)
+        problems += load_job_links(con, job.job_id)
         set_pp_stages(con, job.job_id)
+        problems += account_ranks(con, job)
         return problems, note

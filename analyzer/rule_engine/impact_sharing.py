@@ -14,10 +14,11 @@ Each rule declares in its TOML which pool of time its impact claims (``[impact] 
 - ``none`` (also a rule that declares no family): no pool of its own.
 
 Last, every finding of the run, in ranking order, is capped so that their impacts never add up to
-more than the run's span (for a job: its step, the slowest rank's step time). A finding whose
-impact others claimed down to an immaterial share of the span (below MATERIAL_SHARE) is told as
-``info``: its cost is reported by the finding that claimed it. So is a second finding on the same
-operator type (another aspect of the same cost): one warning per cost, the largest claim keeps it.
+more than the run's span (for a job: its step, the slowest rank's step time). A finding's severity is
+its rule's condition, whatever others claimed of its impact: what is left of an impact depends on which
+other findings a layout lets fire, and the same data must get the same severity in every layout. Only
+a second finding on the same operator type (another aspect of the same cost) is told as ``info``: one
+warning per cost, the largest claim keeps it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from analyzer.rule_engine.model import Finding, Rule
 
 IMPACT_FAMILIES = ("device-idle", "operator-time", "job-wait", "none")
 IMPACT_ROLES = ("part", "umbrella")
-MATERIAL_SHARE = 0.01
 
 
 def _claim_order(f: Finding) -> tuple:
@@ -79,7 +79,7 @@ def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any],
     if impact < f.impact_us - 1e-9:
         details["impact_before_overlap_us"] = f.impact_us
     severity = f.severity
-    if severity != "info" and (same_cost or (span and impact < MATERIAL_SHARE * span)):
+    if severity != "info" and same_cost:
         details["severity_before_overlap"], severity = severity, "info"
     if same_cost:
         details["same_cost_as"] = same_cost

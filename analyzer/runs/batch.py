@@ -200,9 +200,9 @@ def run_batch(
     return outcome
 
 
-def _lost_files(tables: dict) -> list[str]:
-    """What a catalogued run lost: its 'error' problems, as 'file: problem'."""
-    problems = tables.get("run_problems")
+def _lost_files(tables: dict, name: str = "run_problems") -> list[str]:
+    """What a catalogued run (or job: ``name`` 'job_problems') lost: its 'error' problems, as 'file: problem'."""
+    problems = tables.get(name)
     if problems is None:
         return []
     rows = [r for r in problems.to_pylist() if r["severity"] == "error"]
@@ -239,4 +239,6 @@ def _commit_jobs(
         else:
             commit_job(con, tables)
             done.add(task.label)
+            if lost := _lost_files(tables, "job_problems"):
+                outcome.partial.append((task.label, lost))
     return [t.label for t in todo if t.label in done]

@@ -17,6 +17,7 @@ import pyarrow as pa
 from analyzer.atomic_files import atomic_path
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
+from analyzer.runs.work import INFRASTRUCTURE
 from analyzer.sql_sandbox import close_to_files
 
 
@@ -83,8 +84,12 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 def known_fingerprints(con: duckdb.DuckDBPyConnection) -> set[str]:
-    """Fingerprints already catalogued, as runs or as failures."""
-    rows = con.execute("SELECT fingerprint FROM catalog_runs UNION SELECT fingerprint FROM failures").fetchall()
+    """Fingerprints already catalogued, as runs or as failures of the input (a failure of the machinery,
+    work.INFRASTRUCTURE, is no verdict on the export: it is tried again)."""
+    rows = con.execute(
+        "SELECT fingerprint FROM catalog_runs UNION SELECT fingerprint FROM failures WHERE NOT starts_with(message, ?)",
+        [INFRASTRUCTURE],
+    ).fetchall()
     return {r[0] for r in rows if r[0] is not None}
 
 
@@ -95,6 +100,9 @@ def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> N
         run_ids = tables["catalog_runs"].column("run_id").to_pylist() if "catalog_runs" in tables else []
         for name in PER_RUN_TABLES:
             con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+        if run_ids:  # an earlier attempt the machinery lost (work.INFRASTRUCTURE) is done now
+            prints = tables["catalog_runs"].column("fingerprint").to_pylist()
+            con.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
         if "failures" in tables:
             for row in tables["failures"].to_pylist():
                 con.execute(

@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
 from analyzer.execution import threads
-from analyzer.runs.work import RunTables, WorkSettings, analyze_run, failure_table
+from analyzer.runs.work import INFRASTRUCTURE, RunTables, WorkSettings, analyze_run, failure_table
 from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
 
@@ -66,16 +66,19 @@ class LocalPool:
     def completed(
         self, fn: Callable[..., Any], items: list[Item], *args: Any
     ) -> Iterator[tuple[Item, Any | BaseException]]:
+        if not items:
+            return
         if self.jobs <= 1:
             for item in items:
                 yield item, fn(item, *args)
             return
+        workers = min(self.jobs, len(items))  # never a worker with nothing to do
         watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
         pool = ProcessPoolExecutor(
-            max_workers=self.jobs,
+            max_workers=workers,
             mp_context=_context(),
             initializer=_start_pool_worker,
-            initargs=(watched, threads.worker_thread_count(self.jobs)),
+            initargs=(watched, threads.worker_thread_count(workers)),
         )
         finished = False
         try:
@@ -101,11 +104,11 @@ def run_tasks(
     executor: Executor,
     analyze: Callable[[Item, WorkSettings], RunTables] = analyze_run,
 ) -> Iterator[tuple[Item, RunTables]]:
-    """Yield (task, its tables) in completion order; a task lost with its worker gives a failures row.
+    """Yield (task, its tables) in completion order; a task lost with its worker (or its scheduler, or on a
+    worker that cannot import the package) gives a failures row marked INFRASTRUCTURE, tried again next batch.
     ``analyze``: ``work.analyze_run`` for a ``RunTask``, ``job_catalog.analyze_job`` for a ``JobTask``."""
     for task, result in executor.completed(analyze, tasks, settings):
         if isinstance(result, BaseException):
-            result = failure_table(
-                task.label, task.fingerprint, f"worker process failed: {type(result).__name__}: {result}"
-            )
+            why = f"{type(result).__name__}: {result}"
+            result = failure_table(task.label, task.fingerprint, f"{INFRASTRUCTURE}worker process failed: {why}")
         yield task, result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import duckdb
@@ -20,7 +20,7 @@ from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
-JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings")
+JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings", "job_problems")
 
 
 def job_fingerprint(job: Job) -> str:
@@ -37,9 +37,9 @@ def job_tables(
     """The catalog rows of one job, read and (with ``diagnose``) judged in a connection of its own."""
     con = connect()
     try:
-        _, note = load_job(con, job)
+        problems, note = load_job(con, job)
         job_id = f"{job.job_id}@{fingerprint[:8]}"
-        d = diagnose_job(con, job, note, [], configured if diagnose else ConfiguredRules(()))
+        d = diagnose_job(con, job, note, problems, configured if diagnose else ConfiguredRules(()))
         s = d.summary
         jobs = pa.Table.from_pylist(
             [
@@ -78,6 +78,8 @@ def job_tables(
         }
         if findings:
             tables["job_findings"] = pa.Table.from_pylist(findings)
+        if problems:
+            tables["job_problems"] = pa.Table.from_pylist([{"job_id": job_id, **asdict(p)} for p in problems])
         return tables
     finally:
         con.close()
@@ -107,10 +109,12 @@ def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
 def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
     """Write one job's rows in one transaction, replacing earlier rows of the same job."""
     job_id = tables["catalog_jobs"].column("job_id")[0].as_py()
+    fingerprint = tables["catalog_jobs"].column("fingerprint")[0].as_py()
     catalog.execute("BEGIN TRANSACTION")
     try:
         for name in JOB_TABLES:
             catalog.execute(f"DELETE FROM {name} WHERE job_id = ?", [job_id])
+        catalog.execute("DELETE FROM failures WHERE fingerprint = ?", [fingerprint])  # an earlier lost attempt
         for name, table in tables.items():
             catalog.register("_incoming", table)
             catalog.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")

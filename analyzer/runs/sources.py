@@ -29,10 +29,27 @@ def _split_catalog_spec(spec: str) -> tuple[Path, str] | None:
     return None
 
 
-def _from_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, run: str) -> str:
+def attach_catalog(con: duckdb.DuckDBPyConnection, catalog: Path) -> None:
+    """ATTACH ``catalog`` read-only as ``src``; IngestError (and nothing attached) unless it is a catalog."""
     if not is_duckdb_file(catalog):
         raise IngestError(f"{catalog}: is not an npu-triage catalog (not a DuckDB file)")
-    con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
+    try:
+        con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
+    except duckdb.Error as exc:
+        raise IngestError(f"{catalog}: cannot be opened as a catalog: {str(exc).splitlines()[0]}") from None
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'src' AND table_name = 'catalog_runs'"
+    ).fetchall()[0][0]
+    if not found:
+        con.execute("DETACH src")
+        raise IngestError(
+            f"{catalog}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table); "
+            "give a catalog written by `npu-triage batch`"
+        )
+
+
+def _from_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, run: str) -> str:
+    attach_catalog(con, catalog)
     try:
         ids = [
             r[0]
@@ -48,6 +65,8 @@ def _from_catalog(con: duckdb.DuckDBPyConnection, catalog: Path, run: str) -> st
         if len(ids) > 1 and not exact and len({i.split("@")[0] for i in ids}) > 1:
             raise IngestError(f"{catalog}: {run!r} matches several runs: {', '.join(ids[:5])}")
         run_id = exact[0] if exact else ids[0]
+        if con.execute("SELECT count(*) FROM catalog_runs WHERE run_id = ?", [run_id]).fetchall()[0][0]:
+            return run_id  # the same run on both sides (diff C:R C:R): loaded once, as an export path is
         for name in PER_RUN_TABLES:
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM src.{name} WHERE run_id = ?", [run_id])
         return run_id

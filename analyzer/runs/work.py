@@ -64,6 +64,11 @@ def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
     return f"{source_id}@{fingerprint[:8]}{ingest_run_id[len(source_id) :]}"
 
 
+# The start of a failure's message when the machinery lost the item (a worker or scheduler gone, a worker
+# without the package), not the input: the catalog does not count it as known, so the next batch retries it.
+INFRASTRUCTURE = "infrastructure: "
+
+
 def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
     """The tables of a run that failed: one failures row."""
     schema = _arrow_schema("failures")

@@ -321,7 +321,8 @@ def _tree_commands(tmp: Path, root: Path, command: str) -> Run:
 
 
 for _command in ("diagnose", "ingest", "batch"):
-    cli_case(f"{_command}_tree_non_utf8_folder_name", "tree_item", 3, r"bad\\xff: folder name is not valid UTF-8")(
+    # read through a UTF-8 alias outside the input (issue 45), named as itself: nothing lost
+    cli_case(f"{_command}_tree_non_utf8_folder_name", "tree_item", 0)(
         lambda t, c=_command: _tree_commands(t, tree(t, non_utf8_name), c)
     )
     cli_case(f"{_command}_tree_symlink_loop_inside", "tree_item", 0)(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.ingest.csv.csv_cells import CellLines, casts_only, cells_sql, first_lines, mostly_text, report_cells
 from analyzer.ingest.csv.csv_rejects import Rejects, count_rejects, report_refusal, report_rejects
 from analyzer.ingest.csv.csv_shape import (
     ends_mid_row,
@@ -274,7 +275,8 @@ def _read_typed(
     statement: _Statement, file: _File, typed: dict[str, str], parallel: bool
 ) -> tuple[int, Rejects] | str | None:
     """Run ``statement`` over a scan typing the ``typed`` columns, in a transaction kept unless the
-    file is refused. Returns (rows, rejects), "refused" (reported), or None having changed nothing
+    file is refused. Returns (rows, rejects), "refused" (reported), CellLines having changed nothing when
+    only cells failed their type (the file is then read as text, csv_cells.py), or None having changed nothing
     when DuckDB cannot parse the file this way (it then goes down the all-text path). Never called
     inside the caller's own transaction (``stream_csv`` checks), where this BEGIN would abort it."""
     con = statement.con
@@ -291,7 +293,9 @@ def _read_typed(
             file = file.lenient()
             rows, table = _run_scan(statement, file, typed, False)
         rejects = count_rejects(con, table, file.header)
-        if rejects.refuses(rows):
+        if rejects.misfits and (lines := _cell_level(con, table, file, typed)) is not None:
+            read = lines  # cell-level problems: the file is read as text instead (csv_cells.py)
+        elif rejects.refuses(rows):
             report_refusal(con, file.path, rejects, rows, file.header, statement.ctx)
             read = "refused"
         else:
@@ -302,6 +306,22 @@ def _read_typed(
         if not _end_transaction(con, commit=isinstance(read, tuple)) and isinstance(read, tuple):
             read = None
     return read
+
+
+def _cell_level(con: duckdb.DuckDBPyConnection, rejects: str, file: _File, typed: dict[str, str]) -> CellLines | None:
+    """When the rows the typed read rejected only hold cells that are no numbers (csv_cells.py), rather
+    than shifted cells or a header that does not describe the data: the first line of each such column."""
+    if not casts_only(con, rejects, len(file.columns)):
+        return None
+    numbers = {c: t for c, t in typed.items() if t != "VARCHAR"}
+    if mostly_text(numbers, _cell_counts(con, file, numbers)) is not None:
+        return None
+    return CellLines(first_lines(con, rejects))
+
+
+def _cell_counts(con: duckdb.DuckDBPyConnection, file: _File, numbers: dict[str, str]) -> tuple:
+    """csv_cells.cells_sql over the file read as text."""
+    return select_text(con, StreamedFile(file.path, file.encoding, file.columns, 0, file.strict), cells_sql(numbers))
 
 
 def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
@@ -319,6 +339,25 @@ def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
     return False
 
 
+def _read(statement: _Statement, file: _File, types: dict[str, str], parallel: bool) -> tuple[int, Rejects] | None:
+    """(rows, rejects) of ``statement`` over the file: typed first (``types``), else as text; a typed read
+    that met only cells of the wrong type reads as text and names them per column (csv_cells.py)."""
+    cells = None
+    if types:
+        typed = {name: types.get(name, kind) for name, kind in file.columns.items()}
+        read = _read_typed(statement, file, typed, parallel)
+        if read == "refused":
+            return None
+        if not isinstance(read, CellLines) and read is not None:
+            return read
+        cells = read
+    read = _read_text(statement, file, parallel)
+    if read is not None and cells:
+        numbers = {c: t for c, t in types.items() if c in file.columns and t != "VARCHAR"}
+        report_cells(file.path, numbers, _cell_counts(statement.con, file, numbers), cells.lines, statement.ctx)
+    return read
+
+
 def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int | None:
     """Run ``statement`` over one file's scan; report rejected rows, an empty or cut file.
 
@@ -329,15 +368,7 @@ def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int |
     has changed nothing.
     """
     path, ctx = file.path, statement.ctx
-    parallel = scans_in_parallel(path)
-    read = None
-    if types:
-        typed = {name: types.get(name, kind) for name, kind in file.columns.items()}
-        read = _read_typed(statement, file, typed, parallel)
-        if read == "refused":
-            return None
-    if read is None:
-        read = _read_text(statement, file, parallel)
+    read = _read(statement, file, types, scans_in_parallel(path))
     if read is None:
         return None
     rows, rejects = read

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from analyzer.ingest.metadata.utf8_names import original, utf8_alias
 from analyzer.ingest.model import ExportSource, IngestError
 
 APO = "ASCEND_PROFILER_OUTPUT"
@@ -154,15 +155,22 @@ def _is_decodable(path: Path) -> bool:
 
 
 def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
-    if not _is_decodable(path):
-        unreadable.append(Unreadable(printable(path), "folder name is not valid UTF-8: the folder is not read"))
+    if not _is_decodable(path):  # read through a UTF-8 alias; labels and ids keep the real name (printable)
+        alias = utf8_alias(path, _export_name(path))
+        if alias is None:
+            unreadable.append(Unreadable(printable(path), "folder name is not valid UTF-8 and no alias could be made"))
+            return
+        yield from _walk(alias, unreadable)
         return
     try:
         source = _classify(path)
         if source is None:
             children = sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
     except OSError as exc:
-        unreadable.append(Unreadable(printable(path), f"cannot be listed: {exc.strerror or exc}"))
+        # The folder that could not be listed: the export's ASCEND_PROFILER_OUTPUT when that is the one (it
+        # exists); this folder when a look inside it failed (a child that cannot even be looked at).
+        failed = exc.filename if exc.filename and os.path.exists(exc.filename) else path
+        unreadable.append(Unreadable(printable(failed), f"cannot be listed: {exc.strerror or exc}"))
         return
     if source is not None:
         yield source
@@ -172,12 +180,13 @@ def _walk(path: Path, unreadable: list[Unreadable]) -> Iterator[ExportSource]:
 
 
 def _export_name(root: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", root.name) or "export"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", printable(root.name)) or "export"
 
 
 def _source_id(source: ExportSource, top: Path) -> tuple[str, str]:
-    rel = source.root.relative_to(top).as_posix() if source.root != top else "."
-    return _export_name(source.root), rel
+    root = original(source.root)  # a folder read through a UTF-8 alias is named as itself
+    rel = printable(root.relative_to(top).as_posix()) if root != top else "."
+    return _export_name(root), rel
 
 
 def _one_file_source(path: Path) -> ExportSource:

@@ -82,7 +82,12 @@ SELECT * FROM (
     FROM _device_gaps g JOIN timeline e ON e.run_id = g.run_id
          AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
          AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
-    WHERE e.kind IN ('host_api', 'framework_op', 'device_task', 'log'))
+    WHERE e.kind IN ('host_api', 'framework_op', 'device_task', 'log')
+      -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
+      -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
+      -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
+      -- switch between two queued tasks.
+      AND (e.kind = 'device_task' OR (e.end_ns <= g.end_ns AND g.gap_us > 2)))
 WHERE cause IS NOT NULL;
 
 -- @table _gap_cause_top
