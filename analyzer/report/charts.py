@@ -248,20 +248,24 @@ def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., 
 @_not_collected_when_empty(
     "Compute busy over time", f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
 )
+def busy_trace(busy: pl.DataFrame, name: str, **axes: str) -> go.Scatter:
+    """The compute busy percentage over time as a step line filled down to zero (``axes``: its panel's)."""
+    return go.Scatter(
+        x=busy["offset_ms"].to_list(),
+        y=busy["busy_pct"].to_list(),
+        mode="lines",
+        line_shape="hv",
+        fill="tozeroy",
+        name=name,
+        line={"color": COLORS["busy"], "width": 1},
+        hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
+        **axes,
+    )
+
+
 def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *, title: str) -> go.Figure:
     """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
-    traces = [
-        go.Scatter(
-            x=busy["offset_ms"].to_list(),
-            y=busy["busy_pct"].to_list(),
-            mode="lines",
-            line_shape="hv",
-            fill="tozeroy",
-            name="busy %",
-            line={"color": COLORS["busy"], "width": 1},
-            hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
-        )
-    ]
+    traces = [busy_trace(busy, "busy %")]
     # Every shape in the layout at once: add_vrect per stretch is quadratic in plotly.
     idle_shapes = {
         "shapes": [

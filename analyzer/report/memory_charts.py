@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from analyzer.report.charts import COLORS, figure, figure_layout, not_collected_figure, plotly_text
+from analyzer.report.charts import COLORS, busy_trace, figure, figure_layout, not_collected_figure, plotly_text
 
 # component -> line colour; the total (PTA+GE) drawn strongest
 _COMPONENT_COLORS = ["#2f6db5", "#3a7d44", "#9b59b6", "#e07b39", "#c0392b", "#7f8c8d"]
@@ -139,19 +139,7 @@ def _suffix(row: int) -> str:
 
 
 def _busy_traces(busy: pl.DataFrame, axes: dict) -> list[go.Scatter]:
-    return [
-        go.Scatter(
-            x=busy["offset_ms"].to_list(),
-            y=busy["busy_pct"].to_list(),
-            mode="lines",
-            line_shape="hv",
-            fill="tozeroy",
-            name="compute busy %",
-            line={"color": COLORS["busy"], "width": 1},
-            hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
-            **axes,
-        )
-    ]
+    return [busy_trace(busy, "compute busy %", **axes)]
 
 
 def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[go.Scatter]:
