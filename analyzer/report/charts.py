@@ -245,9 +245,6 @@ def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., 
     return wrap
 
 
-@_not_collected_when_empty(
-    "Compute busy over time", f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
-)
 def busy_trace(busy: pl.DataFrame, name: str, **axes: str) -> go.Scatter:
     """The compute busy percentage over time as a step line filled down to zero (``axes``: its panel's)."""
     return go.Scatter(
@@ -263,6 +260,9 @@ def busy_trace(busy: pl.DataFrame, name: str, **axes: str) -> go.Scatter:
     )
 
 
+@_not_collected_when_empty(
+    "Compute busy over time", f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
+)
 def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *, title: str) -> go.Figure:
     """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
     traces = [busy_trace(busy, "busy %")]
