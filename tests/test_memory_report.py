@@ -91,7 +91,10 @@ def test_memory_peak_real_text_matches_plain_csv(export: str, real_dir: Path) ->
 
 def test_memory_peak_real_db_matches_plain_sqlite(real_dir: Path) -> None:
     root = real_dir / "torch_npu_level1_rank0_db"
-    db = sqlite3.connect(f"file:{root / 'ASCEND_PROFILER_OUTPUT' / 'ascend_pytorch_profiler_0.db'}?mode=ro", uri=True)
+    # immutable: a WAL database opened read-only still gets -wal / -shm files beside it, inside the export
+    db = sqlite3.connect(
+        f"file:{root / 'ASCEND_PROFILER_OUTPUT' / 'ascend_pytorch_profiler_0.db'}?mode=ro&immutable=1", uri=True
+    )
     try:
         (alloc, at_ns), (reserved,) = (
             db.execute(
