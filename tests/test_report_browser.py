@@ -169,7 +169,7 @@ def test_report_browser_index_of_the_bundled_examples_links_every_report(browser
     assert main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--quiet"]) == 0
     index = tmp_path / "index.html"
     pages = sorted([*tmp_path.rglob("report.html"), *tmp_path.rglob("job.html")])
-    # ten runs (one is the profile of cann_logs/stall), the all-runs page of the resnet50 sweep and the job_slow_rank job
+    # ten runs (one the profile of cann_logs/stall), the all-runs page of the resnet50 sweep, the job_slow_rank job
     assert len(pages) == 12
     browser.get(index.resolve().as_uri())
     assert browser.execute_script("return window.__errors") == []
