@@ -12,6 +12,7 @@ from analyzer.cli import main
 from analyzer.logs.beside import found_logs
 from analyzer.logs.collections import Collection, find_collections
 from analyzer.logs.layout import scan_log_folder
+from analyzer.runs.catalog import open_catalog
 from fixtures.logs.failed_op import write_failed_op
 from fixtures.logs.scenarios import write_aicore
 from tests.test_logs_reader import real_logs  # noqa: F401  (the fixture)
@@ -136,6 +137,14 @@ def test_diagnose_reads_each_collection_of_the_log_folder_beside_the_export(tmp_
     assert [(o["op_name"], o["log_run_id"]) for o in diagnosis["failed_operators"]] == [(t["op_name"], "asys_output_a")]
     assert _first(out, "asys_output_a")["subject"] == t["kernel"]
     assert _first(out, "asys_output_b")["subject"] == older["kernel"]
+    # batch keeps each collection's findings apart in the catalog
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(tmp_path / "failed_op"), "--catalog", str(catalog), "--jobs", "1"]) == 0
+    assert capsys.readouterr().err.count("logs found beside") == 2
+    con = open_catalog(catalog, read_only=True)
+    rows = con.execute("SELECT logs, subject FROM log_findings WHERE code = 'LOG001' ORDER BY logs").fetchall()
+    con.close()
+    assert rows == [("../log/asys_output_a", t["kernel"]), ("../log/asys_output_b", older["kernel"])]
 
 
 def test_all_asys_collections_beside_an_export_are_found(tmp_path):
