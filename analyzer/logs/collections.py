@@ -85,7 +85,7 @@ def _holds_logs(folder: Path) -> bool:
 
 def _loose_logs(folder: Path) -> bool:
     """Whether ``folder`` holds a log file directly (not in a sub-folder)."""
-    return any(is_log_name((p.name,)) and p.is_file() for p in folder.iterdir() if not p.is_symlink())
+    return any(is_log_name((p.name,)) and p.is_file() for p in folder.iterdir())
 
 
 def _split(folder: Path) -> list[tuple[Path, bool]]:
