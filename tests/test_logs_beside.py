@@ -47,11 +47,11 @@ def test_inside_and_asys_folders_are_found_and_a_folder_without_logs_is_not(tmp_
     (export / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     (tmp_path / "log").mkdir()
     (tmp_path / "log" / "core.bin").write_bytes(b"\0")  # a log folder holding no log
-    assert logs_beside(export) is None
+    assert logs_beside(export) == []
     asys = tmp_path / "asys_output_20240912" / "dfx" / "log" / "host" / "cann" / "debug" / "plog"
     asys.mkdir(parents=True)
     (asys / "plog-1_2.log").write_text("[ERROR] RUNTIME(1,p):2024-09-12-16:40:03.335.920 [a.cc:1]1 x\n")
-    assert logs_beside(export) == tmp_path / "asys_output_20240912"
+    assert [c.root for c in logs_beside(export)] == [tmp_path / "asys_output_20240912"]
     inside = export / "ascend" / "log" / "run" / "plog"
     inside.mkdir(parents=True)
     (inside / "plog-1_2.log").write_text("[ERROR] RUNTIME(1,p):2024-09-12-16:40:03.335.920 [a.cc:1]1 x\n")

@@ -117,12 +117,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _say_logs(task) -> None:
-    """On stderr, the log folder found beside a catalogued export (read by its worker, logs/beside.py)."""
+    """On stderr, each log collection found beside a catalogued export (read by its worker, logs/beside.py)."""
     from analyzer.logs.beside import logs_beside
 
     export = Path(task.export_path)
-    if (logdir := logs_beside(export)) is not None:
-        where = os.path.relpath(logdir, export.resolve())
+    for found in logs_beside(export):
+        where = os.path.relpath(found.root, export.resolve()) + (" (its own files only)" if found.loose else "")
         err(f"npu-triage: logs found beside {task.label}: {where} (its findings in the catalog's log_findings)")
 
 

@@ -209,6 +209,20 @@ def _runs_of(trace: Trace, exports: tuple[Path, ...]) -> list[str]:
     return [r for r in trace.usable_run_ids() if any(r == i or r.startswith(i + "/") for i in ids)]
 
 
+def _given_logs(args: argparse.Namespace) -> list:
+    """The collections of --logs LOGDIR (analyzer/logs/collections.py), said on stderr when there are several."""
+    from analyzer.logs.analysis import log_run_id
+    from analyzer.logs.collections import find_collections
+
+    if args.logs is None:
+        return []
+    collections = find_collections(args.logs, log_run_id(args.logs))
+    if len(collections) > 1:
+        names = ", ".join(c.run_id for c in collections)
+        err(f"npu-triage: --logs {args.logs} holds {len(collections)} log collections, each read on its own: {names}")
+    return collections
+
+
 def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats, found) -> None:
     """--logs (or the logs found beside the exports): each log folder read into the trace, its host activities
     on its runs' timelines (gap causes of the time breakdown), its failed tasks linked to the runs' operators,
@@ -216,9 +230,9 @@ def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredR
     from analyzer.cli.logs_cmd import write_log_report
     from analyzer.logs.profile_join import judge_attached, read_attached
 
-    todo = [(args.logs, trace.usable_run_ids(), None)] if args.logs is not None else []
-    todo += [(f.logdir, _runs_of(trace, f.exports), f.run_id) for f in found]
-    attached = [read_attached(trace.con, logdir, run_ids, offset, run_id) for logdir, run_ids, run_id in todo]
+    todo = [(c.root, trace.usable_run_ids(), c.run_id, c.loose) for c in _given_logs(args)]
+    todo += [(f.logdir, _runs_of(trace, f.exports), f.run_id, f.loose) for f in found]
+    attached = [read_attached(trace.con, d, runs, offset, rid, loose) for d, runs, rid, loose in todo]
     for one in attached:  # judged once all are read: the rules close the connection to files
         logs = judge_attached(trace.con, one, configured)
         for problem in logs.problems:

@@ -16,6 +16,7 @@ from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked
 from analyzer.execution.memory import ENV, memory_limit_bytes
 from analyzer.ingest.database import connect
 from analyzer.logs.analysis import analyze_logs, log_run_id
+from analyzer.logs.collections import Collection, find_collections
 from analyzer.logs.layout import find_log_files
 from analyzer.logs.model import LogReport
 from analyzer.report.output_files import run_folder
@@ -77,6 +78,16 @@ def check_log_input(logdir: Path) -> None:
         raise UsageError(f"{logdir}: holds no log file (*.log, messages, slogdlog, ...)")
 
 
+def _write_index(pages: list[tuple[LogReport, Path]], out_dir: Path) -> Path | None:
+    """logs-index.html linking every collection's logs.html, when there are several."""
+    from analyzer.report.logs_index import render_logs_index
+
+    if len(pages) < 2:
+        return None
+    index = Path(out_dir) / "logs-index.html"
+    return write_text_atomically(index, render_logs_index(pages, index))
+
+
 def write_log_report(report: LogReport, folder: Path, formats: list[str]) -> list[Path]:
     """logs.json / logs.md / logs.html of the report in ``folder``, each written atomically."""
     from analyzer.report.logs_html import render_logs_html
@@ -107,30 +118,64 @@ def _print(report: LogReport, written: list[Path]) -> None:
         out.print(f"wrote {path}", markup=False)
 
 
-def run(args: argparse.Namespace) -> int:
-    try:
-        formats = _formats(args.format)
-        check_log_input(args.logdir)
-        folder = run_folder(args.out, log_run_id(args.logdir))
-        check_outputs([Output("--out", args.out, FOLDER), Output("--out", folder, FOLDER)], [LogFolder(args.logdir)])
-        rules = load_checked_rules(args.rules)
-        params = rule_overrides(args, rules)
-    except (UsageError, ParamError) as exc:
-        err(f"npu-triage: {exc}")
-        return 2
-    con = connect(logs_memory_bytes())
-    report = analyze_logs(con, args.logdir, ConfiguredRules(tuple(rules), params, args.preview))
-    for problem in report.problems:
-        err(f"npu-triage: {problem}")
-    written = write_log_report(report, folder, formats)
-    _print(report, written)
+def _exit_code(report: LogReport, args: argparse.Namespace, several: bool) -> int:
+    """1 when a finding trips --fail-on, else 3 when a file could not be read (not --allow-partial), else 0."""
+    where = f"{report.run_id}: " if several else ""
     if args.fail_on:
         tripped = [f for f in report.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[args.fail_on]]
         if tripped:
             first = tripped[0]
-            err(f"npu-triage: --fail-on {args.fail_on}: tripped by {first.code} {first.rule} ({first.subject})")
+            err(f"npu-triage: {where}--fail-on {args.fail_on}: tripped by {first.code} {first.rule} ({first.subject})")
             return 1
     if report.lost_files and not args.allow_partial:
-        err(f"npu-triage: the report covers only what could be read ({', '.join(report.lost_files)}); exit code 3")
+        lost = ", ".join(report.lost_files)
+        err(f"npu-triage: {where}the report covers only what could be read ({lost}); exit code 3")
         return 3
     return 0
+
+
+def _checked(args: argparse.Namespace) -> tuple[list[str], list[Collection], list, dict]:
+    """The formats, the collections of LOGDIR and the rules, checked before any work (UsageError)."""
+    formats = _formats(args.format)
+    check_log_input(args.logdir)
+    collections = find_collections(args.logdir, log_run_id(args.logdir))
+    folders = [Output("--out", run_folder(args.out, c.run_id), FOLDER) for c in collections]
+    check_outputs([Output("--out", args.out, FOLDER), *folders], [LogFolder(args.logdir)])
+    rules = load_checked_rules(args.rules)
+    return formats, collections, rules, rule_overrides(args, rules)
+
+
+def _judge(args: argparse.Namespace, one: Collection, configured: ConfiguredRules, several: bool) -> LogReport:
+    """One collection read (into a connection of its own) and judged; its reading problems on stderr."""
+    con = connect(logs_memory_bytes())
+    try:
+        report = analyze_logs(con, one.root, configured, one.run_id, one.loose)
+    finally:
+        con.close()
+    for problem in report.problems:
+        err(f"npu-triage: {one.run_id + ': ' if several else ''}{problem}")
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        formats, collections, rules, params = _checked(args)
+    except (UsageError, ParamError) as exc:
+        err(f"npu-triage: {exc}")
+        return 2
+    several = len(collections) > 1
+    if several:
+        err(f"npu-triage: {args.logdir} holds {len(collections)} log collections, each judged on its own:")
+        for c in collections:
+            err(f"  {c.run_id}: {c.root}{' (its own files only)' if c.loose else ''}")
+    configured = ConfiguredRules(tuple(rules), params, args.preview)
+    codes, pages = [], []
+    for one in collections:
+        report = _judge(args, one, configured, several)
+        written = write_log_report(report, run_folder(args.out, one.run_id), formats)
+        _print(report, written)
+        pages += [(report, p) for p in written if p.name == "logs.html"]
+        codes.append(_exit_code(report, args, several))
+    if several and (index := _write_index(pages, args.out)) is not None and sys.stdout.isatty():
+        out.print(f"wrote {index}", markup=False)
+    return 1 if 1 in codes else max(codes)

@@ -34,11 +34,18 @@ def judge_logs(con: duckdb.DuckDBPyConnection, run_id: str, configured: Configur
     return LogReport(run_id, log_summary(con, run_id), ranked, outcomes, columns, rows, tool_version=__version__)
 
 
-def analyze_logs(con: duckdb.DuckDBPyConnection, root: Path, configured: ConfiguredRules) -> LogReport:
-    """Read the log folder ``root`` into ``con`` and judge it (see judge_logs); problems of the reading
-    (binary or unreadable files) are in the report's ``problems``."""
-    run_id = log_run_id(root)
-    loaded = load_logs(con, root, run_id)
+def analyze_logs(
+    con: duckdb.DuckDBPyConnection,
+    root: Path,
+    configured: ConfiguredRules,
+    run_id: str | None = None,
+    loose: bool = False,
+) -> LogReport:
+    """Read the log folder ``root`` (``loose``: only its own files) into ``con`` as ``run_id`` (default:
+    its name) and judge it (see judge_logs); problems of the reading (binary or unreadable files) are in
+    the report's ``problems``."""
+    run_id = run_id or log_run_id(root)
+    loaded = load_logs(con, root, run_id, loose=loose)
     report = judge_logs(con, run_id, configured)
     summary = {**report.summary, "not_log_files": loaded.not_log_files}
     return LogReport(**{**report.__dict__, "summary": summary, "problems": loaded.problems, "lost_files": loaded.lost})

@@ -1,4 +1,4 @@
-"""Logs found beside an export: the CANN log tree inside or next to an export folder (used without --logs)."""
+"""Logs found beside an export: the CANN log collections inside or next to an export folder (used without --logs)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from analyzer.logs.collections import Collection, find_collections
 from analyzer.logs.layout import find_log_files
 
 # Folders holding a log tree, looked for inside the export folder, then beside it (in its parent): what
@@ -17,30 +18,38 @@ PATTERNS = ("asys_output_*",)
 
 @dataclass(frozen=True)
 class FoundLogs:
-    """A log folder found beside some exports, the run id its records get, and the exports' folders."""
+    """A log collection found beside some exports, the run id its records get, and the exports' folders
+    (``loose``: only the log files directly in ``logdir``, its sub-folders being collections of their own)."""
 
     logdir: Path
     run_id: str
     exports: tuple[Path, ...]
+    loose: bool = False
 
 
-def _candidates(folder: Path) -> list[Path]:
-    named = [folder / n for n in NAMES]
-    return named + sorted(p for pattern in PATTERNS for p in folder.glob(pattern))
+def _holding_logs(folder: Path) -> list[Path]:
+    """The folders of NAMES, then (all together) those of PATTERNS, in ``folder``, that hold a log file: the
+    first group found."""
+    named = [[folder / n] for n in NAMES]
+    for group in (*named, sorted(p for pattern in PATTERNS for p in folder.glob(pattern))):
+        found = [c for c in group if c.is_dir() and not c.is_symlink() and find_log_files(c)]
+        if found:
+            return found
+    return []
 
 
-def logs_beside(export: Path) -> Path | None:
-    """The first folder of NAMES / PATTERNS inside ``export``, else beside it, that holds a log file; else None.
+def logs_beside(export: Path) -> list[Collection]:
+    """The log collections (collections.py) of the first folder of NAMES inside ``export``, else of all its
+    asys_output_* folders, else the same beside it (in its parent); else none.
 
-    >>> logs_beside(Path("/nonexistent/x_ascend_pt")) is None
-    True
+    >>> logs_beside(Path("/nonexistent/x_ascend_pt"))
+    []
     """
     export = Path(export).resolve()
     for folder in (export, export.parent):
-        for candidate in _candidates(folder):
-            if candidate.is_dir() and not candidate.is_symlink() and find_log_files(candidate):
-                return candidate
-    return None
+        if found := _holding_logs(folder):
+            return [c for logdir in found for c in find_collections(logdir, logdir.name)]
+    return []
 
 
 def _run_ids(folders: list[Path]) -> list[str]:
@@ -60,10 +69,11 @@ def _run_ids(folders: list[Path]) -> list[str]:
 
 
 def found_logs(exports: Iterable[Path]) -> list[FoundLogs]:
-    """The log folders beside these export folders, each once with the exports that share it, by path."""
-    shared: dict[Path, list[Path]] = {}
+    """The log collections beside these export folders, each once with the exports that share it, by path."""
+    shared: dict[tuple[Path, bool], list[Path]] = {}
     for export in exports:
-        if (logdir := logs_beside(export)) is not None:
-            shared.setdefault(logdir, []).append(Path(export))
-    folders = sorted(shared)
-    return [FoundLogs(d, r, tuple(shared[d])) for d, r in zip(folders, _run_ids(folders), strict=True)]
+        for c in logs_beside(export):
+            shared.setdefault((c.root, c.loose), []).append(Path(export))
+    keys = sorted(shared)
+    ids = _run_ids([d for d, _ in keys])
+    return [FoundLogs(d, r, tuple(shared[d, loose]), loose) for (d, loose), r in zip(keys, ids, strict=True)]

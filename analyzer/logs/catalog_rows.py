@@ -15,9 +15,9 @@ from analyzer.rule_engine.model import ConfiguredRules
 
 
 def read_logs_beside(con: duckdb.DuckDBPyConnection, export: Path, run_ids: list[str]) -> list[AttachedLogs]:
-    """The log folders found inside or beside ``export`` (logs/beside.py), read into ``con`` for its runs
+    """The log collections found inside or beside ``export`` (logs/beside.py), read into ``con`` for its runs
     ``run_ids`` (their host activities on the timelines, their failed tasks linked), before any rule runs."""
-    return [read_attached(con, f.logdir, run_ids, None, f.run_id) for f in found_logs([export])]
+    return [read_attached(con, f.logdir, run_ids, None, f.run_id, f.loose) for f in found_logs([export])]
 
 
 def log_finding_rows(

@@ -108,15 +108,16 @@ def find_log_files(root: Path) -> list[LogFile]:
     return scan_log_folder(root)[0]
 
 
-def scan_log_folder(root: Path) -> tuple[list[LogFile], int]:
+def scan_log_folder(root: Path, loose: bool = False) -> tuple[list[LogFile], int]:
     """The text logs under ``root`` (see find_log_files) and how many other files it holds (not logs:
-    binaries, trace dumps, kernel objects, ...)."""
+    binaries, trace dumps, kernel objects, ...); ``loose``: only the files directly in ``root`` (its
+    sub-folders are collections of their own: collections.py)."""
     root = Path(root)
     if root.is_file():
         return [classify(root.parent, root, root.stat().st_size)], 0
     found, others = [], 0
     for folder, dirs, files in os.walk(root):
-        dirs.sort()
+        dirs[:] = [] if loose else sorted(dirs)
         rel = Path(folder).relative_to(root).parts
         for name in sorted(files):
             path = Path(folder) / name

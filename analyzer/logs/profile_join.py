@@ -28,16 +28,22 @@ class AttachedLogs:
 
 
 def read_attached(
-    con: duckdb.DuckDBPyConnection, logdir: Path, run_ids: list[str], offset_min: int | None, run_id: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    logdir: Path,
+    run_ids: list[str],
+    offset_min: int | None,
+    run_id: str | None = None,
+    loose: bool = False,
 ) -> AttachedLogs:
     """Read ``logdir`` into ``con`` as run ``run_id`` (default: the folder's name), put its host activities on
     the timeline of ``run_ids`` (before the rules run, so that the time breakdown's gap causes see them) and
     link its failed tasks to their operators (links.py). Every folder is read before any rule runs: the
     rules' sandbox closes the connection to files (rule_engine/runner.py).
 
-    ``offset_min``: the log's UTC offset in minutes, else read from the export (clock.choose_offset)."""
+    ``offset_min``: the log's UTC offset in minutes, else read from the export (clock.choose_offset);
+    ``loose``: only the log files directly in ``logdir`` (collections.py)."""
     run_id = run_id or log_run_id(logdir)
-    loaded = load_logs(con, logdir, run_id, activity=True)
+    loaded = load_logs(con, logdir, run_id, activity=True, loose=loose)
     offset, assumption = choose_offset(con, run_ids, offset_min)
     placed = place_log_marks(con, run_id, run_ids, offset)
     attach_links(con, run_id, run_ids, offset)

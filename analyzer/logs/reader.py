@@ -147,7 +147,9 @@ def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
     )
 
 
-def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str, activity: bool = False) -> LogLoad:
+def load_logs(
+    con: duckdb.DuckDBPyConnection, root: Path, run_id: str, activity: bool = False, loose: bool = False
+) -> LogLoad:
     """Read every log file under ``root`` into the logs tables of ``con`` as run ``run_id``.
 
     ``activity``: also classify what each record shows the host doing (log_events.host_activity, for the
@@ -155,10 +157,11 @@ def load_logs(con: duckdb.DuckDBPyConnection, root: Path, run_id: str, activity:
 
     A file that is binary or unreadable is listed in log_files with the reason and in the problems;
     lines that are not records are counted (log_files.unparsed_line_count). Never raises for a file.
+    ``loose``: only the files directly in ``root`` (collections.py).
     """
     create_log_tables(con)
     create_knowledge(con, run_id)
-    files, others = scan_log_folder(root)
+    files, others = scan_log_folder(root, loose)
     load = LogLoad(run_id, files, not_log_files=others)
     readable = []
     for file_id, f in enumerate(load.files, start=1):

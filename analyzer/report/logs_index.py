@@ -1,0 +1,44 @@
+"""logs-index.html of a log folder holding several collections: a row per collection, with its first finding."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from analyzer.logs.model import LogReport
+from analyzer.report.html_sections import esc
+from analyzer.report.html_style import report_page
+
+_COUNTED = ("critical", "warning", "info")
+
+
+def _row(report: LogReport, href: str) -> str:
+    s, top = report.summary, (report.findings[0] if report.findings else None)
+    counts = ", ".join(f"{n} {sev}" for sev in _COUNTED if (n := sum(f.severity == sev for f in report.findings)))
+    top_html = (
+        f'<span class="badge {esc(top.severity)}">{esc(top.severity)}</span> {esc(top.code)} '
+        f"{esc(top.title)} (<b>{esc(top.subject)}</b>)"
+        if top
+        else '<span class="none">no finding</span>'
+    )
+    return (
+        f'<tr><td><a href="{esc(href)}">{esc(report.run_id)}</a></td><td class="num">{s["files"]}</td>'
+        f'<td class="num">{s["records"]}</td><td class="num">{s["error_records"]}</td>'
+        f'<td class="num">{esc(counts or "none")}</td><td>{top_html}</td></tr>'
+    )
+
+
+def render_logs_index(pages: Sequence[tuple[LogReport, Path]], index_path: Path) -> str:
+    """The index page: every collection's report (its logs.html, linked relative to ``index_path``), in
+    the order the collections were found."""
+    folder = Path(index_path).resolve().parent
+    rows = "".join(_row(r, Path(os.path.relpath(Path(p).resolve(), folder)).as_posix()) for r, p in pages)
+    body = (
+        f'<header><h1>npu-triage logs</h1><p class="subtitle">{len(pages)} log collections, each judged on its '
+        "own; each row links to its report, the first failure first</p></header>"
+        '<section id="reports"><table><thead><tr><th>collection</th><th class="num">files</th>'
+        '<th class="num">records</th><th class="num">errors</th><th>findings</th><th>top finding</th></tr>'
+        f"</thead><tbody>{rows}</tbody></table></section>"
+    )
+    return report_page("npu-triage logs", body, charts=False)
