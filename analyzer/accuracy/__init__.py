@@ -1,0 +1,1 @@
+"""Accuracy dumps against a reference: readers, pairing, streamed comparison, error locations (`npu-triage accuracy`)."""

@@ -1,0 +1,29 @@
+"""The problems met while reading a dump set or a reference: each names the file, the place and the problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analyzer.ingest.model import Problem
+
+
+class ReadProblems:
+    """A problem log relative to the folder read (``root``), in the profile readers' Problem form."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.items: list[Problem] = []
+
+    def _name(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(self.root).as_posix() or Path(path).name
+        except ValueError:
+            return str(path)
+
+    def error(self, path: Path, where: str, problem: str, hint: str = "") -> None:
+        """Something was lost: a file or a tensor could not be read (exit code 3)."""
+        self.items.append(Problem(self._name(path), where, "error", problem, hint))
+
+    def warning(self, path: Path, where: str, problem: str, hint: str = "") -> None:
+        """Something to know that lost nothing (a file that is not a dump, left aside)."""
+        self.items.append(Problem(self._name(path), where, "warning", problem, hint))
