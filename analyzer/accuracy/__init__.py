@@ -1,1 +1,1 @@
-"""Accuracy dumps against a reference: readers, pairing, streamed comparison, error locations (`npu-triage accuracy`)."""
+"""Accuracy dumps against a reference: read, pair, compare locate the error (`npu-triage accuracy`)."""

@@ -97,7 +97,9 @@ def _insert_stats(con, run_id: str, side: str, folder: TensorFolder) -> None:
         if rel is not None:
             con.register("_stats_rows", rel.to_arrow_table())
             try:
-                con.execute("INSERT INTO tensor_stats BY NAME SELECT ? AS run_id, ? AS side, * FROM _stats_rows", [run_id, side])
+                con.execute(
+                    "INSERT INTO tensor_stats BY NAME SELECT ? AS run_id, ? AS side, * FROM _stats_rows", [run_id, side]
+                )
             finally:
                 con.unregister("_stats_rows")
 

@@ -79,7 +79,9 @@ def _edges(heat: np.ndarray, total: float) -> Verdict | None:
         return None
     rows, cols = np.arange(h)[:, None], np.arange(w)[None, :]
     candidates = [("map borders", None, _lines(rows, h, h) | _lines(cols, w, w))]
-    candidates += [(f"tile edges every {t}", t, _lines(rows, t, h) | _lines(cols, t, w)) for t in range(4, max(h, w) // 2 + 1)]
+    candidates += [
+        (f"tile edges every {t}", t, _lines(rows, t, h) | _lines(cols, t, w)) for t in range(4, max(h, w) // 2 + 1)
+    ]
     for detail, period, mask in candidates:
         area = float(mask.mean())
         share = float(heat[mask].sum()) / total

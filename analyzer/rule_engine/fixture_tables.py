@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest.database import append_rows
-from analyzer.ingest.schema import TABLES, column
+from analyzer.ingest.schema import INSTRUMENT_TABLES, TABLES, Table
 
 
 class FixtureError(Exception):
@@ -24,30 +24,41 @@ def load_fixture_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> list[st
     """INSERT every ``<table>.csv`` of ``folder`` into its table BY NAME; returns the run ids found.
 
     Column types come from schema.py, so a CSV holds only the columns it needs (the rest stay NULL)
-    and empty fields are NULL.
+    and empty fields are NULL. A table of another instrument's model (an accuracy dump's, CANN logs')
+    is created in ``con``, with the rest of its model, when a CSV names it.
     """
     for path in sorted(Path(folder).glob("*.csv")):
-        table = path.stem
-        if table not in TABLES:
-            raise FixtureError(f"{path}: {table!r} is not a normalized table")
+        model = _model(path)
+        table = model[path.stem]
+        con.execute(";\n".join(t.ddl() for t in model.values()))
+        declared = {c.name: c.type for c in table.columns}
         header = _csv_header(path)
-        try:
-            types = {name: column(table, name).type for name in header}
-        except KeyError as exc:
-            raise FixtureError(f"{path}: column {exc.args[0]} is not in the schema") from None
+        if unknown := [name for name in header if name not in declared]:
+            raise FixtureError(f"{path}: column {table.name}.{unknown[0]} is not in the schema")
+        types = {name: declared[name] for name in header}
         spec = ", ".join(f"'{name}': '{type_}'" for name, type_ in types.items())
         append_rows(
             con,
-            table,
+            table.name,
             f"SELECT * FROM read_csv($path, header = true, columns = {{{spec}}}, nullstr = '')",
             {"path": str(path)},
         )
     return fixture_run_ids(con)
 
 
+def _model(path: Path) -> dict[str, Table]:
+    """The table model holding the table a fixture CSV fills: the profile's, else an instrument's."""
+    model = next((m for m in (TABLES, *INSTRUMENT_TABLES.values()) if path.stem in m), None)
+    if model is None:
+        raise FixtureError(f"{path}: {path.stem!r} is not a normalized table")
+    return model
+
+
 def fixture_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every run id present in any table, sorted."""
-    union = " UNION ".join(f"SELECT run_id FROM {t}" for t in TABLES)
+    """Every run id present in any table (an instrument's too, when created), sorted."""
+    present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    names = [*TABLES, *(t for m in INSTRUMENT_TABLES.values() for t in m if t in present and t not in TABLES)]
+    union = " UNION ".join(f"SELECT run_id FROM {t}" for t in names)
     return [
         r[0]
         for r in con.execute(f"SELECT DISTINCT run_id FROM ({union}) WHERE run_id IS NOT NULL ORDER BY 1").fetchall()

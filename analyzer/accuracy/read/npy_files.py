@@ -50,7 +50,9 @@ def torch_available() -> bool:
 def read_pt(path: Path, name: NpyName, problems: ReadProblems) -> TensorSource | None:
     """The tensor of a .pt file (torch.save of one tensor), loaded whole; None (logged) without torch."""
     if not torch_available():
-        problems.error(path, "file", "a .pt tensor needs torch, which is not installed", "pip install torch, or save .npy")
+        problems.error(
+            path, "file", "a .pt tensor needs torch, which is not installed", "pip install torch, or save .npy"
+        )
         return None
     import torch
 

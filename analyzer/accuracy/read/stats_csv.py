@@ -42,7 +42,7 @@ def stats_select(con: duckdb.DuckDBPyConnection, path: Path, name: DumpName, pro
         problems.error(path, "header", f"stats CSV lacks column(s) {', '.join(missing)}")
         return None
     cols = [
-        f"TRY_CAST(\"{raw}\" AS {_TYPES[col]}) AS {col}" if col in _TYPES else f'lower("{raw}") AS {col}'
+        f'TRY_CAST("{raw}" AS {_TYPES[col]}) AS {col}' if col in _TYPES else f'lower("{raw}") AS {col}'
         for raw, col in STATS_COLUMNS.items()
     ]
     meta = f"'{_quote(name.op_name)}' AS op_name, '{_quote(name.op_type)}' AS op_type, "

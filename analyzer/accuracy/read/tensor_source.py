@@ -50,10 +50,15 @@ class TensorSource:
 
     @property
     def is_converted(self) -> bool:
-        return bool(self.original_shape) and tuple(self.original_shape) != tuple(self.shape) and self.fmt not in (
-            "ND",
-            "NCHW",
-            "NHWC",
+        return (
+            bool(self.original_shape)
+            and tuple(self.original_shape) != tuple(self.shape)
+            and self.fmt
+            not in (
+                "ND",
+                "NCHW",
+                "NHWC",
+            )
         )
 
     @property
