@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "export": "analyzer.cli.export_cmd",
     "diff": "analyzer.cli.diff_cmd",
     "sweep": "analyzer.cli.sweep_cmd",
+    "accuracy": "analyzer.cli.accuracy_cmd",  # issue 47: accuracy dumps against a reference
 }
 
 

@@ -1,0 +1,71 @@
+"""Judge a comparison: run the accuracy rules (scope 'dump') and gather what the reports show, from the tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from analyzer.accuracy.comparison import Comparison
+from analyzer.ingest.model import Problem
+from analyzer.rule_engine.model import ConfiguredRules, Finding, RuleOutcome
+from analyzer.rule_engine.ranking import rank_findings
+from analyzer.rule_engine.runner import plain_value, run_rules
+
+SCOPE = "dump"
+_OPERATORS = Path(__file__).with_name("operators.sql").read_text(encoding="utf-8")
+
+
+@dataclass
+class AccuracyReport:
+    """Everything a report of one comparison shows; built from the tables, never from the files."""
+
+    run_id: str
+    dump: str
+    reference: str
+    findings: list[Finding]
+    outcomes: list[RuleOutcome]
+    problems: list[Problem]
+    operators: list[dict] = field(default_factory=list)  # one per operator run, in execution order
+    locations: list[dict] = field(default_factory=list)  # error_locations rows
+    unpaired: list[dict] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    has_profile: bool = False
+
+
+def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool = False) -> AccuracyReport:
+    """Run the rules of scope 'dump' over the comparison's tables; rank the findings; read the report's rows."""
+    configured = configured.where(lambda r: r.scope == SCOPE)
+    findings, outcomes = run_rules(comparison.con, configured, [comparison.run_id])
+    con, run_id = comparison.con, comparison.run_id
+    return AccuracyReport(
+        run_id=run_id,
+        dump=Path(comparison.dump).name,
+        reference=Path(comparison.reference).name,
+        findings=rank_findings(findings),
+        outcomes=outcomes,
+        problems=comparison.problems,
+        operators=_rows(con, _OPERATORS, run_id),
+        locations=_rows(con, "SELECT * FROM error_locations WHERE run_id = ? ORDER BY op_name, occurrence, slot_index", run_id),
+        unpaired=_rows(con, "SELECT * EXCLUDE (run_id) FROM unpaired_tensors WHERE run_id = ? "
+                       "ORDER BY exec_order NULLS LAST, op_name, side, slot, slot_index", run_id),
+        counts=_rows(con, _COUNTS, run_id)[0],
+        has_profile=has_profile,
+    )  # fmt: skip
+
+
+_COUNTS = """
+SELECT (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'dump') AS dump_tensors,
+       (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'reference') AS reference_tensors,
+       (SELECT count(*) FROM tensor_compare WHERE run_id = $1) AS compared,
+       (SELECT count(*) FROM unpaired_tensors WHERE run_id = $1) AS unpaired,
+       (SELECT count(*) FROM tensor_stats WHERE run_id = $1) AS stats_rows,
+       (SELECT coalesce(sum(size_bytes), 0) FROM tensors WHERE run_id = $1) AS bytes_read
+"""
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, run_id: str) -> list[dict]:
+    cursor = con.execute(sql, [run_id])
+    names = [d[0] for d in cursor.description]
+    return [{n: plain_value(v) for n, v in zip(names, row, strict=True)} for row in cursor.fetchall()]
