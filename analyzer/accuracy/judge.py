@@ -47,7 +47,7 @@ def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool
         outcomes=outcomes,
         problems=comparison.problems,
         operators=_rows(con, _OPERATORS, run_id),
-        locations=_rows(con, "SELECT * FROM error_locations WHERE run_id = ? ORDER BY op_name, occurrence, slot_index", run_id),
+        locations=_rows(con, _LOCATIONS, run_id),
         unpaired=_rows(con, "SELECT * EXCLUDE (run_id) FROM unpaired_tensors WHERE run_id = ? "
                        "ORDER BY exec_order NULLS LAST, op_name, side, slot, slot_index", run_id),
         counts=_rows(con, _COUNTS, run_id)[0],
@@ -55,6 +55,7 @@ def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool
     )  # fmt: skip
 
 
+_LOCATIONS = "SELECT * FROM error_locations WHERE run_id = ? ORDER BY op_name, occurrence, slot_index"
 _COUNTS = """
 SELECT (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'dump') AS dump_tensors,
        (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'reference') AS reference_tensors,

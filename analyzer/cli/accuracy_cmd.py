@@ -1,4 +1,4 @@
-"""`npu-triage accuracy DUMP REFERENCE`: compare a dump set with its reference, run the accuracy rules, write reports."""
+"""`npu-triage accuracy DUMP REFERENCE`: compare a dump with its reference, run the accuracy rules, write reports."""
 
 from __future__ import annotations
 

@@ -13,7 +13,9 @@ def number(value, fmt: str = ".4g") -> str:
 
 
 def share(value) -> str:
-    """>>> share(0.25), share(None)
+    """A 0-1 share as a whole percentage, '' when missing.
+
+    >>> share(0.25), share(None)
     ('25%', '')
     """
     return "" if value is None else f"{value:.0%}"
@@ -31,7 +33,7 @@ def roles(findings) -> tuple[set[str], set[str]]:
     for f in findings:
         if "downstream" in f.details:
             culprits.add(f.subject)
-            downstream |= {d for d in str(f.details["downstream"] or "").split(", ") if d}
+            downstream |= {d for d in str(f.details["downstream"] or "").split(", ") if d and d != "none"}
     return culprits, downstream
 
 

@@ -54,15 +54,23 @@ def _maps(report: AccuracyReport) -> str:
     return "".join(parts) or '<p class="none">No tensor differs enough to be located.</p>'
 
 
+def _extras(report: AccuracyReport) -> str:
+    """The unpaired tensors and the problems, when there are any."""
+    html = ""
+    if report.unpaired:
+        rows = [[u["side"], u["op_name"], f"{u['slot']} {u['slot_index']}", u["reason"], u["source_file"]]
+                for u in report.unpaired]  # fmt: skip
+        html += f"<h2>Unpaired tensors</h2>{_table(('side', 'operator', 'tensor', 'reason', 'file'), rows)}"
+    if report.problems:
+        html += "<h2>Problems</h2><ul>" + "".join(f"<li>{escape(p.line())}</li>" for p in report.problems) + "</ul>"
+    return html
+
+
 def render_html(report: AccuracyReport, plotly_src: str | None) -> str:
     """The page; plotly.js from ``plotly_src`` (a shared file beside it) or inlined when None."""
     culprits, downstream = roles(report.findings)
     head = list(OPERATOR_COLUMNS) + (list(PROFILE_COLUMNS) if report.has_profile else [])
     rows = [operator_cells(op, role(op, culprits, downstream), report.has_profile) for op in report.operators]
-    unpaired = [
-        [u["side"], u["op_name"], f"{u['slot']} {u['slot_index']}", u["reason"], u["source_file"]]
-        for u in report.unpaired
-    ]
     c = report.counts
     body = (
         f"<h1>Accuracy: {escape(report.dump)} against {escape(report.reference)}</h1>"
@@ -70,8 +78,6 @@ def render_html(report: AccuracyReport, plotly_src: str | None) -> str:
         f"{len(report.findings)} finding(s)</p>"
         f"<h2>Findings</h2>{_findings(report)}"
         f"<h2>Where the error sits</h2>{_maps(report)}"
-        f"<h2>Operators in execution order</h2>{_table(head, rows)}"
-        + (f"<h2>Unpaired tensors</h2>{_table(('side', 'operator', 'tensor', 'reason', 'file'), unpaired)}" if unpaired else "")
-        + ("<h2>Problems</h2><ul>" + "".join(f"<li>{escape(p.line())}</li>" for p in report.problems) + "</ul>" if report.problems else "")
-    )  # fmt: skip
+        f"<h2>Operators in execution order</h2>{_table(head, rows)}{_extras(report)}"
+    )
     return report_page(f"Accuracy {report.run_id}", body, plotly_src)

@@ -20,7 +20,8 @@ def render_markdown(report: AccuracyReport) -> str:
         f"# Accuracy: {report.dump} against {report.reference}",
         "",
         f"{c['compared']} tensor pair(s) compared, {c['unpaired']} unpaired; "
-        f"{c['dump_tensors']} dump and {c['reference_tensors']} reference tensor(s); {len(report.findings)} finding(s).",
+        f"{c['dump_tensors']} dump and {c['reference_tensors']} reference tensor(s); "
+        f"{len(report.findings)} finding(s).",
         "",
         "## Findings",
         "",

@@ -1,0 +1,100 @@
+"""`npu-triage accuracy`: reports, --profile, --fail-on, exit codes, and every malformed input named."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from analyzer.accuracy.read.header_proto import DumpData
+from analyzer.cli import main
+from fixtures.dumps.generate import generate
+
+
+@pytest.fixture(scope="module")
+def dump_set(tmp_path_factory):
+    out = tmp_path_factory.mktemp("acc")
+    return out, generate(out, 4201, "channel", 8, 16)
+
+
+def _native_dir(root):
+    return next(p for p in (root / "dump" / "native").rglob("*") if p.is_file()).parent
+
+
+def test_accuracy_cli_writes_reports_with_profile_times(dump_set, tmp_path, capsys):
+    root, truth = dump_set
+    args = [
+        "accuracy",
+        str(root / "dump" / "native"),
+        str(root / "reference" / "npy"),
+        "--profile",
+        str(root / "profile"),
+    ]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    doc = json.loads((tmp_path / "native" / "accuracy.json").read_text())
+    assert doc["findings"][0]["subject"] == truth["op_name"] and doc["counts"]["compared"] == 19
+    culprit = next(o for o in doc["operators"] if o["op_name"] == truth["op_name"])
+    assert culprit["device_time_us"] > 0 and culprit["launches"] == 3
+    assert "| device us |" in (tmp_path / "native" / "accuracy.md").read_text()
+    assert 'id="error-map-0"' in (tmp_path / "native" / "accuracy.html").read_text()
+    assert main([*args, "--out", str(tmp_path), "--fail-on", "critical", "--format", "json"]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_accuracy_cli_user_mistakes_exit_2_before_any_work(dump_set, tmp_path, capsys):
+    root, _ = dump_set
+    assert main(["accuracy", str(tmp_path / "absent"), str(root / "reference" / "npy")]) == 2
+    assert "DUMP" in capsys.readouterr().err
+    inside = root / "dump" / "native" / "reports"
+    assert main(["accuracy", str(root / "dump" / "native"), str(root / "reference" / "npy"), "--out", str(inside)]) == 2
+    assert "inside" in capsys.readouterr().err and not inside.exists()
+
+
+def _rewrite_header(path, change):
+    blob = path.read_bytes()
+    (length,) = struct.unpack("<Q", blob[:8])
+    header = DumpData.FromString(blob[8 : 8 + length])
+    change(header)
+    head = header.SerializeToString()
+    path.write_bytes(struct.pack("<Q", len(head)) + head + blob[8 + length :])
+
+
+def _break(root):
+    """One fault of each kind, each in its own file; returns (file name part, message part) pairs."""
+    folder = _native_dir(root)
+    files = {p.name.split(".")[1]: p for p in folder.iterdir()}
+    files["add1"].write_bytes(struct.pack("<Q", 10**9) + files["add1"].read_bytes()[8:])
+    _rewrite_header(files["relu1"], lambda h: setattr(h.output[0], "size", h.output[0].size - 2))
+    _rewrite_header(files["relu2"], lambda h: setattr(h.output[0], "data_type", 39))
+    _rewrite_header(files["mul1"], lambda h: setattr(h.input[0], "format", 99))
+    files["conv3"].write_bytes(files["conv3"].read_bytes()[:-100])
+    os.symlink(root / "absent", folder / "Conv2D.conv9.9.2.1735689600009999")
+    ref = next((root / "reference" / "npy").glob("Conv2D.conv2.*.output.0.npy"))
+    np.save(ref, np.zeros((1, 8, 15, 16), np.float32))
+    return [
+        ("add1", "past the end of the file"), ("relu1", "disagrees with shape"), ("relu2", "data type code 39"),
+        ("mul1", "format code 99"), ("conv3", "past the file's"), ("conv9", "No such file"),
+        ("conv2", "differs from the reference"),
+    ]  # fmt: skip
+
+
+def test_accuracy_cli_malformed_inputs_are_named_and_exit_3(tmp_path, capsys):
+    generate(tmp_path, 4202, "drift", 8, 16)
+    expected = _break(tmp_path)
+    args = [
+        "accuracy",
+        str(tmp_path / "dump" / "native"),
+        str(tmp_path / "reference" / "npy"),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert main([*args, "--format", "json"]) == 3
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error: ")]
+    for name, problem in expected:
+        assert any(f".{name}." in line and problem in line for line in errors), (name, errors)
+    doc = json.loads((tmp_path / "o" / "native" / "accuracy.json").read_text())
+    assert doc["counts"]["compared"] > 0 and len(doc["problems"]) == len(expected)
+    assert main([*args, "--format", "json", "--allow-partial"]) == 0
