@@ -57,19 +57,30 @@ def chunk_partial(x: np.ndarray, y: np.ndarray) -> Partial:
     p.sdd = _dot(d, d)
     np.abs(d, out=d)
     p.max_abs, p.sum_abs = float(d.max()), float(d.sum())
-    ay = np.abs(yf)
-    mask = ay > REL_EPS
-    p.rel_count = int(np.count_nonzero(mask))
-    if p.rel_count:
-        rel = np.zeros_like(d)
-        np.divide(d, ay, out=rel, where=mask)
-        p.max_rel, p.sum_rel = float(rel.max()), float(rel.sum())
-    p.ref_max_abs = float(ay.max())
-    p.ref_over_fp16 = int(np.count_nonzero(ay > FP16_MAX))
-    np.abs(xf, out=d)
-    p.dump_max_abs = float(d.max())
-    p.dump_saturated += int(np.count_nonzero(d >= FP16_MAX))
+    _relative(p, d, np.abs(yf, out=yf))
+    _ranges(p, xf, yf)
     return p
+
+
+def _relative(p: Partial, ad: np.ndarray, ay: np.ndarray) -> None:
+    """Relative error over |y| > REL_EPS, and the largest |y|; ``ad`` = |x - y| is overwritten."""
+    p.ref_max_abs = float(ay.max())
+    valid = ay > REL_EPS
+    p.rel_count = int(np.count_nonzero(valid))
+    if p.rel_count < ad.size:  # |x - y| / inf = 0 leaves the others out of the sum and the max
+        ay = np.where(valid, ay, np.inf)
+    if p.rel_count:
+        np.divide(ad, ay, out=ad)
+        p.max_rel, p.sum_rel = float(ad.max()), float(ad.sum())
+
+
+def _ranges(p: Partial, xf: np.ndarray, ay: np.ndarray) -> None:
+    """Largest |x| and |y|, and the elements beyond float16's range (counted only when there are some)."""
+    p.dump_max_abs = max(float(xf.max()), -float(xf.min()))
+    if p.dump_max_abs >= FP16_MAX:
+        p.dump_saturated += int(np.count_nonzero(np.abs(xf) >= FP16_MAX))
+    if p.ref_max_abs > FP16_MAX:
+        p.ref_over_fp16 = int(np.count_nonzero(ay > FP16_MAX))
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
