@@ -97,3 +97,29 @@ def test_pt_reference_without_torch_is_named(tmp_path):
     assert folder.tensors == []
     [problem] = folder.problems.items
     assert problem.file.endswith("Conv2D_output_0.pt") and "needs torch" in problem.problem
+
+
+def test_stats_csvs_and_tiling_data_fill_their_tables(tmp_path):
+    import json
+
+    from analyzer.accuracy.comparison import compare_folders
+    from analyzer.ingest.database import connect
+    from fixtures.dumps.generate import generate
+
+    generate(tmp_path, 4301, "drift", 8, 16)
+    (tmp_path / "dump" / "stats" / "tiling_info.json").write_text(json.dumps({"conv2": {"block_dim": 8}}))
+    con = connect()
+    compare_folders(tmp_path / "dump" / "stats", tmp_path / "reference" / "npy", con)
+    stats = con.execute(
+        "SELECT slot, count(*), sum(element_count), min(nan_count) FROM tensor_stats GROUP BY slot ORDER BY slot"
+    ).fetchall()
+    assert stats == [
+        ("input", 12, 3 * 8 * 8 * 9 + 4 * 16 * 16 + 5 * 8 * 16 * 16 + 8, 0),
+        ("output", 7, 7 * 8 * 16 * 16, 0),
+    ]
+    assert con.execute("SELECT op_name, block_dim FROM tiling_data").fetchall() == [("conv2", 8)]
+    con = connect()
+    compare_folders(tmp_path / "dump" / "native", tmp_path / "reference" / "npy", con)
+    assert con.execute("SELECT op_name, size_bytes FROM tiling_data ORDER BY 1").fetchall() == [
+        ("conv1", 64), ("conv2", 64), ("conv3", 64)
+    ]  # fmt: skip

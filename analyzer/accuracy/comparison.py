@@ -13,7 +13,7 @@ from analyzer.accuracy.locations import location_row
 from analyzer.accuracy.pairing import Pair, pair_tensors
 from analyzer.accuracy.read.folder import TensorFolder, read_folder
 from analyzer.accuracy.read.stats_csv import stats_select
-from analyzer.accuracy.rows import compare_row, tensor_rows, unpaired_row
+from analyzer.accuracy.rows import compare_row, tensor_rows, tiling_rows, unpaired_row
 from analyzer.accuracy.tables import create_accuracy_tables, insert_rows
 from analyzer.accuracy.verdict import few_count, judge
 from analyzer.ingest.model import Problem
@@ -71,6 +71,7 @@ def _fill(con, run_id: str, sides: dict[str, TensorFolder], pairs: list[Pair], u
     for side, folder in sides.items():
         insert_rows(con, "tensors", tensor_rows(run_id, side, folder, order))
         _insert_stats(con, run_id, side, folder)
+        insert_rows(con, "tiling_data", tiling_rows(run_id, side, folder))
     measured = compare_pairs(pairs, threads)
     insert_rows(con, "tensor_compare", [compare_row(run_id, p, m, sides) for p, m in zip(pairs, measured, strict=True)])
     insert_rows(con, "unpaired_tensors", [unpaired_row(run_id, u, sides) for u in unpaired])

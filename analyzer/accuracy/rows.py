@@ -7,6 +7,7 @@ from pathlib import Path
 from analyzer.accuracy.pairing import Pair, Unpaired, keyed
 from analyzer.accuracy.read.folder import TensorFolder
 from analyzer.accuracy.read.tensor_source import TensorSource
+from analyzer.accuracy.read.tiling import tiling_info_rows, tiling_input_row
 
 
 def relative(folder: TensorFolder, path: Path) -> str:
@@ -60,3 +61,14 @@ def unpaired_row(run_id: str, item: Unpaired, sides: dict[str, TensorFolder]) ->
     row = _key(run_id, item.tensor, item.occurrence, item.exec_order)
     row |= {"side": item.side, "op_type": item.tensor.op_type, "reason": item.reason}
     return row | {"source_file": relative(sides[item.side], item.tensor.path)}
+
+
+def tiling_rows(run_id: str, side: str, folder: TensorFolder) -> list[dict]:
+    """tiling_data rows of one side: its native files' tiling inputs, then its tiling_info.json entries."""
+    rows = [
+        tiling_input_row(t, key[3]) | {"source_file": relative(folder, t.path)}
+        for key, t in keyed(folder.tilings).items()
+    ]
+    for path in folder.tiling_files:
+        rows += [r | {"source_file": relative(folder, path)} for r in tiling_info_rows(path, folder.problems)]
+    return [{"run_id": run_id, "side": side} | r for r in rows]

@@ -13,6 +13,7 @@ from analyzer.accuracy.read.problems import ReadProblems
 from analyzer.accuracy.read.tensor_source import TensorSource
 
 OVERFLOW_PREFIX = "Opdebug.Node_OpDebug."
+TILING_INFO = "tiling_info.json"
 _LEFT_ASIDE = {".json", ".txt", ".log", ".md", ".html", ".proto"}
 
 
@@ -23,6 +24,8 @@ class TensorFolder:
     root: Path
     tensors: list[TensorSource] = field(default_factory=list)
     stats_files: list[tuple[Path, DumpName]] = field(default_factory=list)
+    tilings: list[TensorSource] = field(default_factory=list)  # tiling data inputs of native files
+    tiling_files: list[Path] = field(default_factory=list)  # tiling_info.json
     overflow_files: list[Path] = field(default_factory=list)
     problems: ReadProblems | None = None
 
@@ -63,6 +66,10 @@ def _read_file(path: Path, result: TensorFolder) -> None:
     elif name.endswith(".csv") and (dump := parse_dump_name(name[:-4])):
         result.stats_files.append((path, dump))
     elif dump := parse_dump_name(name):
-        result.tensors += read_native(path, dump, problems)
+        read = read_native(path, dump, problems)
+        result.tensors += [t for t in read if t.slot != "tiling"]
+        result.tilings += [t for t in read if t.slot == "tiling"]
+    elif name == TILING_INFO:
+        result.tiling_files.append(path)
     elif path.suffix not in _LEFT_ASIDE:
         problems.warning(path, "name", "not a dump or tensor file name; left aside")

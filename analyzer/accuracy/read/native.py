@@ -61,8 +61,18 @@ def read_native(path: Path, name: DumpName, problems: ReadProblems) -> list[Tens
         if kind in ("input", "output"):
             tensor = _tensor(path, name, kind, index, entry, offset, problems)
             tensors += [tensor] if tensor else []
+        elif kind == "tiling":
+            tensors.append(_tiling(path, name, index, int(entry.size), offset))
         offset += int(entry.size)
     return tensors
+
+
+def _tiling(path: Path, name: DumpName, index: int, size: int, offset: int) -> TensorSource:
+    """The tiling data an operator was given, as raw bytes (kept apart: never compared element by element)."""
+    return TensorSource(
+        name.op_name, name.op_type, "tiling", index, path, offset, np.dtype(np.uint8), "uint8", "ND", (size,), (),
+        "native", (name.timestamp_us, name.task_id), name.task_id, name.stream_id, name.timestamp_us,
+    )  # fmt: skip
 
 
 def _tensor(path, name: DumpName, slot: str, index: int, entry, offset: int, problems: ReadProblems):
