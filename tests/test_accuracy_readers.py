@@ -113,10 +113,10 @@ def test_stats_csvs_and_tiling_data_fill_their_tables(tmp_path):
     stats = con.execute(
         "SELECT slot, count(*), sum(element_count), min(nan_count) FROM tensor_stats GROUP BY slot ORDER BY slot"
     ).fetchall()
-    assert stats == [
-        ("input", 12, 3 * 8 * 8 * 9 + 4 * 16 * 16 + 5 * 8 * 16 * 16 + 8, 0),
-        ("output", 7, 7 * 8 * 16 * 16, 0),
-    ]
+    # inputs: x 4x16x16, seven 8x16x16 maps (one per operator after conv1, two for add1), the weights 8x4x3x3
+    # and 2 x 8x8x3x3, the scale 8
+    inputs = 4 * 256 + 7 * 2048 + 288 + 2 * 576 + 8
+    assert stats == [("input", 12, inputs, 0), ("output", 7, 7 * 2048, 0)]
     assert con.execute("SELECT op_name, block_dim FROM tiling_data").fetchall() == [("conv2", 8)]
     con = connect()
     compare_folders(tmp_path / "dump" / "native", tmp_path / "reference" / "npy", con)
