@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analyzer.ingest.schema import INSTRUMENT_SCHEMAS
 from analyzer.metrics.sweep import scaling_definitions
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.views import helper_modules
@@ -33,11 +34,14 @@ def _generated(option: str, intro: list[str], last_columns: list[str]) -> list[s
 
 
 def render_rules_markdown(rules: list[Rule]) -> str:
-    """The README's rules section: one line per rule (its full text is in ``render_rules_reference``)."""
+    """The README's rules section: one line per rule that judges profiles (its full text is in
+    ``render_rules_reference``). The rules of the other instruments (accuracy dumps, logs) are listed
+    in docs/rules.md and their own pages (docs/accuracy.md), which keeps the README short."""
     lines = _generated("--markdown", [], ["Finds"])
     lines += [
         f"| {r.id} | `{r.name}` | {r.category} | {r.severity} | {r.status} | {_one_line(r.title).replace('|', '/')} |"
         for r in sorted(rules, key=lambda r: r.id)
+        if r.scope not in INSTRUMENT_SCHEMAS
     ]
     return "\n".join(lines) + "\n"
 
