@@ -123,3 +123,13 @@ def test_stats_csvs_and_tiling_data_fill_their_tables(tmp_path):
     assert con.execute("SELECT op_name, size_bytes FROM tiling_data ORDER BY 1").fetchall() == [
         ("conv1", 64), ("conv2", 64), ("conv3", 64)
     ]  # fmt: skip
+
+
+def test_docs_accuracy_table_model_matches_schema_toml():
+    from pathlib import Path
+
+    from analyzer.accuracy.report.table_model import END, START, render_table_model
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "accuracy.md").read_text(encoding="utf-8")
+    section = START + text.split(START, 1)[1].split(END, 1)[0] + END
+    assert section == render_table_model(), "regenerate: python -m analyzer.accuracy.report.table_model"
