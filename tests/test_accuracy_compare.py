@@ -83,3 +83,18 @@ def test_native_and_npy_of_the_same_tensors_give_identical_rows(tmp_path):
         rows.append(con.execute("SELECT * EXCLUDE (run_id) FROM error_locations ORDER BY ALL").fetchall())
     assert rows[0] == rows[2] and rows[1] == rows[3]
     assert len(rows[0]) == 19
+
+
+def test_every_metric_of_a_generated_set_equals_a_float64_recomputation(tmp_path):
+    generate(tmp_path, 4106, "overflow", 8, 16, target="conv2")
+    con = connect()
+    compare_folders(tmp_path / "dump" / "npy", tmp_path / "reference" / "npy", con)
+    cursor = con.execute("SELECT * FROM tensor_compare ORDER BY exec_order, slot, slot_index")
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+    assert len(rows) == 19 and sum(r["dump_inf_count"] for r in rows) > 0
+    for row in rows:
+        x = np.load(tmp_path / "dump" / "npy" / row["dump_file"])
+        y = np.load(tmp_path / "reference" / "npy" / row["reference_file"])
+        for name, value in _float64_metrics(x, y).items():
+            assert math.isclose(row[name], value, rel_tol=1e-6, abs_tol=1e-300), (row["op_name"], name)
