@@ -10,8 +10,10 @@ from analyzer.accuracy.error_map import ErrorMap
 
 FEW_ELEMENTS_SHARE = 0.001  # 'a few elements': at most this share of the tensor (and at least 8 elements)
 CONCENTRATED_SHARE = 0.6  # a region holding at least this share of the error ...
-CONCENTRATION = 2.0  # ... at least this many times its share of the area is where the error sits
+CONCENTRATION = 2.0  # ... at least this many times its share of the area (a few elements) is where it sits
 HOT_CHANNEL_FACTOR = 10.0  # a channel whose mean error is this many times the median channel's
+EDGE_CONTRAST = 4.0  # tile edges / borders: their mean error at least this many times the rest's ...
+MAX_EDGE_AREA = 0.8  # ... on at most this share of the map
 
 
 @dataclass(frozen=True)
@@ -74,24 +76,38 @@ def _channels(channel: np.ndarray, total: float) -> Verdict | None:
 
 
 def _edges(heat: np.ndarray, total: float) -> Verdict | None:
+    """Map borders, else the edges of t x t tiles (largest t first, so that a tile's multiple does not win)."""
     h, w = heat.shape
     if max(h, w) < 4:
         return None
-    rows, cols = np.arange(h)[:, None], np.arange(w)[None, :]
-    candidates = [("map borders", None, _lines(rows, h, h) | _lines(cols, w, w))]
-    candidates += [
-        (f"tile edges every {t}", t, _lines(rows, t, h) | _lines(cols, t, w)) for t in range(4, max(h, w) // 2 + 1)
-    ]
-    for detail, period, mask in candidates:
-        area = float(mask.mean())
-        share = float(heat[mask].sum()) / total
-        if share >= CONCENTRATED_SHARE and area > 0 and share / area >= CONCENTRATION:
+    rows, cols = heat.sum(axis=1), heat.sum(axis=0)
+    candidates = [("map borders", None, _lines(h, h), _lines(w, w))]
+    candidates += [(f"tile edges every {t}", t, _lines(t, h), _lines(t, w)) for t in range(max(h, w) // 2, 3, -1)]
+    for detail, period, r, c in candidates:
+        on = float(rows[r].sum() + cols[c].sum() - heat[np.ix_(r, c)].sum())
+        area = (r.sum() * w + c.sum() * h - r.sum() * c.sum()) / (h * w)
+        share = on / total
+        if area <= MAX_EDGE_AREA and share >= CONCENTRATED_SHARE and _contrast(share, area) >= EDGE_CONTRAST:
             return Verdict("edges", f"{detail}: {share:.0%} of the error on {area:.0%} of the map", share, area, period)
     return None
 
 
-def _lines(index: np.ndarray, period: int, size: int) -> np.ndarray:
-    """The first and last line of every tile of ``period`` along one axis (a tile cut short ends at size - 1)."""
+def _contrast(share: float, area: float) -> float:
+    """Mean error on the region over the mean error off it (inf when nothing is off it).
+
+    >>> round(_contrast(0.9, 0.5), 6), _contrast(0.5, 0.5)
+    (9.0, 1.0)
+    """
+    return float("inf") if share >= 1.0 else (share / area) / ((1.0 - share) / (1.0 - area))
+
+
+def _lines(period: int, size: int) -> np.ndarray:
+    """The first and last index of every tile of ``period`` along one axis (a tile cut short ends at size - 1).
+
+    >>> np.flatnonzero(_lines(4, 10)).tolist()
+    [0, 3, 4, 7, 8, 9]
+    """
+    index = np.arange(size)
     if size < 2:
-        return np.zeros_like(index, dtype=bool)
+        return np.zeros(size, dtype=bool)
     return (index % period == 0) | (index % period == period - 1) | (index == size - 1)
