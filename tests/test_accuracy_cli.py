@@ -98,3 +98,18 @@ def test_accuracy_cli_malformed_inputs_are_named_and_exit_3(tmp_path, capsys):
     doc = json.loads((tmp_path / "o" / "native" / "accuracy.json").read_text())
     assert doc["counts"]["compared"] > 0 and len(doc["problems"]) == len(expected)
     assert main([*args, "--format", "json", "--allow-partial"]) == 0
+
+
+def test_accuracy_cli_catalog_keeps_tables_and_findings_per_run(dump_set, tmp_path):
+    from analyzer.runs.catalog import open_catalog
+
+    root, truth = dump_set
+    catalog = tmp_path / "c.duckdb"
+    for _ in range(2):  # a rerun replaces the run's rows
+        args = [str(root / "dump" / "native"), str(root / "reference" / "npy"), "--catalog", str(catalog)]
+        assert main(["accuracy", *args, "--out", str(tmp_path / "o"), "--format", "json"]) == 0
+    con = open_catalog(catalog, read_only=True)
+    assert con.execute("SELECT run_id, code, subject FROM accuracy_findings").fetchall() == [
+        ("native", "ACC001", truth["op_name"])
+    ]
+    assert con.execute("SELECT count(*) FROM tensor_compare").fetchall() == [(19,)]

@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.accuracy.comparison import Comparison
+from analyzer.accuracy.tables import insert_rows
 from analyzer.ingest.model import Problem
 from analyzer.rule_engine.model import ConfiguredRules, Finding, RuleOutcome
 from analyzer.rule_engine.ranking import rank_findings
@@ -32,6 +33,7 @@ class AccuracyReport:
     unpaired: list[dict] = field(default_factory=list)
     counts: dict = field(default_factory=dict)
     has_profile: bool = False
+    con: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)  # the tables, for --catalog
 
 
 def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool = False) -> AccuracyReport:
@@ -39,11 +41,13 @@ def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool
     configured = configured.where(lambda r: r.scope == SCOPE)
     findings, outcomes = run_rules(comparison.con, configured, [comparison.run_id])
     con, run_id = comparison.con, comparison.run_id
+    findings = rank_findings(findings)
+    insert_rows(con, "accuracy_findings", [_finding_row(run_id, n, f) for n, f in enumerate(findings, 1)])
     return AccuracyReport(
         run_id=run_id,
         dump=Path(comparison.dump).name,
         reference=Path(comparison.reference).name,
-        findings=rank_findings(findings),
+        findings=findings,
         outcomes=outcomes,
         problems=comparison.problems,
         operators=_rows(con, _OPERATORS, run_id),
@@ -52,6 +56,7 @@ def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool
                        "ORDER BY exec_order NULLS LAST, op_name, side, slot, slot_index", run_id),
         counts=_rows(con, _COUNTS, run_id)[0],
         has_profile=has_profile,
+        con=con,
     )  # fmt: skip
 
 
@@ -64,6 +69,11 @@ SELECT (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'dump') AS dum
        (SELECT count(*) FROM tensor_stats WHERE run_id = $1) AS stats_rows,
        (SELECT coalesce(sum(size_bytes), 0) FROM tensors WHERE run_id = $1) AS bytes_read
 """
+
+
+def _finding_row(run_id: str, rank: int, f: Finding) -> dict:
+    return {"run_id": run_id, "rank": rank, "code": f.code, "rule": f.rule, "severity": f.severity,
+            "subject": f.subject, "value": f.value, "message": f.message}  # fmt: skip
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, run_id: str) -> list[dict]:

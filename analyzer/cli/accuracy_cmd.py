@@ -8,7 +8,7 @@ from pathlib import Path
 
 from analyzer.atomic_files import OutputError, write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import FOLDER, Output, check_outputs
+from analyzer.cli.output_paths import CATALOG, FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
 from analyzer.execution.threads import thread_count
@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse"
     )
+    p.add_argument("--catalog", type=Path, help="also keep the comparison's tables and findings in this catalog file")
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -61,7 +62,9 @@ def _check(args: argparse.Namespace) -> list[str]:
         if path is not None and not path.exists():
             raise UsageError(f"{name} {path}: no such file or folder")
     inputs = [_Input(p.parent if p.is_file() else p) for p in (args.dump, args.reference, args.profile) if p]
-    check_outputs([Output("--out", args.out, FOLDER)], inputs)
+    outputs = [Output("--out", args.out, FOLDER)]
+    outputs += [Output("--catalog", args.catalog, CATALOG)] if args.catalog else []
+    check_outputs(outputs, inputs)
     return formats
 
 
@@ -89,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         written = _write(report, run_folder(args.out, report.run_id), formats)
-    except OutputError as exc:
+        if args.catalog:
+            _keep(report, args.catalog)
+            written.append(args.catalog)
+    except (OutputError, ValueError) as exc:
         err(f"npu-triage: {exc}")
         return 2
     _print(report, written)
@@ -115,6 +121,17 @@ def _write(report, folder: Path, formats: list[str]) -> list[Path]:
         src = plotly_src(page, write_plotly_js(folder))
         written.append(write_text_atomically(page, render_html(report, src)))
     return written
+
+
+def _keep(report, catalog: Path) -> None:
+    """The tables and findings into the catalog; its CatalogError becomes a ValueError with the same message."""
+    from analyzer.accuracy.catalog_store import store_in_catalog
+    from analyzer.runs.catalog import CatalogError
+
+    try:
+        store_in_catalog(report.con, report.run_id, catalog)
+    except CatalogError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _print(report, written: list[Path]) -> None:
