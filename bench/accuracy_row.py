@@ -18,6 +18,7 @@ import os
 import platform
 import struct
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,9 +58,23 @@ def write_pair(folder: Path, elements: int, seed: int = 0) -> tuple[Path, Path]:
     return dump, ref
 
 
-def section(samples: list[TreeMeasurement], dump_bytes: int, ref_bytes: int, elements: int, load) -> str:
+def compare_only(dump: Path, ref: Path, threads: int) -> tuple[float, float]:
+    """(wall s, CPU s) of the comparison alone (analyzer.accuracy.compare.compare_pairs), in this process."""
+    from analyzer.accuracy.compare import compare_pairs
+    from analyzer.accuracy.pairing import pair_tensors
+    from analyzer.accuracy.read.folder import read_folder
+
+    pairs, _ = pair_tensors(read_folder(dump).tensors, read_folder(ref).tensors)
+    wall, cpu = time.perf_counter(), time.process_time()
+    compare_pairs(pairs, threads)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def section(samples: list[TreeMeasurement], alone, dump_bytes: int, ref_bytes: int, elements: int, load) -> str:
     wall = median([s.wall_s for s in samples])
     total = dump_bytes + ref_bytes
+    alone_wall = median([w for w, _ in alone])
+    alone_cpu = median([c for _, c in alone])
     lines = [
         START,
         "## Accuracy: one large tensor pair",
@@ -73,6 +88,11 @@ def section(samples: list[TreeMeasurement], dump_bytes: int, ref_bytes: int, ele
         "|---:|---:|---:|---:|---:|---:|",
         f"| {total / 1e9:.2f} | {wall:.2f} | {total / 1e9 / wall:.2f} | {dump_bytes / 1e9 / wall:.2f} | "
         f"{median([s.cpu_s for s in samples]):.1f} | {max(s.peak_tree_rss_mb for s in samples):.0f} |",
+        "",
+        f"The comparison alone (`compare_pairs`, 2 threads, in one process, no start-up, rules or reports): "
+        f"{alone_wall:.2f} s wall, {total / 1e9 / alone_wall:.2f} GB/s of both files, "
+        f"{dump_bytes / 1e9 / alone_wall:.2f} GB/s of the dump file; {alone_cpu:.1f} CPU s, that is "
+        f"{total / 1e9 / alone_cpu:.2f} GB/s of both files per CPU second (what each core adds when it is free).",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; load average "
         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} over 1 / 5 / 15 min at the start (a machine shared with "
@@ -115,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     doc = json.loads((folder / "out" / "dump" / "accuracy.json").read_text())
     assert doc["counts"]["compared"] == 1, doc["counts"]
-    text = section(samples, (dump / OP).stat().st_size, next(ref.iterdir()).stat().st_size, a.elements, load)
+    alone = [compare_only(dump, ref, 2) for _ in range(a.rounds)]
+    text = section(samples, alone, (dump / OP).stat().st_size, next(ref.iterdir()).stat().st_size, a.elements, load)
     print(text)
     if not a.no_docs:
         write_section(ROOT / "docs" / "benchmark.md", text)
