@@ -55,12 +55,15 @@ def test_metrics_equal_a_float64_recomputation_over_many_chunks(monkeypatch, dty
     assert (got["dump_nan_count"], got["ref_inf_count"], got["nonfinite_mismatch_count"]) == (2, 1, 3)
 
 
-CASES = [(4101, "tile", 8, 24), (4102, "channel", 12, 16), (4103, "overflow", 8, 16), (4104, "drift", 16, 20)]
+CASES = [
+    (4101, "tile", 8, 24, "float16"), (4102, "channel", 12, 16, "float16"), (4103, "overflow", 8, 16, "float16"),
+    (4104, "drift", 16, 20, "float16"), (4107, "drift", 8, 16, "bfloat16"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("seed", "fault", "channels", "size"), CASES, ids=[c[1] for c in CASES])
-def test_generated_fault_is_the_first_divergent_operator_with_its_verdict(tmp_path, seed, fault, channels, size):
-    truth = generate(tmp_path, seed, fault, channels, size)
+@pytest.mark.parametrize(("seed", "fault", "channels", "size", "dtype"), CASES, ids=[f"{c[1]}-{c[4]}" for c in CASES])
+def test_generated_fault_is_the_first_divergent_operator_with_its_verdict(tmp_path, seed, fault, channels, size, dtype):
+    truth = generate(tmp_path, seed, fault, channels, size, dtype=dtype, profile=False)
     report = judge(compare_folders(tmp_path / "dump" / "native", tmp_path / "reference" / "npy", connect()), RULES)
     first = report.findings[0]
     assert (first.code, first.severity, first.subject) == ("ACC001", "critical", truth["op_name"])
