@@ -70,14 +70,15 @@ def _break(root):
     _rewrite_header(files["relu1"], lambda h: setattr(h.output[0], "size", h.output[0].size - 2))
     _rewrite_header(files["relu2"], lambda h: setattr(h.output[0], "data_type", 39))
     _rewrite_header(files["mul1"], lambda h: setattr(h.input[0], "format", 99))
+    _rewrite_header(files["conv1"], lambda h: h.output[0].original_shape.dim.__setitem__(1, 40))
     files["conv3"].write_bytes(files["conv3"].read_bytes()[:-100])
     os.symlink(root / "absent", folder / "Conv2D.conv9.9.2.1735689600009999")
     ref = next((root / "reference" / "npy").glob("Conv2D.conv2.*.output.0.npy"))
     np.save(ref, np.zeros((1, 8, 15, 16), np.float32))
     return [
         ("add1", "past the end of the file"), ("relu1", "disagrees with shape"), ("relu2", "data type code 39"),
-        ("mul1", "format code 99"), ("conv3", "past the file's"), ("conv9", "No such file"),
-        ("conv2", "differs from the reference"),
+        ("mul1", "format code 99"), ("conv1", "does not hold the original"), ("conv3", "past the file's"),
+        ("conv9", "No such file"), ("conv2", "differs from the reference"),
     ]  # fmt: skip
 
 

@@ -106,4 +106,4 @@ def _insert_stats(con, run_id: str, side: str, folder: TensorFolder) -> None:
 
 
 def _file(folder: TensorFolder, path: Path) -> str:
-    return folder.problems._name(path)
+    return folder.problems.name(path)

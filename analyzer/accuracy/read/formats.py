@@ -58,6 +58,27 @@ def to_original(data: np.ndarray, fmt: str, shape: tuple[int, ...], original: tu
     raise FormatError(f"format {fmt} is not converted back to its original shape")
 
 
+def conversion_problem(fmt: str, shape: tuple[int, ...], original: tuple[int, ...]) -> str | None:
+    """Why a stored shape cannot be turned into its original one, or None; nothing is allocated (the
+    conversion runs on a zero-stride array).
+
+    >>> conversion_problem("NC1HWC0", (1, 1, 2, 2, 16), (1, 3, 2, 2)) is None
+    True
+    >>> conversion_problem("NC1HWC0", (1, 1, 2, 2, 16), (1, 20, 2, 2))
+    'stored (1, 1, 2, 2, 16) does not hold the original NCHW (1, 20, 2, 2)'
+    """
+    if fmt not in CONVERTED or not original or tuple(original) == tuple(shape):
+        return None
+    flat = np.broadcast_to(np.uint8(0), (int(np.prod(shape, dtype=np.int64)),))
+    try:
+        converted = to_original(flat, fmt, shape, original)
+    except (FormatError, ValueError) as exc:
+        return str(exc)
+    if tuple(converted.shape) != tuple(original):
+        return f"stored {tuple(shape)} converts to {tuple(converted.shape)}, not the original {tuple(original)}"
+    return None
+
+
 def _from_nc1hwc0(x: np.ndarray, original: tuple[int, ...]) -> np.ndarray:
     if x.ndim != 5 or len(original) != 4:
         raise FormatError(f"NC1HWC0 needs a 5-d stored shape and a 4-d original, not {x.shape} / {original}")

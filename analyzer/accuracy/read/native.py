@@ -10,7 +10,7 @@ from google.protobuf.message import DecodeError
 
 from analyzer.accuracy.read.dtypes import dtype_name, numpy_dtype
 from analyzer.accuracy.read.dump_names import DumpName
-from analyzer.accuracy.read.formats import CONVERTED, PLAIN, format_name
+from analyzer.accuracy.read.formats import CONVERTED, PLAIN, conversion_problem, format_name
 from analyzer.accuracy.read.header_proto import DumpData
 from analyzer.accuracy.read.problems import ReadProblems
 from analyzer.accuracy.read.tensor_source import TensorSource
@@ -85,6 +85,9 @@ def _tensor(path, name: DumpName, slot: str, index: int, entry, offset: int, pro
         return None
     if fmt not in PLAIN | CONVERTED:
         problems.error(path, where, f"format {fmt} is not one npu-triage converts (ND, NCHW, NHWC, NC1HWC0, ...)")
+        return None
+    if problem := conversion_problem(fmt, shape, original):
+        problems.error(path, where, f"{fmt}: {problem}")
         return None
     expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if expected != int(entry.size):

@@ -14,7 +14,8 @@ class ReadProblems:
         self.root = Path(root)
         self.items: list[Problem] = []
 
-    def _name(self, path: Path) -> str:
+    def name(self, path: Path) -> str:
+        """A file as problems name it: relative to the folder above the one given."""
         try:
             return Path(path).relative_to(self.root).as_posix() or Path(path).name
         except ValueError:
@@ -22,8 +23,8 @@ class ReadProblems:
 
     def error(self, path: Path, where: str, problem: str, hint: str = "") -> None:
         """Something was lost: a file or a tensor could not be read (exit code 3)."""
-        self.items.append(Problem(self._name(path), where, "error", problem, hint))
+        self.items.append(Problem(self.name(path), where, "error", problem, hint))
 
     def warning(self, path: Path, where: str, problem: str, hint: str = "") -> None:
         """Something to know that lost nothing (a file that is not a dump, left aside)."""
-        self.items.append(Problem(self._name(path), where, "warning", problem, hint))
+        self.items.append(Problem(self.name(path), where, "warning", problem, hint))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer.accuracy.read.formats import to_original
+from analyzer.accuracy.read.formats import CONVERTED, to_original
 
 SLOTS = ("input", "output", "buffer", "workspace", "tiling")
 
@@ -50,16 +50,8 @@ class TensorSource:
 
     @property
     def is_converted(self) -> bool:
-        return (
-            bool(self.original_shape)
-            and tuple(self.original_shape) != tuple(self.shape)
-            and self.fmt
-            not in (
-                "ND",
-                "NCHW",
-                "NHWC",
-            )
-        )
+        """True when the stored layout is a device format whose original shape differs from the stored one."""
+        return self.fmt in CONVERTED and bool(self.original_shape) and tuple(self.original_shape) != tuple(self.shape)
 
     @property
     def size_bytes(self) -> int:
