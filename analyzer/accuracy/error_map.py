@@ -1,4 +1,8 @@
-"""Where the error of a tensor pair sits: an H x W map and a per-channel profile, streamed plane block by block."""
+"""Where the error of a tensor pair sits: an H x W map and a per-channel profile, streamed block by block.
+
+The map and the profile are binned (at most MAP_BINS x MAP_BINS positions, CHANNEL_BINS channels), so that a
+tensor of any shape is located in bounded memory; below those sizes every bin is one position or channel.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +12,23 @@ import numpy as np
 
 from analyzer.accuracy.pairing import Pair
 
-PLANE_BLOCK_ELEMENTS = 1 << 22
+BLOCK_ELEMENTS = 1 << 21  # a block costs about ten float64 or int64 arrays of its size
+MAP_BINS = 512
+CHANNEL_BINS = 1 << 16
 
 
 @dataclass
 class ErrorMap:
-    """Sums of |x - y| over the tensor's positions and channels, and its largest elements."""
+    """Sums of |x - y| over the tensor's positions and channels (binned), and its largest elements."""
 
-    heat: np.ndarray  # (H, W) sum of finite |x - y| over batch and channels
-    bad: np.ndarray  # (H, W) count of elements non-finite on one side only
-    channel: np.ndarray  # (C,) sum of finite |x - y| over batch and positions
-    channel_bad: np.ndarray  # (C,) count of one-sided non-finite elements
+    heat: np.ndarray  # (rows, cols) sum of finite |x - y| over batch and channels
+    bad: np.ndarray  # (rows, cols) count of elements non-finite on one side only
+    channel: np.ndarray  # (channel bins,) sum of finite |x - y| over batch and positions
+    channel_bad: np.ndarray  # (channel bins,) count of one-sided non-finite elements
     top: np.ndarray  # the largest finite |x - y| values (at most top_k)
     planes: int  # N: how many H x W planes each channel adds up
     element_count: int
+    exact: bool = True  # every bin is one position (the map is H x W itself)
 
 
 def layout(shape: tuple[int, ...], fmt: str) -> tuple[int, int, int, int, bool]:
@@ -40,33 +47,43 @@ def layout(shape: tuple[int, ...], fmt: str) -> tuple[int, int, int, int, bool]:
 
 
 def error_map(pair: Pair, top_k: int) -> ErrorMap:
-    """The error's distribution over a pair (read in blocks of whole N-slices, so memory stays bounded)."""
+    """The error's distribution over a pair, read in blocks of BLOCK_ELEMENTS."""
     n, c, h, w, last = layout(pair.dump.logical_shape, pair.dump.fmt)
-    m = ErrorMap(np.zeros((h, w)), np.zeros((h, w)), np.zeros(c), np.zeros(c), np.empty(0), n, n * c * h * w)
-    per_n = c * h * w
-    step = max(1, PLANE_BLOCK_ELEMENTS // max(per_n, 1))
-    for first in range(0, n, step):
-        count = min(step, n - first)
-        x = pair.dump.read(first * per_n, (first + count) * per_n).astype(np.float64)
-        y = pair.reference.read(first * per_n, (first + count) * per_n).astype(np.float64)
-        shape = (count, h, w, c) if last else (count, c, h, w)
-        _add_block(m, x.reshape(shape), y.reshape(shape), last, top_k)
+    rb, cb, chb = min(h, MAP_BINS), min(w, MAP_BINS), min(c, CHANNEL_BINS)
+    m = ErrorMap(np.zeros((rb, cb)), np.zeros((rb, cb)), np.zeros(chb), np.zeros(chb), np.empty(0), n,
+                 n * c * h * w, exact=(rb, cb) == (h, w))  # fmt: skip
+    for start in range(0, m.element_count, BLOCK_ELEMENTS):
+        stop = min(start + BLOCK_ELEMENTS, m.element_count)
+        x = pair.dump.read(start, stop).astype(np.float64)
+        y = pair.reference.read(start, stop).astype(np.float64)
+        cell, chan = _bins(np.arange(start, stop, dtype=np.int64), (c, h, w), (rb, cb, chb), last)
+        _add_block(m, x, y, cell, chan, top_k)
     return m
 
 
-def _add_block(m: ErrorMap, x: np.ndarray, y: np.ndarray, last: bool, top_k: int) -> None:
-    if last:
-        x, y = x.transpose(0, 3, 1, 2), y.transpose(0, 3, 1, 2)
+def _bins(index: np.ndarray, dims: tuple[int, int, int], bins: tuple[int, int, int], last: bool):
+    """The map cell (row bin * cols + col bin) and the channel bin of flat element indices."""
+    c, h, w = dims
+    rb, cb, chb = bins
+    if last:  # N H W C
+        channel, position = index % c, (index // c) % (h * w)
+    else:  # N C H W
+        channel, position = (index // (h * w)) % c, index % (h * w)
+    cell = (position // w) * rb // h * cb + (position % w) * cb // w
+    return cell, channel * chb // c
+
+
+def _add_block(m: ErrorMap, x: np.ndarray, y: np.ndarray, cell: np.ndarray, chan: np.ndarray, top_k: int) -> None:
     finite = np.isfinite(x) & np.isfinite(y)
     same = (np.isnan(x) & np.isnan(y)) | ((x == y) & ~finite)
-    bad = ~finite & ~same
+    bad = (~finite & ~same).astype(np.float64)
     err = np.where(finite, np.abs(x - y), 0.0)
-    m.heat += err.sum(axis=(0, 1))
-    m.bad += bad.sum(axis=(0, 1))
-    m.channel += err.sum(axis=(0, 2, 3))
-    m.channel_bad += bad.sum(axis=(0, 2, 3))
-    flat = err.ravel()
-    k = min(top_k, flat.size)
-    block_top = np.partition(flat, flat.size - k)[flat.size - k :] if k else flat[:0]
+    cells = m.heat.size
+    m.heat += np.bincount(cell, weights=err, minlength=cells).reshape(m.heat.shape)
+    m.bad += np.bincount(cell, weights=bad, minlength=cells).reshape(m.bad.shape)
+    m.channel += np.bincount(chan, weights=err, minlength=m.channel.size)
+    m.channel_bad += np.bincount(chan, weights=bad, minlength=m.channel.size)
+    k = min(top_k, err.size)
+    block_top = np.partition(err, err.size - k)[err.size - k :] if k else err[:0]
     merged = np.concatenate([m.top, block_top])
     m.top = np.sort(merged)[-top_k:] if merged.size > top_k else merged

@@ -29,10 +29,11 @@ def shrink(values: np.ndarray, side: int = MAP_SIDE) -> np.ndarray:
 
 def location_row(run_id: str, pair: Pair, emap: ErrorMap, verdict: Verdict) -> dict:
     """One row of error_locations."""
-    planes = max(emap.planes * emap.channel.size, 1)
-    heat = emap.bad if emap.bad.any() else emap.heat / planes
+    # per-bin means: a bin's sum over the elements that fall in it
+    per_cell = max(emap.element_count / emap.heat.size, 1.0)
+    heat = emap.bad if emap.bad.any() else emap.heat / per_cell
     small = shrink(heat)
-    positions = max(emap.planes * emap.heat.size, 1)
+    per_channel = max(emap.element_count / emap.channel.size, 1.0)
     t = pair.dump
     return {
         "run_id": run_id, "op_name": t.op_name, "occurrence": pair.occurrence, "slot": t.slot,
@@ -40,5 +41,5 @@ def location_row(run_id: str, pair: Pair, emap: ErrorMap, verdict: Verdict) -> d
         "region_share": verdict.share, "region_area_share": verdict.area_share, "tile_period": verdict.tile_period,
         "hot_channels": list(verdict.hot_channels), "map_rows": small.shape[0], "map_cols": small.shape[1],
         "heatmap": [float(v) for v in small.ravel()],
-        "channel_error": [float(v) for v in (emap.channel[:MAX_CHANNELS] / positions)],
+        "channel_error": [float(v) for v in (emap.channel[:MAX_CHANNELS] / per_channel)],
     }  # fmt: skip

@@ -51,7 +51,8 @@ def judge(m: ErrorMap) -> Verdict:
         return Verdict("none", "no difference", 0.0, 0.0)
     if not bad_total and (v := _few_elements(m, total)):
         return v
-    return _channels(channel, total) or _edges(heat, total) or Verdict("spread", "spread over the tensor", 1.0, 1.0)
+    edges = _edges(heat, total, tiles=m.exact)
+    return _channels(channel, total) or edges or Verdict("spread", "spread over the tensor", 1.0, 1.0)
 
 
 def _few_elements(m: ErrorMap, total: float) -> Verdict | None:
@@ -75,14 +76,16 @@ def _channels(channel: np.ndarray, total: float) -> Verdict | None:
     return None
 
 
-def _edges(heat: np.ndarray, total: float) -> Verdict | None:
-    """Map borders, else the edges of t x t tiles (largest t first, so that a tile's multiple does not win)."""
+def _edges(heat: np.ndarray, total: float, tiles: bool = True) -> Verdict | None:
+    """Map borders, else the edges of t x t tiles (largest t first, so that a tile's multiple does not win);
+    a binned map (``tiles`` False) is judged on its borders only."""
     h, w = heat.shape
     if max(h, w) < 4:
         return None
     rows, cols = heat.sum(axis=1), heat.sum(axis=0)
     candidates = [("map borders", None, _lines(h, h), _lines(w, w))]
-    candidates += [(f"tile edges every {t}", t, _lines(t, h), _lines(t, w)) for t in range(max(h, w) // 2, 3, -1)]
+    periods = range(max(h, w) // 2, 3, -1) if tiles else ()
+    candidates += [(f"tile edges every {t}", t, _lines(t, h), _lines(t, w)) for t in periods]
     for detail, period, r, c in candidates:
         on = float(rows[r].sum() + cols[c].sum() - heat[np.ix_(r, c)].sum())
         area = (r.sum() * w + c.sum() * h - r.sum() * c.sum()) / (h * w)
