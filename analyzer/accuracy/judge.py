@@ -45,8 +45,8 @@ def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool
     insert_rows(con, "accuracy_findings", [_finding_row(run_id, n, f) for n, f in enumerate(findings, 1)])
     return AccuracyReport(
         run_id=run_id,
-        dump=Path(comparison.dump).name,
-        reference=Path(comparison.reference).name,
+        dump=_label(comparison.dump),
+        reference=_label(comparison.reference),
         findings=findings,
         outcomes=outcomes,
         problems=comparison.problems,
@@ -69,6 +69,15 @@ SELECT (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'dump') AS dum
        (SELECT count(*) FROM tensor_stats WHERE run_id = $1) AS stats_rows,
        (SELECT coalesce(sum(size_bytes), 0) FROM tensors WHERE run_id = $1) AS bytes_read
 """
+
+
+def _label(path: Path) -> str:
+    """A folder as the reports name it: its last two parts (no absolute path in a report's body).
+
+    >>> _label(Path("/data/run1/dump/native")), _label(Path("ref"))
+    ('dump/native', 'ref')
+    """
+    return "/".join(Path(path).resolve().parts[-2:]) if len(Path(path).resolve().parts) > 2 else Path(path).name
 
 
 def _finding_row(run_id: str, rank: int, f: Finding) -> dict:
