@@ -74,7 +74,7 @@ SELECT (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'dump') AS dum
 def _label(path: Path) -> str:
     """A folder as the reports name it: its last two parts (no absolute path in a report's body).
 
-    >>> _label(Path("/data/run1/dump/native")), _label(Path("ref"))
+    >>> _label(Path("/data/run1/dump/native")), _label(Path("/ref"))
     ('dump/native', 'ref')
     """
     return "/".join(Path(path).resolve().parts[-2:]) if len(Path(path).resolve().parts) > 2 else Path(path).name
