@@ -101,3 +101,30 @@ def test_every_metric_of_a_generated_set_equals_a_float64_recomputation(tmp_path
         y = np.load(tmp_path / "reference" / "npy" / row["reference_file"])
         for name, value in _float64_metrics(x, y).items():
             assert math.isclose(row[name], value, rel_tol=1e-6, abs_tol=1e-300), (row["op_name"], name)
+
+
+def _located(x: np.ndarray, y: np.ndarray, fmt: str = "ND"):
+    from analyzer.accuracy.error_map import error_map
+    from analyzer.accuracy.verdict import few_count, judge
+
+    dump = TensorSource("op", "T", "output", 0, Path("mem"), 0, x.dtype, x.dtype.name, fmt, x.shape, (), "npy", (),
+                        loaded=x)  # fmt: skip
+    m = error_map(Pair(dump, _source(y), 0, 0), few_count(x.size))
+    return m, judge(m)
+
+
+def test_error_map_verdicts_on_nhwc_channels_map_borders_and_a_binned_map():
+    rng = np.random.default_rng(11)
+    y = rng.standard_normal((2, 12, 12, 6)).astype(np.float32)  # NHWC
+    x = y.copy()
+    x[..., 4] += 3.0
+    assert _located(x, y, "NHWC")[1].hot_channels == (4,)
+    y = rng.standard_normal((1, 3, 20, 20)).astype(np.float32)
+    x = y.copy()
+    x[..., 0, :] += 1.0
+    x[..., :, -1] += 1.0
+    verdict = _located(x, y)[1]
+    assert (verdict.verdict, verdict.tile_period) == ("edges", None) and "borders" in verdict.detail
+    y = rng.standard_normal(3_000_000).astype(np.float32)  # one 1 x 3,000,000 map: binned to 1 x 512
+    m, verdict = _located(y * 1.5, y)
+    assert m.heat.shape == (1, 512) and not m.exact and verdict.verdict == "spread"
