@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -42,9 +43,32 @@ class Partial:
         return self
 
 
+class Workspace:
+    """Float64 buffers a thread reuses chunk after chunk: a fresh array per step would cost the page faults of
+    a new memory mapping each time (numpy's allocator hands arrays this size to mmap), more than the step."""
+
+    def __init__(self, size: int) -> None:
+        self.x, self.y, self.d = np.empty(size), np.empty(size), np.empty(size)
+        self.mask = np.empty(size, dtype=bool)
+
+
+_local = threading.local()
+
+
+def workspace(size: int) -> Workspace:
+    """This thread's workspace, (re)made when a larger chunk comes."""
+    ws = getattr(_local, "ws", None)
+    if ws is None or ws.x.size < size:
+        ws = _local.ws = Workspace(size)
+    return ws
+
+
 def chunk_partial(x: np.ndarray, y: np.ndarray) -> Partial:
     """The sums of one chunk: ``x`` the dump's elements, ``y`` the reference's, same length."""
-    xf, yf = x.astype(np.float64).ravel(), y.astype(np.float64).ravel()
+    ws, n = workspace(x.size), x.size
+    xf, yf = ws.x[:n], ws.y[:n]
+    np.copyto(xf, x.ravel(), casting="unsafe")
+    np.copyto(yf, y.ravel(), casting="unsafe")
     p = Partial()
     sxx, syy = _dot(xf, xf), _dot(yf, yf)
     if not (math.isfinite(sxx) and math.isfinite(syy)):
@@ -53,19 +77,19 @@ def chunk_partial(x: np.ndarray, y: np.ndarray) -> Partial:
     p.finite_count, p.sxx, p.syy, p.sxy = xf.size, sxx, syy, _dot(xf, yf)
     if not xf.size:
         return p
-    d = np.subtract(xf, yf)
+    d = np.subtract(xf, yf, out=ws.d[: xf.size])
     p.sdd = _dot(d, d)
     np.abs(d, out=d)
     p.max_abs, p.sum_abs = float(d.max()), float(d.sum())
-    _relative(p, d, np.abs(yf, out=yf))
+    _relative(p, d, np.abs(yf, out=yf), ws.mask[: xf.size])
     _ranges(p, xf, yf)
     return p
 
 
-def _relative(p: Partial, ad: np.ndarray, ay: np.ndarray) -> None:
-    """Relative error over |y| > REL_EPS, and the largest |y|; ``ad`` = |x - y| is overwritten."""
+def _relative(p: Partial, ad: np.ndarray, ay: np.ndarray, valid: np.ndarray) -> None:
+    """Relative error over |y| > REL_EPS, and the largest |y|; ``ad`` = |x - y| and ``valid`` are overwritten."""
     p.ref_max_abs = float(ay.max())
-    valid = ay > REL_EPS
+    np.greater(ay, REL_EPS, out=valid)
     p.rel_count = int(np.count_nonzero(valid))
     if p.rel_count < ad.size:  # |x - y| / inf = 0 leaves the others out of the sum and the max
         ay = np.where(valid, ay, np.inf)
