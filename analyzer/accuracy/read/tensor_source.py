@@ -58,7 +58,12 @@ class TensorSource:
         return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
 
     def read(self, start: int, stop: int) -> np.ndarray:
-        """Elements [start, stop) of the tensor in original C order, as an array of its own dtype."""
+        """Elements [start, stop) of the tensor in original C order, as an array of its own dtype (a copy)."""
+        return np.array(self.view(start, stop))  # the map goes with the view: RSS stays bounded
+
+    def view(self, start: int, stop: int) -> np.ndarray:
+        """Elements [start, stop) without a copy: a memory map of just that range for a plain layout (its
+        pages count in RSS until the caller drops it), else a slice of the tensor held in memory."""
         if self.loaded is not None:
             return self.loaded.reshape(-1)[start:stop]
         if self.is_converted:
@@ -66,8 +71,7 @@ class TensorSource:
         count = stop - start
         if count <= 0:
             return np.empty(0, self.dtype)
-        mapped = np.memmap(self.path, self.dtype, "r", self.offset + start * self.dtype.itemsize, (count,))
-        return np.array(mapped)  # a copy: the map is released at once, so RSS stays bounded
+        return np.memmap(self.path, self.dtype, "r", self.offset + start * self.dtype.itemsize, (count,))
 
     def whole(self) -> np.ndarray:
         """The tensor in its original layout and shape (read and converted in memory)."""
