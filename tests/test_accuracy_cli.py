@@ -114,3 +114,13 @@ def test_accuracy_cli_catalog_keeps_tables_and_findings_per_run(dump_set, tmp_pa
         ("native", "ACC001", truth["op_name"])
     ]
     assert con.execute("SELECT count(*) FROM tensor_compare").fetchall() == [(19,)]
+
+
+def test_accuracy_cli_statistics_dump_alone_names_where_inf_appears(tmp_path):
+    truth = generate(tmp_path, 4203, "overflow", 8, 16, profile=False)
+    args = [str(tmp_path / "dump" / "stats"), str(tmp_path / "reference" / "npy"), "--out", str(tmp_path / "o")]
+    assert main(["accuracy", *args, "--format", "json,md"]) == 0
+    doc = json.loads((tmp_path / "o" / "stats" / "accuracy.json").read_text())
+    assert doc["counts"]["compared"] == 0 and len(doc["stats"]) == 19
+    assert doc["findings"][0]["subject"].startswith(f"{truth['op_name']} output 0")
+    assert "## Statistics dump" in (tmp_path / "o" / "stats" / "accuracy.md").read_text()

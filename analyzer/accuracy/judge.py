@@ -31,6 +31,7 @@ class AccuracyReport:
     operators: list[dict] = field(default_factory=list)  # one per operator run, in execution order
     locations: list[dict] = field(default_factory=list)  # error_locations rows
     unpaired: list[dict] = field(default_factory=list)
+    stats: list[dict] = field(default_factory=list)  # the statistics dump's rows (first STATS_ROWS)
     counts: dict = field(default_factory=dict)
     has_profile: bool = False
     con: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)  # the tables, for --catalog
@@ -55,12 +56,19 @@ def judge(comparison: Comparison, configured: ConfiguredRules, has_profile: bool
         unpaired=_rows(con, "SELECT * EXCLUDE (run_id) FROM unpaired_tensors WHERE run_id = ? "
                        "ORDER BY exec_order NULLS LAST, op_name, side, slot, slot_index", run_id),
         counts=_rows(con, _COUNTS, run_id)[0],
+        stats=_rows(con, _STATS, run_id),
         has_profile=has_profile,
         con=con,
     )  # fmt: skip
 
 
 _LOCATIONS = "SELECT * FROM error_locations WHERE run_id = ? ORDER BY op_name, occurrence, slot_index"
+STATS_ROWS = 500
+_STATS = f"""
+SELECT side, op_name, op_type, slot, slot_index, task_id, dtype, shape, element_count, max_value, min_value, avg_value,
+       nan_count, neg_inf_count, pos_inf_count
+FROM tensor_stats WHERE run_id = ? ORDER BY side, timestamp_us, task_id, op_name, slot, slot_index LIMIT {STATS_ROWS}
+"""
 _COUNTS = """
 SELECT (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'dump') AS dump_tensors,
        (SELECT count(*) FROM tensors WHERE run_id = $1 AND side = 'reference') AS reference_tensors,

@@ -55,3 +55,15 @@ def operator_cells(op: dict, role_text: str, with_profile: bool) -> list[str]:
             share(op["cube_ratio"]), share(op["vector_ratio"]), share(op["mte_ratio"]),
         ]  # fmt: skip
     return cells
+
+
+STATS_COLUMNS = ("side", "operator", "tensor", "dtype", "shape", "max", "min", "mean", "NaN", "-Inf", "+Inf")
+
+
+def stats_cells(row: dict) -> list[str]:
+    """The cells of one statistics-dump row."""
+    return [
+        row["side"], row["op_name"], f"{row['slot']} {row['slot_index']}", row["dtype"] or "", row["shape"] or "",
+        number(row["max_value"]), number(row["min_value"]), number(row["avg_value"]),
+        *(str(row[k]) if row[k] is not None else "" for k in ("nan_count", "neg_inf_count", "pos_inf_count")),
+    ]  # fmt: skip

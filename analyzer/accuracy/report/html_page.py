@@ -5,7 +5,15 @@ from __future__ import annotations
 from html import escape
 
 from analyzer.accuracy.judge import AccuracyReport
-from analyzer.accuracy.report.cells import OPERATOR_COLUMNS, PROFILE_COLUMNS, operator_cells, role, roles
+from analyzer.accuracy.report.cells import (
+    OPERATOR_COLUMNS,
+    PROFILE_COLUMNS,
+    STATS_COLUMNS,
+    operator_cells,
+    role,
+    roles,
+    stats_cells,
+)
 from analyzer.accuracy.report.heatmaps import location_figure
 from analyzer.report.html_style import report_page
 
@@ -57,6 +65,9 @@ def _maps(report: AccuracyReport) -> str:
 def _extras(report: AccuracyReport) -> str:
     """The unpaired tensors and the problems, when there are any."""
     html = ""
+    if report.stats:
+        rows = [stats_cells(r) for r in report.stats]
+        html += f"<h2>Statistics dump (first {len(rows)} rows)</h2>{_table(STATS_COLUMNS, rows)}"
     if report.unpaired:
         rows = [[u["side"], u["op_name"], f"{u['slot']} {u['slot_index']}", u["reason"], u["source_file"]]
                 for u in report.unpaired]  # fmt: skip

@@ -35,6 +35,7 @@ def accuracy_json(report: AccuracyReport) -> dict:
         "operators": report.operators,
         "error_locations": report.locations,
         "unpaired": report.unpaired,
+        "stats": report.stats,
         "problems": [
             {"file": p.file, "location": p.location, "severity": p.severity, "problem": p.problem, "hint": p.hint}
             for p in report.problems

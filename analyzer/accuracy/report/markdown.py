@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from analyzer.accuracy.judge import AccuracyReport
-from analyzer.accuracy.report.cells import OPERATOR_COLUMNS, PROFILE_COLUMNS, operator_cells, role, roles
+from analyzer.accuracy.report.cells import (
+    OPERATOR_COLUMNS,
+    PROFILE_COLUMNS,
+    STATS_COLUMNS,
+    operator_cells,
+    role,
+    roles,
+    stats_cells,
+)
 
 
 def _table(head: tuple[str, ...] | list[str], rows: list[list[str]]) -> list[str]:
@@ -29,7 +37,7 @@ def render_markdown(report: AccuracyReport) -> str:
     for n, f in enumerate(report.findings, 1):
         out += [f"{n}. **[{f.code}] {f.severity}** {f.message}", f"   - what to do: {f.advice_summary}"]
     out += ["No finding."] if not report.findings else []
-    out += _operators(report) + _unpaired(report) + _problems(report)
+    out += _operators(report) + _stats(report) + _unpaired(report) + _problems(report)
     return "\n".join(out) + "\n"
 
 
@@ -38,6 +46,13 @@ def _operators(report: AccuracyReport) -> list[str]:
     head = list(OPERATOR_COLUMNS) + (list(PROFILE_COLUMNS) if report.has_profile else [])
     rows = [operator_cells(op, role(op, culprits, downstream), report.has_profile) for op in report.operators]
     return ["", "## Operators in execution order", "", *_table(head, rows)]
+
+
+def _stats(report: AccuracyReport) -> list[str]:
+    if not report.stats:
+        return []
+    rows = [stats_cells(r) for r in report.stats]
+    return ["", f"## Statistics dump (first {len(rows)} rows)", "", *_table(STATS_COLUMNS, rows)]
 
 
 def _unpaired(report: AccuracyReport) -> list[str]:
