@@ -49,7 +49,26 @@ def read_folder(root: Path) -> TensorFolder:
     result = TensorFolder(base, problems=ReadProblems(base.parent))
     for path in dump_files(root):
         _read_file(path, result)
+    result.tensors = _one_form_each(result.tensors, result.problems)
     return result
+
+
+_KIND_ORDER = {"native": 0, "npy": 1, "pt": 2}
+
+
+def _one_form_each(tensors: list[TensorSource], problems: ReadProblems) -> list[TensorSource]:
+    """One tensor per (operator, slot, index, dump time): a folder holding both the native files and their
+    converted .npy keeps the native one (the other is named as left aside), instead of counting two runs."""
+    kept: dict[tuple, TensorSource] = {}
+    for t in sorted(tensors, key=lambda t: (_KIND_ORDER[t.kind], str(t.path))):
+        key = (t.op_name, t.slot, t.slot_index, t.order_key)
+        if t.order_key and key in kept:
+            problems.warning(
+                t.path, f"{t.slot} {t.slot_index}", f"the same tensor as {problems.name(kept[key].path)}; left aside"
+            )
+            continue
+        kept[key] = t
+    return list(kept.values())
 
 
 def _read_file(path: Path, result: TensorFolder) -> None:
