@@ -133,3 +133,13 @@ def test_docs_accuracy_table_model_matches_schema_toml():
     text = (Path(__file__).resolve().parents[1] / "docs" / "accuracy.md").read_text(encoding="utf-8")
     section = START + text.split(START, 1)[1].split(END, 1)[0] + END
     assert section == render_table_model(), "regenerate: python -m analyzer.accuracy.report.table_model"
+
+
+def test_a_dump_in_two_forms_keeps_the_native_one_and_names_the_other():
+    from pathlib import Path
+
+    dump = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "accuracy_tile_fault" / "dump"
+    folder = read_folder(dump)  # native/, npy/ (the same 19 tensors converted) and stats/
+    assert len(folder.tensors) == 19 and {t.kind for t in folder.tensors} == {"native"}
+    left = [p for p in folder.problems.items if p.severity == "warning"]
+    assert len(left) == 19 and all(p.file.startswith("dump/npy/") and "the same tensor" in p.problem for p in left)
