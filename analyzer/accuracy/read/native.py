@@ -12,7 +12,7 @@ from analyzer.accuracy.read.dtypes import dtype_name, numpy_dtype
 from analyzer.accuracy.read.dump_names import DumpName
 from analyzer.accuracy.read.formats import CONVERTED, PLAIN, conversion_problem, format_name
 from analyzer.accuracy.read.header_proto import DumpData
-from analyzer.accuracy.read.problems import ReadProblems
+from analyzer.accuracy.read.problems import ReadProblems, reason
 from analyzer.accuracy.read.tensor_source import TensorSource
 
 TILING_INPUT_TYPE = 7  # OpInput.input_type of the tiling data
@@ -45,7 +45,7 @@ def read_native(path: Path, name: DumpName, problems: ReadProblems) -> list[Tens
     try:
         header, offset, size = read_header(path)
     except (OSError, DumpFileError) as exc:
-        problems.error(path, "header", str(exc))
+        problems.error(path, "header", reason(exc))
         return []
     slots = [("input", t) for t in header.input] + [("output", t) for t in header.output]
     slots += [("buffer", t) for t in header.buffer] + [("workspace", t) for t in header.space]

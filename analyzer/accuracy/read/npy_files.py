@@ -9,7 +9,7 @@ import numpy as np
 
 from analyzer.accuracy.read.dtypes import name_of
 from analyzer.accuracy.read.dump_names import NpyName
-from analyzer.accuracy.read.problems import ReadProblems
+from analyzer.accuracy.read.problems import ReadProblems, reason
 from analyzer.accuracy.read.tensor_source import TensorSource
 
 
@@ -23,7 +23,7 @@ def read_npy(path: Path, name: NpyName, problems: ReadProblems) -> TensorSource 
             offset = fh.tell()
         size = path.stat().st_size
     except (OSError, ValueError, SyntaxError) as exc:
-        problems.error(path, "header", f"not a readable .npy file ({exc})")
+        problems.error(path, "header", f"not a readable .npy file ({reason(exc)})")
         return None
     if dtype.hasobject or dtype.kind == "V":
         problems.error(path, "header", f"dtype {dtype} is not a numeric tensor")

@@ -28,3 +28,14 @@ class ReadProblems:
     def warning(self, path: Path, where: str, problem: str, hint: str = "") -> None:
         """Something to know that lost nothing (a file that is not a dump, left aside)."""
         self.items.append(Problem(self.name(path), where, "warning", problem, hint))
+
+
+def reason(exc: BaseException) -> str:
+    """An exception as a problem's text: an OSError's own words without the path (the problem names the file).
+
+    >>> reason(FileNotFoundError(2, "No such file or directory", "/abs/x")), reason(ValueError("bad"))
+    ('No such file or directory', 'bad')
+    """
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analyzer.accuracy.read.problems import ReadProblems
+from analyzer.accuracy.read.problems import ReadProblems, reason
 from analyzer.accuracy.read.tensor_source import TensorSource
 
 HEX_BYTES = 64  # leading bytes kept as hex, enough to tell two tilings apart at a glance
@@ -23,7 +23,7 @@ def tiling_info_rows(path: Path, problems: ReadProblems) -> list[dict]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problems.error(path, "file", f"not a readable tiling JSON file ({exc})")
+        problems.error(path, "file", f"not a readable tiling JSON file ({reason(exc)})")
         return []
     items = list(doc.items()) if isinstance(doc, dict) else [(d.get("op_name"), d) for d in doc if isinstance(d, dict)]
     rows = []
