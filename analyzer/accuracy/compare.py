@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
+from analyzer.accuracy.fast_chunk import COSINE_BOUND, cosine_bound
 from analyzer.accuracy.metrics import Partial, chunk_partial, metrics
 from analyzer.accuracy.pairing import Pair
 
@@ -21,27 +24,37 @@ def chunk_ranges(count: int, chunk: int = BLOCK_ELEMENTS) -> list[tuple[int, int
     return [(start, min(start + chunk, count)) for start in range(0, count, chunk)] or [(0, 0)]
 
 
-def _block(pair: Pair, start: int, stop: int) -> Partial:
-    # mapped, not copied: each chunk is copied once, into the thread's float64 buffers
-    x, y = pair.dump.view(start, stop), pair.reference.view(start, stop)
+def _block(pair: Pair, start: int, stop: int, exact: bool) -> Partial:
+    # mapped, not copied (plain arrays over the maps: a memmap slice per chunk costs its own bookkeeping)
+    x, y = np.asarray(pair.dump.view(start, stop)), np.asarray(pair.reference.view(start, stop))
     total = Partial()
     for a, b in chunk_ranges(stop - start, CHUNK_ELEMENTS):
-        total.add(chunk_partial(x[a:b], y[a:b]))
+        total.add(chunk_partial(x[a:b], y[a:b], exact))
     return total
 
 
 def compare_pairs(pairs: list[Pair], threads: int | None = None) -> list[dict]:
-    """The metrics of every pair, in the pairs' order; chunks of all pairs share one pool of threads."""
+    """The metrics of every pair, in the pairs' order; chunks of all pairs share one pool of threads. A pair
+    whose float32 sums cannot bound its cosine's error within COSINE_BOUND is summed again in float64."""
     threads = threads or min(os.cpu_count() or 1, 8)
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        futures = [
-            [pool.submit(_block, pair, start, stop) for start, stop in chunk_ranges(pair.dump.element_count)]
-            for pair in pairs
-        ]
-        results = []
-        for chunks in futures:
-            total = Partial()
-            for future in chunks:
-                total.add(future.result())
-            results.append(metrics(total))
-    return results
+        totals = _totals(pool, pairs, exact=False)
+        again = [i for i, total in enumerate(totals) if total.fast_count and cosine_bound(total) > COSINE_BOUND]
+        for i, total in zip(again, _totals(pool, [pairs[i] for i in again], exact=True), strict=True):
+            totals[i] = total
+    return [metrics(total) for total in totals]
+
+
+def _totals(pool: ThreadPoolExecutor, pairs: list[Pair], exact: bool) -> list[Partial]:
+    """Each pair's combined sums, its blocks combined in order (whatever the threads' timing)."""
+    futures = [
+        [pool.submit(_block, pair, start, stop, exact) for start, stop in chunk_ranges(pair.dump.element_count)]
+        for pair in pairs
+    ]
+    totals = []
+    for blocks in futures:
+        total = Partial()
+        for future in blocks:
+            total.add(future.result())
+        totals.append(total)
+    return totals

@@ -1,55 +1,28 @@
-"""Accuracy metrics of one tensor pair, accumulated chunk by chunk in float64 and combined."""
+"""A chunk's sums: the float32 kernel (fast_chunk.py) where it can bound its rounding, else float64."""
 
 from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass, fields
 
 import numpy as np
 
-FP16_MAX = 65504.0
-REL_EPS = 1e-6  # relative error is taken over the elements whose reference |y| exceeds this
+from analyzer.accuracy.fast_chunk import EXACT_IN_FLOAT32, LANES, fast_partial, keeps_subnormals
+from analyzer.accuracy.partial import FP16_MAX, REL_EPS, Partial, metrics
 
-
-@dataclass
-class Partial:
-    """Sums and extremes of a chunk (or of several, combined); metrics are computed at the end."""
-
-    finite_count: int = 0  # elements finite on both sides: the ones the error metrics cover
-    sxx: float = 0.0
-    syy: float = 0.0
-    sxy: float = 0.0
-    sdd: float = 0.0
-    sum_abs: float = 0.0
-    max_abs: float = 0.0
-    rel_count: int = 0
-    sum_rel: float = 0.0
-    max_rel: float = 0.0
-    dump_nan: int = 0
-    dump_inf: int = 0
-    ref_nan: int = 0
-    ref_inf: int = 0
-    nonfinite_mismatch: int = 0  # elements non-finite on one side and not the same on the other
-    dump_saturated: int = 0  # |x| >= FP16_MAX (Inf included)
-    ref_over_fp16: int = 0  # finite |y| > FP16_MAX
-    dump_max_abs: float = 0.0  # largest finite |x|
-    ref_max_abs: float = 0.0
-
-    def add(self, other: Partial) -> Partial:
-        for f in fields(self):
-            a, b = getattr(self, f.name), getattr(other, f.name)
-            setattr(self, f.name, max(a, b) if f.name.startswith("max") or f.name.endswith("max_abs") else a + b)
-        return self
+__all__ = ["REL_EPS", "Partial", "chunk_partial", "metrics"]
 
 
 class Workspace:
-    """Float64 buffers a thread reuses chunk after chunk: a fresh array per step would cost the page faults of
-    a new memory mapping each time (numpy's allocator hands arrays this size to mmap), more than the step."""
+    """Buffers a thread reuses chunk after chunk: a fresh array per step would cost the page faults of a new
+    memory mapping each time (numpy's allocator hands arrays this size to mmap), more than the step."""
 
     def __init__(self, size: int) -> None:
         self.x, self.y, self.d = np.empty(size), np.empty(size), np.empty(size)
+        self.x32, self.y32 = np.empty(size, np.float32), np.empty(size, np.float32)
+        self.d32, self.parts = np.empty(size, np.float32), np.empty((5, size // LANES), np.float32)
         self.mask = np.empty(size, dtype=bool)
+        self.subnormals = keeps_subnormals()
 
 
 _local = threading.local()
@@ -63,12 +36,25 @@ def workspace(size: int) -> Workspace:
     return ws
 
 
-def chunk_partial(x: np.ndarray, y: np.ndarray) -> Partial:
-    """The sums of one chunk: ``x`` the dump's elements, ``y`` the reference's, same length."""
+def chunk_partial(x: np.ndarray, y: np.ndarray, exact: bool = False) -> Partial:
+    """The sums of one chunk: ``x`` the dump's elements, ``y`` the reference's, same length; ``exact`` keeps
+    to float64 arithmetic."""
+    x, y = x.ravel(), y.ravel()
     ws, n = workspace(x.size), x.size
+    whole = n - n % LANES  # the float32 kernel takes LANES elements a column; the rest (< LANES) go to float64
+    fast = not exact and whole and ws.subnormals and x.dtype in EXACT_IN_FLOAT32 and y.dtype in EXACT_IN_FLOAT32
+    p = fast_partial(x[:whole], y[:whole], ws) if fast else None
+    if p is None:
+        return exact_partial(x, y, ws)
+    return p.add(exact_partial(x[whole:], y[whole:], ws)) if whole < n else p
+
+
+def exact_partial(x: np.ndarray, y: np.ndarray, ws: Workspace) -> Partial:
+    """The sums of a chunk in float64, NaN and Inf counted and left out."""
+    n = x.size
     xf, yf = ws.x[:n], ws.y[:n]
-    np.copyto(xf, x.ravel(), casting="unsafe")
-    np.copyto(yf, y.ravel(), casting="unsafe")
+    np.copyto(xf, x, casting="unsafe")
+    np.copyto(yf, y, casting="unsafe")
     p = Partial()
     sxx, syy = _dot(xf, xf), _dot(yf, yf)
     if not (math.isfinite(sxx) and math.isfinite(syy)):
@@ -122,34 +108,3 @@ def _drop_nonfinite(xf: np.ndarray, yf: np.ndarray, p: Partial) -> tuple[np.ndar
     p.nonfinite_mismatch = int(np.count_nonzero(~(fx & fy) & ~same))
     both = fx & fy
     return xf[both], yf[both]
-
-
-def metrics(p: Partial) -> dict[str, float | int | None]:
-    """The comparison's columns (tensor_compare) from the combined sums."""
-    nx, ny = math.sqrt(p.sxx), math.sqrt(p.syy)
-    if nx == 0 and ny == 0:
-        cosine = 1.0
-    elif nx == 0 or ny == 0:
-        cosine = 0.0
-    else:
-        cosine = p.sxy / (nx * ny)
-    n = p.finite_count
-    return {
-        "compared_count": n,
-        "cosine": cosine,
-        "max_abs_err": p.max_abs if n else None,
-        "mean_abs_err": p.sum_abs / n if n else None,
-        "max_rel_err": p.max_rel if p.rel_count else None,
-        "mean_rel_err": p.sum_rel / p.rel_count if p.rel_count else None,
-        "rmse": math.sqrt(p.sdd / n) if n else None,
-        "rel_euclidean": math.sqrt(p.sdd / p.syy) if p.syy else (0.0 if p.sdd == 0 else None),
-        "dump_nan_count": p.dump_nan,
-        "dump_inf_count": p.dump_inf,
-        "ref_nan_count": p.ref_nan,
-        "ref_inf_count": p.ref_inf,
-        "nonfinite_mismatch_count": p.nonfinite_mismatch,
-        "dump_saturated_count": p.dump_saturated,
-        "ref_over_fp16_count": p.ref_over_fp16,
-        "dump_max_abs": p.dump_max_abs,
-        "ref_max_abs": p.ref_max_abs,
-    }
