@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from analyzer.ingest.database import connect, load_duckdb
 from analyzer.ingest.loader import load_export, usable_run_ids
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
+from analyzer.report.accuracy_links import accuracy_links
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.output_files import run_folder
@@ -180,6 +181,8 @@ def report(
     if unknown:
         raise ValueError(f"unknown report formats {unknown}; choose from {', '.join(FORMATS)}")
     folder = run_folder(Path(out_dir), diagnosis.run_id)
+    # accuracy reports already written under out_dir for this run (accuracy --profile) get a link and notes
+    diagnosis = replace(diagnosis, accuracy_links=accuracy_links(Path(out_dir), diagnosis.run_id, folder))
     written = []
     if "json" in formats:
         written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))

@@ -30,6 +30,7 @@ class Diagnosis:
     params: dict[str, Any] = field(default_factory=dict)
     tool_version: str = ""
     rule_reports: dict[str, ReportSpec] = field(default_factory=dict)  # rule name -> its [report] table
+    accuracy_links: tuple[dict[str, Any], ...] = ()  # accuracy reports naming this run (report/accuracy_links.py)
 
     @property
     def compares_runs(self) -> bool:

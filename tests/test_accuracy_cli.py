@@ -124,3 +124,17 @@ def test_accuracy_cli_statistics_dump_alone_names_where_inf_appears(tmp_path):
     assert doc["counts"]["compared"] == 0 and len(doc["stats"]) == 19
     assert doc["findings"][0]["subject"].startswith(f"{truth['op_name']} output 0")
     assert "## Statistics dump" in (tmp_path / "o" / "stats" / "accuracy.md").read_text()
+
+
+def test_the_profiles_run_report_links_to_the_accuracy_report(dump_set, tmp_path):
+    root, truth = dump_set
+    dump, ref = str(root / "dump" / "native"), str(root / "reference" / "npy")
+    assert main(["accuracy", dump, ref, "--profile", str(root / "profile"), "--out", str(tmp_path / "r")]) == 0
+    assert main(["accuracy", dump, ref, "--out", str(tmp_path / "r" / "no-profile"), "--format", "json"]) == 0
+    assert main(["diagnose", str(root / "profile"), "--out", str(tmp_path / "r"), "--format", "md,html"]) == 0
+    [run] = [p for p in (tmp_path / "r").iterdir() if (p / "diagnosis.md").is_file()]
+    md, page = (run / "diagnosis.md").read_text(), (run / "report.html").read_text()
+    assert md.count("## Accuracy of dump/native against reference/npy") == 1  # the run without --profile: none
+    assert "(<../native/accuracy.md>)" in md and f"{truth['op_name']}: An operator computes wrong" in md
+    assert all(f"{op}: inherits the error of {truth['op_name']}" in md for op in truth["downstream"])
+    assert '<a href="../native/accuracy.html">' in page and 'id="accuracy"' in page

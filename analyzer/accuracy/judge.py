@@ -34,6 +34,7 @@ class AccuracyReport:
     stats: list[dict] = field(default_factory=list)  # the statistics dump's rows (first STATS_ROWS)
     counts: dict = field(default_factory=dict)
     has_profile: bool = False
+    profile: dict | None = None  # with --profile: {"path": the export, resolved; "run_ids": its runs}
     con: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)  # the tables, for --catalog
 
 

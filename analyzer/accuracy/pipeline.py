@@ -24,15 +24,17 @@ def run_accuracy(
     Raises ProfileInputError when the profile cannot be read at all (a user's mistake, named before the comparison).
     """
     con = connect()
-    problems = []
+    problems, linked = [], None
     if profile is not None:
         from analyzer.accuracy.tables import create_accuracy_tables
 
         create_accuracy_tables(con)
         try:
-            problems = attach_profile(con, Path(dump).resolve().name, Path(profile))
+            linked, problems = attach_profile(con, Path(dump).resolve().name, Path(profile))
         except IngestError as exc:
             raise ProfileInputError(f"--profile {profile}: {exc}") from None
     comparison = compare_folders(dump, reference, con, threads)
     comparison.problems = problems + comparison.problems
-    return judge(comparison, configured, has_profile=profile is not None)
+    report = judge(comparison, configured, has_profile=profile is not None)
+    report.profile = linked
+    return report

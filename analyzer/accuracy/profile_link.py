@@ -13,8 +13,8 @@ from analyzer.ingest.model import Problem
 _DUMP_NAME_CHARS = r"[./\\ ]"
 
 
-def profile_rows(profile: Path, run_id: str) -> tuple[list[dict], list[Problem]]:
-    """profile_ops rows of a profile export (analyzer.load), and the problems met reading it."""
+def profile_rows(profile: Path, run_id: str) -> tuple[list[dict], list[str], list[Problem]]:
+    """profile_ops rows of a profile export (analyzer.load), its run ids, and the problems met reading it."""
     from analyzer.api import load  # the profile's readers load only when --profile is given
 
     with load(profile) as trace:
@@ -29,11 +29,13 @@ def profile_rows(profile: Path, run_id: str) -> tuple[list[dict], list[Problem]]
             """
         ).fetchall()
         names = ("op_name", "launches", "device_time_us", "cube_ratio", "vector_ratio", "mte_ratio")
-        return [{"run_id": run_id} | dict(zip(names, row, strict=True)) for row in rows], list(trace.problems)
+        runs = [r for (r,) in trace.con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        return [{"run_id": run_id} | dict(zip(names, row, strict=True)) for row in rows], runs, list(trace.problems)
 
 
-def attach_profile(con: duckdb.DuckDBPyConnection, run_id: str, profile: Path) -> list[Problem]:
-    """Fill profile_ops from ``profile``; returns the profile's reading problems."""
-    rows, problems = profile_rows(profile, run_id)
+def attach_profile(con: duckdb.DuckDBPyConnection, run_id: str, profile: Path) -> tuple[dict, list[Problem]]:
+    """Fill profile_ops from ``profile``; returns what the reports say of it (the export's path and run ids,
+    by which diagnose's report of those runs finds the accuracy report) and the profile's reading problems."""
+    rows, runs, problems = profile_rows(profile, run_id)
     insert_rows(con, "profile_ops", rows)
-    return problems
+    return {"path": str(Path(profile).resolve()), "run_ids": runs}, problems

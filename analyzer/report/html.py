@@ -22,6 +22,7 @@ from analyzer.report import charts, runs_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
 from analyzer.report.html_sections import (
+    accuracy_section,
     findings_section,
     header_section,
     problems_section,
@@ -124,7 +125,8 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     placement = ChartPlacement(con, diagnosis, figures, marks, figure_html)
     findings = findings_section(diagnosis, placement.chart_for)
     return (
-        f"{header_section(diagnosis)}\n{findings}\n{placement.charts_section(list(CHARTS))}\n"
+        f"{header_section(diagnosis)}\n{findings}\n{accuracy_section(diagnosis)}\n"
+        f"{placement.charts_section(list(CHARTS))}\n"
         f"{problems_section(diagnosis)}"
     )
 

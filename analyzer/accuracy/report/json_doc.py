@@ -26,6 +26,7 @@ def accuracy_json(report: AccuracyReport) -> dict:
         "run_id": report.run_id,
         "dump": report.dump,
         "reference": report.reference,
+        "profile": report.profile,
         "counts": report.counts,
         "findings": [finding_dict(f) for f in report.findings],
         "rules": [
