@@ -109,11 +109,17 @@ def test_accuracy_cli_catalog_keeps_tables_and_findings_per_run(dump_set, tmp_pa
     for _ in range(2):  # a rerun replaces the run's rows
         args = [str(root / "dump" / "native"), str(root / "reference" / "npy"), "--catalog", str(catalog)]
         assert main(["accuracy", *args, "--out", str(tmp_path / "o"), "--format", "json"]) == 0
+    # another dump folder of the same name keeps its own rows under its own --run-id
+    assert main(["accuracy", *args, "--out", str(tmp_path / "o"), "--format", "json", "--run-id", "day2/native"]) == 0
+    assert (tmp_path / "o" / "day2" / "native" / "accuracy.json").is_file()
+    assert main(["accuracy", *args, "--out", str(tmp_path / "o"), "--run-id", "./"]) == 2
     con = open_catalog(catalog, read_only=True)
-    assert con.execute("SELECT run_id, code, subject FROM accuracy_findings").fetchall() == [
-        ("native", "ACC001", truth["op_name"])
-    ]
-    assert con.execute("SELECT count(*) FROM tensor_compare").fetchall() == [(19,)]
+    assert con.execute("SELECT run_id, code, subject FROM accuracy_findings ORDER BY run_id").fetchall() == [
+        ("day2/native", "ACC001", truth["op_name"]), ("native", "ACC001", truth["op_name"])
+    ]  # fmt: skip
+    assert con.execute("SELECT run_id, count(*) FROM tensor_compare GROUP BY ALL ORDER BY 1").fetchall() == [
+        ("day2/native", 19), ("native", 19)
+    ]  # fmt: skip
 
 
 def test_accuracy_cli_statistics_dump_alone_names_where_inf_appears(tmp_path):

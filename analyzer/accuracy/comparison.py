@@ -38,7 +38,7 @@ class Comparison:
 
 
 def compare_folders(
-    dump: Path, reference: Path, con: duckdb.DuckDBPyConnection, threads: int | None = None
+    dump: Path, reference: Path, con: duckdb.DuckDBPyConnection, threads: int | None = None, run_id: str | None = None
 ) -> Comparison:
     """Compare every tensor of ``dump`` with ``reference`` into the accuracy tables of ``con``.
 
@@ -47,9 +47,10 @@ def compare_folders(
         reference: a folder of .npy / .pt tensors, or a second dump folder.
         con: a connection of ``analyzer.ingest.database.connect()``; the accuracy tables are created in it.
         threads: threads comparing chunks (default: the machine's cores).
+        run_id: the comparison's run id in the tables (default: the dump folder's name).
     """
     dump, reference = Path(dump), Path(reference)
-    run_id = dump.resolve().name
+    run_id = run_id or dump.resolve().name
     create_accuracy_tables(con)
     sides = {"dump": read_folder(dump), "reference": read_folder(reference)}
     pairs, unpaired = pair_tensors(sides["dump"].tensors, sides["reference"].tensors)

@@ -43,6 +43,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse"
     )
     p.add_argument("--catalog", type=Path, help="also keep the comparison's tables and findings in this catalog file")
+    p.add_argument(
+        "--run-id",
+        help="the comparison's run id: its report folder under --out and its rows in --catalog, which replace the "
+        "rows of the same run id (default: the dump folder's name)",
+    )
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -58,6 +63,8 @@ def _formats(text: str) -> list[str]:
 def _check(args: argparse.Namespace) -> list[str]:
     """Every user mistake before any work: inputs that are not there, outputs that must not be written."""
     formats = _formats(args.format)
+    if args.run_id is not None and not args.run_id.strip(" ./"):
+        raise UsageError(f"--run-id {args.run_id!r}: give a name (letters, digits, '.', '_', '-', '/')")
     for name, path in (("DUMP", args.dump), ("REFERENCE", args.reference), ("--profile", args.profile)):
         if path is not None and not path.exists():
             raise UsageError(f"{name} {path}: no such file or folder")
@@ -81,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from analyzer.accuracy.pipeline import ProfileInputError, run_accuracy
 
     try:
-        report = run_accuracy(args.dump, args.reference, configured, args.profile, threads)
+        report = run_accuracy(args.dump, args.reference, configured, args.profile, threads, args.run_id)
     except ProfileInputError as exc:
         err(f"npu-triage: {exc}")
         return 2
