@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from analyzer.accuracy.read.dtypes import DATA_TYPES
+from analyzer.accuracy.read.dtypes import DATA_TYPES, numpy_dtype
 from analyzer.accuracy.read.dump_names import parse_dump_name
 from analyzer.accuracy.read.folder import read_folder
 from analyzer.accuracy.read.formats import to_original
@@ -43,7 +43,7 @@ def test_header_proto_descriptor_equals_protoc_output(tmp_path):
 def test_native_every_numpy_data_type_reads_back_equal(tmp_path):
     rng = np.random.default_rng(7)
     codes = [c for c, (_, dt) in DATA_TYPES.items() if dt is not None]
-    arrays = [(rng.standard_normal((2, 3)) * 4).astype(DATA_TYPES[c][1]) for c in codes]
+    arrays = [(rng.standard_normal((2, 3)) * 4).astype(numpy_dtype(c)) for c in codes]
     _write_native(tmp_path / "Cast.cast_1.1.2.100", list(zip(arrays, codes, strict=True)))
     folder = read_folder(tmp_path)
     assert folder.problems.items == []

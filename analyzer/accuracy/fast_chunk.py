@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from analyzer.accuracy.partial import FP16_MAX, REL_EPS, Partial, cosine_of
@@ -25,9 +24,7 @@ SUM_ROUNDING = 8.1 * U  # of a LANES-term float32 sum added in float64 (8u, and 
 COSINE_BOUND = 5e-7  # relative; half the 1e-6 promised, for the second-order terms and the float64 reference's
 TINY = 1e-36  # a float32 sum above n * TINY has lost at most ~1e-9 of itself to gradual underflow
 HALF_BEYOND = 65536.0  # no finite float16 reaches it; Inf/NaN halves land at or beyond it after the bit conversion
-EXACT_IN_FLOAT32 = frozenset(
-    np.dtype(t) for t in (np.float16, np.float32, ml_dtypes.bfloat16, ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fn)
-)
+EXACT_IN_FLOAT32 = frozenset({"float16", "float32", "bfloat16", "float8_e5m2", "float8_e4m3fn"})  # dtype names
 _SIGN_EXP_MANT = np.uint32(0x8FFFFFFF)  # a half's sign, exponent and mantissa once shifted into float32's places
 _REBIAS = np.float32(2.0**112)  # float16's exponent bias (15) to float32's (127)
 _EPS32 = np.float32(REL_EPS)  # |y| > float32(1e-6) is the same test as |y| > 1e-6 for every float32 |y|

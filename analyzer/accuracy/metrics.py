@@ -42,7 +42,8 @@ def chunk_partial(x: np.ndarray, y: np.ndarray, exact: bool = False) -> Partial:
     x, y = x.ravel(), y.ravel()
     ws, n = workspace(x.size), x.size
     whole = n - n % LANES  # the float32 kernel takes LANES elements a column; the rest (< LANES) go to float64
-    fast = not exact and whole and ws.subnormals and x.dtype in EXACT_IN_FLOAT32 and y.dtype in EXACT_IN_FLOAT32
+    exact_in_float32 = x.dtype.name in EXACT_IN_FLOAT32 and y.dtype.name in EXACT_IN_FLOAT32
+    fast = not exact and whole and ws.subnormals and exact_in_float32
     p = fast_partial(x[:whole], y[:whole], ws) if fast else None
     if p is None:
         return exact_partial(x, y, ws)
