@@ -78,3 +78,24 @@ def test_a_cosine_far_from_one_is_summed_again_in_float64():
     got = _pair(x, y)
     assert got["cosine"] == metrics(exact_partial(x, y, workspace(x.size)))["cosine"]
     _close_to_float64(got, x, y)
+
+
+def test_a_large_comparison_shares_its_blocks_with_a_worker_process_and_gets_the_same_sums(monkeypatch, tmp_path):
+    import resource
+
+    from analyzer.accuracy.pairing import pair_tensors
+    from analyzer.accuracy.read.folder import read_folder
+
+    rng = np.random.default_rng(9)
+    y = rng.standard_normal(600_000).astype(np.float32)
+    for side, array in (("dump", y.astype(np.float16)), ("ref", y)):
+        (tmp_path / side).mkdir()
+        np.save(tmp_path / side / "MatMul_output_0.npy", array)
+    pairs, _ = pair_tensors(read_folder(tmp_path / "dump").tensors, read_folder(tmp_path / "ref").tensors)
+    monkeypatch.setattr(compare, "BLOCK_ELEMENTS", 100_000)
+    alone = compare.compare_pairs(pairs, threads=1)
+    monkeypatch.setattr(compare, "PROCESS_MIN_ELEMENTS", 1)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert compare.compare_pairs(pairs, threads=2) == alone
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert after.ru_utime + after.ru_stime > before.ru_utime + before.ru_stime  # a worker process did its part
