@@ -17,6 +17,7 @@ from analyzer.accuracy.pairing import Pair
 
 BLOCK_ELEMENTS = 1 << 22  # read per task (one memory map), then worked through in cache-sized chunks
 CHUNK_ELEMENTS = 1 << 16  # a chunk's temporaries stay in the core's cache
+SHARED_CHUNK_FACTOR = 8  # threads sharing the GIL take larger chunks: fewer calls, fewer hand-overs per element
 # Worker processes start in about 0.2 s of CPU each (spawn: a fresh interpreter importing numpy and analyzer):
 # worth it from this many elements of plain-layout tensors (read through memory maps by the worker itself).
 PROCESS_MIN_ELEMENTS = 1 << 27
@@ -33,11 +34,11 @@ def chunk_ranges(count: int, chunk: int | None = None) -> list[tuple[int, int]]:
     return [(start, min(start + chunk, count)) for start in range(0, count, chunk)] or [(0, 0)]
 
 
-def _block(pair: Pair, start: int, stop: int, exact: bool) -> Partial:
+def _block(pair: Pair, start: int, stop: int, exact: bool, chunk: int) -> Partial:
     # mapped, not copied (plain arrays over the maps: a memmap slice per chunk costs its own bookkeeping)
     x, y = np.asarray(pair.dump.view(start, stop)), np.asarray(pair.reference.view(start, stop))
     total = Partial()
-    for a, b in chunk_ranges(stop - start, CHUNK_ELEMENTS):
+    for a, b in chunk_ranges(stop - start, chunk):
         total.add(chunk_partial(x[a:b], y[a:b], exact))
     return total
 
@@ -80,24 +81,23 @@ def _totals(pairs: list[Pair], exact: bool, threads: int) -> list[Partial]:
 
 
 def _run(pairs: list[Pair], units: list, exact: bool, executors: list, results: dict) -> None:
-    """Hand the units to the executors (executor, workers, takes only mapped pairs) as each frees a place."""
-    pending, running = list(reversed(units)), {}
-    while pending or running:
+    """Hand the units to the executors (executor, workers, takes only mapped pairs) as each frees a place: the
+    threads take the units a worker process cannot read first."""
+    mapped = [u for u in reversed(units) if _mapped(pairs[u[0]])]  # last first: popped from the end
+    others = [u for u in reversed(units) if not _mapped(pairs[u[0]])]
+    running: dict[Future, tuple[Executor, tuple]] = {}
+    while mapped or others or running:
         for executor, workers, mapped_only in executors:
-            _fill(executor, workers * IN_FLIGHT, mapped_only, pairs, pending, running, exact)
+            stacks = (mapped,) if mapped_only else (others, mapped)
+            # a worker process has the GIL to itself: small chunks, as one thread
+            chunk = CHUNK_ELEMENTS if workers == 1 or mapped_only else CHUNK_ELEMENTS * SHARED_CHUNK_FACTOR
+            busy = sum(1 for ex, _ in running.values() if ex is executor)
+            for _ in range(workers * IN_FLIGHT - busy):
+                stack = next((st for st in stacks if st), None)
+                if stack is None:
+                    break
+                unit = stack.pop()
+                running[executor.submit(_block, pairs[unit[0]], *unit[1:], exact, chunk)] = (executor, unit)
         done, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in done:
             results[running.pop(future)[1]] = future.result()
-
-
-def _fill(executor: Executor, places: int, mapped_only: bool, pairs, pending: list, running: dict, exact) -> None:
-    busy = sum(1 for ex, _ in running.values() if ex is executor)
-    for k in range(len(pending) - 1, -1, -1):  # pending holds the units last first: pop from the end
-        if busy >= places:
-            return
-        i, start, stop = pending[k]
-        if mapped_only and not _mapped(pairs[i]):
-            continue
-        future: Future = executor.submit(_block, pairs[i], start, stop, exact)
-        running[future] = (executor, pending.pop(k))
-        busy += 1
