@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import struct
 import sys
 import time
@@ -59,15 +60,22 @@ def write_pair(folder: Path, elements: int, seed: int = 0) -> tuple[Path, Path]:
 
 
 def compare_only(dump: Path, ref: Path, threads: int) -> tuple[float, float]:
-    """(wall s, CPU s) of the comparison alone (analyzer.accuracy.compare.compare_pairs), in this process."""
+    """(wall s, CPU s) of the comparison alone (analyzer.accuracy.compare.compare_pairs), in this process and
+    the worker processes it starts."""
     from analyzer.accuracy.compare import compare_pairs
     from analyzer.accuracy.pairing import pair_tensors
     from analyzer.accuracy.read.folder import read_folder
 
     pairs, _ = pair_tensors(read_folder(dump).tensors, read_folder(ref).tensors)
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu = time.perf_counter(), _cpu_with_workers()
     compare_pairs(pairs, threads)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    return time.perf_counter() - wall, _cpu_with_workers() - cpu
+
+
+def _cpu_with_workers() -> float:
+    """User + system CPU seconds of this process and of its ended child processes (compare's workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def section(samples: list[TreeMeasurement], alone, dump_bytes: int, ref_bytes: int, elements: int, load) -> str:
@@ -89,10 +97,14 @@ def section(samples: list[TreeMeasurement], alone, dump_bytes: int, ref_bytes: i
         f"| {total / 1e9:.2f} | {wall:.2f} | {total / 1e9 / wall:.2f} | {dump_bytes / 1e9 / wall:.2f} | "
         f"{median([s.cpu_s for s in samples]):.1f} | {max(s.peak_tree_rss_mb for s in samples):.0f} |",
         "",
-        f"The comparison alone (`compare_pairs`, 2 threads, in one process, no start-up, rules or reports): "
+        f"The comparison alone (`compare_pairs` with 2 workers: a thread of this process and a worker process; no "
+        "start-up, rules or reports): "
         f"{alone_wall:.2f} s wall, {total / 1e9 / alone_wall:.2f} GB/s of both files, "
-        f"{dump_bytes / 1e9 / alone_wall:.2f} GB/s of the dump file; {alone_cpu:.1f} CPU s, that is "
-        f"{total / 1e9 / alone_cpu:.2f} GB/s of both files per CPU second (what each core adds when it is free).",
+        f"{dump_bytes / 1e9 / alone_wall:.2f} GB/s of the dump file; {alone_cpu:.1f} CPU s (user + system of "
+        f"its threads and worker processes), that is {alone_cpu / (dump_bytes / 1e9):.2f} CPU s per GB of the "
+        f"dump file (its float32 reference read alongside), {total / 1e9 / alone_cpu:.2f} GB/s of both files per "
+        f"CPU second: {2 * dump_bytes / 1e9 / alone_cpu:.2f} GB/s of the dump file on 2 free cores (what the wall time "
+        "shows when no other work shares them).",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; load average "
         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} over 1 / 5 / 15 min at the start (a machine shared with "
