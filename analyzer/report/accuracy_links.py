@@ -48,10 +48,10 @@ def family_notes(doc: dict) -> list[dict[str, str]]:
     a first divergent operator's error reaches downstream; by type name.
 
     >>> doc = {"operators": [{"op_name": "c2", "op_type": "Conv2D"}, {"op_name": "r", "op_type": "Relu"}],
-    ...        "findings": [{"subject": "c2", "code": "ACC001", "severity": "critical", "title": "Computes wrong",
+    ...        "findings": [{"subject": "c2", "code": "R1", "severity": "critical", "title": "Computes wrong",
     ...                      "details": {"downstream": "r"}}]}
     >>> [n["op_type"] + ": " + n["note"] for n in family_notes(doc)]
-    ['Conv2D: c2: Computes wrong (ACC001, critical)', 'Relu: r: inherits the error of c2']
+    ['Conv2D: c2: Computes wrong (R1, critical)', 'Relu: r: inherits the error of c2']
     """
     types = {o.get("op_name"): o.get("op_type") or "" for o in doc.get("operators") or [] if isinstance(o, dict)}
     notes: dict[str, list[str]] = {}
