@@ -9,7 +9,7 @@ FP16_MAX = 65504.0
 REL_EPS = 1e-6  # relative error is taken over the elements whose reference |y| exceeds this
 
 
-@dataclass
+@dataclass(slots=True)
 class Partial:
     """Sums and extremes of a chunk (or of several, combined); metrics are computed at the end."""
 
