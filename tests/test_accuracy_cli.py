@@ -132,7 +132,7 @@ def test_accuracy_cli_statistics_dump_alone_names_where_inf_appears(tmp_path):
     assert "## Statistics dump" in (tmp_path / "o" / "stats" / "accuracy.md").read_text()
 
 
-def test_the_profiles_run_report_links_to_the_accuracy_report(dump_set, tmp_path):
+def test_the_profiles_run_report_links_to_the_accuracy_report(dump_set, tmp_path, capsys):
     root, truth = dump_set
     dump, ref = str(root / "dump" / "native"), str(root / "reference" / "npy")
     assert main(["accuracy", dump, ref, "--profile", str(root / "profile"), "--out", str(tmp_path / "r")]) == 0
@@ -144,3 +144,6 @@ def test_the_profiles_run_report_links_to_the_accuracy_report(dump_set, tmp_path
     assert "(<../native/accuracy.md>)" in md and f"{truth['op_name']}: An operator computes wrong" in md
     assert all(f"{op}: inherits the error of {truth['op_name']}" in md for op in truth["downstream"])
     assert '<a href="../native/accuracy.html">' in page and 'id="accuracy"' in page
+    capsys.readouterr()
+    assert main(["accuracy", dump, ref, "--profile", str(root / "profile"), "--out", str(tmp_path / "r")]) == 0
+    assert f"{run} holds the run report of {run.name} from before" in capsys.readouterr().out

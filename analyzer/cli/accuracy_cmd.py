@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         err(f"npu-triage: {exc}")
         return 2
     _print(report, written)
+    _older_run_reports(report, args.out)
     return _exit_code(report, args)
 
 
@@ -152,6 +153,15 @@ def _print(report, written: list[Path]) -> None:
         out.print(f"{n}. [{f.code}] {f.severity}: {f.message}", markup=False)
     for path in written:
         out.print(f"wrote {path}", markup=False)
+
+
+def _older_run_reports(report, out_dir: Path) -> None:
+    """The profile's run reports already under --out link to this report only once diagnose writes them again."""
+    for run_id in (report.profile or {}).get("run_ids", []):
+        older = [p for p in (run_folder(out_dir, run_id) / n for n in ("diagnosis.md", "report.html")) if p.is_file()]
+        if older:
+            out.print(f"{older[0].parent} holds the run report of {run_id} from before: `npu-triage diagnose` "
+                      f"with --out {out_dir} again links it to this accuracy report", markup=False)  # fmt: skip
 
 
 def _exit_code(report, args: argparse.Namespace) -> int:
