@@ -175,7 +175,8 @@ def report(
     trace: Trace | None = None,
 ) -> list[Path]:
     """Write the diagnosis into ``out_dir``/<run id>/ (diagnosis.json, diagnosis.md, report.html),
-    each file atomically; returns the paths written. HTML needs the ``trace`` (its charts query it)."""
+    each file atomically; returns the paths written. HTML needs the ``trace`` (its charts query it).
+    Accuracy reports under ``out_dir`` whose --profile holds this run get a link and notes (Markdown, HTML)."""
     formats = list(formats)
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
