@@ -64,7 +64,8 @@ def _totals(pairs: list[Pair], exact: bool, threads: int) -> list[Partial]:
     """Each pair's combined sums, its blocks combined in order (whatever the workers' timing)."""
     units = [(i, start, stop) for i, pair in enumerate(pairs) for start, stop in chunk_ranges(pair.dump.element_count)]
     mapped = sum(pair.dump.element_count for pair in pairs if _mapped(pair))
-    processes = threads - 1 if threads > 1 and mapped >= PROCESS_MIN_ELEMENTS else 0
+    spawns = not multiprocessing.current_process().daemon  # a daemon process may not start children
+    processes = threads - 1 if threads > 1 and mapped >= PROCESS_MIN_ELEMENTS and spawns else 0
     results: dict[tuple[int, int, int], Partial] = {}
     with ThreadPoolExecutor(max_workers=threads - processes) as local:
         if processes:
