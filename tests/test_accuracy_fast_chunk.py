@@ -99,3 +99,27 @@ def test_a_large_comparison_shares_its_blocks_with_a_worker_process_and_gets_the
     assert compare.compare_pairs(pairs, threads=2) == alone
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert after.ru_utime + after.ru_stime > before.ru_utime + before.ru_stime  # a worker process did its part
+
+
+def test_a_device_format_tensor_is_read_and_converted_once_per_pass_not_once_per_block(monkeypatch, tmp_path):
+    from analyzer.accuracy.read.tensor_source import TensorSource
+    from fixtures.dumps.layouts import to_nc1hwc0
+
+    x = np.random.default_rng(4).standard_normal((2, 19, 5, 3)).astype(np.float16)
+    stored = to_nc1hwc0(x)
+    (tmp_path / "conv").write_bytes(stored.tobytes())
+    dump = TensorSource("conv", "Conv2D", "output", 0, tmp_path / "conv", 0, x.dtype, "float16", "NC1HWC0",
+                        stored.shape, x.shape, "native")  # fmt: skip
+    calls = []
+    whole = TensorSource.whole
+    monkeypatch.setattr(TensorSource, "whole", lambda self: calls.append(1) or whole(self))
+    monkeypatch.setattr(compare, "BLOCK_ELEMENTS", 100)  # six blocks of a plain tensor this size
+    y = x.astype(np.float32) * np.float32(1.001)
+    [got] = compare.compare_pairs([Pair(dump, _source(y), 0, 0)], threads=2)
+    assert len(calls) == 1
+    _close_to_float64(got, x, y)
+    from analyzer.accuracy import error_map
+
+    monkeypatch.setattr(error_map, "BLOCK_ELEMENTS", 100)  # the error map's pass, the same
+    calls.clear()
+    assert error_map.error_map(Pair(dump, _source(y), 0, 0), 8).element_count == x.size and len(calls) == 1

@@ -55,6 +55,12 @@ def compare_pairs(pairs: list[Pair], threads: int | None = None) -> list[dict]:
     return [metrics(total) for total in totals]
 
 
+def _blocks(pair: Pair) -> list[tuple[int, int]]:
+    """The pair's blocks; one for a device format, which is read and converted whole at each block it serves."""
+    count = pair.dump.element_count
+    return chunk_ranges(count, count) if pair.dump.is_converted or pair.reference.is_converted else chunk_ranges(count)
+
+
 def _mapped(pair: Pair) -> bool:
     """True when a worker process can read the pair itself: both sides are plain layouts in files."""
     return all(s.loaded is None and not s.is_converted for s in (pair.dump, pair.reference))
@@ -62,7 +68,7 @@ def _mapped(pair: Pair) -> bool:
 
 def _totals(pairs: list[Pair], exact: bool, threads: int) -> list[Partial]:
     """Each pair's combined sums, its blocks combined in order (whatever the workers' timing)."""
-    units = [(i, start, stop) for i, pair in enumerate(pairs) for start, stop in chunk_ranges(pair.dump.element_count)]
+    units = [(i, start, stop) for i, pair in enumerate(pairs) for start, stop in _blocks(pair)]
     mapped = sum(pair.dump.element_count for pair in pairs if _mapped(pair))
     spawns = not multiprocessing.current_process().daemon  # a daemon process may not start children
     processes = threads - 1 if threads > 1 and mapped >= PROCESS_MIN_ELEMENTS and spawns else 0

@@ -46,16 +46,24 @@ def layout(shape: tuple[int, ...], fmt: str) -> tuple[int, int, int, int, bool]:
     return n, dims[-3], dims[-2], dims[-1], False
 
 
+def _reader(source):
+    """read(start, stop) of a tensor: a device format is converted once here, not at every block."""
+    if not source.is_converted:
+        return source.read
+    flat = source.whole().reshape(-1)
+    return lambda start, stop: flat[start:stop]
+
+
 def error_map(pair: Pair, top_k: int) -> ErrorMap:
     """The error's distribution over a pair, read in blocks of BLOCK_ELEMENTS."""
     n, c, h, w, last = layout(pair.dump.logical_shape, pair.dump.fmt)
     rb, cb, chb = min(h, MAP_BINS), min(w, MAP_BINS), min(c, CHANNEL_BINS)
     m = ErrorMap(np.zeros((rb, cb)), np.zeros((rb, cb)), np.zeros(chb), np.zeros(chb), np.empty(0), n,
                  n * c * h * w, exact=(rb, cb) == (h, w))  # fmt: skip
+    read_x, read_y = _reader(pair.dump), _reader(pair.reference)
     for start in range(0, m.element_count, BLOCK_ELEMENTS):
         stop = min(start + BLOCK_ELEMENTS, m.element_count)
-        x = pair.dump.read(start, stop).astype(np.float64)
-        y = pair.reference.read(start, stop).astype(np.float64)
+        x, y = read_x(start, stop).astype(np.float64), read_y(start, stop).astype(np.float64)
         cell, chan = _bins(np.arange(start, stop, dtype=np.int64), (c, h, w), (rb, cb, chb), last)
         _add_block(m, x, y, cell, chan, top_k)
     return m
