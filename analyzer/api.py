@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from analyzer.ingest.database import connect, load_duckdb
 from analyzer.ingest.loader import load_export, usable_run_ids
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
+from analyzer.report.accuracy_links import accuracy_links
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.output_files import run_folder
@@ -184,7 +185,8 @@ def report(
     trace: Trace | None = None,
 ) -> list[Path]:
     """Write the diagnosis into ``out_dir``/<run id>/ (diagnosis.json, diagnosis.md, report.html),
-    each file atomically; returns the paths written. HTML needs the ``trace`` (its charts query it)."""
+    each file atomically; returns the paths written. HTML needs the ``trace`` (its charts query it).
+    Accuracy reports under ``out_dir`` whose --profile holds this run get a link and notes (Markdown, HTML)."""
     formats = list(formats)
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
@@ -192,6 +194,8 @@ def report(
     if "html" in formats and trace is None:  # said before any file is written
         raise ValueError("the HTML report needs the trace its charts query: report(..., trace=trace)")
     folder = run_folder(Path(out_dir), diagnosis.run_id)
+    # accuracy reports already written under out_dir for this run (accuracy --profile) get a link and notes
+    diagnosis = replace(diagnosis, accuracy_links=accuracy_links(Path(out_dir), diagnosis.run_id, folder))
     written = []
     if "json" in formats:
         written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))

@@ -32,6 +32,7 @@ class Diagnosis:
     rule_reports: dict[str, ReportSpec] = field(default_factory=dict)  # rule name -> its [report] table
     # operators whose task failed, with their log error records (analyzer/logs/links.py); () without logs
     failed_operators: tuple[dict[str, Any], ...] = ()
+    accuracy_links: tuple[dict[str, Any], ...] = ()  # accuracy reports naming this run (report/accuracy_links.py)
 
     @property
     def compares_runs(self) -> bool:

@@ -23,7 +23,10 @@ from tests.json_schema_check import schema_problems
 
 SCHEMA = json.loads((ROOT / "docs" / "diagnosis.schema.json").read_text(encoding="utf-8"))
 RULES = load_rules(ROOT / "rules")
-EXAMPLES = sorted(p for p in (ROOT / "fixtures" / "examples").iterdir() if p.is_dir())
+# The profile examples: every example folder but the accuracy dump sets (accuracy_*, for `npu-triage accuracy`).
+EXAMPLES = sorted(
+    p for p in (ROOT / "fixtures" / "examples").iterdir() if p.is_dir() and not p.name.startswith("accuracy_")
+)
 REAL_EXPORTS = sorted(p for p in REAL.iterdir() if p.is_dir()) if REAL.is_dir() else []
 _SHARE = re.compile(r"\((\d+\.\d)%\)")
 _US = re.compile(r"(-?\d+\.\d{3}) us \(")

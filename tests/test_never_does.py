@@ -19,6 +19,7 @@ from tests.tree_hash import tree_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "examples" / "resnet_host_sync"
+ACCURACY_EXAMPLE = ROOT / "fixtures" / "examples" / "accuracy_tile_fault"
 PROMISE = (
     "npu-triage never writes inside an export it reads, never touches the network, and never leaves\nprocesses behind"
 )
@@ -41,6 +42,7 @@ def _copy_exports(tree: Path) -> Path:
     shutil.copytree(EXAMPLE, tree / "b")
     (tree / "b" / "README.md").unlink(missing_ok=True)
     shutil.make_archive(str(tree / "c"), "zip", tree / "a")
+    shutil.copytree(ACCURACY_EXAMPLE, tree / "acc")  # a dump set: no profile command takes it for an export
     return tree
 
 
@@ -61,7 +63,11 @@ def _every_command(tree: Path, out: Path) -> list[list[str]]:
         ["export", str(out / "cat.duckdb"), "--parquet", str(out / "cat_pq")],
         ["diff", str(a), str(b), "--html", str(out / "d.html"), "--json", str(out / "d.json")],
         ["sweep", f"{a}:bs=8", f"{b}:bs=16", "--html", str(out / "s.html")],
-    ]
+        [
+            "accuracy", str(tree / "acc" / "dump" / "native"), str(tree / "acc" / "reference" / "npy"),
+            "--profile", str(a), "--out", str(out / "acc"), "--catalog", str(out / "acc.duckdb"),
+        ],
+    ]  # fmt: skip
 
 
 def test_readme_states_the_promise():

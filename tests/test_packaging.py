@@ -18,7 +18,7 @@ def test_packaging_lists_every_analyzer_package_and_the_builtin_rules():
 def test_packaging_ships_the_sql_modules():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     holding_sql = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "analyzer").rglob("*.sql")}
-    assert holding_sql == {"analyzer.logs", "analyzer.metrics", "analyzer.rule_engine.views"}
+    assert holding_sql == {"analyzer.accuracy", "analyzer.logs", "analyzer.metrics", "analyzer.rule_engine.views"}
     assert all("*.sql" in data.get(package, []) for package in holding_sql)
 
 

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "diff": "analyzer.cli.diff_cmd",
     "sweep": "analyzer.cli.sweep_cmd",
     "logs": "analyzer.cli.logs_cmd",  # issue 48: CANN logs -> the first failure, the first failing rank
+    "accuracy": "analyzer.cli.accuracy_cmd",  # issue 47: accuracy dumps against a reference
 }
 
 

@@ -22,6 +22,7 @@ from analyzer.report import charts, memory_charts, memory_series, runs_series, s
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
 from analyzer.report.html_sections import (
+    accuracy_section,
     failed_operators_section,
     findings_section,
     header_section,
@@ -160,7 +161,8 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     findings = findings_section(diagnosis, placement.chart_for)
     return (
         f"{header_section(diagnosis)}\n{failed_operators_section(diagnosis)}{findings}\n"
-        f"{memory_section(con, diagnosis.run_id)}\n{placement.charts_section(list(CHARTS))}\n"
+        f"{accuracy_section(diagnosis)}\n{memory_section(con, diagnosis.run_id)}\n"
+        f"{placement.charts_section(list(CHARTS))}\n"
         f"{problems_section(diagnosis)}"
     )
 

@@ -312,6 +312,22 @@ def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, Finding, bo
     return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{main}{folded}</section>'
 
 
+def accuracy_section(diagnosis: Diagnosis) -> str:
+    """The accuracy reports of this run (accuracy --profile into the same --out) and what they judged, per
+    operator type; empty when there are none."""
+    parts = []
+    for link in diagnosis.accuracy_links:
+        files = link["files"]
+        href = files.get("html") or files.get("md") or files.get("json")
+        notes = [(n["op_type"], n["note"]) for n in link["notes"]]
+        none = '<p class="none">No operator judged divergent.</p>'
+        body = table(("operator type", "accuracy"), notes) if notes else none
+        parts.append(
+            f'<p><a href="{esc(href)}">Accuracy of {esc(link["dump"])} against {esc(link["reference"])}</a></p>{body}'
+        )
+    return f'<section id="accuracy"><h2>Accuracy</h2>{"".join(parts)}</section>' if parts else ""
+
+
 def problems_section(diagnosis: Diagnosis) -> str:
     """Ingest problems: what could not be read, where, and what to do."""
     keys = ("severity", "file", "location", "problem", "hint")

@@ -159,6 +159,19 @@ def _failed_operators(d: Diagnosis) -> list[str]:
     return ["", f"## {failed_ops.TITLE}", "", failed_ops.INTRO, ""] + _table(list(failed_ops.COLUMNS), rows)
 
 
+def _accuracy(d: Diagnosis) -> list[str]:
+    """The accuracy reports of this run (accuracy --profile, same --out) and what they judged, per operator type."""
+    lines = []
+    for link in d.accuracy_links:
+        files = link["files"]
+        href = files.get("md") or files.get("html") or files.get("json")
+        lines += [f"## Accuracy of {md_text(link['dump'])} against {md_text(link['reference'])}", ""]
+        lines += [f"[the accuracy report](<{href}>)", ""]
+        notes = [[n["op_type"], n["note"]] for n in link["notes"]]
+        lines += (_table(["operator type", "accuracy"], notes) if notes else ["No operator judged divergent."]) + [""]
+    return lines
+
+
 def render_markdown(d: Diagnosis) -> str:
     """The Markdown report of one diagnosis."""
     summary = _runs_compared(d) if d.compares_runs else _summary(d) + [""] + _memory(d)
@@ -174,6 +187,7 @@ def render_markdown(d: Diagnosis) -> str:
     ) + [""]
     for i, f in enumerate(d.findings, 1):
         lines += _finding(i, f)
+    lines += _accuracy(d)
     lines += ["## Rules", ""] + _table(
         ["code", "rule", "status", "findings", "why / how to enable"],
         [

@@ -20,51 +20,51 @@ def _csv_header(path: Path) -> list[str]:
         return next(csv.reader(fh), [])
 
 
-def _model_table(name: str) -> Table | None:
-    """The declared table of that name: the profile's, else an instrument's (logs, dumps)."""
-    if name in TABLES:
-        return TABLES[name]
-    return next((tables[name] for tables in INSTRUMENT_TABLES.values() if name in tables), None)
-
-
 def load_fixture_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> list[str]:
     """INSERT every ``<table>.csv`` of ``folder`` into its table BY NAME; returns the run ids found.
 
-    Column types come from the table model (schema.toml, or an instrument's: an instrument's table is
-    created in ``con`` when absent), so a CSV holds only the columns it needs (the rest stay NULL) and
-    empty fields are NULL.
+    Column types come from schema.py, so a CSV holds only the columns it needs (the rest stay NULL)
+    and empty fields are NULL. A table of another instrument's model (an accuracy dump's, CANN logs')
+    is created in ``con``, with the rest of its model, when a CSV names it.
     """
     for path in sorted(Path(folder).glob("*.csv")):
-        table = path.stem
-        model = _model_table(table)
-        if model is None:
-            raise FixtureError(f"{path}: {table!r} is not a normalized table")
-        con.execute(model.ddl())
+        model = _model(path)
+        table = model[path.stem]
+        con.execute(";\n".join(t.ddl() for t in model.values()))
+        declared = {c.name: c.type for c in table.columns}
         header = _csv_header(path)
-        types = {c.name: c.type for c in model.columns}
-        if unknown := [name for name in header if name not in types]:
-            raise FixtureError(f"{path}: column {table}.{unknown[0]} is not in the schema")
-        types = {name: types[name] for name in header}
+        if unknown := [name for name in header if name not in declared]:
+            raise FixtureError(f"{path}: column {table.name}.{unknown[0]} is not in the schema")
+        types = {name: declared[name] for name in header}
         spec = ", ".join(f"'{name}': '{type_}'" for name, type_ in types.items())
         append_rows(
             con,
-            table,
+            table.name,
             f"SELECT * FROM read_csv($path, header = true, columns = {{{spec}}}, nullstr = '')",
             {"path": str(path)},
         )
     return fixture_run_ids(con)
 
 
+def _model(path: Path) -> dict[str, Table]:
+    """The table model holding the table a fixture CSV fills: the profile's, else an instrument's."""
+    model = next((m for m in (TABLES, *INSTRUMENT_TABLES.values()) if path.stem in m), None)
+    if model is None:
+        raise FixtureError(f"{path}: {path.stem!r} is not a normalized table")
+    return model
+
+
 def fixture_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every run id present in any table (the profile's, and the instruments' tables created here), sorted."""
-    existing = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    instruments = sorted(
+    """Every run id present in any table (an instrument's too, when created), sorted."""
+    present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    names = [*TABLES]
+    names += [
         name
         for tables in INSTRUMENT_TABLES.values()
         for name, table in tables.items()
-        if name in existing and "run_id" in table.column_names()
-    )
-    union = " UNION ".join(f"SELECT run_id FROM {t}" for t in [*TABLES, *instruments])
+        if name in present and name not in TABLES and "run_id" in table.column_names()  # a lookup table has none
+    ]
+    union = " UNION ".join(f"SELECT run_id FROM {t}" for t in names)
     return [
         r[0]
         for r in con.execute(f"SELECT DISTINCT run_id FROM ({union}) WHERE run_id IS NOT NULL ORDER BY 1").fetchall()
