@@ -47,12 +47,12 @@ MESSAGES = [
     (
         "[9][Create][DestLink]Transport init error! createLink para:rank[3]-localUserrank[3], dst_rank[0]",
         "EI0009",
-        "fault",
+        "timeout",
     ),
     (
         "[9][Create]errNo[0x0000000005000006] transport create fail in thread, local rank[3] remote rank[0]",
         "EI0009",
-        "fault",
+        "timeout",
     ),
     (
         "[9][Check][Link]the link status of nic port 2 is down, please check the optical module",
@@ -138,3 +138,55 @@ def test_without_hccl_init_records_a_node_folder_still_counts_as_a_rank(tmp_path
     con = connect()
     load_logs(con, tmp_path, "t")
     assert con.execute("SELECT DISTINCT rank_id FROM log_events ORDER BY 1").fetchall() == [(0,), (1,)]
+
+
+def _job_of_waiting_ranks(job: Path, naming: list[tuple[int, str]]) -> None:
+    """Node 0 holds ranks 0..3 (devices 0..3, pids 200+r); each (rank, text) is an error that rank writes."""
+    for rank in range(4):
+        setup = _record(
+            200 + rank, 0, "INFO", f"[1]SetupAgent rankNum[4], rank[{rank}], logicDevId[{rank}], phydevId[{rank}]"
+        )
+        errors = [_record(200 + r, 10 + r, "ERROR", text) for r, text in naming if r == rank]
+        _plog(job / "worker-0" / "debug" / "plog", 200 + rank, [setup, *errors])
+
+
+def test_errors_name_their_peer_by_rank_link_row_or_device(tmp_path):
+    job = tmp_path / "job"
+    _job_of_waiting_ranks(
+        job,
+        [
+            (0, "[1][Create]errNo[0x6] transport create fail in thread, local rank[0] remote rank[3]"),
+            (1, "[1]   |  10.0.0.4(3)   |   10.0.0.2(1)   |  client  | no connect |"),
+            (2, "[1][Wait][P2PConnected]connected p2p timeout, timeout:120 s. local logicDevid:2, remote physic id:3."),
+            (3, "[1][TaskException]base information is type:NOTIFY WAIT, localRank:3, remoteRank:4294967295"),
+        ],
+    )
+    con = connect()
+    load_logs(con, job, "t")
+    got = con.execute("SELECT rank_id, peer_rank FROM log_events WHERE level = 'ERROR' ORDER BY rank_id").fetchall()
+    assert got == [(0, 3), (1, 3), (2, 3), (3, None)]
+    assert main(["logs", str(job), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
+    [job_finding] = [
+        f for f in json.loads((tmp_path / "out" / "job" / "logs.json").read_text())["findings"] if f["code"] == "LOG002"
+    ]
+    assert (
+        job_finding["subject"] == "rank 3"
+        and "could not reach (their errors name it: ranks 0, 1, 2" in job_finding["message"]
+    )
+
+
+def test_one_rank_naming_a_peer_is_not_enough(tmp_path):
+    # the near miss: a single rank's pointer does not outweigh who reported first
+    job = tmp_path / "job"
+    _job_of_waiting_ranks(
+        job,
+        [
+            (1, "[1][Wait][LinkEstablish]wait socket establish timeout, role[0] rank[1] timeout[120]"),
+            (2, "[1][Create]errNo[0x6] transport create fail in thread, local rank[2] remote rank[3]"),
+        ],
+    )
+    assert main(["logs", str(job), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
+    [job_finding] = [
+        f for f in json.loads((tmp_path / "out" / "job" / "logs.json").read_text())["findings"] if f["code"] == "LOG002"
+    ]
+    assert job_finding["subject"] == "rank 1" and "reported first" in job_finding["message"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 
 # The HCCL records that name the process's rank at communicator init (several CANN generations' words).
-_HCCL_INIT = r"Entry-HcclCommInit|SetupAgent rankNum\[|hcom init\w*.*success|hcclCommInitInfo"
+HCCL_INIT = r"Entry-HcclCommInit|SetupAgent rankNum\[|hcom init\w*.*success|hcclCommInitInfo"
 # Spans further apart than this start a new session: the last session is the run the logs are about.
 SESSION_GAP_S = 1800
 # A host process span of fewer records does not open a session of its own (a stray line pasted into a
@@ -86,7 +86,7 @@ def build_processes(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Fill log_processes for the run; records of a process whose HCCL init names its rank get that rank."""
     con.execute(
         _PROCESSES,
-        {"run_id": run_id, "hccl_init": _HCCL_INIT, "gap_s": SESSION_GAP_S, "min_records": MIN_SESSION_RECORDS},
+        {"run_id": run_id, "hccl_init": HCCL_INIT, "gap_s": SESSION_GAP_S, "min_records": MIN_SESSION_RECORDS},
     )
     hccl_ranked = con.execute(
         "SELECT count(*) FROM log_processes p JOIN log_files f USING (run_id, file_id) "

@@ -13,6 +13,7 @@ import duckdb
 from analyzer.ingest.schema import tables_for_scope
 from analyzer.logs.knowledge import activity_patterns, create_knowledge, match_expression
 from analyzer.logs.layout import LogFile, scan_log_folder
+from analyzer.logs.peers import name_peers
 from analyzer.logs.processes import build_processes
 
 # Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
@@ -181,4 +182,5 @@ def load_logs(
     finally:
         shutil.rmtree(spare, ignore_errors=True)
     build_processes(con, run_id)
+    name_peers(con, run_id)
     return load
