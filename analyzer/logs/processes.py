@@ -24,7 +24,7 @@ WITH inits AS (  -- the HCCL init records naming a process's rank, on its node (
            coalesce(TRY_CAST(regexp_extract(e.message, '(?:rankNum|ranks|totalRanks)\\[(\\d+)\\]', 1) AS INTEGER), 0)
                AS width
     FROM log_events e JOIN log_files f ON f.run_id = e.run_id AND f.file_id = e.file_id
-    WHERE e.run_id = $run_id AND e.module = 'HCCL' AND f.layout IN ('plog', 'device')
+    WHERE e.run_id = $run_id AND e.module = 'HCCL' AND f.layout IN ('plog', 'device') AND e.message LIKE '%rank[%'
       AND regexp_matches(e.message, $hccl_init) AND regexp_matches(e.message, '\\brank\\[\\d+\\]')),
 by_pid AS (  -- a process in several communicators: its rank in the widest (the world group)
     SELECT node_id, pid, arg_max(rank_id, (width, -epoch_us(wall_time))) AS rank_id FROM inits GROUP BY ALL),
