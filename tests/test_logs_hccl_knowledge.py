@@ -161,10 +161,13 @@ def test_errors_name_their_peer_by_rank_link_row_or_device(tmp_path):
             (3, "[1][TaskException]base information is type:NOTIFY WAIT, localRank:3, remoteRank:4294967295"),
         ],
     )
+    _plog(
+        job / "worker-0" / "debug" / "plog", 299, [_record(299, 30, "ERROR", "[1]notify wait timeout, remote rank:[1]")]
+    )
     con = connect()
     load_logs(con, job, "t")
     got = con.execute("SELECT rank_id, peer_rank FROM log_events WHERE level = 'ERROR' ORDER BY rank_id").fetchall()
-    assert got == [(0, 3), (1, 3), (2, 3), (3, None)]
+    assert got == [(0, 3), (1, 3), (2, 3), (3, None), (None, 1)]  # pid 299 names no rank of its own
     assert main(["logs", str(job), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
     [job_finding] = [
         f for f in json.loads((tmp_path / "out" / "job" / "logs.json").read_text())["findings"] if f["code"] == "LOG002"

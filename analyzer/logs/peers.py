@@ -6,8 +6,9 @@ import duckdb
 
 from analyzer.logs.processes import HCCL_INIT
 
-# The words HCCL errors name their peer with: remote rank[r], dst_rank[r], remoteRank:r, remoteUserrank[r].
-_PEER_RANK = r"(?i)(?:remote ?(?:user)?rank|dst_rank)(?:\[|:) *([0-9]{1,6})(?:[^0-9]|$)"
+# The words HCCL errors name their peer with: remote rank[r], remote rank:[r], dst_rank[r], remoteRank:r,
+# remoteUserrank[r].
+_PEER_RANK = r"(?i)(?:remote ?(?:user)?rank|dst_rank)(?:: *)?\[? *([0-9]{1,6})(?:[^0-9]|$)"
 # A LINK_ERROR_INFO row: | dest_ip(rank) | src_ip(rank) | ...: the first column is the peer.
 _LINK_ROW = r"[|] *[0-9][0-9.]*\(([0-9]{1,6})\) *[|]"
 # A P2P link names the peer device of the same machine: remote physic id:d, dst devicePhyId[d].
