@@ -42,13 +42,16 @@ def _read(tree: Path):
         ),
         ("slog/dev-os-0/device-0/device-0_20201224011054112.log", "device_os", None, "slog", None, 0),
         ("hisi_logs/device-0/history.log", "hisi", None, "msnpureport", None, 0),
-        ("job/worker-5/ascend/log/security/plog/plog-1_2.log", "plog", "security", "ascend_log", 5, None),
+        ("job/rank_5/ascend/log/security/plog/plog-1_2.log", "plog", "security", "ascend_log", 5, None),
+        ("job/worker-5/ascend/log/security/plog/plog-1_2.log", "plog", "security", "ascend_log", None, None),
         ("asys/dfx/log/host/install/ascend_install.log", "install", None, "asys", None, None),
     ],
 )
 def test_layout_classify_paths_name_the_log(rel, layout, kind, collection, rank, device):
     f = classify(Path("/r"), Path("/r") / rel, 1)
     assert (f.layout, f.log_kind, f.collection, f.rank_id, f.device_id) == (layout, kind, collection, rank, device)
+    # a worker-N / node-N folder is a machine (its ranks come from the HCCL records): its number is the node's
+    assert f.node_id == (5 if "/worker-5/" in rel else None)
 
 
 def test_reader_record_forms_continuations_and_unparsed_lines(tmp_path):

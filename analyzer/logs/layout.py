@@ -9,7 +9,9 @@ from pathlib import Path
 
 # Names of text logs: *.log (also rotated: *.log.1), and the device's system logs that carry no suffix.
 _LOG_NAME = re.compile(r"(\.log(\.\d+)?|^messages(\.\d+)?|^slogdlog(\.\d+)?|^syslog(\.\d+)?|\.txt)$")
-_RANK_DIR = re.compile(r"^(?:rank|worker|node)[_-]?(\d+)$", re.IGNORECASE)
+_RANK_DIR = re.compile(r"^rank[_-]?(\d+)$", re.IGNORECASE)
+# A worker-N / node-N folder is a machine of the job: it may hold several devices, each a rank of its own.
+_NODE_DIR = re.compile(r"^(?:worker|node)[_-]?(\d+)$", re.IGNORECASE)
 _DEVICE_DIR = re.compile(r"^(?:device|dev-os)-(\d+)$")
 _NAME_PID = re.compile(r"^(?:plog|device(?:-app)?)-(\d+)(?:_\d+)?(?:\.log)?$")
 _APP_DIR_PID = re.compile(r"^device-app-(\d+)$")
@@ -26,7 +28,8 @@ class LogFile:
     layout: str  # plog | device | device_os | hisi | install | other
     log_kind: str | None  # debug | run | security
     collection: str  # ascend_log | asys | slog | msnpureport | plain
-    rank_id: int | None
+    rank_id: int | None  # of a rank_N folder
+    node_id: int | None  # of a worker-N / node-N folder
     device_id: int | None
     name_pid: int | None
     size_bytes: int
@@ -85,6 +88,7 @@ def classify(root: Path, path: Path, size: int) -> LogFile:
         log_kind=kind,
         collection=_collection(parts),
         rank_id=_number(_RANK_DIR, parts[:-1]),
+        node_id=_number(_NODE_DIR, parts[:-1]),
         device_id=_number(_DEVICE_DIR, parts[:-1]),
         name_pid=name_pid,
         size_bytes=size,

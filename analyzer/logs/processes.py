@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
+# The HCCL records that name the process's rank at communicator init (several CANN generations' words).
+HCCL_INIT = r"Entry-HcclCommInit|SetupAgent rankNum\[|hcom init\w*.*success|hcclCommInitInfo"
 # Spans further apart than this start a new session: the last session is the run the logs are about.
 SESSION_GAP_S = 1800
 # A host process span of fewer records does not open a session of its own (a stray line pasted into a
@@ -16,19 +18,31 @@ _SYNCED = "TIMESTAMP '2000-01-01'"
 # driver) per hour of records, so that one such file does not join a week of sessions into one.
 _PROCESSES = f"""
 INSERT INTO log_processes BY NAME
-WITH ranks AS (
-    SELECT pid, min(TRY_CAST(regexp_extract(message, 'rank\\[(\\d+)\\]', 1) AS INTEGER)) AS rank_id
-    FROM log_events
-    WHERE run_id = $run_id AND module = 'HCCL' AND message LIKE '%Entry-HcclCommInit%'
-      AND regexp_matches(message, 'rank\\[\\d+\\]')
-    GROUP BY pid),
+WITH inits AS (  -- the HCCL init records naming a process's rank, on its node (pids repeat across machines)
+    SELECT f.node_id, e.pid, f.name_pid, e.wall_time,
+           TRY_CAST(regexp_extract(e.message, '\\brank\\[(\\d+)\\]', 1) AS INTEGER) AS rank_id,
+           coalesce(TRY_CAST(regexp_extract(e.message, '(?:rankNum|ranks|totalRanks)\\[(\\d+)\\]', 1) AS INTEGER), 0)
+               AS width
+    FROM log_events e JOIN log_files f ON f.run_id = e.run_id AND f.file_id = e.file_id
+    WHERE e.run_id = $run_id AND e.module = 'HCCL' AND f.layout IN ('plog', 'device') AND e.message LIKE '%rank[%'
+      AND regexp_matches(e.message, $hccl_init) AND regexp_matches(e.message, '\\brank\\[\\d+\\]')),
+by_pid AS (  -- a process in several communicators: its rank in the widest (the world group)
+    SELECT node_id, pid, arg_max(rank_id, (width, -epoch_us(wall_time))) AS rank_id FROM inits GROUP BY ALL),
+by_name AS (
+    SELECT node_id, name_pid, arg_max(rank_id, (width, -epoch_us(wall_time))) AS rank_id
+    FROM inits WHERE name_pid IS NOT NULL GROUP BY ALL),
 ev AS (
-    SELECT e.file_id, e.pid, e.wall_time, e.level, coalesce(e.rank_id, r.rank_id) AS rank_id,
+    SELECT e.file_id, e.pid, e.wall_time, e.level,
+           coalesce(e.rank_id, bp.rank_id, bn.rank_id,
+                    CASE WHEN NOT EXISTS (SELECT 1 FROM inits) THEN f.node_id END) AS rank_id,
            f.layout IN ('plog', 'device', 'other') AND e.pid > 0 AS host_process,
            CASE WHEN f.layout IN ('plog', 'device', 'other') AND e.pid > 0 THEN NULL
                 ELSE date_trunc('hour', e.wall_time) END AS bucket
     FROM log_events e JOIN log_files f ON f.run_id = e.run_id AND f.file_id = e.file_id
-    LEFT JOIN ranks r ON r.pid = e.pid AND f.layout IN ('plog', 'device')
+    LEFT JOIN by_pid bp ON bp.node_id IS NOT DISTINCT FROM f.node_id AND bp.pid = e.pid
+                       AND f.layout IN ('plog', 'device')
+    LEFT JOIN by_name bn ON bn.node_id IS NOT DISTINCT FROM f.node_id AND bn.name_pid = f.name_pid
+                        AND f.layout IN ('plog', 'device')
     WHERE e.run_id = $run_id),
 spans AS (
     SELECT file_id, pid, bucket, bool_or(host_process) AS host_process, any_value(rank_id) AS rank_id,
@@ -70,7 +84,10 @@ WHERE e.run_id = $run_id AND e.rank_id IS NULL AND e.file_id = p.file_id AND e.p
 
 def build_processes(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Fill log_processes for the run; records of a process whose HCCL init names its rank get that rank."""
-    con.execute(_PROCESSES, {"run_id": run_id, "gap_s": SESSION_GAP_S, "min_records": MIN_SESSION_RECORDS})
+    con.execute(
+        _PROCESSES,
+        {"run_id": run_id, "hccl_init": HCCL_INIT, "gap_s": SESSION_GAP_S, "min_records": MIN_SESSION_RECORDS},
+    )
     hccl_ranked = con.execute(
         "SELECT count(*) FROM log_processes p JOIN log_files f USING (run_id, file_id) "
         "WHERE p.run_id = ? AND p.rank_id IS NOT NULL AND f.rank_id IS NULL",

@@ -13,6 +13,7 @@ import duckdb
 from analyzer.ingest.schema import tables_for_scope
 from analyzer.logs.knowledge import activity_patterns, create_knowledge, match_expression
 from analyzer.logs.layout import LogFile, scan_log_folder
+from analyzer.logs.peers import name_peers
 from analyzer.logs.processes import build_processes
 
 # Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
@@ -102,14 +103,15 @@ def _read_batch(
     """Read a batch's lines (file by file), then split them into records (all its files at once); returns
     the problems of the files that could not be read."""
     rows = [
-        (i, f.rel, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id, f.name_pid, f.size_bytes)
+        (i, f.rel, f.layout, f.log_kind, f.collection, f.rank_id, f.node_id, f.device_id, f.name_pid, f.size_bytes)
         for i, f in batch
     ]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _log_batch (file_id INTEGER, rel VARCHAR, layout VARCHAR, log_kind VARCHAR, "
-        "collection VARCHAR, rank_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT, skipped VARCHAR)"
+        "collection VARCHAR, rank_id INTEGER, node_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT, "
+        "skipped VARCHAR)"
     )
-    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", rows)
+    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", rows)
     con.execute(_CREATE_LINES)
     problems = []
     for file_id, f in batch:
@@ -129,7 +131,7 @@ def _read_batch(
 def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
     con.execute(
         "INSERT INTO log_files BY NAME SELECT ? AS run_id, ? AS file_id, ? AS path, ? AS layout, ? AS log_kind, "
-        "? AS collection, ? AS rank_id, ? AS device_id, ? AS name_pid, ? AS size_bytes, 0 AS line_count, "
+        "? AS collection, ? AS rank_id, ? AS node_id, ? AS device_id, ? AS name_pid, ? AS size_bytes, 0 AS line_count, "
         "0 AS record_count, 0 AS unparsed_line_count, ? AS skipped",
         [
             run_id,
@@ -139,6 +141,7 @@ def _skipped_row(con, run_id: str, file_id: int, f: LogFile, why: str) -> None:
             f.log_kind,
             f.collection,
             f.rank_id,
+            f.node_id,
             f.device_id,
             f.name_pid,
             f.size_bytes,
@@ -179,4 +182,5 @@ def load_logs(
     finally:
         shutil.rmtree(spare, ignore_errors=True)
     build_processes(con, run_id)
+    name_peers(con, run_id)
     return load

@@ -35,8 +35,8 @@ FROM n ASOF LEFT JOIN h ON h.file_id = n.file_id AND n.line_no > h.line_no
 INSERT INTO log_files BY NAME
 WITH lc AS (SELECT file_id, count(*) AS n, count(form) AS heads FROM _log_lines GROUP BY file_id),
 uc AS (SELECT file_id, count(*) AS n FROM _log_tails WHERE head_line_no IS NULL GROUP BY file_id)
-SELECT $run_id AS run_id, f.file_id, f.rel AS path, f.layout, f.log_kind, f.collection, f.rank_id, f.device_id,
-       f.name_pid, f.size_bytes, coalesce(lc.n, 0) AS line_count, coalesce(lc.heads, 0) AS record_count,
+SELECT $run_id AS run_id, f.file_id, f.rel AS path, f.layout, f.log_kind, f.collection, f.rank_id, f.node_id,
+       f.device_id, f.name_pid, f.size_bytes, coalesce(lc.n, 0) AS line_count, coalesce(lc.heads, 0) AS record_count,
        coalesce(uc.n, 0) AS unparsed_line_count, f.skipped
 FROM _log_batch f LEFT JOIN lc USING (file_id) LEFT JOIN uc USING (file_id)
 ;
