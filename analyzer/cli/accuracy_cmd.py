@@ -10,14 +10,12 @@ from analyzer.atomic_files import OutputError, write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
+from analyzer.cli.report_options import add_report_options, report_formats
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
 from analyzer.execution.threads import thread_count
 from analyzer.report.output_files import run_folder
-from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
-
-FORMATS = ("json", "md", "html")
-SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 
 @dataclass(frozen=True)
@@ -37,11 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dump", type=Path, help="the dump path as configured, or any folder below it")
     p.add_argument("reference", type=Path, help="a folder of reference tensors (.npy, .pt) or a second dump folder")
     p.add_argument("--profile", type=Path, help="a profile export of the same run: device time beside each operator")
-    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    p.add_argument("--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)")
-    p.add_argument(
-        "--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse"
-    )
+    add_report_options(p)
     p.add_argument("--catalog", type=Path, help="also keep the comparison's tables and findings in this catalog file")
     p.add_argument(
         "--run-id",
@@ -53,16 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _formats(text: str) -> list[str]:
-    formats = [f.strip() for f in text.split(",") if f.strip()]
-    if not formats or [f for f in formats if f not in FORMATS]:
-        raise UsageError(f"--format {text!r}: choose from {', '.join(FORMATS)}")
-    return formats
-
-
 def _check(args: argparse.Namespace) -> list[str]:
     """Every user mistake before any work: inputs that are not there, outputs that must not be written."""
-    formats = _formats(args.format)
+    formats = report_formats(args.format)
     if args.run_id is not None and not args.run_id.strip(" ./"):
         raise UsageError(f"--run-id {args.run_id!r}: give a name (letters, digits, '.', '_', '-', '/')")
     for name, path in (("DUMP", args.dump), ("REFERENCE", args.reference), ("--profile", args.profile)):

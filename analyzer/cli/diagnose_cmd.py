@@ -11,6 +11,7 @@ from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
+from analyzer.cli.report_options import add_report_options, report_formats
 from analyzer.cli.rule_options import (
     UsageError,
     add_rule_options,
@@ -39,8 +40,6 @@ from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
-FORMATS = ("json", "md", "html")
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -50,13 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
     p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
-    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    p.add_argument("--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)")
-    p.add_argument(
-        "--fail-on",
-        choices=("warning", "critical"),
-        help="exit 1 when a finding has this severity or worse",
-    )
+    add_report_options(p)
     p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
     p.add_argument("--logs", type=Path, help="CANN log folder of the run: its host activities become gap causes")
     p.add_argument(
@@ -66,14 +59,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
-
-
-def _formats(text: str) -> list[str]:
-    formats = [f.strip() for f in text.split(",") if f.strip()]
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown or not formats:
-        raise UsageError(f"--format {text!r}: choose from {', '.join(FORMATS)}")
-    return formats
 
 
 def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
@@ -244,7 +229,7 @@ def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredR
 
 def run(args: argparse.Namespace) -> int:
     try:
-        formats = _formats(args.format)
+        formats = report_formats(args.format)
         log_offset = _check_logs(args)
         scanned = _check_outputs(args)
         found = _found_logs(args, scanned)

@@ -12,6 +12,7 @@ from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
+from analyzer.cli.report_options import add_report_options, report_formats
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
 from analyzer.execution.memory import ENV, memory_limit_bytes
 from analyzer.ingest.database import connect
@@ -23,7 +24,6 @@ from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
 
-FORMATS = ("json", "md", "html")
 # The log tables are written once and scanned a few times: DuckDB keeps what does not fit its limit in its
 # temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory. Without a
 # limit given (--memory-limit, or the environment), this one: the machine's default share would be wasted.
@@ -45,11 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "it, the rank that failed first, errors older than the run kept apart, repeated warnings counted.",
     )
     p.add_argument("logdir", type=Path, help="a folder holding log trees (or one log file)")
-    p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    p.add_argument("--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)")
-    p.add_argument(
-        "--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse"
-    )
+    add_report_options(p)
     add_allow_partial(p, "the reports")
     add_rule_options(p)
     p.set_defaults(func=run)
@@ -61,13 +57,6 @@ def logs_memory_bytes() -> int:
     if os.environ.get(ENV, "").strip():
         return memory_limit_bytes()
     return min(memory_limit_bytes(), LOGS_MEMORY_BYTES)
-
-
-def _formats(text: str) -> list[str]:
-    formats = [f.strip() for f in text.split(",") if f.strip()]
-    if not formats or any(f not in FORMATS for f in formats):
-        raise UsageError(f"--format {text!r}: choose from {', '.join(FORMATS)}")
-    return formats
 
 
 def check_log_input(logdir: Path) -> None:
@@ -136,7 +125,7 @@ def _exit_code(report: LogReport, args: argparse.Namespace, several: bool) -> in
 
 def _checked(args: argparse.Namespace) -> tuple[list[str], list[Collection], list, dict]:
     """The formats, the collections of LOGDIR and the rules, checked before any work (UsageError)."""
-    formats = _formats(args.format)
+    formats = report_formats(args.format)
     check_log_input(args.logdir)
     collections = find_collections(args.logdir, log_run_id(args.logdir))
     folders = [Output("--out", run_folder(args.out, c.run_id), FOLDER) for c in collections]
