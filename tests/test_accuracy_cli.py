@@ -13,6 +13,9 @@ from analyzer.accuracy.read.header_proto import DumpData
 from analyzer.cli import main
 from fixtures.dumps.generate import generate
 
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def dump_set(tmp_path_factory):

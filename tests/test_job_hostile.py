@@ -16,6 +16,9 @@ from analyzer.cli import main
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
 
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 # Seeds the job code was not developed against.
 SEEDS = (23, 41)
 

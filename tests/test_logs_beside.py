@@ -12,6 +12,9 @@ from analyzer.cli import main
 from analyzer.logs.beside import found_logs, logs_beside
 from fixtures.logs.failed_op import write_failed_op
 
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def job(tmp_path_factory) -> tuple[Path, dict]:

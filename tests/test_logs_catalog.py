@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from analyzer.cli import main
 from analyzer.runs.catalog import open_catalog
 from fixtures.logs.failed_op import write_failed_op
+
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
 
 
 def test_batch_records_log_findings_per_run_and_query_reads_them(tmp_path, capsys):

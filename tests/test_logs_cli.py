@@ -12,6 +12,9 @@ from fixtures.logs.scenarios import write_aicore, write_hccl
 from fixtures.logs.stall import write_stall
 from tests.test_logs_reader import real_logs  # noqa: F401  (the fixture)
 
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory) -> tuple[Path, dict]:

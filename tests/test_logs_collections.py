@@ -17,6 +17,9 @@ from fixtures.logs.failed_op import write_failed_op
 from fixtures.logs.scenarios import write_aicore
 from tests.test_logs_reader import real_logs  # noqa: F401  (the fixture)
 
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "cann_logs"
 PLOG = "[ERROR] RUNTIME(1,python3):2024-09-12-16:40:03.335.920 [a.cc:1]1 rtStreamSynchronize failed\n"
 

@@ -11,6 +11,9 @@ import pytest
 from analyzer.cli import main
 from fixtures.logs.failed_op import write_failed_op
 
+# The whole command over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def failed(tmp_path_factory) -> tuple[Path, dict]:

@@ -119,6 +119,7 @@ def test_memory_peak_real_db_matches_plain_sqlite(real_dir: Path) -> None:
     assert held == [tuple(r) for r in alive]
 
 
+@pytest.mark.slow  # generated exports of each problem in both layouts, diagnosed whole
 @pytest.mark.parametrize("problem", sorted(INJECTED))
 def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path: Path) -> None:
     seed = 29  # not a seed the rules or the generator were developed against
@@ -130,6 +131,7 @@ def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path
         assert memory and memory[0].rule == INJECTED[problem], (layout, [(s.rule, s.subject) for s in seen])
 
 
+@pytest.mark.slow
 def test_memory_rules_silent_on_healthy_runs(tmp_path: Path) -> None:
     rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
     for layout, model, batch in (("torch_npu", "cnn", 1), ("msprof", "llm", 64), ("torch_npu", "llm", 16)):
