@@ -223,7 +223,7 @@ def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredR
         for problem in logs.problems:
             err(f"npu-triage: {problem}")
         marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
-        err(f"npu-triage: logs {logs.run_id}: {marks} record(s) placed on the timeline; {clock}")
+        err(f"npu-triage: log collection {logs.run_id!r}: {marks} record(s) placed on the timeline; {clock}")
         write_log_report(logs, run_folder(args.out, logs.run_id), formats)
 
 
