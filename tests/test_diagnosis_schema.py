@@ -25,6 +25,22 @@ def test_diagnosis_schema_fits_runs_and_the_all_runs_report(tmp_path):
         assert schema_problems(doc, SCHEMA) == [], name
 
 
+def test_diagnosis_schema_fits_every_report_of_the_examples(tmp_path):
+    """Runs, the all-runs report and the job of fixtures/examples, as one diagnose over them writes them."""
+    main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--format", "json", "--quiet"])
+    paths = sorted(tmp_path.rglob("diagnosis.json"))
+    docs = {p.parent.name: json.loads(p.read_text(encoding="utf-8")) for p in paths}
+    assert {"all-runs", "job_slow_rank"} <= set(docs) and len(docs) >= 10
+    assert docs["job_slow_rank"]["run"]["scope"] == "job" and docs["job_slow_rank"]["findings"]
+    for name, doc in docs.items():
+        assert schema_problems(doc, SCHEMA) == [], name
+    job = docs["job_slow_rank"]
+    job["summary"]["rank_count"] = "8"
+    job["findings"][0]["category"] = "jobs"
+    problems = schema_problems(job, SCHEMA)
+    assert any("oneOf" in p for p in problems) and any(p.startswith("$.findings[0].category") for p in problems)
+
+
 def test_diagnosis_schema_version_is_the_code_version():
     assert SCHEMA["properties"]["format_version"]["const"] == DIAGNOSIS_FORMAT_VERSION
 
