@@ -25,6 +25,7 @@ from analyzer.ingest.metadata.discover import Scanned
 from analyzer.job.diagnosis import diagnose_job
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
 from analyzer.report.index_page import render_index
+from analyzer.report.job_markdown import render_job_markdown
 from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
@@ -82,7 +83,7 @@ def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None =
 
 
 def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules, args, formats) -> list:
-    """Each job's diagnosis with the files written for it (diagnosis.json, job.html); its verdict is
+    """Each job's diagnosis with the files written for it (diagnosis.json, diagnosis.md, job.html); its verdict is
     printed on a terminal, before the ranks'."""
     pages = []
     for loaded in jobs:
@@ -90,6 +91,9 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules,
             err(line)
         d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, configured)
         written = report(d, args.out, ["json"]) if "json" in formats else []
+        if "md" in formats:
+            md = run_folder(args.out, d.run_id) / "diagnosis.md"
+            written.append(write_text_atomically(md, render_job_markdown(d)))
         if "html" in formats:
             # plotly (heavy, through job_page) loads only when HTML is asked for
             from analyzer.report.job_page import render_job_page

@@ -32,15 +32,16 @@ _HOLDINGS = {
 }
 
 
+def rank_holding(rank: dict) -> str:
+    """What one rank's export holds (a row of the job's run['ranks']), in the words of the job verdict."""
+    return _HOLDINGS[(bool(rank["has_kernels"]), bool(rank["has_step_trace"] or rank["has_communication"]))]
+
+
 def _holdings(ranks: list[dict]) -> list[str]:
     """One phrase per kind of export among the ranks: which ranks hold per-task data, which only summaries."""
     out = []
-    for (kernels, summaries), label in _HOLDINGS.items():
-        hit = [
-            r["rank"]
-            for r in ranks
-            if bool(r["has_kernels"]) == kernels and bool(r["has_step_trace"] or r["has_communication"]) == summaries
-        ]
+    for label in _HOLDINGS.values():
+        hit = [r["rank"] for r in ranks if rank_holding(r) == label]
         if hit:
             out.append(f"{label}: rank {rank_ranges(hit)}")
     return out

@@ -172,11 +172,14 @@ def _accuracy(d: Diagnosis) -> list[str]:
     return lines
 
 
-def render_markdown(d: Diagnosis) -> str:
-    """The Markdown report of one diagnosis."""
-    summary = _runs_compared(d) if d.compares_runs else _summary(d) + [""] + _memory(d)
-    lines = [GENERATED_BY, f"# Diagnosis of {md_text(d.run_id)}", ""] + summary + _failed_operators(d)
-    lines += ["", "## Findings", ""]
+def md_table(columns: list[str], rows: list[list[Any]]) -> list[str]:
+    """A Markdown table whose cells show their text as itself (md_text; floats with 3 decimals)."""
+    return _table(columns, rows)
+
+
+def findings_section(d: Diagnosis) -> list[str]:
+    """'## Findings': the ranked table, then each finding with its evidence and advice."""
+    lines = ["## Findings", ""]
     rows = [
         [i, f.severity, f.code, f.rule, f.subject, f.impact_us, _pct(f.span_share)] for i, f in enumerate(d.findings, 1)
     ]
@@ -187,32 +190,29 @@ def render_markdown(d: Diagnosis) -> str:
     ) + [""]
     for i, f in enumerate(d.findings, 1):
         lines += _finding(i, f)
-    lines += _accuracy(d)
-    lines += ["## Rules", ""] + _table(
-        ["code", "rule", "status", "findings", "why / how to enable"],
-        [
-            [
-                o.code,
-                o.rule,
-                o.status,
-                o.finding_count,
-                " ".join(x for x in (o.reason, o.enable_hint) if x),
-            ]
-            for o in d.outcomes
-        ],
-    )
-    if d.problems:
-        lines += ["", "## Ingest problems", ""] + _table(
-            ["severity", "file", "location", "problem", "hint"],
-            [
-                [
-                    p.get("severity"),
-                    p.get("file"),
-                    p.get("location"),
-                    p.get("problem"),
-                    p.get("hint"),
-                ]
-                for p in d.problems
-            ],
-        )
+    return lines
+
+
+def rules_section(d: Diagnosis) -> list[str]:
+    """'## Rules': each rule's status, findings and why it did not run."""
+    rows = [
+        [o.code, o.rule, o.status, o.finding_count, " ".join(x for x in (o.reason, o.enable_hint) if x)]
+        for o in d.outcomes
+    ]
+    return ["## Rules", ""] + _table(["code", "rule", "status", "findings", "why / how to enable"], rows)
+
+
+def problems_section(d: Diagnosis) -> list[str]:
+    """'## Ingest problems' when there are some, else nothing."""
+    if not d.problems:
+        return []
+    rows = [[p.get(k) for k in ("severity", "file", "location", "problem", "hint")] for p in d.problems]
+    return ["", "## Ingest problems", ""] + _table(["severity", "file", "location", "problem", "hint"], rows)
+
+
+def render_markdown(d: Diagnosis) -> str:
+    """The Markdown report of one diagnosis."""
+    summary = _runs_compared(d) if d.compares_runs else _summary(d) + [""] + _memory(d)
+    lines = [GENERATED_BY, f"# Diagnosis of {md_text(d.run_id)}", ""] + summary + _failed_operators(d)
+    lines += [""] + findings_section(d) + _accuracy(d) + rules_section(d) + problems_section(d)
     return "\n".join(lines) + "\n"
