@@ -13,9 +13,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
+from analyzer.cli.file_output import file_outputs, is_stdout, write_file_output, write_html_output
+from analyzer.cli.output_paths import check_outputs, exports_read
 from analyzer.cli.usage import UsageError
 from analyzer.diff.compare import diff_runs
 from analyzer.job.grouping import Job
@@ -26,7 +26,6 @@ from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.diff_terminal import diff_renderable, diff_summary_lines, diff_tsv
 from analyzer.report.job_diff_text import job_diff_dict, job_diff_lines
-from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.runs.sources import load_side, memory_catalog
 from analyzer.runs.work import WorkSettings
 
@@ -58,17 +57,25 @@ def _check(args: argparse.Namespace) -> None:
     pct = args.fail_on_regression
     if pct is not None and not (math.isfinite(pct) and pct >= 0):
         raise UsageError(f"--fail-on-regression {pct}: give a percentage of 0 or more")
-    outputs = [Output(f"--{o}", getattr(args, o), FILE) for o in ("json", "markdown", "html") if getattr(args, o)]
+    outputs = file_outputs({f"--{o}": getattr(args, o) for o in ("json", "markdown", "html")})
     check_outputs(outputs, exports_read([Path(args.base), Path(args.new)]))
+
+
+def _stdout_taken(args: argparse.Namespace) -> bool:
+    """An output file is '-': stdout carries that file's text alone, everything else goes to stderr."""
+    return any(is_stdout(getattr(args, o)) for o in ("json", "markdown", "html"))
 
 
 def _run_job_diff(args: argparse.Namespace, base: Job, new: Job) -> int:
     """Two job folders: the job step time, per rank and per link (analyzer/job/job_diff.py)."""
     diff = diff_jobs(read_side(base, str(args.base)), read_side(new, str(args.new)))
     for line in job_diff_lines(diff):
-        out.print(line, markup=False)
+        if _stdout_taken(args):  # stdout carries the JSON alone
+            err(line)
+        else:
+            out.print(line, markup=False)
     if args.json:
-        write_text_atomically(args.json, json.dumps(job_diff_dict(diff), indent=2, sort_keys=True) + "\n")
+        write_file_output(args.json, json.dumps(job_diff_dict(diff), indent=2, sort_keys=True) + "\n")
     pct, delta = args.fail_on_regression, diff.step_delta_pct
     return 1 if pct is not None and delta is not None and delta > pct else 0
 
@@ -100,17 +107,27 @@ def run(args: argparse.Namespace) -> int:
     if different:
         err(f"npu-triage: warning: {warning[0]}")
     pct = args.fail_on_regression
-    if sys.stdout.isatty():
-        out.print(diff_renderable(diff, pct))
-    else:  # into a pipe: the op types as TSV; the lines about the whole run on stderr
-        out.file.write(diff_tsv(diff))
-        for line in diff_summary_lines(diff, pct):
-            err(line)
-    if args.json:
-        write_text_atomically(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
-    if args.markdown:
-        write_text_atomically(args.markdown, render_diff_markdown(diff, pct))
-    if args.html:
-        src = plotly_src(args.html, write_plotly_js(args.html.parent))  # plotly.js beside the page, shared
-        write_text_atomically(args.html, render_diff_html(diff, pct, src))
+    _print_diff(diff, pct, args)
+    _write_files(diff, pct, args)
     return 1 if pct is not None and diff.regressions(pct) else 0
+
+
+def _print_diff(diff, pct: float | None, args: argparse.Namespace) -> None:
+    """On a terminal the tables; into a pipe the op types as TSV (unless an output file is '-': stdout then
+    carries that file alone) and the lines about the whole run on stderr."""
+    if sys.stdout.isatty() and not _stdout_taken(args):
+        out.print(diff_renderable(diff, pct))
+        return
+    if not _stdout_taken(args):
+        out.file.write(diff_tsv(diff))
+    for line in diff_summary_lines(diff, pct):
+        err(line)
+
+
+def _write_files(diff, pct: float | None, args: argparse.Namespace) -> None:
+    if args.json:
+        write_file_output(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
+    if args.markdown:
+        write_file_output(args.markdown, render_diff_markdown(diff, pct))
+    if args.html:
+        write_html_output(args.html, lambda src: render_diff_html(diff, pct, src))

@@ -6,12 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import FILE, Output, check_outputs, exports_read
+from analyzer.cli.file_output import file_outputs, is_stdout, write_html_output
+from analyzer.cli.output_paths import check_outputs, exports_read
 from analyzer.cli.usage import UsageError
 from analyzer.metrics.sweep import create_scaling_views, scaling_tables
-from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.rows import rows_tsv
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
 from analyzer.report.sweep_terminal import sweep_table
@@ -38,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     except SweepSpecError as exc:
         raise UsageError(str(exc)) from None
     inputs = [Path(path) for path, _ in specs]
-    check_outputs([Output("--html", args.html, FILE)] if args.html else [], exports_read(inputs))
+    check_outputs(file_outputs({"--html": args.html}), exports_read(inputs))
     con = memory_catalog()
     if args.catalog:
         if not args.catalog.is_file():
@@ -53,15 +52,21 @@ def run(args: argparse.Namespace) -> int:
     if not rows.num_rows:
         err("npu-triage sweep: no run with a batch size (label them PATH:bs=N)")
         return 2
-    if sys.stdout.isatty():
+    _print_sweep(rows, verdict, args)
+    if args.html:
+        write_html_output(args.html, lambda src: render_sweep_html(rows, verdict, src))
+    return 0
+
+
+def _print_sweep(rows, verdict, args: argparse.Namespace) -> None:
+    """On a terminal the table and verdicts; into a pipe the rows as TSV with full run ids (unless the page
+    goes to stdout: `--html -`) and the verdicts on stderr."""
+    if sys.stdout.isatty() and not is_stdout(args.html):
         out.print(sweep_table(rows.drop_columns(["run_id"])))
         for line in verdict_lines(verdict):
             out.print(line, markup=False)
-    else:  # into a pipe: the rows as TSV with full run ids, the verdicts on stderr
+        return
+    if not is_stdout(args.html):
         out.file.write(rows_tsv(rows))
-        for line in verdict_lines(verdict):
-            err(line)
-    if args.html:
-        src = plotly_src(args.html, write_plotly_js(args.html.parent))  # plotly.js beside the page, shared
-        write_text_atomically(args.html, render_sweep_html(rows, verdict, src))
-    return 0
+    for line in verdict_lines(verdict):
+        err(line)
