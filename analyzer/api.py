@@ -131,7 +131,7 @@ def diagnose(
         trace: what ``load`` returned.
         run_id: the run to judge; needed when the trace holds several usable runs.
         rule_set: rules to run (default: the built-in rules).
-        params: overrides, rule name -> {param: value}.
+        params: overrides, rule name (or code) -> {param: value}.
         preview: also run rules whose status is 'preview'.
     """
     usable = trace.usable_run_ids()

@@ -12,6 +12,7 @@ from analyzer.cli.usage import UsageError
 from analyzer.rule_engine.loader import RuleFileError
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import (
+    by_rule_name,
     check_overrides,
     merge_overrides,
     parse_set_options,
@@ -27,9 +28,9 @@ def add_rule_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="RULE.PARAM=VALUE",
-        help="override a rule param, e.g. --set RULE.threshold=0.35 (repeatable)",
+        help="override a rule param (RULE: its name or code), e.g. --set RULE.threshold=0.35 (repeatable)",
     )
-    p.add_argument("--config", type=Path, help="TOML file of param overrides: [rule-name] param = value")
+    p.add_argument("--config", type=Path, help="TOML file of param overrides: [rule-name or code] param = value")
     p.add_argument("--preview", action="store_true", help="also run rules whose status is 'preview'")
 
 
@@ -42,7 +43,7 @@ def load_checked_rules(rules_dir: Path | None) -> list[Rule]:
 
 
 def rule_overrides(args: argparse.Namespace, rules: list[Rule]) -> dict[str, dict[str, Any]]:
-    """--config then --set overrides, checked against the rules (ParamError when unknown)."""
+    """--config then --set overrides (rule names or codes), checked against the rules (ParamError when unknown)."""
     layers = [read_config(args.config)] if args.config else []
     layers.append(parse_set_options(args.overrides))
-    return check_overrides(merge_overrides(*layers), rules)
+    return check_overrides(merge_overrides(*(by_rule_name(layer, rules) for layer in layers)), rules)

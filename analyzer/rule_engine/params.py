@@ -65,8 +65,23 @@ def _same_kind(default: Any, value: Any) -> bool:
     return isinstance(value, type(default))
 
 
+def by_rule_name(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> dict[str, dict[str, Any]]:
+    """The overrides keyed by rule name: a rule's code (MEM001) stands for its name, as in `rules show`; the
+    entries given later win per param. Unknown keys stay as they are (check_overrides names them)."""
+    names = {r.id: r.name for r in rules}
+    named: dict[str, dict[str, Any]] = {}
+    for key, values in overrides.items():
+        if isinstance(values, dict):
+            named.setdefault(names.get(key, key), {}).update(values)
+        else:
+            named[names.get(key, key)] = values
+    return named
+
+
 def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> dict[str, dict[str, Any]]:
-    """The overrides, after checking each rule and param exists and has the default's type."""
+    """The overrides keyed by rule name (by_rule_name), after checking each rule and param exists and has the
+    default's type."""
+    overrides = by_rule_name(overrides, rules)
     by_name = {r.name: r for r in rules}
     for rule_name, values in overrides.items():
         if rule_name == CHIP_KEY:
@@ -75,7 +90,9 @@ def check_overrides(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> 
             continue
         rule = by_name.get(rule_name)
         if rule is None:
-            raise ParamError(f"unknown rule {rule_name!r}; rules: {', '.join(sorted(by_name))}")
+            raise ParamError(
+                f"unknown rule {rule_name!r} (give a rule name or code); rules: {', '.join(sorted(by_name))}"
+            )
         for param, value in values.items():
             if param not in rule.params:
                 known = ", ".join(sorted(rule.params)) or "none"
