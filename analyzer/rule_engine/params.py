@@ -66,7 +66,7 @@ def _same_kind(default: Any, value: Any) -> bool:
 
 
 def by_rule_name(overrides: dict[str, dict[str, Any]], rules: list[Rule]) -> dict[str, dict[str, Any]]:
-    """The overrides keyed by rule name: a rule's code (MEM001) stands for its name, as in `rules show`; the
+    """The overrides keyed by rule name: a rule's code (its id) stands for its name, as in `rules show`; the
     entries given later win per param. Unknown keys stay as they are (check_overrides names them)."""
     names = {r.id: r.name for r in rules}
     named: dict[str, dict[str, Any]] = {}
