@@ -51,7 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
     p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
     add_report_options(p)
-    p.add_argument("--quiet", action="store_true", help="print nothing but problems, errors and what tripped --fail-on")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors, warnings and what tripped --fail-on (no info lines)",
+    )
     p.add_argument("--logs", type=Path, help="CANN log folder of the run: its host activities become gap causes")
     p.add_argument(
         "--log-utc-offset",
@@ -87,7 +91,7 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules,
     printed on a terminal, before the ranks'."""
     pages = []
     for loaded in jobs:
-        for line in problem_lines(loaded.problems):
+        for line in problem_lines(loaded.problems, args.quiet):
             err(line)
         d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, configured)
         written = report(d, args.out, ["json"]) if "json" in formats else []
@@ -244,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
         err(f"npu-triage: {exc}")
         return 2
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
-    for line in problem_lines(trace.problems):
+    for line in problem_lines(trace.problems, args.quiet):
         err(line)
     if not usable and not jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")

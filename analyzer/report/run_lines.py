@@ -23,7 +23,9 @@ def run_lines(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
     ]
 
 
-def problem_lines(problems: list[Problem]) -> list[str]:
-    """A line per problem, errors first, then in the order met."""
+def problem_lines(problems: list[Problem], quiet: bool = False) -> list[str]:
+    """A line per problem, errors first, then in the order met; ``quiet`` (--quiet) leaves out those of
+    severity info (the reports keep them)."""
     order = {"error": 0, "warning": 1, "info": 2}
-    return [p.line() for p in sorted(problems, key=lambda p: order.get(p.severity, 3))]
+    kept = [p for p in problems if not (quiet and p.severity == "info")]
+    return [p.line() for p in sorted(kept, key=lambda p: order.get(p.severity, 3))]
