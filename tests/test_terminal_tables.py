@@ -1,0 +1,84 @@
+"""Terminal tables at 80 and 120 columns: no word of a findings table or of the many-runs overview is split
+across lines (a word too long ends in an ellipsis), and the overview holds one line per run."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+
+import pytest
+from rich.console import Console
+
+from analyzer.api import diagnose_all, load
+from analyzer.report.terminal import findings_table, print_overview
+from tests.tiny_exports import write_tiny_export
+
+LONG_SUBJECT = "MatMulV2 " + ";".join(f"{n},{n * 2},{n * 4}" for n in range(64, 84))  # a 120-character shape string
+BOX = re.compile(r"[\u2500-\u257f]")  # rich's box-drawing characters
+
+
+@pytest.fixture(scope="module")
+def diagnoses(tmp_path_factory):
+    """Real diagnoses of three tiny runs; the first given findings with long subjects and a long rule name."""
+    root = tmp_path_factory.mktemp("tree")
+    for i in range(3):
+        write_tiny_export(root / f"group_with_a_long_name_{i}" / f"run_{i:02d}", seed=i, steps=3)
+    found = diagnose_all(load(root))
+    top = found[0].findings[0]
+    many = [
+        replace(top, subject=LONG_SUBJECT, rule="a-rule-name-longer-than-its-column-can-hold"),
+        replace(top, subject="Add_2 with words that wrap at spaces and never inside them"),
+        top,
+    ]
+    return [replace(found[0], findings=tuple(many)), *found[1:]]
+
+
+def _render(renderable_or_print, width: int) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None, legacy_windows=False)
+    if callable(renderable_or_print):
+        renderable_or_print(console)
+    else:
+        console.print(renderable_or_print)
+    return console.file.getvalue()
+
+
+def _unsplit(text: str, words: set[str]) -> list[str]:
+    """The printed tokens that are neither a whole word of the input nor a word cut with an ellipsis."""
+    bad = []
+    for token in BOX.sub(" ", text).split():
+        stem = token.removesuffix("…")
+        whole = token in words
+        cut = token != stem and any(w.startswith(stem) for w in words)
+        if not (whole or cut or token == "…"):
+            bad.append(token)
+    return bad
+
+
+def _words(*texts: str) -> set[str]:
+    return {w for t in texts for w in t.split()}
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_findings_table_never_splits_a_word(diagnoses, width):
+    d = diagnoses[0]
+    text = _render(findings_table(d), width)
+    cells = [f"{f.severity} {f.code} {f.subject} {f.impact_us:,.1f} {f.rule}" for f in d.findings]
+    shares = [f"{f.span_share:.1%}" for f in d.findings if f.span_share is not None]
+    header = "# severity code subject impact us of span rule finding(s), by recoverable device time"
+    words = _words(*cells, *shares, header, d.run_id + ":", str(len(d.findings)), "1 2 3")
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert _unsplit(text, words) == [], text
+    assert LONG_SUBJECT.split()[1][:8] in text  # the long word is shown, cut, not dropped
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_overview_is_one_line_per_run_and_splits_no_word(diagnoses, width):
+    text = _render(lambda console: print_overview(diagnoses, console), width)
+    table = text[: text.index("└")]
+    rows = [line for line in table.splitlines() if line.startswith("│")]
+    assert len(rows) == len(diagnoses)  # one line each
+    for d, row in zip(diagnoses, rows, strict=True):
+        assert d.run_id in row and f"{d.summary['span_us']:,.1f}" in row
+        assert f"{d.summary['computing_pct']:.1f}%" in row and f"{d.findings[0].impact_us:,.1f}" in row
+    assert max(len(line) for line in table.splitlines()) <= width
