@@ -82,3 +82,36 @@ def test_overview_is_one_line_per_run_and_splits_no_word(diagnoses, width):
         assert d.run_id in row and f"{d.summary['span_us']:,.1f}" in row
         assert f"{d.summary['computing_pct']:.1f}%" in row and f"{d.findings[0].impact_us:,.1f}" in row
     assert max(len(line) for line in table.splitlines()) <= width
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_query_rows_table_splits_no_word(width):
+    import pyarrow as pa
+
+    from analyzer.report.rows import rows_rich
+
+    paths = [f"/data/exports/experiment_{i}/PROF_000001_20240101_rank{i}/mindstudio_profiler_output" for i in range(3)]
+    columns = {
+        "run_id": [f"group_{i}/run_{i:02d}" for i in range(3)],
+        "source_path": paths,
+        "step_time_p50_us": [123456.789, 2345.5, 98765.4321],
+        "model_name": ["a model with a name of several words", "llama", "qwen"],
+        "cann_version": ["8.0.RC1", "8.0.RC2", "7.0.0"],
+    }
+    table = pa.table(columns)
+    text = _render(rows_rich(table, title="rows"), width)
+    plain = _render(rows_rich(table, title="rows"), 400)  # every cell on one line: its words are the reference
+    assert _unsplit(text, _words(plain)) == [], text
+    assert max(len(line) for line in text.splitlines()) <= width
+
+
+def test_sweep_table_splits_no_word_at_80_columns():
+    from analyzer.metrics.sweep import scaling_tables
+    from analyzer.report.sweep_terminal import sweep_table
+    from tests.test_runs_sweep import _catalog_with
+
+    rows, _ = scaling_tables(_catalog_with([("a-model-name-of-some-length", 1, 0.2, 1000.0), ("m", 8, 0.5, 1600.0)]))
+    shown = rows.drop_columns(["run_id"])
+    text = _render(sweep_table(shown), 80)
+    plain = _render(sweep_table(shown), 400)  # wide enough for every cell on one line: its words are the reference
+    assert _unsplit(text, _words(plain)) == [], text
