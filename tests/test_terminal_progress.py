@@ -75,3 +75,13 @@ def test_no_progress_when_stderr_is_a_pipe(tmp_path):
     assert done.returncode == 0, done.stderr
     for text in (b"reading exports", b"judging runs", b"writing reports", b"\r", b"\x1b["):
         assert text not in done.stderr and text not in done.stdout
+
+
+@pytest.mark.skipif(CLI is None, reason="the npu-triage command is not installed")
+def test_logs_shows_progress_on_a_terminal(tmp_path):
+    from fixtures.logs.scenarios import write_aicore
+
+    write_aicore(tmp_path, seed=11, noise=300)
+    argv = ["logs", str(tmp_path / "aicore_error"), "--out", str(tmp_path / "out")]
+    seen, shown = _first_progress(argv, tmp_path, b"judging log collections", limit=10.0)
+    assert seen is not None, shown[-500:]
