@@ -23,7 +23,8 @@ def diagnoses(tmp_path_factory):
     """Real diagnoses of three tiny runs; the first given findings with long subjects and a long rule name."""
     root = tmp_path_factory.mktemp("tree")
     for i in range(3):
-        write_tiny_export(root / f"group_with_a_long_name_{i}" / f"run_{i:02d}", seed=i, steps=3)
+        # PROF_ folder names as msprof writes them, differing only in their middle
+        write_tiny_export(root / f"group_{i}" / f"PROF_000001_2026082316532{i}062_00625538CIGQAHCJ", seed=i, steps=3)
     found = diagnose_all(load(root))
     top = found[0].findings[0]
     many = [
@@ -47,10 +48,10 @@ def _unsplit(text: str, words: set[str]) -> list[str]:
     """The printed tokens that are neither a whole word of the input nor a word cut with an ellipsis."""
     bad = []
     for token in BOX.sub(" ", text).split():
-        stem = token.removesuffix("…")
+        head, _, tail = token.partition("…")
         whole = token in words
-        cut = token != stem and any(w.startswith(stem) for w in words)
-        if not (whole or cut or token == "…"):
+        cut = "…" in token and any(w.startswith(head) and w.endswith(tail) and len(w) >= len(token) for w in words)
+        if not (whole or cut):
             bad.append(token)
     return bad
 
@@ -75,13 +76,23 @@ def test_findings_table_never_splits_a_word(diagnoses, width):
 @pytest.mark.parametrize("width", [80, 120])
 def test_overview_is_one_line_per_run_and_splits_no_word(diagnoses, width):
     text = _render(lambda console: print_overview(diagnoses, console), width)
-    table = text[: text.index("└")]
-    rows = [line for line in table.splitlines() if line.startswith("│")]
-    assert len(rows) == len(diagnoses)  # one line each
-    for d, row in zip(diagnoses, rows, strict=True):
-        assert d.run_id in row and f"{d.summary['span_us']:,.1f}" in row
-        assert f"{d.summary['computing_pct']:.1f}%" in row and f"{d.findings[0].impact_us:,.1f}" in row
-    assert max(len(line) for line in table.splitlines()) <= width
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("run "))
+    rows = lines[header + 1 : header + 1 + len(diagnoses)]
+    assert lines[header + 1 + len(diagnoses)].startswith("skipped:")  # one line per run, nothing more
+    ids = [row.split()[0] for row in rows]
+    assert len(set(ids)) == len(diagnoses)  # cut in their middle, still told apart
+    for d, row, shown in zip(diagnoses, rows, ids, strict=True):
+        head, _, tail = shown.partition("…")
+        assert d.run_id.startswith(head) and d.run_id.endswith(tail)
+        assert f"{d.summary['span_us']:,.1f}" in row and f"{d.summary['computing_pct']:.1f}%" in row
+        assert f"{d.findings[0].impact_us:,.1f}" in row
+    assert max(len(line) for line in lines[header : header + 1 + len(diagnoses)]) <= width
+    words = _words(
+        *(f"{d.run_id} {d.findings[0].severity} {d.findings[0].code} {d.findings[0].title}" for d in diagnoses)
+    )
+    plain = _render(lambda console: print_overview(diagnoses, console), 400)
+    assert _unsplit("\n".join(lines[header : header + 1 + len(diagnoses)]), words | _words(plain)) == [], text
 
 
 @pytest.mark.parametrize("width", [80, 120])

@@ -129,7 +129,7 @@ def _top(d: Diagnosis) -> str:
     return f"{_severity(f.severity)} {f.code} {escape(f.title)}" if f else "-"
 
 
-def _overview_cells(d: Diagnosis) -> list[str]:
+def _overview_cells(d: Diagnosis) -> list:
     """A run's row: its span and computing share (as `diagnose` prints them for one run), its findings
     counted by severity, the top finding's recoverable time and title."""
     s = d.summary
@@ -141,23 +141,46 @@ def _overview_cells(d: Diagnosis) -> list[str]:
     # the top finding stays on one line, cut with an ellipsis (the column, wrapable, is narrowed first)
     top = Text.from_markup(_top(d), overflow="ellipsis")
     top.no_wrap = True
-    return [escape(d.run_id), span, ratio, crit_warn_info, impact, top]
+    return [d.run_id, span, ratio, crit_warn_info, impact, top]
+
+
+def _middle_cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: its start and its end around an ellipsis (run ids differ at
+    both ends: a PROF_ folder's time stamp and suffix, a tree's run names)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
+_OVERVIEW_HEADERS = ("run", "span us", "comp.", "c/w/i", "impact us", "top finding")
+_TOP_MIN = 30  # the top finding keeps this many characters, unless the run ids need them to stay distinct
+
+
+def _run_width(run_ids: list[str], budget: int) -> int:
+    """The run column's width: the budget (at least 12), widened until the cut ids are all distinct."""
+    width, longest = max(12, budget), max(map(len, run_ids), default=0)
+    while width < longest and len({_middle_cut(r, width) for r in run_ids}) < len(set(run_ids)):
+        width += 1
+    return width
 
 
 def print_overview(diagnoses: Sequence[Diagnosis], console: Console) -> None:
     """Many runs: one line per run (and per page comparing runs): span, computing share, findings by
     severity, the top finding and its recoverable time (cut with an ellipsis to fit; the reports hold the
     details); then one line for the rules skipped, counted over the runs, and a line per failed rule."""
+    rows = [_overview_cells(d) for d in diagnoses]
+    numbers = sum(max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_OVERVIEW_HEADERS[1:5], 1))
+    # no box: columns two spaces apart, the room left to the run ids and the top finding
+    run_width = _run_width([r[0] for r in rows], console.width - numbers - 2 * (len(_OVERVIEW_HEADERS) - 1) - _TOP_MIN)
     title = f"{len(diagnoses)} report(s) (c/w/i: critical/warning/info findings; details in each report)"
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
     table.add_column("run", no_wrap=True)
-    table.add_column("span us", justify="right", no_wrap=True)
-    table.add_column("comp.", justify="right", no_wrap=True)
-    table.add_column("c/w/i", justify="right", no_wrap=True)
-    table.add_column("impact us", justify="right", no_wrap=True)
+    for header in _OVERVIEW_HEADERS[1:5]:
+        table.add_column(header, justify="right", no_wrap=True)
     table.add_column("top finding", overflow="ellipsis")
-    for d in diagnoses:
-        table.add_row(*_overview_cells(d))
+    for run_id, *rest in rows:
+        table.add_row(escape(_middle_cut(run_id, run_width)), *rest)
     console.print(table)
     skipped = Counter((o.code, o.rule) for d in diagnoses for o in d.outcomes if o.status == "skipped")
     if skipped:
