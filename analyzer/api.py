@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -157,11 +157,17 @@ def diagnose_all(
     rule_set: list[Rule] | None = None,
     params: dict[str, dict[str, Any]] | None = None,
     preview: bool = False,
+    on_run: Callable[[str], None] | None = None,
 ) -> list[Diagnosis]:
-    """The diagnosis of every usable run, then (with several runs) that of the rules comparing them."""
+    """The diagnosis of every usable run, then (with several runs) that of the rules comparing them.
+    ``on_run``: called with each run id as its diagnosis starts (a command's progress display)."""
     configured = _configured(rule_set, params, preview)
     usable = trace.usable_run_ids()
-    found = [diagnose_run(trace.con, r, configured) for r in usable]
+    found = []
+    for r in usable:
+        if on_run:
+            on_run(r)
+        found.append(diagnose_run(trace.con, r, configured))
     several = diagnose_runs(trace.con, usable, configured)
     return found if several is None else [*found, several]
 

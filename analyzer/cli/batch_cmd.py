@@ -8,11 +8,11 @@ from contextlib import closing
 from pathlib import Path
 
 import duckdb
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, scan_input
+from analyzer.cli.progress import run_progress
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
@@ -77,28 +77,18 @@ def run(args: argparse.Namespace) -> int:
     scanned = scan_input(args.root) if args.root.is_dir() else None
     check_outputs([Output("--catalog", args.catalog, CATALOG)], scanned[0] if scanned else [])
     limits = limits_from(args)
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=out,
-        transient=True,
-        disable=not out.is_terminal,  # into a pipe or a file, a bar would only leave a blank line
-    )
-    bar = {}
-    with progress:
+    with run_progress("analysing runs", 0) as bar:
 
         def on_start(n: int) -> None:
-            bar["id"] = progress.add_task("analysing runs", total=n)
+            bar.phase("analysing runs", n)
 
         def on_done(task, status: str) -> None:
-            progress.update(bar["id"], advance=1, description=f"{status}: {task.label}"[:60])
+            bar.done(f"{status}: {task.label}")
             if status == "catalogued" and not args.no_diagnose:
                 _say_logs(task)
             if args.verbose:
-                progress.console.print(f"{status}: {task.label}", markup=False)
-                progress.console.file.flush()
+                out.print(f"{status}: {task.label}", markup=False)
+                out.file.flush()
 
         new_catalog = not args.catalog.exists()
         con = _open_catalog(args.catalog)  # a wrong catalog is the user's mistake: said before any work

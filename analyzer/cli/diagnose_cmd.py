@@ -11,6 +11,7 @@ from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
+from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, report_formats
 from analyzer.cli.rule_options import (
     UsageError,
@@ -71,7 +72,9 @@ def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
     return _load(args, rules)[0]
 
 
-def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None = None) -> tuple[Trace, list[LoadedJob]]:
+def _load(
+    args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None = None, progress=None
+) -> tuple[Trace, list[LoadedJob]]:
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
@@ -79,7 +82,8 @@ def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None =
             raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
         return open_database(args.db), []
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
-    ingested, jobs = load_with_jobs(args.path, frozenset() if args.db else unread_timeline_kinds(rules), scanned)
+    left_out = frozenset() if args.db else unread_timeline_kinds(rules)
+    ingested, jobs = load_with_jobs(args.path, left_out, scanned, progress)
     trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
     if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
         save_duckdb(trace.con, args.db, [*trace.run_ids, *(j.job.job_id for j in jobs)])
@@ -235,6 +239,20 @@ def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredR
         write_log_report(logs, run_folder(args.out, logs.run_id), formats)
 
 
+def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, formats) -> list:
+    """Each run's diagnosis (then the rules comparing them) with its reports written, under a progress bar
+    on a terminal's stderr."""
+    runs = trace.usable_run_ids()
+    with run_progress("judging runs", len(runs)) as bar:
+        diagnoses = diagnose_all(trace, rule_set=rules, params=params, preview=args.preview, on_run=bar.step)
+        bar.phase("writing reports", len(diagnoses))
+        pages = []
+        for d in diagnoses:
+            bar.step(d.run_id)
+            pages.append((d, report(d, args.out, formats, trace=trace)))
+    return pages
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         formats = report_formats(args.format)
@@ -243,7 +261,8 @@ def run(args: argparse.Namespace) -> int:
         found = _found_logs(args, scanned)
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
-        trace, jobs = _load(args, rules, scanned)
+        with run_progress("reading exports", len(scanned[0]) if scanned else 0) as bar:
+            trace, jobs = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
@@ -259,14 +278,13 @@ def run(args: argparse.Namespace) -> int:
     job_pages = _job_pages(trace, jobs, configured, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
-    diagnoses = diagnose_all(trace, rule_set=rules, params=params, preview=args.preview)
-    pages = [(d, report(d, args.out, formats, trace=trace)) for d in diagnoses]
+    pages = _judge(trace, rules, params, args, formats)
     index = _write_index([*job_pages, *pages], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)
     elif pages:  # on a terminal the job verdicts are printed already
         _print(pages, index, args)
-    diagnoses = [d for d, _ in job_pages] + diagnoses
+    diagnoses = [d for d, _ in [*job_pages, *pages]]
     tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
     if tripped:
         err(fail_on_line(args.fail_on, tripped))

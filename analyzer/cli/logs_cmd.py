@@ -12,6 +12,7 @@ from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
+from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, report_formats
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
 from analyzer.execution.memory import ENV, memory_limit_bytes
@@ -159,12 +160,14 @@ def run(args: argparse.Namespace) -> int:
             err(f"  {c.run_id}: {c.root}{' (its own files only)' if c.loose else ''}")
     configured = ConfiguredRules(tuple(rules), params, args.preview)
     codes, pages = [], []
-    for one in collections:
-        report = _judge(args, one, configured, several)
-        written = write_log_report(report, run_folder(args.out, one.run_id), formats)
-        _print(report, written)
-        pages += [(report, p) for p in written if p.name == "logs.html"]
-        codes.append(_exit_code(report, args, several))
+    with run_progress("judging log collections", len(collections)) as bar:
+        for one in collections:
+            bar.step(one.run_id)
+            report = _judge(args, one, configured, several)
+            written = write_log_report(report, run_folder(args.out, one.run_id), formats)
+            _print(report, written)
+            pages += [(report, p) for p in written if p.name == "logs.html"]
+            codes.append(_exit_code(report, args, several))
     if several and (index := _write_index(pages, args.out)) is not None and sys.stdout.isatty():
         out.print(f"wrote {index}", markup=False)
     return 1 if 1 in codes else max(codes)

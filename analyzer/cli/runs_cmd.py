@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     columns = _COLUMNS[f"{what}s"]
     table = Table(title=f"{len(rows)} {what}(s) in {args.catalog}")
     for heading, _, _ in columns:
-        table.add_column(heading, overflow="fold")
+        table.add_column(heading, overflow="ellipsis")  # words wrap whole; one too long is cut
     for r in rows:
         table.add_row(*(_cell(r, key, how) for _, key, how in columns))
     out.print(table)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.ingest.database import connect
 from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.metadata.discover import Scanned, absent_reason, printable, scan
-from analyzer.ingest.model import IngestError, Problem
+from analyzer.ingest.model import ExportSource, IngestError, Problem
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.tables import load_job
 
@@ -23,12 +24,16 @@ class LoadedJob:
 
 
 def load_with_jobs(
-    path: Path, left_out_kinds: frozenset[str], scanned: Scanned | None = None
+    path: Path,
+    left_out_kinds: frozenset[str],
+    scanned: Scanned | None = None,
+    progress: Callable[[ExportSource], None] | None = None,
 ) -> tuple[Ingested, list[LoadedJob]]:
     """Every export under ``path`` read as a run, except the job ranks holding summaries only (no
     per-task data: nothing a per-rank diagnosis could judge), which only the job tables read; and
     every job found, its tables filled. ``scanned``: the path's ``discover.scan`` when the caller has it
-    already. Raises IngestError like load_export."""
+    already; ``progress``: called as each export starts being read (load_export).
+    Raises IngestError like load_export."""
     if not path.exists():
         raise IngestError(f"{printable(path)}: {absent_reason(path)}")
     sources, unreadable = scanned or scan(path)
@@ -38,7 +43,9 @@ def load_with_jobs(
     jobs = find_jobs(con, sources, path.resolve() if path.is_dir() else path.resolve().parent)
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]
-    ingested = load_export(path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable)
+    ingested = load_export(
+        path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable, progress=progress
+    )
     loaded = []
     for job in jobs:
         problems, note = load_job(con, job)

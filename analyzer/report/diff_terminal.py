@@ -20,7 +20,7 @@ def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
     lines += [Text(f"note: {n}", style="dim") for n in diff.notes]
     table = Table(title="op types beyond noise (median per-step totals)")
     for name in ("op type", "status", "base ms", "new ms", "change", "confidence", "evidence"):
-        table.add_column(name, overflow="fold")
+        table.add_column(name, overflow="ellipsis")  # words wrap whole; one too long is cut
     for t in diff.types:
         if t.status != "unchanged":
             style = "red" if t.status in ("slower", "added") else "green" if t.status in ("faster", "removed") else ""

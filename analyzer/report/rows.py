@@ -57,7 +57,7 @@ def rows_rich(table: pa.Table, title: str | None = None) -> Table:
     """A rich table of the rows."""
     out = Table(title=title, show_lines=False)
     for name in table.column_names:
-        out.add_column(name, overflow="fold")
+        out.add_column(name, overflow="ellipsis")  # words wrap whole; one too long is cut
     for row in table.to_pylist():
         out.add_row(*[_cell(v) for v in row.values()])
     return out

@@ -37,12 +37,13 @@ _COLUMNS: dict[str, tuple[str, Callable[[Any], str], bool]] = {
 
 
 def sweep_table(rows: pa.Table, title: str = "batch-size scaling") -> Table:
-    """The scaling rows (analyzer.metrics.sweep.scaling_tables) as a rich table; run ids fold."""
+    """The scaling rows (analyzer.metrics.sweep.scaling_tables) as a rich table; words wrap whole,
+    one too long for its column ends in an ellipsis."""
     table = Table(title=title, title_justify="left")
     formats = []
     for name in rows.column_names:
         header, fmt, right = _COLUMNS.get(name, (name.replace("_", " "), _plain, False))
-        table.add_column(header, justify="right" if right else "left", overflow="fold")
+        table.add_column(header, justify="right" if right else "left", overflow="ellipsis")
         formats.append(fmt)
     for row in rows.to_pylist():
         table.add_row(*(escape("" if v is None else f(v)) for f, v in zip(formats, row.values(), strict=True)))

@@ -1,4 +1,7 @@
-"""Diagnoses for the terminal: rich tables that fit its width (text folds, never cut), or TSV for a pipe.
+"""Diagnoses for the terminal: rich tables that fit its width, or TSV for a pipe.
+
+Tables wrap text at spaces only, never inside a word: a word too long for its column ends in an ellipsis
+(the reports and the TSV hold it whole).
 
 One run: its findings table, the text of the top findings, one line for the rules skipped. Many
 runs: one row per run with its top finding. Failed rules get a line each.
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from analyzer.diagnosis import step_computing_text
 from analyzer.diagnosis_model import Diagnosis
@@ -39,7 +43,8 @@ def _severity(s: str) -> str:
 
 
 def findings_table(d: Diagnosis, limit: int = 15) -> Table:
-    """The ranked findings of one run; long subjects and rule names fold onto more lines."""
+    """The ranked findings of one run; long subjects and rule names wrap at spaces, a word too long for the
+    column ends in an ellipsis."""
     table = Table(
         title=f"{escape(d.run_id)}: {len(d.findings)} finding(s), by recoverable device time",
         title_justify="left",
@@ -48,10 +53,10 @@ def findings_table(d: Diagnosis, limit: int = 15) -> Table:
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("severity", no_wrap=True)
     table.add_column("code", no_wrap=True)
-    table.add_column("subject", overflow="fold", ratio=2)
+    table.add_column("subject", overflow="ellipsis", ratio=2)
     table.add_column("impact us", justify="right", no_wrap=True)
     table.add_column("of span", justify="right", no_wrap=True)
-    table.add_column("rule", overflow="fold", ratio=1)
+    table.add_column("rule", overflow="ellipsis", ratio=1)
     for i, f in enumerate(d.findings[:limit], 1):
         share = "" if f.span_share is None else f"{f.span_share:.1%}"
         table.add_row(str(i), _severity(f.severity), f.code, escape(f.subject), f"{f.impact_us:,.1f}", share, f.rule)
@@ -121,25 +126,61 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
 
 def _top(d: Diagnosis) -> str:
     f = d.findings[0] if d.findings else None
-    return f"{_severity(f.severity)} {f.code} {escape(f.title)} ({escape(f.subject)})" if f else "-"
+    return f"{_severity(f.severity)} {f.code} {escape(f.title)}" if f else "-"
+
+
+def _overview_cells(d: Diagnosis) -> list:
+    """A run's row: its span and computing share (as `diagnose` prints them for one run), its findings
+    counted by severity, the top finding's recoverable time and title."""
+    s = d.summary
+    span = "" if d.compares_runs or s.get("span_us") is None else f"{s['span_us']:,.1f}"
+    ratio = "" if d.compares_runs or s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"
+    counts = Counter(f.severity for f in d.findings)
+    impact = f"{d.findings[0].impact_us:,.1f}" if d.findings else ""
+    crit_warn_info = "/".join(str(counts.get(k, 0)) for k in ("critical", "warning", "info"))
+    # the top finding stays on one line, cut with an ellipsis (the column, wrapable, is narrowed first)
+    top = Text.from_markup(_top(d), overflow="ellipsis")
+    top.no_wrap = True
+    return [d.run_id, span, ratio, crit_warn_info, impact, top]
+
+
+def _middle_cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: its start and its end around an ellipsis (run ids differ at
+    both ends: a PROF_ folder's time stamp and suffix, a tree's run names)."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
+_OVERVIEW_HEADERS = ("run", "span us", "comp.", "c/w/i", "impact us", "top finding")
+_TOP_MIN = 30  # the top finding keeps this many characters, unless the run ids need them to stay distinct
+
+
+def _run_width(run_ids: list[str], budget: int) -> int:
+    """The run column's width: the budget (at least 12), widened until the cut ids are all distinct."""
+    width, longest = max(12, budget), max(map(len, run_ids), default=0)
+    while width < longest and len({_middle_cut(r, width) for r in run_ids}) < len(set(run_ids)):
+        width += 1
+    return width
 
 
 def print_overview(diagnoses: Sequence[Diagnosis], console: Console) -> None:
-    """Many runs: one row per run (and per page comparing runs) with its counts and top finding; then
-    one line for the rules skipped, counted over the runs, and a line per failed rule."""
-    table = Table(title=f"{len(diagnoses)} report(s)", title_justify="left")
-    table.add_column("run", overflow="fold", ratio=2)
-    for name in ("findings", "crit", "warn", "info"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("top finding", overflow="fold", ratio=3)
-    for d in diagnoses:
-        counts = Counter(f.severity for f in d.findings)
-        table.add_row(
-            escape(d.run_id),
-            str(len(d.findings)),
-            *(str(counts.get(s, 0)) for s in ("critical", "warning", "info")),
-            _top(d),
-        )
+    """Many runs: one line per run (and per page comparing runs): span, computing share, findings by
+    severity, the top finding and its recoverable time (cut with an ellipsis to fit; the reports hold the
+    details); then one line for the rules skipped, counted over the runs, and a line per failed rule."""
+    rows = [_overview_cells(d) for d in diagnoses]
+    numbers = sum(max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_OVERVIEW_HEADERS[1:5], 1))
+    # no box: columns two spaces apart, the room left to the run ids and the top finding
+    run_width = _run_width([r[0] for r in rows], console.width - numbers - 2 * (len(_OVERVIEW_HEADERS) - 1) - _TOP_MIN)
+    title = f"{len(diagnoses)} report(s) (c/w/i: critical/warning/info findings; details in each report)"
+    table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
+    table.add_column("run", no_wrap=True)
+    for header in _OVERVIEW_HEADERS[1:5]:
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("top finding", overflow="ellipsis")
+    for run_id, *rest in rows:
+        table.add_row(escape(_middle_cut(run_id, run_width)), *rest)
     console.print(table)
     skipped = Counter((o.code, o.rule) for d in diagnoses for o in d.outcomes if o.status == "skipped")
     if skipped:
