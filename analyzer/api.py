@@ -189,9 +189,11 @@ def report(
     formats: Iterable[str] = ("json", "md"),
     *,
     trace: Trace | None = None,
+    self_contained: bool = False,
 ) -> list[Path]:
     """Write the diagnosis into ``out_dir``/<run id>/ (diagnosis.json, diagnosis.md, report.html),
-    each file atomically; returns the paths written. HTML needs the ``trace`` (its charts query it).
+    each file atomically; returns the paths written. HTML needs the ``trace`` (its charts query it); its
+    plotly.js is one file shared by the pages of ``out_dir``, or inside the page with ``self_contained``.
     Accuracy reports under ``out_dir`` whose --profile holds this run get a link and notes (Markdown, HTML)."""
     formats = list(formats)
     unknown = [f for f in formats if f not in FORMATS]
@@ -210,6 +212,7 @@ def report(
     if "html" in formats:
         from analyzer.report.html import write_html  # plotly loads only when HTML is asked for
 
-        # plotly.js once per output folder, beside the reports, not inlined into every page
-        written.append(write_html(diagnosis, trace.con, folder / "report.html", shared_js=Path(out_dir)))
+        # plotly.js once per output folder, beside the reports, not inlined into every page (unless asked)
+        shared = None if self_contained else Path(out_dir)
+        written.append(write_html(diagnosis, trace.con, folder / "report.html", shared_js=shared))
     return written

@@ -10,7 +10,7 @@ from analyzer.atomic_files import OutputError, write_text_atomically
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.cli.report_options import add_report_options, report_formats
+from analyzer.cli.report_options import add_report_options, add_self_contained, report_formats
 from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
 from analyzer.execution.threads import thread_count
 from analyzer.report.output_files import run_folder
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("reference", type=Path, help="a folder of reference tensors (.npy, .pt) or a second dump folder")
     p.add_argument("--profile", type=Path, help="a profile export of the same run: device time beside each operator")
     add_report_options(p)
+    add_self_contained(p)
     p.add_argument("--catalog", type=Path, help="also keep the comparison's tables and findings in this catalog file")
     p.add_argument(
         "--run-id",
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         err("npu-triage: nothing could be compared: no dump tensor has a reference tensor (problems above)")
         return 2
     try:
-        written = _write(report, run_folder(args.out, report.run_id), formats)
+        written = _write(report, run_folder(args.out, report.run_id), formats, args.self_contained)
         if args.catalog:
             _keep(report, args.catalog)
             written.append(args.catalog)
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(report, args)
 
 
-def _write(report, folder: Path, formats: list[str]) -> list[Path]:
+def _write(report, folder: Path, formats: list[str], self_contained: bool = False) -> list[Path]:
     import json
 
     from analyzer.accuracy.report.html_page import render_html
@@ -113,7 +114,7 @@ def _write(report, folder: Path, formats: list[str]) -> list[Path]:
         written.append(write_text_atomically(folder / "accuracy.md", render_markdown(report)))
     if "html" in formats:
         page = folder / "accuracy.html"
-        src = plotly_src(page, write_plotly_js(folder))
+        src = None if self_contained else plotly_src(page, write_plotly_js(folder))
         written.append(write_text_atomically(page, render_html(report, src)))
     return written
 

@@ -12,7 +12,7 @@ from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.progress import run_progress
-from analyzer.cli.report_options import add_report_options, report_formats
+from analyzer.cli.report_options import add_report_options, add_self_contained, report_formats
 from analyzer.cli.rule_options import (
     UsageError,
     add_rule_options,
@@ -52,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", type=Path, nargs="?", help="an export folder (or a folder above several)")
     p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
     add_report_options(p)
+    add_self_contained(p)
     p.add_argument(
         "--quiet",
         action="store_true",
@@ -108,7 +109,7 @@ def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules,
             from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
             page = run_folder(args.out, d.run_id) / "job.html"  # plotly.js shared with the ranks' pages, beside them
-            src = plotly_src(page, write_plotly_js(Path(args.out)))
+            src = None if args.self_contained else plotly_src(page, write_plotly_js(Path(args.out)))
             written.append(write_text_atomically(page, render_job_page(d, trace.con, src)))
         if sys.stdout.isatty() and not args.quiet:
             print_job_diagnosis(d, out)
@@ -249,7 +250,7 @@ def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, fo
         pages = []
         for d in diagnoses:
             bar.step(d.run_id)
-            pages.append((d, report(d, args.out, formats, trace=trace)))
+            pages.append((d, report(d, args.out, formats, trace=trace, self_contained=args.self_contained)))
     return pages
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from analyzer.cli.console import err, out
 from analyzer.cli.file_output import file_outputs, is_stdout, write_file_output, write_html_output
 from analyzer.cli.output_paths import check_outputs, exports_read
+from analyzer.cli.report_options import add_self_contained
 from analyzer.cli.usage import UsageError
 from analyzer.diff.compare import diff_runs
 from analyzer.job.grouping import Job
@@ -37,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, help="write the diff as JSON")
     p.add_argument("--markdown", type=Path, help="write the diff as Markdown")
     p.add_argument("--html", type=Path, help="write the diff as an HTML page with a waterfall chart")
+    add_self_contained(p)
     p.add_argument(
         "--fail-on-regression",
         type=float,
@@ -130,4 +132,4 @@ def _write_files(diff, pct: float | None, args: argparse.Namespace) -> None:
     if args.markdown:
         write_file_output(args.markdown, render_diff_markdown(diff, pct))
     if args.html:
-        write_html_output(args.html, lambda src: render_diff_html(diff, pct, src))
+        write_html_output(args.html, lambda src: render_diff_html(diff, pct, src), args.self_contained)

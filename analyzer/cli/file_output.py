@@ -41,9 +41,11 @@ def write_file_output(path: Path, text: str) -> None:
         err(f"wrote {written}")
 
 
-def write_html_output(path: Path, render: Callable[[str | None], str]) -> None:
-    """An HTML page: plotly.js shared beside the file, or inlined in a page sent to stdout (nothing beside it)."""
+def write_html_output(path: Path, render: Callable[[str | None], str], self_contained: bool = False) -> None:
+    """An HTML page: plotly.js shared beside the file, or inlined in a page sent to stdout (nothing beside it)
+    or asked to be ``self_contained``."""
     from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
-    src = None if is_stdout(path) else plotly_src(path, write_plotly_js(Path(path).parent))
+    inline = self_contained or is_stdout(path)
+    src = None if inline else plotly_src(path, write_plotly_js(Path(path).parent))
     write_file_output(path, render(src))

@@ -29,3 +29,13 @@ def report_formats(text: str) -> list[str]:
     if not formats or any(f not in FORMATS for f in formats):
         raise UsageError(f"--format {text!r}: choose from {', '.join(FORMATS)}")
     return formats
+
+
+def add_self_contained(p: argparse.ArgumentParser) -> None:
+    """--self-contained, for the commands whose HTML pages have charts."""
+    p.add_argument(
+        "--self-contained",
+        action="store_true",
+        help="put plotly.js inside each HTML page (about 5 MB more each) instead of one shared file beside them,"
+        " so that a page still draws its charts when sent on its own",
+    )

@@ -9,6 +9,7 @@ from pathlib import Path
 from analyzer.cli.console import err, out
 from analyzer.cli.file_output import file_outputs, is_stdout, write_html_output
 from analyzer.cli.output_paths import check_outputs, exports_read
+from analyzer.cli.report_options import add_self_contained
 from analyzer.cli.usage import UsageError
 from analyzer.metrics.sweep import create_scaling_views, scaling_tables
 from analyzer.report.rows import rows_tsv
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", type=Path, help="take the runs (with a batch size) from a catalog instead")
     p.add_argument("--model", help="only this model's runs (with --catalog)")
     p.add_argument("--html", type=Path, help="write the sweep page (charts and table)")
+    add_self_contained(p)
     p.set_defaults(func=run)
 
 
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _print_sweep(rows, verdict, args)
     if args.html:
-        write_html_output(args.html, lambda src: render_sweep_html(rows, verdict, src))
+        write_html_output(args.html, lambda src: render_sweep_html(rows, verdict, src), args.self_contained)
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from html import escape
 from pathlib import Path
@@ -37,18 +38,37 @@ def plotly_src(page: Path, script: Path) -> str:
     return Path(os.path.relpath(Path(script).resolve(), Path(page).resolve().parent)).as_posix()
 
 
+def missing_plotly_note(name: str) -> str:
+    """What a chart box says when plotly.js was not found beside the page, with the two ways to fix it."""
+    return (
+        f"Chart not drawn: {name} was not found beside this page. Keep that file next to the page "
+        "(it is written with it), or re-run with --self-contained to write a page with plotly.js inside."
+    )
+
+
+# Run by the script tag's onerror, before the page's body is parsed: a stand-in Plotly whose newPlot writes
+# the note into the chart's box, so that every chart box says why it is empty and no chart script throws.
+_MISSING_JS = (
+    "var note = %s;"
+    " window.Plotly = { newPlot: function (div) {"
+    " var box = typeof div === 'string' ? document.getElementById(div) : div;"
+    " if (box) { var p = document.createElement('p'); p.className = 'chart-missing';"
+    " p.style.cssText = 'margin:0;padding:24px 12px;color:#c0392b;font-weight:600';"
+    " p.textContent = note; box.style.height = 'auto'; box.appendChild(p); }"
+    " return Promise.resolve(box); } };"
+    " document.addEventListener('DOMContentLoaded', function () { var p = document.createElement('p');"
+    " p.className = 'none'; p.textContent = note;"
+    " document.querySelector('main').prepend(p); });"
+)
+
+
 def plotly_script_tag(src: str | None) -> str:
-    """The page's plotly.js: inline when ``src`` is None, else a script loading the shared file, with a
-    note shown on the page when the file is missing (a report copied without it)."""
+    """The page's plotly.js: inline when ``src`` is None, else a script loading the shared file, which,
+    when the file is missing (a report copied without it), puts a note in place of each chart."""
     if src is None:
         from plotly.offline import get_plotlyjs
 
         return f'<script type="text/javascript">{get_plotlyjs()}</script>'
-    missing = (
-        "document.addEventListener('DOMContentLoaded', function () { var p = document.createElement('p');"
-        " p.className = 'none'; p.textContent = 'Charts need " + escape(Path(src).name, quote=True) + " beside"
-        " this report (written with it); it was not found.';"
-        " document.querySelector('main').prepend(p); });"
-    )
+    missing = _MISSING_JS % json.dumps(missing_plotly_note(Path(src).name))
     attributes = f'src="{escape(src, quote=True)}" onerror="{escape(missing, quote=True)}"'
     return f'<script type="text/javascript" {attributes}></script>'
