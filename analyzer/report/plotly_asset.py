@@ -57,7 +57,7 @@ _MISSING_JS = (
     " p.textContent = note; box.style.height = 'auto'; box.appendChild(p); }"
     " return Promise.resolve(box); } };"
     " document.addEventListener('DOMContentLoaded', function () { var p = document.createElement('p');"
-    " p.className = 'none'; p.textContent = note;"
+    " p.className = 'none'; p.style.color = '#c0392b'; p.textContent = note.replace('Chart not', 'Charts not');"
     " document.querySelector('main').prepend(p); });"
 )
 
