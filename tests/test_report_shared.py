@@ -106,3 +106,16 @@ def test_self_contained_report_alone_draws_its_charts(browser, pages, tmp_path):
         ".map(e => e.querySelectorAll('svg.main-svg').length > 0)"
     )
     assert len(drawn) >= 8 and all(drawn)
+
+
+def test_diff_and_sweep_self_contained_pages_carry_plotly_and_nothing_beside(tmp_path):
+    sweep = ROOT / "fixtures" / "examples" / "batch_sweep"
+    bs1, bs2 = sweep / "resnet50_bs1_20250109074803000_ascend_pt", sweep / "resnet50_bs2_20250109074903000_ascend_pt"
+    diff_page, sweep_page = tmp_path / "diff.html", tmp_path / "sweep.html"
+    assert main(["diff", str(bs1), str(bs2), "--html", str(diff_page), "--self-contained", "--force"]) in (0, 1)
+    assert main(["sweep", f"{bs1}:bs=1", f"{bs2}:bs=2", "--html", str(sweep_page), "--self-contained"]) == 0
+    inline_tag = f'<script type="text/javascript">{get_plotlyjs()}</script>'
+    for page in (diff_page, sweep_page):
+        text = page.read_text(encoding="utf-8")
+        assert text.count(inline_tag) == 1 and SHARED_TAG.search(text) is None, page
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["diff.html", "sweep.html"]
