@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+from pathlib import Path
 
 from analyzer.cli import main
 
@@ -45,3 +47,19 @@ def test_step_time_of_one_run_agrees_in_diagnose_diff_sweep_and_runs(real_dir, t
 
     printed = {"diagnose": (diagnose, 1.0), "runs": (runs, 1.0), "diff": (diff, 1000.0), "sweep": (sweep, 1.0)}
     assert all(_agrees(v, unit, truth) for v, unit in printed.values()), printed
+
+
+def test_catalog_steps_add_up_to_the_diagnosis_span_and_share_on_an_example(tmp_path, capsys):
+    import duckdb
+
+    example = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "resnet_host_sync"
+    assert main(["diagnose", str(example), "--format", "json", "--out", str(tmp_path / "d")]) in (0, 1)
+    summary = json.loads(next((tmp_path / "d").rglob("diagnosis.json")).read_text())["summary"]
+    catalog = tmp_path / "c.duckdb"
+    assert main(["batch", str(example), "--catalog", str(catalog), "--jobs", "1", "--no-diagnose"]) == 0
+    con = duckdb.connect(str(catalog), read_only=True)
+    steps_us, busy = con.execute(
+        "SELECT (SELECT sum(step_time_us) FROM step_times), (SELECT any_value(busy_ratio) FROM run_metrics)"
+    ).fetchone()
+    assert summary["span_basis"] == "steps"  # several steps: the diagnosis's span is their sum
+    assert round(steps_us, 3) == summary["span_us"] and round(busy, 4) == summary["computing_ratio"]
