@@ -25,8 +25,10 @@ def test_diff_of_a_run_without_steps_compares_whole_runs_not_a_step_against_a_ru
     main(["diff", str(steps), str(whole), "--force", "--json", str(out), "--fail-on-regression", "5"])
     d = json.loads(out.read_text())
     assert d["step_basis"] == "span"
-    # the same work on both sides: no op type 5x slower (a step of one run against the whole other)
-    assert {t["status"] for t in d["types"]} == {"unchanged"}
+    # the same work on both sides: no op type 5x slower (a step of one run against the whole other);
+    # one whole-run sample per side is not judged (docs/diff.md)
+    assert {t["status"] for t in d["types"]} == {"no noise estimate"}
+    assert all(abs(t["shift"]["rel_change"] or 0) < 0.05 for t in d["types"])
     assert [r for r in d["regressions"]["found"] if not r.startswith("step time")] == []
 
 

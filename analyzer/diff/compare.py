@@ -97,7 +97,7 @@ def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
             if b != n
             else ("slower" if (s.rel_change or 0) > 0 else "faster")
             if s.significant
-            else "unchanged"
+            else s.verdict  # 'unchanged', 'within noise' or 'no noise estimate'
         )
         out.append(TypeDelta(label, status, s, s.new_median - s.base_median, bl.get(b, 0), nl.get(n, 0)))
     return sorted(out, key=lambda t: (-abs(t.delta_us), t.op_type))

@@ -8,11 +8,21 @@ from typing import Any
 from analyzer.diff.align import Rename
 from analyzer.diff.noise import Shift
 
+CHANGED = ("slower", "faster", "added", "removed", "renamed")  # the statuses listed as changes
+
+
+def type_counts_text(types) -> str:
+    """'3 other op type(s) unchanged (95% interval covers 0), 1 within noise (not confirmed)'."""
+    unchanged = sum(t.status == "unchanged" for t in types)
+    within = sum(t.status == "within noise" for t in types)
+    return f"{unchanged} other op type(s) unchanged (95% interval covers 0), {within} within noise (not confirmed)"
+
 
 @dataclass(frozen=True)
 class TypeDelta:
-    """One op type: per-step totals of base against new. status: 'slower', 'faster', 'unchanged',
-    'added', 'removed' or 'renamed' (then ``op_type`` reads 'Old -> New')."""
+    """One op type: per-step totals of base against new. status: 'slower' or 'faster' (beyond noise),
+    'unchanged' (the interval covers 0), 'within noise' (it does not, but the change is not confirmed),
+    'no noise estimate' (under 3 steps a side), 'added', 'removed' or 'renamed' ('Old -> New')."""
 
     op_type: str
     status: str

@@ -10,6 +10,13 @@ not widen the band as a standard deviation would. The 95 % interval of the relat
 cannot separate 5 steps from 5 steps once corrected for many op types). The confidence word
 follows both: the band sets it, the rank test's p-value caps it (p <= 0.01 for 'high', p <= 0.05
 for 'medium', else 'low'), so no line reads 'p=0.095, confidence high'.
+
+The verdict (``Shift.verdict``) follows from these statistics alone, in this order: 'no noise estimate'
+(under 3 samples on a side: no band, no interval, no test; never 'beyond noise', however large),
+'beyond noise' (the corrected band is exceeded, the change is at least MIN_EFFECT, the 95 % interval
+excludes 0 AND the rank test agrees at the same level, p <= alpha), 'unchanged' (the 95 % interval
+covers 0), else 'within noise' (the interval excludes 0 but the change is under the run-to-run floor,
+or the corrected band or the rank test does not confirm it). See docs/diff.md.
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ from statistics import NormalDist
 
 import numpy as np
 
-SINGLE_SAMPLE_LIMIT = 0.05  # with one value per side there is no noise estimate: flag only beyond 5 %
 # Steps of one run share its conditions (clocks, placement, data), so within-run spread understates
 # run-to-run noise: two runs of one model commonly differ by 1-2 % in some op type with every step
 # separated. Changes under this floor are treated as run-to-run noise.
@@ -43,6 +49,7 @@ class Shift:
     z_score: float | None = None  # median shift / robust standard error
     significant: bool = False
     confidence: str = "none"  # 'high' | 'medium' | 'low' | 'none'
+    verdict: str = ""  # set by judge: 'beyond noise' | 'within noise' | 'unchanged' | 'no noise estimate'
 
 
 def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
@@ -119,23 +126,27 @@ def _capped_by_rank_test(confidence: str, p_value: float | None) -> str:
     return order[min(order.index(confidence), order.index(allowed))]
 
 
-def judge(shifts: list[Shift], alpha: float = 0.05, min_effect: float = MIN_EFFECT) -> list[Shift]:
-    """Mark which shifts are beyond noise (see the module doc); the band is corrected for their number.
+def _interval_covers_zero(s: Shift) -> bool:
+    return s.ci_low is None or s.ci_high is None or s.ci_low <= 0 <= s.ci_high
 
-    Shifts without a noise estimate (under 3 steps per side) are flagged only beyond 5 %, 'low'.
-    """
+
+def judge(shifts: list[Shift], alpha: float = 0.05, min_effect: float = MIN_EFFECT) -> list[Shift]:
+    """Mark which shifts are beyond noise and give each its verdict (see the module doc); the band is
+    corrected for their number. Shifts without a noise estimate (under 3 steps per side) are never
+    beyond noise: their verdict says so."""
     tested = [s for s in shifts if s.z_score is not None]
     p = 1 - alpha / (2 * max(1, len(tested)))
     out = []
     for s in shifts:
         if s.z_score is None:
-            sig = s.rel_change is not None and abs(s.rel_change) > SINGLE_SAMPLE_LIMIT
-            out.append(replace(s, significant=sig, confidence="low" if sig else "none"))
+            out.append(replace(s, significant=False, confidence="none", verdict="no noise estimate"))
             continue
         z_crit = t_quantile(p, max(1, s.n_base + s.n_new - 2))
         big_enough = s.rel_change is None or abs(s.rel_change) >= min_effect
         z = abs(s.z_score)
-        sig = z > z_crit and big_enough
+        test_agrees = s.p_value is not None and s.p_value <= alpha
+        sig = z > z_crit and big_enough and test_agrees and not _interval_covers_zero(s)
         conf = "none" if not sig else "high" if z > 2 * z_crit else "medium" if z > 1.5 * z_crit else "low"
-        out.append(replace(s, significant=sig, confidence=_capped_by_rank_test(conf, s.p_value)))
+        verdict = "beyond noise" if sig else "unchanged" if _interval_covers_zero(s) else "within noise"
+        out.append(replace(s, significant=sig, confidence=_capped_by_rank_test(conf, s.p_value), verdict=verdict))
     return out

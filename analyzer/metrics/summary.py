@@ -24,8 +24,10 @@ GROUP BY ALL ORDER BY step_id NULLS FIRST, op_type
 
 STEP_TIMES_SQL = """
 WITH from_steps AS (
-    SELECT step_id, (max(end_ns) - min(start_ns)) / 1000.0 AS step_us
-    FROM steps WHERE run_id = $rid AND step_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns > start_ns
+    -- THE step time: the diagnosis's step window (_time_windows: the export's stage length where it
+    -- decomposes the step, else the step's timestamps), so diagnose, diff, sweep and runs print one value
+    SELECT step_id, max(span_us) AS step_us
+    FROM _time_windows WHERE run_id = $rid AND basis = 'step' AND step_id IS NOT NULL
     GROUP BY step_id
 ), from_ops AS (
     SELECT step_id, (max(end_ns) - min(start_ns)) / 1000.0 AS extent_us, sum(core_time_us) AS core_us,
@@ -78,7 +80,8 @@ def run_summary_tables(con: duckdb.DuckDBPyConnection, ingest_run_id: str, catal
     """op_type_stats, op_type_step_stats, step_times, op_positions and run_metrics of one run.
 
     run_metrics' span and busy time are the helper view ``_run_busy`` (the one definition of busy, shared
-    with the rules and the diagnosis): ``con`` must hold the helper views (rule_engine.views.create_views).
+    with the rules and the diagnosis) and each step's time is its window of the time breakdown
+    (``_time_windows``): ``con`` must hold the helper views (rule_engine.views.create_views).
     """
     params = {"rid": ingest_run_id, "cid": catalog_run_id}
     tables = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analyzer.diff.model import RunDiff
+from analyzer.diff.model import CHANGED, RunDiff, type_counts_text
 from analyzer.diff.noise import Shift
 from analyzer.report.markdown import md_text
 
@@ -23,17 +23,16 @@ def ci_text(s: Shift) -> str:
     if s.base_median == 0 or s.new_median == 0:
         return f"{'absent from the base' if s.base_median == 0 else 'absent from the new'} run"
     if s.p_value is None:
-        return "one sample per side: no noise estimate"
+        return "under 3 samples per side"
     return f"95% CI [{pct(s.ci_low)}, {pct(s.ci_high)}], p={s.p_value:.2g}"
 
 
 def step_line(diff: RunDiff) -> str:
     s = diff.step
     what = "step time (median)" if diff.step_basis == "steps" else "run span"
-    verdict = "beyond noise" if s.significant else "within noise"
     return (
         f"{what}: {s.base_median / 1000:.3f} ms -> {s.new_median / 1000:.3f} ms ({pct(s.rel_change)}, "
-        f"{verdict}, {ci_text(s)}, confidence {s.confidence})"
+        f"{s.verdict}, {ci_text(s)}, confidence {s.confidence})"
     )
 
 
@@ -52,18 +51,26 @@ def render_diff_markdown(diff: RunDiff, fail_pct: float | None = None) -> str:
         "\n## Op types\n\n| op type | status | base ms/step | new ms/step | change | confidence | evidence |\n"
         "|---|---|---|---|---|---|---|\n"
     )
-    for t in diff.types:
-        if t.status == "unchanged":
-            continue
+    parts += [_type_row(t) for t in diff.types if t.status in CHANGED]
+    parts.append(f"\n{type_counts_text(diff.types)}.\n")
+    unknown = [t for t in diff.types if t.status == "no noise estimate"]
+    if unknown:
         parts.append(
-            f"| {md_text(t.op_type)} | {t.status} | {t.shift.base_median / 1000:.4f} | "
-            f"{t.shift.new_median / 1000:.4f} | {pct(t.shift.rel_change)} | {t.shift.confidence} | "
-            f"{ci_text(t.shift)} |\n"
+            "\n## Op types with no noise estimate (under 3 steps per side: not judged)\n\n"
+            "| op type | status | base ms/step | new ms/step | change | confidence | evidence |\n"
+            "|---|---|---|---|---|---|---|\n"
         )
-    unchanged = sum(t.status == "unchanged" for t in diff.types)
-    parts.append(f"\n{unchanged} other op type(s) changed within noise.\n")
+        parts += [_type_row(t) for t in unknown]
     parts += _ops_section(diff) + _pipe_section(diff) + _findings_section(diff)
     return "".join(parts)
+
+
+def _type_row(t) -> str:
+    return (
+        f"| {md_text(t.op_type)} | {t.status} | {t.shift.base_median / 1000:.4f} | "
+        f"{t.shift.new_median / 1000:.4f} | {pct(t.shift.rel_change)} | {t.shift.confidence} | "
+        f"{ci_text(t.shift)} |\n"
+    )
 
 
 def _ops_section(diff: RunDiff) -> list[str]:

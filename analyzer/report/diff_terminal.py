@@ -7,7 +7,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from analyzer.diff.model import RunDiff
+from analyzer.diff.model import CHANGED, RunDiff, type_counts_text
 from analyzer.report.diff_markdown import ci_text, pct, step_line
 from analyzer.report.rows import tsv_line
 
@@ -18,23 +18,16 @@ def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
     """Everything a terminal shows of a diff."""
     lines: list = [Text(f"{diff.base_label} -> {diff.new_label}", style="bold"), Text(step_line(diff))]
     lines += [Text(f"note: {n}", style="dim") for n in diff.notes]
-    table = Table(title="op types beyond noise (median per-step totals)")
-    for name in ("op type", "status", "base ms", "new ms", "change", "confidence", "evidence"):
-        table.add_column(name, overflow="ellipsis")  # words wrap whole; one too long is cut
-    for t in diff.types:
-        if t.status != "unchanged":
-            style = "red" if t.status in ("slower", "added") else "green" if t.status in ("faster", "removed") else ""
-            table.add_row(
-                t.op_type,
-                Text(t.status, style=style),
-                f"{t.shift.base_median / 1000:.4f}",
-                f"{t.shift.new_median / 1000:.4f}",
-                pct(t.shift.rel_change),
-                t.shift.confidence,
-                ci_text(t.shift),
-            )
-    lines.append(table)
-    lines.append(Text(f"{sum(t.status == 'unchanged' for t in diff.types)} other op type(s) within noise"))
+    lines.append(
+        _types_table(
+            "op types beyond noise, added, removed or renamed (median per-step totals)",
+            [t for t in diff.types if t.status in CHANGED],
+        )
+    )
+    lines.append(Text(type_counts_text(diff.types)))
+    unknown = [t for t in diff.types if t.status == "no noise estimate"]
+    if unknown:
+        lines.append(_types_table("op types with no noise estimate (under 3 steps per side: not judged)", unknown))
     lines += [Text(f"{c.op_type} {c.change} x {c.count} per step ({c.total_us:.1f} us)") for c in diff.op_changes]
     lines += [
         Text(f"{r.base_type} renamed to {r.new_type} ({r.positions} positions, confidence {r.confidence:.0%})")
@@ -59,6 +52,24 @@ def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
             )
         )
     return Group(*lines)
+
+
+def _types_table(title: str, types) -> Table:
+    table = Table(title=title)
+    for name in ("op type", "status", "base ms", "new ms", "change", "confidence", "evidence"):
+        table.add_column(name, overflow="ellipsis")  # words wrap whole; one too long is cut
+    for t in types:
+        style = "red" if t.status in ("slower", "added") else "green" if t.status in ("faster", "removed") else ""
+        table.add_row(
+            t.op_type,
+            Text(t.status, style=style),
+            f"{t.shift.base_median / 1000:.4f}",
+            f"{t.shift.new_median / 1000:.4f}",
+            pct(t.shift.rel_change),
+            t.shift.confidence,
+            ci_text(t.shift),
+        )
+    return table
 
 
 def diff_tsv(diff: RunDiff) -> str:
