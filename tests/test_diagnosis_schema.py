@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from analyzer.cli import main
 from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION
 from analyzer.report.terminal import memory_lines
@@ -25,6 +27,7 @@ def test_diagnosis_schema_fits_runs_and_the_all_runs_report(tmp_path):
         assert schema_problems(doc, SCHEMA) == [], name
 
 
+@pytest.mark.slow  # diagnose over every bundled example
 def test_diagnosis_schema_fits_every_report_of_the_examples(tmp_path):
     """Runs, the all-runs report and the job of fixtures/examples, as one diagnose over them writes them."""
     main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--format", "json", "--quiet"])

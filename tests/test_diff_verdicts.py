@@ -15,6 +15,9 @@ from analyzer.runs.sources import load_side, memory_catalog
 from analyzer.runs.work import WorkSettings
 from tests.tiny_exports import MODEL, write_tiny_export
 
+# Whole commands over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 UPGRADE = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "cann_upgrade"
 
 

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from analyzer.cli import main
 from tests.conftest import ROOT
+
+# Whole commands over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
 
 UPGRADE = ROOT / "fixtures" / "examples" / "cann_upgrade"
 BEFORE, AFTER = (str(next(UPGRADE.glob(f"bert_base_{w}_*"))) for w in ("before", "after"))

@@ -11,6 +11,7 @@ from analyzer.cli import main
 from analyzer.logs.layout import find_log_files
 
 EXTRA = Path("/work/extra-logs")
+pytestmark = pytest.mark.real_data  # real collections, like ../shared/real: not in the fast loop
 
 
 def _case(name: str) -> Path:

@@ -39,6 +39,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     return written
 
 
+@pytest.mark.slow
 def test_self_contained_writes_no_shared_file_and_differs_only_by_the_script(pages):
     shared, inline = (pages[k].read_text(encoding="utf-8") for k in ("shared", "inline"))
     assert (pages["shared"].parents[1] / plotly_file_name()).is_file()
@@ -108,6 +109,7 @@ def test_self_contained_report_alone_draws_its_charts(browser, pages, tmp_path):
     assert len(drawn) >= 8 and all(drawn)
 
 
+@pytest.mark.slow
 def test_diff_and_sweep_self_contained_pages_carry_plotly_and_nothing_beside(tmp_path):
     sweep = ROOT / "fixtures" / "examples" / "batch_sweep"
     bs1, bs2 = sweep / "resnet50_bs1_20250109074803000_ascend_pt", sweep / "resnet50_bs2_20250109074903000_ascend_pt"

@@ -22,6 +22,7 @@ def _diagnose(tmp_path, name: str, *options: str) -> tuple[int, bytes]:
     return code, path.read_bytes()
 
 
+@pytest.mark.slow  # two whole diagnoses compared byte for byte
 def test_set_with_a_rule_code_equals_set_with_its_name(tmp_path):
     assert MTE.params["threshold"] != 0.35
     by_code = _diagnose(tmp_path, "code", "--set", "MEM001.threshold=0.35")
@@ -30,6 +31,7 @@ def test_set_with_a_rule_code_equals_set_with_its_name(tmp_path):
     assert json.loads(by_code[1])["params"][MTE.name]["threshold"] == 0.35
 
 
+@pytest.mark.slow
 def test_code_and_name_in_config_and_set_merge_the_later_winning(tmp_path):
     config = tmp_path / "triage.toml"
     config.write_text("[MEM001]\nthreshold = 0.2\nmin_core_time_us = 7.0\n", encoding="utf-8")

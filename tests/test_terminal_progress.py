@@ -14,6 +14,9 @@ import pytest
 
 from tests.tiny_exports import write_tiny_export
 
+# Whole commands over generated inputs: in the full suite, not the fast loop.
+pytestmark = pytest.mark.slow
+
 CLI = shutil.which("npu-triage")
 
 
