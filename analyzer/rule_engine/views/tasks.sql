@@ -3,12 +3,27 @@
 -- microseconds. "Device" means the pair (run_id, device_id): runs are split per device at ingest, so in
 -- practice one run is one device.
 
+-- @view _tasks
+-- Every ops row with its operator family: THE definition of "the same operator" read by the rules
+-- (a family's launches, time and subject) and the catalog (op_positions.op_name_norm, which diff aligns
+-- on). A view, with every column of ops.
+-- @column ops.*         every column of ops (docs/schema.md)
+-- @column op_name_norm  op_name without its numeric suffixes, each after a separator '_', '-', '.' or
+--                       '/' and an optional 'op' ('MatMul_12' -> 'MatMul', 'Add.3' -> 'Add',
+--                       'Cast_op4_1' -> 'Cast'); digits that end a name without a separator stay
+--                       ('Conv2D1', 'MatMulV2')
+-- @column op_family     op_type [input shapes], or op_type [op_name_norm] when the task has no input
+--                       shapes (NULL when op_type is)
+SELECT *, regexp_replace(op_name, '([_\-./](op)?[0-9]+)+$', '') AS op_name_norm,
+       op_type || ' [' || coalesce(nullif(input_shapes, ''), op_name_norm) || ']' AS op_family
+FROM ops;
+
 -- @view _compute_tasks
 -- ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU), and ops whose
 -- task type is unknown (NULL, e.g. torch_npu Level0 writes 'N/A'): those are kernels too. A view (a
--- cheap filter), with every column of ops.
--- @column ops.*  every column of ops (docs/schema.md)
-SELECT * FROM ops WHERE task_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'AI_CPU') OR task_type IS NULL;
+-- cheap filter), with every column of _tasks (ops' and the operator family).
+-- @column _tasks.*  every column of ops (docs/schema.md), then op_name_norm and op_family (_tasks)
+SELECT * FROM _tasks WHERE task_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'AI_CPU') OR task_type IS NULL;
 
 -- @view _comm_tasks
 -- ops rows of communication tasks (task_type HCCL or COMMUNICATION). A view, with every column of ops.
