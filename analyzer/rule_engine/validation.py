@@ -12,6 +12,7 @@ from analyzer.ingest.schema import has_column, tables_for_scope
 from analyzer.rule_engine.chip_table import CHIP_KEY, NOMINAL_KEYS
 from analyzer.rule_engine.impact_sharing import IMPACT_FAMILIES, IMPACT_ROLES
 from analyzer.rule_engine.model import SEVERITIES, Rule
+from analyzer.rule_engine.views import helper_definitions
 
 SCHEMA_VERSION = 1
 CATEGORY_PREFIX = {
@@ -162,6 +163,17 @@ def _query_problems(rule: Rule) -> list[str]:
     return problems
 
 
+def _helper_problems(rule: Rule) -> list[str]:
+    """A rule reads public helpers only: an @internal one is a step that may change with its module."""
+    sql = re.sub(r"--[^\n]*", "", rule.sql + "\n" + rule.evidence_sql)
+    return [
+        f"reads the internal helper {d.name} (a step of {d.module}.sql, marked @internal): read a public helper"
+        " (docs/rules.md) or the tables instead"
+        for d in helper_definitions()
+        if d.internal and re.search(rf"\b{d.name}\b", sql)
+    ]
+
+
 def _report_problems(rule: Rule) -> list[str]:
     spec = rule.report
     problems = [f"[report] {k} is not a known key (chart, zoom, limit_param, marks)" for k in spec.unknown]
@@ -209,6 +221,7 @@ def validate_rule(rule: Rule) -> list[str]:
         _field_problems(rule)
         + _location_problems(rule)
         + _query_problems(rule)
+        + _helper_problems(rule)
         + _requires_problems(rule)
         + _report_problems(rule)
     )

@@ -20,18 +20,18 @@
 -- @table _time_windows
 -- The windows the time breakdown covers: each step (by its timestamps, or the export's stage length
 -- when the export decomposes it), else the profiled span.
--- @column run_id               the run
--- @column step_id              the step (NULL for the profiled span)
--- @column subject              'step N', 'device D' or 'whole run'
--- @column basis                'step' or 'profiled span'
--- @column source               'export step decomposition' or 'timeline'
--- @column ms                   start of the window measured on the timeline
--- @column me                   end of the window measured on the timeline
--- @column span_us              the window's length in microseconds (the export's stage length where it
---                              decomposes the step)
--- @column export_computing_us  the export's own computing time of the step, else NULL
--- @column export_comm_us       the export's own communication not overlapped of the step, else NULL
--- @column window_no            1.. per run, by step, start and subject
+-- @column run_id              VARCHAR  the run
+-- @column step_id             BIGINT   the step (NULL for the profiled span)
+-- @column subject             VARCHAR  'step N', 'device D' or 'whole run'
+-- @column basis               VARCHAR  'step' or 'profiled span'
+-- @column source              VARCHAR  'export step decomposition' or 'timeline'
+-- @column ms                  BIGINT   start of the window measured on the timeline
+-- @column me                  BIGINT   end of the window measured on the timeline
+-- @column span_us             DOUBLE   the window's length in microseconds (the export's stage length where it
+--                                      decomposes the step)
+-- @column export_computing_us DOUBLE   the export's own computing time of the step, else NULL
+-- @column export_comm_us      DOUBLE   the export's own communication not overlapped of the step, else NULL
+-- @column window_no           BIGINT   1.. per run, by step, start and subject
 WITH st AS (
     SELECT run_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us, stage_us,
            coalesce(computing_us IS NOT NULL AND stage_us > 0, false) AS decomposed
@@ -56,25 +56,26 @@ SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY step_id NULLS LAST, ms
 FROM w WHERE span_us > 0;
 
 -- @table _window_measures
+-- @internal
 -- What the device timeline shows in each window, in nanoseconds (the parts before the export's
 -- decomposition is applied).
--- @column run_id               the run
--- @column window_no            the window (_time_windows)
--- @column window_ns            me - ms
--- @column computing            time some compute task ran
--- @column comm_not_overlapped  time communication ran and no compute task did
--- @column other_tasks          time only other device tasks ran
--- @column gap_host_sync        gaps with a host synchronize or copy inside
--- @column gap_compile          gaps with an operator compile inside
--- @column gap_memory_alloc     gaps with a memory allocation inside
--- @column gap_stream_wait      gaps with a wait on another stream inside
--- @column gap_host_setup       gaps with a device / HCCL init or a retry inside (from the CANN logs)
--- @column gap_unattributed     gaps of no shown cause, at least _run_nominal.gap_threshold_us long
--- @column launch_gaps          gaps of no shown cause, shorter than that
--- @column launch_gap_count     how many launch gaps
--- @column long_gap_count       how many other gaps
--- @column free_before          idle before the window's first task
--- @column free_after           idle after the window's last task
+-- @column run_id              VARCHAR  the run
+-- @column window_no           BIGINT   the window (_time_windows)
+-- @column window_ns           BIGINT   me - ms
+-- @column computing           HUGEINT  time some compute task ran
+-- @column comm_not_overlapped HUGEINT  time communication ran and no compute task did
+-- @column other_tasks         HUGEINT  time only other device tasks ran
+-- @column gap_host_sync       HUGEINT  gaps with a host synchronize or copy inside
+-- @column gap_compile         HUGEINT  gaps with an operator compile inside
+-- @column gap_memory_alloc    HUGEINT  gaps with a memory allocation inside
+-- @column gap_stream_wait     HUGEINT  gaps with a wait on another stream inside
+-- @column gap_host_setup      HUGEINT  gaps with a device / HCCL init or a retry inside (from the CANN logs)
+-- @column gap_unattributed    HUGEINT  gaps of no shown cause, at least _run_nominal.gap_threshold_us long
+-- @column launch_gaps         HUGEINT  gaps of no shown cause, shorter than that
+-- @column launch_gap_count    BIGINT   how many launch gaps
+-- @column long_gap_count      BIGINT   how many other gaps
+-- @column free_before         BIGINT   idle before the window's first task
+-- @column free_after          BIGINT   idle after the window's last task
 WITH clip AS (SELECT w.run_id, w.window_no, w.ms, w.me FROM _time_windows w WHERE w.me > w.ms),
 b AS (SELECT c.run_id, c.window_no, sum(least(i.end_ns, c.me) - greatest(i.start_ns, c.ms)) AS ns
       FROM clip c JOIN _busy_intervals i ON i.run_id = c.run_id AND i.start_ns < c.me AND i.end_ns > c.ms GROUP BY ALL),
@@ -114,23 +115,24 @@ FROM clip c LEFT JOIN b USING (run_id, window_no) LEFT JOIN m USING (run_id, win
      LEFT JOIN mo USING (run_id, window_no) LEFT JOIN a USING (run_id, window_no) LEFT JOIN g USING (run_id, window_no);
 
 -- @table _time_parts
+-- @internal
 -- THE time breakdown, long form: per run, window and part; the parts of a window add up to its span
 -- exactly. A measured window: each part from the timeline. A decomposed step: the export's computing
 -- and communication, the rest of the stage split over the idle parts in the timeline's proportions
 -- (all of it a gap of no shown cause when the timeline shows no idle time there). free_after takes
 -- what rounding leaves.
--- @column run_id     the run
--- @column window_no  the window (_time_windows)
--- @column step_id    its step
--- @column subject    its subject ('step N', 'device D', 'whole run')
--- @column basis      'step' or 'profiled span'
--- @column source     'export step decomposition' or 'timeline'
--- @column span_us    the window's span in microseconds
--- @column part_no    1..12, the order every breakdown lists the parts in
--- @column part       the part's name (see the top of this module)
--- @column label      the part's printed label
--- @column part_us    the part's time in microseconds
--- @column share      part_us / span_us
+-- @column run_id    VARCHAR  the run
+-- @column window_no BIGINT   the window (_time_windows)
+-- @column step_id   BIGINT   its step
+-- @column subject   VARCHAR  its subject ('step N', 'device D', 'whole run')
+-- @column basis     VARCHAR  'step' or 'profiled span'
+-- @column source    VARCHAR  'export step decomposition' or 'timeline'
+-- @column span_us   DOUBLE   the window's span in microseconds
+-- @column part_no   INTEGER  1..12, the order every breakdown lists the parts in
+-- @column part      VARCHAR  the part's name (see the top of this module)
+-- @column label     VARCHAR  the part's printed label
+-- @column part_us   DOUBLE   the part's time in microseconds
+-- @column share     DOUBLE   part_us / span_us
 WITH x AS (SELECT w.run_id, w.window_no, w.step_id, w.subject, w.basis, w.source, w.span_us, w.export_computing_us,
                   w.export_comm_us, coalesce(m.other_tasks, 0) AS other_tasks, coalesce(m.gap_host_sync, 0) AS gap_host_sync,
                   coalesce(m.gap_compile, 0) AS gap_compile, coalesce(m.gap_memory_alloc, 0) AS gap_memory_alloc,
@@ -191,10 +193,10 @@ WHERE part <> 'gap_host_setup' OR run_id IN (SELECT run_id FROM timeline WHERE k
 -- Sums over several windows or parts add DECIMALs (nanosecond-exact to 1e-9 us), not DOUBLEs: a
 -- parallel DOUBLE sum's last bit depends on the order threads meet the rows, and the catalog, which
 -- reads window 0 (_run_busy), must be the same whichever machine or executor computed it.
--- @column _time_parts.*  the columns of _time_parts (window 0: subject 'N steps' or the one window's,
---                        basis 'steps' when there are several, the sources joined by ' + '; part_us
---                        in whole nanoseconds, adding up to span_us in whole nanoseconds)
--- @column share_pct      the part's share of the window in percent, one decimal
+-- @column _time_parts.*         the columns of _time_parts (window 0: subject 'N steps' or the one window's,
+--                               basis 'steps' when there are several, the sources joined by ' + '; part_us
+--                               in whole nanoseconds, adding up to span_us in whole nanoseconds)
+-- @column share_pct     DOUBLE  the part's share of the window in percent, one decimal
 WITH one AS (SELECT * FROM _time_parts),
 tot AS (SELECT run_id, count(DISTINCT window_no) AS windows, CASE WHEN count(DISTINCT window_no) > 1 THEN 'steps'
                ELSE any_value(basis) END AS basis, string_agg(DISTINCT source, ' + ' ORDER BY source) AS source,
@@ -221,41 +223,41 @@ FROM q;
 -- @table _time_breakdown
 -- THE time breakdown, wide: one row per run and window (window 0: the whole run), with each part's
 -- time and share. The <part>_us of a window add up to its span_us, the <part>_pct to 100.0.
--- @column run_id                   the run
--- @column window_no                the window (0: all windows of the run together)
--- @column step_id                  its step
--- @column subject                  its subject
--- @column basis                    'step', 'steps' or 'profiled span'
--- @column source                   'export step decomposition', 'timeline', or both joined by ' + '
--- @column span_us                  the window's span in microseconds
--- @column computing_us             part computing (THE busy time: _run_busy), us
--- @column comm_not_overlapped_us   part comm_not_overlapped, us
--- @column other_tasks_us           part other_tasks, us
--- @column gap_host_sync_us         part gap_host_sync, us
--- @column gap_compile_us           part gap_compile, us
--- @column gap_memory_alloc_us      part gap_memory_alloc, us
--- @column gap_stream_wait_us       part gap_stream_wait, us
--- @column gap_host_setup_us        part gap_host_setup, us (NULL unless the run's timeline holds log records)
--- @column gap_unattributed_us      part gap_unattributed, us
--- @column launch_gaps_us           part launch_gaps, us
--- @column free_before_us           part free_before, us
--- @column free_after_us            part free_after, us
--- @column gaps_us                  the gap_* parts together, us
--- @column not_computing_us         every part but computing, us
--- @column gaps_pct                 the gap_* parts' shares together, %
--- @column computing_pct            share of computing, % (one decimal; the shares add up to 100.0)
--- @column comm_not_overlapped_pct  share of comm_not_overlapped, %
--- @column other_tasks_pct          share of other_tasks, %
--- @column gap_host_sync_pct        share of gap_host_sync, %
--- @column gap_compile_pct          share of gap_compile, %
--- @column gap_memory_alloc_pct     share of gap_memory_alloc, %
--- @column gap_stream_wait_pct      share of gap_stream_wait, %
--- @column gap_host_setup_pct       share of gap_host_setup, %
--- @column gap_unattributed_pct     share of gap_unattributed, %
--- @column launch_gaps_pct          share of launch_gaps, %
--- @column free_before_pct          share of free_before, %
--- @column free_after_pct           share of free_after, %
--- @column breakdown                the text every report prints: 'label us (pct%)' per non-zero part, by part_no
+-- @column run_id                  VARCHAR  the run
+-- @column window_no               BIGINT   the window (0: all windows of the run together)
+-- @column step_id                 BIGINT   its step
+-- @column subject                 VARCHAR  its subject
+-- @column basis                   VARCHAR  'step', 'steps' or 'profiled span'
+-- @column source                  VARCHAR  'export step decomposition', 'timeline', or both joined by ' + '
+-- @column span_us                 DOUBLE   the window's span in microseconds
+-- @column computing_us            DOUBLE   part computing (THE busy time: _run_busy), us
+-- @column comm_not_overlapped_us  DOUBLE   part comm_not_overlapped, us
+-- @column other_tasks_us          DOUBLE   part other_tasks, us
+-- @column gap_host_sync_us        DOUBLE   part gap_host_sync, us
+-- @column gap_compile_us          DOUBLE   part gap_compile, us
+-- @column gap_memory_alloc_us     DOUBLE   part gap_memory_alloc, us
+-- @column gap_stream_wait_us      DOUBLE   part gap_stream_wait, us
+-- @column gap_host_setup_us       DOUBLE   part gap_host_setup, us (NULL unless the run's timeline holds log records)
+-- @column gap_unattributed_us     DOUBLE   part gap_unattributed, us
+-- @column launch_gaps_us          DOUBLE   part launch_gaps, us
+-- @column free_before_us          DOUBLE   part free_before, us
+-- @column free_after_us           DOUBLE   part free_after, us
+-- @column gaps_us                 DOUBLE   the gap_* parts together, us
+-- @column not_computing_us        DOUBLE   every part but computing, us
+-- @column gaps_pct                DOUBLE   the gap_* parts' shares together, %
+-- @column computing_pct           DOUBLE   share of computing, % (one decimal; the shares add up to 100.0)
+-- @column comm_not_overlapped_pct DOUBLE   share of comm_not_overlapped, %
+-- @column other_tasks_pct         DOUBLE   share of other_tasks, %
+-- @column gap_host_sync_pct       DOUBLE   share of gap_host_sync, %
+-- @column gap_compile_pct         DOUBLE   share of gap_compile, %
+-- @column gap_memory_alloc_pct    DOUBLE   share of gap_memory_alloc, %
+-- @column gap_stream_wait_pct     DOUBLE   share of gap_stream_wait, %
+-- @column gap_host_setup_pct      DOUBLE   share of gap_host_setup, %
+-- @column gap_unattributed_pct    DOUBLE   share of gap_unattributed, %
+-- @column launch_gaps_pct         DOUBLE   share of launch_gaps, %
+-- @column free_before_pct         DOUBLE   share of free_before, %
+-- @column free_after_pct          DOUBLE   share of free_after, %
+-- @column breakdown               VARCHAR  the text every report prints: 'label us (pct%)' per non-zero part, by part_no
 SELECT run_id, window_no, any_value(step_id) AS step_id, any_value(subject) AS subject, any_value(basis) AS basis,
        any_value(source) AS source, any_value(span_us) AS span_us,
        sum(part_us) FILTER (WHERE part = 'computing') AS computing_us,

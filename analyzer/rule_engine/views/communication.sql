@@ -2,11 +2,11 @@
 
 -- @table _comm_exposed
 -- Communication tasks per run and device, and how much of their time no compute task hid.
--- @column run_id                  the run
--- @column device_id               the device
--- @column comm_us                 length of the union of communication intervals (_comm_intervals), in us
--- @column overlapped_us           of it, time some compute task also ran (_busy_intervals), in us
--- @column comm_not_overlapped_us  comm_us - overlapped_us: communication the device waited on
+-- @column run_id                 VARCHAR  the run
+-- @column device_id              INTEGER  the device
+-- @column comm_us                DOUBLE   length of the union of communication intervals (_comm_intervals), in us
+-- @column overlapped_us          DOUBLE   of it, time some compute task also ran (_busy_intervals), in us
+-- @column comm_not_overlapped_us DOUBLE   comm_us - overlapped_us: communication the device waited on
 WITH c AS (SELECT run_id, device_id, sum(end_ns - start_ns) / 1000.0 AS comm_us FROM _comm_intervals
            GROUP BY run_id, device_id),
 o AS (SELECT c.run_id, c.device_id,

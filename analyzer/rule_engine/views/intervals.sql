@@ -6,6 +6,7 @@
 -- keys (run ids) would be most of it.
 
 -- @macro _intervals_merged(src)
+-- @internal
 -- Merges the intervals of `src` (columns key, start_ns, end_ns; rows without a start, without an end
 -- or ending before they start are left out) into disjoint ones per key. Gaps-and-islands in one sort:
 -- a row opens a new island when it starts after the latest end of the rows sorted before it
@@ -13,12 +14,12 @@
 -- next island's first row, the last one at its key's latest end; its task count is the distance
 -- between the first rows' numbers. No GROUP BY over the rows, and the second window sorts only the
 -- islands' first rows, by integer.
--- @column key          the key of src
--- @column interval_no  1.. in time order per key
--- @column start_ns     start of the merged interval
--- @column end_ns       end of the merged interval (exclusive)
--- @column dur_us       end_ns - start_ns in microseconds
--- @column task_count   rows of src merged into it
+-- @column key         STRUCT  the key of src
+-- @column interval_no BIGINT  1.. in time order per key
+-- @column start_ns    BIGINT  start of the merged interval
+-- @column end_ns      BIGINT  end of the merged interval (exclusive)
+-- @column dur_us      DOUBLE  end_ns - start_ns in microseconds
+-- @column task_count  BIGINT  rows of src merged into it
 WITH t AS (SELECT key, start_ns, end_ns FROM query_table(src)
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
 k AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM t)),
@@ -36,12 +37,13 @@ SELECT k.key, e.interval_no, e.start_ns, e.end_ns, (e.end_ns - e.start_ns) / 100
 FROM e JOIN k USING (part);
 
 -- @macro _intervals_union_length(src)
+-- @internal
 -- The length of the union of the intervals of `src` (columns key, start_ns, end_ns; invalid rows left
 -- out as in _intervals_merged) per key, without building the merged intervals: each row adds what it
 -- reaches past the latest end of the rows sorted before it. One sort.
--- @column key         the key of src
--- @column busy_us     length of the union, in microseconds
--- @column task_count  rows of src counted
+-- @column key        STRUCT   the key of src
+-- @column busy_us    DOUBLE   length of the union, in microseconds
+-- @column task_count HUGEINT  rows of src counted
 WITH t AS (SELECT key, start_ns, end_ns FROM query_table(src)
            WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
 k AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM t)),
@@ -56,14 +58,15 @@ SELECT k.key, u.busy_ns / 1000.0 AS busy_us, u.task_count
 FROM u JOIN k USING (part);
 
 -- @macro _intervals_gaps(src)
+-- @internal
 -- Where a row of `src` (columns key, rid, start_ns, end_ns; the caller filters the rows) starts after
 -- every row that starts before it (per key) has ended: the idle stretch from the latest end before it
 -- to its start. Ties are broken by rid (the ops row's number in storage), so results repeat.
--- @column key       the key of src
--- @column start_ns  the latest end of the rows before the gap
--- @column end_ns    the start of the row after the gap
--- @column prev_rid  rid of the row that ended last before the gap
--- @column rid       rid of the row after the gap
+-- @column key      STRUCT  the key of src
+-- @column start_ns BIGINT  the latest end of the rows before the gap
+-- @column end_ns   BIGINT  the start of the row after the gap
+-- @column prev_rid BIGINT  rid of the row that ended last before the gap
+-- @column rid      BIGINT  rid of the row after the gap
 WITH k AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM query_table(src))),
 n AS (SELECT k.part, t.rid, t.start_ns, t.end_ns FROM query_table(src) t JOIN k ON t.key IS NOT DISTINCT FROM k.key),
 p AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, end_ns) OVER w AS prev_rid FROM n
