@@ -15,8 +15,8 @@ CREATE OR REPLACE TEMP TABLE _log_lines (file_id INTEGER, line_no BIGINT, line V
 -- reader; it keeps blank lines (NULL) and the file's order, so the row number in the scan is the line's.
 INSERT INTO _log_lines
 WITH l AS (SELECT $file_id AS file_id, row_number() OVER () AS line_no, line
-           FROM read_csv($path, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '',
-                         header = false, auto_detect = false, max_line_size = 67108864))
+           FROM read_csv($path, columns = { 'line': 'VARCHAR' }, delim = chr(1), quote = '', escape = '',
+                         header = FALSE, auto_detect = FALSE, max_line_size = 67108864))
 SELECT file_id, line_no, line,
        CASE WHEN regexp_matches(line, '^\[[A-Z]+\] [^\s(]+\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}')
                  THEN 'cann'
@@ -53,9 +53,9 @@ c3 AS (
     FROM c2),
 cann AS (
     SELECT file_id, line_no, substr(line, 2, b1 - 2) AS level, substr(line, b1 + 2, p1 - b1 - 2) AS module,
-           TRY_CAST(split_part(inside, ',', 1) AS BIGINT) AS pid, substr(inside, strpos(inside, ',') + 1) AS process,
+           try_cast(split_part(inside, ',', 1) AS BIGINT) AS pid, substr(inside, strpos(inside, ',') + 1) AS process,
            try_strptime(substr(line, p2 + 2, 23) || substr(line, p2 + 26, 3), '%Y-%m-%d-%H:%M:%S.%f') AS wall_time,
-           split_part(src, ':', 1) AS src_file, TRY_CAST(split_part(src, ':', 2) AS INTEGER) AS src_line,
+           split_part(src, ':', 1) AS src_file, try_cast(split_part(src, ':', 2) AS INTEGER) AS src_line,
            CASE WHEN src IS NULL THEN ltrim(after) ELSE substr(after, strpos(after, ']') + 1) END AS rest
     FROM c3),
 o AS (
@@ -77,7 +77,7 @@ SELECT file_id, line_no,
                  WHEN 'driver' THEN try_strptime(k.t, '%Y-%m-%d-%H:%M:%S.%f')
                  ELSE try_strptime(s.t || '000', '%Y-%m-%d %H:%M:%S.%f') END AS wall_time,
        CASE WHEN form = 'slogd' THEN nullif(s.src_file, '') END AS src_file,
-       CASE WHEN form = 'slogd' THEN TRY_CAST(nullif(s.src_line, '') AS INTEGER) END AS src_line,
+       CASE WHEN form = 'slogd' THEN try_cast(nullif(s.src_line, '') AS INTEGER) END AS src_line,
        CASE form WHEN 'install' THEN i.rest WHEN 'driver' THEN k.rest ELSE s.rest END AS rest
 FROM o),
 r AS (SELECT h.*, h.rest AS message, f.rank_id AS folder_rank, h.level IN ('WARNING', 'ERROR', 'CRITICAL') AS judged
@@ -85,15 +85,15 @@ r AS (SELECT h.*, h.rest AS message, f.rank_id AS folder_rank, h.level IN ('WARN
 e AS (SELECT *, CASE WHEN judged AND regexp_matches(message, $any_error) THEN {error_match} END AS k_idx FROM r)
 SELECT $run_id AS run_id, e.file_id, e.line_no, e.folder_rank AS rank_id, e.level, e.module, e.pid, e.process, e.wall_time,
        e.src_file, e.src_line, e.message, 0 AS continuation_count,
-       coalesce(TRY_CAST(split_part(ltrim(e.rest), ' ', 1) AS BIGINT),
-                CASE WHEN contains(e.rest, 'tid:') THEN TRY_CAST(regexp_extract(e.rest, 'tid:\s*(\d+)', 1) AS BIGINT) END)
+       coalesce(try_cast(split_part(ltrim(e.rest), ' ', 1) AS BIGINT),
+                CASE WHEN contains(e.rest, 'tid:') THEN try_cast(regexp_extract(e.rest, 'tid:\s*(\d+)', 1) AS BIGINT) END)
            AS thread_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'fault kernel_name=([^,\s]+)', 1), '') END AS kernel_name,
-       CASE WHEN judged THEN TRY_CAST(coalesce(nullif(regexp_extract(message, 'device_id=(\d+)', 1), ''),
+       CASE WHEN judged THEN try_cast(coalesce(nullif(regexp_extract(message, 'device_id=(\d+)', 1), ''),
                                                nullif(regexp_extract(message, 'device\((?:chipId:)?(\d+)', 1), ''))
                                       AS INTEGER) END AS device_id,
-       CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'stream_id=(\d+)', 1), '') AS INTEGER) END AS stream_id,
-       CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'task_id=(\d+)', 1), '') AS BIGINT) END AS task_id,
+       CASE WHEN judged THEN try_cast(nullif(regexp_extract(message, 'stream_id=(\d+)', 1), '') AS INTEGER) END AS stream_id,
+       CASE WHEN judged THEN try_cast(nullif(regexp_extract(message, 'task_id=(\d+)', 1), '') AS BIGINT) END AS task_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'dump exception to file, file: ?(\S+)', 1), '') END AS dump_path,
        CASE WHEN NOT $with_activity OR NOT regexp_matches(message, $any_activity) THEN NULL
             WHEN regexp_matches(message, $memory_alloc) THEN 'memory_alloc'

@@ -34,11 +34,11 @@
 -- @column window_no           BIGINT   1.. per run, by step, start and subject
 WITH st AS (
     SELECT run_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us, stage_us,
-           coalesce(computing_us IS NOT NULL AND stage_us > 0, false) AS decomposed
+           coalesce(computing_us IS NOT NULL AND stage_us > 0, FALSE) AS decomposed
     FROM steps
     WHERE (computing_us IS NOT NULL AND stage_us > 0) OR (start_ns IS NOT NULL AND end_ns > start_ns)),
 w AS (
-    SELECT st.run_id, st.step_id, 'step ' || coalesce(CAST(st.step_id AS VARCHAR), '?') AS subject,
+    SELECT st.run_id, st.step_id, 'step ' || coalesce(st.step_id::VARCHAR, '?') AS subject,
            'step' AS basis, CASE WHEN st.decomposed THEN 'export step decomposition' ELSE 'timeline' END AS source,
            CASE WHEN st.start_ns IS NOT NULL AND st.end_ns > st.start_ns THEN st.start_ns ELSE r.start_ns END AS ms,
            CASE WHEN st.start_ns IS NOT NULL AND st.end_ns > st.start_ns THEN st.end_ns ELSE r.end_ns END AS me,
@@ -178,7 +178,7 @@ named AS (SELECT p.*, n.part_no, n.label
                                     (9, 'gap_unattributed', 'long gaps, cause not shown'),
                                     (10, 'launch_gaps', 'launch gaps (short, no cause shown)'),
                                     (11, 'free_before', 'free before the first task'),
-                                    (12, 'free_after', 'free after the last task')) n(part_no, part, label) USING (part))
+                                    (12, 'free_after', 'free after the last task')) n (part_no, part, label) USING (part))
 SELECT run_id, window_no, step_id, subject, basis, source, span_us, part_no, part, label, part_us,
        part_us / span_us AS share
 FROM named
@@ -210,7 +210,9 @@ all_w AS (SELECT o.run_id, 0 AS window_no, NULL::BIGINT AS step_id,
           GROUP BY o.run_id, t.windows, t.basis, t.source, t.span_us, o.part_no, o.part, o.label),
 r AS (SELECT *, greatest(0, share) * 1000 AS raw, floor(greatest(0, share) * 1000) AS fl,
              part_us * 1000 AS raw_ns, floor(part_us * 1000) AS fl_ns
-      FROM (SELECT * FROM one UNION ALL SELECT * FROM all_w)),
+      FROM (SELECT * FROM one
+            UNION ALL
+            SELECT * FROM all_w)),
 q AS (SELECT *, round(1000 - sum(fl) OVER w) AS left_units, row_number() OVER (w ORDER BY raw - fl DESC, part_no) AS rr,
              round(span_us * 1000) - sum(fl_ns) OVER w AS left_ns,
              row_number() OVER (w ORDER BY raw_ns - fl_ns DESC, part_no) AS rr_ns

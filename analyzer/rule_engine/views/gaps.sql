@@ -16,8 +16,9 @@
 -- @column op_before    VARCHAR  op_name of the last task to end before the gap
 -- @column op_after     VARCHAR  op_name of the first task after it
 -- @column stream_after INTEGER  stream_id of the task after it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, rowid AS rid, start_ns, end_ns FROM ops
-             WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, rowid AS rid, start_ns, end_ns FROM ops
+    WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
 g AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns, m.end_ns, m.prev_rid, m.rid
       FROM _intervals_gaps(src) m),
 ks AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
@@ -43,9 +44,10 @@ FROM gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
 -- @column gap_us    DOUBLE   its length in microseconds
 -- @column op_before VARCHAR  op_name of the last task to end before the gap
 -- @column op_after  VARCHAR  op_name of the task after it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id, 'stream_id': stream_id} AS key, rowid AS rid,
-                    start_ns, end_ns
-             FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL)
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id, 'stream_id': stream_id } AS key, rowid AS rid,
+           start_ns, end_ns
+    FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL)
 SELECT g.key.run_id AS run_id, g.key.device_id AS device_id, g.key.stream_id AS stream_id, a.step_id, g.start_ns,
        g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
 FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid;

@@ -63,7 +63,8 @@ WITH s AS (
 win AS (
     SELECT run_id, min(a) AS a, max(b) AS b FROM (
         SELECT run_id, start_ns AS a, end_ns AS b FROM ops WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL
-        UNION ALL SELECT run_id, ts_ns, ts_ns FROM memory_records WHERE source = 'memory_record' AND ts_ns IS NOT NULL
+        UNION ALL
+        SELECT run_id, ts_ns AS a, ts_ns AS b FROM memory_records WHERE source = 'memory_record' AND ts_ns IS NOT NULL
     ) GROUP BY run_id
 ),
 app AS (

@@ -40,7 +40,8 @@ SELECT * FROM ops WHERE task_type IN ('HCCL', 'COMMUNICATION');
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   compute tasks merged into it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, start_ns, end_ns FROM _compute_tasks)
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM _compute_tasks)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
        m.task_count
 FROM _intervals_merged(src) m;
@@ -53,8 +54,9 @@ FROM _intervals_merged(src) m;
 -- @column op_type    VARCHAR  the operator type (NULL for tasks without one)
 -- @column busy_us    DOUBLE   length of the union of the type's task intervals, in microseconds
 -- @column task_count HUGEINT  compute tasks of the type
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id, 'op_type': op_type} AS key, start_ns, end_ns
-             FROM _compute_tasks)
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id, 'op_type': op_type } AS key, start_ns, end_ns
+    FROM _compute_tasks)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.key.op_type AS op_type, m.busy_us, m.task_count
 FROM _intervals_union_length(src) m;
 
@@ -68,7 +70,8 @@ FROM _intervals_union_length(src) m;
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   communication tasks merged into it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, start_ns, end_ns FROM _comm_tasks)
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM _comm_tasks)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
        m.task_count
 FROM _intervals_merged(src) m;
@@ -83,7 +86,8 @@ FROM _intervals_merged(src) m;
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   device tasks merged into it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, start_ns, end_ns FROM ops)
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM ops)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
        m.task_count
 FROM _intervals_merged(src) m;
