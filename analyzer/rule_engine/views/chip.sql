@@ -20,15 +20,15 @@
 -- @column task_switch_us   DOUBLE   idle time the device itself needs between two tasks, us
 -- @column device_memory_gb DOUBLE   on-chip device memory (HBM, or LPDDR on the 310P) a run can use, GB
 -- @column cube_tflops      DOUBLE   cube (matrix) peak at FP16, TFLOPS: the roofline's compute ceiling
-WITH r AS (SELECT run_id, chip, ai_core_count FROM runs  -- and the runs only ops names (a database filled table by table)
-           UNION ALL
-           SELECT DISTINCT run_id, NULL, NULL FROM ops WHERE run_id NOT IN (SELECT run_id FROM runs)),
-m AS (SELECT r.run_id, any_value(r.chip) AS run_chip, any_value(r.ai_core_count) AS ai_core_count,
-             coalesce(arg_max(t.chip, length(t.chip)), (SELECT chip FROM _chip_table WHERE is_default)) AS chip
-      FROM r LEFT JOIN _chip_table t ON starts_with(lower(r.chip), lower(t.chip))
-      GROUP BY r.run_id)
+WITH run_chips AS (SELECT run_id, chip, ai_core_count FROM runs  -- and the runs only ops names (a database filled table by table)
+                   UNION ALL
+                   SELECT DISTINCT run_id, NULL, NULL FROM ops WHERE run_id NOT IN (SELECT run_id FROM runs)),
+matched AS (SELECT r.run_id, any_value(r.chip) AS run_chip, any_value(r.ai_core_count) AS ai_core_count,
+                   coalesce(arg_max(t.chip, length(t.chip)), (SELECT chip FROM _chip_table WHERE is_default)) AS chip
+            FROM run_chips r LEFT JOIN _chip_table t ON starts_with(lower(r.chip), lower(t.chip))
+            GROUP BY r.run_id)
 SELECT m.run_id, m.chip, m.run_chip IS NULL OR m.run_chip <> m.chip AS chip_assumed,
        CASE WHEN c.ai_core_count_set THEN c.ai_core_count::INTEGER
             ELSE coalesce(m.ai_core_count, c.ai_core_count::INTEGER) END AS ai_core_count,
        c.* EXCLUDE (chip, ai_core_count, is_default, ai_core_count_set)
-FROM m JOIN _chip_table c ON c.chip = m.chip;
+FROM matched m JOIN _chip_table c ON c.chip = m.chip;

@@ -19,16 +19,16 @@
 WITH src AS (  -- noqa: ST03
     SELECT { 'run_id': run_id, 'device_id': device_id } AS key, rowid AS rid, start_ns, end_ns FROM ops
     WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-g AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns, m.end_ns, m.prev_rid, m.rid
-      FROM _intervals_gaps(src) m),
-ks AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
-       FROM steps WHERE start_ns IS NOT NULL GROUP BY run_id, start_ns),
-gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
-       FROM g ASOF LEFT JOIN ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns)
+gaps AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns, m.end_ns, m.prev_rid, m.rid
+         FROM _intervals_gaps(src) m),
+step_starts AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
+                FROM steps WHERE start_ns IS NOT NULL GROUP BY run_id, start_ns),
+gaps_in_steps AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
+                  FROM gaps g ASOF LEFT JOIN step_starts ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns)
 SELECT gs.run_id, gs.device_id, coalesce(gs.step_in, a.step_id) AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after,
        a.stream_id AS stream_after
-FROM gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
+FROM gaps_in_steps gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
 
 -- @view _stream_gaps
 -- @internal

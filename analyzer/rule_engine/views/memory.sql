@@ -49,7 +49,7 @@ WHERE p.choice = 1;
 -- @column allocated_share          DOUBLE   peak_allocated_mb / device_memory_mb
 -- @column reserved_share           DOUBLE   peak_reserved_mb / device_memory_mb
 -- @column used_share               DOUBLE   the largest of peak_reserved_mb and app_reserved_mb, over device_memory_mb
-WITH s AS (
+WITH peaks AS (
     SELECT run_id, device_id, any_value(component) AS component, count(*) AS samples,
            min(ts_ns) AS first_ns, max(ts_ns) AS last_ns,
            max(allocated_mb) AS peak_allocated_mb, arg_min(ts_ns, (-allocated_mb, ts_ns)) AS peak_allocated_ns,
@@ -76,7 +76,7 @@ SELECT s.*, app.app_reserved_mb, n.device_memory_gb * 1024 AS device_memory_mb,
        s.peak_allocated_mb / (n.device_memory_gb * 1024) AS allocated_share,
        s.peak_reserved_mb / (n.device_memory_gb * 1024) AS reserved_share,
        greatest(s.peak_reserved_mb, coalesce(app.app_reserved_mb, 0)) / (n.device_memory_gb * 1024) AS used_share
-FROM s LEFT JOIN app USING (run_id, device_id) LEFT JOIN _run_nominal n USING (run_id);
+FROM peaks s LEFT JOIN app USING (run_id, device_id) LEFT JOIN _run_nominal n USING (run_id);
 
 -- @table _memory_at_peak
 -- The allocations of op_memory alive at each device's peak allocated sample (_memory_peak): allocated at or
@@ -108,13 +108,13 @@ WHERE m.size_kb > 0 AND m.alloc_ns <= p.peak_allocated_ns
 -- @column floor_mb         DOUBLE   smallest allocated value inside the step, MB
 -- @column peak_mb          DOUBLE   largest allocated value inside the step, MB
 -- @column peak_reserved_mb DOUBLE   largest reserved value inside the step, MB
-WITH w AS (
+WITH step_windows AS (
     SELECT run_id, step_id, min(start_ns) AS start_ns, max(end_ns) AS end_ns FROM steps
     WHERE step_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns > start_ns GROUP BY run_id, step_id
 )
 SELECT t.run_id, t.device_id, w.step_id, row_number() OVER (PARTITION BY t.run_id, t.device_id ORDER BY w.start_ns, w.step_id) AS step_no,
        w.start_ns, w.end_ns, count(*) AS samples, min(t.allocated_mb) AS floor_mb, max(t.allocated_mb) AS peak_mb,
        max(t.reserved_mb) AS peak_reserved_mb
-FROM _memory_total t ASOF JOIN w ON t.run_id = w.run_id AND t.ts_ns >= w.start_ns  -- the step begun last, if not ended
+FROM _memory_total t ASOF JOIN step_windows w ON t.run_id = w.run_id AND t.ts_ns >= w.start_ns  -- the step begun last, if not ended
 WHERE t.ts_ns < w.end_ns
 GROUP BY t.run_id, t.device_id, w.step_id, w.start_ns, w.end_ns;
