@@ -95,6 +95,8 @@ def test_scaling_views_every_returned_column_is_documented() -> None:
         create_run_scaling_views(ingested.con, list(ingested.run_ids))
         for definition in scaling_definitions():
             assert _documented(ingested.con, definition) == _columns(ingested.con, definition.name), definition.name
+            described = _described(ingested.con, definition)
+            assert list(zip((c for c, _doc in definition.columns), definition.types, strict=True)) == described
     finally:
         ingested.con.close()
 
