@@ -82,7 +82,8 @@ FROM (VALUES (1, 'computing', 'computing', NULL),
 -- @table _window_measures
 -- @internal
 -- What the device timeline shows in each window, in nanoseconds (the parts before the export's
--- decomposition is applied), one column per part of _time_part_names in its order, then the gap counts.
+-- decomposition is applied), one column per part of _time_part_names in its order, the gap counts before
+-- the two free parts.
 -- @column run_id              VARCHAR  the run
 -- @column window_no           BIGINT   the window (_time_windows)
 -- @column window_ns           BIGINT   me - ms
@@ -96,10 +97,10 @@ FROM (VALUES (1, 'computing', 'computing', NULL),
 -- @column gap_host_setup      HUGEINT  gaps with a device / HCCL init or a retry inside (from the CANN logs)
 -- @column gap_unattributed    HUGEINT  gaps of no shown cause, at least _run_nominal.gap_threshold_us long
 -- @column launch_gaps         HUGEINT  gaps of no shown cause, shorter than that
--- @column free_before         HUGEINT  idle before the window's first task
--- @column free_after          HUGEINT  idle after the window's last task
 -- @column launch_gap_count    BIGINT   how many launch gaps
 -- @column long_gap_count      BIGINT   how many other gaps
+-- @column free_before         HUGEINT  idle before the window's first task
+-- @column free_after          HUGEINT  idle after the window's last task
 WITH windows AS (SELECT w.run_id, w.window_no, w.ms, w.me FROM _time_windows w WHERE w.me > w.ms),
 busy AS (SELECT c.run_id, c.window_no, sum(least(i.end_ns, c.me) - greatest(i.start_ns, c.ms)) AS ns
          FROM windows c JOIN _busy_intervals i ON i.run_id = c.run_id AND i.start_ns < c.me AND i.end_ns > c.ms
@@ -139,8 +140,9 @@ gap_counts AS (SELECT run_id, window_no, count(*) FILTER (WHERE gap_kind = 'laun
                       count(*) FILTER (WHERE gap_kind <> 'launch') AS long_gap_count
                FROM gaps GROUP BY ALL)
 SELECT c.run_id, c.window_no, c.me - c.ms AS window_ns,
-       coalesce(COLUMNS(m.* EXCLUDE (run_id, window_no)), 0),
-       coalesce(k.launch_gap_count, 0) AS launch_gap_count, coalesce(k.long_gap_count, 0) AS long_gap_count
+       coalesce(COLUMNS(m.* EXCLUDE (run_id, window_no, free_before, free_after)), 0),
+       coalesce(k.launch_gap_count, 0) AS launch_gap_count, coalesce(k.long_gap_count, 0) AS long_gap_count,
+       m.free_before, m.free_after  -- last, as this relation has always listed them
 FROM windows c JOIN measured m USING (run_id, window_no) LEFT JOIN gap_counts k USING (run_id, window_no);
 
 -- @table _time_parts
