@@ -5,8 +5,9 @@ from __future__ import annotations
 from tests.views.view_case import module_database, rows
 
 # Times in us (x1000 in the rows). Each run is one case:
-# causes     one step [0,2000): a gap of each cause, communication and another task alone, a gap with no cause
-#            exactly as long as a long gap (gap_threshold_us, 200 us), two launch gaps, free time before and after the tasks;
+# causes     one step [0,2000): a gap of each cause, communication and another task alone, a gap with no
+#            cause exactly as long as a long gap (gap_threshold_us, 200 us), two launch gaps, free time
+#            before and after the tasks;
 # export     step 1 decomposed by the export (computing 500, communication 100, stage 1200; the timeline shows
 #            600 computing, a 100 us synchronize gap and 300 us free after), step 2 not decomposed;
 # allbusy    a decomposed step whose timeline shows no idle time: the rest of the stage is a gap of no shown cause;
