@@ -121,6 +121,16 @@ def test_one_gap_of_each_cause_each_in_its_part(con):
     ]
 
 
+def test_window_measures_are_the_timelines_nanoseconds_before_any_decomposition(con):
+    sql = "SELECT * FROM _window_measures WHERE run_id IN ('causes', 'export') ORDER BY run_id, window_no"
+    assert rows(con, sql) == [
+        ("causes", 1, 2000000, 606000, 60000, 140000, 100000, 50000, 30000, 40000, 60000, 200000, 14000, 2, 6,
+         100000, 600000),
+        ("export", 1, 1000000, 600000, 0, 0, 100000, 0, 0, 0, 0, 0, 0, 0, 1, 0, 300000),
+        ("export", 2, 500000, 500000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+    ]  # fmt: skip
+
+
 def test_an_export_decomposed_step_keeps_the_exports_parts_and_scales_the_idle_ones(con):
     # step 1: the rest of the stage (1200 - 500 - 100 = 600 us) over the timeline's idle time (100 us gap,
     # 300 us free after) in its proportions: x1.5
@@ -193,6 +203,18 @@ def test_parts_scaled_to_fractions_of_a_ns_round_to_add_up_to_the_span(con):
         ("launch_gaps", 3.334, 30.3),
         ("free_before", 3.333, 30.3),
         ("free_after", 3.333, 30.3),
+    ]
+
+
+def test_time_parts_before_rounding_free_after_takes_what_rounding_leaves(con):
+    sql = (
+        "SELECT part_no, part, label, part_us FROM _time_parts WHERE run_id = 'frac' AND part_us <> 0 ORDER BY part_no"
+    )
+    assert rows(con, sql) == [
+        (1, "computing", "computing", 1.0),
+        (10, "launch_gaps", "launch gaps (short, no cause shown)", 10 / 3),
+        (11, "free_before", "free before the first task", 10 / 3),
+        (12, "free_after", "free after the last task", 11 - (1 + 10 / 3 + 10 / 3)),
     ]
 
 
