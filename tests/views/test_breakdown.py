@@ -134,17 +134,12 @@ def test_window_measures_are_the_timelines_nanoseconds_before_any_decomposition(
 def test_an_export_decomposed_step_keeps_the_exports_parts_and_scales_the_idle_ones(con):
     # step 1: the rest of the stage (1200 - 500 - 100 = 600 us) over the timeline's idle time (100 us gap,
     # 300 us free after) in its proportions: x1.5
-    assert rows(con, PARTS, ["export", 1]) == [
+    # the 11 parts (no log records on its timeline: no gap_host_setup), those not listed here 0
+    assert len(rows(con, PARTS, ["export", 1])) == 11
+    assert [r for r in rows(con, PARTS, ["export", 1]) if r[1]] == [
         ("computing", 500.0, 41.7),
         ("comm_not_overlapped", 100.0, 8.3),
-        ("other_tasks", 0.0, 0.0),
         ("gap_host_sync", 150.0, 12.5),
-        ("gap_compile", 0.0, 0.0),
-        ("gap_memory_alloc", 0.0, 0.0),
-        ("gap_stream_wait", 0.0, 0.0),
-        ("gap_unattributed", 0.0, 0.0),
-        ("launch_gaps", 0.0, 0.0),
-        ("free_before", 0.0, 0.0),
         ("free_after", 450.0, 37.5),
     ]
     sql = """SELECT window_no, subject, basis, source, span_us, computing_us, comm_not_overlapped_us, gap_host_sync_us,
