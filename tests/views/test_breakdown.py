@@ -11,6 +11,8 @@ from tests.views.view_case import module_database, rows
 # export     step 1 decomposed by the export (computing 500, communication 100, stage 1200; the timeline shows
 #            600 computing, a 100 us synchronize gap and 300 us free after), step 2 not decomposed;
 # allbusy    a decomposed step whose timeline shows no idle time: the rest of the stage is a gap of no shown cause;
+# overfull   a decomposed step whose export computing (150) exceeds its stage (100): computing is the stage;
+# idle       step 2 has no task: all of it is free before the next task;
 # nosteps    no steps: the profiled span, named by the run's device; bare: no steps and no runs row;
 # overlap    compute on two streams overlapping, communication partly hidden behind compute;
 # thirds     three parts of 1 us in a span of 3: shares that round to 33.3% each would add up to 99.9%;
@@ -30,6 +32,8 @@ export,0,1,AI_CORE,e1,0,400000
 export,0,1,AI_CORE,e2,500000,700000
 export,0,1,AI_CORE,e3,1000000,1500000
 allbusy,0,1,AI_CORE,a1,0,100000
+overfull,0,1,AI_CORE,u1,0,100000
+idle,0,1,AI_CORE,i1,0,100000
 nosteps,3,1,AI_CORE,n1,0,100000
 nosteps,3,1,AI_CORE,n2,150000,200000
 bare,0,1,AI_CORE,b1,0,100000
@@ -50,6 +54,9 @@ causes,0,1,0,2000000,,,
 export,0,1,0,1000000,500,100,1200
 export,0,2,1000000,1500000,,,
 allbusy,0,1,0,100000,80,,100
+overfull,0,1,0,100000,150,10,100
+idle,0,1,0,100000,,,
+idle,0,2,100000,200000,,,
 overlap,0,1,0,1000000,,,
 frac,0,1,0,10000,1,,11
 """
@@ -82,7 +89,10 @@ def test_time_windows_are_the_steps_else_the_profiled_span(con):
         ("export", 1, "step 1", "step", "export step decomposition", 0, 1000000, 1200.0, 500.0, 100.0, 1),
         ("export", 2, "step 2", "step", "timeline", 1000000, 1500000, 500.0, None, None, 2),
         ("frac", 1, "step 1", "step", "export step decomposition", 0, 10000, 11.0, 1.0, 0.0, 1),
+        ("idle", 1, "step 1", "step", "timeline", 0, 100000, 100.0, None, None, 1),
+        ("idle", 2, "step 2", "step", "timeline", 100000, 200000, 100.0, None, None, 2),
         ("nosteps", None, "device 3", "profiled span", "timeline", 0, 200000, 200.0, None, None, 1),
+        ("overfull", 1, "step 1", "step", "export step decomposition", 0, 100000, 100.0, 100.0, 0.0, 1),
         ("overlap", 1, "step 1", "step", "timeline", 0, 1000000, 1000.0, None, None, 1),
         ("thirds", None, "whole run", "profiled span", "timeline", 0, 3000, 3.0, None, None, 1),
     ]  # fmt: skip
@@ -161,6 +171,18 @@ def test_a_decomposed_step_without_idle_time_on_the_timeline_leaves_its_rest_una
     assert rows(con, sql) == [(80.0, 20.0, 0.0, 80.0, 20.0), (80.0, 20.0, 0.0, 80.0, 20.0)]
 
 
+def test_a_decomposed_step_is_never_more_than_its_stage_and_a_step_without_tasks_is_free(con):
+    sql = """SELECT run_id, window_no, breakdown FROM _time_breakdown WHERE run_id IN ('overfull', 'idle')
+             ORDER BY run_id, window_no"""
+    assert rows(con, sql) == [
+        ("idle", 0, "computing 100.000 us (50.0%); free before the first task 100.000 us (50.0%)"),
+        ("idle", 1, "computing 100.000 us (100.0%)"),
+        ("idle", 2, "free before the first task 100.000 us (100.0%)"),
+        ("overfull", 0, "computing 100.000 us (100.0%)"),
+        ("overfull", 1, "computing 100.000 us (100.0%)"),
+    ]
+
+
 def test_no_steps_one_window_over_the_profiled_span(con):
     sql = """SELECT run_id, window_no, step_id, subject, basis, source, span_us, computing_us, launch_gaps_us,
                     computing_pct, launch_gaps_pct, breakdown
@@ -225,4 +247,4 @@ def test_every_windows_parts_add_up_to_its_span_and_100_percent(con):
                      + launch_gaps_us + free_before_us + free_after_us) * 1000) <> round(span_us * 1000)
                  OR round((computing_us + not_computing_us) * 1000) <> round(span_us * 1000)"""
     assert rows(con, wide) == []
-    assert rows(con, "SELECT count(DISTINCT (run_id, window_no)) FROM _time_shares") == [(17,)]
+    assert rows(con, "SELECT count(DISTINCT (run_id, window_no)) FROM _time_shares") == [(22,)]

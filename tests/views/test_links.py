@@ -11,8 +11,8 @@ from tests.views.view_case import database, rows
 
 # Log collection L, its run from 10:00:00 (the first host record). Task (5, 42): a fault naming its kernel and
 # a consequence (the fault's code is the more specific), the process' exception dump 25 s later (another one
-# too late). Task (8, 1): a fault naming only its kernel. Left out: a timeout (a task only waited on), an
-# error before the run, an INFO record naming a task.
+# too late). Task (8, 1): a fault naming only its kernel; its process' dump 62 s later is too late (60 s).
+# Left out: a timeout (a task only waited on), an error before the run, an INFO record naming a task.
 LOG_FILES = """
 run_id,file_id,path,layout
 L,1,plog/plog-100_1.log,plog
@@ -33,6 +33,7 @@ L,1,30,ERROR,100,2025-01-01 10:00:07,0,7,9,,EI0006,timeout,3,wait timed out,look
 L,1,2,ERROR,100,2025-01-01 09:00:00,0,5,43,,507015,fault,5,aicore exception,check the operator,
 L,1,40,INFO,100,2025-01-01 10:00:09,0,5,44,,,,,,,
 L,2,5,ERROR,200,2025-01-01 10:00:08,,8,1,Add_kernel_0,AICORE_ERROR,fault,4,kernel fault,check the kernel,
+L,2,9,INFO,200,2025-01-01 10:01:10,,,,,,,,,,/var/log/exception_2.dump
 """
 # The profiled run p, its clock 8 h (480 min) behind the logs': 10:00:05 in the logs is 02:00:05 UTC,
 # 1735696805 s. Task ids wrap: three ops of stream 5 task 42; the one nearest before the error is taken.
