@@ -7,7 +7,8 @@ from tests.views.view_case import module_database, rows
 # Run r, device 0, steps 1 [0,100) and 2 [100,200) us. Device gaps: G1 [10,30) in step 1; G2 [100,150),
 # starting exactly where step 2 starts (and step 1 ends); G3 [200,250) after the last step; G4 [251,252).
 # The tasks after G2 and G3 give no step or another one, so only the step windows can give G2 its step.
-# Run q: two steps start together (two devices' rows): the gap is in the one ending last.
+# Run q: two steps start together (two devices' rows): the gap is in the one ending last. Run n: a task without
+# an end (n2) is left out of every gap, as of every interval: one gap from n1 to n3.
 OPS = """
 run_id,device_id,stream_id,task_type,op_name,step_id,start_ns,end_ns
 r,0,1,AI_CORE,o1,1,0,10000
@@ -17,6 +18,9 @@ r,0,1,AI_CORE,o4,7,250000,251000
 r,0,1,AI_CORE,o5,7,252000,260000
 q,0,1,AI_CORE,p1,,0,10000
 q,0,1,AI_CORE,p2,,60000,70000
+n,0,1,AI_CORE,n1,,0,10000
+n,0,1,AI_CORE,n2,,20000,
+n,0,1,AI_CORE,n3,,30000,40000
 """
 STEPS = """
 run_id,device_id,step_id,start_ns,end_ns
@@ -47,6 +51,7 @@ con = module_database(ops=OPS, steps=STEPS, timeline=TIMELINE)
 
 def test_device_gaps_get_the_step_holding_their_start(con):
     assert rows(con, "SELECT * FROM _device_gaps ORDER BY run_id, device_id, start_ns") == [
+        ("n", 0, None, 10000, 30000, 20.0, "n1", "n3", 1),
         ("q", 0, 4, 10000, 60000, 50.0, "p1", "p2", 1),
         ("r", 0, 1, 10000, 30000, 20.0, "o1", "o2", 2),
         ("r", 0, 2, 100000, 150000, 50.0, "o2", "o3", 1),  # starts at step 2's first ns: step 2
@@ -57,6 +62,7 @@ def test_device_gaps_get_the_step_holding_their_start(con):
 
 def test_stream_gaps_are_per_stream_with_the_step_of_the_task_after(con):
     assert rows(con, "SELECT * FROM _stream_gaps ORDER BY run_id, device_id, stream_id, start_ns") == [
+        ("n", 0, 1, None, 10000, 30000, 20.0, "n1", "n3"),
         ("q", 0, 1, None, 10000, 60000, 50.0, "p1", "p2"),
         ("r", 0, 1, None, 10000, 150000, 140.0, "o1", "o3"),
         ("r", 0, 1, 7, 200000, 250000, 50.0, "o3", "o4"),
@@ -81,6 +87,7 @@ def test_gap_causes_are_the_events_that_explain_the_idleness(con):
 def test_classified_gaps_give_every_device_gap_its_main_cause(con):
     sql = "SELECT run_id, step_id, start_ns, gap_us, cause, cause_event FROM _classified_gaps ORDER BY run_id, start_ns"
     assert rows(con, sql) == [
+        ("n", None, 10000, 20.0, "unattributed", None),
         ("q", 4, 10000, 50.0, "unattributed", None),
         ("r", 1, 10000, 20.0, "host_sync", "aclrtSynchronizeStream"),
         ("r", 2, 100000, 50.0, "stream_wait", "EVENT_WAIT"),
