@@ -42,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 2
     listed = list_jobs(con) if args.jobs else list_runs(con)
-    failures = 0 if args.jobs else con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
+    notes = _notes(con, args.catalog, args.jobs, sum(listed.column("partial").to_pylist()))
     con.close()
     fmt = rows_format(args.format)
     if fmt != "table":
         out.file.write(_ROW_TEXT[fmt](listed))
-        if failures:
-            err(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"')
+        for line in notes:
+            err(line)
         return 0
     rows = listed.to_pylist()
     what = "job" if args.jobs else "run"
@@ -59,9 +59,28 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         table.add_row(*(_cell(r, key, how) for _, key, how in columns))
     out.print(table)
-    if failures:
-        out.print(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"', markup=False)
+    for line in notes:
+        out.print(line, markup=False)
     return 0
+
+
+def _notes(con, catalog: Path, jobs: bool, partial: int) -> list[str]:
+    """The lines under the listing: how many listed runs (jobs) lost input, and for runs how many inputs failed
+    and how many were copies, each with the query that lists them."""
+    problems = "job_problems" if jobs else "run_problems"
+    counts = [
+        (f"partial {'job' if jobs else 'run'}(s), with input lost", partial, f"{problems} WHERE severity = 'error'")
+    ]
+    if not jobs:
+        counts.append(("failure(s)", con.execute("SELECT count(*) FROM failures").fetchall()[0][0], "failures"))
+        counts.append(("input(s) identical to a catalogued one", _count(con, "copies"), "copies"))
+    return [f'{n} {what}: npu-triage query {catalog} "SELECT * FROM {table}"' for what, n, table in counts if n]
+
+
+def _count(con, table: str) -> int:
+    """Rows of ``table``; 0 in a catalog written before the table existed."""
+    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]
+    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] if found else 0
 
 
 def _cell(row: dict, key: str, how: str) -> str:
@@ -69,6 +88,8 @@ def _cell(row: dict, key: str, how: str) -> str:
     value = row[key]
     if how == "finding":
         return f"{row['top_code']} {row['top_severity']}: {value} ({row['top_subject']})" if row["top_code"] else "-"
+    if how.startswith("flag:"):
+        return how.removeprefix("flag:") if value else ""
     if how == "?":
         return value or "?"
     if value is None:
