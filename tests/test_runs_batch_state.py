@@ -144,3 +144,18 @@ def test_runs_marks_the_runs_that_lost_input(tmp_path, capsys):
     assert main(["runs", str(catalog), "--format", "table"]) == 0
     rows = [line.split("│") for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
     assert [r[3].strip() for r in rows] == ["", "lost"]  # good, then partial: under 'input'
+
+
+def test_a_rerun_reports_a_job_that_lost_input_and_exits_3_as_the_first_batch(tmp_path, capsys):
+    from fixtures.generator.job_layout import write_job
+    from fixtures.generator.job_scenarios import job_plan
+
+    root = write_job(job_plan("job_slow_rank", 4, 23, 1), tmp_path / "in")
+    cut = next(root.glob("rank1_*_ascend_pt")) / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    cut.write_text(cut.read_text()[:300])
+    catalog = tmp_path / "c.duckdb"
+    assert _batch(root.parent, catalog) == 3
+    first = capsys.readouterr().err
+    assert f"error: {root.name}: catalogued with input lost: {cut}: " in first
+    assert _batch(root.parent, catalog) == 3
+    assert capsys.readouterr().err == first
