@@ -156,6 +156,8 @@ def test_a_rerun_reports_a_job_that_lost_input_and_exits_3_as_the_first_batch(tm
     catalog = tmp_path / "c.duckdb"
     assert _batch(root.parent, catalog) == 3
     first = capsys.readouterr().err
-    assert f"error: {root.name}: catalogued with input lost: {cut}: " in first
+    assert (
+        f"error: {root.name}: catalogued with input lost: {cut}: " in first and "(the catalog's job_problems)" in first
+    )
     assert _batch(root.parent, catalog) == 3
     assert capsys.readouterr().err == first

@@ -142,9 +142,9 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
         err(f"failed: {row['path']}: {row['message']}")
     for row in outcome.unreadable:
         err(f"error: {row['path']}: {row['message']} (recorded in the catalog's failures)")
-    for label, lost in sorted(outcome.partial):
+    for label, lost, table in sorted(outcome.partial):
         more = f"; {len(lost) - 3} more" if len(lost) > 3 else ""
-        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's run_problems)")
+        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's {table})")
     if outcome.jobs:
         out.print(f"{len(outcome.jobs)} job(s) catalogued: {', '.join(outcome.jobs)}", markup=False)
     if outcome.job_parts:

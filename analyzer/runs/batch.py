@@ -141,7 +141,8 @@ class BatchOutcome:
     failed_before: list[dict[str, str]] = field(default_factory=list)  # failures of this tree, recorded earlier
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
     unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree that could not be read
-    partial: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, what was lost), now or earlier
+    # (label, what was lost, the catalog table saying it: run_problems or job_problems), found now or earlier
+    partial: list[tuple[str, list[str], str]] = field(default_factory=list)
     copies: list[tuple[str, str]] = field(default_factory=list)  # (label, the label it is a copy of), by label
     job_parts: list[str] = field(default_factory=list)  # job ranks holding summaries only, left out
     jobs: list[str] = field(default_factory=list)  # labels of the jobs catalogued now
@@ -226,7 +227,7 @@ def _recall(con: duckdb.DuckDBPyConnection, known: list[RunTask], outcome: Batch
         if task.fingerprint in usable:
             outcome.skipped.append(task.label)
             if task.fingerprint in losses:
-                outcome.partial.append((task.label, losses[task.fingerprint]))
+                outcome.partial.append((task.label, losses[task.fingerprint], "run_problems"))
         elif task.fingerprint in failures:
             row = {"path": task.label, "fingerprint": task.fingerprint, "message": failures[task.fingerprint]}
             outcome.failed_before.append(row)
@@ -240,7 +241,7 @@ def _commit(con: duckdb.DuckDBPyConnection, task: RunTask, tables: dict, outcome
         return "failed"
     outcome.catalogued.append(task.label)
     if lost := _lost_files(tables):
-        outcome.partial.append((task.label, lost))
+        outcome.partial.append((task.label, lost, "run_problems"))
     return "catalogued"
 
 
@@ -273,7 +274,7 @@ def _commit_jobs(
     known = known_job_fingerprints(con)
     todo = [JobTask(job, label, job_fingerprint(job)) for job, label in jobs]
     losses = earlier_losses(con, [t.fingerprint for t in todo if t.fingerprint in known], "job_problems")
-    outcome.partial += [(t.label, losses[t.fingerprint]) for t in todo if t.fingerprint in losses]
+    outcome.partial += [(t.label, losses[t.fingerprint], "job_problems") for t in todo if t.fingerprint in losses]
     todo = [t for t in todo if t.fingerprint not in known]
     if not todo:
         return []
@@ -286,5 +287,5 @@ def _commit_jobs(
             commit_job(con, tables)
             done.add(task.label)
             if lost := _lost_files(tables, "job_problems"):
-                outcome.partial.append((task.label, lost))
+                outcome.partial.append((task.label, lost, "job_problems"))
     return [t.label for t in todo if t.label in done]
