@@ -161,3 +161,17 @@ def test_a_rerun_reports_a_job_that_lost_input_and_exits_3_as_the_first_batch(tm
     )
     assert _batch(root.parent, catalog) == 3
     assert capsys.readouterr().err == first
+
+
+def test_a_catalog_written_before_the_copies_table_is_listed_and_exported(tmp_path, capsys):
+    catalog = tmp_path / "c.duckdb"
+    write_tiny_export(tmp_path / "tree" / "good", seed=1, steps=2)
+    assert _batch(tmp_path / "tree", catalog) == 0
+    con = duckdb.connect(str(catalog))
+    con.execute("DROP TABLE copies")  # as a batch before it wrote it
+    con.close()
+    before = catalog.read_bytes()
+    assert main(["runs", str(catalog)]) == 0
+    assert main(["export", str(catalog), "--parquet", str(tmp_path / "pq")]) == 0
+    assert (tmp_path / "pq" / "copies.parquet").is_file() and catalog.read_bytes() == before
+    assert "error" not in capsys.readouterr().err

@@ -67,20 +67,18 @@ def run(args: argparse.Namespace) -> int:
 def _notes(con, catalog: Path, jobs: bool, partial: int) -> list[str]:
     """The lines under the listing: how many listed runs (jobs) lost input, and for runs how many inputs failed
     and how many were copies, each with the query that lists them."""
-    problems = "job_problems" if jobs else "run_problems"
-    counts = [
-        (f"partial {'job' if jobs else 'run'}(s), with input lost", partial, f"{problems} WHERE severity = 'error'")
-    ]
+    what = "job" if jobs else "run"
+    counts = [(f"partial {what}(s), with input lost", partial, f"{what}_problems WHERE severity = 'error'")]
     if not jobs:
-        counts.append(("failure(s)", con.execute("SELECT count(*) FROM failures").fetchall()[0][0], "failures"))
-        counts.append(("input(s) identical to a catalogued one", _count(con, "copies"), "copies"))
-    return [f'{n} {what}: npu-triage query {catalog} "SELECT * FROM {table}"' for what, n, table in counts if n]
+        counts += [
+            ("failure(s)", _row_count(con, "failures"), "failures"),
+            ("input(s) identical to a catalogued one", _row_count(con, "copies"), "copies"),
+        ]
+    return [f'{n} {text}: npu-triage query {catalog} "SELECT * FROM {query}"' for text, n, query in counts if n]
 
 
-def _count(con, table: str) -> int:
-    """Rows of ``table``; 0 in a catalog written before the table existed."""
-    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [table]).fetchall()[0][0]
-    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] if found else 0
+def _row_count(con, table: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
 
 
 def _cell(row: dict, key: str, how: str) -> str:

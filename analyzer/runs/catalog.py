@@ -56,9 +56,20 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
             f"{path}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table); "
             "give a catalog or a new file"
         )
-    if not read_only:
+    if read_only:
+        _absent_as_empty(con)
+    else:
         create_catalog_tables(con)
     return con
+
+
+def _absent_as_empty(con: duckdb.DuckDBPyConnection) -> None:
+    """Give a catalog written before one of its tables existed (e.g. ``copies``) that table empty, as a temporary
+    table of this connection: readers see every table of the schema, and the file is not written."""
+    present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()}
+    for name in CATALOG_TABLES:
+        if name not in present:
+            con.execute(catalog_ddl(name).replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
 
 
 def _table_count(con: duckdb.DuckDBPyConnection) -> int:
