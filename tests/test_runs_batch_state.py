@@ -127,6 +127,15 @@ def test_a_rerun_reports_what_the_first_batch_lost_and_exits_as_it_did(tmp_path,
     )
     assert again.out.splitlines()[1:] == first.out.splitlines()[1:]
     assert _dump(catalog) == catalogued
+    # Copies of those inputs in a tree of their own: what they lost is said under their own labels, as a batch
+    # of that tree into a new catalog says it.
+    shutil.copytree(root / "partial", tmp_path / "other" / "p2")
+    shutil.copytree(root / "no_starts", tmp_path / "other" / "n2")
+    assert _batch(tmp_path / "other", catalog) == 3
+    known = capsys.readouterr()
+    assert "0 run(s) catalogued, 0 already in the catalog (skipped), 1 failure(s) recorded (1 by" in known.out
+    assert _batch(tmp_path / "other", tmp_path / "new.duckdb") == 3
+    assert capsys.readouterr().err == known.err and "error: p2: catalogued with input lost: " in known.err
 
 
 def test_runs_marks_the_runs_that_lost_input(tmp_path, capsys):

@@ -199,8 +199,19 @@ def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOut
     outcome.copies = [(t.label, of) for t, of in copies]
     known = [t for t in originals if t.fingerprint in homes]
     outcome.known_usable = len(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
-    _recall(con, known, outcome)
+    _recall(con, known, outcome, _stand_ins(plan.tasks, copies))
     return [t for t in originals if t.fingerprint not in homes]
+
+
+def _stand_ins(tasks: list[RunTask], copies: list[tuple[RunTask, str]]) -> list[RunTask]:
+    """Per content whose original lies outside this tree (catalogued from elsewhere), its first copy here: what
+    the content lost is said under that copy's label, as a batch of this tree into a new catalog would."""
+    labels = {t.label for t in tasks}
+    first: dict[str, RunTask] = {}
+    for task, original in copies:
+        if original not in labels:
+            first.setdefault(task.fingerprint, task)
+    return list(first.values())
 
 
 def _originals(tasks: list[RunTask], homes: dict[str, list[str]]) -> tuple[list[RunTask], list[tuple[RunTask, str]]]:
@@ -218,14 +229,17 @@ def _originals(tasks: list[RunTask], homes: dict[str, list[str]]) -> tuple[list[
     return sorted(originals, key=lambda t: t.label), sorted(copies, key=lambda c: c[0].label)
 
 
-def _recall(con: duckdb.DuckDBPyConnection, known: list[RunTask], outcome: BatchOutcome) -> None:
-    """What an earlier batch found of the ``known`` exports: runs (and what they lost) or failures."""
-    prints = [t.fingerprint for t in known]
+def _recall(
+    con: duckdb.DuckDBPyConnection, known: list[RunTask], outcome: BatchOutcome, stand_ins: list[RunTask]
+) -> None:
+    """What an earlier batch found of the ``known`` exports and of the copies standing in for an original
+    outside the tree: runs (and what they lost) or failures. Only the known ones count as skipped."""
+    prints = [t.fingerprint for t in [*known, *stand_ins]]
     failures, losses = earlier_failures(con, prints), earlier_losses(con, prints, "run_problems")
     usable = set(_usable_prints(con, prints))
-    for task in known:
+    for task in sorted([*known, *stand_ins], key=lambda t: t.label):
         if task.fingerprint in usable:
-            outcome.skipped.append(task.label)
+            outcome.skipped += [] if task in stand_ins else [task.label]
             if task.fingerprint in losses:
                 outcome.partial.append((task.label, losses[task.fingerprint], "run_problems"))
         elif task.fingerprint in failures:
