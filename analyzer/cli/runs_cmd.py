@@ -6,6 +6,7 @@ import argparse
 import tomllib
 from pathlib import Path
 
+import duckdb
 from rich.table import Table
 
 from analyzer.cli.catalog_args import add_rows_format, open_read_only, rows_format
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _notes(con, catalog: Path, jobs: bool, partial: int) -> list[str]:
+def _notes(con: duckdb.DuckDBPyConnection, catalog: Path, jobs: bool, partial: int) -> list[str]:
     """The lines under the listing: how many listed runs (jobs) lost input, and for runs how many inputs failed
     and how many were copies, each with the query that lists them."""
     what = "job" if jobs else "run"
@@ -77,7 +78,7 @@ def _notes(con, catalog: Path, jobs: bool, partial: int) -> list[str]:
     return [f'{n} {text}: npu-triage query {catalog} "SELECT * FROM {query}"' for text, n, query in counts if n]
 
 
-def _row_count(con, table: str) -> int:
+def _row_count(con: duckdb.DuckDBPyConnection, table: str) -> int:
     return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
 
 
