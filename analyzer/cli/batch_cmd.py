@@ -125,20 +125,26 @@ def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:
-    """The summary line, a line per failure, per folder not read and per run catalogued with lost input;
+    """The summary line, a line per copy, per failure, per folder not read and per run catalogued with lost
+    input (found now or by an earlier batch: a rerun reports the same state and exits the same);
     exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
+    failed = sorted([*outcome.failed, *outcome.failed_before], key=lambda row: (row["path"], row["message"]))
+    earlier = f" ({len(outcome.failed_before)} by an earlier batch)" if outcome.failed_before else ""
     out.print(
         f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
-        f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}",
+        f"(skipped), {len(failed)} failure(s) recorded{earlier} in {catalog}; "
+        f"{len(outcome.copies)} identical cop{'y' if len(outcome.copies) == 1 else 'ies'} of another input",
         markup=False,
     )
-    for row in outcome.failed:
+    for label, original in outcome.copies:
+        out.print(f"copy: {label} is identical to {original}, analysed once (the catalog's copies)", markup=False)
+    for row in failed:
         err(f"failed: {row['path']}: {row['message']}")
     for row in outcome.unreadable:
         err(f"error: {row['path']}: {row['message']} (recorded in the catalog's failures)")
-    for label, lost in outcome.partial:
+    for label, lost, table in sorted(outcome.partial):
         more = f"; {len(lost) - 3} more" if len(lost) > 3 else ""
-        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's run_problems)")
+        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's {table})")
     if outcome.jobs:
         out.print(f"{len(outcome.jobs)} job(s) catalogued: {', '.join(outcome.jobs)}", markup=False)
     if outcome.job_parts:
