@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from analyzer.cli import main
 from analyzer.runs.catalog_schema import CATALOG_TABLES
@@ -69,6 +70,7 @@ def _batch(root: Path, catalog: Path, *more: str) -> int:
     return main(["batch", str(root), "--catalog", str(catalog), "--jobs", "1", "--no-diagnose", *more])
 
 
+@pytest.mark.slow
 def test_identical_copies_are_named_in_the_output_and_the_catalog_whichever_batch_finds_them(tmp_path, capsys):
     root, catalog = tmp_path / "tree", tmp_path / "c.duckdb"
     write_tiny_export(root / "good", seed=1, steps=2)
@@ -108,6 +110,7 @@ def _dump(catalog: Path) -> dict[str, list[tuple]]:
     return {t: _rows(catalog, f"SELECT * FROM {t} ORDER BY ALL") for t in CATALOG_TABLES}
 
 
+@pytest.mark.slow
 def test_a_rerun_reports_what_the_first_batch_lost_and_exits_as_it_did(tmp_path, capsys):
     root, catalog = state_tree(tmp_path / "tree"), tmp_path / "c.duckdb"
     assert _batch(root, catalog) == 3
@@ -138,6 +141,7 @@ def test_a_rerun_reports_what_the_first_batch_lost_and_exits_as_it_did(tmp_path,
     assert capsys.readouterr().err == known.err and "error: p2: catalogued with input lost: " in known.err
 
 
+@pytest.mark.slow
 def test_runs_marks_the_runs_that_lost_input(tmp_path, capsys):
     root, catalog = tmp_path / "tree", tmp_path / "c.duckdb"
     write_tiny_export(root / "good", seed=1, steps=2)
@@ -155,6 +159,7 @@ def test_runs_marks_the_runs_that_lost_input(tmp_path, capsys):
     assert [r[3].strip() for r in rows] == ["", "lost"]  # good, then partial: under 'input'
 
 
+@pytest.mark.slow
 def test_a_rerun_reports_a_job_that_lost_input_and_exits_3_as_the_first_batch(tmp_path, capsys):
     from fixtures.generator.job_layout import write_job
     from fixtures.generator.job_scenarios import job_plan
@@ -172,6 +177,7 @@ def test_a_rerun_reports_a_job_that_lost_input_and_exits_3_as_the_first_batch(tm
     assert capsys.readouterr().err == first
 
 
+@pytest.mark.slow
 def test_a_catalog_written_before_the_copies_table_is_listed_and_exported(tmp_path, capsys):
     catalog = tmp_path / "c.duckdb"
     write_tiny_export(tmp_path / "tree" / "good", seed=1, steps=2)
