@@ -8,6 +8,9 @@ from typing import Any
 
 SEVERITIES = ("info", "warning", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+# The run id of what the rules of scope 'runs' judge together: their outcomes and findings ($run_id of their SQL),
+# the Diagnosis holding them and its report folder. The one spelling; every consumer imports it.
+ALL_RUNS = "all-runs"
 
 
 @dataclass(frozen=True)
