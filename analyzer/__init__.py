@@ -1,11 +1,11 @@
 """npu-triage: offline diagnosis of Huawei Ascend NPU profiling exports.
 
-The library API (``analyzer/api.py``)::
+The library API (``analyzer/api/``; reference: ``docs/api.md``)::
 
     import analyzer
     trace = analyzer.load("fixtures/examples/resnet_host_sync")   # the normalized tables in DuckDB
     diagnosis = analyzer.diagnose(trace)                         # ranked findings of the run
-    print(analyzer.findings_table(diagnosis))                    # as an Arrow table
+    print(analyzer.findings_table(diagnosis))                    # as a polars DataFrame
     analyzer.report(diagnosis, "reports/", ["md", "html"], trace=trace)
 """
 
@@ -14,11 +14,14 @@ from analyzer.api import (
     Trace,
     diagnose,
     diagnose_all,
+    diagnose_jobs,
+    diagnose_runs,
     findings_table,
     load,
     open_database,
     report,
     rules,
+    write_index,
 )
 from analyzer.version import __version__
 
@@ -28,9 +31,12 @@ __all__ = [
     "__version__",
     "diagnose",
     "diagnose_all",
+    "diagnose_jobs",
+    "diagnose_runs",
     "findings_table",
     "load",
     "open_database",
     "report",
     "rules",
+    "write_index",
 ]

@@ -38,3 +38,8 @@ class Diagnosis:
         """True for the all-runs Diagnosis: findings of the rules comparing several runs, whose
         ``run`` is ``{"runs": [run ids]}``, ``summary`` ``{"run_count": n}`` (nothing per run)."""
         return self.run_id == ALL_RUNS
+
+    @property
+    def is_job(self) -> bool:
+        """True for a multi-rank job's Diagnosis (analyzer/job/diagnosis.py): ``run`` holds its ranks."""
+        return self.run.get("scope") == "job"

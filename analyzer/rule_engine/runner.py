@@ -12,6 +12,7 @@ import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
+from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
@@ -212,10 +213,13 @@ def run_rules(
         (findings in rule and row order, one outcome per rule and run). A SQL error is a 'failed'
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
 
-    Rule SQL may come from the user (``--rules``): from here on, no SQL on ``con``'s database reads
-    or writes a file (``sql_sandbox``), as in `npu-triage query`.
+    Rule SQL may come from the user (``--rules``): when a rule is not one of the built-in rules, from here
+    on no SQL on ``con``'s database reads or writes a file (``sql_sandbox``), as in `npu-triage query`.
+    The built-in rules' SQL is the program's own: it leaves ``con`` as it was (a notebook's trace can still
+    read files after a diagnosis).
     """
-    close_to_files(con)
+    if not all(is_built_in(r) for r in configured.rules):
+        close_to_files(con)
     create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
     if len(run_ids) > 1 and any(r.scope == "runs" for r in configured.rules):
         create_run_scaling_views(con, list(run_ids))

@@ -1,0 +1,31 @@
+"""The library API (``import analyzer``): load exports, diagnose runs and jobs, write reports, diff two runs;
+the command line calls these for its work. One concern per module:
+
+- ``trace``: ``load`` / ``open_database`` -> ``Trace`` (tables, breakdown and per-step frames);
+- ``rule_sets``: ``rules`` and the rules a diagnosis runs;
+- ``diagnosing``: ``diagnose``, ``diagnose_runs``, ``diagnose_jobs``, ``diagnose_all``;
+- ``reports``: ``report`` (a run's, a job's, the all-runs files), ``write_index``;
+- ``tables``: ``findings_table``; ``frames``: the views' tables as polars frames.
+"""
+
+from analyzer.api.diagnosing import diagnose, diagnose_all, diagnose_jobs, diagnose_runs
+from analyzer.api.reports import FORMATS, report, write_index
+from analyzer.api.rule_sets import RuleSetError, rules
+from analyzer.api.tables import findings_table
+from analyzer.api.trace import Trace, load, open_database
+
+__all__ = [
+    "FORMATS",
+    "RuleSetError",
+    "Trace",
+    "diagnose",
+    "diagnose_all",
+    "diagnose_jobs",
+    "diagnose_runs",
+    "findings_table",
+    "load",
+    "open_database",
+    "report",
+    "rules",
+    "write_index",
+]
