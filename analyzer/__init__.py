@@ -10,12 +10,16 @@ The library API (``analyzer/api/``; reference: ``docs/api.md``)::
 """
 
 from analyzer.api import (
+    Diff,
+    DifferentModels,
     RuleSetError,
     Trace,
+    batch,
     diagnose,
     diagnose_all,
     diagnose_jobs,
     diagnose_runs,
+    diff,
     findings_table,
     load,
     open_database,
@@ -26,13 +30,17 @@ from analyzer.api import (
 from analyzer.version import __version__
 
 __all__ = [
+    "Diff",
+    "DifferentModels",
     "RuleSetError",
     "Trace",
     "__version__",
+    "batch",
     "diagnose",
     "diagnose_all",
     "diagnose_jobs",
     "diagnose_runs",
+    "diff",
     "findings_table",
     "load",
     "open_database",

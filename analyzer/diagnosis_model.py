@@ -39,6 +39,16 @@ class Diagnosis:
         ``run`` is ``{"runs": [run ids]}``, ``summary`` ``{"run_count": n}`` (nothing per run)."""
         return self.run_id == ALL_RUNS
 
+    def __repr__(self) -> str:  # one line (the generated one printed every finding's evidence, 35 KB)
+        from analyzer.report.notebook import diagnosis_repr
+
+        return diagnosis_repr(self)
+
+    def _repr_html_(self) -> str:
+        from analyzer.report.notebook import diagnosis_html
+
+        return diagnosis_html(self)
+
     @property
     def is_job(self) -> bool:
         """True for a multi-rank job's Diagnosis (analyzer/job/diagnosis.py): ``run`` holds its ranks."""

@@ -5,10 +5,14 @@ the command line calls these for its work. One concern per module:
 - ``rule_sets``: ``rules`` and the rules a diagnosis runs;
 - ``diagnosing``: ``diagnose``, ``diagnose_runs``, ``diagnose_jobs``, ``diagnose_all``;
 - ``reports``: ``report`` (a run's, a job's, the all-runs files), ``write_index``;
+- ``batches``: ``batch``, every export of a tree into a catalog;
+- ``diffs``: ``diff`` of two runs or two jobs; ``jobs``: ``job`` (a job's tables);
 - ``tables``: ``findings_table``; ``frames``: the views' tables as polars frames.
 """
 
+from analyzer.api.batches import batch
 from analyzer.api.diagnosing import diagnose, diagnose_all, diagnose_jobs, diagnose_runs
+from analyzer.api.diffs import Diff, DifferentModels, diff
 from analyzer.api.reports import FORMATS, report, write_index
 from analyzer.api.rule_sets import RuleSetError, rules
 from analyzer.api.tables import findings_table
@@ -16,12 +20,16 @@ from analyzer.api.trace import Trace, load, open_database
 
 __all__ = [
     "FORMATS",
+    "Diff",
+    "DifferentModels",
     "RuleSetError",
     "Trace",
+    "batch",
     "diagnose",
     "diagnose_all",
     "diagnose_jobs",
     "diagnose_runs",
+    "diff",
     "findings_table",
     "load",
     "open_database",

@@ -108,6 +108,16 @@ class Finding:
     evidence: tuple[tuple[Any, ...], ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:  # one line: code, subject and impact (the evidence rows are in ``evidence``)
+        from analyzer.report.notebook import finding_repr
+
+        return finding_repr(self)
+
+    def _repr_html_(self) -> str:
+        from analyzer.report.notebook import finding_html
+
+        return finding_html(self)
+
 
 @dataclass(frozen=True)
 class RuleOutcome:
