@@ -27,13 +27,13 @@ def _share(f: Finding) -> str:
 
 
 def finding_repr(f: Finding) -> str:
-    """Finding(SCH001 inter-op-gap, warning, subject='3 steps', impact 21,469.6 us, 71.2% of span)."""
+    """Finding(CODE rule-name, warning, subject='3 steps', impact 21,469.6 us, 71.2% of span)."""
     share = f", {_share(f)} of span" if f.span_share is not None else ""
     return f"Finding({f.code} {f.rule}, {f.severity}, subject={f.subject!r}, impact {f.impact_us:,.1f} us{share})"
 
 
 def diagnosis_repr(d: Diagnosis) -> str:
-    """Diagnosis('run id', 7 findings (2 warning, 5 info); top: SCH001 '3 steps' 21,469.6 us)."""
+    """Diagnosis('run id', 7 finding(s) (2 warning, 5 info); top: CODE '3 steps' 21,469.6 us)."""
     top = d.findings[0] if d.findings else None
     first = f"; top: {top.code} {top.subject!r} {top.impact_us:,.1f} us" if top else ""
     return f"Diagnosis({d.run_id!r}, {len(d.findings)} finding(s) ({_severities(d.findings)}){first})"
