@@ -9,42 +9,8 @@ The library API (``analyzer/api/``; reference: ``docs/api.md``)::
     analyzer.report(diagnosis, "reports/", ["md", "html"], trace=trace)
 """
 
-from analyzer.api import (
-    Diff,
-    DifferentModels,
-    RuleSetError,
-    Trace,
-    batch,
-    diagnose,
-    diagnose_all,
-    diagnose_jobs,
-    diagnose_runs,
-    diff,
-    findings_table,
-    load,
-    open_database,
-    report,
-    rules,
-    write_index,
-)
+from analyzer import api
+from analyzer.api import *  # noqa: F403 (the API is the package's public face)
 from analyzer.version import __version__
 
-__all__ = [
-    "Diff",
-    "DifferentModels",
-    "RuleSetError",
-    "Trace",
-    "__version__",
-    "batch",
-    "diagnose",
-    "diagnose_all",
-    "diagnose_jobs",
-    "diagnose_runs",
-    "diff",
-    "findings_table",
-    "load",
-    "open_database",
-    "report",
-    "rules",
-    "write_index",
-]
+__all__ = [*api.__all__, "__version__"]

@@ -157,7 +157,7 @@ _ENGINE = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("command", ["diagnose_cmd", "diff_cmd", "batch_cmd"])
+@pytest.mark.parametrize("command", ["diagnose_cmd", "ingest_cmd", "diff_cmd", "batch_cmd"])
 def test_the_commands_do_their_work_through_the_api(command: str) -> None:
     tree = ast.parse((ROOT / "analyzer" / "cli" / f"{command}.py").read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}

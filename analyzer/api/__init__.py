@@ -13,13 +13,12 @@ the command line calls these for its work. One concern per module:
 from analyzer.api.batches import batch
 from analyzer.api.diagnosing import diagnose, diagnose_all, diagnose_jobs, diagnose_runs
 from analyzer.api.diffs import Diff, DifferentModels, diff
-from analyzer.api.reports import FORMATS, report, write_index
+from analyzer.api.reports import report, write_index
 from analyzer.api.rule_sets import RuleSetError, rules
 from analyzer.api.tables import findings_table
 from analyzer.api.trace import Trace, load, open_database
 
 __all__ = [
-    "FORMATS",
     "Diff",
     "DifferentModels",
     "RuleSetError",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from analyzer.api.rule_sets import configured
@@ -37,18 +38,10 @@ def diagnose(
     return diagnose_run(trace.con, chosen, configured(rule_set, params, preview))
 
 
-def diagnose_runs(
-    trace: Trace,
-    *,
-    rule_set: list[Rule] | None = None,
-    params: Params | None = None,
-    preview: bool = False,
-    on_run: Callable[[str], None] | None = None,
-) -> list[Diagnosis]:
-    """The diagnosis of every usable run, then (with several runs) that of the rules comparing them (run id
-    ``all-runs``, present when they have something to say). ``on_run``: called with each run id as its
-    diagnosis starts (a command's progress display)."""
-    return _runs(trace, configured(rule_set, params, preview), on_run)
+def diagnose_runs(trace: Trace, **options: Any) -> list[Diagnosis]:
+    """The runs' part of ``diagnose_all`` (same options): the diagnosis of every usable run, then (with several
+    runs) that of the rules comparing them (run id ``all-runs``, present when they have something to say)."""
+    return diagnose_all(replace(trace, jobs=[]), **options)
 
 
 def _runs(trace: Trace, rules: ConfiguredRules, on_run: Callable[[str], None] | None) -> list[Diagnosis]:
@@ -82,7 +75,8 @@ def diagnose_all(
     preview: bool = False,
     on_run: Callable[[str], None] | None = None,
 ) -> list[Diagnosis]:
-    """Everything ``npu-triage diagnose`` judges, in its order: each job, each usable run, then the rules
-    comparing the runs (see ``diagnose_jobs`` and ``diagnose_runs``)."""
+    """Everything ``npu-triage diagnose`` judges, in its order: each job (``diagnose_jobs``), each usable run,
+    then the rules comparing the runs. Options as ``diagnose``; ``on_run``: called with each run id as its
+    diagnosis starts (a command's progress display)."""
     rules = configured(rule_set, params, preview)
     return [*_jobs(trace, rules), *_runs(trace, rules, on_run)]

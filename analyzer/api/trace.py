@@ -11,7 +11,7 @@ import duckdb
 
 from analyzer.api import frames
 from analyzer.execution.memory import memory_limit_bytes
-from analyzer.ingest.database import connect, load_duckdb, save_duckdb
+from analyzer.ingest.database import connect, load_duckdb, save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.metadata.discover import Scanned
 from analyzer.ingest.model import ExportSource, Problem
@@ -67,6 +67,10 @@ class Trace:
         """Write the runs' and jobs' tables into a DuckDB file (``npu-triage ingest --db``), replacing their
         earlier rows; OutputError names the file when it cannot be written."""
         save_duckdb(self.con, Path(db_path), [*self.run_ids, *(j.job.job_id for j in self.jobs)])
+
+    def save_parquet(self, out_dir: Path | str) -> list[Path]:
+        """Write one Parquet file per normalized table into ``out_dir``; returns the files written."""
+        return save_parquet(self.con, Path(out_dir))
 
     def _run(self, run_id: str | None) -> str:
         usable = self.usable_run_ids()
