@@ -72,6 +72,21 @@ def test_a_job_comes_through_the_api() -> None:
     one.trace.close()
 
 
+def test_logs_given_to_the_api_reach_the_run_as_the_commands_do(tmp_path: Path) -> None:
+    stall = EXAMPLES / "cann_logs" / "stall"
+    argv = ["diagnose", str(stall / "profile"), "--logs", str(stall / "logs"), "--format", "json", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "cli")]) == 0
+    with analyzer.load(stall / "profile", logs=stall / "logs") as trace:
+        assert [one.run_id for one in trace.logs] == ["logs"]
+        (d,) = analyzer.diagnose_all(trace)
+        (written,) = analyzer.report(d, tmp_path / "api", ["json"])
+        allocation = trace.breakdown().filter(pl.col("part") == "gap_memory_alloc")["part_us"][0]
+        (logs,) = analyzer.diagnose_logs(trace)
+    assert written.read_bytes() == (tmp_path / "cli" / written.relative_to(tmp_path / "api")).read_bytes()
+    assert allocation > 100  # us of device gaps the logs' memory allocations explain
+    assert logs.run_id == "logs" and logs.summary["timeline_marks"] == 2
+
+
 def test_none_means_every_rule_and_an_empty_list_none(tmp_path: Path) -> None:
     with analyzer.load(EXAMPLES / "resnet_host_sync") as trace:
         nothing = analyzer.diagnose(trace, rule_set=[])
@@ -154,6 +169,7 @@ _ENGINE = {
     "analyzer.diagnosis", "analyzer.diff.compare", "analyzer.job.job_diff", "analyzer.runs.sources",
     "analyzer.runs.scratch", "analyzer.report.json_export", "analyzer.report.markdown", "analyzer.report.html",
     "analyzer.report.job_markdown", "analyzer.report.job_page", "analyzer.report.index_page",
+    "analyzer.logs.profile_join",
 }  # fmt: skip
 
 

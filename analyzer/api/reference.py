@@ -23,7 +23,7 @@ reports, diff two runs, batch a tree into a catalog. Tables come out as polars f
 """
 # The order a reader meets them in; classes list their public methods and properties after their own text.
 _FUNCTIONS = ("load", "open_database", "diagnose", "diagnose_all", "diagnose_runs", "diagnose_jobs", "rules",
-              "findings_table", "report", "write_index", "diff", "batch")  # fmt: skip
+              "findings_table", "report", "write_index", "diff", "batch", "attach_logs", "diagnose_logs")  # fmt: skip
 _CLASSES = (analyzer.Trace, Diagnosis, Finding, analyzer.Diff, Job, analyzer.DifferentModels, analyzer.RuleSetError)
 
 

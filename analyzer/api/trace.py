@@ -17,6 +17,7 @@ from analyzer.ingest.metadata.discover import Scanned
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
 from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.logs.profile_join import AttachedLogs
 
 if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
     import polars as pl
@@ -35,6 +36,7 @@ class Trace:
     problems: list[Problem] = field(default_factory=list)
     sources: list[ExportSource] = field(default_factory=list)
     jobs: list[LoadedJob] = field(default_factory=list)
+    logs: list[AttachedLogs] = field(default_factory=list)  # CANN log folders read into it (api/logs.py)
 
     def query(self, sql: str, params: object = None) -> pa.Table:
         """The rows of a SQL query over the normalized tables (and the helper views, once diagnosed)."""
@@ -103,9 +105,11 @@ def load(
     left_out_kinds: frozenset[str] = frozenset(),
     scanned: Scanned | None = None,
     progress: Callable[[ExportSource], None] | None = None,
+    logs: bool | Path | str = True,
 ) -> Trace:
-    """Read every export under ``path`` (an export folder or a folder above several), and every
-    multi-rank job found there (``Trace.jobs``; ranks holding summaries only are read as the job's only).
+    """Read every export under ``path`` (an export folder or a folder above several), every multi-rank
+    job found there (``Trace.jobs``; ranks holding summaries only are read as the job's only) and the CANN
+    logs (``Trace.logs``: their host activities become gap causes), as ``npu-triage diagnose`` reads them.
 
     Args:
         path: the export folder.
@@ -113,12 +117,19 @@ def load(
         left_out_kinds: timeline event kinds not to store (a caller that never reads them).
         scanned: the path's ``discover.scan``, when the caller walked the tree already.
         progress: called with each export as its reading starts.
+        logs: True: the log collections found inside or beside the exports; a folder: its collections,
+            on every run; False: none (``attach_logs`` reads them later, with a UTC offset).
 
     Raises IngestError when nothing readable is there; problems with single files are listed in
     ``Trace.problems`` (and a job's in its ``problems``) instead."""
     con = connect(memory_limit_bytes(memory_limit))
     ingested, jobs = load_with_jobs(Path(path), left_out_kinds, scanned, progress, con=con)
-    return Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources, jobs)
+    trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources, jobs)
+    if logs is not False:
+        from analyzer.api.logs import attach_logs  # it builds on the Trace defined here
+
+        attach_logs(trace, None if logs is True else Path(logs))
+    return trace
 
 
 def open_database(db_path: Path | str, *, memory_limit: str | None = None) -> Trace:

@@ -32,7 +32,7 @@ from analyzer.report.terminal import (
     print_overview,
     tripping_findings,
 )
-from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
@@ -73,7 +73,8 @@ def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None =
         return analyzer.open_database(args.db)
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     left_out = frozenset() if args.db else unread_timeline_kinds(rules)
-    trace = analyzer.load(args.path, left_out_kinds=left_out, scanned=scanned, progress=progress)
+    # the logs are read after the checks of their own (_check_logs, _found_logs)
+    trace = analyzer.load(args.path, left_out_kinds=left_out, scanned=scanned, progress=progress, logs=False)
     if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
         trace.save(args.db)
     return trace
@@ -168,13 +169,6 @@ def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     return found
 
 
-def _runs_of(trace: Trace, exports: tuple[Path, ...]) -> list[str]:
-    """The usable runs read from these export folders (a source's runs: its id, or its id + '/dev<N>')."""
-    roots = {Path(e).resolve() for e in exports}
-    ids = [s.source_id for s in trace.sources if Path(s.root).resolve() in roots]
-    return [r for r in trace.usable_run_ids() if any(r == i or r.startswith(i + "/") for i in ids)]
-
-
 def _given_logs(args: argparse.Namespace) -> list:
     """The collections of --logs LOGDIR (analyzer/logs/collections.py), said on stderr when there are several."""
     from analyzer.logs.analysis import log_run_id
@@ -189,18 +183,15 @@ def _given_logs(args: argparse.Namespace) -> list:
     return collections
 
 
-def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats, found) -> None:
+def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats, found) -> None:
     """--logs (or the logs found beside the exports): each log folder read into the trace, its host activities
     on its runs' timelines (gap causes of the time breakdown), its failed tasks linked to the runs' operators,
     its own report written beside the runs'."""
     from analyzer.cli.logs_cmd import write_log_report
-    from analyzer.logs.profile_join import judge_attached, read_attached
 
-    todo = [(c.root, trace.usable_run_ids(), c.run_id, c.loose) for c in _given_logs(args)]
-    todo += [(f.logdir, _runs_of(trace, f.exports), f.run_id, f.loose) for f in found]
-    attached = [read_attached(trace.con, d, runs, offset, rid, loose) for d, runs, rid, loose in todo]
-    for one in attached:  # judged once all are read: the rules close the connection to files
-        logs = judge_attached(trace.con, one, configured)
+    _given_logs(args)
+    analyzer.attach_logs(trace, args.logs, utc_offset_min=offset, found=found)
+    for logs in analyzer.diagnose_logs(trace, rule_set=rules, params=params, preview=args.preview):
         for problem in logs.problems:
             err(f"npu-triage: {problem}")
         marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
@@ -241,9 +232,8 @@ def run(args: argparse.Namespace) -> int:
     if not usable and not trace.jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
-    configured = ConfiguredRules(tuple(rules), params, args.preview)
     if args.logs is not None or found:
-        _attach_logs(args, trace, log_offset, configured, formats, found)
+        _attach_logs(args, trace, log_offset, rules, params, formats, found)
     job_pages = _job_pages(trace, rules, params, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
