@@ -159,7 +159,7 @@ def test_api_diff_gives_the_numbers_of_the_command(tmp_path: Path) -> None:
         "removed",
         "renamed",
     }
-    assert types.height == len(found.run.types) and "rel_change" in types.columns
+    assert types.height == len(found.run_diff.types) and "rel_change" in types.columns
     assert repr(found).startswith("Diff(") and "<p>" in found._repr_html_()
 
 

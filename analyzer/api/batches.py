@@ -12,7 +12,8 @@ from analyzer.ingest.metadata.discover import Scanned
 from analyzer.runs.archives import DEFAULT_LIMITS, Limits
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import open_catalog
-from analyzer.runs.executor import Executor, LocalPool, default_jobs
+from analyzer.runs.dask_executor import DaskExecutor
+from analyzer.runs.executor import LocalPool, default_jobs
 from analyzer.runs.scratch import temp_root
 from analyzer.runs.work import RunTask, WorkSettings
 
@@ -23,7 +24,7 @@ def batch(
     *,
     rules_dir: Path | str | None = None,
     diagnose: bool = True,
-    executor: Executor | None = None,
+    executor: LocalPool | DaskExecutor | None = None,
     on_start: Callable[[int], None] | None = None,
     on_done: Callable[[RunTask, str], None] | None = None,
     limits: Limits = DEFAULT_LIMITS,

@@ -43,43 +43,47 @@ class Diff:
         median per-step time with its 95% interval and p value, and the launches of each side."""
         import polars
 
-        rows = [{**{k: v for k, v in asdict(t).items() if k != "shift"}, **asdict(t.shift)} for t in self._run.types]
+        rows = [
+            {**{k: v for k, v in asdict(t).items() if k != "shift"}, **asdict(t.shift)} for t in self.run_diff.types
+        ]
         return polars.DataFrame(rows, infer_schema_length=None)
 
     def ranks(self) -> pl.DataFrame:
         """Two jobs: the ranks whose stage time changed most (new minus base)."""
         import polars
 
-        return polars.DataFrame(self._job.ranks, infer_schema_length=None)
+        return polars.DataFrame(self.job_diff.ranks, infer_schema_length=None)
 
     def links(self) -> pl.DataFrame:
         """Two jobs: the links whose bandwidth changed most."""
         import polars
 
-        return polars.DataFrame(self._job.links, infer_schema_length=None)
+        return polars.DataFrame(self.job_diff.links, infer_schema_length=None)
 
     def to_dict(self, fail_pct: float | None = None) -> dict[str, Any]:
         """The ``diff --json`` document (with ``fail_pct``: the regressions beyond it too)."""
         from analyzer.report.diff_json import diff_to_dict
         from analyzer.report.job_diff_text import job_diff_dict
 
-        return job_diff_dict(self.job) if self.job else diff_to_dict(self._run, fail_pct)
+        return job_diff_dict(self.job) if self.job is not None else diff_to_dict(self.run_diff, fail_pct)
 
     def regressions(self, pct: float) -> list[str]:
         """What slowed by more than ``pct`` percent beyond noise: the step, op types (two jobs: the job step)."""
-        if self.job:
+        if self.job is not None:
             delta = self.job.step_delta_pct
             return [f"job step time +{delta:.1f}%"] if delta is not None and delta > pct else []
-        return self._run.regressions(pct)
+        return self.run_diff.regressions(pct)
 
     @property
-    def _run(self) -> RunDiff:
+    def run_diff(self) -> RunDiff:
+        """``run``, for a diff of two runs (ValueError for two jobs)."""
         if self.run is None:
             raise ValueError("a diff of two jobs has no operator types: see ranks() and links()")
         return self.run
 
     @property
-    def _job(self) -> JobDiff:
+    def job_diff(self) -> JobDiff:
+        """``job``, for a diff of two jobs (ValueError for two runs)."""
         if self.job is None:
             raise ValueError("a diff of two runs has no ranks or links: see types()")
         return self.job

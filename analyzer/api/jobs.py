@@ -44,13 +44,13 @@ class Job:
         free) and its collective wait and transit, in microseconds per step."""
         import polars
 
-        return polars.from_arrow(rank_metrics(self.trace.con, self.job_id, self.job_id))
+        return polars.DataFrame(rank_metrics(self.trace.con, self.job_id, self.job_id))
 
     def links(self) -> pl.DataFrame:
         """Per rank pair and transport: data moved and transit time per step, and the bandwidth in GB/s."""
         import polars
 
-        return polars.from_arrow(link_metrics(self.trace.con, self.job_id, self.job_id))
+        return polars.DataFrame(link_metrics(self.trace.con, self.job_id, self.job_id))
 
     def diagnose(self, *, rule_set: list[Rule] | None = None, params: Params | None = None) -> Diagnosis:
         """The job's diagnosis (the job rules), as ``npu-triage diagnose`` writes it."""

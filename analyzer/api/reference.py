@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import analyzer
 from analyzer.api.jobs import Job, job
@@ -38,7 +40,7 @@ class _Written(str):
         return str(self)
 
 
-def _signature(name: str, obj: object) -> str:
+def _signature(name: str, obj: Callable[..., Any]) -> str:
     sig = inspect.signature(obj)
     params = [
         p.replace(annotation=_Written(p.annotation)) if isinstance(p.annotation, str) else p
@@ -49,7 +51,7 @@ def _signature(name: str, obj: object) -> str:
     return f"{name}{sig}"
 
 
-def _function(name: str, obj: object, level: str = "##") -> list[str]:
+def _function(name: str, obj: Callable[..., Any], level: str = "##") -> list[str]:
     return [f"{level} `{_signature(name, obj)}`", "", _text(obj), ""]
 
 

@@ -47,7 +47,7 @@ def report(
     if "md" in formats:
         md = render_job_markdown(diagnosis) if diagnosis.is_job else render_markdown(diagnosis)
         written.append(write_text_atomically(folder / "diagnosis.md", md))
-    if "html" in formats:
+    if "html" in formats and trace is not None:  # (refused above without the trace)
         shared = None if self_contained else Path(out_dir)
         written.append(_html(diagnosis, trace, folder, shared))
     return written

@@ -64,7 +64,7 @@ def _stdout_taken(args: argparse.Namespace) -> bool:
 
 def _run_job_diff(args: argparse.Namespace, found: Diff) -> int:
     """Two job folders: the job step time, per rank and per link (analyzer/job/job_diff.py)."""
-    for line in job_diff_lines(found.job):
+    for line in job_diff_lines(found.job_diff):
         if _stdout_taken(args):  # stdout carries the JSON alone
             err(line)
         else:
@@ -84,12 +84,12 @@ def run(args: argparse.Namespace) -> int:
             err(f"npu-triage: note: {note}")
         err(f"npu-triage diff: {exc}")
         return 2
-    if found.job:
+    if found.job is not None:
         return _run_job_diff(args, found)
     if found.different_models:
-        err(f"npu-triage: warning: {found.run.notes[0]}")
+        err(f"npu-triage: warning: {found.run_diff.notes[0]}")
     pct = args.fail_on_regression
-    _print_diff(found.run, pct, args)
+    _print_diff(found.run_diff, pct, args)
     _write_files(found, pct, args)
     return 1 if pct is not None and found.regressions(pct) else 0
 
@@ -107,7 +107,7 @@ def _print_diff(diff, pct: float | None, args: argparse.Namespace) -> None:
 
 
 def _write_files(found: Diff, pct: float | None, args: argparse.Namespace) -> None:
-    diff = found.run
+    diff = found.run_diff
     if args.json:
         write_file_output(args.json, json.dumps(found.to_dict(pct), indent=2) + "\n")
     if args.markdown:

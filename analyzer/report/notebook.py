@@ -11,6 +11,7 @@ from analyzer.rule_engine.model import SEVERITIES, Finding
 if TYPE_CHECKING:
     from analyzer.api.diffs import Diff
     from analyzer.diagnosis_model import Diagnosis
+    from analyzer.diff.model import RunDiff
 
 _TOP = 10  # findings shown in a diagnosis's HTML; the rest are counted
 _STYLE = "border-collapse:collapse;font-size:90%"
@@ -90,17 +91,18 @@ def finding_html(f: Finding) -> str:
 
 
 def diff_repr(diff: Diff) -> str:
-    """Diff(step 156.0 -> 149.2 ms ...) in one line: the step time of both sides and what changed."""
-    if diff.job:
-        j = diff.job
+    """Diff(BASE -> NEW, step change +20.8%; op types: 1 added, 1 slower, 5 unchanged) in one line."""
+    j, r = diff.job, diff.run
+    if j is not None:
         return f"Diff(job {j.base.label} -> {j.new.label}, job step change {_pct(j.step_delta_pct)})"
-    r = diff.run
+    if r is None:
+        return "Diff()"
     changed = Counter(t.status for t in r.types)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(changed.items()))
     return f"Diff({r.base_label} -> {r.new_label}, step change {_pct(_rel(r))}; op types: {statuses or 'none'})"
 
 
-def _rel(r) -> float | None:
+def _rel(r: RunDiff) -> float | None:
     return None if r.step.rel_change is None else 100 * r.step.rel_change
 
 
@@ -111,7 +113,7 @@ def _pct(value: float | None) -> str:
 def diff_html(diff: Diff) -> str:
     """The one-line summary, then (two runs) the op types that changed beyond noise."""
     head = f"<p>{escape(diff_repr(diff))}</p>"
-    if diff.job:
+    if diff.run is None:
         return head
     changed = [t for t in diff.run.types if t.status not in ("unchanged", "within noise")]
     header = _row(["op type", "status", "change of median per step us", "base launches", "new launches"], "th")
