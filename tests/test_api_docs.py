@@ -7,6 +7,7 @@ import ast
 import contextlib
 import io
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -48,9 +49,11 @@ def _run_cells(cells: list[dict]) -> list[tuple[str, object]]:
 def test_the_walkthrough_runs_and_says_what_it_claims(tmp_path, monkeypatch):
     (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
     monkeypatch.chdir(tmp_path)  # it writes reports/ where it runs
+    pandas_before = "pandas" in sys.modules
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     assert nb["nbformat"] == 4
     out = _run_cells(nb["cells"])
+    assert pandas_before or "pandas" not in sys.modules, "the walk-through needs no pandas"
     values = [v for _, v in out]
     printed = "".join(p for p, _ in out)
     trace, diagnosis, findings = values[0], values[1], values[2]
