@@ -29,7 +29,8 @@ class Trace:
     """One or more exports read into DuckDB: the normalized tables (``docs/schema.md``), the runs
     found, the multi-rank jobs found (``jobs``) and the problems met. ``query`` returns Arrow tables,
     ``table``, ``breakdown``, ``steps`` and ``op_types`` polars frames; ``con`` is the DuckDB connection.
-    A diagnosis with the built-in rules leaves it as it was (files still readable)."""
+    A diagnosis with the built-in rules leaves it as it was (files still readable, ``save`` works); one
+    with rules of a folder of your own closes it to files (their SQL is sandboxed, as `npu-triage query`)."""
 
     con: duckdb.DuckDBPyConnection
     run_ids: list[str]
