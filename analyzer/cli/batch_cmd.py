@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from contextlib import closing
 from pathlib import Path
 
 import duckdb
 
+import analyzer
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, scan_input
@@ -16,12 +16,11 @@ from analyzer.cli.progress import run_progress
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
-from analyzer.runs.batch import BatchOutcome, run_batch
+from analyzer.runs.batch import BatchOutcome
 from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
-from analyzer.runs.scratch import temp_root
-from analyzer.runs.work import INFRASTRUCTURE, WorkSettings
+from analyzer.runs.work import INFRASTRUCTURE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,10 +62,6 @@ def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
     return LocalPool(args.jobs)
 
 
-def _settings(args: argparse.Namespace) -> WorkSettings:
-    return WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=not args.no_diagnose)
-
-
 def run(args: argparse.Namespace) -> int:
     if not args.root.exists():
         raise IngestError(f"{printable(args.root)}: {absent_reason(args.root)}")
@@ -92,10 +87,19 @@ def run(args: argparse.Namespace) -> int:
 
         new_catalog = not args.catalog.exists()
         con = _open_catalog(args.catalog)  # a wrong catalog is the user's mistake: said before any work
-        try:  # the workers' temporary files go inside the batch's folder, removed after them
+        try:
             executor = open_executor(args)
-            with temp_root(), executor, closing(con):
-                outcome = run_batch(args.root, con, _settings(args), executor, on_start, on_done, limits, scanned)
+            outcome = analyzer.batch(
+                args.root,
+                con,
+                rules_dir=args.rules,
+                diagnose=not args.no_diagnose,
+                executor=executor,
+                on_start=on_start,
+                on_done=on_done,
+                limits=limits,
+                scanned=scanned,
+            )
         except ExecutorError as exc:
             con.close()
             if new_catalog:  # an executor that cannot start leaves no new catalog behind
