@@ -1,4 +1,5 @@
-"""A job's Diagnosis -> the job page: the run page's header, findings and problems sections, and the job charts."""
+"""A job's Diagnosis -> the job page: the verdict and findings as on a run page, the job charts, then the job's
+ranks and rules (About this job) and problems."""
 
 from __future__ import annotations
 
@@ -10,8 +11,18 @@ from analyzer.job.metrics import rank_metrics
 from analyzer.report import job_charts
 from analyzer.report.chart_placement import chart_link, chart_title
 from analyzer.report.html import figure_html
-from analyzer.report.html_sections import card, findings_section, kv_table, page_header, problems_section, table
+from analyzer.report.html_about import about_section
+from analyzer.report.html_sections import (
+    card,
+    findings_section,
+    kv_table,
+    page_order,
+    page_title,
+    problems_section,
+    table,
+)
 from analyzer.report.html_style import report_page
+from analyzer.report.html_verdict import verdict_section
 from analyzer.report.job_terminal import rank_ranges
 from analyzer.rule_engine.model import Finding, ReportSpec
 
@@ -64,7 +75,7 @@ def _job_pairs(d: Diagnosis) -> list[tuple[str, object]]:
     return rows
 
 
-def _header(d: Diagnosis) -> str:
+def _about(d: Diagnosis) -> str:
     rank_table = table(
         ["rank", "run", "export", "per-task data", "step trace", "communication", "matrix", "pp stage"],
         [
@@ -83,7 +94,8 @@ def _header(d: Diagnosis) -> str:
         "evidence",
     )
     ranks = f"<details><summary>Ranks</summary>{rank_table}</details>"
-    return page_header(d, f"Job {d.run_id}", [card("Job", kv_table(_job_pairs(d)))], ranks)
+    pairs = [(k, v) for k, v in _job_pairs(d) if v is not None]
+    return about_section(d, "About this job", [card("Job", kv_table(pairs))], ranks)
 
 
 # The job page's charts, by the key a job rule's [report] chart names (the div id is the key with dashes).
@@ -116,7 +128,8 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
 
     charts = "".join(f'<div class="chart">{figure_html(fig, _div(key))}</div>' for key, fig in figures.items())
     body = (
-        f"{_header(d)}\n{findings_section(d, chart_for)}\n"
-        f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{problems_section(d)}'
+        f"{page_title(d, f'Job {d.run_id}')}\n{verdict_section(page_order(d), None, True)}\n"
+        f"{findings_section(d, chart_for)}\n"
+        f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{_about(d)}\n{problems_section(d)}'
     )
     return report_page(f"npu-triage job: {d.run_id}", body, plotly_src)

@@ -1,0 +1,90 @@
+"""The verdict at the top of a run, job or all-runs page: where the time went (one bar), the top findings with
+their recoverable time, and the one line that says how findings are ranked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from analyzer.report.html_sections import esc, short_text
+from analyzer.rule_engine.model import Finding
+
+RANKING_NOTE = (
+    "Ranked by recoverable time (the device time fixing it could save), not by severity: severity says how sure "
+    "and how actionable a finding is, so a critical finding with little time left to recover ranks below a "
+    "warning that recovers more."
+)
+TOP_COUNT = 5
+# A part's colour by its key: computing green, communication red, gaps warm, free time grey; others by order.
+_PART_COLOURS = {
+    "computing": "#3a7d44",
+    "comm_not_overlapped": "#c0392b",
+    "other_tasks": "#7b8794",
+    "gap_host_sync": "#d68910",
+    "gap_compile": "#b9770e",
+    "gap_memory_alloc": "#8e44ad",
+    "gap_stream_wait": "#2f6db5",
+    "gap_unattributed": "#e59866",
+    "launch_gaps": "#f0b27a",
+    "free_before": "#cbd2d9",
+    "free_after": "#cbd2d9",
+}
+_FALLBACK_COLOURS = ("#5d6d7e", "#a569bd", "#48c9b0", "#f4d03f", "#85929e")
+_LABEL_INSIDE_PCT = 8.0  # narrower segments are named in the legend only
+
+
+def _colour(index: int, part: str) -> str:
+    return _PART_COLOURS.get(part, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
+
+
+def breakdown_bar(breakdown: Any) -> str:
+    """The time breakdown as one stacked bar (widths are the parts' shares, which add up to 100%) and its
+    legend with every part's time; '' without a breakdown."""
+    if not isinstance(breakdown, dict) or not breakdown.get("parts"):
+        return ""
+    parts = [(i, p) for i, p in enumerate(breakdown["parts"]) if p["pct"] or p["us"] > 0.0005]
+    segments = "".join(
+        f'<span style="width:{p["pct"]:.2f}%;background:{_colour(i, p["part"])}" title="{esc(p["label"])}: '
+        f'{p["pct"]:.1f}%">{esc(p["label"]) if p["pct"] >= _LABEL_INSIDE_PCT else ""}</span>'
+        for i, p in parts
+    )
+    legend = "".join(
+        f'<li><i style="background:{_colour(i, p["part"])}"></i>{esc(p["label"])} '
+        f'<b>{p["us"] / 1000:,.3f} ms</b> <span class="pct">{p["pct"]:.1f}%</span></li>'
+        for i, p in parts
+    )
+    title = f"Where the time of the {esc(breakdown.get('basis'))} went"
+    subject = f" ({esc(breakdown.get('subject'))})" if breakdown.get("subject") else ""
+    return (
+        f'<div class="breakdown"><h3>{title}{subject}</h3><div class="bar">{segments}</div>'
+        f'<ul class="bar-legend">{legend}</ul></div>'
+    )
+
+
+def _recoverable(f: Finding, per_step: bool) -> str:
+    if f.impact_us <= 0:
+        return '<span class="none">nothing to recover on its own</span>'
+    share = f" ({f.span_share * 100:.1f}%)" if f.span_share is not None else ""
+    return f"<b>{f.impact_us / 1000:,.3f} ms{' per step' if per_step else ''}</b>{share}"
+
+
+def top_findings(numbered: Sequence[tuple[int, Finding]], per_step: bool) -> str:
+    """The first findings of the page as one line each: number, severity, title, subject, recoverable time."""
+    rows = "".join(
+        f'<li><a href="#finding-{i}">{i}.</a> <span class="badge {esc(f.severity)}">{esc(f.severity)}</span> '
+        f'{esc(f.title)}: {short_text(f.subject)} <span class="rec">recoverable {_recoverable(f, per_step)}'
+        "</span></li>"
+        for i, f in numbered[:TOP_COUNT]
+    )
+    more = len(numbered) - TOP_COUNT
+    rest = f'<p class="more">and {more} more below.</p>' if more > 0 else ""
+    return f'<ol class="top-findings">{rows}</ol>{rest}'
+
+
+def verdict_section(numbered: Sequence[tuple[int, Finding]], breakdown: Any, per_step: bool) -> str:
+    """The page's first screen: the breakdown bar (when the page has one), the top findings, the ranking line."""
+    if not numbered:
+        findings = '<p class="none">No findings: every rule that ran passed.</p>'
+    else:
+        findings = f'{top_findings(numbered, per_step)}<p class="ranking-note">{esc(RANKING_NOTE)}</p>'
+    return f'<section id="verdict">{breakdown_bar(breakdown)}{findings}</section>'
