@@ -78,12 +78,12 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], g
     "memory": lambda con, d, m: memory_charts.memory_chart(
         memory_series.memory_over_time(con, d.run_id),
         memory_series.step_starts(con, d.run_id),
-        memory_series.time_range(con, d.run_id),
+        memory_series.page_time_range(con, d.run_id),
         _device_memory_mb(con, d.run_id),
     ),
     "timeline": lambda con, d, m: _timeline(con, d.run_id),
 }
-# The charts drawn against time: every one gets the run's shared x range (memory_series.time_range).
+# The charts drawn against time: every one opens on the page's x range (memory_series.page_time_range).
 SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
 
 # Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
@@ -107,7 +107,7 @@ def _timeline(con: duckdb.DuckDBPyConnection, run_id: str) -> go.Figure:
         memory_series.memory_over_time(con, run_id),
         cores,
         memory_series.step_starts(con, run_id),
-        memory_series.time_range(con, run_id),
+        memory_series.page_time_range(con, run_id),
         memory_charts.core_gap(cores, memory_series.sampled_core_utilization(con, run_id)),
     )
 
@@ -135,7 +135,7 @@ def build_figures(
     create_views(con)
     marks = marks if marks is not None else chart_marks(diagnosis)
     figures = {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
-    x_range = memory_series.time_range(con, diagnosis.run_id)
+    x_range = memory_series.page_time_range(con, diagnosis.run_id)
     for key in SHARED_TIME_AXIS if x_range else ():
         if figures[key].data:  # a chart with no data keeps its hidden axes and its message
             figures[key].update_layout(xaxis={"range": list(x_range)})

@@ -47,7 +47,8 @@ def _is_number(value: Any) -> bool:
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") -> str:
     """An HTML table; numeric cells right-aligned."""
-    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    # a long column name may break after its underscores: the header does not set the column's width
+    head = "".join(f"<th>{esc(c).replace('_', '_<wbr>')}</th>" for c in columns)
     body = "".join(
         "<tr>"
         + "".join(f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>" for v in row)
@@ -160,6 +161,14 @@ def _evidence(f: Finding, folded: bool = False) -> str:
     return f'<div class="evidence">{rows}</div>'
 
 
+def _message(f: Finding) -> str:
+    """The finding's message; a long subject in it cut as in the heading, the whole of it on hover."""
+    text, subject = esc(f.message), str(f.subject or "")
+    if len(subject) > SUBJECT_CHARS:
+        text = text.replace(esc(subject), short_text(subject, tag="span"))
+    return f'<p class="message">{text}</p>'
+
+
 def _heading(index: int, f: Finding) -> str:
     sev = esc(f.severity)
     return (
@@ -178,7 +187,7 @@ def _advice(f: Finding, same_as: int | None) -> str:
 def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int | None, per_step: bool) -> str:
     html_text, drawn = chart
     numbers = _numbers(f, per_step)
-    text = f'<p class="message">{esc(f.message)}</p>{numbers}{"" if drawn else html_text}{_advice(f, same_as)}'
+    text = f"{_message(f)}{numbers}{'' if drawn else html_text}{_advice(f, same_as)}"
     body = (
         f'<div class="finding-body"><div>{text}</div><div class="chart">{html_text}</div></div>'
         if drawn
@@ -194,7 +203,7 @@ def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int 
 def _info_html(index: int, f: Finding, chart_link: str, per_step: bool) -> str:
     return (
         f'<section class="finding info compact" id="finding-{index}">{_heading(index, f)}'
-        f'<p class="message">{esc(f.message)}</p>{_numbers(f, per_step)}{chart_link}'
+        f"{_message(f)}{_numbers(f, per_step)}{chart_link}"
         f"{_evidence(f, folded=True)}</section>"
     )
 

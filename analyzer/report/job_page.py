@@ -113,7 +113,9 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
     figures = {
         rank_step: job_charts.rank_step_heatmap(job_rows(con, _STEPS, d.run_id)),
         wait_transit: job_charts.wait_transit_bars(rank_metrics(con, d.run_id, d.run_id).to_pylist()),
-        links: job_charts.link_bandwidth_figure(job_rows(con, _LINKS, d.run_id)),
+        links: job_charts.link_bandwidth_figure(
+            job_rows(con, _LINKS, d.run_id), {r["rank"] for r in d.run.get("ranks") or []} or None
+        ),
     }
     stages = job_rows(con, _STAGES, d.run_id)
     if len(stages) >= 2:
