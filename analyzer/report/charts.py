@@ -212,14 +212,16 @@ def _labels(values: pl.Series) -> list[str]:
 TICK_CHARS = 18
 
 
-def short_ticks(labels: list[str], limit: int = TICK_CHARS) -> dict:
+def short_ticks(values: list, limit: int = TICK_CHARS) -> dict:
     """A category axis's tick texts cut to ``limit`` characters (the bars keep their whole names, shown on hover),
-    so slanted names do not run into the axis title.
+    so slanted names do not run into the axis title; cut before escaping, so no entity is split.
 
-    >>> short_ticks(["MatMul", "FlashAttentionScoreGrad"], 10)["ticktext"]
-    ['MatMul', 'FlashAtte…']
+    >>> short_ticks(["MatMul", "<script>alert(1)</script>"], 10)["ticktext"]
+    ['MatMul', '&lt;script&gt;al…']
     """
-    return {"tickvals": labels, "ticktext": [lab if len(lab) <= limit else f"{lab[: limit - 1]}…" for lab in labels]}
+    raw = ["" if v is None else str(v) for v in values]
+    cut = [v if len(v) <= limit else f"{v[: limit - 1]}…" for v in raw]
+    return {"tickvals": [plotly_text(v) for v in raw], "ticktext": [plotly_text(v) for v in cut]}
 
 
 def not_collected_figure(title: str, what: str) -> go.Figure:
@@ -353,7 +355,11 @@ def pareto_chart(pareto: pl.DataFrame, *, title: str) -> go.Figure:
     return figure(
         [bars, cumulative],
         figure_layout(title, "", "total time (ms)", height=380),
-        {"yaxis2": right_axis, "margin": {"r": 70}, "xaxis": {"tickangle": -35, **short_ticks(labels)}},
+        {
+            "yaxis2": right_axis,
+            "margin": {"r": 70},
+            "xaxis": {"tickangle": -35, **short_ticks(pareto["op_type"].to_list())},
+        },
     )
 
 
@@ -382,7 +388,7 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: st
         bars,
         _limit_line(mte_limit * 100, f"MTE {mte_limit:.0%}"),
         figure_layout(title, "", "% of core time (pipes overlap)", height=380),
-        {"barmode": "group", "bargap": 0.25, "xaxis": {"tickangle": -35, **short_ticks(labels)}},
+        {"barmode": "group", "bargap": 0.25, "xaxis": {"tickangle": -35, **short_ticks(pipeline["op_type"].to_list())}},
         {"yaxis": {"range": [0, 105 * top]}},
     )
 
