@@ -217,7 +217,7 @@ def short_ticks(values: list, limit: int = TICK_CHARS) -> dict:
     so slanted names do not run into the axis title; cut before escaping, so no entity is split.
 
     >>> short_ticks(["MatMul", "<script>alert(1)</script>"], 10)["ticktext"]
-    ['MatMul', '&lt;script&gt;al…']
+    ['MatMul', '&lt;script&gt;a…']
     """
     raw = ["" if v is None else str(v) for v in values]
     cut = [v if len(v) <= limit else f"{v[: limit - 1]}…" for v in raw]
