@@ -19,7 +19,7 @@ from analyzer.report.html import render_html
 from analyzer.report.html_about import summary_pairs
 from analyzer.report.html_verdict import RANKING_NOTE
 from analyzer.report.index_page import render_index
-from analyzer.report.job_charts import link_bandwidth_figure
+from analyzer.report.job_charts import link_bandwidth_figure, rank_step_heatmap
 from tests.report_cases import add_hostile_run
 
 
@@ -162,3 +162,18 @@ def test_link_heatmap_is_sized_to_the_ranks_present_and_coloured_from_zero():
     (heat,) = link_bandwidth_figure(rows, present={0, 1}).data
     assert list(heat.x) == [0, 1] and list(heat.y) == [0, 1] and len(heat.z) == 2
     assert heat.zmin == 0 and heat.texttemplate
+
+
+def test_rank_step_heatmap_colours_start_at_zero():
+    rows = [
+        {
+            "rank": r,
+            "step_id": 50,
+            "computing_us": 8900.0 + r,
+            "comm_not_overlapped_us": 96000.0 + 6000 * r,
+            "free_us": 25700.0,
+        }
+        for r in (0, 1)
+    ]
+    axis = rank_step_heatmap(rows).layout.coloraxis
+    assert (axis.cmin, axis.cmax) == (0, 102.0)

@@ -83,8 +83,8 @@ def top_findings(numbered: Sequence[tuple[int, Finding]], per_step: bool) -> str
 
 def verdict_section(numbered: Sequence[tuple[int, Finding]], breakdown: Any, per_step: bool) -> str:
     """The page's first screen: the breakdown bar (when the page has one), the top findings, the ranking line."""
-    if not numbered:
-        findings = '<p class="none">No findings: every rule that ran passed.</p>'
-    else:
-        findings = f'{top_findings(numbered, per_step)}<p class="ranking-note">{esc(RANKING_NOTE)}</p>'
-    return f'<section id="verdict">{breakdown_bar(breakdown)}{findings}</section>'
+    bar = breakdown_bar(breakdown)
+    if not numbered:  # the findings section right below says there are none
+        return f'<section id="verdict">{bar}</section>' if bar else ""
+    findings = f'{top_findings(numbered, per_step)}<p class="ranking-note">{esc(RANKING_NOTE)}</p>'
+    return f'<section id="verdict">{bar}{findings}</section>'

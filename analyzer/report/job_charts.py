@@ -60,7 +60,7 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
         figure_layout("Step time per rank and step (ms)", height=max(320, 12 * len(ranks) + 160)),
         # from 0 ms: a spread of a few percent between ranks reads as small, not as the whole colour range
         {
-            "coloraxis": {"colorscale": "Viridis", "cmin": 0},
+            "coloraxis": {"colorscale": "Viridis", "cmin": 0, "cmax": _top_ms(traces)},
             "yaxis": {"title": {"text": "rank"}, "autorange": "reversed"},
         },
         # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
@@ -68,6 +68,11 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
         # steps are ids, not a scale: one step drew ticks at 49.5, 50 and 50.5
         every_axis("x", len(_PARTS), {"type": "category", "title": {"text": "step"}}),
     )
+
+
+def _top_ms(traces: list[go.Heatmap]) -> float:
+    """The largest value of the heatmaps (the colour scale's top; plotly needs it beside a set bottom)."""
+    return max((v for t in traces for line in t.z for v in line if v is not None), default=1.0)
 
 
 def wait_transit_bars(rows: list[dict]) -> go.Figure:
