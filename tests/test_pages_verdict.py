@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 from analyzer.diagnosis_model import Diagnosis
@@ -20,6 +21,7 @@ from analyzer.report.html_about import summary_pairs
 from analyzer.report.html_verdict import RANKING_NOTE
 from analyzer.report.index_page import render_index
 from analyzer.report.job_charts import link_bandwidth_figure, rank_step_heatmap
+from analyzer.report.scaling_chart import sweep_chart
 from tests.report_cases import add_hostile_run
 
 
@@ -177,3 +179,18 @@ def test_rank_step_heatmap_colours_start_at_zero():
     ]
     axis = rank_step_heatmap(rows).layout.coloraxis
     assert (axis.cmin, axis.cmax) == (0, 102.0)
+
+
+def test_sweep_panels_start_at_zero():
+    rows = pa.table(
+        {
+            "model_name": ["m", "m"],
+            "batch_size": [1, 2],
+            "busy_ratio": [0.40, 0.44],
+            "step_time_us": [1000.0, 1100.0],
+            "per_sample_us": [1000.0, 550.0],
+            "throughput_samples_per_s": [1000.0, 1818.0],
+        }
+    )
+    layout = sweep_chart(rows).layout
+    assert {layout[f"yaxis{s}"].rangemode for s in ("", "2", "3")} == {"tozero"}

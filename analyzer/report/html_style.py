@@ -84,6 +84,8 @@ ol.top-findings .rec { color: var(--muted); white-space: nowrap; margin-left: 6p
 ol.top-findings .rec b { color: var(--fg); }
 .more, .ranking-note { color: var(--muted); font-size: 13px; margin: 6px 0 0; }
 #findings > h2 { margin-top: 20px; }
+.finding.top > h2:first-child { margin-top: 0; }
+td.path { font-size: 12px; color: var(--muted); }
 /* evidence: headers wrap, numbers stay whole, a name column keeps room for a readable word per line */
 .evidence th { white-space: normal; overflow-wrap: normal; }
 .evidence td { font-size: 12px; padding: 3px 6px; }
