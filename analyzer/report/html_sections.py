@@ -118,7 +118,8 @@ def _severity_counts(findings: Sequence[Finding]) -> str:
     if not findings:
         return "No findings"
     parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
-    return f"{len(findings)} findings: " + ", ".join(p for p in parts if not p.startswith("0 "))
+    plural = "" if len(findings) == 1 else "s"
+    return f"{len(findings)} finding{plural}: " + ", ".join(p for p in parts if not p.startswith("0 "))
 
 
 def _value(value: float | None, unit: str) -> str:
