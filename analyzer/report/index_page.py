@@ -8,14 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report.html_sections import esc, short_text
+from analyzer.report.html_sections import esc, page_order, short_text
 from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import RANKING_NOTE
+from analyzer.rule_engine.model import Finding
 
 _COUNTED = ("critical", "warning", "info")
 _ORDER_NOTE = (
-    "Worst first: by the top finding's recoverable share of its run (of the job step for a job), then by the "
-    "number of critical and warning findings, then by name."
+    "Worst first: by the recoverable share of the top finding (the report's finding 1) of its run (of the job "
+    "step for a job), then by the number of critical and warning findings, then by name."
 )
 # Hides the rows whose text does not hold every word typed; no network, no library.
 _FILTER_JS = """<script>
@@ -54,9 +55,15 @@ def _path(d: Diagnosis) -> str:
     return str(d.run.get("source_path") or d.run_id)
 
 
+def top_finding(d: Diagnosis) -> Finding | None:
+    """The report's finding 1 as its page numbers it (page_order: an info finding never comes first)."""
+    return page_order(d)[0][1] if d.findings else None
+
+
 def worst_first_key(d: Diagnosis) -> tuple[float, int, int, str]:
     """Sort key of a report, worst first: top finding's recoverable share, criticals, warnings, run id."""
-    share = d.findings[0].span_share if d.findings and d.findings[0].span_share is not None else 0.0
+    top_f = top_finding(d)
+    share = top_f.span_share if top_f is not None and top_f.span_share is not None else 0.0
     top = round(share, 3)  # as printed (0.1%): rows that read alike fall to the tie-breakers
     count = {s: sum(f.severity == s for f in d.findings) for s in _COUNTED}
     return (-top, -count["critical"], -count["warning"], d.run_id)
@@ -64,9 +71,9 @@ def worst_first_key(d: Diagnosis) -> tuple[float, int, int, str]:
 
 def _top(d: Diagnosis) -> tuple[str, str]:
     """The top finding (badge, code, title, short subject) and its recoverable time, as two cells' HTML."""
-    if not d.findings:
+    f = top_finding(d)
+    if f is None:
         return '<span class="none">no finding</span>', ""
-    f = d.findings[0]
     share = f" ({f.span_share * 100:.1f}%)" if f.span_share is not None else ""
     recoverable = f"{f.impact_us / 1000:,.3f} ms{share}" if f.impact_us > 0 else ""
     badge = f'<span class="badge {esc(f.severity)}">{esc(f.severity)}</span>'
@@ -76,7 +83,8 @@ def _top(d: Diagnosis) -> tuple[str, str]:
 def _row(d: Diagnosis, href: str, job: bool = False) -> str:
     kind = "job (all ranks)" if job else "runs compared (sweep)" if d.compares_runs else "run"
     top, recoverable = _top(d)
-    subject = d.findings[0].subject if d.findings else ""  # the whole subject, filterable when cut short
+    top_f = top_finding(d)
+    subject = top_f.subject if top_f is not None else ""  # the whole subject, filterable when cut short
     return (
         f'<tr data-search="{esc(str(subject).lower())}"><td><a href="{esc(href)}">{esc(d.run_id)}</a></td>'
         f'<td class="path">{esc(_path(d))}</td><td>{kind}</td><td class="num">{len(d.findings)}</td>'
