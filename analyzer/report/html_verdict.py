@@ -69,16 +69,20 @@ def _recoverable(f: Finding, per_step: bool) -> str:
 
 
 def top_findings(numbered: Sequence[tuple[int, Finding]], per_step: bool) -> str:
-    """The first findings of the page as one line each: number, severity, title, subject, recoverable time."""
+    """The first findings to act on (info findings only when there are no others), one line each: number,
+    severity, title, subject, recoverable time; then what else the page holds."""
+    act = [(i, f) for i, f in numbered if f.severity != "info"] or list(numbered)
     rows = "".join(
         f'<li><a href="#finding-{i}">{i}.</a> <span class="badge {esc(f.severity)}">{esc(f.severity)}</span> '
         f'{esc(f.title)}: {short_text(f.subject)} <span class="rec">recoverable {_recoverable(f, per_step)}'
         "</span></li>"
-        for i, f in numbered[:TOP_COUNT]
+        for i, f in act[:TOP_COUNT]
     )
-    more = len(numbered) - TOP_COUNT
-    rest = f'<p class="more">and {more} more below.</p>' if more > 0 else ""
-    return f'<ol class="top-findings">{rows}</ol>{rest}'
+    more, infos = len(act) - min(len(act), TOP_COUNT), len(numbered) - len(act)
+    rest = ", ".join(
+        text for n, text in ((more, f"{more} more to act on"), (infos, f"{infos} info (context)")) if n > 0
+    )
+    return f'<ol class="top-findings">{rows}</ol>' + (f'<p class="more">Below: {rest}.</p>' if rest else "")
 
 
 def verdict_section(numbered: Sequence[tuple[int, Finding]], breakdown: Any, per_step: bool) -> str:
