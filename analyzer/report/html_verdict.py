@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from analyzer.report.charts import COLORS
 from analyzer.report.html_sections import esc, short_text
 from analyzer.rule_engine.model import Finding
 
@@ -15,19 +16,20 @@ RANKING_NOTE = (
     "warning that recovers more."
 )
 TOP_COUNT = 5
-# A part's colour by its key: computing green, communication red, gaps warm, free time grey; others by order.
+# A part's colour by its key, as on the step breakdown chart (charts.COLORS): computing green, communication
+# red, the gaps in that chart's gap yellow (one shade per cause), launch gaps orange, free time grey.
 _PART_COLOURS = {
-    "computing": "#3a7d44",
-    "comm_not_overlapped": "#c0392b",
-    "other_tasks": "#7b8794",
-    "gap_host_sync": "#d68910",
-    "gap_compile": "#b9770e",
-    "gap_memory_alloc": "#8e44ad",
-    "gap_stream_wait": "#2f6db5",
-    "gap_unattributed": "#e59866",
-    "launch_gaps": "#f0b27a",
-    "free_before": "#cbd2d9",
-    "free_after": "#cbd2d9",
+    "computing": COLORS["computing"],
+    "comm_not_overlapped": COLORS["comm"],
+    "other_tasks": COLORS["other"],
+    "gap_host_sync": "#d4900f",
+    "gap_compile": "#b57a0c",
+    "gap_memory_alloc": "#f5c45e",
+    "gap_stream_wait": "#f8d78f",
+    "gap_unattributed": COLORS["long_gaps"],
+    "launch_gaps": COLORS["launch_gaps"],
+    "free_before": COLORS["free"],
+    "free_after": COLORS["free"],
 }
 _FALLBACK_COLOURS = ("#5d6d7e", "#a569bd", "#48c9b0", "#f4d03f", "#85929e")
 _LABEL_INSIDE_PCT = 8.0  # narrower segments are named in the legend only
