@@ -15,12 +15,14 @@ import pytest
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.database import connect
+from analyzer.logs.model import LogReport
 from analyzer.report.charts import calls_chart, pipeline_chart
 from analyzer.report.html import render_html
 from analyzer.report.html_about import summary_pairs
 from analyzer.report.html_verdict import RANKING_NOTE
 from analyzer.report.index_page import render_index
 from analyzer.report.job_charts import link_bandwidth_figure, rank_step_heatmap
+from analyzer.report.logs_index import render_logs_index
 from analyzer.report.scaling_chart import sweep_chart
 from tests.report_cases import add_hostile_run
 
@@ -194,3 +196,18 @@ def test_sweep_panels_start_at_zero():
     )
     layout = sweep_chart(rows).layout
     assert {layout[f"yaxis{s}"].rangemode for s in ("", "2", "3")} == {"tozero"}
+
+
+def test_logs_index_lists_the_collections_worst_first(hostile):
+    _, d = hostile
+    summary = {"files": 1, "records": 10, "error_records": 2}
+    warning = replace(d.findings[0], severity="warning")
+    critical = replace(d.findings[0], severity="critical", subject="K" * 80)
+    pages = [
+        (LogReport("a_quiet", summary, [], []), Path("a/logs.html")),
+        (LogReport("b_warned", summary, [warning], []), Path("b/logs.html")),
+        (LogReport("c_failed", summary, [critical], []), Path("c/logs.html")),
+    ]
+    page = render_logs_index(pages, Path("logs-index.html"))
+    assert re.findall(r'href="(\w)/logs.html"', page) == ["c", "b", "a"]
+    assert f'title="{"K" * 80}"' in page
