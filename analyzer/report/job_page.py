@@ -102,6 +102,43 @@ def _about(d: Diagnosis) -> str:
 JOB_CHARTS = ("job_rank_step", "job_wait_transit", "job_links", "job_stages")
 
 
+_STEP_PARTS = (
+    ("computing_us", "computing", "computing"),
+    ("comm_not_overlapped_us", "communication not overlapped", "comm_not_overlapped"),
+    ("free_us", "free", "free_after"),
+)
+
+
+def slowest_rank_breakdown(steps: list[dict]) -> dict | None:
+    """The job step's time breakdown for the verdict bar: the slowest rank's (largest mean step, lowest rank on a
+    tie) mean computing, not-overlapped communication and free time per step; None without step rows."""
+    per_rank: dict[int, list[dict]] = {}
+    for row in steps:
+        per_rank.setdefault(row["rank"], []).append(row)
+    if not per_rank:
+        return None
+
+    def mean(rows: list[dict], col: str) -> float:
+        return sum(r[col] or 0.0 for r in rows) / len(rows)
+
+    def total(rank: int) -> float:
+        return sum(mean(per_rank[rank], col) for col, _, _ in _STEP_PARTS)
+
+    rank = min(per_rank, key=lambda r: (-total(r), r))
+    whole = total(rank) or 1.0
+    parts = [
+        {
+            "label": label,
+            "part": part,
+            "us": mean(per_rank[rank], col),
+            "pct": round(100 * mean(per_rank[rank], col) / whole, 1),
+        }
+        for col, label, part in _STEP_PARTS
+    ]
+    subject = f"rank {rank}, the slowest; mean of {len(per_rank[rank])} step(s)"
+    return {"basis": "job step", "subject": subject, "parts": parts}
+
+
 def _div(key: str) -> str:
     return key.replace("_", "-")
 
@@ -110,8 +147,9 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
     """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
     inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
     rank_step, wait_transit, links, stage_chart = JOB_CHARTS
+    steps = job_rows(con, _STEPS, d.run_id)
     figures = {
-        rank_step: job_charts.rank_step_heatmap(job_rows(con, _STEPS, d.run_id)),
+        rank_step: job_charts.rank_step_heatmap(steps),
         wait_transit: job_charts.wait_transit_bars(rank_metrics(con, d.run_id, d.run_id).to_pylist()),
         links: job_charts.link_bandwidth_figure(
             job_rows(con, _LINKS, d.run_id), {r["rank"] for r in d.run.get("ranks") or []} or None
@@ -130,7 +168,7 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
 
     charts = "".join(f'<div class="chart">{figure_html(fig, _div(key))}</div>' for key, fig in figures.items())
     body = (
-        f"{page_title(d, f'Job {d.run_id}')}\n{verdict_section(page_order(d), None, True)}\n"
+        f"{page_title(d, f'Job {d.run_id}')}\n{verdict_section(page_order(d), slowest_rank_breakdown(steps), True)}\n"
         f"{findings_section(d, chart_for)}\n"
         f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{_about(d)}\n{problems_section(d)}'
     )
