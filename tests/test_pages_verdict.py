@@ -185,15 +185,12 @@ def test_rank_step_heatmap_colours_start_at_zero():
 
 
 def test_sweep_panels_start_at_zero():
-    rows = pa.table(
-        {
-            "model_name": ["m", "m"],
-            "batch_size": [1, 2],
-            "busy_ratio": [0.40, 0.44],
-            "step_time_us": [1000.0, 1100.0],
-            "per_sample_us": [1000.0, 550.0],
-            "throughput_samples_per_s": [1000.0, 1818.0],
-        }
+    columns = ("model_name", "batch_size", "busy_ratio", "step_time_us", "per_sample_us", "throughput_samples_per_s")
+    rows = pa.Table.from_pylist(
+        [
+            dict(zip(columns, ("m", 1, 0.40, 1000.0, 1000.0, 1000.0), strict=True)),
+            dict(zip(columns, ("m", 2, 0.44, 1100.0, 550.0, 1818.0), strict=True)),
+        ]
     )
     layout = sweep_chart(rows).layout
     assert {layout[f"yaxis{s}"].rangemode for s in ("", "2", "3")} == {"tozero"}
