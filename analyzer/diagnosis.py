@@ -14,8 +14,8 @@ from analyzer.rule_engine.impact_sharing import exclusive_impacts
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import plain_value, run_rules
-from analyzer.rule_engine.validation import PROFILE_SCOPES
 from analyzer.version import __version__
+from analyzer.vocabulary import PROFILE_SCOPES
 
 
 def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analyzer.vocabulary import ProblemSeverity
+
 
 @dataclass(frozen=True)
 class ExportSource:
@@ -40,7 +42,7 @@ class Problem:
 
     file: str
     location: str
-    severity: str  # 'error' | 'warning' | 'info'
+    severity: ProblemSeverity
     problem: str
     hint: str = ""
 
@@ -66,7 +68,7 @@ class ReadContext:
     # Timeline kinds the readers leave out, as the caller will never read them (``load_export``).
     left_out_kinds: frozenset[str] = frozenset()
 
-    def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
+    def report(self, path: Path | str, location: str, severity: ProblemSeverity, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path
         self.problems.append(Problem(name, location, severity, problem, hint))
 

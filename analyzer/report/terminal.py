@@ -21,6 +21,7 @@ from analyzer.diagnosis import step_computing_text
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
+from analyzer.vocabulary import SEVERITIES
 
 _STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 # position: the finding's place in its run's ranking (1 = first); not a job's rank
@@ -137,7 +138,7 @@ def _overview_cells(d: Diagnosis) -> list:
     ratio = "" if d.compares_runs or s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"
     counts = Counter(f.severity for f in d.findings)
     impact = f"{d.findings[0].impact_us:,.1f}" if d.findings else ""
-    crit_warn_info = "/".join(str(counts.get(k, 0)) for k in ("critical", "warning", "info"))
+    crit_warn_info = "/".join(str(counts.get(k, 0)) for k in reversed(SEVERITIES))
     # the top finding stays on one line, cut with an ellipsis (the column, wrapable, is narrowed first)
     top = Text.from_markup(_top(d), overflow="ellipsis")
     top.no_wrap = True

@@ -6,20 +6,20 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
-from analyzer.rule_engine.model import SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.model import ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
 from analyzer.sql_sandbox import close_to_files
+from analyzer.vocabulary import CONFIDENCES, SEVERITIES, Severity, member
 
 ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
-CONFIDENCES = ("high", "medium", "low")
 # Row columns with a meaning of their own; every other column goes into Finding.details.
 _SPECIAL_COLUMNS = set(FINDING_COLUMNS) | {"threshold", "span_us", "severity", "confidence"}
 
@@ -136,8 +136,9 @@ class _RuleRun:
             details["evidence_total_rows"] = ev_total
         plain = {k: plain_value(v) for k, v in row.items()}
         values = {**self.params, **plain, "threshold": threshold}
-        severity = row.get("severity") if row.get("severity") in SEVERITIES else rule.severity
-        confidence = row.get("confidence") if row.get("confidence") in CONFIDENCES else "medium"
+        # a rule's own severity is one of SEVERITIES: validation refuses a rule file that says otherwise
+        severity = member(SEVERITIES, row.get("severity")) or cast(Severity, rule.severity)
+        confidence = member(CONFIDENCES, row.get("confidence")) or "medium"
         return Finding(
             rule=rule.name,
             code=rule.id,
