@@ -6,6 +6,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.duckdb_connect import close_to_files
 from analyzer.ingest.database import connect
 from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_tables
 from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
@@ -14,7 +15,6 @@ from analyzer.rule_engine.runner import bind_params
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
-from analyzer.sql_sandbox import close_to_files
 
 
 def _fixture_problems(rule: Rule, fires: Path) -> list[str]:

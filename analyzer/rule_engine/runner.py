@@ -10,13 +10,13 @@ from typing import Any, cast
 
 import duckdb
 
+from analyzer.duckdb_connect import close_to_files
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.model import ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
-from analyzer.sql_sandbox import close_to_files
 from analyzer.vocabulary import CONFIDENCES, SEVERITIES, Severity, member
 
 ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
@@ -215,7 +215,7 @@ def run_rules(
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
 
     Rule SQL may come from the user (``--rules``): from here on, no SQL on ``con``'s database reads
-    or writes a file (``sql_sandbox``), as in `npu-triage query`.
+    or writes a file (``duckdb_connect.close_to_files``), as in `npu-triage query`.
     """
     close_to_files(con)
     create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))

@@ -15,10 +15,9 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.atomic_files import atomic_path
-from analyzer.duckdb_connect import connect_offline, is_duckdb_file
+from analyzer.duckdb_connect import close_to_files, connect_offline, is_duckdb_file
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
 from analyzer.runs.work import INFRASTRUCTURE
-from analyzer.sql_sandbox import close_to_files
 
 
 class CatalogError(Exception):
