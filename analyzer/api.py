@@ -20,6 +20,7 @@ from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis import diagnose as diagnose_run
 from analyzer.diagnosis import diagnose_runs
 from analyzer.diagnosis_model import Diagnosis
+from analyzer.errors import TriageError
 from analyzer.execution.memory import memory_limit_bytes
 from analyzer.ingest.database import connect, load_duckdb
 from analyzer.ingest.loader import load_export, usable_run_ids
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with
 FORMATS = ("json", "md", "html")
 
 
-class RuleSetError(ValueError):
+class RuleSetError(TriageError, ValueError):
     """A rules folder that cannot be used: missing, empty, or with invalid rule files (all listed)."""
 
 

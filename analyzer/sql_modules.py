@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from analyzer.errors import TriageError
+
 _HEAD = re.compile(r"-- @(macro|view|table) (\w+)(?:\(([\w, ]*)\))?\s*")
 _COLUMN = re.compile(r"@column (\S+)\s+(\S.*)")
 
@@ -42,7 +44,7 @@ class SqlDefinition:
         return f"CREATE OR REPLACE TEMP {self.kind.upper()} {self.name} AS {self.sql}"
 
 
-class SqlModuleError(ValueError):
+class SqlModuleError(TriageError, ValueError):
     """A .sql module whose doc blocks do not follow the format."""
 
 

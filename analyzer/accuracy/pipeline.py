@@ -7,12 +7,13 @@ from pathlib import Path
 from analyzer.accuracy.comparison import compare_folders
 from analyzer.accuracy.judge import AccuracyReport, judge
 from analyzer.accuracy.profile_link import attach_profile
+from analyzer.errors import TriageError
 from analyzer.ingest.database import connect
 from analyzer.ingest.model import IngestError
 from analyzer.rule_engine.model import ConfiguredRules
 
 
-class ProfileInputError(ValueError):
+class ProfileInputError(TriageError, ValueError):
     """A --profile export that cannot be read at all."""
 
 

@@ -69,7 +69,7 @@ def _settings(args: argparse.Namespace) -> WorkSettings:
 
 def run(args: argparse.Namespace) -> int:
     if not args.root.exists():
-        raise IngestError(f"{printable(args.root)}: {absent_reason(args.root)}")
+        raise IngestError(absent_reason(args.root), printable(args.root))
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
+from analyzer.errors import first_line
 from analyzer.ingest.metadata.discover import Scanned, scan
 from analyzer.ingest.model import ExportSource, IngestError
 
@@ -98,7 +99,7 @@ def _database_problem(path: Path) -> str | None:
     except Exception as exc:  # a damaged file: DuckDB's own words
         if "lock" in str(exc).lower():
             return None  # in use by another process: the command itself says by which, when it opens it
-        return f"cannot be opened: {str(exc).splitlines()[0]}"
+        return f"cannot be opened: {first_line(exc)}"
     try:
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall()}
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analyzer.errors import TriageError
 from analyzer.vocabulary import ProblemSeverity
 
 
@@ -90,5 +91,5 @@ class ReadContext:
         self.facts.update(part.facts)
 
 
-class IngestError(Exception):
+class IngestError(TriageError):
     """Raised when a path holds nothing usable. The message is meant for the user."""

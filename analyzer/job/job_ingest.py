@@ -35,7 +35,7 @@ def load_with_jobs(
     already; ``progress``: called as each export starts being read (load_export).
     Raises IngestError like load_export."""
     if not path.exists():
-        raise IngestError(f"{printable(path)}: {absent_reason(path)}")
+        raise IngestError(absent_reason(path), printable(path))
     sources, unreadable = scanned or scan(path)
     if not sources:
         return load_export(path, left_out_kinds=left_out_kinds), []  # raises its own message

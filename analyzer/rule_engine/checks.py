@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.duckdb_connect import close_to_files
+from analyzer.errors import first_line
 from analyzer.ingest.database import connect
 from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_tables
 from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
@@ -30,7 +31,7 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
         columns = [d[0] for d in cursor.description]
         cursor.fetchall()
     except (duckdb.Error, FixtureError) as exc:
-        return [f"on {fires}: {str(exc).splitlines()[0]}"]
+        return [f"on {fires}: {first_line(exc)}"]
     finally:
         con.close()
     return validate_message(rule, columns)

@@ -11,6 +11,7 @@ from typing import Any, cast
 import duckdb
 
 from analyzer.duckdb_connect import close_to_files
+from analyzer.errors import first_line
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.model import ConfiguredRules, Finding, Rule, RuleOutcome
@@ -89,7 +90,7 @@ class _RuleRun:
         try:
             found = self.findings()
         except duckdb.Error as exc:
-            first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+            first = first_line(exc)
             return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
         return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
 

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from analyzer.errors import TriageError
 from analyzer.ingest.metadata.discover import is_read_file
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _CHUNK = 1 << 20
 
 
-class ArchiveError(Exception):
+class ArchiveError(TriageError):
     """The archive cannot be used at all. The message is meant for the user."""
 
 

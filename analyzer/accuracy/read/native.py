@@ -14,11 +14,12 @@ from analyzer.accuracy.read.formats import CONVERTED, PLAIN, conversion_problem,
 from analyzer.accuracy.read.header_proto import DumpData
 from analyzer.accuracy.read.problems import ReadProblems, reason
 from analyzer.accuracy.read.tensor_source import TensorSource
+from analyzer.errors import TriageError
 
 TILING_INPUT_TYPE = 7  # OpInput.input_type of the tiling data
 
 
-class DumpFileError(ValueError):
+class DumpFileError(TriageError, ValueError):
     """A dump file that cannot be read at all (its header)."""
 
 

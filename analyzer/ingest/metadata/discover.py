@@ -197,8 +197,9 @@ def _one_file_source(path: Path) -> ExportSource:
     files = {kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths}
     if source is None or not files:
         raise IngestError(
-            f"{path}: is a file that no reader takes (give an export folder, or one export file such as "
-            "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)"
+            "is a file that no reader takes (give an export folder, or one export file such as "
+            "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)",
+            path,
         )
     sid = _export_name(source.root)
     export_type = "db" if set(files) <= set(_DB_KINDS) else "text"
