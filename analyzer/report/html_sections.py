@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, RunSummary, TimeBreakdown, summary_dict
 from analyzer.report import failed_ops
 from analyzer.rule_engine.model import Finding, RuleOutcome
 
@@ -113,18 +113,17 @@ def _task_range_ms(run: dict[str, Any]) -> float | None:
     return (end - start) / 1e6 if isinstance(start, int) and isinstance(end, int) else None
 
 
-def _breakdown_table(breakdown: Any) -> str:
+def _breakdown_table(breakdown: TimeBreakdown | None) -> str:
     """Where the time went, one row per part (they add up to the whole), instead of the raw dict."""
-    if not isinstance(breakdown, dict) or not breakdown.get("parts"):
+    if breakdown is None or not breakdown.parts:
         return ""
     rows = "".join(
-        f'<tr><td>{esc(p["label"])}</td><td class="num">{cell(float(p["us"]))}</td>'
-        f'<td class="num">{p["pct"]:.1f}%</td></tr>'
-        for p in breakdown["parts"]
-        if p["pct"] or p["us"] > 0.0005
+        f'<tr><td>{esc(p.label)}</td><td class="num">{cell(float(p.us))}</td><td class="num">{p.pct:.1f}%</td></tr>'
+        for p in breakdown.parts
+        if p.pct or p.us > 0.0005
     )
     head = '<tr><th>part</th><th class="num">us</th><th class="num">share</th></tr>'
-    title = f"<h3>Where the time of the {esc(breakdown.get('basis'))} went</h3>"
+    title = f"<h3>Where the time of the {esc(breakdown.basis)} went</h3>"
     return f"{title}<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
 
 
@@ -155,10 +154,11 @@ def header_section(diagnosis: Diagnosis) -> str:
     collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
     not_collected = run.get("not_collected") or []
     collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
-    summary = sorted((k, v) for k, v in diagnosis.summary.items() if k not in ("breakdown", "memory"))
+    summary = sorted((k, v) for k, v in summary_dict(diagnosis.summary).items() if k not in ("breakdown", "memory"))
+    breakdown = diagnosis.summary.breakdown if isinstance(diagnosis.summary, RunSummary) else None
     cards = [card("Run", kv_table(run_pairs)), card("Collection", kv_table(collection))]
     if summary:
-        cards.append(card("Summary", kv_table(summary) + _breakdown_table(diagnosis.summary.get("breakdown"))))
+        cards.append(card("Summary", kv_table(summary) + _breakdown_table(breakdown)))
     missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
     extra = (
         f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>"
