@@ -111,9 +111,6 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
             console.print(f"where the time went: {s.breakdown.text}", markup=False)
         for line in memory_lines(s.memory):
             console.print(line, markup=False)
-    else:  # a job's summary row: no span or device tasks of its own
-        steps = s.get("step_count", 0)
-        console.print(f"{d.run_id}: span ?, computing ? of it; {steps} step(s), 0 device tasks", markup=False)
     if d.findings:
         console.print(findings_table(d, limit))
         if len(d.findings) > limit:
