@@ -210,7 +210,7 @@ def report(
         written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))
     if "md" in formats:
         written.append(write_text_atomically(folder / "diagnosis.md", render_markdown(diagnosis)))
-    if "html" in formats:
+    if "html" in formats and trace is not None:  # (None was refused above)
         from analyzer.report.html import write_html  # plotly loads only when HTML is asked for
 
         # plotly.js once per output folder, beside the reports, not inlined into every page (unless asked)

@@ -72,6 +72,13 @@ class RunsSummary:
 JobSummary: TypeAlias = dict[str, Any]
 
 
+def job_summary(summary: RunSummary | RunsSummary | JobSummary) -> JobSummary:
+    """The summary of a job's Diagnosis (analyzer/job/diagnosis.py); TypeError for a run's."""
+    if not isinstance(summary, dict):
+        raise TypeError(f"not a job's summary: {type(summary).__name__}")
+    return summary
+
+
 def summary_dict(summary: RunSummary | RunsSummary | JobSummary) -> dict[str, Any]:
     """The summary as diagnosis.json writes it."""
     return summary if isinstance(summary, dict) else asdict(summary)

@@ -41,7 +41,9 @@ def connect_offline(
     current folder) or beside a catalog file ('<file>.tmp').
     """
     threads = thread_count()
-    config = dict(OFFLINE) if threads is None else {**OFFLINE, "threads": threads}
+    config: dict[str, str | bool | int | float | list[str]] = {**OFFLINE}
+    if threads is not None:
+        config["threads"] = threads
     con = duckdb.connect(database, read_only=read_only, config=config)
     spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
     weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)

@@ -26,7 +26,7 @@ from analyzer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # exit 2 with a one-line message, as argparse does, never a trace
+    def error(self, message: str) -> NoReturn:  # exit 2 with a one-line message, as argparse does, never a trace
         self.print_usage(sys.stderr)
         err(f"{self.prog}: error: {message}")
         raise SystemExit(2)

@@ -84,9 +84,9 @@ def _run_job_diff(args: argparse.Namespace, base: Job, new: Job) -> int:
 
 def run(args: argparse.Namespace) -> int:
     _check(args)
-    jobs = [the_job(Path(p)) for p in (args.base, args.new)]
-    if all(jobs):
-        return _run_job_diff(args, jobs[0], jobs[1])
+    base_job, new_job = (the_job(Path(p)) for p in (args.base, args.new))
+    if base_job and new_job:
+        return _run_job_diff(args, base_job, new_job)
     settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=True)
     con = memory_catalog()
     base, notes_b = load_side(con, args.base, settings)

@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
@@ -58,7 +59,14 @@ def scan_input(path: Path | None) -> Scanned | None:
         return None
 
 
-def check_outputs(outputs: Iterable[Output], sources: Iterable[ExportSource] = ()) -> None:
+class InputFolder(Protocol):
+    """A folder being read (an export, a log folder, a dump): nothing is ever written inside it."""
+
+    @property
+    def root(self) -> Path: ...
+
+
+def check_outputs(outputs: Iterable[Output], sources: Iterable[InputFolder] = ()) -> None:
     """Raise UsageError for the first output that must not be written (see the module docstring)."""
     # A set, looked up with each output's own parents: a tree of N exports has N run folders to
     # check, and comparing each with every root would cost N * N.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, job_summary
 from analyzer.job.fixed_order import job_rows
 from analyzer.job.metrics import rank_metrics
 from analyzer.report import job_charts
@@ -37,7 +37,7 @@ GROUP BY r.pp_stage ORDER BY r.pp_stage
 
 def _job_pairs(d: Diagnosis) -> list[tuple[str, object]]:
     """The job card: ranks, world size, steps, aligned operations, groups, and the rank waited for most."""
-    s, ranks = d.summary, d.run.get("ranks") or []
+    s, ranks = job_summary(d.summary), d.run.get("ranks") or []
     summary_only = [r["rank"] for r in ranks if not r["has_kernels"]]
     step = s.get("job_step_us")
     rows: list[tuple[str, object]] = [

@@ -120,9 +120,9 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
             console.print(f"   what to do: {f.advice_summary}", markup=False)
     else:
         console.print("no findings", markup=False)
-    for line in [skipped_line(d), *_failed_lines(d)]:
-        if line:
-            console.print(line, markup=False)
+    for note in [skipped_line(d), *_failed_lines(d)]:
+        if note:
+            console.print(note, markup=False)
 
 
 def _top(d: Diagnosis) -> str:

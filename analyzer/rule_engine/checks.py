@@ -52,7 +52,9 @@ def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dic
             problems[str(path)] = [exc.problem]
     for key, found in validate_rules(rules).items():
         problems.setdefault(key, []).extend(found)
-    for rule in rules if fixtures_dir else []:
+    if fixtures_dir is None:
+        return problems
+    for rule in rules:
         found = [
             f"fixtures/rules/{rule.name}/{case}/ is missing"
             for case in ("fires", "silent")

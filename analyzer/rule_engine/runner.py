@@ -119,7 +119,7 @@ class _RuleRun:
 
     def _span_us(self, row: dict[str, Any]) -> float | None:
         """The span the finding's share is of: the row's own span_us, else its run's analysed span."""
-        return _number(row.get("span_us")) or self.spans.get(row.get("run_id"))
+        return _number(row.get("span_us")) or self.spans.get(row.get("run_id") or "")
 
     def _finding(self, row: dict[str, Any]) -> Finding:
         rule = self.rule

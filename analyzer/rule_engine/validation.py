@@ -187,7 +187,7 @@ def _report_problems(rule: Rule) -> list[str]:
 
 def _order_by_has_tie_breaker(sql: str) -> bool:
     match = _ORDER_BY_LAST.search(sql.strip().rstrip(";"))
-    return bool(match) and "," in match.group(2) and ")" not in match.group(2)
+    return match is not None and "," in match.group(2) and ")" not in match.group(2)
 
 
 def _requires_problems(rule: Rule) -> list[str]:

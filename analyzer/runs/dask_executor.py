@@ -94,8 +94,8 @@ class DaskExecutor:
         self.scheduler = scheduler
         self.workers = workers
         self.note = note  # told when fewer workers than asked are started
-        self.client = None
-        self.cluster = None
+        self.client: Any = None  # a distributed.Client once started (Dask is imported only then)
+        self.cluster: Any = None  # a distributed.LocalCluster, for a local cluster
 
     def __enter__(self) -> DaskExecutor:
         try:

@@ -46,10 +46,10 @@ def check_sweep_specs(specs: list[str]) -> list[tuple[str, int | None]]:
     for path, bs in parsed:
         if bs is not None:
             sizes.setdefault(Path(path).resolve(), set()).add(bs)
-    for path, found in sorted(sizes.items()):
+    for export, found in sorted(sizes.items()):
         if len(found) > 1:
             raise SweepSpecError(
-                f"{path} is labelled with {len(found)} batch sizes ({', '.join(f'bs={b}' for b in sorted(found))}): "
+                f"{export} is labelled with {len(found)} batch sizes ({', '.join(f'bs={b}' for b in sorted(found))}): "
                 "one export is one run of one batch size"
             )
     return parsed

@@ -194,7 +194,9 @@ def _one_file_source(path: Path) -> ExportSource:
     a file path is never widened to the export around it. IngestError when no export holds it."""
     folder = path.parent.parent if path.parent.name in (APO, MSO) else path.parent
     source = _classify(folder)
-    files = {kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths}
+    files: dict[str, tuple[Path, ...]] = {
+        kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths
+    }
     if source is None or not files:
         raise IngestError(
             "is a file that no reader takes (give an export folder, or one export file such as "
