@@ -33,6 +33,11 @@ _WHOLE_RUN = (
 )
 
 
+# The RunSummary fields read from _WHOLE_RUN and from the per-step query of run_summary.
+_SPAN_FIELDS = ("span_us", "computing_us", "computing_ratio", "span_basis", "span_source", "task_range_us")
+_STEP_FIELDS = ("step_computing_ratio_min", "step_computing_ratio_median", "step_computing_lowest_step")
+
+
 def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, whole: dict[str, Any]) -> TimeBreakdown | None:
     """The run's time breakdown (all its steps together, else the profiled span); None without device
     tasks. ``whole``: the run's row of ``_WHOLE_RUN`` ({} when it has none). Needs the helper views."""
@@ -73,20 +78,11 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSummary:
         [run_id],
     )
     computing = next((p for p in breakdown.parts if p.part == "computing"), None) if breakdown else None
+    # None where the run has no device task (span) or fewer than two steps (per step)
+    read = {**dict.fromkeys(_SPAN_FIELDS + _STEP_FIELDS), **whole, **steps, **counts}
     return RunSummary(
-        span_us=whole.get("span_us"),
-        computing_us=whole.get("computing_us"),
-        computing_ratio=whole.get("computing_ratio"),
+        **{k: v for k, v in read.items() if k not in ("subject", "breakdown")},
         computing_pct=computing.pct if computing else None,  # as the breakdown prints it (parts add up to 100.0%)
-        span_basis=whole.get("span_basis"),
-        span_source=whole.get("span_source"),
-        task_range_us=whole.get("task_range_us"),
-        step_computing_ratio_min=steps.get("step_computing_ratio_min"),
-        step_computing_ratio_median=steps.get("step_computing_ratio_median"),
-        step_computing_lowest_step=steps.get("step_computing_lowest_step"),
-        step_count=counts["step_count"],
-        task_count=counts["task_count"],
-        compute_task_count=counts["compute_task_count"],
         breakdown=breakdown,
         memory=memory_summary(con, run_id),
     )
