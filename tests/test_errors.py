@@ -3,13 +3,16 @@ code, survives a pickle, and the command line says it in one line; an error's fi
 
 from __future__ import annotations
 
+import importlib
 import pickle
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
-from analyzer.cli import main
+import analyzer
+from analyzer.cli import _exit_code, main
 from analyzer.errors import TriageError, first_line
 from analyzer.ingest.model import IngestError
 from analyzer.rule_engine.loader import RuleFileError
@@ -53,6 +56,32 @@ def test_a_failed_run_keeps_its_whole_reason_even_with_colons(tmp_path):
     tables = analyze_run(RunTask(str(folder), "run", "fp"), WorkSettings())
     message = tables["failures"].column("message")[0].as_py()
     assert message.startswith("no Ascend profiling export found (looked for")
+
+
+def _all_error_classes() -> list[type[TriageError]]:
+    for module in pkgutil.walk_packages(analyzer.__path__, "analyzer."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    found, todo = [], [TriageError]
+    while todo:
+        found += (todo := [sub for cls in todo for sub in cls.__subclasses__()])
+    return sorted(found, key=lambda c: c.__name__)
+
+
+def test_the_command_line_catches_every_error_class_once(capsys):
+    """Each of them, raised by any command, is one line on stderr and its exit code (none is an 'internal error')."""
+    classes = _all_error_classes()
+    assert len(classes) >= 19
+    for cls in classes:
+        exc = cls.__new__(cls)
+        TriageError.__init__(exc, "a problem: with a colon", "some/file.csv")
+        assert _exit_code(exc) == exc.exit_code == 2, cls
+        assert capsys.readouterr().err == "npu-triage: some/file.csv: a problem: with a colon\n", cls
+
+    class Lost(TriageError):
+        exit_code = 3
+
+    assert _exit_code(Lost("part of the input was lost")) == 3
 
 
 def test_the_command_line_says_any_user_error_in_one_line_with_its_exit_code(tmp_path, capsys):
