@@ -123,7 +123,7 @@ def test_memory_peak_real_db_matches_plain_sqlite(real_dir: Path) -> None:
 @pytest.mark.parametrize("problem", sorted(INJECTED))
 def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path: Path) -> None:
     seed = 29  # not a seed the rules or the generator were developed against
-    rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
+    rules = analyzer.rules()
     for layout, model in (("torch_npu", "llm"), ("msprof", "cnn")):
         (root,) = write_cell(Cell(problem, model, 16, layout), tmp_path / layout, seed)
         ((_, seen),) = diagnose_root(root, rules)
@@ -133,7 +133,7 @@ def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path
 
 @pytest.mark.slow
 def test_memory_rules_silent_on_healthy_runs(tmp_path: Path) -> None:
-    rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
+    rules = analyzer.rules()
     for layout, model, batch in (("torch_npu", "cnn", 1), ("msprof", "llm", 64), ("torch_npu", "llm", 16)):
         (root,) = write_cell(Cell("healthy", model, batch, layout), tmp_path / f"{layout}_{model}", seed=17)
         ((_, seen),) = diagnose_root(root, rules)
