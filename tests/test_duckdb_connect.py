@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Building a connection, or changing what the builder set, anywhere else (fixed_order's SET threads is a
 # temporary change it undoes, not a setting of the connection).
 _BUILDING = re.compile(
-    r"duckdb\.connect\(|temp_directory|memory_limit\s*=|enable_external_access|lock_configuration|_known_extensions"
+    r"duckdb\.connect\(|temp_directory|SET\s+memory_limit|enable_external_access|lock_configuration|_known_extensions"
 )
 
 
