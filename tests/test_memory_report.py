@@ -147,10 +147,12 @@ def test_memory_timeline_panels_share_one_x_axis(tmp_path: Path) -> None:
         d = analyzer.diagnose(trace)
         figures = build_figures(trace.con, d)
         page = render_html(d, trace.con)
-        x_range = memory_series.time_range(trace.con, d.run_id)
+        x_range = memory_series.page_time_range(trace.con, d.run_id)
+        whole = memory_series.time_range(trace.con, d.run_id)
     layout = figures["timeline"].layout
     ranges = {tuple(layout[f"xaxis{s}"].range) for s in ("", "2", "3", "4")}
-    assert ranges == {x_range} and x_range[0] <= 0.0
+    # every time chart opens at the first task (0); samples from before it lie left of 0
+    assert ranges == {x_range} and x_range == (0.0, whole[1]) and whole[0] <= 0.0
     assert all(layout[f"xaxis{s}"].matches == "x4" for s in ("", "2", "3"))
     assert tuple(figures["memory"].layout.xaxis.range) == x_range == tuple(figures["busy"].layout.xaxis.range)
     assert not layout.annotations[-1].text.startswith("not collected")  # every panel drew data
