@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from analyzer.errors import TriageError
+
 _HEAD = re.compile(r"-- @(macro|view|table) (\w+)(?:\(([\w, ]*)\))?\s*")
 _COLUMN = re.compile(r"@column (\S+)\s+(\S.*)")
 # A typed column: its DuckDB type as DESCRIBE spells it (STRUCT stands for any STRUCT(...)).
@@ -48,7 +50,7 @@ class SqlDefinition:
         return f"CREATE OR REPLACE TEMP {self.kind.upper()} {self.name} AS {self.sql}"
 
 
-class SqlModuleError(ValueError):
+class SqlModuleError(TriageError, ValueError):
     """A .sql module whose doc blocks do not follow the format."""
 
 

@@ -14,7 +14,8 @@ from analyzer.cli.output_paths import FOLDER, Output, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
 from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, report_formats
-from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.rule_options import add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.usage import UsageError
 from analyzer.execution.memory import ENV, memory_limit_bytes
 from analyzer.ingest.database import connect
 from analyzer.logs.analysis import analyze_logs, log_run_id
@@ -23,7 +24,6 @@ from analyzer.logs.layout import find_log_files
 from analyzer.logs.model import LogReport
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
-from analyzer.rule_engine.params import ParamError
 
 # The log tables are written once and scanned a few times: DuckDB keeps what does not fit its limit in its
 # temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory. Without a
@@ -148,11 +148,7 @@ def _judge(args: argparse.Namespace, one: Collection, configured: ConfiguredRule
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        formats, collections, rules, params = _checked(args)
-    except (UsageError, ParamError) as exc:
-        err(f"npu-triage: {exc}")
-        return 2
+    formats, collections, rules, params = _checked(args)
     several = len(collections) > 1
     if several:
         err(f"npu-triage: {args.logdir} holds {len(collections)} log collections, each judged on its own:")

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from analyzer.diagnosis import step_computing_text
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, RunSummary
 from analyzer.report import failed_ops
 from analyzer.report.memory_section import COLLECT_MEMORY
 from analyzer.rule_engine.model import Finding
@@ -52,29 +52,27 @@ def _pct(value: float | None) -> str:
 
 def _summary(d: Diagnosis) -> list[str]:
     run, s = d.run, d.summary
-    rows = [
+    if not isinstance(s, RunSummary):  # a job's report has its own (report/job_markdown.py)
+        return ["## Summary", ""]
+    rows: list[list[Any]] = [
         ["producer", run.get("producer")],
         ["chip", run.get("chip")],
         ["profiler level", run.get("profiler_level")],
         ["AI Core metrics", run.get("aic_metrics")],
-        [f"span of the {s.get('span_basis') or 'run'} (us, {s.get('span_source') or '?'})", s.get("span_us")],
-        ["computing (us)", s.get("computing_us")],
-        ["computing share", "" if s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"],
+        [f"span of the {s.span_basis or 'run'} (us, {s.span_source or '?'})", s.span_us],
+        ["computing (us)", s.computing_us],
+        ["computing share", "" if s.computing_pct is None else f"{s.computing_pct:.1f}%"],
         ["computing share per step", step_computing_text(s) or "one step or none"],
-        ["steps", s.get("step_count")],
-        ["device tasks", s.get("task_count")],
+        ["steps", s.step_count],
+        ["device tasks", s.task_count],
     ]
     lines = ["## Summary", ""] + _table(["", ""], rows)
-    breakdown = s.get("breakdown")
+    breakdown = s.breakdown
     if breakdown:
-        lines += ["", f"Where the time of the {breakdown['basis']} went (the parts add up to 100%):", ""]
+        lines += ["", f"Where the time of the {breakdown.basis} went (the parts add up to 100%):", ""]
         lines += _table(
             ["part", "us", "share"],
-            [
-                [p["label"], f"{p['us']:.3f}", f"{p['pct']:.1f}%"]
-                for p in breakdown["parts"]
-                if p["pct"] or p["us"] > 0.0005
-            ],
+            [[p.label, f"{p.us:.3f}", f"{p.pct:.1f}%"] for p in breakdown.parts if p.pct or p.us > 0.0005],
         )
     return lines + [f"- not collected: {md_text(item)}" for item in run.get("not_collected") or []]
 
@@ -106,7 +104,7 @@ def _memory_holders(m: dict[str, Any]) -> list[str]:
 
 def _memory(d: Diagnosis) -> list[str]:
     """The memory peak per device and the allocations alive at it (summary['memory'])."""
-    memory = d.summary.get("memory")
+    memory = d.summary.memory if isinstance(d.summary, RunSummary) else None
     lines = ["## Memory", ""]
     if not memory:
         return lines + [f"Not collected: {md_text(COLLECT_MEMORY)}."]
