@@ -83,15 +83,15 @@ SELECT * FROM (
            END AS cause,
            e.name AS event_name,
            (least(e.end_ns, g.end_ns) - greatest(e.start_ns, g.start_ns)) / 1000.0 AS overlap_us
-    FROM _device_gaps g JOIN timeline e ON e.run_id = g.run_id
+    FROM _device_gaps g JOIN _run_nominal n ON n.run_id = g.run_id JOIN timeline e ON e.run_id = g.run_id
          AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
          AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
     WHERE e.kind IN ('host_api', 'framework_op', 'device_task', 'log')
       -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
       -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
       -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
-      -- switch between two queued tasks.
-      AND (e.kind = 'device_task' OR (e.end_ns <= g.end_ns AND g.gap_us > 2)))
+      -- switch between two queued tasks (the chip table's task_switch_us).
+      AND (e.kind = 'device_task' OR (e.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us)))
 WHERE cause IS NOT NULL;
 
 -- @table _gap_cause_top
@@ -103,8 +103,9 @@ WHERE cause IS NOT NULL;
 -- @column cause        VARCHAR  the cause of that event (_gap_causes)
 -- @column event_name   VARCHAR  the event overlapping the gap longest
 -- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
-SELECT run_id, device_id, gap_start_ns, arg_max(cause, overlap_us) AS cause,
-       arg_max(event_name, overlap_us) AS event_name, max(overlap_us) AS overlap_us
+-- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event.
+SELECT run_id, device_id, gap_start_ns, arg_max(cause, (overlap_us, cause, event_name)) AS cause,
+       arg_max(event_name, (overlap_us, cause, event_name)) AS event_name, max(overlap_us) AS overlap_us
 FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns;
 
 -- @table _classified_gaps

@@ -69,7 +69,7 @@ FROM per_key u JOIN keys k USING (part);
 -- @column rid      BIGINT  rid of the row after the gap
 WITH keys AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM query_table(src))),
 keyed AS (SELECT k.part, t.rid, t.start_ns, t.end_ns FROM query_table(src) t JOIN keys k ON t.key IS NOT DISTINCT FROM k.key),
-running AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, end_ns) OVER w AS prev_rid FROM keyed
+running AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, (end_ns, rid)) OVER w AS prev_rid FROM keyed
             WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
 SELECT k.key, p.prev_end AS start_ns, p.start_ns AS end_ns, p.prev_rid, p.rid
 FROM running p JOIN keys k USING (part) WHERE p.start_ns > p.prev_end;
