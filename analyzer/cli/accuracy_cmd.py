@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import CATALOG, FOLDER, Output, check_outputs
+from analyzer.cli.output_paths import CATALOG, FOLDER, Output, ReadFolder, check_outputs
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.report_options import add_report_options, add_self_contained, report_formats
 from analyzer.cli.rule_options import add_rule_options, load_checked_rules, rule_overrides
@@ -18,13 +17,6 @@ from analyzer.execution.threads import thread_count
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
-
-
-@dataclass(frozen=True)
-class _Input:
-    """An input folder, as check_outputs knows the folders it must never write into."""
-
-    root: Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -58,7 +50,7 @@ def _check(args: argparse.Namespace) -> list[str]:
     for name, path in (("DUMP", args.dump), ("REFERENCE", args.reference), ("--profile", args.profile)):
         if path is not None and not path.exists():
             raise UsageError(f"{name} {path}: no such file or folder")
-    inputs = [_Input(p.parent if p.is_file() else p) for p in (args.dump, args.reference, args.profile) if p]
+    inputs = [ReadFolder(p.parent if p.is_file() else p) for p in (args.dump, args.reference, args.profile) if p]
     outputs = [Output("--out", args.out, FOLDER)]
     outputs += [Output("--catalog", args.catalog, CATALOG)] if args.catalog else []
     check_outputs(outputs, inputs)

@@ -9,7 +9,7 @@ from pathlib import Path
 import analyzer
 from analyzer.api import Trace
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, add_self_contained, report_formats
@@ -135,12 +135,12 @@ def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, o
 
 def _check_logs(args: argparse.Namespace) -> int | None:
     """The --logs folder and --log-utc-offset, checked before any work: the offset in minutes, or None."""
-    from analyzer.cli.logs_cmd import LogFolder, check_log_input
+    from analyzer.cli.logs_cmd import check_log_input
     from analyzer.logs.clock import parse_offset
 
     if args.logs is not None:
         check_log_input(args.logs)
-        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(args.logs)])  # the logs' report goes there too
+        check_outputs([Output("--out", args.out, FOLDER)], [ReadFolder(args.logs)])  # the logs' report goes there too
     if not args.log_utc_offset:
         return None
     return parse_offset(args.log_utc_offset)  # a ClockError names the offset (exit 2)
@@ -149,7 +149,6 @@ def _check_logs(args: argparse.Namespace) -> int | None:
 def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     """Without --logs: the log folders found inside or beside the exports (analyzer/logs/beside.py), each
     said on stderr and checked as an input that --out must stay out of, before any work."""
-    from analyzer.cli.logs_cmd import LogFolder
     from analyzer.logs.beside import found_logs
 
     if args.logs is not None:
@@ -158,7 +157,7 @@ def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     if not found and args.log_utc_offset:
         raise UsageError("--log-utc-offset: no logs to read (give --logs LOGDIR, or put the logs beside the export)")
     if found:
-        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(f.logdir) for f in found])
+        check_outputs([Output("--out", args.out, FOLDER)], [ReadFolder(f.logdir) for f in found])
     for f in found:
         names = ", ".join(e.name for e in f.exports)
         err(f"npu-triage: logs found beside {names}: {f.logdir} (read as logs {f.run_id}; give --logs to choose)")

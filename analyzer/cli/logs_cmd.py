@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import FOLDER, Output, check_outputs
+from analyzer.cli.output_paths import FOLDER, Output, ReadFolder, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
 from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, report_formats
@@ -29,13 +28,6 @@ from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 # temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory. Without a
 # limit given (--memory-limit, or the environment), this one: the machine's default share would be wasted.
 LOGS_MEMORY_BYTES = 512 << 20
-
-
-@dataclass(frozen=True)
-class LogFolder:
-    """The log folder, as an input that output paths must stay out of (output_paths.check_outputs)."""
-
-    root: Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -130,7 +122,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], list[Collection], lis
     check_log_input(args.logdir)
     collections = find_collections(args.logdir, log_run_id(args.logdir))
     folders = [Output("--out", run_folder(args.out, c.run_id), FOLDER) for c in collections]
-    check_outputs([Output("--out", args.out, FOLDER), *folders], [LogFolder(args.logdir)])
+    check_outputs([Output("--out", args.out, FOLDER), *folders], [ReadFolder(args.logdir)])
     rules = load_checked_rules(args.rules)
     return formats, collections, rules, rule_overrides(args, rules)
 

@@ -66,6 +66,13 @@ class InputFolder(Protocol):
     def root(self) -> Path: ...
 
 
+@dataclass(frozen=True)
+class ReadFolder:
+    """A folder being read, known by its path alone (a log folder, a dump, a reference)."""
+
+    root: Path
+
+
 def check_outputs(outputs: Iterable[Output], sources: Iterable[InputFolder] = ()) -> None:
     """Raise UsageError for the first output that must not be written (see the module docstring)."""
     # A set, looked up with each output's own parents: a tree of N exports has N run folders to

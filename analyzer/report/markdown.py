@@ -134,15 +134,15 @@ def _runs_compared(d: Diagnosis) -> list[str]:
     return ["## Runs compared", "", f"{len(runs)} runs:", ""] + [f"- {md_text(r)}" for r in runs]
 
 
-def _finding(rank: int, f: Finding) -> list[str]:
-    lines = [
-        f"### {rank}. {md_text(f.title)} ({f.code} {f.rule}, {f.severity})",
-        "",
-        f"**{md_text(f.subject)}**: {md_text(f.message)}",
-        "",
-        f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",
-        "",
-    ]
+def finding_lines(rank: int, f: Finding, *, recoverable: bool = True) -> list[str]:
+    """One finding: its heading, subject and message, recoverable time (where the finding has one), evidence, advice."""
+    lines = [f"### {rank}. {md_text(f.title)} ({f.code} {f.rule}, {f.severity})", ""]
+    lines += [f"**{md_text(f.subject)}**: {md_text(f.message)}", ""]
+    if recoverable:
+        lines += [
+            f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",
+            "",
+        ]
     if f.evidence:
         lines += _table(list(f.evidence_columns), [list(r) for r in f.evidence]) + [""]
     lines += [f"**What to do:** {f.advice_summary}", ""] + [f"{i}. {s}" for i, s in enumerate(f.advice_steps, 1)]
@@ -187,7 +187,7 @@ def findings_section(d: Diagnosis) -> list[str]:
         else ["No findings."]
     ) + [""]
     for i, f in enumerate(d.findings, 1):
-        lines += _finding(i, f)
+        lines += finding_lines(i, f)
     return lines
 
 
