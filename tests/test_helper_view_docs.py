@@ -19,7 +19,10 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 EXAMPLE = EXAMPLES / "resnet_host_sync"
 
 # An input for each macro with the columns it reads (and no rows): what it returns is then described.
-_MACRO_INPUT = "SELECT {'run_id': 'r'} AS key, 1::BIGINT AS rid, 1::BIGINT AS start_ns, 2::BIGINT AS end_ns LIMIT 0"
+_MACRO_INPUT = (
+    "SELECT {'run_id': 'r'} AS key, 'r' AS run_id, 0::INTEGER AS device_id, 1::BIGINT AS rid, "
+    "1::BIGINT AS start_ns, 2::BIGINT AS end_ns LIMIT 0"
+)
 
 
 @pytest.fixture(scope="module")

@@ -71,6 +71,19 @@ def test_busy_comm_and_active_intervals_merge_per_device(con):
     ]
 
 
+def test_device_intervals_merge_any_relation_of_tasks_per_run_and_device(con):
+    con.execute(
+        "CREATE TEMP TABLE some_tasks AS SELECT * FROM (VALUES ('x', 0, 0, 10), ('x', 0, 5, 20), ('x', 0, 30, 40), "
+        "('x', 1, 5, 20), ('y', 0, 7, NULL)) t(run_id, device_id, start_ns, end_ns)"
+    )
+    assert rows(con, "SELECT * FROM _device_intervals(some_tasks) ORDER BY run_id, device_id, interval_no") == [
+        ("x", 0, 1, 0, 20, 0.02, 2),
+        ("x", 0, 2, 30, 40, 0.01, 1),
+        ("x", 1, 1, 5, 20, 0.015, 1),
+    ]
+    con.execute("DROP TABLE some_tasks")
+
+
 def test_op_type_busy_counts_overlap_once(con):
     assert rows(con, "SELECT * FROM _op_type_busy ORDER BY run_id, device_id, op_type") == [
         ("r", 0, "Add", 10.0, 1),

@@ -30,6 +30,23 @@ SELECT * FROM _tasks WHERE task_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC',
 -- @column ops.*  every column of ops (docs/schema.md)
 SELECT * FROM ops WHERE task_type IN ('HCCL', 'COMMUNICATION');
 
+-- @macro _device_intervals(tasks)
+-- @internal
+-- The intervals of `tasks` (a relation with run_id, device_id, start_ns, end_ns) merged into disjoint ones
+-- per run and device (_intervals_merged).
+-- @column run_id      VARCHAR  the run
+-- @column device_id   INTEGER  the device
+-- @column interval_no BIGINT   1.. in time order per run and device
+-- @column start_ns    BIGINT   start of the interval
+-- @column end_ns      BIGINT   end of the interval (exclusive)
+-- @column dur_us      DOUBLE   its length in microseconds
+-- @column task_count  BIGINT   rows of `tasks` merged into it
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM query_table(tasks))
+SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
+       m.task_count
+FROM _intervals_merged(src) m;
+
 -- @table _busy_intervals
 -- Disjoint intervals when at least one compute task (_compute_tasks) ran, per run and device: the
 -- intervals behind "busy" and the time breakdown's computing part.
@@ -40,11 +57,7 @@ SELECT * FROM ops WHERE task_type IN ('HCCL', 'COMMUNICATION');
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   compute tasks merged into it
-WITH src AS (  -- noqa: ST03
-    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM _compute_tasks)
-SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
-       m.task_count
-FROM _intervals_merged(src) m;
+SELECT * FROM _device_intervals(_compute_tasks);
 
 -- @table _op_type_busy
 -- Device time during which at least one compute task of an operator type ran (the union of that
@@ -70,11 +83,7 @@ FROM _intervals_union_length(src) m;
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   communication tasks merged into it
-WITH src AS (  -- noqa: ST03
-    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM _comm_tasks)
-SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
-       m.task_count
-FROM _intervals_merged(src) m;
+SELECT * FROM _device_intervals(_comm_tasks);
 
 -- @table _active_intervals
 -- @internal
@@ -86,11 +95,7 @@ FROM _intervals_merged(src) m;
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   device tasks merged into it
-WITH src AS (  -- noqa: ST03
-    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM ops)
-SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
-       m.task_count
-FROM _intervals_merged(src) m;
+SELECT * FROM _device_intervals(ops);
 
 -- @table _run_span
 -- The analysed span of each run: the steps' window when the run has steps, else first task start ..
