@@ -3,41 +3,39 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 FP16_MAX = 65504.0
 REL_EPS = 1e-6  # relative error is taken over the elements whose reference |y| exceeds this
+LARGEST = {"combine": "max"}  # a field's metadata: partials combine by their largest value (the others add up)
 
 
 @dataclass(slots=True)
 class Partial:
     """Sums and extremes of a chunk (or of several, combined); metrics are computed at the end."""
 
+    # Summed when partials combine:
     finite_count: int = 0  # elements finite on both sides: the ones the error metrics cover
-    # second moments of the dump x, the reference y, their product and their difference
-    sxx: float = 0.0
+    sxx: float = 0.0  # second moments of the dump x, the reference y, their product and their difference
     syy: float = 0.0
     sxy: float = 0.0
     sdd: float = 0.0
-    # absolute error |x - y|
-    sum_abs: float = 0.0
-    max_abs: float = 0.0
-    # relative error |x - y| / |y|, over the elements whose |y| exceeds REL_EPS
-    rel_count: int = 0
+    sum_abs: float = 0.0  # absolute error |x - y|
+    rel_count: int = 0  # elements whose |y| exceeds REL_EPS, over which the relative error |x - y| / |y| is taken
     sum_rel: float = 0.0
-    max_rel: float = 0.0
-    # non-finite elements of each side
     dump_nan: int = 0
     dump_inf: int = 0
     ref_nan: int = 0
     ref_inf: int = 0
     nonfinite_mismatch: int = 0  # elements non-finite on one side and not the same on the other
-    # fp16 range
     dump_saturated: int = 0  # |x| >= FP16_MAX (Inf included)
     ref_over_fp16: int = 0  # finite |y| > FP16_MAX
-    dump_max_abs: float = 0.0  # largest finite |x|
-    ref_max_abs: float = 0.0
     fast_count: int = 0  # elements summed by the float32 kernel (fast_chunk.py), which leaves sxy out
+    # The largest when partials combine:
+    max_abs: float = field(default=0.0, metadata=LARGEST)
+    max_rel: float = field(default=0.0, metadata=LARGEST)
+    dump_max_abs: float = field(default=0.0, metadata=LARGEST)  # largest finite |x|
+    ref_max_abs: float = field(default=0.0, metadata=LARGEST)
 
     def add(self, other: Partial) -> Partial:
         for name in _SUMMED:
@@ -47,7 +45,7 @@ class Partial:
         return self
 
 
-_LARGEST = tuple(f.name for f in fields(Partial) if f.name.startswith("max") or f.name.endswith("max_abs"))
+_LARGEST = tuple(f.name for f in fields(Partial) if f.metadata == LARGEST)
 _SUMMED = tuple(f.name for f in fields(Partial) if f.name not in _LARGEST)
 
 

@@ -18,14 +18,15 @@ from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
 
+_HELP = "compare an accuracy dump with its reference and name the first operator that computes wrong"
+_DESCRIPTION = (
+    "Compare every tensor of an Ascend accuracy dump (native adump files, .npy) with a reference (a folder of "
+    ".npy/.pt tensors or a second dump), run the accuracy rules and write the ranked findings."
+)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "accuracy",
-        help="compare an accuracy dump with its reference and name the first operator that computes wrong",
-        description="Compare every tensor of an Ascend accuracy dump (native adump files, .npy) with a reference "
-        "(a folder of .npy/.pt tensors or a second dump), run the accuracy rules and write the ranked findings.",
-    )
+    p = sub.add_parser("accuracy", help=_HELP, description=_DESCRIPTION)
     p.add_argument("dump", type=Path, help="the dump path as configured, or any folder below it")
     p.add_argument("reference", type=Path, help="a folder of reference tensors (.npy, .pt) or a second dump folder")
     p.add_argument("--profile", type=Path, help="a profile export of the same run: device time beside each operator")

@@ -47,11 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", type=Path, help="DuckDB file: reused when no PATH is given, else written by ingest")
     add_report_options(p)
     add_self_contained(p)
-    p.add_argument(
-        "--quiet",
-        action="store_true",
-        help="print nothing but errors, warnings and what tripped --fail-on (no info lines)",
-    )
+    p.add_argument("--quiet", action="store_true", help="print only errors, warnings and what tripped --fail-on")
     p.add_argument("--logs", type=Path, help="CANN log folder of the run: its host activities become gap causes")
     p.add_argument(
         "--log-utc-offset",

@@ -8,6 +8,7 @@ from typing import Any
 from analyzer.diagnosis import step_computing_text
 from analyzer.diagnosis_model import Diagnosis, RunSummary
 from analyzer.report import failed_ops
+from analyzer.report.memory_peak import PEAK_COLUMNS, peak_cells
 from analyzer.report.memory_section import COLLECT_MEMORY
 from analyzer.rule_engine.model import Finding
 
@@ -77,11 +78,8 @@ def _summary(d: Diagnosis) -> list[str]:
     return lines + [f"- not collected: {md_text(item)}" for item in run.get("not_collected") or []]
 
 
-def _at(mb: float | None, ms: float | None, share: float | None) -> str:
-    """'1,261.0 MB at 38.247 ms (1.9% of the device)', as on the run page."""
-    if mb is None:
-        return ""
-    return f"{mb:,.1f} MB at {ms:,.3f} ms ({_pct(share) or '?'} of the device)"
+def _device(device_id: int | None) -> Any:
+    return "" if device_id is None else device_id
 
 
 def _memory_holders(m: dict[str, Any]) -> list[str]:
@@ -109,20 +107,18 @@ def _memory(d: Diagnosis) -> list[str]:
     if not memory:
         return lines + [f"Not collected: {md_text(COLLECT_MEMORY)}."]
     lines += ["Times in ms from the run's first device task.", ""]
-    columns = ["device", "series", "peak allocated", "peak reserved", "allocated at reserved peak (MB)"]
     rows = [
-        [
+        peak_cells(
+            m,
             "" if m["device_id"] is None else m["device_id"],
             m["series"],
-            _at(m["peak_allocated_mb"], m["peak_allocated_ms"], m["allocated_share"]),
-            _at(m["peak_reserved_mb"], m["peak_reserved_ms"], m["reserved_share"]),
-            m["allocated_at_reserved_mb"],
             m["process_reserved_mb"],
-            m["device_memory_mb"],
-        ]
+            missing="",
+            no_share="?",
+        )
         for m in memory["devices"]
     ]
-    lines += _table([*columns, "process reserved (MB)", "device memory (MB)"], rows)
+    lines += _table(list(PEAK_COLUMNS), rows)
     for m in memory["devices"]:
         lines += _memory_holders(m)
     return lines

@@ -3,11 +3,14 @@ against the roofline, the cores' sampled utilisation; each part says why when it
 
 from __future__ import annotations
 
+from typing import Any
+
 import duckdb
 import polars as pl
 
 from analyzer.report import memory_series, roofline_series
 from analyzer.report.html_sections import esc, table
+from analyzer.report.memory_peak import PEAK_COLUMNS, peak_cells
 
 # What to collect for each part when an export lacks it.
 COLLECT_MEMORY = "memory records: torch_npu profile_memory=True (memory_record.csv, operator_memory.csv)"
@@ -22,41 +25,18 @@ def _note(text: str) -> str:
     return f'<p class="chart-ref">{esc(text)}</p>'
 
 
-def _share(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
-def _at(mb: float | None, ms: float | None, share: float | None) -> str:
-    """'10,282.7 MB at 317.402 ms (15.7% of the device)'."""
-    if mb is None:
-        return "—"
-    return f"{mb:,.1f} MB at {ms:,.3f} ms ({_share(share)} of the device)"
+def _device(device_id: int) -> Any:
+    return "—" if device_id < 0 else device_id
 
 
 def _peak_html(peak: pl.DataFrame) -> str:
     if peak.is_empty():
         return _note(f"No memory records in this export; to collect them: {COLLECT_MEMORY}.")
     rows = [
-        (
-            "—" if r["device_id"] < 0 else r["device_id"],
-            r["component"],
-            _at(r["peak_allocated_mb"], r["peak_allocated_ms"], r["allocated_share"]),
-            _at(r["peak_reserved_mb"], r["peak_reserved_ms"], r["reserved_share"]),
-            r["allocated_at_reserved_mb"],
-            r["app_reserved_mb"],
-            r["device_memory_mb"],
-        )
+        peak_cells(r, _device(r["device_id"]), r["component"], r["app_reserved_mb"], missing="—", no_share="—")
         for r in peak.iter_rows(named=True)
     ]
-    columns = [
-        "device",
-        "series",
-        "peak allocated",
-        "peak reserved",
-        "allocated at reserved peak (MB)",
-        "process reserved (MB)",
-    ]
-    return table([*columns, "device memory (MB)"], rows)
+    return table(list(PEAK_COLUMNS), rows)
 
 
 def _holders_html(holders: pl.DataFrame, peak: pl.DataFrame) -> str:
