@@ -117,12 +117,16 @@ def test_breakdown_steps_and_op_types_are_the_diagnosis_numbers() -> None:
         parts = trace.breakdown()
         steps = trace.steps()
         ops = trace.op_types()
+        families = trace.op_families()
+        total = trace.query("SELECT sum(dur_us) FROM _compute_tasks").to_pylist()[0]
     printed = d.summary.breakdown.parts
     assert parts.rows() == [(p.part, p.label, p.us, p.pct) for p in printed]
     assert round(parts["share_pct"].sum(), 1) == 100.0
     assert steps.height == d.summary.step_count == 3
     assert steps["computing_us"].sum() == pytest.approx(d.summary.computing_us, abs=0.01)
     assert ops["op_type"][0] == "Conv2D" and ops["busy_us"].is_sorted(descending=True)
+    assert families["op_family"][0].startswith("Conv2D [") and families["total_us"].is_sorted(descending=True)
+    assert families["total_us"].sum() == pytest.approx(next(iter(total.values())))
 
 
 def test_findings_print_as_a_table_and_diagnoses_in_a_line() -> None:

@@ -63,8 +63,13 @@ class Trace:
         return frames.steps(self.con, self._run(run_id))
 
     def op_types(self, run_id: str | None = None) -> pl.DataFrame:
-        """Device time per operator type (family): busy microseconds (overlaps counted once) and tasks."""
+        """Device time per operator type: busy microseconds (overlaps counted once) and tasks."""
         return frames.op_types(self.con, self._run(run_id))
+
+    def op_families(self, run_id: str | None = None) -> pl.DataFrame:
+        """Device time per operator family (type + input shapes, what the rules name): tasks, total, mean and
+        longest microseconds, most time first."""
+        return frames.op_families(self.con, self._run(run_id))
 
     def save(self, db_path: Path | str) -> None:
         """Write the runs' and jobs' tables into a DuckDB file (``npu-triage ingest --db``), replacing their
