@@ -42,7 +42,10 @@ def _sums(rows: list[dict]) -> tuple[int, float, float, float]:
     )
 
 
-_TABLE_SUMS = "SELECT count(*), round(sum(transit_size_mb), 3), round(sum(transit_us), 3), round(sum(bandwidth_gb_per_s), 3) FROM {}"
+_TABLE_SUMS = (
+    "SELECT count(*), round(sum(transit_size_mb), 3), round(sum(transit_us), 3), round(sum(bandwidth_gb_per_s), 3) "
+    "FROM {}"
+)
 
 
 def test_pins_job_link_numbers_keep_the_units_of_the_rank_files(slow_link, con):
