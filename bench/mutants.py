@@ -1,7 +1,7 @@
 """Make each hand-made one-line bug of bench/mutants.toml in a temporary copy of the repo and run its tests.
 
-python -m bench.mutants                 # every mutant: killed / survived, and the share killed
-python -m bench.mutants M07 S12         # only these ids
+python -m bench.mutants                 # the tests pass unmutated, then every mutant: killed / survived
+python -m bench.mutants I07 S12         # only these ids (--no-baseline: skip the unmutated run)
 python -m bench.mutants --list          # the mutants, without running anything
 python -m bench.mutants --check         # every original line is found exactly once (no tests run)
 
@@ -89,7 +89,8 @@ def _copy_repo(dest: Path) -> None:
 
 
 def run_mutant(m: Mutant, timeout: float = 900) -> tuple[str, float]:
-    """('killed' | 'survived' | 'error: ...', seconds) for ``m`` in a fresh copy of the repo."""
+    """('killed' | 'survived' | 'error: ...', seconds) for ``m`` in a fresh copy of the repo; a mutant
+    whose ``mutated`` equals its ``original`` runs its tests on the repo as it is."""
     with tempfile.TemporaryDirectory(prefix="npu-triage-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         _copy_repo(copy)
@@ -113,11 +114,22 @@ def run_mutant(m: Mutant, timeout: float = 900) -> tuple[str, float]:
         return f"error: pytest exit {done.returncode}: {(done.stdout + done.stderr).strip().splitlines()[-1:]}", seconds
 
 
+def _baseline(mutants: list[Mutant]) -> str:
+    """'' when every mutant's tests pass on the repo as it is (else a kill would mean nothing), else what failed."""
+    for tests in dict.fromkeys(m.tests for m in mutants):
+        same = Mutant("base", "", mutants[0].file, mutants[0].original, mutants[0].original, tests, mutants[0].line)
+        outcome, _ = run_mutant(same)
+        if outcome != "survived":
+            return f"{outcome} on {' '.join(tests)}"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.mutants", description=__doc__.splitlines()[0])
     parser.add_argument("ids", nargs="*", help="only these mutant ids")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--check", action="store_true", help="check that every original line is found once")
+    parser.add_argument("--no-baseline", action="store_true", help="skip running the tests without a mutant")
     args = parser.parse_args(argv)
     mutants = [m for m in load_mutants() if not args.ids or m.id in args.ids]
     if args.list or args.check:
@@ -126,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
                 mutate_text((ROOT / m.file).read_text(encoding="utf-8"), m)
             print(f"{m.id:4} {m.area:8} {m.file}: {m.bug}")
         return 0
+    if not (args.no_baseline or args.list or args.check):
+        failed = _baseline(mutants)
+        print(f"baseline, no mutant: {failed or 'the tests of every mutant pass'}", flush=True)
+        if failed:
+            return 2
     killed = 0
     for m in mutants:
         outcome, seconds = run_mutant(m)
