@@ -4,6 +4,7 @@ python -m bench.mutants                 # the tests pass unmutated, then every m
 python -m bench.mutants I07 S12         # only these ids (--no-baseline: skip the unmutated run)
 python -m bench.mutants --list          # the mutants, without running anything
 python -m bench.mutants --check         # every original line is found exactly once (no tests run)
+python -m bench.mutants S05 --tests "tests/test_gap_causes.py"   # does this test alone kill it?
 
 A mutant is located by the content of its original line (leading and trailing blanks ignored), not by
 its number, so it survives edits above it; the recorded line number only breaks a tie between equal
@@ -22,7 +23,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,8 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--check", action="store_true", help="check that every original line is found once")
     parser.add_argument("--no-baseline", action="store_true", help="skip running the tests without a mutant")
+    parser.add_argument("--tests", help="run these pytest arguments (one string) instead of each mutant's tests")
     args = parser.parse_args(argv)
     mutants = [m for m in load_mutants() if not args.ids or m.id in args.ids]
+    if args.tests:
+        mutants = [replace(m, tests=tuple(args.tests.split())) for m in mutants]
     if args.list or args.check:
         for m in mutants:
             if args.check:

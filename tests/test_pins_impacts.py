@@ -34,7 +34,7 @@ def _finding(rule: str, subject: str, impact: float, code: str | None = None) ->
         metric="m",
         unit="us",
         impact_us=impact,
-        span_share=None,
+        span_share=impact / 300,  # of the span of _OPS
         confidence="medium",
         message="",
         advice_summary="",
@@ -85,3 +85,19 @@ def test_pins_ranking_tells_impacts_apart_below_one_microsecond():
     assert [f.code for f in ranked] == ["ZZZ001", "AAA001"]
     ranked = rank_findings([_finding("x", "s", 10.0004, "AAA001"), _finding("y", "s", 10.0006, "ZZZ001")])
     assert [f.code for f in ranked] == ["ZZZ001", "AAA001"]
+
+
+def test_pins_device_idle_umbrella_keeps_what_the_parts_leave(two_streams):
+    # The umbrella wants 200 us, a part 150 us of the 219 us idle: the part claims first, though smaller.
+    umbrella = next(r.name for r in RULES.values() if r.impact_family == "device-idle" and r.impact_role == "umbrella")
+    found = [_finding(umbrella, "whole run", 200.0), _finding(_family("device-idle")[0], "whole run", 150.0)]
+    shared = exclusive_impacts(two_streams, found, list(RULES.values()))
+    assert [round(f.impact_us, 6) for f in shared] == [69.0, 150.0]
+    assert shared[0].details["claimed_by_other_findings_us"] == 131.0
+
+
+def test_pins_capped_impact_gets_its_span_share_again(two_streams):
+    first, second = _family("operator-time")[:2]
+    found = [_finding(second, "B", 50.0), _finding(first, "A", 60.0)]
+    shares = {f.subject: round(f.span_share, 6) for f in exclusive_impacts(two_streams, found, list(RULES.values()))}
+    assert shares == {"A": 0.2, "B": 0.07}  # of the 300 us span

@@ -10,6 +10,7 @@ import pytest
 from analyzer.cli import main
 from analyzer.ingest.metadata.discover import discover
 from analyzer.job.grouping import find_jobs
+from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
@@ -17,8 +18,8 @@ from fixtures.generator.job_scenarios import job_plan
 
 @pytest.fixture(scope="module")
 def slow_link(tmp_path_factory) -> Path:
-    """16 ranks on two nodes, one step; the RDMA link between ranks 7 and 8 runs at 3 of its 12 GB/s."""
-    return write_job(job_plan("job_slow_link", 16, 0, 1), tmp_path_factory.mktemp("job"))
+    """16 ranks on two nodes, two steps; the RDMA link between ranks 7 and 8 runs at 3 of its 12 GB/s."""
+    return write_job(job_plan("job_slow_link", 16, 0, 2), tmp_path_factory.mktemp("job"))
 
 
 def _file_rows(root: Path, name: str) -> list[dict]:
@@ -70,3 +71,24 @@ def test_pins_job_slow_link_finding_gives_its_numbers_in_gb_per_s(slow_link, tmp
     assert first["impact_us"] == pytest.approx(165000.0)
     assert first["message"].startswith("rank 7 <-> rank 8 (RDMA): 3.00 GB/s against 12.00 GB/s (the median of")
     assert first["message"].endswith("moving 660.0 MB per step")
+
+
+def test_pins_job_metrics_are_per_step_and_in_gb_per_s(slow_link, con):
+    load_job(con, find_jobs(con, discover(slow_link), slow_link)[0])
+    (job,) = con.execute("SELECT DISTINCT run_id FROM job_links").fetchone()
+    links = {(r["rank_a"], r["rank_b"], r["transport"]): r for r in link_metrics(con, job, "j").to_pylist()}
+    slow = links[(7, 8, "RDMA")]
+    assert (round(slow["bandwidth_gb_per_s"], 6), round(slow["transit_size_mb"], 6)) == (3.0, 660.0)
+    assert slow["transit_us"] == pytest.approx(220000.0)  # 660 MB at 3 GB/s, a step
+    waits = {}
+    for path in sorted(slow_link.glob("rank*/ASCEND_PROFILER_OUTPUT/communication.json")):
+        rank = int(path.parts[-3].removeprefix("rank").split("_")[0])
+        steps = json.loads(path.read_text())
+        total = sum(
+            op["Communication Time Info"]["Wait Time(ms)"] * 1000
+            for step in steps.values()
+            for ops in step.values()
+            for op in ops.values()
+        )
+        waits[rank] = round(total / len(steps), 3)
+    assert {r["rank"]: round(r["wait_us"], 3) for r in rank_metrics(con, job, "j").to_pylist()} == waits
