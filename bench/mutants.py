@@ -109,7 +109,8 @@ def run_mutant(m: Mutant, timeout: float = 900) -> tuple[str, float]:
             return "killed (timeout)", time.monotonic() - start
         seconds = time.monotonic() - start
         if done.returncode == 1:
-            return "killed", seconds
+            failed = [ln.split()[1] for ln in done.stdout.splitlines() if ln.startswith(("FAILED ", "ERROR "))]
+            return f"killed by {failed[0].split(' - ')[0]}" if failed else "killed", seconds
         if done.returncode == 0:
             return "survived", seconds
         return f"error: pytest exit {done.returncode}: {(done.stdout + done.stderr).strip().splitlines()[-1:]}", seconds
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     for m in mutants:
         outcome, seconds = run_mutant(m)
         killed += outcome.startswith("killed")
-        print(f"{m.id:4} {m.area:8} {outcome:9} {seconds:6.1f} s  {m.file}: {m.bug}", flush=True)
+        print(f"{m.id:4} {m.area:8} {m.file}: {m.bug}\n     {outcome} ({seconds:.1f} s)", flush=True)
     print(f"{killed} of {len(mutants)} killed ({killed / max(1, len(mutants)):.0%})")
     return 0 if killed == len(mutants) else 1
 

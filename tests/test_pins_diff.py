@@ -51,3 +51,22 @@ def test_pins_diff_many_types_are_judged_against_a_corrected_band():
     judged = judge([*shifts, clear])
     assert [s.verdict for s in judged] == ["within noise"] * 20 + ["beyond noise"]
     assert all(judge([s])[0].verdict == "beyond noise" for s in shifts)  # each alone is a change
+
+
+def test_pins_diff_against_a_run_without_steps_compares_whole_run_totals(tmp_path):
+    # 8 steps of the tiny model against the same 8 iterations written with no step id, MatMulV2 30% longer:
+    # each type's whole-run total on both sides (180 us x 8 = 1440 us of MatMulV2, +432 us).
+    program = [(t, n, s, mean * (1.3 if t == "MatMulV2" else 1.0)) for t, n, s, mean in MODEL]
+    base = write_tiny_export(tmp_path / "base", seed=1, jitter=0.01)
+    new = write_tiny_export(tmp_path / "new", seed=2, program=program, jitter=0.01)
+    ops = new / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    ops.write_text("".join(line.split(",", 1)[1] for line in ops.read_text().splitlines(keepends=True)))
+    out = tmp_path / "diff.json"
+    assert main(["diff", str(base), str(new), "--json", str(out), "--force"]) == 0
+    d = json.loads(out.read_text())
+    assert d["step_basis"] == "span"
+    matmul = next(t for t in d["types"] if t["op_type"] == "MatMulV2")
+    assert matmul["shift"]["base_median"] == pytest.approx(1440.0, rel=0.01)
+    assert matmul["delta_us"] == pytest.approx(432.0, rel=0.02)
+    assert matmul["shift"]["rel_change"] == pytest.approx(0.3, abs=0.01)
+    assert matmul["shift"]["verdict"] == "no noise estimate"
