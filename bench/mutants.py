@@ -9,8 +9,9 @@ python -m bench.mutants S05 --tests "tests/test_gap_causes.py"   # does this tes
 A mutant is located by the content of its original line (leading and trailing blanks ignored), not by
 its number, so it survives edits above it; the recorded line number only breaks a tie between equal
 lines. The repo itself is never changed: each mutant gets a fresh copy of the tracked and untracked
-(not ignored) files, and its tests run there with that copy first on the import path. Not a test of
-the suite: it runs pytest once per mutant (minutes in all).
+(not ignored) files, with ../shared (the real exports) linked beside it, and its tests run there with
+that copy first on the import path. Not a test of the suite: it runs pytest once per mutant (minutes
+in all).
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ def run_mutant(m: Mutant, timeout: float = 900) -> tuple[str, float]:
     with tempfile.TemporaryDirectory(prefix="npu-triage-mutant-") as tmp:
         copy = Path(tmp) / "repo"
         _copy_repo(copy)
+        if (ROOT.parent / "shared").is_dir():  # the real exports the tests read beside the repo (../shared)
+            (Path(tmp) / "shared").symlink_to(ROOT.parent / "shared")
         target = copy / m.file
         target.write_text(mutate_text(target.read_text(encoding="utf-8"), m), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
+from analyzer.runs.archives import unpack, unsafe_reason
 from analyzer.runs.batch import plan_batch
 from tests.tiny_exports import write_tiny_export
 
@@ -62,3 +63,28 @@ def test_pins_fingerprint_reads_every_slice_of_a_kind(tmp_path):
     assert len(a.files["op_summary"]) == 2
     assert source_fingerprint(a) != source_fingerprint(b)
     assert source_fingerprint(a) == source_fingerprint(discover(tmp_path / "one")[0])
+
+
+def test_pins_batch_analyses_two_copies_of_one_export_once(tmp_path):
+    root = tmp_path / "in"
+    write_tiny_export(root / "a" / "run", seed=3, steps=2)
+    shutil.copytree(root / "a" / "run", root / "b" / "run")
+    write_tiny_export(root / "c" / "run", seed=4, steps=2)
+    plan = plan_batch(root, tmp_path / "work")
+    assert sorted(t.label for t in plan.tasks) == ["a/run", "c/run"]  # the first label of a copy wins
+
+
+def test_pins_archive_entries_with_windows_absolute_names_are_refused(tmp_path):
+    assert [unsafe_reason(n) for n in ("\\abs.txt", "\\\\server\\share\\x", "C:\\x", "C:x", "a\\b.csv")] == [
+        "absolute path",
+        "absolute path",
+        "absolute path",
+        "absolute path",
+        None,
+    ]
+    archive = tmp_path / "win.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("ok/kernel_details.csv", "fine")
+        zf.writestr("\\abs.txt", "bad")
+    result = unpack(archive, tmp_path / "out")
+    assert len(result.refused) == 1 and "absolute path" in result.refused[0]
