@@ -135,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--check", action="store_true", help="check that every original line is found once")
     parser.add_argument("--no-baseline", action="store_true", help="skip running the tests without a mutant")
+    parser.add_argument("--file", type=Path, default=MUTANTS, help="the mutants file (default: bench/mutants.toml)")
     parser.add_argument("--tests", help="run these pytest arguments (one string) instead of each mutant's tests")
     args = parser.parse_args(argv)
-    mutants = [m for m in load_mutants() if not args.ids or m.id in args.ids]
+    mutants = [m for m in load_mutants(args.file) if not args.ids or m.id in args.ids]
     if args.tests:
         mutants = [replace(m, tests=tuple(args.tests.split())) for m in mutants]
     if args.list or args.check:
