@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
@@ -10,6 +12,7 @@ from analyzer.rule_engine.model import Finding
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.views.build import create_views
 from tests.rule_cases import RULES
+from tests.test_ranking import _finding as ranking_finding
 
 # Stream 1 runs type A 0-60 us, stream 2 type B 30-80 us, type D 299-300 us: computing (the union) is 81 us,
 # the span 300 us, the device idle 219 us.
@@ -21,25 +24,8 @@ r,0,1,,D_1,D,AI_CORE,299000,1,300000
 
 
 def _finding(rule: str, subject: str, impact: float, code: str | None = None) -> Finding:
-    return Finding(
-        rule=rule,
-        code=code or RULES[rule].id,
-        severity="warning",
-        category="compute",
-        title="t",
-        run_id="r",
-        subject=subject,
-        value=None,
-        threshold=None,
-        metric="m",
-        unit="us",
-        impact_us=impact,
-        span_share=impact / 300,  # of the span of _OPS
-        confidence="medium",
-        message="",
-        advice_summary="",
-        advice_steps=(),
-    )
+    """A warning of ``rule`` on run 'r' (its span share of the 300 us span of _OPS)."""
+    return replace(ranking_finding(code or RULES[rule].id, subject, impact), rule=rule, span_share=impact / 300)
 
 
 @pytest.fixture
