@@ -4,7 +4,7 @@ python -m bench.mutants                 # the tests pass unmutated, then every m
 python -m bench.mutants I07 S12         # only these ids (--no-baseline: skip the unmutated run)
 python -m bench.mutants --list          # the mutants, without running anything
 python -m bench.mutants --check         # every original line is found exactly once (no tests run)
-python -m bench.mutants S05 --tests "tests/test_gap_causes.py"   # does this test alone kill it?
+python -m bench.mutants S09 --tests "tests/test_rule_cases.py -k 'mte and not threshold'"   # do these alone?
 
 A mutant is located by the content of its original line (leading and trailing blanks ignored), not by
 its number, so it survives edits above it; the recorded line number only breaks a tie between equal
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     mutants = [m for m in load_mutants(args.file) if not args.ids or m.id in args.ids]
     if args.tests:
-        mutants = [replace(m, tests=tuple(args.tests.split())) for m in mutants]
+        mutants = [replace(m, tests=tuple(shlex.split(args.tests))) for m in mutants]
     if args.list or args.check:
         for m in mutants:
             if args.check:
