@@ -7,11 +7,11 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_memory import memory_summary
-from analyzer.diagnosis_model import ALL_RUNS_ID, Diagnosis
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.logs.links import failed_operators
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts
-from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import plain_value, run_rules
 from analyzer.rule_engine.validation import PROFILE_SCOPES
@@ -175,7 +175,7 @@ def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured
     if not findings and all(o.status != "failed" for o in outcomes):
         return None
     return Diagnosis(
-        run_id=ALL_RUNS_ID,
+        run_id=ALL_RUNS,
         run={"runs": list(run_ids)},
         summary={"run_count": len(run_ids)},
         outcomes=tuple(outcomes),

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzer.rule_engine.model import Finding, ReportSpec, RuleOutcome
+from analyzer.rule_engine.model import ALL_RUNS, Finding, ReportSpec, RuleOutcome
 
 # Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
 DIAGNOSIS_FORMAT_VERSION = 2
-ALL_RUNS_ID = "all-runs"  # the Diagnosis (and report folder) of the rules of scope 'runs'
 
 
 @dataclass(frozen=True)
@@ -38,4 +37,19 @@ class Diagnosis:
     def compares_runs(self) -> bool:
         """True for the all-runs Diagnosis: findings of the rules comparing several runs, whose
         ``run`` is ``{"runs": [run ids]}``, ``summary`` ``{"run_count": n}`` (nothing per run)."""
-        return self.run_id == ALL_RUNS_ID
+        return self.run_id == ALL_RUNS
+
+    def __repr__(self) -> str:  # one line (the generated one printed every finding's evidence, 35 KB)
+        from analyzer.report.notebook import diagnosis_repr
+
+        return diagnosis_repr(self)
+
+    def _repr_html_(self) -> str:
+        from analyzer.report.notebook import diagnosis_html
+
+        return diagnosis_html(self)
+
+    @property
+    def is_job(self) -> bool:
+        """True for a multi-rank job's Diagnosis (analyzer/job/diagnosis.py): ``run`` holds its ranks."""
+        return self.run.get("scope") == "job"

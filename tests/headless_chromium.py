@@ -77,3 +77,37 @@ def open_and_wait(driver, page: Path, timeout_s: float = 60.0) -> float:
     # Polled every 50 ms, not selenium's default 500 ms: the seconds returned are the bench's draw time.
     WebDriverWait(driver, timeout_s, poll_frequency=0.05).until(lambda d: d.execute_script(ALL_CHARTS_DRAWN_JS))
     return time.monotonic() - started
+
+
+# Like ALL_CHARTS_DRAWN_JS, for any page: one without charts (index, logs) is drawn once loaded.
+PAGE_DRAWN_JS = (
+    "const divs = document.querySelectorAll('.plotly-graph-div');"
+    "return document.readyState === 'complete' && "
+    "Array.from(divs).every(e => e.querySelector('svg.main-svg') !== null);"
+)
+
+FIRST_SCREEN = (1400, 900)
+# Where a page's first finding card starts, in CSS px from the top of the page (None when it has none).
+FIRST_FINDING_TOP_JS = (
+    "const e = document.querySelector(arguments[0]);"
+    "return e === null ? null : Math.round(e.getBoundingClientRect().top + window.scrollY);"
+)
+
+
+def first_screen(driver, page: Path, selector: str, screenshot: Path | None = None) -> int | None:
+    """Open ``page`` in a 1400 x 900 viewport, wait until it is drawn, save the first screen to ``screenshot``
+    and return the y where ``selector`` (the first finding's card) starts."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    width, height = FIRST_SCREEN
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        driver.get(page.resolve().as_uri())
+        WebDriverWait(driver, 60, poll_frequency=0.05).until(lambda d: d.execute_script(PAGE_DRAWN_JS))
+        if screenshot is not None:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            driver.save_screenshot(str(screenshot))
+        return driver.execute_script(FIRST_FINDING_TOP_JS, selector)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -63,7 +63,7 @@ def test_diagnose_asks_for_a_run_when_there_are_several():
         found = analyzer.diagnose_all(trace)
         assert [d.run_id for d in found] == trace.usable_run_ids()
         table = analyzer.findings_table(found[0])
-        assert table.num_rows == len(found[0].findings) > 0
+        assert table.height == len(found[0].findings) > 0
 
 
 def test_api_arguments_are_checked_as_the_command_line_checks_them(tmp_path):

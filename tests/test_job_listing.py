@@ -27,7 +27,11 @@ def _index_rows(index: Path) -> list[tuple[str, str, str]]:
     body = index.read_text().split("<tbody>")[1].split("</tbody>")[0]
     return [
         (m.group(1), m.group(2), re.sub(r"<[^>]+>", "", m.group(3)))
-        for m in re.finditer(r'<tr><td><a href="([^"]+)">[^<]*</a></td><td>([^<]*)</td>.*?<td>(.*?)</td></tr>', body)
+        for m in re.finditer(
+            r'<tr[^>]*><td><a href="([^"]+)">[^<]*</a></td><td class="path">[^<]*</td><td>([^<]*)</td>.*?<td>(.*?)</td>'
+            r'<td class="num">[^<]*</td></tr>',
+            body,
+        )
     ]
 
 
@@ -48,7 +52,9 @@ def test_index_links_each_job_page_with_its_top_finding(two_jobs, tmp_path):
     assert "2 job(s), 0 run(s)" in (out / "index.html").read_text()
 
 
-def test_index_puts_the_job_before_its_ranks_on_the_real_two_rank_job(tmp_path, real_dir):
+def test_index_lists_the_job_and_its_ranks_worst_first_on_the_real_two_rank_job(tmp_path, real_dir):
+    """Worst first (the top finding's recoverable share): the ranks, each with a finding, before the job,
+    which has none (its two ranks of eight cannot name a late rank)."""
     job = tmp_path / "job"
     for rank in (0, 1):
         shutil.copytree(real_dir / f"torch_npu_level1_rank{rank}_text", job / f"rank{rank}")
@@ -56,9 +62,9 @@ def test_index_puts_the_job_before_its_ranks_on_the_real_two_rank_job(tmp_path, 
     main(["diagnose", str(job), "--out", str(out), "--format", "json,html", "--quiet"])
     rows = _index_rows(out / "index.html")
     assert [(href, kind) for href, kind, _ in rows] == [
-        ("job/job.html", "job (all ranks)"),
         ("rank0/report.html", "run"),
         ("rank1/report.html", "run"),
+        ("job/job.html", "job (all ranks)"),
     ]
 
 

@@ -10,7 +10,7 @@ import pytest
 from analyzer.cli import main
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
-from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
+from tests.headless_chromium import FIRST_FINDING_TOP_JS, INSTALL_HINT, chromium, missing_browser, open_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -38,3 +38,5 @@ def test_job_page_pipeline_job_draws_every_chart_without_errors(browser, tmp_pat
     text = browser.execute_script("return document.body.innerText")
     finding = json.loads((folder / "diagnosis.json").read_text())["findings"][0]
     assert finding["code"] in text and finding["subject"] in text
+    top = browser.execute_script(FIRST_FINDING_TOP_JS, "#finding-1")  # the window is 1400 px wide
+    assert top is not None and top < 700  # the verdict first: the finding, not the job's metadata

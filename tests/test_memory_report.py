@@ -123,7 +123,7 @@ def test_memory_peak_real_db_matches_plain_sqlite(real_dir: Path) -> None:
 @pytest.mark.parametrize("problem", sorted(INJECTED))
 def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path: Path) -> None:
     seed = 29  # not a seed the rules or the generator were developed against
-    rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
+    rules = analyzer.rules()
     for layout, model in (("torch_npu", "llm"), ("msprof", "cnn")):
         (root,) = write_cell(Cell(problem, model, 16, layout), tmp_path / layout, seed)
         ((_, seen),) = diagnose_root(root, rules)
@@ -133,7 +133,7 @@ def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path
 
 @pytest.mark.slow
 def test_memory_rules_silent_on_healthy_runs(tmp_path: Path) -> None:
-    rules = analyzer.api.load_rules(analyzer.api.default_rules_dir())
+    rules = analyzer.rules()
     for layout, model, batch in (("torch_npu", "cnn", 1), ("msprof", "llm", 64), ("torch_npu", "llm", 16)):
         (root,) = write_cell(Cell("healthy", model, batch, layout), tmp_path / f"{layout}_{model}", seed=17)
         ((_, seen),) = diagnose_root(root, rules)
@@ -147,10 +147,12 @@ def test_memory_timeline_panels_share_one_x_axis(tmp_path: Path) -> None:
         d = analyzer.diagnose(trace)
         figures = build_figures(trace.con, d)
         page = render_html(d, trace.con)
-        x_range = memory_series.time_range(trace.con, d.run_id)
+        x_range = memory_series.page_time_range(trace.con, d.run_id)
+        whole = memory_series.time_range(trace.con, d.run_id)
     layout = figures["timeline"].layout
     ranges = {tuple(layout[f"xaxis{s}"].range) for s in ("", "2", "3", "4")}
-    assert ranges == {x_range} and x_range[0] <= 0.0
+    # every time chart opens at the first task (0); samples from before it lie left of 0
+    assert ranges == {x_range} and x_range == (0.0, whole[1]) and whole[0] <= 0.0
     assert all(layout[f"xaxis{s}"].matches == "x4" for s in ("", "2", "3"))
     assert tuple(figures["memory"].layout.xaxis.range) == x_range == tuple(figures["busy"].layout.xaxis.range)
     assert not layout.annotations[-1].text.startswith("not collected")  # every panel drew data

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import time
+from html import escape
 from pathlib import Path
 
 import pytest
 
 from analyzer.ingest.database import connect
 from analyzer.report.html import CHARTS, write_html
-from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
+from tests.headless_chromium import INSTALL_HINT, chromium, first_screen, missing_browser, open_and_wait
 from tests.report_cases import (
     HOSTILE_IMG,
     HOSTILE_SCRIPT,
@@ -100,6 +101,7 @@ def test_report_browser_real_level1_renders_without_errors(browser, real_dir, tm
     assert "step 50" in text and "6.5%" in text and "101963.203" in text
     assert browser.execute_script("return document.querySelectorAll('#chart-busy-step-50').length") == 1
     assert _screenshot(browser, "torch_npu_level1_rank0_text").stat().st_size > 10_000
+    assert first_screen(browser, page, "#finding-1") < FIRST_SCREEN_LIMIT_PX
 
 
 def test_report_browser_hostile_names_show_as_text_without_alert(browser, tmp_path):
@@ -119,8 +121,11 @@ def test_report_browser_hostile_names_show_as_text_without_alert(browser, tmp_pa
     assert browser.execute_script("return document.querySelectorAll('main script').length") == len(
         browser.find_elements(By.CSS_SELECTOR, ".plotly-graph-div")
     )
+    # the slanted ticks are cut to 18 characters (their text drawn as text); the bars keep the whole names
     ticks = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#chart-pareto .xtick text")]
-    assert HOSTILE_SCRIPT in ticks and HOSTILE_IMG in ticks
+    assert HOSTILE_SCRIPT[:17] + "…" in ticks and HOSTILE_IMG[:17] + "…" in ticks
+    bars = browser.execute_script("return document.getElementById('chart-pareto').data[0].x")  # as plotly text
+    assert escape(HOSTILE_SCRIPT, quote=False) in bars and escape(HOSTILE_IMG, quote=False) in bars
     _screenshot(browser, "hostile_names")
 
 
@@ -158,17 +163,33 @@ def test_report_browser_bundled_example_from_the_cli_renders_without_errors(brow
     assert _screenshot(browser, "bundled_resnet_host_sync").stat().st_size > 10_000
 
 
-def test_report_browser_index_of_the_bundled_examples_links_every_report(browser, tmp_path):
-    """diagnose over a tree writes index.html: a row per report with its top finding, every link live."""
+@pytest.fixture(scope="module")
+def examples_out(tmp_path_factory) -> Path:
+    """Every page kind from the bundled examples, each written once by its command: the run, job, all-runs
+    and index pages (diagnose over the examples' tree), a diff, a sweep, an accuracy and a logs page."""
+    from analyzer.cli import main
+
+    out, ex = tmp_path_factory.mktemp("examples_out"), ROOT / "fixtures" / "examples"
+    bert = ex / "cann_upgrade" / "bert_base_{}_2025010907{}03000_ascend_pt"
+    assert main(["diagnose", str(ex), "--out", str(out), "--quiet"]) == 0
+    assert main(["diff", str(bert).format("before", "48"), str(bert).format("after", "49"), "--html",
+                 str(out / "diff.html")]) == 0  # fmt: skip
+    assert main(["sweep", str(ex / "batch_sweep"), "--html", str(out / "sweep.html")]) == 0
+    tile = ex / "accuracy_tile_fault"
+    main(["accuracy", str(tile / "dump"), str(tile / "reference"), "--out", str(out / "acc"), "--format", "html"])
+    main(["logs", str(ex / "cann_logs" / "aicore_error"), "--out", str(out / "logs"), "--format", "html"])
+    return out
+
+
+def test_report_browser_index_of_the_bundled_examples_links_every_report(browser, examples_out):
+    """diagnose over a tree writes index.html: a row per report with its path and top finding, worst first,
+    every link live; typing in the filter box hides the rows that do not match."""
     import json
 
     from selenium.webdriver.common.by import By
 
-    from analyzer.cli import main
-
-    assert main(["diagnose", str(ROOT / "fixtures" / "examples"), "--out", str(tmp_path), "--quiet"]) == 0
-    index = tmp_path / "index.html"
-    pages = sorted([*tmp_path.rglob("report.html"), *tmp_path.rglob("job.html")])
+    index = examples_out / "index.html"
+    pages = sorted([*examples_out.rglob("report.html"), *examples_out.rglob("job.html")])
     # ten runs (one the profile of cann_logs/stall), the all-runs page of the resnet50 sweep, the job_slow_rank job
     assert len(pages) == 12
     browser.get(index.resolve().as_uri())
@@ -177,14 +198,50 @@ def test_report_browser_index_of_the_bundled_examples_links_every_report(browser
     assert len(rows) == len(pages)
     targets = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#reports tbody a")]
     assert sorted(targets) == sorted(p.resolve().as_uri() for p in pages)
-    for page, row in zip(
-        sorted(pages, key=lambda p: p.resolve().as_uri()),
-        sorted(rows, key=lambda r: r.find_element(By.TAG_NAME, "a").get_attribute("href")),
-        strict=True,
-    ):
+    shares = []
+    for row in rows:
+        page = Path(row.find_element(By.TAG_NAME, "a").get_attribute("href").removeprefix("file://"))
         findings = json.loads(page.with_name("diagnosis.json").read_text())["findings"]
-        if findings:
-            assert findings[0]["code"] in row.text and findings[0]["subject"] in row.text
+        # the page's finding 1: the first to act on (info findings come after those)
+        top = next((f for f in findings if f["severity"] != "info"), findings[0] if findings else None)
+        shares.append(round(top["span_share"] or 0.0, 3) if top else 0.0)
+        if top:
+            assert top["code"] in row.text and top["subject"] in row.text
+    assert shares == sorted(shares, reverse=True)  # worst first
     assert _screenshot(browser, "index_bundled_examples").stat().st_size > 10_000
+    browser.find_element(By.ID, "filter").send_keys("job slow")
+    shown = [r.text for r in rows if r.is_displayed()]
+    assert len(shown) == 1 and "job_slow_rank" in shown[0]
+    assert browser.find_element(By.ID, "shown").text == f"1 of {len(pages)} shown"
     open_and_wait(browser, pages[-1])  # a report opened from the index draws with the shared plotly.js
     assert browser.execute_script("return window.__errors") == []
+
+
+# Each page kind of the examples: the first screen shows the verdict, the first finding's card on it.
+PAGE_KINDS = {
+    "run": "resnet50_run_20250109074803000_ascend_pt/report.html",
+    "job": "job_slow_rank/job.html",
+    "all_runs": "all-runs/report.html",
+    "index": "index.html",  # its first row: the worst report and its top finding
+    "diff": "diff.html",
+    "sweep": "sweep.html",
+    "accuracy": "acc/dump/accuracy.html",
+    "logs": "logs/aicore_error/logs.html",
+}
+FIRST_SCREEN_LIMIT_PX = 700
+
+
+def test_report_browser_every_page_kind_opens_on_its_first_finding(browser, examples_out):
+    """In a 1400 x 900 window, each page kind's first finding card starts within the first 700 px
+    (one load per kind; first screens saved as reports/screenshots/first_screen_<kind>.png)."""
+    tops = {
+        kind: first_screen(
+            browser,
+            examples_out / page,
+            "#reports tbody tr" if kind == "index" else "#finding-1",
+            SCREENSHOTS / f"first_screen_{kind}.png",
+        )
+        for kind, page in PAGE_KINDS.items()
+    }
+    print("\nfirst finding card y (px):", tops)
+    assert all(top is not None and top < FIRST_SCREEN_LIMIT_PX for top in tops.values()), tops

@@ -12,7 +12,7 @@ from plotly.offline import get_plotlyjs
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.database import connect
 from analyzer.report.html import CHARTS, RUNS_CHARTS, figure_html, render_html, write_html
-from analyzer.report.html_sections import DEVICE_TASK_RANGE_LABEL
+from analyzer.report.html_about import DEVICE_TASK_RANGE_LABEL
 from analyzer.report.job_page import JOB_CHARTS
 from analyzer.rule_engine.model import ReportSpec
 from analyzer.rule_engine.validation import CHART_KINDS

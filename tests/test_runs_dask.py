@@ -224,3 +224,26 @@ def test_dask_batch_computes_jobs_on_the_cluster_identical_to_the_local_pool(job
     )
     assert "analyze_job" in logs, logs
     assert before == client.run(lambda: __import__("os").getpid())  # no worker was lost doing it
+
+
+def test_dask_batch_names_copies_and_reruns_as_the_local_pool(cluster, tmp_path, capsys):
+    """Copies named, a rerun reporting what the first batch lost with its exit code: the same lines, codes and
+    catalog on the cluster as in the local pool (the driver decides them, whichever executor analyses)."""
+    from tests.test_runs_batch_state import state_tree
+
+    address, _ = cluster
+    root = state_tree(tmp_path / "tree")
+    said = {}
+    for name, executor in (("pool", ["--jobs", "1"]), ("dask", ["--executor", "dask", "--scheduler", address])):
+        catalog = tmp_path / f"{name}.duckdb"
+        batches = []
+        for _ in range(2):
+            code = main(["batch", str(root), "--catalog", str(catalog), *executor])
+            captured = capsys.readouterr()
+            batches.append((code, captured.out.replace(str(catalog), "CATALOG"), captured.err))
+        said[name] = batches, _dump(catalog)
+    assert said["dask"] == said["pool"]
+    (first, again), catalog = said["dask"]
+    assert first[0] == again[0] == 3 and again[2] == first[2]
+    assert "copy: mirror/good is identical to good," in first[1] and len(catalog["copies"]) == 1
+    assert [r[0] for r in catalog["failures"]] == ["no_starts"]

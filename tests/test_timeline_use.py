@@ -91,7 +91,7 @@ def test_msprof_json_slices_leave_out_flows_and_overlap(tmp_path):
 def _diagnose_connection(argv: list[str], rules) -> duckdb.DuckDBPyConnection:
     """The connection `npu-triage diagnose` ingests into, for these arguments."""
     args = build_parser(["diagnose"]).parse_args(["diagnose", *argv])
-    return diagnose_cmd._connection(args, rules).con
+    return diagnose_cmd._load(args, rules).con
 
 
 def test_diagnose_leaves_out_what_its_rules_do_not_read(tmp_path, rules):

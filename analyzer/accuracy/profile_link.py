@@ -17,7 +17,7 @@ def profile_rows(profile: Path, run_id: str) -> tuple[list[dict], list[str], lis
     """profile_ops rows of a profile export (analyzer.load), its run ids, and the problems met reading it."""
     from analyzer.api import load  # the profile's readers load only when --profile is given
 
-    with load(profile) as trace:
+    with load(profile, logs=False) as trace:  # the ops only: no CANN logs beside it are read
         rows = trace.con.execute(
             f"""
             SELECT regexp_replace(op_name, '{_DUMP_NAME_CHARS}', '_', 'g') AS op_name, count(*) AS launches,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from contextlib import closing
 from pathlib import Path
 
 import duckdb
 
+import analyzer
 from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, scan_input
@@ -16,12 +16,11 @@ from analyzer.cli.progress import run_progress
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
-from analyzer.runs.batch import BatchOutcome, run_batch
+from analyzer.runs.batch import BatchOutcome
 from analyzer.runs.catalog import CatalogError, open_catalog
 from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
 from analyzer.runs.executor import LocalPool, default_jobs
-from analyzer.runs.scratch import temp_root
-from analyzer.runs.work import INFRASTRUCTURE, WorkSettings
+from analyzer.runs.work import INFRASTRUCTURE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,10 +62,6 @@ def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
     return LocalPool(args.jobs)
 
 
-def _settings(args: argparse.Namespace) -> WorkSettings:
-    return WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=not args.no_diagnose)
-
-
 def run(args: argparse.Namespace) -> int:
     if not args.root.exists():
         raise IngestError(f"{printable(args.root)}: {absent_reason(args.root)}")
@@ -92,10 +87,19 @@ def run(args: argparse.Namespace) -> int:
 
         new_catalog = not args.catalog.exists()
         con = _open_catalog(args.catalog)  # a wrong catalog is the user's mistake: said before any work
-        try:  # the workers' temporary files go inside the batch's folder, removed after them
+        try:
             executor = open_executor(args)
-            with temp_root(), executor, closing(con):
-                outcome = run_batch(args.root, con, _settings(args), executor, on_start, on_done, limits, scanned)
+            outcome = analyzer.batch(
+                args.root,
+                con,
+                rules_dir=args.rules,
+                diagnose=not args.no_diagnose,
+                executor=executor,
+                on_start=on_start,
+                on_done=on_done,
+                limits=limits,
+                scanned=scanned,
+            )
         except ExecutorError as exc:
             con.close()
             if new_catalog:  # an executor that cannot start leaves no new catalog behind
@@ -125,20 +129,26 @@ def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def _report(outcome: BatchOutcome, catalog: Path) -> int:
-    """The summary line, a line per failure, per folder not read and per run catalogued with lost input;
+    """The summary line, a line per copy, per failure, per folder not read and per run catalogued with lost
+    input (found now or by an earlier batch: a rerun reports the same state and exits the same);
     exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
+    failed = sorted([*outcome.failed, *outcome.failed_before], key=lambda row: (row["path"], row["message"]))
+    earlier = f" ({len(outcome.failed_before)} by an earlier batch)" if outcome.failed_before else ""
     out.print(
         f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
-        f"(skipped), {len(outcome.failed)} failure(s) recorded in {catalog}",
+        f"(skipped), {len(failed)} failure(s) recorded{earlier} in {catalog}; "
+        f"{len(outcome.copies)} identical cop{'y' if len(outcome.copies) == 1 else 'ies'} of another input",
         markup=False,
     )
-    for row in outcome.failed:
+    for label, original in outcome.copies:
+        out.print(f"copy: {label} is identical to {original}, analysed once (the catalog's copies)", markup=False)
+    for row in failed:
         err(f"failed: {row['path']}: {row['message']}")
     for row in outcome.unreadable:
         err(f"error: {row['path']}: {row['message']} (recorded in the catalog's failures)")
-    for label, lost in outcome.partial:
+    for label, lost, table in sorted(outcome.partial):
         more = f"; {len(lost) - 3} more" if len(lost) > 3 else ""
-        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's run_problems)")
+        err(f"error: {label}: catalogued with input lost: {'; '.join(lost[:3])}{more} (the catalog's {table})")
     if outcome.jobs:
         out.print(f"{len(outcome.jobs)} job(s) catalogued: {', '.join(outcome.jobs)}", markup=False)
     if outcome.job_parts:

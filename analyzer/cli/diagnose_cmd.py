@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.api import Trace, diagnose_all, open_database, report
-from analyzer.atomic_files import write_text_atomically
+import analyzer
+from analyzer.api import Trace
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
@@ -21,12 +21,7 @@ from analyzer.cli.rule_options import (
 )
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
-from analyzer.ingest.database import save_duckdb
 from analyzer.ingest.metadata.discover import Scanned
-from analyzer.job.diagnosis import diagnose_job
-from analyzer.job.job_ingest import LoadedJob, load_with_jobs
-from analyzer.report.index_page import render_index
-from analyzer.report.job_markdown import render_job_markdown
 from analyzer.report.job_terminal import print_job_diagnosis
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
@@ -37,7 +32,7 @@ from analyzer.report.terminal import (
     print_overview,
     tripping_findings,
 )
-from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
@@ -68,49 +63,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _connection(args: argparse.Namespace, rules: list[Rule]) -> Trace:
-    """The trace `diagnose` works on (the runs' tables; the jobs' too, see _load)."""
-    return _load(args, rules)[0]
-
-
-def _load(
-    args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None = None, progress=None
-) -> tuple[Trace, list[LoadedJob]]:
+def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None = None, progress=None) -> Trace:
+    """The trace `diagnose` works on: the runs' tables and the jobs' (``Trace.jobs``)."""
     if args.path is None:
         if not args.db or not args.db.is_file():
             raise UsageError("give an export PATH, or --db FILE.duckdb of an earlier `npu-triage ingest`")
         if not is_duckdb_file(args.db):
             raise UsageError(f"--db {args.db}: is not a DuckDB file of `npu-triage ingest`")
-        return open_database(args.db), []
+        return analyzer.open_database(args.db)
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     left_out = frozenset() if args.db else unread_timeline_kinds(rules)
-    ingested, jobs = load_with_jobs(args.path, left_out, scanned, progress)
-    trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources)
+    # the logs are read after the checks of their own (_check_logs, _found_logs)
+    trace = analyzer.load(args.path, left_out_kinds=left_out, scanned=scanned, progress=progress, logs=False)
     if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
-        save_duckdb(trace.con, args.db, [*trace.run_ids, *(j.job.job_id for j in jobs)])
-    return trace, jobs
+        trace.save(args.db)
+    return trace
 
 
-def _job_pages(trace: Trace, jobs: list[LoadedJob], configured: ConfiguredRules, args, formats) -> list:
+def _job_pages(trace: Trace, rules: list[Rule], params, args, formats) -> list:
     """Each job's diagnosis with the files written for it (diagnosis.json, diagnosis.md, job.html); its verdict is
     printed on a terminal, before the ranks'."""
-    pages = []
-    for loaded in jobs:
+    for loaded in trace.jobs:
         for line in problem_lines(loaded.problems, args.quiet):
             err(line)
-        d = diagnose_job(trace.con, loaded.job, loaded.group_note, loaded.problems, configured)
-        written = report(d, args.out, ["json"]) if "json" in formats else []
-        if "md" in formats:
-            md = run_folder(args.out, d.run_id) / "diagnosis.md"
-            written.append(write_text_atomically(md, render_job_markdown(d)))
-        if "html" in formats:
-            # plotly (heavy, through job_page) loads only when HTML is asked for
-            from analyzer.report.job_page import render_job_page
-            from analyzer.report.plotly_asset import plotly_src, write_plotly_js
-
-            page = run_folder(args.out, d.run_id) / "job.html"  # plotly.js shared with the ranks' pages, beside them
-            src = None if args.self_contained else plotly_src(page, write_plotly_js(Path(args.out)))
-            written.append(write_text_atomically(page, render_job_page(d, trace.con, src)))
+    pages = []
+    for d in analyzer.diagnose_jobs(trace, rule_set=rules, params=params, preview=args.preview):
+        written = analyzer.report(d, args.out, formats, trace=trace, self_contained=args.self_contained)
         if sys.stdout.isatty() and not args.quiet:
             print_job_diagnosis(d, out)
             for path in written:
@@ -156,15 +134,6 @@ def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, o
     return f"wrote {files} file(s) for {len(pages)} report(s) under {out_dir}{where}"
 
 
-def _write_index(pages: list[tuple[Diagnosis, list[Path]]], out_dir: Path) -> Path | None:
-    """index.html linking every job's and run's page, when there are several."""
-    html_pages = [(d, p) for d, paths in pages for p in paths if p.name in ("report.html", "job.html")]
-    if len(html_pages) < 2:
-        return None
-    index = Path(out_dir) / "index.html"
-    return write_text_atomically(index, render_index(html_pages, index))
-
-
 def _check_logs(args: argparse.Namespace) -> int | None:
     """The --logs folder and --log-utc-offset, checked before any work: the offset in minutes, or None."""
     from analyzer.cli.logs_cmd import LogFolder, check_log_input
@@ -200,13 +169,6 @@ def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     return found
 
 
-def _runs_of(trace: Trace, exports: tuple[Path, ...]) -> list[str]:
-    """The usable runs read from these export folders (a source's runs: its id, or its id + '/dev<N>')."""
-    roots = {Path(e).resolve() for e in exports}
-    ids = [s.source_id for s in trace.sources if Path(s.root).resolve() in roots]
-    return [r for r in trace.usable_run_ids() if any(r == i or r.startswith(i + "/") for i in ids)]
-
-
 def _given_logs(args: argparse.Namespace) -> list:
     """The collections of --logs LOGDIR (analyzer/logs/collections.py), said on stderr when there are several."""
     from analyzer.logs.analysis import log_run_id
@@ -221,18 +183,15 @@ def _given_logs(args: argparse.Namespace) -> list:
     return collections
 
 
-def _attach_logs(args, trace: Trace, offset: int | None, configured: ConfiguredRules, formats, found) -> None:
+def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats, found) -> None:
     """--logs (or the logs found beside the exports): each log folder read into the trace, its host activities
     on its runs' timelines (gap causes of the time breakdown), its failed tasks linked to the runs' operators,
     its own report written beside the runs'."""
     from analyzer.cli.logs_cmd import write_log_report
-    from analyzer.logs.profile_join import judge_attached, read_attached
 
-    todo = [(c.root, trace.usable_run_ids(), c.run_id, c.loose) for c in _given_logs(args)]
-    todo += [(f.logdir, _runs_of(trace, f.exports), f.run_id, f.loose) for f in found]
-    attached = [read_attached(trace.con, d, runs, offset, rid, loose) for d, runs, rid, loose in todo]
-    for one in attached:  # judged once all are read: the rules close the connection to files
-        logs = judge_attached(trace.con, one, configured)
+    _given_logs(args)
+    analyzer.attach_logs(trace, args.logs, utc_offset_min=offset, found=found)
+    for logs in analyzer.diagnose_logs(trace, rule_set=rules, params=params, preview=args.preview):
         for problem in logs.problems:
             err(f"npu-triage: {problem}")
         marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
@@ -245,12 +204,12 @@ def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, fo
     on a terminal's stderr."""
     runs = trace.usable_run_ids()
     with run_progress("judging runs", len(runs)) as bar:
-        diagnoses = diagnose_all(trace, rule_set=rules, params=params, preview=args.preview, on_run=bar.step)
+        diagnoses = analyzer.diagnose_runs(trace, rule_set=rules, params=params, preview=args.preview, on_run=bar.step)
         bar.phase("writing reports", len(diagnoses))
         pages = []
         for d in diagnoses:
             bar.step(d.run_id)
-            pages.append((d, report(d, args.out, formats, trace=trace, self_contained=args.self_contained)))
+            pages.append((d, analyzer.report(d, args.out, formats, trace=trace, self_contained=args.self_contained)))
     return pages
 
 
@@ -263,24 +222,23 @@ def run(args: argparse.Namespace) -> int:
         rules = load_checked_rules(args.rules)
         params = rule_overrides(args, rules)
         with run_progress("reading exports", len(scanned[0]) if scanned else 0) as bar:
-            trace, jobs = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
+            trace = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
     except (UsageError, ParamError) as exc:
         err(f"npu-triage: {exc}")
         return 2
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
     for line in problem_lines(trace.problems, args.quiet):
         err(line)
-    if not usable and not jobs:
+    if not usable and not trace.jobs:
         err("npu-triage: nothing usable was found: no device task could be read (problems above)")
         return 2
-    configured = ConfiguredRules(tuple(rules), params, args.preview)
     if args.logs is not None or found:
-        _attach_logs(args, trace, log_offset, configured, formats, found)
-    job_pages = _job_pages(trace, jobs, configured, args, formats)  # the job verdict first
-    problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
+        _attach_logs(args, trace, log_offset, rules, params, formats, found)
+    job_pages = _job_pages(trace, rules, params, args, formats)  # the job verdict first
+    problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
     pages = _judge(trace, rules, params, args, formats)
-    index = _write_index([*job_pages, *pages], args.out)
+    index = analyzer.write_index([(d, p) for d, paths in [*job_pages, *pages] for p in paths], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)
     elif pages:  # on a terminal the job verdicts are printed already

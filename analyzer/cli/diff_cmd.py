@@ -10,25 +10,19 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import replace
 from pathlib import Path
 
+import analyzer
+from analyzer.api.diffs import Diff, DifferentModels
 from analyzer.cli.console import err, out
 from analyzer.cli.file_output import file_outputs, is_stdout, write_file_output, write_html_output
 from analyzer.cli.output_paths import check_outputs, exports_read
 from analyzer.cli.report_options import add_self_contained
 from analyzer.cli.usage import UsageError
-from analyzer.diff.compare import diff_runs
-from analyzer.job.grouping import Job
-from analyzer.job.job_diff import diff_jobs, read_side, the_job
-from analyzer.metrics.model_identity import load_identities, model_difference
 from analyzer.report.diff_html import render_diff_html
-from analyzer.report.diff_json import diff_to_dict
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.diff_terminal import diff_renderable, diff_summary_lines, diff_tsv
-from analyzer.report.job_diff_text import job_diff_dict, job_diff_lines
-from analyzer.runs.sources import load_side, memory_catalog
-from analyzer.runs.work import WorkSettings
+from analyzer.report.job_diff_text import job_diff_lines
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,50 +62,36 @@ def _stdout_taken(args: argparse.Namespace) -> bool:
     return any(is_stdout(getattr(args, o)) for o in ("json", "markdown", "html"))
 
 
-def _run_job_diff(args: argparse.Namespace, base: Job, new: Job) -> int:
+def _run_job_diff(args: argparse.Namespace, found: Diff) -> int:
     """Two job folders: the job step time, per rank and per link (analyzer/job/job_diff.py)."""
-    diff = diff_jobs(read_side(base, str(args.base)), read_side(new, str(args.new)))
-    for line in job_diff_lines(diff):
+    for line in job_diff_lines(found.job_diff):
         if _stdout_taken(args):  # stdout carries the JSON alone
             err(line)
         else:
             out.print(line, markup=False)
     if args.json:
-        write_file_output(args.json, json.dumps(job_diff_dict(diff), indent=2, sort_keys=True) + "\n")
-    pct, delta = args.fail_on_regression, diff.step_delta_pct
-    return 1 if pct is not None and delta is not None and delta > pct else 0
+        write_file_output(args.json, json.dumps(found.to_dict(), indent=2, sort_keys=True) + "\n")
+    pct = args.fail_on_regression
+    return 1 if pct is not None and found.regressions(pct) else 0
 
 
 def run(args: argparse.Namespace) -> int:
     _check(args)
-    jobs = [the_job(Path(p)) for p in (args.base, args.new)]
-    if all(jobs):
-        return _run_job_diff(args, jobs[0], jobs[1])
-    settings = WorkSettings(rules_dir=str(args.rules) if args.rules else None, diagnose=True)
-    con = memory_catalog()
-    base, notes_b = load_side(con, args.base, settings)
-    new, notes_n = load_side(con, args.new, settings)
-    base_id, new_id = load_identities(con, [base, new])
-    different = model_difference(base_id, new_id)
-    if different and not args.force:
-        con.close()
-        for note in notes_b + notes_n:
+    try:
+        found = analyzer.diff(args.base, args.new, rules_dir=args.rules, force=args.force)
+    except DifferentModels as exc:
+        for note in exc.notes:
             err(f"npu-triage: note: {note}")
-        err(
-            f"npu-triage diff: refusing to compare {base} with {new}: they are different models: {different}. "
-            "A diff of two models says nothing about either; add --force to compare them anyway"
-        )
+        err(f"npu-triage diff: {exc}")
         return 2
-    diff = diff_runs(con, base, new)
-    con.close()
-    warning = [f"DIFFERENT MODELS compared (--force): {different}"] if different else []
-    diff = replace(diff, notes=(*warning, *notes_b, *notes_n, *diff.notes))
-    if different:
-        err(f"npu-triage: warning: {warning[0]}")
+    if found.job is not None:
+        return _run_job_diff(args, found)
+    if found.different_models:
+        err(f"npu-triage: warning: {found.run_diff.notes[0]}")
     pct = args.fail_on_regression
-    _print_diff(diff, pct, args)
-    _write_files(diff, pct, args)
-    return 1 if pct is not None and diff.regressions(pct) else 0
+    _print_diff(found.run_diff, pct, args)
+    _write_files(found, pct, args)
+    return 1 if pct is not None and found.regressions(pct) else 0
 
 
 def _print_diff(diff, pct: float | None, args: argparse.Namespace) -> None:
@@ -126,9 +106,10 @@ def _print_diff(diff, pct: float | None, args: argparse.Namespace) -> None:
         err(line)
 
 
-def _write_files(diff, pct: float | None, args: argparse.Namespace) -> None:
+def _write_files(found: Diff, pct: float | None, args: argparse.Namespace) -> None:
+    diff = found.run_diff
     if args.json:
-        write_file_output(args.json, json.dumps(diff_to_dict(diff, pct), indent=2) + "\n")
+        write_file_output(args.json, json.dumps(found.to_dict(pct), indent=2) + "\n")
     if args.markdown:
         write_file_output(args.markdown, render_diff_markdown(diff, pct))
     if args.html:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import analyzer
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
-from analyzer.ingest.database import save_duckdb, save_parquet
-from analyzer.ingest.loader import usable_run_ids
-from analyzer.job.job_ingest import load_with_jobs
 from analyzer.report.run_lines import problem_lines, run_lines
 
 
@@ -28,22 +26,22 @@ def run(args: argparse.Namespace) -> int:
     outputs += [Output("--parquet", args.parquet, FOLDER)] if args.parquet else []
     scanned = scan_input(args.path)  # the tree is walked once: for the output check and for the ingest
     check_outputs(outputs, scanned[0] if scanned else [])
-    ingested, jobs = load_with_jobs(args.path, frozenset(), scanned)
-    con = ingested.con
-    problems = [*ingested.problems, *(p for j in jobs for p in j.problems)]
+    trace = analyzer.load(args.path, scanned=scanned)
+    jobs = trace.jobs
+    problems = [*trace.problems, *(p for j in jobs for p in j.problems)]
     for loaded in jobs:
         ranks = len(loaded.job.ranks)
         out.print(f"job {loaded.job.job_id}: {ranks} ranks; {loaded.group_note}", markup=False)
-    for line in run_lines(con, ingested.run_ids):
+    for line in run_lines(trace.con, trace.run_ids):
         out.print(line, markup=False)
     for line in problem_lines(problems):
         err(line)
-    usable = usable_run_ids(con, ingested.run_ids)
+    usable = trace.usable_run_ids()
     if args.db:
-        save_duckdb(con, args.db, [*ingested.run_ids, *(j.job.job_id for j in jobs)])
-        out.print(f"wrote {len(ingested.run_ids)} run(s) and {len(jobs)} job(s) to {args.db}", markup=False)
+        trace.save(args.db)
+        out.print(f"wrote {len(trace.run_ids)} run(s) and {len(jobs)} job(s) to {args.db}", markup=False)
     if args.parquet:
-        save_parquet(con, args.parquet)
+        trace.save_parquet(args.parquet)
         out.print(f"wrote Parquet tables to {args.parquet}", markup=False)
     if not usable and not jobs:
         err(

@@ -6,6 +6,7 @@ import argparse
 import tomllib
 from pathlib import Path
 
+import duckdb
 from rich.table import Table
 
 from analyzer.cli.catalog_args import add_rows_format, open_read_only, rows_format
@@ -42,13 +43,13 @@ def run(args: argparse.Namespace) -> int:
     if con is None:
         return 2
     listed = list_jobs(con) if args.jobs else list_runs(con)
-    failures = 0 if args.jobs else con.execute("SELECT count(*) FROM failures").fetchall()[0][0]
+    notes = _notes(con, args.catalog, args.jobs, sum(listed.column("partial").to_pylist()))
     con.close()
     fmt = rows_format(args.format)
     if fmt != "table":
         out.file.write(_ROW_TEXT[fmt](listed))
-        if failures:
-            err(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"')
+        for line in notes:
+            err(line)
         return 0
     rows = listed.to_pylist()
     what = "job" if args.jobs else "run"
@@ -59,9 +60,26 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         table.add_row(*(_cell(r, key, how) for _, key, how in columns))
     out.print(table)
-    if failures:
-        out.print(f'{failures} failure(s): npu-triage query {args.catalog} "SELECT * FROM failures"', markup=False)
+    for line in notes:
+        out.print(line, markup=False)
     return 0
+
+
+def _notes(con: duckdb.DuckDBPyConnection, catalog: Path, jobs: bool, partial: int) -> list[str]:
+    """The lines under the listing: how many listed runs (jobs) lost input, and for runs how many inputs failed
+    and how many were copies, each with the query that lists them."""
+    what = "job" if jobs else "run"
+    counts = [(f"partial {what}(s), with input lost", partial, f"{what}_problems WHERE severity = 'error'")]
+    if not jobs:
+        counts += [
+            ("failure(s)", _row_count(con, "failures"), "failures"),
+            ("input(s) identical to a catalogued one", _row_count(con, "copies"), "copies"),
+        ]
+    return [f'{n} {text}: npu-triage query {catalog} "SELECT * FROM {query}"' for text, n, query in counts if n]
+
+
+def _row_count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
 
 
 def _cell(row: dict, key: str, how: str) -> str:
@@ -69,6 +87,8 @@ def _cell(row: dict, key: str, how: str) -> str:
     value = row[key]
     if how == "finding":
         return f"{row['top_code']} {row['top_severity']}: {value} ({row['top_subject']})" if row["top_code"] else "-"
+    if how.startswith("flag:"):
+        return how.removeprefix("flag:") if value else ""
     if how == "?":
         return value or "?"
     if value is None:

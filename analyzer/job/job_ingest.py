@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from analyzer.ingest.database import connect
 from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.metadata.discover import Scanned, absent_reason, printable, scan
@@ -28,18 +30,21 @@ def load_with_jobs(
     left_out_kinds: frozenset[str],
     scanned: Scanned | None = None,
     progress: Callable[[ExportSource], None] | None = None,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> tuple[Ingested, list[LoadedJob]]:
     """Every export under ``path`` read as a run, except the job ranks holding summaries only (no
     per-task data: nothing a per-rank diagnosis could judge), which only the job tables read; and
     every job found, its tables filled. ``scanned``: the path's ``discover.scan`` when the caller has it
-    already; ``progress``: called as each export starts being read (load_export).
+    already; ``progress``: called as each export starts being read (load_export); ``con``: the connection
+    to fill (default: a new one of ``connect()``).
     Raises IngestError like load_export."""
     if not path.exists():
         raise IngestError(f"{printable(path)}: {absent_reason(path)}")
     sources, unreadable = scanned or scan(path)
     if not sources:
-        return load_export(path, left_out_kinds=left_out_kinds), []  # raises its own message
-    con = connect()
+        return load_export(path, con=con, left_out_kinds=left_out_kinds), []  # raises its own message
+    con = con or connect()
     jobs = find_jobs(con, sources, path.resolve() if path.is_dir() else path.resolve().parent)
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]

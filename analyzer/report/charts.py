@@ -209,6 +209,21 @@ def _labels(values: pl.Series) -> list[str]:
     return [plotly_text(v) for v in values.to_list()]
 
 
+TICK_CHARS = 18
+
+
+def short_ticks(values: list, limit: int = TICK_CHARS) -> dict:
+    """A category axis's tick texts cut to ``limit`` characters (the bars keep their whole names, shown on hover),
+    so slanted names do not run into the axis title; cut before escaping, so no entity is split.
+
+    >>> short_ticks(["MatMul", "<script>alert(1)</script>"], 10)["ticktext"]
+    ['MatMul', '&lt;script&gt;a…']
+    """
+    raw = ["" if v is None else str(v) for v in values]
+    cut = [v if len(v) <= limit else f"{v[: limit - 1]}…" for v in raw]
+    return {"tickvals": [plotly_text(v) for v in raw], "ticktext": [plotly_text(v) for v in cut]}
+
+
 def not_collected_figure(title: str, what: str) -> go.Figure:
     """An empty chart that says its data was not collected (instead of failing or vanishing)."""
     return note_figure(title, f"not collected: {what}")
@@ -340,16 +355,25 @@ def pareto_chart(pareto: pl.DataFrame, *, title: str) -> go.Figure:
     return figure(
         [bars, cumulative],
         figure_layout(title, "", "total time (ms)", height=380),
-        {"yaxis2": right_axis, "margin": {"r": 70}, "xaxis": {"tickangle": -35}},
+        {
+            "yaxis2": right_axis,
+            "margin": {"r": 70},
+            "xaxis": {"tickangle": -35, **short_ticks(pareto["op_type"].to_list())},
+        },
     )
+
+
+_PIPES = ("mte", "cube", "vector", "scalar")
 
 
 @_not_collected_when_empty(
     "Pipe shares of core time, top op types", "PMU pipeline metrics (aic-metrics PipeUtilization)"
 )
 def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: str) -> go.Figure:
-    """Stacked pipe shares of core time per top operator type, MTE at the bottom against the MTE line."""
+    """Each pipe's share of core time per top operator type, side by side against the MTE line: pipes run at
+    the same time, so their shares are not parts of one whole and are not stacked (they may add up past 100%)."""
     labels = _labels(pipeline["op_type"])
+    top = max(pipeline.select(pl.max_horizontal(*(f"{p}_share" for p in _PIPES))).to_series().max() or 0.0, 1.0)
     bars = [
         go.Bar(
             x=labels,
@@ -358,13 +382,14 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: st
             marker_color=COLORS[pipe],
             hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
         )
-        for pipe in ("mte", "cube", "vector", "scalar")
+        for pipe in _PIPES
     ]
     return figure(
         bars,
         _limit_line(mte_limit * 100, f"MTE {mte_limit:.0%}"),
         figure_layout(title, "", "% of core time (pipes overlap)", height=380),
-        {"barmode": "stack", "xaxis": {"tickangle": -35}},
+        {"barmode": "group", "bargap": 0.25, "xaxis": {"tickangle": -35, **short_ticks(pipeline["op_type"].to_list())}},
+        {"yaxis": {"range": [0, 105 * top]}},
     )
 
 
@@ -438,7 +463,8 @@ def gap_positions_chart(
 @_not_collected_when_empty("Calls vs time per call, by op type (compute tasks)", "no compute tasks in ops")
 def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *, title: str) -> go.Figure:
     """Call count against average time per compute-task operator type; the types marked as hotspots
-    (the findings of the rules named in ``marked_by``) highlighted, the top ``label_top`` of them named."""
+    (the findings of the rules named in ``marked_by``) highlighted. The ``label_top`` types of each group
+    with the most device time are named on the chart, so it reads without hovering."""
     traces = []
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
@@ -446,15 +472,16 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
     ):
         part = calls.filter(pl.col("hotspot") == hot)
         labels = _labels(part["op_type"])
+        named = set(part.with_row_index().sort(["total_us", "index"], descending=[True, False])["index"][:label_top])
         traces.append(
             go.Scatter(
                 x=part["call_count"].to_list(),
                 y=part["avg_us"].to_list(),
                 name=name,
-                mode="markers+text" if hot else "markers",
+                mode="markers+text",
                 textposition="top center",
-                textfont={"size": 10},
-                text=[lab if i < label_top else "" for i, lab in enumerate(labels)] if hot else None,
+                textfont={"size": 10, "color": COLORS["hot"] if hot else COLORS["muted"]},
+                text=[lab if i in named else "" for i, lab in enumerate(labels)],
                 marker={"color": color, "size": 9 if hot else 6},
                 customdata=list(zip(labels, _scaled(part["total_us"], 1e-3), strict=True)),
                 hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",

@@ -1,4 +1,5 @@
-"""A run diff as one self-contained HTML page: the waterfall chart and the Markdown tables rendered as HTML."""
+"""A run diff as one self-contained HTML page: the headline and the op types that changed first, then the
+waterfall chart and the other Markdown tables rendered as HTML."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from analyzer.diff.model import RunDiff
 from analyzer.report.diff_charts import diff_waterfall_chart
 from analyzer.report.diff_markdown import render_diff_markdown
 from analyzer.report.html import figure_html
+from analyzer.report.html_sections import short_text
 from analyzer.report.html_style import report_page
+
+CELL_CHARS = 48  # a longer cell (an input shape list) is cut, the whole of it on hover
 
 
 def _text_html(line: str) -> str:
@@ -37,11 +41,12 @@ def _markdown_to_html(md: str) -> str:
         if line.startswith("<!--"):
             continue
         if line.startswith("|"):
-            cells = [html.escape(c.strip().strip("`")) for c in line.strip("|").split("|")]
-            if set("".join(cells)) <= set("-"):
+            raw = [c.strip().strip("`") for c in line.strip("|").split("|")]
+            if set("".join(raw)) <= set("-"):
                 continue
             tag = "td" if opened["table"] else "th"
-            add("table", "<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            cells = "".join(f"<{tag}>{short_text(c, CELL_CHARS, 'span')}</{tag}>" for c in raw)
+            add("table", f"<tr>{cells}</tr>")
             continue
         close("table")
         if line.startswith("- "):
@@ -56,8 +61,15 @@ def _markdown_to_html(md: str) -> str:
 
 
 def render_diff_html(diff: RunDiff, fail_pct: float | None = None, plotly_src: str | None = None) -> str:
-    """The page: plotly.js from the plotly package inlined once, the waterfall with a fixed div id."""
+    """The page: the headline, then the first section with rows (the diff's top finding, the op types that
+    changed when some did) in a card, then the waterfall, then the other sections; plotly.js inlined once,
+    the waterfall with a fixed div id."""
     body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
     chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
-    head, sep, rest = body.partition("<h2>")
-    return report_page("npu-triage diff", f'{head}<div class="card">{chart}</div>{sep}{rest}', plotly_src)
+    head, *sections = body.split("<h2>")
+    # the diff's top finding: the first section with a row or an item (an empty table is not a verdict)
+    top = next((i for i, sec in enumerate(sections) if "<td>" in sec or "<li>" in sec), None)
+    first = f'<section class="finding top" id="finding-1"><h2>{sections.pop(top)}</section>' if top is not None else ""
+    rest = "".join(f"<h2>{sec}" for sec in sections)
+    page = f'{head}{first}<div class="card">{chart}</div>{rest}'
+    return report_page("npu-triage diff", page, plotly_src)

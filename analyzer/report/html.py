@@ -1,4 +1,5 @@
-"""One offline HTML page per run: header, ranked findings with their charts, general charts, problems.
+"""One offline HTML page per run: the verdict (breakdown bar, top findings), the findings with their charts,
+general charts, then what the run is (About this run) and the ingest problems.
 
 Each chart is drawn once: a chart several findings share sits with the first of them and the
 others link to it; a per-step finding gets its chart zoomed to its step (chart_placement.py).
@@ -21,15 +22,17 @@ from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import charts, memory_charts, memory_series, runs_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
+from analyzer.report.html_about import run_about_section, runs_about_section
 from analyzer.report.html_sections import (
     accuracy_section,
     failed_operators_section,
     findings_section,
-    header_section,
+    page_order,
+    page_title,
     problems_section,
-    runs_header_section,
 )
 from analyzer.report.html_style import report_page
+from analyzer.report.html_verdict import verdict_section
 from analyzer.report.memory_section import memory_section
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.scaling_chart import sweep_chart
@@ -75,12 +78,12 @@ CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], g
     "memory": lambda con, d, m: memory_charts.memory_chart(
         memory_series.memory_over_time(con, d.run_id),
         memory_series.step_starts(con, d.run_id),
-        memory_series.time_range(con, d.run_id),
+        memory_series.page_time_range(con, d.run_id),
         _device_memory_mb(con, d.run_id),
     ),
     "timeline": lambda con, d, m: _timeline(con, d.run_id),
 }
-# The charts drawn against time: every one gets the run's shared x range (memory_series.time_range).
+# The charts drawn against time: every one opens on the page's x range (memory_series.page_time_range).
 SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
 
 # Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
@@ -104,7 +107,7 @@ def _timeline(con: duckdb.DuckDBPyConnection, run_id: str) -> go.Figure:
         memory_series.memory_over_time(con, run_id),
         cores,
         memory_series.step_starts(con, run_id),
-        memory_series.time_range(con, run_id),
+        memory_series.page_time_range(con, run_id),
         memory_charts.core_gap(cores, memory_series.sampled_core_utilization(con, run_id)),
     )
 
@@ -132,7 +135,7 @@ def build_figures(
     create_views(con)
     marks = marks if marks is not None else chart_marks(diagnosis)
     figures = {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
-    x_range = memory_series.time_range(con, diagnosis.run_id)
+    x_range = memory_series.page_time_range(con, diagnosis.run_id)
     for key in SHARED_TIME_AXIS if x_range else ():
         if figures[key].data:  # a chart with no data keeps its hidden axes and its message
             figures[key].update_layout(xaxis={"range": list(x_range)})
@@ -159,11 +162,13 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     figures = build_figures(con, diagnosis, marks)
     placement = ChartPlacement(con, diagnosis, figures, marks, figure_html)
     findings = findings_section(diagnosis, placement.chart_for)
+    verdict = verdict_section(page_order(diagnosis), diagnosis.summary.get("breakdown"), False)
     return (
-        f"{header_section(diagnosis)}\n{failed_operators_section(diagnosis)}{findings}\n"
+        f"{page_title(diagnosis, f'npu-triage report: {diagnosis.run_id}')}\n{verdict}\n"
+        f"{failed_operators_section(diagnosis)}{findings}\n"
         f"{accuracy_section(diagnosis)}\n{memory_section(con, diagnosis.run_id)}\n"
         f"{placement.charts_section(list(CHARTS))}\n"
-        f"{problems_section(diagnosis)}"
+        f"{run_about_section(diagnosis)}\n{problems_section(diagnosis)}"
     )
 
 
@@ -177,7 +182,9 @@ def _runs_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
         # one model (the subject) per finding: each finding's chart is a different one
         return figure_html(RUNS_CHARTS[key](con, runs, finding.subject), f"finding-{index}-chart-{key}"), True
 
-    return f"{runs_header_section(diagnosis)}\n{findings_section(diagnosis, finding_chart)}"
+    title = page_title(diagnosis, f"npu-triage report: {diagnosis.run_id}")
+    verdict = verdict_section(page_order(diagnosis), None, False)
+    return f"{title}\n{verdict}\n{findings_section(diagnosis, finding_chart)}\n{runs_about_section(diagnosis)}"
 
 
 def write_html(

@@ -1,5 +1,4 @@
-"""HTML fragments of the run report: header (run, collection, summary, rule completeness),
-findings, problems; and the all-runs header (the runs compared).
+"""HTML fragments of a report page: title, findings (numbered in page order), problems; cells and tables.
 
 Every value that may come from an export goes through ``cell`` or ``esc`` (``html.escape``).
 """
@@ -13,31 +12,7 @@ from typing import Any
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import failed_ops
-from analyzer.rule_engine.model import Finding, RuleOutcome
-
-_RUN_FIELDS = (
-    ("run_id", "run"),
-    ("source_path", "export folder"),
-    ("producer", "producer"),
-    ("export_type", "export type"),
-    ("layout", "layout"),
-    ("device_id", "device"),
-    ("rank_id", "rank"),
-    ("chip", "chip"),
-    ("ai_core_count", "AI Cores"),
-    ("cann_version", "CANN"),
-    ("torch_npu_version", "torch_npu"),
-    ("model_name", "model"),
-    ("batch_size", "batch size"),
-    ("task_count", "device tasks"),
-)
-_COLLECTION_FIELDS = (
-    ("profiler_level", "profiler level"),
-    ("aic_metrics", "AI Core metrics"),
-    ("aic_mode", "AI Core mode"),
-    ("pmu_collected", "PMU pipeline metrics"),
-)
-_STATUS_ORDER = {"failed": 0, "skipped": 1, "ran": 2}
+from analyzer.rule_engine.model import Finding
 
 
 def esc(value: Any) -> str:
@@ -72,7 +47,8 @@ def _is_number(value: Any) -> bool:
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], css: str = "") -> str:
     """An HTML table; numeric cells right-aligned."""
-    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    # a long column name may break after its underscores: the header does not set the column's width
+    head = "".join(f"<th>{esc(c).replace('_', '_<wbr>')}</th>" for c in columns)
     body = "".join(
         "<tr>"
         + "".join(f'<td class="num">{cell(v)}</td>' if _is_number(v) else f"<td>{cell(v)}</td>" for v in row)
@@ -93,81 +69,6 @@ def card(title: str, body: str) -> str:
     return f'<div class="card"><h3>{esc(title)}</h3>{body}</div>'
 
 
-def page_header(diagnosis: Diagnosis, heading: str, cards: Sequence[str], extra: str = "") -> str:
-    """The top of a report page: the heading, the finding counts and tool version, the ``cards``, the
-    rule completeness table, ``extra`` (HTML) and the rule parameters."""
-    return (
-        f"<header><h1>{esc(heading)}</h1>{_subtitle(diagnosis)}"
-        f'<div class="cards">{"".join(cards)}</div>'
-        f"{_completeness(diagnosis.outcomes)}{extra}{_params(diagnosis)}</header>"
-    )
-
-
-# The run card's time range: the runs table's first device task start to last device task end. Not
-# the summary's span_us, which is the steps' window when the run has steps (span_source).
-DEVICE_TASK_RANGE_LABEL = "task range (ms)"
-
-
-def _task_range_ms(run: dict[str, Any]) -> float | None:
-    start, end = run.get("start_ns"), run.get("end_ns")
-    return (end - start) / 1e6 if isinstance(start, int) and isinstance(end, int) else None
-
-
-def _breakdown_table(breakdown: Any) -> str:
-    """Where the time went, one row per part (they add up to the whole), instead of the raw dict."""
-    if not isinstance(breakdown, dict) or not breakdown.get("parts"):
-        return ""
-    rows = "".join(
-        f'<tr><td>{esc(p["label"])}</td><td class="num">{cell(float(p["us"]))}</td>'
-        f'<td class="num">{p["pct"]:.1f}%</td></tr>'
-        for p in breakdown["parts"]
-        if p["pct"] or p["us"] > 0.0005
-    )
-    head = '<tr><th>part</th><th class="num">us</th><th class="num">share</th></tr>'
-    title = f"<h3>Where the time of the {esc(breakdown.get('basis'))} went</h3>"
-    return f"{title}<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
-
-
-def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
-    counts = {s: sum(1 for o in outcomes if o.status == s) for s in ("ran", "skipped", "failed")}
-    ordered = sorted(outcomes, key=lambda o: (_STATUS_ORDER.get(o.status, 3), o.code, o.rule))
-    rows = "".join(
-        f'<tr><td>{esc(o.code)}</td><td>{esc(o.rule)}</td><td><span class="badge {esc(o.status)}">{esc(o.status)}'
-        f'</span></td><td class="num">{o.finding_count}</td><td>{esc(o.reason)}</td><td>{esc(o.enable_hint)}</td></tr>'
-        for o in ordered
-    )
-    body = (
-        f'<table><thead><tr><th>code</th><th>rule</th><th>status</th><th class="num">findings</th>'
-        f"<th>reason</th><th>how to enable</th></tr></thead><tbody>{rows}</tbody></table>"
-        if outcomes
-        else '<p class="none">No rules were run.</p>'
-    )
-    summary = f"Rules: {counts['ran']} ran, {counts['skipped']} skipped, {counts['failed']} failed"
-    opened = " open" if counts["failed"] else ""
-    return f'<details id="completeness"{opened}><summary>{summary}</summary>{body}</details>'
-
-
-def header_section(diagnosis: Diagnosis) -> str:
-    """Title, run metadata, collection settings, run summary and the rule completeness table."""
-    run = diagnosis.run
-    run_pairs = [(label, run.get(key, diagnosis.run_id if key == "run_id" else None)) for key, label in _RUN_FIELDS]
-    run_pairs.append((DEVICE_TASK_RANGE_LABEL, _task_range_ms(run)))
-    collection = [(label, run.get(key)) for key, label in _COLLECTION_FIELDS]
-    not_collected = run.get("not_collected") or []
-    collection.append(("not collected", [str(n).split(":", 1)[0] for n in not_collected] or "—"))
-    summary = sorted((k, v) for k, v in diagnosis.summary.items() if k not in ("breakdown", "memory"))
-    cards = [card("Run", kv_table(run_pairs)), card("Collection", kv_table(collection))]
-    if summary:
-        cards.append(card("Summary", kv_table(summary) + _breakdown_table(diagnosis.summary.get("breakdown"))))
-    missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
-    extra = (
-        f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>"
-        if missing
-        else ""
-    )
-    return page_header(diagnosis, f"npu-triage report: {diagnosis.run_id}", cards, extra)
-
-
 def failed_operators_section(diagnosis: Diagnosis) -> str:
     """The operators whose task failed, with their log error records, when logs link one; else ''."""
     if not diagnosis.failed_operators:
@@ -179,29 +80,46 @@ def failed_operators_section(diagnosis: Diagnosis) -> str:
     )
 
 
-def runs_header_section(diagnosis: Diagnosis) -> str:
-    """The all-runs header: the runs compared, the rules comparing them (completeness, params)."""
-    runs = "".join(f"<li>{esc(r)}</li>" for r in diagnosis.run.get("runs") or [])
-    return page_header(diagnosis, f"npu-triage report: {diagnosis.run_id}", [card("Runs compared", f"<ul>{runs}</ul>")])
-
-
-def _subtitle(diagnosis: Diagnosis) -> str:
+def page_title(diagnosis: Diagnosis, heading: str) -> str:
+    """The top of a report page: the heading, the finding counts, the rules run and the tool version."""
     version = f" · npu-triage {esc(diagnosis.tool_version)}" if diagnosis.tool_version else ""
-    return f'<p class="subtitle">{_severity_counts(diagnosis.findings)}{version}</p>'
+    ran = sum(1 for o in diagnosis.outcomes if o.status == "ran")
+    rules = f' · <a href="#completeness">{ran} of {len(diagnosis.outcomes)} rules ran</a>' if diagnosis.outcomes else ""
+    return (
+        f'<header><h1>{esc(heading)}</h1><p class="subtitle">{_severity_counts(diagnosis.findings)}{rules}'
+        f"{version}</p></header>"
+    )
 
 
-def _params(diagnosis: Diagnosis) -> str:
-    params = sorted(diagnosis.params.items())
-    if not params:
-        return ""
-    return f"<details><summary>Rule parameters</summary>{kv_table(params)}</details>"
+SUBJECT_CHARS = 60
+
+
+def short_text(value: Any, limit: int = SUBJECT_CHARS, tag: str = "b") -> str:
+    """A subject cut to ``limit`` characters, the whole of it on hover; escaped.
+
+    >>> short_text("a" * 8, 5), short_text("<b>")
+    ('<b title="aaaaaaaa">aaaa…</b>', '<b>&lt;b&gt;</b>')
+    """
+    text = "" if value is None else str(value)
+    if len(text) <= limit:
+        return f"<{tag}>{esc(text)}</{tag}>"
+    return f'<{tag} title="{esc(text)}">{esc(text[: limit - 1])}…</{tag}>'
+
+
+def page_order(diagnosis: Diagnosis) -> list[tuple[int, Finding]]:
+    """The findings as the page shows them, numbered 1, 2, 3, ... in that order: the ranked findings to act
+    on, then the info findings (folded away only beside findings to act on; alone, they are the page)."""
+    act = [f for f in diagnosis.findings if f.severity != "info"]
+    info = [f for f in diagnosis.findings if f.severity == "info"]
+    return list(enumerate([*act, *info] if act else info, start=1))
 
 
 def _severity_counts(findings: Sequence[Finding]) -> str:
     if not findings:
         return "No findings"
     parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
-    return f"{len(findings)} findings: " + ", ".join(p for p in parts if not p.startswith("0 "))
+    plural = "" if len(findings) == 1 else "s"
+    return f"{len(findings)} finding{plural}: " + ", ".join(p for p in parts if not p.startswith("0 "))
 
 
 def _value(value: float | None, unit: str) -> str:
@@ -244,11 +162,19 @@ def _evidence(f: Finding, folded: bool = False) -> str:
     return f'<div class="evidence">{rows}</div>'
 
 
+def _message(f: Finding) -> str:
+    """The finding's message; a long subject in it cut as in the heading, the whole of it on hover."""
+    text, subject = esc(f.message), str(f.subject or "")
+    if len(subject) > SUBJECT_CHARS:
+        text = text.replace(esc(subject), short_text(subject, tag="span"))
+    return f'<p class="message">{text}</p>'
+
+
 def _heading(index: int, f: Finding) -> str:
     sev = esc(f.severity)
     return (
         f'<h3><span class="badge {sev}">{sev}</span> {index}. {esc(f.title)}</h3>'
-        f'<p class="meta">{esc(f.code)} · {esc(f.rule)} · {esc(f.category)} · subject: <b>{esc(f.subject)}</b></p>'
+        f'<p class="meta">{esc(f.code)} · {esc(f.rule)} · {esc(f.category)} · subject: {short_text(f.subject)}</p>'
     )
 
 
@@ -262,7 +188,7 @@ def _advice(f: Finding, same_as: int | None) -> str:
 def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int | None, per_step: bool) -> str:
     html_text, drawn = chart
     numbers = _numbers(f, per_step)
-    text = f'<p class="message">{esc(f.message)}</p>{numbers}{"" if drawn else html_text}{_advice(f, same_as)}'
+    text = f"{_message(f)}{numbers}{'' if drawn else html_text}{_advice(f, same_as)}"
     body = (
         f'<div class="finding-body"><div>{text}</div><div class="chart">{html_text}</div></div>'
         if drawn
@@ -278,21 +204,22 @@ def _finding_html(index: int, f: Finding, chart: tuple[str, bool], same_as: int 
 def _info_html(index: int, f: Finding, chart_link: str, per_step: bool) -> str:
     return (
         f'<section class="finding info compact" id="finding-{index}">{_heading(index, f)}'
-        f'<p class="message">{esc(f.message)}</p>{_numbers(f, per_step)}{chart_link}'
+        f"{_message(f)}{_numbers(f, per_step)}{chart_link}"
         f"{_evidence(f, folded=True)}</section>"
     )
 
 
 def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, Finding, bool], tuple[str, bool]]) -> str:
-    """The ranked findings, each with its evidence, advice and chart; info findings folded into one
-    section at the end, each linking to its chart. ``chart_for(index, finding, draw)`` gives (HTML,
-    drawn): the chart itself when ``draw`` and not drawn before, else a link to it."""
+    """The findings in page order (page_order), each with its evidence, advice and chart; info findings
+    beside findings to act on folded into one section at the end, each linking to its chart.
+    ``chart_for(index, finding, draw)`` gives (HTML, drawn): the chart itself when ``draw`` and not drawn
+    before, else a link to it."""
+    heading = "<h2>Findings, ranked by recoverable time</h2>"
     if not diagnosis.findings:
-        body = '<p class="none">No findings: every rule that ran passed (see the rules table above).</p>'
-        return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{body}</section>'
-    numbered = list(enumerate(diagnosis.findings, start=1))
+        body = '<p class="none">No findings: every rule that ran passed (see the rules table below).</p>'
+        return f'<section id="findings">{heading}{body}</section>'
+    numbered = page_order(diagnosis)
     per_step = diagnosis.run.get("scope") == "job"
-    # Info findings are folded away only beside findings to act on; alone, they are the page.
     fold = any(f.severity != "info" for f in diagnosis.findings)
     first_of_rule: dict[str, int] = {}
     parts = []
@@ -300,7 +227,6 @@ def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, Finding, bo
         if not (fold and f.severity == "info"):
             parts.append(_finding_html(i, f, chart_for(i, f, True), first_of_rule.get(f.rule), per_step))
             first_of_rule.setdefault(f.rule, i)
-    main = "".join(parts)
     infos = [(i, f) for i, f in numbered if fold and f.severity == "info"]
     folded = ""
     if infos:
@@ -309,7 +235,7 @@ def findings_section(diagnosis: Diagnosis, chart_for: Callable[[int, Finding, bo
             f'<details id="info-findings"><summary>{len(infos)} info finding(s): context, '
             f"nothing to fix on their own</summary>{rows}</details>"
         )
-    return f'<section id="findings"><h2>Findings, ranked by recoverable time</h2>{main}{folded}</section>'
+    return f'<section id="findings">{heading}{"".join(parts)}{folded}</section>'
 
 
 def accuracy_section(diagnosis: Diagnosis) -> str:

@@ -69,6 +69,27 @@ summary { cursor: pointer; font-weight: 600; }
 .finding.compact .message { font-size: 14px; margin: 0 0 6px; }
 details.evidence { margin-top: 6px; padding: 4px 10px; }
 details#info-findings > summary { margin-bottom: 4px; }
+#verdict { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
+.breakdown h3 { font-size: 14px; margin: 0 0 6px; }
+.bar { display: flex; height: 26px; border-radius: 6px; overflow: hidden; border: 1px solid var(--line); }
+.bar span { display: block; height: 100%; color: #fff; font-size: 12px; line-height: 26px; padding: 0 4px;
+            overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+.bar-legend { list-style: none; display: flex; flex-wrap: wrap; gap: 2px 18px; padding: 0; margin: 6px 0 10px;
+              font-size: 12px; color: var(--muted); }
+.bar-legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; }
+.bar-legend b { color: var(--fg); font-weight: 600; font-variant-numeric: tabular-nums; }
+ol.top-findings { list-style: none; margin: 0; padding: 0; }
+ol.top-findings li { padding: 3px 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+ol.top-findings .rec { color: var(--muted); white-space: nowrap; margin-left: 6px; }
+ol.top-findings .rec b { color: var(--fg); }
+.more, .ranking-note { color: var(--muted); font-size: 13px; margin: 6px 0 0; }
+#findings > h2 { margin-top: 20px; }
+.finding.top > h2:first-child { margin-top: 0; }
+td.path { font-size: 12px; color: var(--muted); }
+/* evidence: headers wrap, numbers stay whole, a name column keeps room for a readable word per line */
+.evidence th { white-space: normal; overflow-wrap: normal; }
+.evidence td { font-size: 12px; padding: 3px 6px; }
+.evidence td:not(.num) { min-width: 14ch; }
 """
 
 

@@ -1,4 +1,5 @@
-"""index.html of an output folder holding many reports: a row per job, run and all-runs page, with its top finding."""
+"""index.html of an output folder holding many reports: a row per job, run and all-runs page with its export path
+and top finding, worst first, and a text box that filters the rows (plain JS inside the page, works offline)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,32 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report.html_sections import esc
+from analyzer.report.html_sections import esc, page_order, short_text
 from analyzer.report.html_style import report_page
+from analyzer.report.html_verdict import RANKING_NOTE
+from analyzer.rule_engine.model import Finding
 
 _COUNTED = ("critical", "warning", "info")
+_ORDER_NOTE = (
+    "Worst first: by the recoverable share of the top finding (the report's finding 1) of its run (of the job "
+    "step for a job), then by the number of critical and warning findings, then by name."
+)
+# Hides the rows whose text does not hold every word typed; no network, no library.
+_FILTER_JS = """<script>
+(function () {
+  var box = document.getElementById('filter'), rows = document.querySelectorAll('#reports tbody tr');
+  var shown = document.getElementById('shown');
+  box.addEventListener('input', function () {
+    var words = box.value.toLowerCase().split(/\\s+/).filter(Boolean), n = 0;
+    rows.forEach(function (r) {
+      var text = r.textContent.toLowerCase() + ' ' + (r.getAttribute('data-search') || '');
+      var hit = words.every(function (w) { return text.indexOf(w) >= 0; });
+      r.hidden = !hit; n += hit ? 1 : 0;
+    });
+    shown.textContent = n + ' of ' + rows.length + ' shown';
+  });
+})();
+</script>"""
 
 
 def _counts(d: Diagnosis) -> str:
@@ -22,25 +45,57 @@ def _is_job(page: Path) -> bool:
     return Path(page).name == "job.html"
 
 
+def _path(d: Diagnosis) -> str:
+    """Where the report's input was: the export folder, the ranks' common folder, or the runs compared."""
+    if d.compares_runs:
+        return f"{len(d.run.get('runs') or [])} runs"
+    ranks = [r["source_path"] for r in d.run.get("ranks") or [] if r.get("source_path")]
+    if ranks:
+        return os.path.commonpath(ranks) if len(ranks) > 1 else ranks[0]
+    return str(d.run.get("source_path") or d.run_id)
+
+
+def top_finding(d: Diagnosis) -> Finding | None:
+    """The report's finding 1 as its page numbers it (page_order: an info finding never comes first)."""
+    return page_order(d)[0][1] if d.findings else None
+
+
+def worst_first_key(d: Diagnosis) -> tuple[float, int, int, str]:
+    """Sort key of a report, worst first: top finding's recoverable share, criticals, warnings, run id."""
+    top_f = top_finding(d)
+    share = top_f.span_share if top_f is not None and top_f.span_share is not None else 0.0
+    top = round(share, 3)  # as printed (0.1%): rows that read alike fall to the tie-breakers
+    count = {s: sum(f.severity == s for f in d.findings) for s in _COUNTED}
+    return (-top, -count["critical"], -count["warning"], d.run_id)
+
+
+def _top(d: Diagnosis) -> tuple[str, str]:
+    """The top finding (badge, code, title, short subject) and its recoverable time, as two cells' HTML."""
+    f = top_finding(d)
+    if f is None:
+        return '<span class="none">no finding</span>', ""
+    share = f" ({f.span_share * 100:.1f}%)" if f.span_share is not None else ""
+    recoverable = f"{f.impact_us / 1000:,.3f} ms{share}" if f.impact_us > 0 else ""
+    badge = f'<span class="badge {esc(f.severity)}">{esc(f.severity)}</span>'
+    return f"{badge} {esc(f.code)} {esc(f.title)} ({short_text(f.subject)})", recoverable
+
+
 def _row(d: Diagnosis, href: str, job: bool = False) -> str:
-    top = d.findings[0] if d.findings else None
-    top_html = (
-        f'<span class="badge {esc(top.severity)}">{esc(top.severity)}</span> {esc(top.code)} '
-        f"{esc(top.title)} (<b>{esc(top.subject)}</b>)"
-        if top
-        else '<span class="none">no finding</span>'
-    )
     kind = "job (all ranks)" if job else "runs compared (sweep)" if d.compares_runs else "run"
+    top, recoverable = _top(d)
+    top_f = top_finding(d)
+    subject = top_f.subject if top_f is not None else ""  # the whole subject, filterable when cut short
     return (
-        f'<tr><td><a href="{esc(href)}">{esc(d.run_id)}</a></td><td>{kind}</td>'
-        f'<td class="num">{len(d.findings)}</td><td class="num">{esc(_counts(d))}</td><td>{top_html}</td></tr>'
+        f'<tr data-search="{esc(str(subject).lower())}"><td><a href="{esc(href)}">{esc(d.run_id)}</a></td>'
+        f'<td class="path">{esc(_path(d))}</td><td>{kind}</td><td class="num">{len(d.findings)}</td>'
+        f'<td class="num">{esc(_counts(d))}</td><td>{top}</td><td class="num">{recoverable}</td></tr>'
     )
 
 
 def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> str:
     """The index page: every report (Diagnosis and its report.html or job.html, linked relative to
-    ``index_path``), jobs first, then runs in run id order, pages comparing several runs last."""
-    ordered = sorted(pages, key=lambda p: (not _is_job(p[1]), p[0].compares_runs, p[0].run_id))
+    ``index_path``), worst first (worst_first_key), with a filter box."""
+    ordered = sorted(pages, key=lambda p: (worst_first_key(p[0]), _is_job(p[1])))
     folder = Path(index_path).resolve().parent
     rows = "".join(
         _row(d, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix(), _is_job(page)) for d, page in ordered
@@ -49,9 +104,12 @@ def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> s
     runs = sum(not d.compares_runs and not _is_job(page) for d, page in pages)
     counted = f"{jobs} job(s), {runs} run(s)" if jobs else f"{runs} run(s)"
     body = (
-        f'<header><h1>npu-triage reports</h1><p class="subtitle">{counted}; '
-        "each row links to the report, its top finding first</p></header>"
-        '<section id="reports"><table><thead><tr><th>report</th><th>kind</th><th class="num">findings</th>'
-        f"<th>by severity</th><th>top finding</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        f'<header><h1>npu-triage reports</h1><p class="subtitle">{counted}; each row links to the report. '
+        f"{esc(_ORDER_NOTE)} {esc(RANKING_NOTE)}</p></header>"
+        '<p class="filter"><input id="filter" type="search" placeholder="filter: run, path, finding, severity" '
+        f'aria-label="filter the rows" size="40"> <span id="shown">{len(pages)} of {len(pages)} shown</span></p>'
+        '<section id="reports"><table><thead><tr><th>report</th><th>path</th><th>kind</th>'
+        '<th class="num">findings</th><th>by severity</th><th>top finding</th><th class="num">recoverable</th>'
+        f"</tr></thead><tbody>{rows}</tbody></table></section>{_FILTER_JS}"
     )
     return report_page("npu-triage reports", body, charts=False)

@@ -48,6 +48,7 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
                 x=[plotly_text(s) for s in steps],
                 y=ranks,
                 coloraxis="coloraxis",
+                texttemplate="%{z:.1f}" if len(ranks) * len(steps) <= 64 else None,
                 name=label,
                 hovertemplate="rank %{y}, step %{x}: %{z:.2f} ms<extra>" + plotly_text(label) + "</extra>",
                 **panel_axes(i),
@@ -57,12 +58,21 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
         traces,
         panels_layout([label for _, label in _PARTS], shared_y=True),
         figure_layout("Step time per rank and step (ms)", height=max(320, 12 * len(ranks) + 160)),
-        {"coloraxis": {"colorscale": "Viridis"}, "yaxis": {"title": {"text": "rank"}, "autorange": "reversed"}},
+        # from 0 ms: a spread of a few percent between ranks reads as small, not as the whole colour range
+        {
+            "coloraxis": {"colorscale": "Viridis", "cmin": 0, "cmax": _top_ms(traces)},
+            "yaxis": {"title": {"text": "rank"}, "autorange": "reversed"},
+        },
         # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
         every_axis("y", len(_PARTS), {"tick0": 0, "dtick": max(1, math.ceil(len(ranks) / 16))}),
         # steps are ids, not a scale: one step drew ticks at 49.5, 50 and 50.5
         every_axis("x", len(_PARTS), {"type": "category", "title": {"text": "step"}}),
     )
+
+
+def _top_ms(traces: list[go.Heatmap]) -> float:
+    """The largest value of the heatmaps (the colour scale's top; plotly needs it beside a set bottom)."""
+    return max((v for t in traces for line in t.z for v in line if v is not None), default=1.0)
 
 
 def wait_transit_bars(rows: list[dict]) -> go.Figure:
@@ -76,38 +86,48 @@ def wait_transit_bars(rows: list[dict]) -> go.Figure:
     return figure(bars, figure_layout(title, "rank", "ms per step"), {"barmode": "group"})
 
 
-def link_bandwidth_figure(rows: list[dict], max_ranks: int = 64) -> go.Figure:
-    """The communication matrix as a bandwidth heatmap per transport (GB/s); for more than ``max_ranks``
-    ranks, the 40 slowest links of each transport as bars instead."""
+def link_bandwidth_figure(rows: list[dict], present: set[int] | None = None, max_ranks: int = 64) -> go.Figure:
+    """The communication matrix as a bandwidth heatmap per transport (GB/s) over the ranks ``present`` (those
+    with an export; None: every rank in the rows), coloured from 0 GB/s so a few percent of spread reads as
+    the small spread it is, each cell labelled; for more than ``max_ranks`` ranks, the 40 slowest links of
+    each transport as bars instead."""
+    if present is not None:
+        rows = [r for r in rows if r["src_rank"] in present and r["dst_rank"] in present]
     transports = sorted({r["transport"] for r in rows})
     if not transports:
-        return not_collected_figure("Link bandwidth", "no communication matrix in the job")
+        return not_collected_figure("Link bandwidth", "no communication matrix between the job's ranks")
     ranks = sorted({r["src_rank"] for r in rows} | {r["dst_rank"] for r in rows})
     panels = panels_layout(transports)
-    traces = []
-    for i, t in enumerate(transports, 1):
-        mine = [r for r in rows if r["transport"] == t]
-        if len(ranks) <= max_ranks:
-            at = {(r["src_rank"], r["dst_rank"]): r["gb_per_s"] for r in mine}
-            z = [[at.get((s, d)) for d in ranks] for s in ranks]
-            traces.append(
-                go.Heatmap(
-                    z=z,
-                    x=ranks,
-                    y=ranks,
-                    colorscale="RdYlGn",
-                    colorbar=_beside_panel(panels, i),
-                    name=t,
-                    hovertemplate="rank %{y} -> rank %{x}: %{z:.2f} GB/s<extra>" + t + "</extra>",
-                    **panel_axes(i),
-                )
-            )
-        else:
-            slow = sorted(mine, key=lambda r: (r["gb_per_s"], r["src_rank"], r["dst_rank"]))[:40]
-            links = [f"{r['src_rank']}->{r['dst_rank']}" for r in slow]
-            traces.append(go.Bar(x=links, y=[r["gb_per_s"] for r in slow], name=t, **panel_axes(i)))
+    traces = [_link_trace(ranks, [r for r in rows if r["transport"] == t], t, panels, i, max_ranks)
+              for i, t in enumerate(transports, 1)]  # fmt: skip
     title = "Link bandwidth by transport (GB/s; source rank down, destination across)"
-    return figure(traces, panels, figure_layout(title, height=520))
+    height = max(320, min(520, 40 * len(ranks) + 160))
+    category = {"type": "category", "categoryorder": "array", "categoryarray": ranks}
+    return figure(traces, panels, figure_layout(title, height=height), every_axis("x", len(transports), category),
+                  every_axis("y", len(transports), {**category, "autorange": "reversed"}))  # fmt: skip
+
+
+def _link_trace(ranks: list[int], mine: list[dict], transport: str, panels: dict, i: int, max_ranks: int):
+    """One transport's heatmap (or, past ``max_ranks`` ranks, its slowest links as bars)."""
+    if len(ranks) > max_ranks:
+        slow = sorted(mine, key=lambda r: (r["gb_per_s"], r["src_rank"], r["dst_rank"]))[:40]
+        links = [f"{r['src_rank']}->{r['dst_rank']}" for r in slow]
+        return go.Bar(x=links, y=[r["gb_per_s"] for r in slow], name=transport, **panel_axes(i))
+    at = {(r["src_rank"], r["dst_rank"]): r["gb_per_s"] for r in mine}
+    z = [[at.get((s, d)) for d in ranks] for s in ranks]
+    return go.Heatmap(
+        z=z,
+        x=ranks,
+        y=ranks,
+        zmin=0,
+        zmax=max((v for line in z for v in line if v is not None), default=1.0),
+        colorscale="RdYlGn",
+        colorbar=_beside_panel(panels, i),
+        texttemplate="%{z:.1f}" if len(ranks) <= 16 else None,
+        name=transport,
+        hovertemplate="rank %{y} -> rank %{x}: %{z:.2f} GB/s<extra>" + transport + "</extra>",
+        **panel_axes(i),
+    )
 
 
 def _beside_panel(panels: dict, panel: int) -> dict:

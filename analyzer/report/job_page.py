@@ -1,4 +1,5 @@
-"""A job's Diagnosis -> the job page: the run page's header, findings and problems sections, and the job charts."""
+"""A job's Diagnosis -> the job page: the verdict and findings as on a run page, the job charts, then the job's
+ranks and rules (About this job) and problems."""
 
 from __future__ import annotations
 
@@ -10,8 +11,18 @@ from analyzer.job.metrics import rank_metrics
 from analyzer.report import job_charts
 from analyzer.report.chart_placement import chart_link, chart_title
 from analyzer.report.html import figure_html
-from analyzer.report.html_sections import card, findings_section, kv_table, page_header, problems_section, table
+from analyzer.report.html_about import about_section
+from analyzer.report.html_sections import (
+    card,
+    findings_section,
+    kv_table,
+    page_order,
+    page_title,
+    problems_section,
+    table,
+)
 from analyzer.report.html_style import report_page
+from analyzer.report.html_verdict import verdict_section
 from analyzer.report.job_terminal import rank_ranges
 from analyzer.rule_engine.model import Finding, ReportSpec
 
@@ -64,7 +75,7 @@ def _job_pairs(d: Diagnosis) -> list[tuple[str, object]]:
     return rows
 
 
-def _header(d: Diagnosis) -> str:
+def _about(d: Diagnosis) -> str:
     rank_table = table(
         ["rank", "run", "export", "per-task data", "step trace", "communication", "matrix", "pp stage"],
         [
@@ -83,11 +94,49 @@ def _header(d: Diagnosis) -> str:
         "evidence",
     )
     ranks = f"<details><summary>Ranks</summary>{rank_table}</details>"
-    return page_header(d, f"Job {d.run_id}", [card("Job", kv_table(_job_pairs(d)))], ranks)
+    pairs = [(k, v) for k, v in _job_pairs(d) if v is not None]
+    return about_section(d, "About this job", [card("Job", kv_table(pairs))], ranks)
 
 
 # The job page's charts, by the key a job rule's [report] chart names (the div id is the key with dashes).
 JOB_CHARTS = ("job_rank_step", "job_wait_transit", "job_links", "job_stages")
+
+
+_STEP_PARTS = (
+    ("computing_us", "computing", "computing"),
+    ("comm_not_overlapped_us", "communication not overlapped", "comm_not_overlapped"),
+    ("free_us", "free", "free_after"),
+)
+
+
+def slowest_rank_breakdown(steps: list[dict]) -> dict | None:
+    """The job step's time breakdown for the verdict bar: the slowest rank's (largest mean step, lowest rank on a
+    tie) mean computing, not-overlapped communication and free time per step; None without step rows."""
+    per_rank: dict[int, list[dict]] = {}
+    for row in steps:
+        per_rank.setdefault(row["rank"], []).append(row)
+    if not per_rank:
+        return None
+
+    def mean(rows: list[dict], col: str) -> float:
+        return sum(r[col] or 0.0 for r in rows) / len(rows)
+
+    def total(rank: int) -> float:
+        return sum(mean(per_rank[rank], col) for col, _, _ in _STEP_PARTS)
+
+    rank = min(per_rank, key=lambda r: (-total(r), r))
+    whole = total(rank) or 1.0
+    parts = [
+        {
+            "label": label,
+            "part": part,
+            "us": mean(per_rank[rank], col),
+            "pct": round(100 * mean(per_rank[rank], col) / whole, 1),
+        }
+        for col, label, part in _STEP_PARTS
+    ]
+    subject = f"rank {rank}, the slowest; mean of {len(per_rank[rank])} step(s)"
+    return {"basis": "job step", "subject": subject, "parts": parts}
 
 
 def _div(key: str) -> str:
@@ -98,10 +147,13 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
     """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
     inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
     rank_step, wait_transit, links, stage_chart = JOB_CHARTS
+    steps = job_rows(con, _STEPS, d.run_id)
     figures = {
-        rank_step: job_charts.rank_step_heatmap(job_rows(con, _STEPS, d.run_id)),
+        rank_step: job_charts.rank_step_heatmap(steps),
         wait_transit: job_charts.wait_transit_bars(rank_metrics(con, d.run_id, d.run_id).to_pylist()),
-        links: job_charts.link_bandwidth_figure(job_rows(con, _LINKS, d.run_id)),
+        links: job_charts.link_bandwidth_figure(
+            job_rows(con, _LINKS, d.run_id), {r["rank"] for r in d.run.get("ranks") or []} or None
+        ),
     }
     stages = job_rows(con, _STAGES, d.run_id)
     if len(stages) >= 2:
@@ -116,7 +168,8 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
 
     charts = "".join(f'<div class="chart">{figure_html(fig, _div(key))}</div>' for key, fig in figures.items())
     body = (
-        f"{_header(d)}\n{findings_section(d, chart_for)}\n"
-        f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{problems_section(d)}'
+        f"{page_title(d, f'Job {d.run_id}')}\n{verdict_section(page_order(d), slowest_rank_breakdown(steps), True)}\n"
+        f"{findings_section(d, chart_for)}\n"
+        f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{_about(d)}\n{problems_section(d)}'
     )
     return report_page(f"npu-triage job: {d.run_id}", body, plotly_src)

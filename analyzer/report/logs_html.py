@@ -20,7 +20,7 @@ table.records tr.at td { background: #fde2e1; font-weight: 600; }
 def _finding(rank: int, f: Finding) -> str:
     steps = "".join(f"<li>{escape(s)}</li>" for s in f.advice_steps)
     return (
-        f'<section class="finding {escape(f.severity)}" id="{escape(f.code)}-{rank}">'
+        f'<section class="finding {escape(f.severity)}" id="finding-{rank}">'
         f"<h3>{rank}. {escape(f.code)} {escape(f.rule)} <span class='sev'>({escape(f.severity)})</span>: "
         f"{escape(f.title)}</h3><p><b>{escape(f.subject)}</b></p><p class='message'>{escape(f.message)}</p>"
         f"<p><i>{escape(f.advice_summary)}</i></p><ol>{steps}</ol></section>"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.logs.model import LogReport
-from analyzer.report.html_sections import esc
+from analyzer.report.html_sections import esc, short_text
 from analyzer.report.html_style import report_page
 
 _COUNTED = ("critical", "warning", "info")
@@ -18,7 +18,7 @@ def _row(report: LogReport, href: str) -> str:
     counts = ", ".join(f"{n} {sev}" for sev in _COUNTED if (n := sum(f.severity == sev for f in report.findings)))
     top_html = (
         f'<span class="badge {esc(top.severity)}">{esc(top.severity)}</span> {esc(top.code)} '
-        f"{esc(top.title)} (<b>{esc(top.subject)}</b>)"
+        f"{esc(top.title)} ({short_text(top.subject)})"
         if top
         else '<span class="none">no finding</span>'
     )
@@ -29,14 +29,22 @@ def _row(report: LogReport, href: str) -> str:
     )
 
 
+def worst_first_key(report: LogReport) -> tuple[int, int, int, str]:
+    """Worst first: more critical findings, then more warnings, then more error records, then by name."""
+    count = {sev: sum(f.severity == sev for f in report.findings) for sev in _COUNTED}
+    return (-count["critical"], -count["warning"], -int(report.summary.get("error_records") or 0), report.run_id)
+
+
 def render_logs_index(pages: Sequence[tuple[LogReport, Path]], index_path: Path) -> str:
-    """The index page: every collection's report (its logs.html, linked relative to ``index_path``), in
-    the order the collections were found."""
+    """The index page: every collection's report (its logs.html, linked relative to ``index_path``), worst
+    first (worst_first_key)."""
     folder = Path(index_path).resolve().parent
-    rows = "".join(_row(r, Path(os.path.relpath(Path(p).resolve(), folder)).as_posix()) for r, p in pages)
+    ordered = sorted(pages, key=lambda page: worst_first_key(page[0]))
+    rows = "".join(_row(r, Path(os.path.relpath(Path(p).resolve(), folder)).as_posix()) for r, p in ordered)
     body = (
         f'<header><h1>npu-triage logs</h1><p class="subtitle">{len(pages)} log collections, each judged on its '
-        "own; each row links to its report, the first failure first</p></header>"
+        "own, worst first (critical, then warning findings, then error records); each row links to its report, "
+        "the first failure first</p></header>"
         '<section id="reports"><table><thead><tr><th>collection</th><th class="num">files</th>'
         '<th class="num">records</th><th class="num">errors</th><th>findings</th><th>top finding</th></tr>'
         f"</thead><tbody>{rows}</tbody></table></section>"

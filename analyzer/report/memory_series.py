@@ -36,6 +36,14 @@ def time_range(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, floa
     return (float(rows[0][0]), float(rows[0][1])) if rows and rows[0][0] is not None else None
 
 
+def page_time_range(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, float] | None:
+    """The x range every time chart of a page opens on: from 0 (the first device task) to the last thing drawn.
+    Samples from before the first task (memory, HBM) are drawn left of 0, outside that first view: a
+    double-click on a chart shows all of them."""
+    whole = time_range(con, run_id)
+    return None if whole is None else (0.0, whole[1]) if whole[1] > 0 else whole
+
+
 def memory_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1500) -> pl.DataFrame:
     """Allocated and reserved memory over time per component of memory_record (PTA+GE, PTA, GE, APP, ...),
     the largest value per time bucket (at most ``bucket_count`` per component), so no peak is lost.

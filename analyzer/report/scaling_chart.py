@@ -49,5 +49,6 @@ def sweep_chart(rows: pa.Table) -> go.Figure:
         panels_layout(list(_PANELS)),
         figure_layout("Batch-size scaling", "batch size", "", height=430),
         every_axis("x", len(_PANELS), log_x),
+        every_axis("y", len(_PANELS), {"rangemode": "tozero"}),  # from 0: a 10% rise does not fill the panel
         below,
     )

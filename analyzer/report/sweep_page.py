@@ -23,7 +23,7 @@ def verdict_lines(verdict: pa.Table) -> list[str]:
 
 def render_sweep_html(rows: pa.Table, verdict: pa.Table, plotly_src: str | None = None) -> str:
     """The sweep page; plotly.js inlined, or loaded from ``plotly_src`` (a shared file)."""
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in rows.column_names)
+    head = "".join(f"<th>{html.escape(_words(c))}</th>" for c in rows.column_names)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>" for r in rows.to_pylist()
     )
@@ -31,11 +31,20 @@ def render_sweep_html(rows: pa.Table, verdict: pa.Table, plotly_src: str | None 
     chart = figure_html(sweep_chart(rows), "sweep-scaling")
     return report_page(
         "npu-triage sweep",
-        f"<h1>Batch-size scaling</h1><ul>{verdicts}</ul>"
+        f'<h1>Batch-size scaling</h1><section class="finding top" id="finding-1"><h2>Verdict</h2><ul>{verdicts}</ul>'
+        "</section>"
         f'<div class="card">{chart}</div><h2>Runs</h2>'
         f'<div class="card"><table><tr>{head}</tr>{body}</table></div>',
         plotly_src,
     )
+
+
+def _words(column: str) -> str:
+    """A column name as a heading: step_time_us -> step time (us)."""
+    for unit in ("us", "ms", "per_s"):
+        if column.endswith(f"_{unit}"):
+            return f"{column[: -len(unit) - 1].replace('_', ' ')} ({unit.replace('_', ' ')})"
+    return column.replace("_", " ")
 
 
 def _cell(value) -> str:

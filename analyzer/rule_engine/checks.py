@@ -10,7 +10,7 @@ from analyzer.ingest.database import connect
 from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_tables
 from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.runner import bind_params
+from analyzer.rule_engine.runner import bind_params, outcome_run
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
@@ -25,7 +25,7 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
         create_views(con)
         if rule.scope == "runs":
             create_run_scaling_views(con, run_ids)
-        values = {**rule.params, "run_id": run_ids[0], "run_ids": run_ids}
+        values = {**rule.params, "run_id": outcome_run(rule, run_ids), "run_ids": run_ids}
         cursor = con.execute(rule.sql, bind_params(rule.sql, values))
         columns = [d[0] for d in cursor.description]
         cursor.fetchall()

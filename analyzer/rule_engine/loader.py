@@ -126,3 +126,8 @@ def default_rules_dir() -> Path:
     if (checkout / "__init__.py").is_file():
         return checkout
     return Path(str(resources.files("analyzer.builtin_rules")))
+
+
+def is_built_in(rule: Rule) -> bool:
+    """True for a rule read from the built-in rules folder (SQL of the program, not of the user)."""
+    return bool(rule.path) and Path(rule.path).resolve().is_relative_to(default_rules_dir().resolve())

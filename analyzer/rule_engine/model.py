@@ -8,6 +8,9 @@ from typing import Any
 
 SEVERITIES = ("info", "warning", "critical")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+# The run id of what the rules of scope 'runs' judge together: their outcomes and findings ($run_id of their SQL),
+# the Diagnosis holding them and its report folder. The one spelling; every consumer imports it.
+ALL_RUNS = "all-runs"
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,16 @@ class Finding:
     evidence_columns: tuple[str, ...] = ()
     evidence: tuple[tuple[Any, ...], ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # one line: code, subject and impact (the evidence rows are in ``evidence``)
+        from analyzer.report.notebook import finding_repr
+
+        return finding_repr(self)
+
+    def _repr_html_(self) -> str:
+        from analyzer.report.notebook import finding_html
+
+        return finding_html(self)
 
 
 @dataclass(frozen=True)

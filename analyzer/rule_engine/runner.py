@@ -12,13 +12,13 @@ import duckdb
 
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
-from analyzer.rule_engine.model import SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.loader import is_built_in
+from analyzer.rule_engine.model import ALL_RUNS, SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
 from analyzer.sql_sandbox import close_to_files
 
-ALL_RUNS = "*"  # the run_id of the outcome of a rule with scope 'runs'
 CONFIDENCES = ("high", "medium", "low")
 # Row columns with a meaning of their own; every other column goes into Finding.details.
 _SPECIAL_COLUMNS = set(FINDING_COLUMNS) | {"threshold", "span_us", "severity", "confidence"}
@@ -81,17 +81,17 @@ class _RuleRun:
     ) -> None:
         self.con, self.rule, self.params, self.run_ids = con, planned.rule, planned.params, planned.run_ids
         self.evidence_limit, self.spans = evidence_limit, spans
-        self.binding = {**self.params, "run_id": self.run_ids[0], "run_ids": list(self.run_ids)}
+        self.binding = {**self.params, "run_id": outcome_run(self.rule, self.run_ids), "run_ids": list(self.run_ids)}
 
     def run(self) -> tuple[list[Finding], RuleOutcome]:
         """Run the rule (it passed its precheck): its findings, or a 'failed' outcome on a SQL error."""
-        rule, outcome_run = self.rule, _outcome_run(self.rule, self.run_ids)
+        rule, about = self.rule, outcome_run(self.rule, self.run_ids)
         try:
             found = self.findings()
         except duckdb.Error as exc:
             first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
-            return [], RuleOutcome(rule.name, rule.id, outcome_run, "failed", reason=f"query failed: {first}")
-        return found, RuleOutcome(rule.name, rule.id, outcome_run, "ran", finding_count=len(found))
+            return [], RuleOutcome(rule.name, rule.id, about, "failed", reason=f"query failed: {first}")
+        return found, RuleOutcome(rule.name, rule.id, about, "ran", finding_count=len(found))
 
     def findings(self) -> list[Finding]:
         cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
@@ -162,8 +162,8 @@ class _RuleRun:
         )
 
 
-def _outcome_run(rule: Rule, run_ids: tuple[str, ...]) -> str:
-    """The run an outcome is about: the run itself, or ALL_RUNS for a rule over several runs."""
+def outcome_run(rule: Rule, run_ids: tuple[str, ...] | list[str]) -> str:
+    """The run an outcome is about ($run_id of its SQL): the run itself, or ALL_RUNS for a rule over several runs."""
     return ALL_RUNS if rule.scope == "runs" else run_ids[0]
 
 
@@ -174,7 +174,7 @@ def _skipped_whatever_the_data(rule: Rule, run_ids: tuple[str, ...], preview: bo
     if rule.scope == "runs" and len(run_ids) < 2:
         return (
             "compares several runs: judged once over all the runs of PATH; "
-            "report all-runs, written when it has a finding"
+            f"report {ALL_RUNS}, written when it has a finding"
         )
     return None
 
@@ -190,7 +190,7 @@ def _precheck(
         reason, hint = _skip_reason(rule, missing, len(run_ids)), rule.enable_hint
     else:
         return None
-    return RuleOutcome(rule.name, rule.id, _outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
+    return RuleOutcome(rule.name, rule.id, outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
 
 
 def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
@@ -213,10 +213,13 @@ def run_rules(
         (findings in rule and row order, one outcome per rule and run). A SQL error is a 'failed'
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
 
-    Rule SQL may come from the user (``--rules``): from here on, no SQL on ``con``'s database reads
-    or writes a file (``sql_sandbox``), as in `npu-triage query`.
+    Rule SQL may come from the user (``--rules``): when a rule is not one of the built-in rules, from here
+    on no SQL on ``con``'s database reads or writes a file (``sql_sandbox``), as in `npu-triage query`.
+    The built-in rules' SQL is the program's own: it leaves ``con`` as it was (a notebook's trace can still
+    read files after a diagnosis).
     """
-    close_to_files(con)
+    if not all(is_built_in(r) for r in configured.rules):
+        close_to_files(con)
     create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
     if len(run_ids) > 1 and any(r.scope == "runs" for r in configured.rules):
         create_run_scaling_views(con, list(run_ids))

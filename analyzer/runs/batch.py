@@ -15,8 +15,9 @@ from analyzer.ingest.metadata.discover import Scanned, printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
-from analyzer.runs.catalog import commit_run, known_fingerprints, record_failure
+from analyzer.runs.catalog import catalogued_paths, commit_run, record_failure
 from analyzer.runs.executor import Executor, run_tasks
+from analyzer.runs.history import earlier_failures, earlier_losses, lost_lines, record_copies
 from analyzer.runs.job_catalog import (
     JobTask,
     analyze_job,
@@ -31,7 +32,7 @@ from analyzer.runs.work import RunTask, WorkSettings
 
 @dataclass
 class BatchPlan:
-    """The exports to analyse (sorted by label, one per fingerprint) and the archives that failed."""
+    """The exports found (sorted by label; identical copies share a fingerprint) and the archives that failed."""
 
     tasks: list[RunTask] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)  # rows of the failures table
@@ -101,8 +102,8 @@ def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS, scann
     when the caller has it already); archives are unpacked into ``workdir``.
 
     Labels are paths relative to ``root``; an export inside an archive is labelled
-    'sub/runs.zip!/inner/folder'. Two exports with one fingerprint are analysed once (the
-    first label wins).
+    'sub/runs.zip!/inner/folder'. Every export is a task, identical copies too (``run_batch``
+    analyses one of them).
     """
     root = root.resolve()
     plan = BatchPlan()
@@ -126,24 +127,23 @@ def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS, scann
                 }
             )
         tasks += _tasks_in(unpacked.folder, f"{rel}!/", plan)
-    seen: set[str] = set()
-    for task in sorted(tasks, key=lambda t: t.label):
-        if task.fingerprint not in seen:
-            seen.add(task.fingerprint)
-            plan.tasks.append(task)
+    plan.tasks = sorted(tasks, key=lambda t: t.label)
     return plan
 
 
 @dataclass
 class BatchOutcome:
-    """What a batch did: runs catalogued now, exports skipped as known, failures recorded now."""
+    """What a batch found: runs catalogued now, runs and failures catalogued by an earlier batch, copies."""
 
     catalogued: list[str] = field(default_factory=list)  # labels
-    skipped: list[str] = field(default_factory=list)
-    failed: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # labels of runs catalogued by an earlier batch
+    failed: list[dict[str, str]] = field(default_factory=list)  # failures rows recorded now
+    failed_before: list[dict[str, str]] = field(default_factory=list)  # failures of this tree, recorded earlier
     known_usable: int = 0  # runs of the catalog that this batch skipped because they were usable before
     unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree that could not be read
-    partial: list[tuple[str, list[str]]] = field(default_factory=list)  # (label, what was lost) of runs catalogued
+    # (label, what was lost, the catalog table saying it: run_problems or job_problems), found now or earlier
+    partial: list[tuple[str, list[str], str]] = field(default_factory=list)
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (label, the label it is a copy of), by label
     job_parts: list[str] = field(default_factory=list)  # job ranks holding summaries only, left out
     jobs: list[str] = field(default_factory=list)  # labels of the jobs catalogued now
 
@@ -158,8 +158,8 @@ def run_batch(
     limits: Limits = DEFAULT_LIMITS,
     scanned: Scanned | None = None,
 ) -> BatchOutcome:
-    """Plan, skip known fingerprints, analyse the rest on ``executor``, and commit each run as it finishes
-    into the catalog open on ``con`` (``catalog.open_catalog``).
+    """Plan, set aside copies and known fingerprints, analyse the rest on ``executor``, and commit each run as
+    it finishes into the catalog open on ``con`` (``catalog.open_catalog``).
 
     ``on_start(n)`` is told how many exports will be analysed; ``on_done(task, status)`` is
     called after each commit with status 'catalogued' or 'failed'. ``scanned`` is the root folder's
@@ -170,50 +170,108 @@ def run_batch(
     with scratch_folder() as tmp, ExitStack() as stack:
         plan = plan_batch(root, Path(tmp), limits, scanned)
         outcome.job_parts = plan.job_parts
-        known = known_fingerprints(con)
-        for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
-            record_failure(con, row)
-            outcome.unreadable.append(row)
-        for row in plan.failures:
-            if row["fingerprint"] not in known:
-                record_failure(con, row)
-                outcome.failed.append(row)
-        todo = [t for t in plan.tasks if t.fingerprint not in known]
-        outcome.skipped = [t.label for t in plan.tasks if t.fingerprint in known]
-        outcome.known_usable = _usable_count(con, [t.fingerprint for t in plan.tasks if t.fingerprint in known])
+        todo = _sort_out(con, plan, outcome)
         if on_start:
             on_start(len(todo))
-        results = stack.enter_context(closing(run_tasks(todo, settings, executor)))
-        for task, tables in results:
-            commit_run(con, tables)
-            status = "failed" if "failures" in tables else "catalogued"
-            if status == "failed":
-                outcome.failed.extend(tables["failures"].to_pylist())
-            else:
-                outcome.catalogued.append(task.label)
-                lost = _lost_files(tables)
-                if lost:
-                    outcome.partial.append((task.label, lost))
+        for task, tables in stack.enter_context(closing(run_tasks(todo, settings, executor))):
+            status = _commit(con, task, tables, outcome)
             if on_done:
                 on_done(task, status)
         outcome.jobs = _commit_jobs(con, plan.jobs, settings, executor, stack, outcome)
     return outcome
 
 
+def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome) -> list[RunTask]:
+    """Record the folders not read and the archives that failed, and the copies; tell ``outcome`` what the
+    catalog knows of the tree already; return the exports to analyse."""
+    homes = catalogued_paths(con)
+    for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
+        record_failure(con, row)
+        outcome.unreadable.append(row)
+    for row in plan.failures:
+        if row["fingerprint"] in homes:
+            outcome.failed_before.append(row)
+        else:
+            record_failure(con, row)
+            outcome.failed.append(row)
+    originals, copies = _originals(plan.tasks, homes)
+    record_copies(con, [(t.label, t.fingerprint, of) for t, of in copies])
+    outcome.copies = [(t.label, of) for t, of in copies]
+    known = [t for t in originals if t.fingerprint in homes]
+    outcome.known_usable = len(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
+    _recall(con, known, outcome, _stand_ins(plan.tasks, copies))
+    return [t for t in originals if t.fingerprint not in homes]
+
+
+def _stand_ins(tasks: list[RunTask], copies: list[tuple[RunTask, str]]) -> list[RunTask]:
+    """Per content whose original lies outside this tree (catalogued from elsewhere), its first copy here: what
+    the content lost is said under that copy's label, as a batch of this tree into a new catalog would."""
+    labels = {t.label for t in tasks}
+    first: dict[str, RunTask] = {}
+    for task, original in copies:
+        if original not in labels:
+            first.setdefault(task.fingerprint, task)
+    return list(first.values())
+
+
+def _originals(tasks: list[RunTask], homes: dict[str, list[str]]) -> tuple[list[RunTask], list[tuple[RunTask, str]]]:
+    """The tasks that are no copy, and each copy with the label of its original: per fingerprint, the task at a
+    path the catalog holds it under, else (catalogued elsewhere) none, else the first by label."""
+    groups: dict[str, list[RunTask]] = {}
+    for task in tasks:
+        groups.setdefault(task.fingerprint, []).append(task)
+    originals, copies = [], []
+    for fingerprint, group in groups.items():
+        paths = homes.get(fingerprint, [])
+        first = next((t for t in group if t.label in paths), None if paths else group[0])
+        originals += [first] if first else []
+        copies += [(t, first.label if first else paths[0]) for t in group if t is not first]
+    return sorted(originals, key=lambda t: t.label), sorted(copies, key=lambda c: c[0].label)
+
+
+def _recall(
+    con: duckdb.DuckDBPyConnection, known: list[RunTask], outcome: BatchOutcome, stand_ins: list[RunTask]
+) -> None:
+    """What an earlier batch found of the ``known`` exports and of the copies standing in for an original
+    outside the tree: runs (and what they lost) or failures. Only the known ones count as skipped."""
+    prints = [t.fingerprint for t in [*known, *stand_ins]]
+    failures, losses = earlier_failures(con, prints), earlier_losses(con, prints, "run_problems")
+    usable = set(_usable_prints(con, prints))
+    for task in sorted([*known, *stand_ins], key=lambda t: t.label):
+        if task.fingerprint in usable:
+            outcome.skipped += [] if task in stand_ins else [task.label]
+            if task.fingerprint in losses:
+                outcome.partial.append((task.label, losses[task.fingerprint], "run_problems"))
+        elif task.fingerprint in failures:
+            row = {"path": task.label, "fingerprint": task.fingerprint, "message": failures[task.fingerprint]}
+            outcome.failed_before.append(row)
+
+
+def _commit(con: duckdb.DuckDBPyConnection, task: RunTask, tables: dict, outcome: BatchOutcome) -> str:
+    """Commit one export's tables; returns 'catalogued' or 'failed'."""
+    commit_run(con, tables)
+    if "failures" in tables:
+        outcome.failed.extend(tables["failures"].to_pylist())
+        return "failed"
+    outcome.catalogued.append(task.label)
+    if lost := _lost_files(tables):
+        outcome.partial.append((task.label, lost, "run_problems"))
+    return "catalogued"
+
+
 def _lost_files(tables: dict, name: str = "run_problems") -> list[str]:
     """What a catalogued run (or job: ``name`` 'job_problems') lost: its 'error' problems, as 'file: problem'."""
     problems = tables.get(name)
-    if problems is None:
-        return []
-    rows = [r for r in problems.to_pylist() if r["severity"] == "error"]
-    return sorted({f"{r['file'] or '(export)'}: {r['problem']}" for r in rows})
+    return lost_lines(problems.to_pylist()) if problems is not None else []
 
 
-def _usable_count(con, fingerprints: list[str]) -> int:
-    return con.execute(
-        "SELECT count(DISTINCT fingerprint) FROM catalog_runs WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))",
+def _usable_prints(con: duckdb.DuckDBPyConnection, fingerprints: list[str]) -> list[str]:
+    """Those of ``fingerprints`` that the catalog holds runs of."""
+    rows = con.execute(
+        "SELECT DISTINCT fingerprint FROM catalog_runs WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))",
         [fingerprints],
-    ).fetchall()[0][0]
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def _commit_jobs(
@@ -225,9 +283,12 @@ def _commit_jobs(
     outcome: BatchOutcome,
 ) -> list[str]:
     """Analyse each job not known yet (by its fingerprint) on ``executor`` and commit it as it finishes;
-    returns the labels of those catalogued, in plan order. A job that fails gives a failures row."""
+    returns the labels of those catalogued, in plan order. A job that fails gives a failures row; a job known
+    already that lost input is told to ``outcome.partial`` again."""
     known = known_job_fingerprints(con)
     todo = [JobTask(job, label, job_fingerprint(job)) for job, label in jobs]
+    losses = earlier_losses(con, [t.fingerprint for t in todo if t.fingerprint in known], "job_problems")
+    outcome.partial += [(t.label, losses[t.fingerprint], "job_problems") for t in todo if t.fingerprint in losses]
     todo = [t for t in todo if t.fingerprint not in known]
     if not todo:
         return []
@@ -240,5 +301,5 @@ def _commit_jobs(
             commit_job(con, tables)
             done.add(task.label)
             if lost := _lost_files(tables, "job_problems"):
-                outcome.partial.append((task.label, lost))
+                outcome.partial.append((task.label, lost, "job_problems"))
     return [t.label for t in todo if t.label in done]

@@ -56,9 +56,20 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
             f"{path}: is a DuckDB file but not an npu-triage catalog (no catalog_runs table); "
             "give a catalog or a new file"
         )
-    if not read_only:
+    if read_only:
+        _absent_as_empty(con)
+    else:
         create_catalog_tables(con)
     return con
+
+
+def _absent_as_empty(con: duckdb.DuckDBPyConnection) -> None:
+    """Give a catalog written before one of its tables existed (e.g. ``copies``) that table empty, as a temporary
+    table of this connection: readers see every table of the schema, and the file is not written."""
+    present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()}
+    for name in CATALOG_TABLES:
+        if name not in present:
+            con.execute(catalog_ddl(name).replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
 
 
 def _table_count(con: duckdb.DuckDBPyConnection) -> int:
@@ -83,14 +94,16 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchall()[0][0])
 
 
-def known_fingerprints(con: duckdb.DuckDBPyConnection) -> set[str]:
-    """Fingerprints already catalogued, as runs or as failures of the input (a failure of the machinery,
-    work.INFRASTRUCTURE, is no verdict on the export: it is tried again)."""
+def catalogued_paths(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """Per fingerprint already catalogued, as runs or as failures of the input, the paths it is catalogued under
+    (sorted). A failure of the machinery (work.INFRASTRUCTURE) is no verdict on the export: it is tried again."""
     rows = con.execute(
-        "SELECT fingerprint FROM catalog_runs UNION SELECT fingerprint FROM failures WHERE NOT starts_with(message, ?)",
+        "SELECT fingerprint, list(DISTINCT path ORDER BY path) FROM (SELECT fingerprint, path FROM catalog_runs "
+        "UNION ALL SELECT fingerprint, path FROM failures WHERE NOT starts_with(message, ?)) "
+        "WHERE fingerprint IS NOT NULL GROUP BY fingerprint",
         [INFRASTRUCTURE],
     ).fetchall()
-    return {r[0] for r in rows if r[0] is not None}
+    return dict(rows)
 
 
 def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
@@ -138,7 +151,8 @@ def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:
 RUN_LIST_SQL = """
 SELECT r.run_id, r.path, r.cann_version, r.chip, r.model_name, r.batch_size, m.task_count, m.busy_ratio,
        m.step_time_p50_us, f.code AS top_code, f.subject AS top_subject, f.severity AS top_severity,
-       f.title AS top_title
+       f.title AS top_title,
+       EXISTS (SELECT 1 FROM run_problems p WHERE p.run_id = r.run_id AND p.severity = 'error') AS partial
 FROM catalog_runs r
 LEFT JOIN run_metrics m USING (run_id)
 LEFT JOIN findings f ON f.run_id = r.run_id AND f.rank = 1
@@ -147,7 +161,8 @@ ORDER BY r.path, r.run_id
 
 
 def list_runs(con: duckdb.DuckDBPyConnection) -> pa.Table:
-    """Every catalogued run with its key metrics and its top finding, by path."""
+    """Every catalogued run with its key metrics and its top finding, by path; ``partial``: it lost input (an
+    error among its run_problems)."""
     return con.sql(RUN_LIST_SQL).to_arrow_table()
 
 

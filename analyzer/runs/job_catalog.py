@@ -131,14 +131,16 @@ JOB_LIST_SQL = """
 SELECT j.job_id, j.path, j.rank_count, j.summary_only_rank_count, j.world_size, j.step_count, j.job_step_us,
        j.step_spread_us, (SELECT count(*) FROM job_findings f WHERE f.job_id = j.job_id) AS finding_count,
        t.code AS top_code, t.severity AS top_severity, t.rule AS top_rule, t.subject AS top_subject,
-       t.impact_us AS top_impact_us, t.message AS top_message
+       t.impact_us AS top_impact_us, t.message AS top_message,
+       EXISTS (SELECT 1 FROM job_problems p WHERE p.job_id = j.job_id AND p.severity = 'error') AS partial
 FROM catalog_jobs j LEFT JOIN job_findings t ON t.job_id = j.job_id AND t.position = 1
 ORDER BY j.path, j.job_id
 """
 
 
 def list_jobs(con: duckdb.DuckDBPyConnection) -> pa.Table:
-    """Every catalogued job with its step time and its top finding, by path."""
+    """Every catalogued job with its step time and its top finding, by path; ``partial``: it lost input (an
+    error among its job_problems)."""
     return con.sql(JOB_LIST_SQL).to_arrow_table()
 
 

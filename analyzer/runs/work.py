@@ -11,11 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 
 from analyzer.diagnosis import diagnose
 from analyzer.ingest import load_export
+from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import run_summary_tables
@@ -101,11 +101,9 @@ def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
 
 def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
     con = ingested.con
-    usable = [r for r in ingested.run_ids if _task_count(con, r) > 0]
+    usable = usable_run_ids(con, ingested.run_ids)  # the engine's one definition, as `diagnose` reads it
     if not usable:
-        errors = [p.line() for p in ingested.problems if p.severity == "error"][:3]
-        why = "; ".join(errors) or "no device task could be read"
-        return failure_table(task.label, task.fingerprint, f"nothing usable: {why}")
+        return failure_table(task.label, task.fingerprint, f"nothing usable: {_why_unusable(ingested.problems)}")
     source_id = ingested.sources[0].source_id
     parts: dict[str, list[pa.Table]] = {}
     # before the rules: the logs' host activities explain gaps, their failed tasks name operators
@@ -127,8 +125,14 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
 
 
-def _task_count(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
-    return con.execute("SELECT coalesce(max(task_count), 0) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+def _why_unusable(problems: list) -> str:
+    """Why an export gave no usable run: its first errors, else its first warnings (rows kept without a start
+    time or a duration are warnings), else that no device task was found."""
+    for severity in ("error", "warning"):
+        lines = [p.line() for p in problems if p.severity == severity][:3]
+        if lines:
+            return "; ".join(lines)
+    return "no device task could be read"
 
 
 def _catalog_run(con, rid: str, cid: str, task: RunTask, settings: WorkSettings) -> pa.Table:

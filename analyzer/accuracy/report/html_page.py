@@ -35,10 +35,11 @@ def _findings(report: AccuracyReport) -> str:
     if not report.findings:
         return '<p class="none">No finding: every compared tensor agrees with its reference within the thresholds.</p>'
     items = []
-    for f in report.findings:
+    for n, f in enumerate(report.findings, start=1):
         steps = "".join(f"<li>{escape(s)}</li>" for s in f.advice_steps)
         items.append(
-            f'<div class="card"><h3><span class="badge {escape(f.severity)}">{escape(f.severity)}</span> '
+            f'<div class="card finding {escape(f.severity)}" id="finding-{n}">'
+            f'<h3>{n}. <span class="badge {escape(f.severity)}">{escape(f.severity)}</span> '
             f"{escape(f.code)} {escape(f.rule)}: {escape(f.subject)}</h3><p>{escape(f.message)}</p>"
             f"<p><b>What to do:</b> {escape(f.advice_summary)}</p><ol>{steps}</ol></div>"
         )

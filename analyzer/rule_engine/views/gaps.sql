@@ -44,7 +44,7 @@ FROM gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
 -- @column op_after   op_name of the task after it
 WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id, 'stream_id': stream_id} AS key, rowid AS rid,
                     start_ns, end_ns
-             FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL)
+             FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns >= start_ns)
 SELECT g.key.run_id AS run_id, g.key.device_id AS device_id, g.key.stream_id AS stream_id, a.step_id, g.start_ns,
        g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
 FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid;

@@ -1,0 +1,250 @@
+"""breakdown.sql: the time breakdown, every microsecond of each step (or of the span) in exactly one part."""
+
+from __future__ import annotations
+
+from tests.views.view_case import module_database, rows
+
+# Times in us (x1000 in the rows). Each run is one case:
+# causes     one step [0,2000): a gap of each cause, communication and another task alone, a gap with no
+#            cause exactly as long as a long gap (gap_threshold_us, 200 us), two launch gaps, free time
+#            before and after the tasks;
+# export     step 1 decomposed by the export (computing 500, communication 100, stage 1200; the timeline shows
+#            600 computing, a 100 us synchronize gap and 300 us free after), step 2 not decomposed;
+# allbusy    a decomposed step whose timeline shows no idle time: the rest of the stage is a gap of no shown cause;
+# overfull   a decomposed step whose export computing (150) exceeds its stage (100): computing is the stage;
+# idle       step 2 has no task: all of it is free before the next task;
+# nosteps    no steps: the profiled span, named by the run's device; bare: no steps and no runs row;
+# overlap    compute on two streams overlapping, communication partly hidden behind compute;
+# thirds     three parts of 1 us in a span of 3: shares that round to 33.3% each would add up to 99.9%;
+# frac       a decomposed step whose idle time (three parts of 1 us) is scaled to 10/3 us each: fractions of a ns.
+OPS = """
+run_id,device_id,stream_id,task_type,op_name,start_ns,end_ns
+causes,0,1,AI_CORE,t1,100000,200000
+causes,0,1,AI_CORE,t2,300000,400000
+causes,0,1,AI_CORE,t3,450000,500000
+causes,0,1,AI_CORE,t4,530000,600000
+causes,0,2,HCCL,t5,640000,700000
+causes,0,3,WRITE_BACK,t6,760000,900000
+causes,0,1,AI_CORE,t7,1100000,1200000
+causes,0,1,AI_CORE,t8,1210000,1300000
+causes,0,1,AI_CORE,t9,1304000,1400000
+export,0,1,AI_CORE,e1,0,400000
+export,0,1,AI_CORE,e2,500000,700000
+export,0,1,AI_CORE,e3,1000000,1500000
+allbusy,0,1,AI_CORE,a1,0,100000
+overfull,0,1,AI_CORE,u1,0,100000
+idle,0,1,AI_CORE,i1,0,100000
+nosteps,3,1,AI_CORE,n1,0,100000
+nosteps,3,1,AI_CORE,n2,150000,200000
+bare,0,1,AI_CORE,b1,0,100000
+bare,0,1,AI_CORE,b2,150000,200000
+overlap,0,1,AI_CORE,v1,0,400000
+overlap,0,2,AI_CORE,v2,100000,200000
+overlap,0,3,HCCL,v3,300000,600000
+overlap,0,1,AI_CORE,v4,600000,1000000
+overlap,0,3,HCCL,v5,700000,800000
+thirds,0,1,AI_CORE,h1,0,1000
+thirds,0,2,HCCL,h2,2000,3000
+frac,0,1,AI_CORE,f1,1000,5000
+frac,0,1,AI_CORE,f2,6000,9000
+"""
+STEPS = """
+run_id,device_id,step_id,start_ns,end_ns,computing_us,comm_not_overlapped_us,stage_us
+causes,0,1,0,2000000,,,
+export,0,1,0,1000000,500,100,1200
+export,0,2,1000000,1500000,,,
+allbusy,0,1,0,100000,80,,100
+overfull,0,1,0,100000,150,10,100
+idle,0,1,0,100000,,,
+idle,0,2,100000,200000,,,
+overlap,0,1,0,1000000,,,
+frac,0,1,0,10000,1,,11
+"""
+TIMELINE = """
+run_id,device_id,kind,name,task_type,category,start_ns,end_ns
+causes,,host_api,aclrtSynchronizeStream,,,210000,290000
+causes,,host_api,aclopCompile,,,410000,440000
+causes,,host_api,aclrtMalloc,,,505000,525000
+causes,0,device_task,EVENT_WAIT,EVENT_WAIT,,600000,640000
+causes,,log,HcclCommInitRootInfo,,host_setup,710000,750000
+export,,host_api,aclrtSynchronizeStream,,,410000,490000
+"""
+RUNS = """
+run_id,device_id
+nosteps,3
+"""
+
+con = module_database(ops=OPS, steps=STEPS, timeline=TIMELINE, runs=RUNS)
+
+
+# The long form of one window ($1 run, $2 window): (part, part_us, share_pct) by part_no.
+PARTS = "SELECT part, part_us, share_pct FROM _time_shares WHERE run_id = $1 AND window_no = $2 ORDER BY part_no"
+
+
+def test_time_windows_are_the_steps_else_the_profiled_span(con):
+    assert rows(con, "SELECT * FROM _time_windows ORDER BY run_id, window_no") == [
+        ("allbusy", 1, "step 1", "step", "export step decomposition", 0, 100000, 100.0, 80.0, 0.0, 1),
+        ("bare", None, "whole run", "profiled span", "timeline", 0, 200000, 200.0, None, None, 1),
+        ("causes", 1, "step 1", "step", "timeline", 0, 2000000, 2000.0, None, None, 1),
+        ("export", 1, "step 1", "step", "export step decomposition", 0, 1000000, 1200.0, 500.0, 100.0, 1),
+        ("export", 2, "step 2", "step", "timeline", 1000000, 1500000, 500.0, None, None, 2),
+        ("frac", 1, "step 1", "step", "export step decomposition", 0, 10000, 11.0, 1.0, 0.0, 1),
+        ("idle", 1, "step 1", "step", "timeline", 0, 100000, 100.0, None, None, 1),
+        ("idle", 2, "step 2", "step", "timeline", 100000, 200000, 100.0, None, None, 2),
+        ("nosteps", None, "device 3", "profiled span", "timeline", 0, 200000, 200.0, None, None, 1),
+        ("overfull", 1, "step 1", "step", "export step decomposition", 0, 100000, 100.0, 100.0, 0.0, 1),
+        ("overlap", 1, "step 1", "step", "timeline", 0, 1000000, 1000.0, None, None, 1),
+        ("thirds", None, "whole run", "profiled span", "timeline", 0, 3000, 3.0, None, None, 1),
+    ]  # fmt: skip
+
+
+def test_one_gap_of_each_cause_each_in_its_part(con):
+    assert rows(con, PARTS, ["causes", 1]) == [
+        ("computing", 606.0, 30.3),
+        ("comm_not_overlapped", 60.0, 3.0),
+        ("other_tasks", 140.0, 7.0),
+        ("gap_host_sync", 100.0, 5.0),
+        ("gap_compile", 50.0, 2.5),
+        ("gap_memory_alloc", 30.0, 1.5),
+        ("gap_stream_wait", 40.0, 2.0),
+        ("gap_host_setup", 60.0, 3.0),  # listed: the run's timeline holds log records
+        ("gap_unattributed", 200.0, 10.0),  # exactly gap_threshold_us: a long gap
+        ("launch_gaps", 14.0, 0.7),
+        ("free_before", 100.0, 5.0),
+        ("free_after", 600.0, 30.0),
+    ]
+    # one window: window 0 is that window
+    assert rows(con, PARTS, ["causes", 0]) == rows(con, PARTS, ["causes", 1])
+    sql = """SELECT window_no, subject, basis, source, span_us, gaps_us, not_computing_us, gaps_pct, breakdown
+             FROM _time_breakdown WHERE run_id = 'causes' ORDER BY window_no"""
+    text = (
+        "computing 606.000 us (30.3%); communication not overlapped 60.000 us (3.0%); other device tasks 140.000 us "
+        "(7.0%); gaps: host synchronize / copy 100.000 us (5.0%); gaps: operator compile 50.000 us (2.5%); gaps: "
+        "memory allocation 30.000 us (1.5%); gaps: wait on another stream 40.000 us (2.0%); gaps: device / HCCL init "
+        "or retry (logs) 60.000 us (3.0%); long gaps, cause not shown 200.000 us (10.0%); launch gaps (short, no "
+        "cause shown) 14.000 us (0.7%); free before the first task 100.000 us (5.0%); free after the last task "
+        "600.000 us (30.0%)"
+    )
+    assert rows(con, sql) == [
+        (0, "step 1", "step", "timeline", 2000.0, 480.0, 1394.0, 24.0, text),
+        (1, "step 1", "step", "timeline", 2000.0, 480.0, 1394.0, 24.0, text),
+    ]
+
+
+def test_window_measures_are_the_timelines_nanoseconds_before_any_decomposition(con):
+    sql = "SELECT * FROM _window_measures WHERE run_id IN ('causes', 'export') ORDER BY run_id, window_no"
+    assert rows(con, sql) == [
+        ("causes", 1, 2000000, 606000, 60000, 140000, 100000, 50000, 30000, 40000, 60000, 200000, 14000, 2, 6,
+         100000, 600000),
+        ("export", 1, 1000000, 600000, 0, 0, 100000, 0, 0, 0, 0, 0, 0, 0, 1, 0, 300000),
+        ("export", 2, 500000, 500000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+    ]  # fmt: skip
+
+
+def test_an_export_decomposed_step_keeps_the_exports_parts_and_scales_the_idle_ones(con):
+    # step 1: the rest of the stage (1200 - 500 - 100 = 600 us) over the timeline's idle time (100 us gap,
+    # 300 us free after) in its proportions: x1.5
+    # the 11 parts (no log records on its timeline: no gap_host_setup), those not listed here 0
+    assert len(rows(con, PARTS, ["export", 1])) == 11
+    assert [r for r in rows(con, PARTS, ["export", 1]) if r[1]] == [
+        ("computing", 500.0, 41.7),
+        ("comm_not_overlapped", 100.0, 8.3),
+        ("gap_host_sync", 150.0, 12.5),
+        ("free_after", 450.0, 37.5),
+    ]
+    sql = """SELECT window_no, subject, basis, source, span_us, computing_us, comm_not_overlapped_us, gap_host_sync_us,
+                    free_after_us, gap_host_setup_us, computing_pct, comm_not_overlapped_pct, gap_host_sync_pct,
+                    free_after_pct
+             FROM _time_breakdown WHERE run_id = 'export' ORDER BY window_no"""
+    assert rows(con, sql) == [
+        (0, "2 steps", "steps", "export step decomposition + timeline", 1700.0, 1000.0, 100.0, 150.0, 450.0, None,
+         58.8, 5.9, 8.8, 26.5),
+        (1, "step 1", "step", "export step decomposition", 1200.0, 500.0, 100.0, 150.0, 450.0, None,
+         41.7, 8.3, 12.5, 37.5),
+        (2, "step 2", "step", "timeline", 500.0, 500.0, 0.0, 0.0, 0.0, None, 100.0, 0.0, 0.0, 0.0),
+    ]  # fmt: skip
+
+
+def test_a_decomposed_step_without_idle_time_on_the_timeline_leaves_its_rest_unattributed(con):
+    sql = """SELECT computing_us, gap_unattributed_us, free_after_us, computing_pct, gap_unattributed_pct
+             FROM _time_breakdown WHERE run_id = 'allbusy' ORDER BY window_no"""
+    assert rows(con, sql) == [(80.0, 20.0, 0.0, 80.0, 20.0), (80.0, 20.0, 0.0, 80.0, 20.0)]
+
+
+def test_a_decomposed_step_is_never_more_than_its_stage_and_a_step_without_tasks_is_free(con):
+    sql = """SELECT run_id, window_no, breakdown FROM _time_breakdown WHERE run_id IN ('overfull', 'idle')
+             ORDER BY run_id, window_no"""
+    assert rows(con, sql) == [
+        ("idle", 0, "computing 100.000 us (50.0%); free before the first task 100.000 us (50.0%)"),
+        ("idle", 1, "computing 100.000 us (100.0%)"),
+        ("idle", 2, "free before the first task 100.000 us (100.0%)"),
+        ("overfull", 0, "computing 100.000 us (100.0%)"),
+        ("overfull", 1, "computing 100.000 us (100.0%)"),
+    ]
+
+
+def test_no_steps_one_window_over_the_profiled_span(con):
+    sql = """SELECT run_id, window_no, step_id, subject, basis, source, span_us, computing_us, launch_gaps_us,
+                    computing_pct, launch_gaps_pct, breakdown
+             FROM _time_breakdown WHERE run_id IN ('nosteps', 'bare') ORDER BY run_id, window_no"""
+    text = "computing 150.000 us (75.0%); launch gaps (short, no cause shown) 50.000 us (25.0%)"
+    assert rows(con, sql) == [
+        ("bare", 0, None, "whole run", "profiled span", "timeline", 200.0, 150.0, 50.0, 75.0, 25.0, text),
+        ("bare", 1, None, "whole run", "profiled span", "timeline", 200.0, 150.0, 50.0, 75.0, 25.0, text),
+        ("nosteps", 0, None, "device 3", "profiled span", "timeline", 200.0, 150.0, 50.0, 75.0, 25.0, text),
+        ("nosteps", 1, None, "device 3", "profiled span", "timeline", 200.0, 150.0, 50.0, 75.0, 25.0, text),
+    ]
+
+
+def test_communication_hidden_behind_compute_is_computing_the_rest_is_exposed(con):
+    # computing [0,400) + [600,1000); communication [300,600) + [700,800), of which [300,400) and [700,800)
+    # run with compute: 200 us exposed
+    sql = "SELECT breakdown FROM _time_breakdown WHERE run_id = 'overlap' AND window_no = 1"
+    assert rows(con, sql) == [("computing 800.000 us (80.0%); communication not overlapped 200.000 us (20.0%)",)]
+
+
+def test_shares_of_thirds_round_to_add_up_to_100(con):
+    # largest remainder, ties by part order: 33.4 + 33.3 + 33.3
+    assert [r for r in rows(con, PARTS, ["thirds", 1]) if r[1]] == [
+        ("computing", 1.0, 33.4),
+        ("comm_not_overlapped", 1.0, 33.3),
+        ("launch_gaps", 1.0, 33.3),
+    ]
+
+
+def test_parts_scaled_to_fractions_of_a_ns_round_to_add_up_to_the_span(con):
+    # rest of the stage 11 - 1 = 10 us over three idle parts of 1 us: 10/3 us each; in whole ns the one
+    # left over goes to the largest remainder, ties by part order (launch_gaps before free_before and free_after)
+    assert [r for r in rows(con, PARTS, ["frac", 1]) if r[1]] == [
+        ("computing", 1.0, 9.1),
+        ("launch_gaps", 3.334, 30.3),
+        ("free_before", 3.333, 30.3),
+        ("free_after", 3.333, 30.3),
+    ]
+
+
+def test_time_parts_before_rounding_free_after_takes_what_rounding_leaves(con):
+    sql = (
+        "SELECT part_no, part, label, part_us FROM _time_parts WHERE run_id = 'frac' AND part_us <> 0 ORDER BY part_no"
+    )
+    assert rows(con, sql) == [
+        (1, "computing", "computing", 1.0),
+        (10, "launch_gaps", "launch gaps (short, no cause shown)", 10 / 3),
+        (11, "free_before", "free before the first task", 10 / 3),
+        (12, "free_after", "free after the last task", 11 - (1 + 10 / 3 + 10 / 3)),
+    ]
+
+
+def test_every_windows_parts_add_up_to_its_span_and_100_percent(con):
+    # in whole ns and tenths of a percent, as every report prints them; and the wide form's parts likewise
+    sql = """SELECT run_id, window_no FROM _time_shares GROUP BY run_id, window_no, span_us
+             HAVING sum(round(part_us * 1000)) <> round(any_value(span_us) * 1000)
+                 OR sum(round(share_pct * 10)) <> 1000"""
+    assert rows(con, sql) == []
+    wide = """SELECT run_id, window_no FROM _time_breakdown
+              WHERE round((computing_us + comm_not_overlapped_us + other_tasks_us + gap_host_sync_us + gap_compile_us
+                     + gap_memory_alloc_us + gap_stream_wait_us + coalesce(gap_host_setup_us, 0) + gap_unattributed_us
+                     + launch_gaps_us + free_before_us + free_after_us) * 1000) <> round(span_us * 1000)
+                 OR round((computing_us + not_computing_us) * 1000) <> round(span_us * 1000)"""
+    assert rows(con, wide) == []
+    assert rows(con, "SELECT count(DISTINCT (run_id, window_no)) FROM _time_shares") == [(22,)]
