@@ -65,13 +65,14 @@ def test_pins_fingerprint_reads_every_slice_of_a_kind(tmp_path):
     assert source_fingerprint(a) == source_fingerprint(discover(tmp_path / "one")[0])
 
 
-def test_pins_batch_analyses_two_copies_of_one_export_once(tmp_path):
+def test_pins_batch_plan_gives_two_copies_of_one_export_one_fingerprint(tmp_path):
     root = tmp_path / "in"
     write_tiny_export(root / "a" / "run", seed=3, steps=2)
     shutil.copytree(root / "a" / "run", root / "b" / "run")
     write_tiny_export(root / "c" / "run", seed=4, steps=2)
-    plan = plan_batch(root, tmp_path / "work")
-    assert sorted(t.label for t in plan.tasks) == ["a/run", "c/run"]  # the first label of a copy wins
+    prints = {t.label: t.fingerprint for t in plan_batch(root, tmp_path / "work").tasks}
+    assert sorted(prints) == ["a/run", "b/run", "c/run"]
+    assert prints["a/run"] == prints["b/run"] != prints["c/run"]  # the copy is known by its content
 
 
 def test_pins_archive_entries_with_windows_absolute_names_are_refused(tmp_path):
