@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from analyzer.errors import TriageError, first_line
+
 
 def _current_umask() -> int:
     mask = os.umask(0)
@@ -18,13 +20,13 @@ def _current_umask() -> int:
 _FILE_MODE = 0o666 & ~_current_umask()
 
 
-class OutputError(Exception):
+class OutputError(TriageError):
     """An output could not be written (a full disk, a read-only folder); the message names the output."""
 
 
 def output_error(path: Path, exc: BaseException) -> OutputError:
     """The OutputError of ``path`` for the failure ``exc`` (an OSError's reason, else its first line)."""
-    reason = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    reason = getattr(exc, "strerror", None) or first_line(exc)
     return OutputError(f"{path}: could not be written: {reason}")
 
 

@@ -7,18 +7,18 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_memory import memory_summary
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import BreakdownPart, Diagnosis, RunsSummary, RunSummary, TimeBreakdown
 from analyzer.logs.links import failed_operators
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import plain_value, run_rules
-from analyzer.rule_engine.validation import PROFILE_SCOPES
 from analyzer.version import __version__
+from analyzer.vocabulary import PROFILE_SCOPES
 
 
-def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> dict[str, Any]:
+def _one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | dict[str, Any]) -> dict[str, Any]:
     cursor = con.execute(sql, params)
     columns = [d[0] for d in cursor.description]
     rows = cursor.fetchall()
@@ -33,44 +33,42 @@ _WHOLE_RUN = (
 )
 
 
-def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, whole: dict[str, Any]) -> dict[str, Any] | None:
-    """The run's time breakdown (all its steps together, else the profiled span): span_us, basis,
-    source, parts (part, label, us, pct: the pcts add up to exactly 100.0) and text; None without
-    device tasks. ``whole``: the run's row of ``_WHOLE_RUN`` ({} when it has none). Needs the helper views."""
+# The RunSummary fields read from _WHOLE_RUN and from the per-step query of run_summary.
+_SPAN_FIELDS = ("span_us", "computing_us", "computing_ratio", "span_basis", "span_source", "task_range_us")
+_STEP_FIELDS = ("step_computing_ratio_min", "step_computing_ratio_median", "step_computing_lowest_step")
+
+
+def time_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, whole: dict[str, Any]) -> TimeBreakdown | None:
+    """The run's time breakdown (all its steps together, else the profiled span); None without device
+    tasks. ``whole``: the run's row of ``_WHOLE_RUN`` ({} when it has none). Needs the helper views."""
     if not whole:
         return None
     parts = con.execute(
         "SELECT part, label, part_us, share_pct FROM _time_shares WHERE run_id = ? AND window_no = 0 ORDER BY part_no",
         [run_id],
     ).fetchall()
-    return {
-        "span_us": whole["span_us"],
-        "basis": whole["span_basis"],
-        "source": whole["span_source"],
-        "subject": whole["subject"],
-        "parts": [{"part": p, "label": label, "us": us, "pct": pct} for p, label, us, pct in parts],
-        "text": whole["breakdown"],
-    }
+    return TimeBreakdown(
+        span_us=whole["span_us"],
+        basis=whole["span_basis"],
+        source=whole["span_source"],
+        subject=whole["subject"],
+        parts=tuple(BreakdownPart(p, label, us, pct) for p, label, us, pct in parts),
+        text=whole["breakdown"],
+    )
 
 
-def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
+def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSummary:
     """span, computing time and share, the time breakdown, per-step computing shares, step and task counts,
-    the memory peak and who holds it (``memory``: analyzer/diagnosis_memory.py).
-
-    Needs the helper views. ``span_us`` and ``computing_*`` are over the time breakdown's span (all
-    steps together, else the profiled span: _time_breakdown), the same numbers the rules judge;
-    ``step_computing_*`` are per step; ``task_range_us`` is first task start .. last task end.
-    """
+    the memory peak and who holds it (``memory``: analyzer/diagnosis_memory.py). Needs the helper views."""
     whole = _one_row(con, _WHOLE_RUN, [run_id])
     breakdown = time_breakdown(con, run_id, whole)
-    summary = {k: v for k, v in whole.items() if k not in ("subject", "breakdown")}
     counts = _one_row(
         con,
         "SELECT (SELECT count(*) FROM steps WHERE run_id = $r) AS step_count, "
         "(SELECT count(*) FROM ops WHERE run_id = $r) AS task_count, "
         "(SELECT count(*) FROM _compute_tasks WHERE run_id = $r) AS compute_task_count",
         {"r": run_id},
-    )  # type: ignore[arg-type]
+    )
     steps = _one_row(
         con,
         "SELECT min(computing_us / span_us) AS step_computing_ratio_min, "
@@ -79,39 +77,25 @@ def run_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
         "FROM _time_breakdown WHERE run_id = ? AND window_no > 0 AND step_id IS NOT NULL HAVING count(*) > 1",
         [run_id],
     )
-    return {
-        "span_us": None,
-        "computing_us": None,
-        "computing_ratio": None,
-        "span_basis": None,
-        "span_source": None,
-        "task_range_us": None,
-        "step_computing_ratio_min": None,
-        "step_computing_ratio_median": None,
-        "step_computing_lowest_step": None,
-        **summary,
-        **steps,
-        **counts,
-        "breakdown": breakdown,
-        # the computing share as the breakdown prints it (its parts add up to 100.0%)
-        "computing_pct": next((p["pct"] for p in (breakdown or {}).get("parts", []) if p["part"] == "computing"), None),
-        "memory": memory_summary(con, run_id),
-    }
+    computing = next((p for p in breakdown.parts if p.part == "computing"), None) if breakdown else None
+    # None where the run has no device task (span) or fewer than two steps (per step)
+    read = {**dict.fromkeys(_SPAN_FIELDS + _STEP_FIELDS), **whole, **steps, **counts}
+    return RunSummary(
+        **{k: v for k, v in read.items() if k not in ("subject", "breakdown")},
+        computing_pct=computing.pct if computing else None,  # as the breakdown prints it (parts add up to 100.0%)
+        breakdown=breakdown,
+        memory=memory_summary(con, run_id),
+    )
 
 
-def step_computing_text(summary: dict[str, Any]) -> str | None:
-    """The spread of the computing share over several steps, as one phrase; None with fewer than two steps.
-
-    >>> step_computing_text({"step_computing_ratio_min": 0.065, "step_computing_ratio_median": 0.07,
-    ...                      "step_computing_lowest_step": 50})
-    'per step: lowest 6.5% (step 50), median 7.0%'
-    """
-    low = summary.get("step_computing_ratio_min")
+def step_computing_text(summary: RunSummary) -> str | None:
+    """The spread of the computing share over several steps, as one phrase; None with fewer than two steps."""
+    low = summary.step_computing_ratio_min
     if low is None:
         return None
     return (
-        f"per step: lowest {low:.1%} (step {summary.get('step_computing_lowest_step')}), "
-        f"median {summary.get('step_computing_ratio_median') or 0:.1%}"
+        f"per step: lowest {low:.1%} (step {summary.step_computing_lowest_step}), "
+        f"median {summary.step_computing_ratio_median or 0:.1%}"
     )
 
 
@@ -177,7 +161,7 @@ def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured
     return Diagnosis(
         run_id=ALL_RUNS,
         run={"runs": list(run_ids)},
-        summary={"run_count": len(run_ids)},
+        summary=RunsSummary(run_count=len(run_ids)),
         outcomes=tuple(outcomes),
         findings=tuple(rank_findings(findings)),
         params=several.params_in_effect(),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeAlias
 
 from analyzer.rule_engine.model import ALL_RUNS, Finding, ReportSpec, RuleOutcome
 
@@ -12,17 +12,89 @@ DIAGNOSIS_FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
+class BreakdownPart:
+    """One part of the time breakdown: its key (docs/diagnosis.schema.json lists the 11), label, time and share."""
+
+    part: str
+    label: str
+    us: float
+    pct: float  # the parts' pcts add up to exactly 100.0
+
+
+@dataclass(frozen=True)
+class TimeBreakdown:
+    """Where the time of the run's steps (else of its profiled span) went: the parts in their fixed order."""
+
+    span_us: float
+    basis: str  # what the span is: 'steps' or 'profiled span'
+    source: str  # where its bounds come from
+    subject: str
+    parts: tuple[BreakdownPart, ...]
+    text: str  # the parts as one sentence
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run's summary numbers (diagnosis.json ``summary``; the fields of docs/diagnosis.schema.json).
+
+    ``span_us`` and ``computing_*`` are over the time breakdown's span (all steps together, else the
+    profiled span), the same numbers the rules judge; ``step_computing_*`` are per step (None with fewer
+    than two steps); ``task_range_us`` is first task start .. last task end. ``memory``: per device the
+    peak and who holds it (analyzer/diagnosis_memory.py), None when not collected.
+    """
+
+    span_us: float | None
+    computing_us: float | None
+    computing_ratio: float | None
+    computing_pct: float | None  # the computing share as the breakdown prints it
+    span_basis: str | None
+    span_source: str | None
+    task_range_us: float | None
+    step_computing_ratio_min: float | None
+    step_computing_ratio_median: float | None
+    step_computing_lowest_step: int | None
+    step_count: int
+    task_count: int
+    compute_task_count: int
+    breakdown: TimeBreakdown | None
+    memory: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class RunsSummary:
+    """The all-runs Diagnosis' summary: how many runs its rules compared (nothing per run)."""
+
+    run_count: int
+
+
+# A job's summary (analyzer/job/diagnosis.py): its summary row, keyed by column.
+JobSummary: TypeAlias = dict[str, Any]
+
+
+def job_summary(summary: RunSummary | RunsSummary | JobSummary) -> JobSummary:
+    """The summary of a job's Diagnosis (analyzer/job/diagnosis.py); TypeError for a run's."""
+    if not isinstance(summary, dict):
+        raise TypeError(f"not a job's summary: {type(summary).__name__}")
+    return summary
+
+
+def summary_dict(summary: RunSummary | RunsSummary | JobSummary) -> dict[str, Any]:
+    """The summary as diagnosis.json writes it."""
+    return summary if isinstance(summary, dict) else asdict(summary)
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     """Everything a renderer needs about one run. Renderers never query raw files.
 
     ``run`` is the run's row of the ``runs`` table as a dict; ``summary`` holds run-level
-    numbers (span_us, busy_ratio, step count, ...); ``problems`` are ingest problems as dicts
-    (file, location, severity, problem, hint).
+    numbers (a RunSummary; a RunsSummary for the all-runs Diagnosis, a JobSummary for a job's);
+    ``problems`` are ingest problems as dicts (file, location, severity, problem, hint).
     """
 
     run_id: str
     run: dict[str, Any]
-    summary: dict[str, Any]
+    summary: RunSummary | RunsSummary | JobSummary
     outcomes: tuple[RuleOutcome, ...]
     findings: tuple[Finding, ...]  # ranked
     problems: tuple[dict[str, Any], ...] = ()
@@ -36,7 +108,7 @@ class Diagnosis:
     @property
     def compares_runs(self) -> bool:
         """True for the all-runs Diagnosis: findings of the rules comparing several runs, whose
-        ``run`` is ``{"runs": [run ids]}``, ``summary`` ``{"run_count": n}`` (nothing per run)."""
+        ``run`` is ``{"runs": [run ids]}``, ``summary`` a RunsSummary (nothing per run)."""
         return self.run_id == ALL_RUNS
 
     def __repr__(self) -> str:  # one line (the generated one printed every finding's evidence, 35 KB)

@@ -4,14 +4,16 @@ A module is a header comment (what the module is about), then definitions. Each 
 a doc block in a fixed format, Perfetto stdlib style::
 
     -- @table _busy_intervals            (or @view NAME, or @macro NAME(ARGS))
+    -- @internal                         (optional: a step of other helpers, which rules must not read)
     -- What the relation holds, in prose (any number of lines).
-    -- @column run_id    the run          (one per column it returns, in order; more lines continue it;
-    -- @column ops.*     every column of ops   X.* stands for every column of X)
-    SELECT ...;                          (the body, up to the next definition)
+    -- @column run_id  VARCHAR  the run  (one per column it returns, in order, with its DuckDB type when the
+    -- @column ops.*  every column of ops    module is typed; more lines continue it; X.* stands for
+    SELECT ...;                              every column of X; the body runs up to the next definition)
 
 ``@table``: computed once into a TEMP table (read many times); ``@view``: a TEMP view (cheap
 filters, or relations read once and filtered before their expensive joins); ``@macro``: a DuckDB
-table macro (``CREATE MACRO name(args) AS TABLE body``).
+table macro (``CREATE MACRO name(args) AS TABLE body``). A definition is public (rules may read it)
+unless marked ``@internal``.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from analyzer.errors import TriageError
+
 _HEAD = re.compile(r"-- @(macro|view|table) (\w+)(?:\(([\w, ]*)\))?\s*")
 _COLUMN = re.compile(r"@column (\S+)\s+(\S.*)")
+# A typed column: its DuckDB type as DESCRIBE spells it (STRUCT stands for any STRUCT(...)).
+_TYPED_COLUMN = re.compile(r"@column (\S+)\s+([A-Z][A-Z0-9_]*(?:\([0-9, ]+\))?(?:\[\])*)\s+(\S.*)")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,8 @@ class SqlDefinition:
     columns: tuple[tuple[str, str], ...]  # (column name or 'X.*', its documentation)
     sql: str
     params: str = ""  # a macro's arguments
+    types: tuple[str, ...] = ()  # each column's DuckDB type ('' for X.*), in a typed module
+    internal: bool = False  # a step of other definitions, not for rules
 
     def create_statement(self) -> str:
         """The SQL creating it in a connection (TEMP: never written into a database file)."""
@@ -42,7 +50,7 @@ class SqlDefinition:
         return f"CREATE OR REPLACE TEMP {self.kind.upper()} {self.name} AS {self.sql}"
 
 
-class SqlModuleError(ValueError):
+class SqlModuleError(TriageError, ValueError):
     """A .sql module whose doc blocks do not follow the format."""
 
 
@@ -50,8 +58,9 @@ def _doc_text(line: str) -> str:
     return line[2:].strip()
 
 
-def parse_module(text: str, module: str) -> tuple[str, list[SqlDefinition]]:
-    """(the module's header comment, paragraphs apart, and its definitions in file order) of one module's text.
+def parse_module(text: str, module: str, typed: bool = False) -> tuple[str, list[SqlDefinition]]:
+    """(the module's header comment, paragraphs apart, and its definitions in file order) of one module's text;
+    ``typed``: every @column line but X.* gives its type.
 
     >>> text = "-- Demo.\\n\\n-- @view _x\\n-- One row.\\n-- @column n  a number\\nSELECT 1 AS n;\\n"
     >>> header, [d] = parse_module(text, "demo")
@@ -65,26 +74,40 @@ def parse_module(text: str, module: str) -> tuple[str, list[SqlDefinition]]:
     definitions = []
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        definitions.append(_definition(lines[start:end], start + 1, module))
+        definitions.append(_definition(lines[start:end], start + 1, module, typed))
     return header, definitions
 
 
-def _definition(lines: list[str], line_no: int, module: str) -> SqlDefinition:
+def _column(text: str, typed: bool, where: str) -> list[str] | None:
+    """[name, type, doc] of an @column line ('' type for X.* or an untyped module), else None."""
+    column = _COLUMN.fullmatch(text)
+    if not column or not typed or column[1].endswith(".*"):
+        return [column[1], "", column[2]] if column else None
+    with_type = _TYPED_COLUMN.fullmatch(text)
+    if not with_type:
+        raise SqlModuleError(f"{where}: {text!r} gives no type (-- @column NAME TYPE  doc)")
+    return [with_type[1], with_type[2], with_type[3]]
+
+
+def _definition(lines: list[str], line_no: int, module: str, typed: bool) -> SqlDefinition:
     kind, name, params = _HEAD.fullmatch(lines[0]).groups()  # type: ignore[union-attr]
     where = f"{module}.sql line {line_no} ({name})"
     description: list[str] = []
     columns: list[list[str]] = []
+    internal = False
     body = 1
     while body < len(lines) and lines[body].startswith("--"):
         text = _doc_text(lines[body])
-        column = _COLUMN.fullmatch(text)
+        column = _column(text, typed, where)
         if column:
-            columns.append([column[1], column[2]])
+            columns.append(column)
+        elif text == "@internal" and not columns and not description:
+            internal = True
         elif text.startswith("@"):
-            raise SqlModuleError(f"{where}: unknown tag {text.split()[0]} (known: @column)")
+            raise SqlModuleError(f"{where}: unknown tag {text.split()[0]} (known: @internal first, then @column)")
         elif text:
             if columns:
-                columns[-1][1] += " " + text
+                columns[-1][2] += " " + text
             else:
                 description.append(text)
         body += 1
@@ -98,5 +121,13 @@ def _definition(lines: list[str], line_no: int, module: str) -> SqlDefinition:
     if (kind == "macro") != (params is not None):
         raise SqlModuleError(f"{where}: a @macro takes (arguments); a @view or @table does not")
     return SqlDefinition(
-        kind, name, module, " ".join(description), tuple((c, d) for c, d in columns), sql, params or ""
+        kind,
+        name,
+        module,
+        " ".join(description),
+        tuple((c, d) for c, _t, d in columns),
+        sql,
+        params or "",
+        tuple(t for _c, t, _d in columns),
+        internal,
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, RunSummary
 from analyzer.ingest.database import append_rows
 from analyzer.rule_engine.loader import load_rules
 from analyzer.rule_engine.model import Finding, ReportSpec, RuleOutcome
@@ -113,7 +113,7 @@ def diagnosis_for(
     return Diagnosis(
         run_id=run_id,
         run=run_row(con, run_id),
-        summary={"busy_ratio": 0.065, "span_us": 136581.0},
+        summary=HOSTILE_SUMMARY,
         outcomes=outcomes,
         findings=findings,
         problems=problems,
@@ -126,6 +126,26 @@ def diagnosis_for(
 def builtin_rule_reports() -> dict[str, ReportSpec]:
     """The [report] table of every built-in rule, by rule name."""
     return {r.name: r.report for r in load_rules(RULES_DIR)}
+
+
+# A run summary without its breakdown or memory (the tests that need a breakdown put one in).
+HOSTILE_SUMMARY = RunSummary(
+    span_us=136581.0,
+    computing_us=8877.765,
+    computing_ratio=0.065,
+    computing_pct=6.5,
+    span_basis="steps",
+    span_source="step_trace_time",
+    task_range_us=136581.0,
+    step_computing_ratio_min=None,
+    step_computing_ratio_median=None,
+    step_computing_lowest_step=None,
+    step_count=1,
+    task_count=3,
+    compute_task_count=3,
+    breakdown=None,
+    memory=None,
+)
 
 
 def add_hostile_run(con: duckdb.DuckDBPyConnection, run_id: str = "hostile") -> Diagnosis:

@@ -117,11 +117,11 @@ def test_breakdown_steps_and_op_types_are_the_diagnosis_numbers() -> None:
         parts = trace.breakdown()
         steps = trace.steps()
         ops = trace.op_types()
-    printed = d.summary["breakdown"]["parts"]
-    assert parts.rows() == [(p["part"], p["label"], p["us"], p["pct"]) for p in printed]
+    printed = d.summary.breakdown.parts
+    assert parts.rows() == [(p.part, p.label, p.us, p.pct) for p in printed]
     assert round(parts["share_pct"].sum(), 1) == 100.0
-    assert steps.height == d.summary["step_count"] == 3
-    assert steps["computing_us"].sum() == pytest.approx(d.summary["computing_us"], abs=0.01)
+    assert steps.height == d.summary.step_count == 3
+    assert steps["computing_us"].sum() == pytest.approx(d.summary.computing_us, abs=0.01)
     assert ops["op_type"][0] == "Conv2D" and ops["busy_us"].is_sorted(descending=True)
 
 

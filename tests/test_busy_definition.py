@@ -30,9 +30,9 @@ def _check_busy_is_computing(export: Path) -> None:
             create_views(ingested.con)  # as the catalog's worker does before its summaries
             metrics = run_summary_tables(ingested.con, rid, rid)["run_metrics"].to_pylist()[0]
             summary = diagnose(ingested.con, rid, rules).summary
-            assert metrics["busy_us"] == pytest.approx(summary["computing_us"], rel=1e-9), rid
-            assert metrics["span_us"] == pytest.approx(summary["span_us"], rel=1e-9), rid
-            assert metrics["busy_ratio"] == pytest.approx(summary["computing_ratio"], rel=1e-9), rid
+            assert metrics["busy_us"] == pytest.approx(summary.computing_us, rel=1e-9), rid
+            assert metrics["span_us"] == pytest.approx(summary.span_us, rel=1e-9), rid
+            assert metrics["busy_ratio"] == pytest.approx(summary.computing_ratio, rel=1e-9), rid
     finally:
         ingested.con.close()
 

@@ -60,7 +60,7 @@ def _check(folder: Path) -> None:
         d = diagnose(trace.con, run_id, ConfiguredRules(tuple(RULES)))
         console = Console(file=io.StringIO(), width=100_000)  # one line per printed line
         print_diagnosis(d, console)
-        span_us = d.summary["breakdown"]["span_us"]
+        span_us = d.summary.breakdown.span_us
         assert _assert_adds_up(console.file.getvalue(), run_id, span_us) >= 1, "the terminal prints the breakdown"
         _assert_adds_up(findings_tsv([d]), run_id, span_us)
         _assert_causes_add_up(d, run_id)
@@ -71,7 +71,7 @@ def _check(folder: Path) -> None:
         assert round(sum(p["pct"] for p in parts), 1) == 100.0, run_id
         # the JSON writes 4 decimals per number
         assert sum(p["us"] for p in parts) == pytest.approx(breakdown["span_us"], abs=1e-3)
-        assert sum(f.impact_us for f in d.findings) <= d.summary["breakdown"]["span_us"] * (1 + 1e-9), run_id
+        assert sum(f.impact_us for f in d.findings) <= d.summary.breakdown.span_us * (1 + 1e-9), run_id
         table = render_markdown(d).split("(the parts add up to 100%)", 1)[1].split("## Findings", 1)[0]
         assert round(sum(float(s) for s in re.findall(r"\| (\d+\.\d)% \|", table)), 1) == 100.0, run_id
         printed_us = re.findall(r"\| (-?\d+\.\d{3}) \| \d+\.\d% \|", table)

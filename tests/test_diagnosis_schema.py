@@ -78,7 +78,7 @@ def test_diagnosis_memory_summary_fits_the_schema_and_the_written_files(tmp_path
     assert device["alive_count"] == len(alive) and abs(device["alive_mb"] - sum(s for _, s in alive) / 1024) < 0.1
     markdown = (path.parent / "diagnosis.md").read_text(encoding="utf-8")
     assert "## Memory" in markdown and f"{alloc:,.1f} MB at {device['peak_allocated_ms']:,.3f} ms" in markdown
-    (line,) = memory_lines(doc["summary"])  # the terminal's line
+    (line,) = memory_lines(doc["summary"]["memory"])  # the terminal's line
     assert f"{alloc:,.1f} MB allocated" in line and f"{len(alive)} operator allocations alive" in line
     device["holders"][0]["size_mb"] = "big"
     assert any(p.startswith("$.summary") or "oneOf" in p for p in schema_problems(doc, SCHEMA))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from analyzer.ingest.database import connect
 from analyzer.ingest.loader import load_export
 from analyzer.metrics.sweep import scaling_definitions
 from analyzer.rule_engine.chip_table import NOMINAL_KEYS
@@ -52,12 +53,50 @@ def test_helper_definition_every_returned_column_is_documented(example_con, defi
     assert _documented(example_con, definition) == returned
 
 
+@pytest.fixture(scope="module")
+def empty_con():
+    con = connect()
+    create_views(con)
+    yield con
+    con.close()
+
+
+def _described(con, definition) -> list[tuple[str, str]]:
+    """(name, type) of each column DESCRIBE gives, a STRUCT (a macro's key, shaped by its input) as STRUCT."""
+    relation = definition.name
+    if definition.kind == "macro":
+        relation = f"WITH src AS ({_MACRO_INPUT}) SELECT * FROM {definition.name}(src)"
+    rows = con.execute(f"DESCRIBE {relation}").fetchall()
+    return [(name, "STRUCT" if type_.startswith("STRUCT(") else type_) for name, type_, *_ in rows]
+
+
+@pytest.mark.parametrize("definition", helper_definitions(), ids=lambda d: d.name)
+def test_helper_definition_column_types_match_describe(empty_con, definition) -> None:
+    """Every @column line (public and @internal helpers) gives the name and DuckDB type DESCRIBE reports."""
+    described = _described(empty_con, definition)
+    documented: list[tuple[str, str]] = []
+    for (column, _doc), type_ in zip(definition.columns, definition.types, strict=True):
+        if column.endswith(".*"):
+            documented += [c for c in described if c[0] in _columns(empty_con, column.removesuffix(".*"))]
+        else:
+            documented.append((column, type_))
+    assert documented == described
+
+
+def test_helper_definitions_public_and_internal_are_marked() -> None:
+    internal = {d.name for d in helper_definitions() if d.internal}
+    assert "_time_parts" in internal and "_intervals_merged" in internal
+    assert "_time_breakdown" not in internal and "_compute_tasks" not in internal
+
+
 def test_scaling_views_every_returned_column_is_documented() -> None:
     ingested = load_export(EXAMPLES / "batch_sweep")
     try:
         create_run_scaling_views(ingested.con, list(ingested.run_ids))
         for definition in scaling_definitions():
             assert _documented(ingested.con, definition) == _columns(ingested.con, definition.name), definition.name
+            described = _described(ingested.con, definition)
+            assert list(zip((c for c, _doc in definition.columns), definition.types, strict=True)) == described
     finally:
         ingested.con.close()
 
@@ -73,20 +112,22 @@ def test_helper_compute_tasks_names_the_compute_task_types() -> None:
 
 def test_helper_kinds_keep_the_plain_views_plain() -> None:
     views = sorted(d.name for d in helper_definitions() if d.kind == "view")
-    assert views == ["_comm_tasks", "_compute_tasks", "_stream_gaps"]
+    assert views == ["_comm_tasks", "_compute_tasks", "_stream_gaps", "_tasks"]
 
 
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
         ("-- @view _x\n-- Holds one row.\nSELECT 1 AS n;\n", "no @column lines"),
-        ("-- @view _x\n-- @column n  a number\nSELECT 1 AS n;\n", "no description"),
-        ("-- @view _x\n-- Holds one row.\n-- @colum n  a number\nSELECT 1 AS n;\n", "unknown tag @colum"),
-        ("-- @macro _m\n-- Holds one row.\n-- @column n  a number\nSELECT 1 AS n;\n", "takes (arguments)"),
-        ("-- @view _x\n-- Holds one row.\n-- @column n  a number\nSELECT 1 AS n;\n-- @tabel _y\n", "not a definition"),
+        ("-- @view _x\n-- @column n INTEGER  a number\nSELECT 1 AS n;\n", "no description"),
+        ("-- @view _x\n-- Holds one row.\n-- @colum n INTEGER  a number\nSELECT 1 AS n;\n", "unknown tag @colum"),
+        ("-- @macro _m\n-- Holds one row.\n-- @column n INTEGER  a number\nSELECT 1 AS n;\n", "takes (arguments)"),
+        ("-- @view _x\n-- Holds one row.\n-- @column n INTEGER  one\nSELECT 1;\n-- @tabel _y\n", "not a definition"),
+        ("-- @view _x\n-- Holds one row.\n-- @column n  a number\nSELECT 1 AS n;\n", "gives no type"),
+        ("-- @view _x\n-- Holds one row.\n-- @internal\n-- @column n INTEGER  a number\nSELECT 1;\n", "@internal"),
     ],
 )
 def test_helper_module_undocumented_definition_is_refused(text: str, problem: str) -> None:
     with pytest.raises(SqlModuleError, match=re.escape(problem)) as raised:
-        parse_module(text, "demo")
+        parse_module(text, "demo", typed=True)
     assert "demo.sql line 1 (_x" in str(raised.value) or "(_m)" in str(raised.value)

@@ -193,25 +193,3 @@ def test_never_leaves_processes_behind(exports, tmp_path):
     _wait_for(lambda: not _live_group(proc.pid), 5, f"the batch's processes end: {_live_group(proc.pid)}")
     left = [p.name for p in scratch.iterdir() if p.name.startswith(("npu-triage-", "pymp-"))]
     assert not left, f"temporary folders left: {left}"
-
-
-def test_every_duckdb_connection_is_made_offline():
-    """One place connects to DuckDB (with extension autoinstall and autoload off); no other module does."""
-    from analyzer.duckdb_connect import connect_offline
-
-    con = connect_offline()
-    settings = dict(
-        con.execute(
-            "SELECT name, value FROM duckdb_settings() "
-            "WHERE name IN ('autoinstall_known_extensions', 'autoload_known_extensions')"
-        ).fetchall()
-    )
-    assert settings == {"autoinstall_known_extensions": "false", "autoload_known_extensions": "false"}
-    elsewhere = [
-        f"{p.relative_to(ROOT)}:{i}"
-        for p in sorted((ROOT / "analyzer").rglob("*.py"))
-        if p.name != "duckdb_connect.py"
-        for i, line in enumerate(p.read_text().splitlines(), 1)
-        if "duckdb.connect(" in line and ">>>" not in line
-    ]
-    assert not elsewhere, f"DuckDB connections made without connect_offline: {elsewhere}"

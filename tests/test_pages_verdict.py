@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import BreakdownPart, Diagnosis, TimeBreakdown
 from analyzer.ingest.database import connect
 from analyzer.logs.model import LogReport
 from analyzer.report.charts import calls_chart, pipeline_chart
@@ -41,14 +41,9 @@ def _page_numbers(page: str) -> list[int]:
 
 def test_verdict_comes_before_the_findings_and_the_metadata_after_them(hostile):
     con, d = hostile
-    breakdown = {
-        "basis": "step",
-        "parts": [
-            {"label": "computing", "part": "computing", "pct": 40.0, "us": 400.0},
-            {"label": "free", "part": "free_after", "pct": 60.0, "us": 600.0},
-        ],
-    }
-    page = render_html(replace(d, summary={**d.summary, "breakdown": breakdown}), con)
+    parts = (BreakdownPart("computing", "computing", 400.0, 40.0), BreakdownPart("free_after", "free", 600.0, 60.0))
+    breakdown = TimeBreakdown(1000.0, "step", "step_trace_time", "1 step", parts, "computing 40.0%")
+    page = render_html(replace(d, summary=replace(d.summary, breakdown=breakdown)), con)
     verdict, findings, about = (page.index(f'id="{s}"') for s in ("verdict", "findings", "about"))
     assert verdict < findings < about
     top = page[verdict:findings]
@@ -218,6 +213,6 @@ def test_job_verdict_bar_is_the_slowest_ranks_mean_step():
         for s in (1, 2)
     ]
     bar = slowest_rank_breakdown(steps)
-    assert bar["subject"] == "rank 1, the slowest; mean of 2 step(s)"
-    assert [(p["us"], p["pct"]) for p in bar["parts"]] == [(90.0, 90.0), (10.0, 10.0), (0.0, 0.0)]
+    assert bar is not None and bar.subject == "rank 1, the slowest; mean of 2 step(s)"
+    assert [(p.us, p.pct) for p in bar.parts] == [(90.0, 90.0), (10.0, 10.0), (0.0, 0.0)]
     assert slowest_rank_breakdown([]) is None

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from analyzer.rule_engine.loader import load_rules, rule_from_document
 from analyzer.rule_engine.model import ReportSpec
-from analyzer.rule_engine.validation import PROFILE_SCOPES, validate_rule
+from analyzer.rule_engine.validation import validate_rule
+from analyzer.vocabulary import PROFILE_SCOPES
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILTIN = load_rules(ROOT / "rules")

@@ -85,7 +85,7 @@ def test_overview_is_one_line_per_run_and_splits_no_word(diagnoses, width):
     for d, row, shown in zip(diagnoses, rows, ids, strict=True):
         head, _, tail = shown.partition("…")
         assert d.run_id.startswith(head) and d.run_id.endswith(tail)
-        assert f"{d.summary['span_us']:,.1f}" in row and f"{d.summary['computing_pct']:.1f}%" in row
+        assert f"{d.summary.span_us:,.1f}" in row and f"{d.summary.computing_pct:.1f}%" in row
         assert f"{d.findings[0].impact_us:,.1f}" in row
     assert max(len(line) for line in lines[header : header + 1 + len(diagnoses)]) <= width
     words = _words(

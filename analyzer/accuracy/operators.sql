@@ -1,8 +1,8 @@
 -- One row per operator run of a comparison ($1: run_id), in execution order: its inputs' worst cosine, its
 -- outputs' worst metrics, where the error of its worst output sits, and (with --profile) its device time.
-WITH c AS (SELECT * FROM tensor_compare WHERE run_id = $1),
+WITH compared AS (SELECT * FROM tensor_compare WHERE run_id = $1),
 ops AS (
-    SELECT op_name, occurrence, min(exec_order) AS exec_order, any_value(op_type) AS op_type,
+    SELECT op_name, occurrence, min(exec_order) AS exec_order, min(op_type) AS op_type,
            min(cosine) FILTER (WHERE slot = 'input') AS input_cosine,
            min(cosine) FILTER (WHERE slot = 'output') AS output_cosine,
            max(max_abs_err) FILTER (WHERE slot = 'output') AS max_abs_err,
@@ -13,8 +13,8 @@ ops AS (
            sum(dump_nan_count + dump_inf_count) FILTER (WHERE slot = 'output') AS dump_nonfinite,
            sum(ref_nan_count + ref_inf_count) FILTER (WHERE slot = 'output') AS ref_nonfinite,
            arg_min(slot_index, (cosine, slot_index)) FILTER (WHERE slot = 'output') AS worst_output,
-           any_value(dtype) FILTER (WHERE slot = 'output') AS dtype
-    FROM c GROUP BY op_name, occurrence
+           arg_min(dtype, (cosine, slot_index)) FILTER (WHERE slot = 'output') AS dtype
+    FROM compared GROUP BY op_name, occurrence
 )
 SELECT o.*, l.verdict, l.detail AS where_detail, p.device_time_us, p.launches, p.cube_ratio, p.vector_ratio,
        p.mte_ratio

@@ -14,20 +14,25 @@ class Partial:
     """Sums and extremes of a chunk (or of several, combined); metrics are computed at the end."""
 
     finite_count: int = 0  # elements finite on both sides: the ones the error metrics cover
+    # second moments of the dump x, the reference y, their product and their difference
     sxx: float = 0.0
     syy: float = 0.0
     sxy: float = 0.0
     sdd: float = 0.0
+    # absolute error |x - y|
     sum_abs: float = 0.0
     max_abs: float = 0.0
+    # relative error |x - y| / |y|, over the elements whose |y| exceeds REL_EPS
     rel_count: int = 0
     sum_rel: float = 0.0
     max_rel: float = 0.0
+    # non-finite elements of each side
     dump_nan: int = 0
     dump_inf: int = 0
     ref_nan: int = 0
     ref_inf: int = 0
     nonfinite_mismatch: int = 0  # elements non-finite on one side and not the same on the other
+    # fp16 range
     dump_saturated: int = 0  # |x| >= FP16_MAX (Inf included)
     ref_over_fp16: int = 0  # finite |y| > FP16_MAX
     dump_max_abs: float = 0.0  # largest finite |x|

@@ -7,12 +7,13 @@ from pathlib import Path
 from analyzer.accuracy.comparison import compare_folders
 from analyzer.accuracy.judge import AccuracyReport, judge
 from analyzer.accuracy.profile_link import attach_profile
+from analyzer.errors import TriageError
 from analyzer.ingest.database import connect
-from analyzer.ingest.model import IngestError
+from analyzer.ingest.model import IngestError, Problem
 from analyzer.rule_engine.model import ConfiguredRules
 
 
-class ProfileInputError(ValueError):
+class ProfileInputError(TriageError, ValueError):
     """A --profile export that cannot be read at all."""
 
 
@@ -31,7 +32,8 @@ def run_accuracy(
     """
     con = connect()
     run_id = run_id or Path(dump).resolve().name
-    problems, linked = [], None
+    problems: list[Problem] = []
+    linked = None
     if profile is not None:
         from analyzer.accuracy.tables import create_accuracy_tables
 

@@ -83,7 +83,9 @@ def _edges(heat: np.ndarray, total: float, tiles: bool = True) -> Verdict | None
     if max(h, w) < 4:
         return None
     rows, cols = heat.sum(axis=1), heat.sum(axis=0)
-    candidates = [("map borders", None, _lines(h, h), _lines(w, w))]
+    candidates: list[tuple[str, int | None, np.ndarray, np.ndarray]] = [
+        ("map borders", None, _lines(h, h), _lines(w, w))
+    ]
     periods = range(max(h, w) // 2, 3, -1) if tiles else ()
     candidates += [(f"tile edges every {t}", t, _lines(t, h), _lines(t, w)) for t in periods]
     for detail, period, r, c in candidates:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.model import RunDiff
+from analyzer.errors import TriageError
 from analyzer.job.job_diff import JobDiff, diff_jobs, read_side, the_job
 from analyzer.metrics.model_identity import load_identities, model_difference
 from analyzer.runs.sources import load_side, memory_catalog
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 
-class DifferentModels(ValueError):
+class DifferentModels(TriageError, ValueError):
     """Two runs of different models, compared without ``force``: a diff would say nothing about either."""
 
     def __init__(self, base: str, new: str, difference: str, notes: list[str]) -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from analyzer.errors import TriageError
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import ConfiguredRules, Rule
 from analyzer.rule_engine.params import check_overrides
 from analyzer.rule_engine.validation import validate_rules
 
 
-class RuleSetError(ValueError):
+class RuleSetError(TriageError, ValueError):
     """A rules folder that cannot be used: missing, empty, or with invalid rule files (all listed)."""
 
 

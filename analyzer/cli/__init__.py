@@ -16,19 +16,17 @@ from typing import NoReturn
 
 import duckdb
 
-from analyzer.atomic_files import OutputError
 from analyzer.cli import commands
 from analyzer.cli.console import err
-from analyzer.cli.usage import UsageError
+from analyzer.errors import TriageError, first_line
 from analyzer.execution import threads
-from analyzer.execution.memory import ENV, MemoryLimitError, memory_limit_bytes
-from analyzer.ingest.model import IngestError
+from analyzer.execution.memory import ENV, memory_limit_bytes
 from analyzer.stop_signal import stop_on_signals, stop_requested
 from analyzer.version import __version__
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # exit 2 with a one-line message, as argparse does, never a trace
+    def error(self, message: str) -> NoReturn:  # exit 2 with a one-line message, as argparse does, never a trace
         self.print_usage(sys.stderr)
         err(f"{self.prog}: error: {message}")
         raise SystemExit(2)
@@ -100,11 +98,11 @@ def _exit_code(exc: BaseException) -> int:
     if stop is not None or isinstance(exc, KeyboardInterrupt):
         err(f"npu-triage: {'terminated (SIGTERM)' if stop == signal.SIGTERM else 'interrupted'}")
         return 128 + (stop or signal.SIGINT)
-    if isinstance(exc, IngestError | UsageError | OutputError | MemoryLimitError | threads.ThreadCountError):
+    if isinstance(exc, TriageError):  # every error meant for the user: its one line and its exit code
         err(f"npu-triage: {exc}")
-        return 2
+        return exc.exit_code
     if isinstance(exc, duckdb.OutOfMemoryException):
-        err(f"npu-triage: out of memory: {str(exc).splitlines()[0]} (raise --memory-limit or {ENV}, e.g. 8GB)")
+        err(f"npu-triage: out of memory: {first_line(exc)} (raise --memory-limit or {ENV}, e.g. 8GB)")
         return 2
     if isinstance(exc, BrokenPipeError):
         return 0

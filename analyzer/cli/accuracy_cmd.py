@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 
-from analyzer.atomic_files import OutputError, write_text_atomically
+from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import CATALOG, FOLDER, Output, check_outputs
+from analyzer.cli.output_paths import CATALOG, FOLDER, Output, ReadFolder, check_outputs
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.report_options import add_report_options, add_self_contained, report_formats
-from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.rule_options import add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.usage import UsageError
+from analyzer.errors import TriageError
 from analyzer.execution.threads import thread_count
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
 from analyzer.rule_engine.params import ParamError
-
-
-@dataclass(frozen=True)
-class _Input:
-    """An input folder, as check_outputs knows the folders it must never write into."""
-
-    root: Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,7 +50,7 @@ def _check(args: argparse.Namespace) -> list[str]:
     for name, path in (("DUMP", args.dump), ("REFERENCE", args.reference), ("--profile", args.profile)):
         if path is not None and not path.exists():
             raise UsageError(f"{name} {path}: no such file or folder")
-    inputs = [_Input(p.parent if p.is_file() else p) for p in (args.dump, args.reference, args.profile) if p]
+    inputs = [ReadFolder(p.parent if p.is_file() else p) for p in (args.dump, args.reference, args.profile) if p]
     outputs = [Output("--out", args.out, FOLDER)]
     outputs += [Output("--catalog", args.catalog, CATALOG)] if args.catalog else []
     check_outputs(outputs, inputs)
@@ -73,13 +67,9 @@ def run(args: argparse.Namespace) -> int:
         err(f"npu-triage: {exc}")
         return 2
     # numpy, protobuf and the readers load only here
-    from analyzer.accuracy.pipeline import ProfileInputError, run_accuracy
+    from analyzer.accuracy.pipeline import run_accuracy
 
-    try:
-        report = run_accuracy(args.dump, args.reference, configured, args.profile, threads, args.run_id)
-    except ProfileInputError as exc:
-        err(f"npu-triage: {exc}")
-        return 2
+    report = run_accuracy(args.dump, args.reference, configured, args.profile, threads, args.run_id)
     for p in report.problems:
         err(p.line())
     if not report.counts["compared"] and not report.counts["stats_rows"]:
@@ -90,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         if args.catalog:
             _keep(report, args.catalog)
             written.append(args.catalog)
-    except (OutputError, ValueError) as exc:
+    except (TriageError, ValueError) as exc:  # an output, or the catalog, could not be written
         err(f"npu-triage: {exc}")
         return 2
     _print(report, written)
@@ -120,14 +110,10 @@ def _write(report, folder: Path, formats: list[str], self_contained: bool = Fals
 
 
 def _keep(report, catalog: Path) -> None:
-    """The tables and findings into the catalog; its CatalogError becomes a ValueError with the same message."""
+    """The tables and findings into the catalog (a CatalogError when it cannot be one)."""
     from analyzer.accuracy.catalog_store import store_in_catalog
-    from analyzer.runs.catalog import CatalogError
 
-    try:
-        store_in_catalog(report.con, report.run_id, catalog)
-    except CatalogError as exc:
-        raise ValueError(str(exc)) from None
+    store_in_catalog(report.con, report.run_id, catalog)
 
 
 def _print(report, written: list[Path]) -> None:

@@ -64,7 +64,7 @@ def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
 
 def run(args: argparse.Namespace) -> int:
     if not args.root.exists():
-        raise IngestError(f"{printable(args.root)}: {absent_reason(args.root)}")
+        raise IngestError(absent_reason(args.root), printable(args.root))
     if args.jobs < 1:
         err("npu-triage: --jobs must be at least 1")
         return 2

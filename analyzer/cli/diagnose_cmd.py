@@ -9,16 +9,16 @@ from pathlib import Path
 import analyzer
 from analyzer.api import Trace
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
+from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, add_self_contained, report_formats
 from analyzer.cli.rule_options import (
-    UsageError,
     add_rule_options,
     load_checked_rules,
     rule_overrides,
 )
+from analyzer.cli.usage import UsageError
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.metadata.discover import Scanned
@@ -33,7 +33,6 @@ from analyzer.report.terminal import (
     tripping_findings,
 )
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.params import ParamError
 from analyzer.rule_engine.ranking import RANKING
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 
@@ -136,24 +135,20 @@ def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, o
 
 def _check_logs(args: argparse.Namespace) -> int | None:
     """The --logs folder and --log-utc-offset, checked before any work: the offset in minutes, or None."""
-    from analyzer.cli.logs_cmd import LogFolder, check_log_input
-    from analyzer.logs.clock import ClockError, parse_offset
+    from analyzer.cli.logs_cmd import check_log_input
+    from analyzer.logs.clock import parse_offset
 
     if args.logs is not None:
         check_log_input(args.logs)
-        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(args.logs)])  # the logs' report goes there too
+        check_outputs([Output("--out", args.out, FOLDER)], [ReadFolder(args.logs)])  # the logs' report goes there too
     if not args.log_utc_offset:
         return None
-    try:
-        return parse_offset(args.log_utc_offset)
-    except ClockError as exc:
-        raise UsageError(str(exc)) from None
+    return parse_offset(args.log_utc_offset)  # a ClockError names the offset (exit 2)
 
 
 def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     """Without --logs: the log folders found inside or beside the exports (analyzer/logs/beside.py), each
     said on stderr and checked as an input that --out must stay out of, before any work."""
-    from analyzer.cli.logs_cmd import LogFolder
     from analyzer.logs.beside import found_logs
 
     if args.logs is not None:
@@ -162,7 +157,7 @@ def _found_logs(args: argparse.Namespace, scanned: Scanned | None) -> list:
     if not found and args.log_utc_offset:
         raise UsageError("--log-utc-offset: no logs to read (give --logs LOGDIR, or put the logs beside the export)")
     if found:
-        check_outputs([Output("--out", args.out, FOLDER)], [LogFolder(f.logdir) for f in found])
+        check_outputs([Output("--out", args.out, FOLDER)], [ReadFolder(f.logdir) for f in found])
     for f in found:
         names = ", ".join(e.name for e in f.exports)
         err(f"npu-triage: logs found beside {names}: {f.logdir} (read as logs {f.run_id}; give --logs to choose)")
@@ -214,18 +209,14 @@ def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, fo
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        formats = report_formats(args.format)
-        log_offset = _check_logs(args)
-        scanned = _check_outputs(args)
-        found = _found_logs(args, scanned)
-        rules = load_checked_rules(args.rules)
-        params = rule_overrides(args, rules)
-        with run_progress("reading exports", len(scanned[0]) if scanned else 0) as bar:
-            trace = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
-    except (UsageError, ParamError) as exc:
-        err(f"npu-triage: {exc}")
-        return 2
+    formats = report_formats(args.format)
+    log_offset = _check_logs(args)
+    scanned = _check_outputs(args)
+    found = _found_logs(args, scanned)
+    rules = load_checked_rules(args.rules)
+    params = rule_overrides(args, rules)
+    with run_progress("reading exports", len(scanned[0]) if scanned else 0) as bar:
+        trace = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
     for line in problem_lines(trace.problems, args.quiet):
         err(line)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.cli.console import err, out
-from analyzer.cli.output_paths import FOLDER, Output, check_outputs
+from analyzer.cli.output_paths import FOLDER, Output, ReadFolder, check_outputs
 from analyzer.cli.partial_input import add_allow_partial
 from analyzer.cli.progress import run_progress
 from analyzer.cli.report_options import add_report_options, report_formats
-from analyzer.cli.rule_options import UsageError, add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.rule_options import add_rule_options, load_checked_rules, rule_overrides
+from analyzer.cli.usage import UsageError
 from analyzer.execution.memory import ENV, memory_limit_bytes
 from analyzer.ingest.database import connect
 from analyzer.logs.analysis import analyze_logs, log_run_id
@@ -23,19 +23,11 @@ from analyzer.logs.layout import find_log_files
 from analyzer.logs.model import LogReport
 from analyzer.report.output_files import run_folder
 from analyzer.rule_engine.model import SEVERITY_RANK, ConfiguredRules
-from analyzer.rule_engine.params import ParamError
 
 # The log tables are written once and scanned a few times: DuckDB keeps what does not fit its limit in its
 # temporary folder at little cost, so that a folder of many GB of logs is read in bounded memory. Without a
 # limit given (--memory-limit, or the environment), this one: the machine's default share would be wasted.
 LOGS_MEMORY_BYTES = 512 << 20
-
-
-@dataclass(frozen=True)
-class LogFolder:
-    """The log folder, as an input that output paths must stay out of (output_paths.check_outputs)."""
-
-    root: Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -130,7 +122,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], list[Collection], lis
     check_log_input(args.logdir)
     collections = find_collections(args.logdir, log_run_id(args.logdir))
     folders = [Output("--out", run_folder(args.out, c.run_id), FOLDER) for c in collections]
-    check_outputs([Output("--out", args.out, FOLDER), *folders], [LogFolder(args.logdir)])
+    check_outputs([Output("--out", args.out, FOLDER), *folders], [ReadFolder(args.logdir)])
     rules = load_checked_rules(args.rules)
     return formats, collections, rules, rule_overrides(args, rules)
 
@@ -148,11 +140,7 @@ def _judge(args: argparse.Namespace, one: Collection, configured: ConfiguredRule
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        formats, collections, rules, params = _checked(args)
-    except (UsageError, ParamError) as exc:
-        err(f"npu-triage: {exc}")
-        return 2
+    formats, collections, rules, params = _checked(args)
     several = len(collections) > 1
     if several:
         err(f"npu-triage: {args.logdir} holds {len(collections)} log collections, each judged on its own:")

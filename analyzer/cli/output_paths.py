@@ -13,9 +13,11 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
+from analyzer.errors import first_line
 from analyzer.ingest.metadata.discover import Scanned, scan
 from analyzer.ingest.model import ExportSource, IngestError
 
@@ -57,7 +59,21 @@ def scan_input(path: Path | None) -> Scanned | None:
         return None
 
 
-def check_outputs(outputs: Iterable[Output], sources: Iterable[ExportSource] = ()) -> None:
+class InputFolder(Protocol):
+    """A folder being read (an export, a log folder, a dump): nothing is ever written inside it."""
+
+    @property
+    def root(self) -> Path: ...
+
+
+@dataclass(frozen=True)
+class ReadFolder:
+    """A folder being read, known by its path alone (a log folder, a dump, a reference)."""
+
+    root: Path
+
+
+def check_outputs(outputs: Iterable[Output], sources: Iterable[InputFolder] = ()) -> None:
     """Raise UsageError for the first output that must not be written (see the module docstring)."""
     # A set, looked up with each output's own parents: a tree of N exports has N run folders to
     # check, and comparing each with every root would cost N * N.
@@ -98,7 +114,7 @@ def _database_problem(path: Path) -> str | None:
     except Exception as exc:  # a damaged file: DuckDB's own words
         if "lock" in str(exc).lower():
             return None  # in use by another process: the command itself says by which, when it opens it
-        return f"cannot be opened: {str(exc).splitlines()[0]}"
+        return f"cannot be opened: {first_line(exc)}"
     try:
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall()}
     finally:

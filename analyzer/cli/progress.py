@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 # Its own console: rich's live display must own the stream it rewrites; the messages of console.err pass through it.
 _console = Console(stderr=True, highlight=False)
@@ -16,7 +16,7 @@ _console = Console(stderr=True, highlight=False)
 class RunProgress:
     """One bar: `step(label)` when a run starts, `done()` when it ends; inert when stderr is not a terminal."""
 
-    def __init__(self, progress: Progress, task: int, what: str) -> None:
+    def __init__(self, progress: Progress, task: TaskID, what: str) -> None:
         self._progress, self._task, self._what = progress, task, what
         self._started = False
 

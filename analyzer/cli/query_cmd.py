@@ -8,6 +8,7 @@ import duckdb
 
 from analyzer.cli.catalog_args import add_catalog_argument, add_rows_format, open_read_only, rows_format
 from analyzer.cli.console import err, out
+from analyzer.errors import first_line
 from analyzer.report.rows import rows_csv, rows_json, rows_rich, rows_tsv
 from analyzer.runs.catalog import read_only_query
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         table = read_only_query(con, args.sql)
     except duckdb.Error as exc:
-        err(f"npu-triage query: {str(exc).splitlines()[0]}")
+        err(f"npu-triage query: {first_line(exc)}")
         return 2
     finally:
         con.close()

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from analyzer.cli.usage import UsageError
+from analyzer.vocabulary import SEVERITIES
 
 FORMATS = ("json", "md", "html")
 
@@ -14,9 +15,7 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
     """--out, --format and --fail-on, spelled and defaulted the same for every such command."""
     p.add_argument("--out", type=Path, default=Path("reports"), help="output folder (default: reports/)")
     p.add_argument("--format", default="json,md,html", help="comma-separated: json, md, html (default: all three)")
-    p.add_argument(
-        "--fail-on", choices=("warning", "critical"), help="exit 1 when a finding has this severity or worse"
-    )
+    p.add_argument("--fail-on", choices=SEVERITIES[1:], help="exit 1 when a finding has this severity or worse")
 
 
 def report_formats(text: str) -> list[str]:

@@ -6,10 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from analyzer.api import RuleSetError
 from analyzer.api import rules as rule_set
-from analyzer.cli.usage import UsageError
-from analyzer.rule_engine.loader import RuleFileError
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.params import (
     by_rule_name,
@@ -35,11 +32,8 @@ def add_rule_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_checked_rules(rules_dir: Path | None) -> list[Rule]:
-    """The rules of a folder, after validation; UsageError listing every problem otherwise."""
-    try:
-        return rule_set(rules_dir)
-    except (RuleFileError, RuleSetError) as exc:
-        raise UsageError(str(exc)) from None
+    """The rules of a folder, after validation; RuleFileError or RuleSetError listing every problem otherwise."""
+    return rule_set(rules_dir)
 
 
 def rule_overrides(args: argparse.Namespace, rules: list[Rule]) -> dict[str, dict[str, Any]]:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from analyzer.cli.console import err, out
 from analyzer.cli.rule_options import load_checked_rules
-from analyzer.cli.usage import UsageError
 from analyzer.report.rules_doc import render_rule_page, render_rules_list, render_rules_markdown, render_rules_reference
 from analyzer.rule_engine.checks import check_rules_folder
 from analyzer.rule_engine.loader import default_rules_dir, rule_files
@@ -51,11 +50,7 @@ def _check(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.action == "check":
         return _check(args)
-    try:
-        rules = load_checked_rules(args.rules)
-    except UsageError as exc:
-        err(f"npu-triage: {exc}")
-        return 2
+    rules = load_checked_rules(args.rules)
     if args.action == "list":
         out.print(
             render_rules_reference(rules)

@@ -10,13 +10,12 @@ from analyzer.cli.console import err, out
 from analyzer.cli.file_output import file_outputs, is_stdout, write_html_output
 from analyzer.cli.output_paths import check_outputs, exports_read
 from analyzer.cli.report_options import add_self_contained
-from analyzer.cli.usage import UsageError
 from analyzer.metrics.sweep import create_scaling_views, scaling_tables
 from analyzer.report.rows import rows_tsv
 from analyzer.report.sweep_page import render_sweep_html, verdict_lines
 from analyzer.report.sweep_terminal import sweep_table
 from analyzer.runs.sources import memory_catalog
-from analyzer.runs.sweep_inputs import SweepSpecError, check_sweep_specs, load_sweep_catalog, load_sweep_paths
+from analyzer.runs.sweep_inputs import check_sweep_specs, load_sweep_catalog, load_sweep_paths
 from analyzer.runs.work import WorkSettings
 
 
@@ -34,10 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.runs) == bool(args.catalog):
         err("npu-triage sweep: give either PATH:bs=N runs or --catalog FILE")
         return 2
-    try:
-        specs = check_sweep_specs(args.runs)
-    except SweepSpecError as exc:
-        raise UsageError(str(exc)) from None
+    specs = check_sweep_specs(args.runs)
     inputs = [Path(path) for path, _ in specs]
     check_outputs(file_outputs({"--html": args.html}), exports_read(inputs))
     con = memory_catalog()

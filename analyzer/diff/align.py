@@ -81,12 +81,12 @@ def _find_renames(base: list[Position], new: list[Position], out: Alignment) -> 
     base_types = Counter(p.op_type for p in base)
     new_types = Counter(p.op_type for p in new)
     cross = Counter((b.op_type, n.op_type) for b, n in out.pairs if b.op_type != n.op_type)
-    for (a, b), count in sorted(cross.items()):
-        if a in new_types or b in base_types:
+    for (a, b_type), count in sorted(cross.items()):
+        if a in new_types or b_type in base_types:
             continue  # both types live on in the other run: a swap of ops, not a rename
-        confidence = count / max(base_types[a], new_types[b])
+        confidence = count / max(base_types[a], new_types[b_type])
         if confidence >= 0.5:
-            out.renames.append(Rename(a, b, count, round(confidence, 3)))
+            out.renames.append(Rename(a, b_type, count, round(confidence, 3)))
     # pairs of different types that are not renames are really one removed and one added op
     renamed = {(r.base_type, r.new_type) for r in out.renames}
     kept = []

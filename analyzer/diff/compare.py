@@ -99,8 +99,12 @@ def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
             if s.significant
             else s.verdict  # 'unchanged', 'within noise' or 'no noise estimate'
         )
-        out.append(TypeDelta(label, status, s, s.new_median - s.base_median, bl.get(b, 0), nl.get(n, 0)))
+        out.append(TypeDelta(label, status, s, s.new_median - s.base_median, _launches_of(bl, b), _launches_of(nl, n)))
     return sorted(out, key=lambda t: (-abs(t.delta_us), t.op_type))
+
+
+def _launches_of(launches: dict[str, int], op_type: str | None) -> int:
+    return 0 if op_type is None else launches.get(op_type, 0)
 
 
 def _pipe_shares(con, base: str, new: str) -> dict[str, Shift]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 
+from analyzer.errors import TriageError
+
 ENV = "NPU_TRIAGE_MEMORY_LIMIT"
 _MACHINE_SHARE = 4  # the default is the machine's memory divided by this ...
 _CAP_BYTES = 4 << 30  # ... and at most this
@@ -31,7 +33,7 @@ _FACTOR = {
 }
 
 
-class MemoryLimitError(ValueError):
+class MemoryLimitError(TriageError, ValueError):
     """A memory limit that is not a size DuckDB can use; the message names where it came from."""
 
 

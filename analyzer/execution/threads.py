@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 
+from analyzer.errors import TriageError
+
 ENV = "NPU_TRIAGE_THREADS"
 
 
-class ThreadCountError(ValueError):
+class ThreadCountError(TriageError, ValueError):
     """A thread count that is not a positive whole number; the message names where it came from."""
 
 

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import weakref
 from pathlib import Path
 
 import duckdb
 
 from analyzer.atomic_files import atomic_path, output_error
 from analyzer.duckdb_connect import connect_offline
-from analyzer.execution.memory import duckdb_setting, memory_limit_bytes
 from analyzer.ingest.schema import TABLES, ddl
 
 
 def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection holding every normalized table, empty.
-
-    DuckDB spills to disk past its memory limit (``limit_bytes``, else the process's limit:
-    ``execution/memory.py``) into a private temporary folder, removed when the connection is freed
-    or the process exits, so that it never writes beside an export (its default is '.tmp' in the
-    current folder).
-    """
-    con = connect_offline()
-    spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
-    weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
-    con.execute("SET temp_directory = ?", [spill])
-    # DuckDB 2.0's type_pushdown moves a TRY_CAST of a CSV column into the reader, where it becomes a
-    # plain cast: one 'N/A' cell then fails the whole file instead of giving NULL (seen on
-    # kernel_details' Context ID). Readers rely on TRY_CAST, so the rewrite stays off.
-    con.execute("SET disabled_optimizers = 'type_pushdown'")
-    # DuckDB's own progress bar would print into the command's output (and a test's captured stdout).
-    con.execute("SET enable_progress_bar = false")
-    limit = memory_limit_bytes() if limit_bytes is None else limit_bytes
-    con.execute("SET memory_limit = ?", [duckdb_setting(limit)])
+    """An in-memory DuckDB connection (``duckdb_connect``: memory limit ``limit_bytes``, else the
+    process's; a private spill folder) holding every normalized table, empty."""
+    con = connect_offline(limit_bytes=limit_bytes)
     create_tables(con)
     return con
 

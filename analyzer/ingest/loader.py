@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import first_line
 from analyzer.ingest.database import connect
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
@@ -61,7 +62,7 @@ def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path
         MemoryError,
         OverflowError,
     ) as exc:
-        first = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        first = first_line(exc)
         ctx.report(paths[0], "", "error", f"could not be read: {first}", "the file is skipped; the rest is used")
 
 
@@ -99,17 +100,18 @@ def load_export(
     """
     path = Path(path)
     if not path.exists():
-        raise IngestError(f"{printable(path)}: {absent_reason(path)}")
+        raise IngestError(absent_reason(path), printable(path))
     if sources is not None:
         return _read_sources(con or connect(), sources, progress, left_out_kinds, unreadable)
     sources, unreadable = scan(path)
     if not sources and unreadable:
-        raise IngestError(f"{unreadable[0].path}: {unreadable[0].reason}")
+        raise IngestError(unreadable[0].reason, unreadable[0].path)
     if not sources:
         raise IngestError(
-            f"{path}: no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
+            "no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
             "PROF_*/mindstudio_profiler_output/, msprof_*.db, ascend_pytorch_profiler_*.db, "
-            "kernel_details.csv, op_summary_*.csv, trace_view.json)" + _links_note(path)
+            "kernel_details.csv, op_summary_*.csv, trace_view.json)" + _links_note(path),
+            path,
         )
     con = con or connect()
     return _read_sources(con, sources, progress, left_out_kinds, unreadable)
@@ -134,7 +136,7 @@ def _read_sources(
         except Exception as exc:  # one export that cannot be read never ends the reading of the others
             if stop_requested():
                 raise
-            first = (str(exc).splitlines() or [""])[0][:300]
+            first = first_line(exc)
             result.problems.append(
                 Problem(
                     printable(source.root),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analyzer.errors import TriageError
+from analyzer.vocabulary import ProblemSeverity
+
 
 @dataclass(frozen=True)
 class ExportSource:
@@ -40,7 +43,7 @@ class Problem:
 
     file: str
     location: str
-    severity: str  # 'error' | 'warning' | 'info'
+    severity: ProblemSeverity
     problem: str
     hint: str = ""
 
@@ -66,7 +69,7 @@ class ReadContext:
     # Timeline kinds the readers leave out, as the caller will never read them (``load_export``).
     left_out_kinds: frozenset[str] = frozenset()
 
-    def report(self, path: Path | str, location: str, severity: str, problem: str, hint: str = "") -> None:
+    def report(self, path: Path | str, location: str, severity: ProblemSeverity, problem: str, hint: str = "") -> None:
         name = self.source.rel(path) if isinstance(path, Path) else path
         self.problems.append(Problem(name, location, severity, problem, hint))
 
@@ -88,5 +91,5 @@ class ReadContext:
         self.facts.update(part.facts)
 
 
-class IngestError(Exception):
+class IngestError(TriageError):
     """Raised when a path holds nothing usable. The message is meant for the user."""

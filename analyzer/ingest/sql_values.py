@@ -107,7 +107,7 @@ def decimal_us_to_ns(us_sql: str, anchor_us: Decimal | int | None = None) -> str
     gives the same values."""
     lo, hi = (f"{bound}::DECIMAL(38,3)" for bound in _NS_RANGE_US)
     exact = f"WHEN {us_sql} BETWEEN {lo} AND {hi} THEN TRY_CAST({us_sql} * 1000 AS BIGINT)"
-    if anchor_us is None or abs(anchor_us) > _ANCHOR_LIMIT_US:
+    if anchor_us is None or abs(Decimal(anchor_us)) > _ANCHOR_LIMIT_US:
         return f"CASE {exact} END"
     anchor = Decimal(anchor_us).quantize(Decimal("0.001"))
     near_lo, near_hi = (f"{anchor + d}::DECIMAL(38,3)" for d in (-NEAR_ANCHOR_US, NEAR_ANCHOR_US))

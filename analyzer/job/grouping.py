@@ -8,6 +8,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeGuard
 
 import duckdb
 
@@ -65,13 +66,21 @@ def _job_id(ranks: list[JobRank], top: Path, taken: set[str]) -> str:
     return next(c for c in candidates if c not in taken)
 
 
+def _end_ns(r: JobRank) -> int:
+    """When the rank's collection ended; only asked of ranks whose metadata records it."""
+    end = r.meta.collection_end_ns
+    if end is None:
+        raise ValueError(f"rank {r.rank}: no collection end time")
+    return end
+
+
 def _by_time(ranks: list[JobRank]) -> list[list[JobRank]]:
     """Ranks split where their collections ended more than SAME_RUN_S apart (other sessions); ranks
     whose metadata records no end time are one group of their own."""
-    timed = sorted((r for r in ranks if r.meta.collection_end_ns is not None), key=lambda r: r.meta.collection_end_ns)
+    timed = sorted((r for r in ranks if r.meta.collection_end_ns is not None), key=_end_ns)
     clusters: list[list[JobRank]] = []
     for r in timed:
-        if clusters and r.meta.collection_end_ns - clusters[-1][-1].meta.collection_end_ns <= SAME_RUN_S * 10**9:
+        if clusters and _end_ns(r) - _end_ns(clusters[-1][-1]) <= SAME_RUN_S * 10**9:
             clusters[-1].append(r)
         else:
             clusters.append([r])
@@ -108,11 +117,11 @@ def _by_session(cluster: list[JobRank]) -> list[list[JobRank]] | None:
     rank records its end and each session holds a rank once."""
     if any(r.meta.collection_end_ns is None for r in cluster):
         return None
-    timed = sorted(cluster, key=lambda r: (r.meta.collection_end_ns, r.rank))
+    timed = sorted(cluster, key=lambda r: (_end_ns(r), r.rank))
     sessions = max(sum(1 for r in cluster if r.rank == x.rank) for x in cluster)
     gaps = sorted(
         range(1, len(timed)),
-        key=lambda i: (timed[i].meta.collection_end_ns - timed[i - 1].meta.collection_end_ns, i),
+        key=lambda i: (_end_ns(timed[i]) - _end_ns(timed[i - 1]), i),
         reverse=True,
     )[: sessions - 1]
     if any(timed[i].meta.collection_end_ns == timed[i - 1].meta.collection_end_ns for i in gaps):
@@ -122,7 +131,7 @@ def _by_session(cluster: list[JobRank]) -> list[list[JobRank]] | None:
     return None if any(_has_duplicate_rank(p) for p in parts) else parts
 
 
-def _fair(parts: list[list[JobRank]] | None) -> bool:
+def _fair(parts: list[list[JobRank]] | None) -> TypeGuard[list[list[JobRank]]]:
     """A split tells jobs apart when it separates something and the parts share many ranks (two jobs, two
     sessions: each holds most of the ranks). Parts that share few ranks, fewer than half of the smallest
     part, are pieces of one job with a stray copy: one copy of a rank in another node's folder must not

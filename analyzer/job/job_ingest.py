@@ -40,7 +40,7 @@ def load_with_jobs(
     to fill (default: a new one of ``connect()``).
     Raises IngestError like load_export."""
     if not path.exists():
-        raise IngestError(f"{printable(path)}: {absent_reason(path)}")
+        raise IngestError(absent_reason(path), printable(path))
     sources, unreadable = scanned or scan(path)
     if not sources:
         return load_export(path, con=con, left_out_kinds=left_out_kinds), []  # raises its own message

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analyzer.errors import first_line
 from analyzer.ingest.csv.declared_tables import DECLARED
 from analyzer.ingest.model import Problem
 from analyzer.job.value_checks import Field, checked, damaged_values
@@ -169,7 +170,7 @@ def _readable(
             con.execute(f"SELECT count(*) FROM ({sql})", {**params, "paths": [str(path)]}).fetchall()
             good.append((path, rank))
         except duckdb.Error as exc:
-            first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+            first = first_line(exc, 200)
             problems.append(
                 Problem(str(path), "", "error", f"rank {rank}: cannot read the file: {first}", "re-export this rank")
             )

@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 import duckdb
 
+from analyzer.errors import TriageError
+
 # Export folders name their start in the machine's local time, to the millisecond:
 # torch_npu <name>_<YYYYMMDDhhmmssmmm>_ascend_pt, msprof PROF_<n>_<YYYYMMDDhhmmssmmm>_<id>.
 _STAMP = re.compile(r"(?:_|PROF_\d+_)(\d{17})(?:_ascend_pt|_[A-Za-z0-9]+)?$")
@@ -14,7 +16,7 @@ _OFFSET = re.compile(r"^(?:UTC)?([+-])(\d{1,2}):?(\d{2})?$")
 _QUARTER_H_MIN = 15
 
 
-class ClockError(ValueError):
+class ClockError(TriageError, ValueError):
     """An offset that is not +HH:MM / -HH:MM."""
 
 

@@ -69,7 +69,7 @@ WITH cand AS (
            row_number() OVER (
                PARTITION BY a.run_id, t.log_run_id, t.rank_id, t.stream_id, t.task_id
                ORDER BY o.stream_id = t.stream_id AND o.task_id = t.task_id DESC,
-                        coalesce(starts_with(t.kernel_name, o.op_type), false) DESC,
+                        coalesce(starts_with(t.kernel_name, o.op_type), FALSE) DESC,
                         o.start_ns <= (epoch_us(t.first_time) - a.offset_min::BIGINT * 60000000) * 1000 DESC,
                         abs(o.start_ns - (epoch_us(t.first_time) - a.offset_min::BIGINT * 60000000) * 1000), o.op_name
            ) AS k

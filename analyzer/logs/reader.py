@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import first_line
 from analyzer.ingest.schema import tables_for_scope
 from analyzer.logs.knowledge import activity_patterns, create_knowledge, match_expression
 from analyzer.logs.layout import LogFile, scan_log_folder
@@ -93,7 +94,7 @@ def _read_lines(con: duckdb.DuckDBPyConnection, file_id: int, f: LogFile, spare:
 
 def _first_line(exc: BaseException) -> str:
     """The first line of an error's message, cut to 200 characters (DuckDB's CSV errors quote the line)."""
-    text = (str(exc).splitlines() or [type(exc).__name__])[0]
+    text = first_line(exc, None)
     return text if len(text) <= 200 else text[:200] + "..."
 
 

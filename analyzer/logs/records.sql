@@ -14,9 +14,9 @@ CREATE OR REPLACE TEMP TABLE _log_lines (file_id INTEGER, line_no BIGINT, line V
 -- Per file ($path, $file_id): read_csv of one column (no quoting, no detection) is DuckDB's fast line
 -- reader; it keeps blank lines (NULL) and the file's order, so the row number in the scan is the line's.
 INSERT INTO _log_lines
-WITH l AS (SELECT $file_id AS file_id, row_number() OVER () AS line_no, line
-           FROM read_csv($path, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '',
-                         header = false, auto_detect = false, max_line_size = 67108864))
+WITH raw_lines AS (SELECT $file_id AS file_id, row_number() OVER () AS line_no, line
+                   FROM read_csv($path, columns = { 'line': 'VARCHAR' }, delim = chr(1), quote = '', escape = '',
+                                 header = FALSE, auto_detect = FALSE, max_line_size = 67108864))
 SELECT file_id, line_no, line,
        CASE WHEN regexp_matches(line, '^\[[A-Z]+\] [^\s(]+\(-?\d+,[^)]*\):\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}')
                  THEN 'cann'
@@ -24,41 +24,41 @@ SELECT file_id, line_no, line,
             WHEN regexp_matches(line, '^\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6}\] \[\w+\] \[[\w\-]+\] \[[A-Z]+\]') THEN 'driver'
             WHEN regexp_matches(line, '^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\[[A-Z]+\]') THEN 'slogd'
        END AS form
-FROM l WHERE line IS NOT NULL AND line <> ''
+FROM raw_lines WHERE line IS NOT NULL AND line <> ''
 ;
 CREATE OR REPLACE TEMP TABLE _log_tails AS
-WITH n AS (SELECT file_id, line_no, line FROM _log_lines WHERE form IS NULL),
-h AS (SELECT file_id, line_no FROM _log_lines WHERE form IS NOT NULL)
+WITH tail_lines AS (SELECT file_id, line_no, line FROM _log_lines WHERE form IS NULL),
+head_lines AS (SELECT file_id, line_no FROM _log_lines WHERE form IS NOT NULL)
 SELECT n.file_id, h.line_no AS head_line_no, n.line_no, n.line
-FROM n ASOF LEFT JOIN h ON h.file_id = n.file_id AND n.line_no > h.line_no
+FROM tail_lines n ASOF LEFT JOIN head_lines h ON h.file_id = n.file_id AND n.line_no > h.line_no
 ;
 INSERT INTO log_files BY NAME
-WITH lc AS (SELECT file_id, count(*) AS n, count(form) AS heads FROM _log_lines GROUP BY file_id),
-uc AS (SELECT file_id, count(*) AS n FROM _log_tails WHERE head_line_no IS NULL GROUP BY file_id)
+WITH line_counts AS (SELECT file_id, count(*) AS n, count(form) AS heads FROM _log_lines GROUP BY file_id),
+unparsed_counts AS (SELECT file_id, count(*) AS n FROM _log_tails WHERE head_line_no IS NULL GROUP BY file_id)
 SELECT $run_id AS run_id, f.file_id, f.rel AS path, f.layout, f.log_kind, f.collection, f.rank_id, f.node_id,
        f.device_id, f.name_pid, f.size_bytes, coalesce(lc.n, 0) AS line_count, coalesce(lc.heads, 0) AS record_count,
        coalesce(uc.n, 0) AS unparsed_line_count, f.skipped
-FROM _log_batch f LEFT JOIN lc USING (file_id) LEFT JOIN uc USING (file_id)
+FROM _log_batch f LEFT JOIN line_counts lc USING (file_id) LEFT JOIN unparsed_counts uc USING (file_id)
 ;
 INSERT INTO log_events BY NAME
-WITH c AS (
+WITH cann_lines AS (
     SELECT file_id, line_no, line, strpos(line, ']') AS b1, strpos(line, '(') AS p1, strpos(line, '):') AS p2
     FROM _log_lines WHERE form = 'cann'),
-c2 AS (
-    SELECT *, substr(line, p2 + 29) AS after, substr(line, p1 + 1, p2 - p1 - 1) AS inside FROM c),
-c3 AS (
+cann_split AS (
+    SELECT *, substr(line, p2 + 29) AS after, substr(line, p1 + 1, p2 - p1 - 1) AS inside FROM cann_lines),
+cann_sourced AS (
     SELECT *, CASE WHEN starts_with(after, ' [') AND strpos(after, ']') > 0
                         AND contains(substr(after, 3, strpos(after, ']') - 3), ':')
                    THEN substr(after, 3, strpos(after, ']') - 3) END AS src
-    FROM c2),
+    FROM cann_split),
 cann AS (
     SELECT file_id, line_no, substr(line, 2, b1 - 2) AS level, substr(line, b1 + 2, p1 - b1 - 2) AS module,
-           TRY_CAST(split_part(inside, ',', 1) AS BIGINT) AS pid, substr(inside, strpos(inside, ',') + 1) AS process,
+           try_cast(split_part(inside, ',', 1) AS BIGINT) AS pid, substr(inside, strpos(inside, ',') + 1) AS process,
            try_strptime(substr(line, p2 + 2, 23) || substr(line, p2 + 26, 3), '%Y-%m-%d-%H:%M:%S.%f') AS wall_time,
-           split_part(src, ':', 1) AS src_file, TRY_CAST(split_part(src, ':', 2) AS INTEGER) AS src_line,
+           split_part(src, ':', 1) AS src_file, try_cast(split_part(src, ':', 2) AS INTEGER) AS src_line,
            CASE WHEN src IS NULL THEN ltrim(after) ELSE substr(after, strpos(after, ']') + 1) END AS rest
-    FROM c3),
-o AS (
+    FROM cann_sourced),
+other_forms AS (
     SELECT file_id, line_no, form,
            regexp_extract(line, '^\[(\w+)\] \[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\] \[([A-Z]+)\] ?(.*)$',
                           ['module', 't', 'level', 'rest']) AS i,
@@ -67,7 +67,7 @@ o AS (
            regexp_extract(line, '^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})\[([A-Z]+)\] ?(?:([^\s:]+):(\d+): )?(.*)$',
                           ['t', 'level', 'src_file', 'src_line', 'rest']) AS s
     FROM _log_lines WHERE form IN ('install', 'driver', 'slogd')),
-h AS (SELECT * FROM cann
+heads AS (SELECT * FROM cann
 UNION ALL
 SELECT file_id, line_no,
        CASE form WHEN 'install' THEN i.level WHEN 'driver' THEN k.level ELSE s.level END AS level,
@@ -77,23 +77,23 @@ SELECT file_id, line_no,
                  WHEN 'driver' THEN try_strptime(k.t, '%Y-%m-%d-%H:%M:%S.%f')
                  ELSE try_strptime(s.t || '000', '%Y-%m-%d %H:%M:%S.%f') END AS wall_time,
        CASE WHEN form = 'slogd' THEN nullif(s.src_file, '') END AS src_file,
-       CASE WHEN form = 'slogd' THEN TRY_CAST(nullif(s.src_line, '') AS INTEGER) END AS src_line,
+       CASE WHEN form = 'slogd' THEN try_cast(nullif(s.src_line, '') AS INTEGER) END AS src_line,
        CASE form WHEN 'install' THEN i.rest WHEN 'driver' THEN k.rest ELSE s.rest END AS rest
-FROM o),
-r AS (SELECT h.*, h.rest AS message, f.rank_id AS folder_rank, h.level IN ('WARNING', 'ERROR', 'CRITICAL') AS judged
-      FROM h JOIN _log_batch f ON f.file_id = h.file_id),
-e AS (SELECT *, CASE WHEN judged AND regexp_matches(message, $any_error) THEN {error_match} END AS k_idx FROM r)
+FROM other_forms),
+records AS (SELECT h.*, h.rest AS message, f.rank_id AS folder_rank, h.level IN ('WARNING', 'ERROR', 'CRITICAL') AS judged
+            FROM heads h JOIN _log_batch f ON f.file_id = h.file_id),
+keyed_records AS (SELECT *, CASE WHEN judged AND regexp_matches(message, $any_error) THEN {error_match} END AS k_idx FROM records)
 SELECT $run_id AS run_id, e.file_id, e.line_no, e.folder_rank AS rank_id, e.level, e.module, e.pid, e.process, e.wall_time,
        e.src_file, e.src_line, e.message, 0 AS continuation_count,
-       coalesce(TRY_CAST(split_part(ltrim(e.rest), ' ', 1) AS BIGINT),
-                CASE WHEN contains(e.rest, 'tid:') THEN TRY_CAST(regexp_extract(e.rest, 'tid:\s*(\d+)', 1) AS BIGINT) END)
+       coalesce(try_cast(split_part(ltrim(e.rest), ' ', 1) AS BIGINT),
+                CASE WHEN contains(e.rest, 'tid:') THEN try_cast(regexp_extract(e.rest, 'tid:\s*(\d+)', 1) AS BIGINT) END)
            AS thread_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'fault kernel_name=([^,\s]+)', 1), '') END AS kernel_name,
-       CASE WHEN judged THEN TRY_CAST(coalesce(nullif(regexp_extract(message, 'device_id=(\d+)', 1), ''),
+       CASE WHEN judged THEN try_cast(coalesce(nullif(regexp_extract(message, 'device_id=(\d+)', 1), ''),
                                                nullif(regexp_extract(message, 'device\((?:chipId:)?(\d+)', 1), ''))
                                       AS INTEGER) END AS device_id,
-       CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'stream_id=(\d+)', 1), '') AS INTEGER) END AS stream_id,
-       CASE WHEN judged THEN TRY_CAST(nullif(regexp_extract(message, 'task_id=(\d+)', 1), '') AS BIGINT) END AS task_id,
+       CASE WHEN judged THEN try_cast(nullif(regexp_extract(message, 'stream_id=(\d+)', 1), '') AS INTEGER) END AS stream_id,
+       CASE WHEN judged THEN try_cast(nullif(regexp_extract(message, 'task_id=(\d+)', 1), '') AS BIGINT) END AS task_id,
        CASE WHEN judged THEN nullif(regexp_extract(message, 'dump exception to file, file: ?(\S+)', 1), '') END AS dump_path,
        CASE WHEN NOT $with_activity OR NOT regexp_matches(message, $any_activity) THEN NULL
             WHEN regexp_matches(message, $memory_alloc) THEN 'memory_alloc'
@@ -101,7 +101,7 @@ SELECT $run_id AS run_id, e.file_id, e.line_no, e.folder_rank AS rank_id, e.leve
             WHEN regexp_matches(message, $host_setup) THEN 'host_setup' END AS host_activity,
        k.code AS error_code, k.kind AS error_kind, k.priority AS error_priority, k.meaning AS error_meaning,
        k.advice AS error_advice
-FROM e LEFT JOIN _log_knowledge k ON k.idx = e.k_idx
+FROM keyed_records e LEFT JOIN _log_knowledge k ON k.idx = e.k_idx
 ;
 -- Continuation lines join their record's message (fields were read from the header line).
 UPDATE log_events SET message = log_events.message || chr(10) || t.text, continuation_count = t.n

@@ -92,9 +92,9 @@ def model_difference(a: ModelIdentity, b: ModelIdentity) -> str | None:
                 f"{sum(a.ops.values())} vs {sum(b.ops.values())} ops per step): another depth or variant"
             )
     if a.shapes and b.shapes:
-        shared = len(a.shapes & b.shapes) / len(a.shapes | b.shapes)
-        if shared < MIN_SHAPE_OVERLAP:
-            return f"their input shapes differ (only {shared:.0%} in common, batch dimension left out)"
+        in_common = len(a.shapes & b.shapes) / len(a.shapes | b.shapes)
+        if in_common < MIN_SHAPE_OVERLAP:
+            return f"their input shapes differ (only {in_common:.0%} in common, batch dimension left out)"
     return None
 
 

@@ -7,7 +7,6 @@ import pyarrow as pa
 
 # Parameters bound in every query: $rid (ingest run id), $cid (catalog run id).
 _LABEL = "coalesce(op_type, '[' || coalesce(task_type, '?') || ']')"
-_NORM_NAME = r"regexp_replace(op_name, '([_\-./](op)?[0-9]+)+$', '')"
 
 OP_TYPE_STATS_SQL = f"""
 SELECT $cid AS run_id, {_LABEL} AS op_type, count(*) AS launch_count, sum(dur_us) AS total_dur_us,
@@ -45,9 +44,9 @@ ORDER BY o.step_id NULLS FIRST
 
 OP_POSITIONS_SQL = f"""
 WITH o AS (
-    SELECT coalesce(step_id, -1) AS sk, {_LABEL} AS label, {_NORM_NAME} AS norm, input_shapes, dur_us,
+    SELECT coalesce(step_id, -1) AS sk, {_LABEL} AS label, op_name_norm AS norm, input_shapes, dur_us,
            row_number() OVER (PARTITION BY step_id ORDER BY start_ns, stream_id, task_id, op_name) - 1 AS ordinal
-    FROM ops WHERE run_id = $rid AND start_ns IS NOT NULL
+    FROM _tasks WHERE run_id = $rid AND start_ns IS NOT NULL
 ), per_step AS (SELECT sk, count(*) AS n FROM o GROUP BY sk),
 typical AS (SELECT n FROM per_step GROUP BY n ORDER BY count(*) DESC, n DESC LIMIT 1)
 SELECT $cid AS run_id, ordinal, first(label ORDER BY sk) AS op_type, first(norm ORDER BY sk) AS op_name_norm,

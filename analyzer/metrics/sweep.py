@@ -33,7 +33,7 @@ VERDICT_TEXT = {
 def scaling_definitions() -> tuple[SqlDefinition, ...]:
     """The views of scaling.sql (batch_size_scaling, then its verdict), with their docs."""
     text = resources.files(__package__).joinpath("scaling.sql").read_text(encoding="utf-8")
-    return tuple(parse_module(text, "scaling")[1])
+    return tuple(parse_module(text, "scaling", typed=True)[1])
 
 
 def create_scaling_views(

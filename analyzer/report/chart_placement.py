@@ -85,8 +85,8 @@ class ChartPlacement:
         links = ", ".join(
             f'<a href="#{chart_div_id(k)}">{chart_title(self._figures[k])}</a> (finding {index})' for index, k in beside
         )
-        beside = f'<p class="chart-ref">Shown beside the findings: {links}</p>' if links else ""
-        return f'<section id="charts"><h2>Charts</h2>{beside}<div class="chart-grid">{drawn}</div></section>'
+        note = f'<p class="chart-ref">Shown beside the findings: {links}</p>' if links else ""
+        return f'<section id="charts"><h2>Charts</h2>{note}<div class="chart-grid">{drawn}</div></section>'
 
     def _zoom(self, key: str, step: int) -> go.Figure | None:
         div_id = chart_div_id(key, step)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import plotly.graph_objects as go
 import polars as pl
@@ -373,7 +373,8 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: st
     """Each pipe's share of core time per top operator type, side by side against the MTE line: pipes run at
     the same time, so their shares are not parts of one whole and are not stacked (they may add up past 100%)."""
     labels = _labels(pipeline["op_type"])
-    top = max(pipeline.select(pl.max_horizontal(*(f"{p}_share" for p in _PIPES))).to_series().max() or 0.0, 1.0)
+    shares = pipeline.select(pl.max_horizontal(*(f"{p}_share" for p in _PIPES))).to_series()
+    top = max(cast(float, shares.max()) or 0.0, 1.0)  # polars types max() as any Python value
     bars = [
         go.Bar(
             x=labels,
@@ -453,7 +454,7 @@ def gap_positions_chart(
             )
         )
     if marks is not None and marks.height:
-        top = max(positions["gap_us"].max() or 1.0, threshold_us) * 1.5
+        top = max(cast(float, positions["gap_us"].max()) or 1.0, threshold_us) * 1.5
         traces.append(_log_marks_trace(marks, top))
     return figure(
         traces, figure_layout(title, "time from first task (ms)", "gap (us)"), {"yaxis": {"type": "log", "dtick": 1}}

@@ -18,7 +18,7 @@ import duckdb
 import plotly.graph_objects as go
 
 from analyzer.atomic_files import write_text_atomically
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, RunSummary
 from analyzer.report import charts, memory_charts, memory_series, runs_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
@@ -136,9 +136,10 @@ def build_figures(
     marks = marks if marks is not None else chart_marks(diagnosis)
     figures = {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
     x_range = memory_series.page_time_range(con, diagnosis.run_id)
-    for key in SHARED_TIME_AXIS if x_range else ():
-        if figures[key].data:  # a chart with no data keeps its hidden axes and its message
-            figures[key].update_layout(xaxis={"range": list(x_range)})
+    if x_range is not None:
+        for key in SHARED_TIME_AXIS:
+            if figures[key].data:  # a chart with no data keeps its hidden axes and its message
+                figures[key].update_layout(xaxis={"range": list(x_range)})
     return figures
 
 
@@ -162,7 +163,8 @@ def _run_body(diagnosis: Diagnosis, con: duckdb.DuckDBPyConnection) -> str:
     figures = build_figures(con, diagnosis, marks)
     placement = ChartPlacement(con, diagnosis, figures, marks, figure_html)
     findings = findings_section(diagnosis, placement.chart_for)
-    verdict = verdict_section(page_order(diagnosis), diagnosis.summary.get("breakdown"), False)
+    breakdown = diagnosis.summary.breakdown if isinstance(diagnosis.summary, RunSummary) else None
+    verdict = verdict_section(page_order(diagnosis), breakdown, False)
     return (
         f"{page_title(diagnosis, f'npu-triage report: {diagnosis.run_id}')}\n{verdict}\n"
         f"{failed_operators_section(diagnosis)}{findings}\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, summary_dict
 from analyzer.report.html_sections import card, esc, kv_table
 from analyzer.rule_engine.model import RuleOutcome
 
@@ -141,8 +141,8 @@ def run_about_section(diagnosis: Diagnosis) -> str:
     cards = [card("Run", kv_table(_present(run_pairs)))]
     if _present(collection):
         cards.append(card("Collection", kv_table(_present(collection))))
-    if summary_pairs(diagnosis.summary):
-        cards.append(card("Summary", kv_table(summary_pairs(diagnosis.summary))))
+    if summary := summary_pairs(summary_dict(diagnosis.summary)):
+        cards.append(card("Summary", kv_table(summary)))
     missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
     extra = (
         f"<details><summary>Not collected, and the settings that collect it</summary><ul>{missing}</ul></details>"

@@ -4,8 +4,8 @@ their recoverable time, and the one line that says how findings are ranked."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from analyzer.diagnosis_model import TimeBreakdown
 from analyzer.report.charts import COLORS
 from analyzer.report.html_sections import esc, short_text
 from analyzer.rule_engine.model import Finding
@@ -39,24 +39,24 @@ def _colour(index: int, part: str) -> str:
     return _PART_COLOURS.get(part, _FALLBACK_COLOURS[index % len(_FALLBACK_COLOURS)])
 
 
-def breakdown_bar(breakdown: Any) -> str:
+def breakdown_bar(breakdown: TimeBreakdown | None) -> str:
     """The time breakdown as one stacked bar (widths are the parts' shares, which add up to 100%) and its
     legend with every part's time; '' without a breakdown."""
-    if not isinstance(breakdown, dict) or not breakdown.get("parts"):
+    if breakdown is None or not breakdown.parts:
         return ""
-    parts = [(i, p) for i, p in enumerate(breakdown["parts"]) if p["pct"] or p["us"] > 0.0005]
+    parts = [(i, p) for i, p in enumerate(breakdown.parts) if p.pct or p.us > 0.0005]
     segments = "".join(
-        f'<span style="width:{p["pct"]:.2f}%;background:{_colour(i, p["part"])}" title="{esc(p["label"])}: '
-        f'{p["pct"]:.1f}%">{esc(p["label"]) if p["pct"] >= _LABEL_INSIDE_PCT else ""}</span>'
+        f'<span style="width:{p.pct:.2f}%;background:{_colour(i, p.part)}" title="{esc(p.label)}: '
+        f'{p.pct:.1f}%">{esc(p.label) if p.pct >= _LABEL_INSIDE_PCT else ""}</span>'
         for i, p in parts
     )
     legend = "".join(
-        f'<li><i style="background:{_colour(i, p["part"])}"></i>{esc(p["label"])} '
-        f'<b>{p["us"] / 1000:,.3f} ms</b> <span class="pct">{p["pct"]:.1f}%</span></li>'
+        f'<li><i style="background:{_colour(i, p.part)}"></i>{esc(p.label)} '
+        f'<b>{p.us / 1000:,.3f} ms</b> <span class="pct">{p.pct:.1f}%</span></li>'
         for i, p in parts
     )
-    title = f"Where the time of the {esc(breakdown.get('basis'))} went"
-    subject = f" ({esc(breakdown.get('subject'))})" if breakdown.get("subject") else ""
+    title = f"Where the time of the {esc(breakdown.basis)} went"
+    subject = f" ({esc(breakdown.subject)})" if breakdown.subject else ""
     return (
         f'<div class="breakdown"><h3>{title}{subject}</h3><div class="bar">{segments}</div>'
         f'<ul class="bar-legend">{legend}</ul></div>'
@@ -87,7 +87,7 @@ def top_findings(numbered: Sequence[tuple[int, Finding]], per_step: bool) -> str
     return f'<ol class="top-findings">{rows}</ol>' + (f'<p class="more">Below: {rest}.</p>' if rest else "")
 
 
-def verdict_section(numbered: Sequence[tuple[int, Finding]], breakdown: Any, per_step: bool) -> str:
+def verdict_section(numbered: Sequence[tuple[int, Finding]], breakdown: TimeBreakdown | None, per_step: bool) -> str:
     """The page's first screen: the breakdown bar (when the page has one), the top findings, the ranking line."""
     bar = breakdown_bar(breakdown)
     if not numbered:  # the findings section right below says there are none

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, job_summary
 from analyzer.report.job_terminal import rank_holding
 from analyzer.report.markdown import (
     GENERATED_BY,
@@ -33,7 +33,7 @@ def _verdict(d: Diagnosis) -> list[str]:
 
 
 def _summary(d: Diagnosis) -> list[str]:
-    s, run = d.summary, d.run
+    s, run = job_summary(d.summary), d.run
     waited = s.get("most_waited_for_rank")
     rows: list[list[Any]] = [
         ["ranks", f"{s.get('rank_count', 0)} (world size {run.get('world_size') or '?'})"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import duckdb
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import BreakdownPart, Diagnosis, TimeBreakdown, job_summary
 from analyzer.job.fixed_order import job_rows
 from analyzer.job.metrics import rank_metrics
 from analyzer.report import job_charts
@@ -48,7 +48,7 @@ GROUP BY r.pp_stage ORDER BY r.pp_stage
 
 def _job_pairs(d: Diagnosis) -> list[tuple[str, object]]:
     """The job card: ranks, world size, steps, aligned operations, groups, and the rank waited for most."""
-    s, ranks = d.summary, d.run.get("ranks") or []
+    s, ranks = job_summary(d.summary), d.run.get("ranks") or []
     summary_only = [r["rank"] for r in ranks if not r["has_kernels"]]
     step = s.get("job_step_us")
     rows: list[tuple[str, object]] = [
@@ -109,7 +109,7 @@ _STEP_PARTS = (
 )
 
 
-def slowest_rank_breakdown(steps: list[dict]) -> dict | None:
+def slowest_rank_breakdown(steps: list[dict]) -> TimeBreakdown | None:
     """The job step's time breakdown for the verdict bar: the slowest rank's (largest mean step, lowest rank on a
     tie) mean computing, not-overlapped communication and free time per step; None without step rows."""
     per_rank: dict[int, list[dict]] = {}
@@ -126,17 +126,13 @@ def slowest_rank_breakdown(steps: list[dict]) -> dict | None:
 
     rank = min(per_rank, key=lambda r: (-total(r), r))
     whole = total(rank) or 1.0
-    parts = [
-        {
-            "label": label,
-            "part": part,
-            "us": mean(per_rank[rank], col),
-            "pct": round(100 * mean(per_rank[rank], col) / whole, 1),
-        }
+    parts = tuple(
+        BreakdownPart(part, label, mean(per_rank[rank], col), round(100 * mean(per_rank[rank], col) / whole, 1))
         for col, label, part in _STEP_PARTS
-    ]
+    )
     subject = f"rank {rank}, the slowest; mean of {len(per_rank[rank])} step(s)"
-    return {"basis": "job step", "subject": subject, "parts": parts}
+    # the page words the job's verdict itself: no sentence of the parts (text)
+    return TimeBreakdown(total(rank), "job step", "job_steps", subject, parts, text="")
 
 
 def _div(key: str) -> str:

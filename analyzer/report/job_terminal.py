@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, job_summary
 from analyzer.report.terminal import findings_table
 
 
@@ -49,7 +49,7 @@ def _holdings(ranks: list[dict]) -> list[str]:
 
 def print_job_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
     """Print the job verdict: what the job holds, its ranked findings, rules that did not run."""
-    s, ranks = d.summary, d.run.get("ranks") or []
+    s, ranks = job_summary(d.summary), d.run.get("ranks") or []
     step = "?" if s.get("job_step_us") is None else f"{s['job_step_us'] / 1000:,.1f} ms"
     spread = (
         "" if s.get("step_spread_us") is None else f" (slowest - fastest rank {s['step_spread_us'] / 1000:,.1f} ms)"

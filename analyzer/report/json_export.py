@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
+from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis, summary_dict
 from analyzer.rule_engine.model import Finding, RuleOutcome
 from analyzer.rule_engine.ranking import RANKING
 
@@ -74,7 +74,7 @@ def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
             "tool_version": d.tool_version,
             "run_id": d.run_id,
             "run": d.run,
-            "summary": d.summary,
+            "summary": summary_dict(d.summary),
             "completeness": [outcome_dict(o) for o in d.outcomes],
             "ranking": RANKING,
             "findings": [finding_dict(i, f) for i, f in enumerate(d.findings, start=1)],

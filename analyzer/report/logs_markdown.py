@@ -2,33 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from analyzer.logs.model import LogReport
-from analyzer.rule_engine.model import Finding
-
-
-def _cell(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ⏎ ")
-
-
-def _table(columns: tuple[str, ...] | list[str], rows) -> list[str]:
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    return lines + ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
-
-
-def _finding(rank: int, f: Finding) -> list[str]:
-    lines = [
-        f"### {rank}. {f.code} {f.rule} ({f.severity}): {f.title}",
-        "",
-        f"**{_cell(f.subject)}**",
-        "",
-        f.message,
-        "",
-    ]
-    lines += [f"*{f.advice_summary}*", ""] + [f"{i}. {s}" for i, s in enumerate(f.advice_steps, start=1)] + [""]
-    return lines
+from analyzer.report.markdown import finding_lines, md_table, md_text
 
 
 def _summary(r: LogReport) -> list[str]:
@@ -57,17 +32,23 @@ def render_logs_markdown(r: LogReport) -> str:
     if not r.findings:
         lines += ["No finding: no error in the run's logs, no repeated warning.", ""]
     for rank, f in enumerate(r.findings[:1], start=1):
-        lines += _finding(rank, f)
+        lines += finding_lines(rank, f, recoverable=False)
     if r.context:
-        lines += ["## The records around it", ""] + _table(r.context_columns, r.context) + [""]
+        lines += (
+            ["## The records around it", ""]
+            + md_table(list(r.context_columns), [list(row) for row in r.context])
+            + [""]
+        )
     if len(r.findings) > 1:
         lines += ["## Other findings", ""]
         for rank, f in enumerate(r.findings[1:], start=2):
-            lines += _finding(rank, f)
+            lines += finding_lines(rank, f, recoverable=False)
     lines += _summary(r)
     skipped = [o for o in r.outcomes if o.status != "ran"]
     if skipped:
-        lines += ["## Rules not run", ""] + [f"- {o.code} {o.rule}: {o.status}, {o.reason}" for o in skipped] + [""]
+        lines += (
+            ["## Rules not run", ""] + [f"- {o.code} {o.rule}: {o.status}, {md_text(o.reason)}" for o in skipped] + [""]
+        )
     if r.problems:
-        lines += ["## Problems", ""] + [f"- {p}" for p in r.problems] + [""]
+        lines += ["## Problems", ""] + [f"- {md_text(p)}" for p in r.problems] + [""]
     return "\n".join(lines)

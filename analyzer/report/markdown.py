@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from analyzer.diagnosis import step_computing_text
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, RunSummary
 from analyzer.report import failed_ops
 from analyzer.report.memory_section import COLLECT_MEMORY
 from analyzer.rule_engine.model import Finding
@@ -52,29 +52,27 @@ def _pct(value: float | None) -> str:
 
 def _summary(d: Diagnosis) -> list[str]:
     run, s = d.run, d.summary
-    rows = [
+    if not isinstance(s, RunSummary):  # a job's report has its own (report/job_markdown.py)
+        return ["## Summary", ""]
+    rows: list[list[Any]] = [
         ["producer", run.get("producer")],
         ["chip", run.get("chip")],
         ["profiler level", run.get("profiler_level")],
         ["AI Core metrics", run.get("aic_metrics")],
-        [f"span of the {s.get('span_basis') or 'run'} (us, {s.get('span_source') or '?'})", s.get("span_us")],
-        ["computing (us)", s.get("computing_us")],
-        ["computing share", "" if s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"],
+        [f"span of the {s.span_basis or 'run'} (us, {s.span_source or '?'})", s.span_us],
+        ["computing (us)", s.computing_us],
+        ["computing share", "" if s.computing_pct is None else f"{s.computing_pct:.1f}%"],
         ["computing share per step", step_computing_text(s) or "one step or none"],
-        ["steps", s.get("step_count")],
-        ["device tasks", s.get("task_count")],
+        ["steps", s.step_count],
+        ["device tasks", s.task_count],
     ]
     lines = ["## Summary", ""] + _table(["", ""], rows)
-    breakdown = s.get("breakdown")
+    breakdown = s.breakdown
     if breakdown:
-        lines += ["", f"Where the time of the {breakdown['basis']} went (the parts add up to 100%):", ""]
+        lines += ["", f"Where the time of the {breakdown.basis} went (the parts add up to 100%):", ""]
         lines += _table(
             ["part", "us", "share"],
-            [
-                [p["label"], f"{p['us']:.3f}", f"{p['pct']:.1f}%"]
-                for p in breakdown["parts"]
-                if p["pct"] or p["us"] > 0.0005
-            ],
+            [[p.label, f"{p.us:.3f}", f"{p.pct:.1f}%"] for p in breakdown.parts if p.pct or p.us > 0.0005],
         )
     return lines + [f"- not collected: {md_text(item)}" for item in run.get("not_collected") or []]
 
@@ -106,7 +104,7 @@ def _memory_holders(m: dict[str, Any]) -> list[str]:
 
 def _memory(d: Diagnosis) -> list[str]:
     """The memory peak per device and the allocations alive at it (summary['memory'])."""
-    memory = d.summary.get("memory")
+    memory = d.summary.memory if isinstance(d.summary, RunSummary) else None
     lines = ["## Memory", ""]
     if not memory:
         return lines + [f"Not collected: {md_text(COLLECT_MEMORY)}."]
@@ -136,15 +134,15 @@ def _runs_compared(d: Diagnosis) -> list[str]:
     return ["## Runs compared", "", f"{len(runs)} runs:", ""] + [f"- {md_text(r)}" for r in runs]
 
 
-def _finding(rank: int, f: Finding) -> list[str]:
-    lines = [
-        f"### {rank}. {md_text(f.title)} ({f.code} {f.rule}, {f.severity})",
-        "",
-        f"**{md_text(f.subject)}**: {md_text(f.message)}",
-        "",
-        f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",
-        "",
-    ]
+def finding_lines(rank: int, f: Finding, *, recoverable: bool = True) -> list[str]:
+    """One finding: its heading, subject and message, recoverable time (where the finding has one), evidence, advice."""
+    lines = [f"### {rank}. {md_text(f.title)} ({f.code} {f.rule}, {f.severity})", ""]
+    lines += [f"**{md_text(f.subject)}**: {md_text(f.message)}", ""]
+    if recoverable:
+        lines += [
+            f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",
+            "",
+        ]
     if f.evidence:
         lines += _table(list(f.evidence_columns), [list(r) for r in f.evidence]) + [""]
     lines += [f"**What to do:** {f.advice_summary}", ""] + [f"{i}. {s}" for i, s in enumerate(f.advice_steps, 1)]
@@ -189,7 +187,7 @@ def findings_section(d: Diagnosis) -> list[str]:
         else ["No findings."]
     ) + [""]
     for i, f in enumerate(d.findings, 1):
-        lines += _finding(i, f)
+        lines += finding_lines(i, f)
     return lines
 
 

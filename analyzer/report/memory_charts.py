@@ -7,6 +7,8 @@ timeline chart stacks them in one figure with one x axis. A chart or a panel wit
 
 from __future__ import annotations
 
+from typing import cast
+
 import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
@@ -67,7 +69,7 @@ def memory_chart(
         return not_collected_figure(
             title, "memory records (torch_npu: profile_memory=True; msprof: --sys-hardware-mem=on)"
         )
-    top = max(v for v in (mem["reserved_mb"].max(), mem["allocated_mb"].max(), 0) if v is not None)
+    top = max(cast(float, v) for v in (mem["reserved_mb"].max(), mem["allocated_mb"].max(), 0) if v is not None)
     limit = {}
     if device_mb and top >= 0.5 * device_mb:
         line = {"color": COLORS["limit"], "dash": "dash", "width": 1.5}

@@ -6,7 +6,9 @@ from collections import Counter
 from html import escape
 from typing import TYPE_CHECKING
 
-from analyzer.rule_engine.model import SEVERITIES, Finding
+from analyzer.diagnosis_model import RunSummary
+from analyzer.rule_engine.model import Finding
+from analyzer.vocabulary import SEVERITIES
 
 if TYPE_CHECKING:
     from analyzer.api.diffs import Diff
@@ -61,7 +63,8 @@ def _finding_row(rank: int, f: Finding) -> str:
 def diagnosis_html(d: Diagnosis) -> str:
     """The run's headline (span, computing share, where the time went), then its top findings as a table."""
     head = f"<b>{escape(d.run_id)}</b>: {len(d.findings)} finding(s) ({_severities(d.findings)})"
-    breakdown = (d.summary.get("breakdown") or {}).get("text")
+    s = d.summary
+    breakdown = s.breakdown.text if isinstance(s, RunSummary) and s.breakdown else None
     lines = [f"<p>{head}</p>"] + ([f"<p>where the time went: {escape(breakdown)}</p>"] if breakdown else [])
     header = _row(["#", "severity", "code", "subject", "impact us", "of span", "message"], "th")
     rows = [_finding_row(i, f) for i, f in enumerate(d.findings[:_TOP], 1)]

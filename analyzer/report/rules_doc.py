@@ -68,15 +68,20 @@ def _helper_sections() -> list[str]:
     """The helper views, tables and macros rules may use, module by module, each with its columns."""
     lines = ["", "## Helper views available to rule SQL", ""]
     lines.append(
-        "Generated from the doc comments of `analyzer/rule_engine/views/*.sql` and `analyzer/metrics/scaling.sql`."
+        "Generated from the doc comments of `analyzer/rule_engine/views/*.sql` and `analyzer/metrics/scaling.sql`;"
+        " the helpers marked `@internal` there (steps of the others) are left out: `rules check` refuses a rule"
+        " that reads one."
     )
     scaling = ("scaling", "Over the runs a rule of scope 'runs' compares (analyzer/metrics/scaling.sql).")
     for module, header, definitions in [*helper_modules(), (*scaling, scaling_definitions())]:
         lines += ["", f"### {module}.sql", "", header]
-        for d in definitions:
+        for d in (d for d in definitions if not d.internal):
             call = f"{d.name}({d.params})" if d.kind == "macro" else d.name
-            lines += ["", f"#### `{call}` ({d.kind})", "", d.description, "", "| column | meaning |", "|---|---|"]
-            lines += [f"| `{c}` | {doc.replace('|', '/')} |" for c, doc in d.columns]
+            lines += ["", f"#### `{call}` ({d.kind})", "", d.description, ""]
+            lines += ["| column | type | meaning |", "|---|---|---|"]
+            types = d.types or ("",) * len(d.columns)
+            rows = zip(d.columns, types, strict=True)
+            lines += [f"| `{c}` | {t} | {doc.replace('|', '/')} |" for (c, doc), t in rows]
     return lines
 
 

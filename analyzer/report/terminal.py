@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,9 +19,10 @@ from rich.table import Table
 from rich.text import Text
 
 from analyzer.diagnosis import step_computing_text
-from analyzer.diagnosis_model import Diagnosis
+from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
 from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
+from analyzer.vocabulary import SEVERITIES
 
 _STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 # position: the finding's place in its run's ranking (1 = first); not a job's rank
@@ -72,10 +74,10 @@ def skipped_line(d: Diagnosis) -> str | None:
     return f"skipped {len(skipped)} rule(s): {names} (why and how to enable: the report's rules table)"
 
 
-def memory_lines(summary: dict) -> list[str]:
-    """Per device, the memory peak and how much of it the operators alive at it hold (summary['memory'])."""
+def memory_lines(memory: dict[str, Any] | None) -> list[str]:
+    """Per device, the memory peak and how much of it the operators alive at it hold (RunSummary.memory)."""
     lines = []
-    for m in (summary.get("memory") or {}).get("devices", []):
+    for m in memory["devices"] if memory else []:
         device = "" if m["device_id"] is None else f" (device {m['device_id']})"
         share = "?" if m["allocated_share"] is None else f"{m['allocated_share']:.1%}"
         lines.append(
@@ -93,22 +95,21 @@ def _failed_lines(d: Diagnosis) -> list[str]:
 def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
     """Print the ranked findings, the text of the top ``messages``, and the rules that did not run."""
     s = d.summary
-    b = s.get("breakdown")
-    ratio = "?" if s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"
-    span = "?" if s.get("span_us") is None else f"{s['span_us']:,.1f} us"
-    per_step = step_computing_text(s)
-    if d.compares_runs:
-        console.print(f"{d.run_id}: {s['run_count']} runs compared", markup=False)
-    else:
+    if isinstance(s, RunsSummary):
+        console.print(f"{d.run_id}: {s.run_count} runs compared", markup=False)
+    elif isinstance(s, RunSummary):
+        ratio = "?" if s.computing_pct is None else f"{s.computing_pct:.1f}%"
+        span = "?" if s.span_us is None else f"{s.span_us:,.1f} us"
+        per_step = step_computing_text(s)
         console.print(
-            f"{d.run_id}: {s.get('span_basis') or 'span'} {span}, computing {ratio} of it"
+            f"{d.run_id}: {s.span_basis or 'span'} {span}, computing {ratio} of it"
             + (f"; {per_step}" if per_step else "")
-            + f"; {s.get('step_count', 0)} step(s), {s.get('task_count', 0)} device tasks",
+            + f"; {s.step_count} step(s), {s.task_count} device tasks",
             markup=False,
         )
-        if b:
-            console.print(f"where the time went: {b['text']}", markup=False)
-        for line in memory_lines(s):
+        if s.breakdown:
+            console.print(f"where the time went: {s.breakdown.text}", markup=False)
+        for line in memory_lines(s.memory):
             console.print(line, markup=False)
     if d.findings:
         console.print(findings_table(d, limit))
@@ -119,9 +120,9 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
             console.print(f"   what to do: {f.advice_summary}", markup=False)
     else:
         console.print("no findings", markup=False)
-    for line in [skipped_line(d), *_failed_lines(d)]:
-        if line:
-            console.print(line, markup=False)
+    for note in [skipped_line(d), *_failed_lines(d)]:
+        if note:
+            console.print(note, markup=False)
 
 
 def _top(d: Diagnosis) -> str:
@@ -132,12 +133,12 @@ def _top(d: Diagnosis) -> str:
 def _overview_cells(d: Diagnosis) -> list:
     """A run's row: its span and computing share (as `diagnose` prints them for one run), its findings
     counted by severity, the top finding's recoverable time and title."""
-    s = d.summary
-    span = "" if d.compares_runs or s.get("span_us") is None else f"{s['span_us']:,.1f}"
-    ratio = "" if d.compares_runs or s.get("computing_pct") is None else f"{s['computing_pct']:.1f}%"
+    s = d.summary if isinstance(d.summary, RunSummary) else None  # the all-runs row has no span of its own
+    span = "" if s is None or s.span_us is None else f"{s.span_us:,.1f}"
+    ratio = "" if s is None or s.computing_pct is None else f"{s.computing_pct:.1f}%"
     counts = Counter(f.severity for f in d.findings)
     impact = f"{d.findings[0].impact_us:,.1f}" if d.findings else ""
-    crit_warn_info = "/".join(str(counts.get(k, 0)) for k in ("critical", "warning", "info"))
+    crit_warn_info = "/".join(str(counts.get(k, 0)) for k in reversed(SEVERITIES))
     # the top finding stays on one line, cut with an ellipsis (the column, wrapable, is narrowed first)
     top = Text.from_markup(_top(d), overflow="ellipsis")
     top.no_wrap = True

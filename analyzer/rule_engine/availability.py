@@ -35,7 +35,8 @@ class Availability:
         todo = [key for key in dict.fromkeys(keys) if key not in self._seen]
         if not todo:
             return
-        items, params = [], {}
+        items: list[str] = []
+        params: dict[str, object] = {}
         for n, (table, column, run_ids) in enumerate(todo):
             name, _, counter = table.partition(":")
             where = f'"{column}" IS NOT NULL AND run_id IN (SELECT unnest($runs{n}::VARCHAR[]))'

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.duckdb_connect import close_to_files
+from analyzer.errors import first_line
 from analyzer.ingest.database import connect
 from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_tables
 from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
@@ -14,7 +16,6 @@ from analyzer.rule_engine.runner import bind_params, outcome_run
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
-from analyzer.sql_sandbox import close_to_files
 
 
 def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
@@ -30,7 +31,7 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
         columns = [d[0] for d in cursor.description]
         cursor.fetchall()
     except (duckdb.Error, FixtureError) as exc:
-        return [f"on {fires}: {str(exc).splitlines()[0]}"]
+        return [f"on {fires}: {first_line(exc)}"]
     finally:
         con.close()
     return validate_message(rule, columns)
@@ -51,7 +52,9 @@ def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dic
             problems[str(path)] = [exc.problem]
     for key, found in validate_rules(rules).items():
         problems.setdefault(key, []).extend(found)
-    for rule in rules if fixtures_dir else []:
+    if fixtures_dir is None:
+        return problems
+    for rule in rules:
         found = [
             f"fixtures/rules/{rule.name}/{case}/ is missing"
             for case in ("fires", "silent")

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import TriageError
 from analyzer.ingest.database import append_rows
 from analyzer.ingest.schema import INSTRUMENT_TABLES, TABLES, Table
 
 
-class FixtureError(Exception):
+class FixtureError(TriageError):
     """A fixture CSV naming an unknown table or column."""
 
 

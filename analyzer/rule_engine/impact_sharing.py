@@ -30,9 +30,6 @@ import duckdb
 
 from analyzer.rule_engine.model import Finding, Rule
 
-IMPACT_FAMILIES = ("device-idle", "operator-time", "job-wait", "none")
-IMPACT_ROLES = ("part", "umbrella")
-
 
 def _claim_order(f: Finding) -> tuple:
     return (-round(f.impact_us, 3), f.code, f.subject)

@@ -8,22 +8,26 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from analyzer.errors import TriageError
 from analyzer.ingest.finalize import SETTINGS
 from analyzer.rule_engine.model import ReportSpec, Rule
 
 TEMPLATE_NAME = "TEMPLATE.toml"
 
 
-class RuleFileError(Exception):
+class RuleFileError(TriageError):
     """A rule file that cannot be parsed at all; the message names the file (``path``) and the problem
     (``problem``, for a listing already keyed by file)."""
 
     def __init__(self, path: Path | str, problem: str) -> None:
-        super().__init__(path, problem)  # both in args: the error survives a pickle (a batch worker's)
-        self.path, self.problem = str(path), problem
+        super().__init__(problem, path)
 
-    def __str__(self) -> str:
-        return f"{self.path}: {self.problem}"
+    def __reduce__(self) -> tuple[type[RuleFileError], tuple[str, str]]:  # its arguments come path first
+        return type(self), (self.file, self.problem)
+
+    @property
+    def path(self) -> str:
+        return self.file
 
 
 def rule_files(rules_dir: Path) -> list[Path]:

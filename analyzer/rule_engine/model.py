@@ -6,8 +6,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-SEVERITIES = ("info", "warning", "critical")
-SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+from analyzer.vocabulary import SEVERITIES, Confidence, OutcomeStatus, Severity
+
+SEVERITY_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 # The run id of what the rules of scope 'runs' judge together: their outcomes and findings ($run_id of their SQL),
 # the Diagnosis holding them and its report folder. The one spelling; every consumer imports it.
 ALL_RUNS = "all-runs"
@@ -15,7 +16,9 @@ ALL_RUNS = "all-runs"
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule file, loaded (see rules/TEMPLATE.toml for the format)."""
+    """One rule file, loaded (see rules/TEMPLATE.toml for the format). Its words (category, severity,
+    status, scope, polarity, unit, impact_family, impact_role) are as written in the file: validation checks
+    them against analyzer.vocabulary."""
 
     id: str
     name: str
@@ -24,7 +27,7 @@ class Rule:
     severity: str
     status: str
     since: str
-    scope: str  # 'run' (one run), 'runs' (several runs), 'pair' (base/new)
+    scope: str
     requires: dict[str, tuple[str, ...]]
     params: dict[str, Any]
     sql: str
@@ -89,7 +92,7 @@ class Finding:
 
     rule: str  # rule name
     code: str  # rule id
-    severity: str
+    severity: Severity
     category: str
     title: str
     run_id: str
@@ -100,7 +103,7 @@ class Finding:
     unit: str
     impact_us: float  # time the fix could recover, counted on the device timeline
     span_share: float | None  # impact_us / the run's (or step's) span
-    confidence: str  # 'high' | 'medium' | 'low'
+    confidence: Confidence
     message: str
     advice_summary: str
     advice_steps: tuple[str, ...]
@@ -126,7 +129,7 @@ class RuleOutcome:
     rule: str
     code: str
     run_id: str
-    status: str  # 'ran' | 'skipped' | 'failed'
+    status: OutcomeStatus
     finding_count: int = 0
     reason: str = ""  # for skipped/failed: what is missing or what went wrong
     enable_hint: str = ""  # for skipped: the collection setting that would enable the rule

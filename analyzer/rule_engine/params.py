@@ -7,11 +7,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from analyzer.errors import TriageError
 from analyzer.rule_engine.chip_table import CHIP_KEY, check_chip_overrides
 from analyzer.rule_engine.model import Rule
 
 
-class ParamError(Exception):
+class ParamError(TriageError):
     """An override naming an unknown rule or param, or of the wrong type. Meant for the user."""
 
 

@@ -6,20 +6,21 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 
+from analyzer.duckdb_connect import close_to_files
+from analyzer.errors import first_line
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.loader import is_built_in
-from analyzer.rule_engine.model import ALL_RUNS, SEVERITIES, ConfiguredRules, Finding, Rule, RuleOutcome
+from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
-from analyzer.sql_sandbox import close_to_files
+from analyzer.vocabulary import CONFIDENCES, SEVERITIES, Severity, member
 
-CONFIDENCES = ("high", "medium", "low")
 # Row columns with a meaning of their own; every other column goes into Finding.details.
 _SPECIAL_COLUMNS = set(FINDING_COLUMNS) | {"threshold", "span_us", "severity", "confidence"}
 
@@ -89,7 +90,7 @@ class _RuleRun:
         try:
             found = self.findings()
         except duckdb.Error as exc:
-            first = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+            first = first_line(exc)
             return [], RuleOutcome(rule.name, rule.id, about, "failed", reason=f"query failed: {first}")
         return found, RuleOutcome(rule.name, rule.id, about, "ran", finding_count=len(found))
 
@@ -118,7 +119,7 @@ class _RuleRun:
 
     def _span_us(self, row: dict[str, Any]) -> float | None:
         """The span the finding's share is of: the row's own span_us, else its run's analysed span."""
-        return _number(row.get("span_us")) or self.spans.get(row.get("run_id"))
+        return _number(row.get("span_us")) or self.spans.get(row.get("run_id") or "")
 
     def _finding(self, row: dict[str, Any]) -> Finding:
         rule = self.rule
@@ -136,8 +137,9 @@ class _RuleRun:
             details["evidence_total_rows"] = ev_total
         plain = {k: plain_value(v) for k, v in row.items()}
         values = {**self.params, **plain, "threshold": threshold}
-        severity = row.get("severity") if row.get("severity") in SEVERITIES else rule.severity
-        confidence = row.get("confidence") if row.get("confidence") in CONFIDENCES else "medium"
+        # a rule's own severity is one of SEVERITIES: validation refuses a rule file that says otherwise
+        severity = member(SEVERITIES, row.get("severity")) or cast(Severity, rule.severity)
+        confidence = member(CONFIDENCES, row.get("confidence")) or "medium"
         return Finding(
             rule=rule.name,
             code=rule.id,
@@ -214,7 +216,7 @@ def run_rules(
         outcome; missing data is a 'skipped' outcome with the reason and the enabling setting.
 
     Rule SQL may come from the user (``--rules``): when a rule is not one of the built-in rules, from here
-    on no SQL on ``con``'s database reads or writes a file (``sql_sandbox``), as in `npu-triage query`.
+    on no SQL on ``con``'s database reads or writes a file (``close_to_files``), as in `npu-triage query`.
     The built-in rules' SQL is the program's own: it leaves ``con`` as it was (a notebook's trace can still
     read files after a diagnosis).
     """

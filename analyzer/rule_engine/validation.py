@@ -10,11 +10,21 @@ from pathlib import Path
 from analyzer.ingest.finalize import SETTINGS
 from analyzer.ingest.schema import has_column, tables_for_scope
 from analyzer.rule_engine.chip_table import CHIP_KEY, NOMINAL_KEYS
-from analyzer.rule_engine.impact_sharing import IMPACT_FAMILIES, IMPACT_ROLES
-from analyzer.rule_engine.model import SEVERITIES, Rule
+from analyzer.rule_engine.model import Rule
+from analyzer.rule_engine.views import helper_definitions
+from analyzer.vocabulary import (
+    CATEGORIES,
+    IMPACT_FAMILIES,
+    IMPACT_ROLES,
+    POLARITIES,
+    SCOPES,
+    SEVERITIES,
+    STATUSES,
+    UNITS,
+)
 
 SCHEMA_VERSION = 1
-CATEGORY_PREFIX = {
+CATEGORY_PREFIX: dict[str, str] = {  # keys: vocabulary.CATEGORIES (tests/test_vocabulary.py)
     "compute": "CMP",
     "memory": "MEM",
     "communication": "COM",
@@ -25,11 +35,7 @@ CATEGORY_PREFIX = {
     "logs": "LOG",  # rules of scope 'logs': one collection of CANN logs (analyzer/logs/)
 }
 # Scopes whose rules live in a category of their own, and only there; the other scopes judge profiles.
-SCOPE_CATEGORY = {"job": "job", "dump": "accuracy", "logs": "logs"}
-STATUSES = ("preview", "stable", "deprecated")
-SCOPES = ("run", "runs", "job", "dump", "logs")
-PROFILE_SCOPES = ("run", "runs")  # what `diagnose` judges a run (or several) by
-POLARITIES = ("lower_is_better", "higher_is_better")
+SCOPE_CATEGORY: dict[str, str] = {"job": "job", "dump": "accuracy", "logs": "logs"}
 # The charts a rule may declare beside its findings ([report] chart): analyzer/report/html.py draws
 # them (CHARTS for one run, RUNS_CHARTS for several; tests/test_report_html.py checks both lists agree).
 CHART_KINDS = (
@@ -52,7 +58,6 @@ CHART_KINDS = (
 )
 CHART_ZOOMS = ("step",)
 CHART_MARKS = ("subjects",)
-UNITS = ("ratio", "pct", "us", "ms", "count", "bytes", "mb", "gb_per_s", "mhz")
 # Bound by the runner, never declared: the run or job (scope 'run', 'job'), the runs ('runs'), the subject.
 RESERVED_PARAMS = ("run_id", "run_ids", "subject")
 # Columns every rule query returns; a message may also use them.
@@ -104,7 +109,7 @@ def _field_problems(rule: Rule) -> list[str]:
     if rule.schema_version != SCHEMA_VERSION:
         problems.append(f"schema_version must be {SCHEMA_VERSION}")
     enums = (
-        ("category", CATEGORY_PREFIX),
+        ("category", CATEGORIES),
         ("severity", SEVERITIES),
         ("status", STATUSES),
         ("scope", SCOPES),
@@ -162,6 +167,17 @@ def _query_problems(rule: Rule) -> list[str]:
     return problems
 
 
+def _helper_problems(rule: Rule) -> list[str]:
+    """A rule reads public helpers only: an @internal one is a step that may change with its module."""
+    sql = re.sub(r"--[^\n]*", "", rule.sql + "\n" + rule.evidence_sql)
+    return [
+        f"reads the internal helper {d.name} (a step of {d.module}.sql, marked @internal): read a public helper"
+        " (docs/rules.md) or the tables instead"
+        for d in helper_definitions()
+        if d.internal and re.search(rf"\b{d.name}\b", sql)
+    ]
+
+
 def _report_problems(rule: Rule) -> list[str]:
     spec = rule.report
     problems = [f"[report] {k} is not a known key (chart, zoom, limit_param, marks)" for k in spec.unknown]
@@ -183,7 +199,7 @@ def _report_problems(rule: Rule) -> list[str]:
 
 def _order_by_has_tie_breaker(sql: str) -> bool:
     match = _ORDER_BY_LAST.search(sql.strip().rstrip(";"))
-    return bool(match) and "," in match.group(2) and ")" not in match.group(2)
+    return match is not None and "," in match.group(2) and ")" not in match.group(2)
 
 
 def _requires_problems(rule: Rule) -> list[str]:
@@ -209,6 +225,7 @@ def validate_rule(rule: Rule) -> list[str]:
         _field_problems(rule)
         + _location_problems(rule)
         + _query_problems(rule)
+        + _helper_problems(rule)
         + _requires_problems(rule)
         + _report_problems(rule)
     )

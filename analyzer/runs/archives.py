@@ -16,18 +16,20 @@ import shutil
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from analyzer.errors import TriageError
 from analyzer.ingest.metadata.discover import is_read_file
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _CHUNK = 1 << 20
 
 
-class ArchiveError(Exception):
+class ArchiveError(TriageError):
     """The archive cannot be used at all. The message is meant for the user."""
 
 
@@ -80,7 +82,7 @@ class _Entry:
     name: str
     reason: str | None  # why it is refused whatever its place, or None
     is_dir: bool
-    open: object  # () -> a readable binary stream
+    open: Callable[[], IO[bytes]]  # a readable binary stream
 
 
 def unpack(archive: Path, dest: Path, limits: Limits = DEFAULT_LIMITS) -> Unpacked:
@@ -116,11 +118,18 @@ def _entries(archive: Path) -> Iterator[_Entry]:
             for info in zf.infolist():
                 is_link = (info.external_attr >> 16) & 0o170000 == 0o120000
                 reason = unsafe_reason(info.filename) or ("symbolic link" if is_link else None)
-                yield _Entry(info.filename, reason, info.is_dir(), lambda info=info: zf.open(info))
+                yield _Entry(info.filename, reason, info.is_dir(), partial(zf.open, info))
         return
     with tarfile.open(archive, "r:*") as tf:
         for member in tf:
-            yield _Entry(member.name, _tar_reason(member), member.isdir(), lambda m=member: tf.extractfile(m))
+            yield _Entry(member.name, _tar_reason(member), member.isdir(), partial(_member_stream, tf, member))
+
+
+def _member_stream(tf: tarfile.TarFile, member: tarfile.TarInfo) -> IO[bytes]:
+    stream = tf.extractfile(member)
+    if stream is None:  # a member with no data of its own; _tar_reason refuses those before they are opened
+        raise ArchiveError(f"{member.name}: not a regular file")
+    return stream
 
 
 def _tar_reason(member: tarfile.TarInfo) -> str | None:

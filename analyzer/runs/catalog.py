@@ -15,13 +15,13 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.atomic_files import atomic_path
-from analyzer.duckdb_connect import connect_offline, is_duckdb_file
+from analyzer.duckdb_connect import close_to_files, connect_offline, is_duckdb_file
+from analyzer.errors import TriageError, first_line
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
 from analyzer.runs.work import INFRASTRUCTURE
-from analyzer.sql_sandbox import close_to_files
 
 
-class CatalogError(Exception):
+class CatalogError(TriageError):
     """The catalog cannot be opened or is not a catalog. The message is meant for the user."""
 
 
@@ -47,9 +47,9 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise CatalogError(catalog_in_use(path, str(exc))) from exc
-        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
+        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {first_line(exc)}") from exc
     except (duckdb.Error, OSError) as exc:
-        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {str(exc).splitlines()[0]}") from exc
+        raise CatalogError(f"{path}: cannot open as a DuckDB catalog: {first_line(exc)}") from exc
     if not _has_table(con, "catalog_runs") and (read_only or _table_count(con)):
         con.close()
         raise CatalogError(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from analyzer.errors import TriageError
 from analyzer.execution import threads
 from analyzer.runs.dask_worker_start import worker_version
 from analyzer.stop_signal import stops_held
@@ -34,7 +35,7 @@ WORKERS_S = 15
 IMPORT_S = 15
 
 
-class ExecutorError(Exception):
+class ExecutorError(TriageError):
     """The executor cannot start (not installed, scheduler unreachable). The message is meant for the user."""
 
 
@@ -93,8 +94,8 @@ class DaskExecutor:
         self.scheduler = scheduler
         self.workers = workers
         self.note = note  # told when fewer workers than asked are started
-        self.client = None
-        self.cluster = None
+        self.client: Any = None  # a distributed.Client once started (Dask is imported only then)
+        self.cluster: Any = None  # a distributed.LocalCluster, for a local cluster
 
     def __enter__(self) -> DaskExecutor:
         try:

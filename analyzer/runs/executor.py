@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
@@ -22,6 +22,19 @@ from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
 
 Item = TypeVar("Item")
+
+
+class _Task(Protocol):
+    """A run or a job to analyse: how the catalog names its place, and its fingerprint."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def fingerprint(self) -> str: ...
+
+
+TaskT = TypeVar("TaskT", bound=_Task)
 
 
 class Executor(Protocol):
@@ -99,11 +112,11 @@ class LocalPool:
 
 
 def run_tasks(
-    tasks: list[Item],
+    tasks: list[TaskT],
     settings: WorkSettings,
     executor: Executor,
-    analyze: Callable[[Item, WorkSettings], RunTables] = analyze_run,
-) -> Iterator[tuple[Item, RunTables]]:
+    analyze: Callable[[Any, WorkSettings], RunTables] = analyze_run,
+) -> Generator[tuple[TaskT, RunTables], None, None]:
     """Yield (task, its tables) in completion order; a task lost with its worker (or its scheduler, or on a
     worker that cannot import the package) gives a failures row marked INFRASTRUCTURE, tried again next batch.
     ``analyze``: ``work.analyze_run`` for a ``RunTask``, ``job_catalog.analyze_job`` for a ``JobTask``."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analyzer.diagnosis_model import job_summary
 from analyzer.ingest.database import connect
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.job.diagnosis import diagnose_job
@@ -40,7 +41,7 @@ def job_tables(
         problems, note = load_job(con, job)
         job_id = f"{job.job_id}@{fingerprint[:8]}"
         d = diagnose_job(con, job, note, problems, configured if diagnose else ConfiguredRules(()))
-        s = d.summary
+        s = job_summary(d.summary)
         jobs = pa.Table.from_pylist(
             [
                 {

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
+from analyzer.errors import first_line
 from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
@@ -36,7 +37,7 @@ def attach_catalog(con: duckdb.DuckDBPyConnection, catalog: Path) -> None:
     try:
         con.execute("ATTACH ? AS src (READ_ONLY)", [str(catalog)])
     except duckdb.Error as exc:
-        raise IngestError(f"{catalog}: cannot be opened as a catalog: {str(exc).splitlines()[0]}") from None
+        raise IngestError(f"{catalog}: cannot be opened as a catalog: {first_line(exc)}") from None
     found = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'src' AND table_name = 'catalog_runs'"
     ).fetchall()[0][0]

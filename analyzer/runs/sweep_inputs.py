@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import TriageError
 from analyzer.ingest.metadata.discover import discover
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.sources import attach_catalog, load_side
@@ -17,7 +18,7 @@ _SPEC = re.compile(r"^(?P<path>.+):bs=(?P<bs>.*)$")
 MAX_BATCH_SIZE = 2**31 - 1  # the catalog's batch_size is an INTEGER
 
 
-class SweepSpecError(ValueError):
+class SweepSpecError(TriageError, ValueError):
     """A sweep label that cannot be a batch size, or one export given two; the message names it."""
 
 
@@ -45,10 +46,10 @@ def check_sweep_specs(specs: list[str]) -> list[tuple[str, int | None]]:
     for path, bs in parsed:
         if bs is not None:
             sizes.setdefault(Path(path).resolve(), set()).add(bs)
-    for path, found in sorted(sizes.items()):
+    for export, found in sorted(sizes.items()):
         if len(found) > 1:
             raise SweepSpecError(
-                f"{path} is labelled with {len(found)} batch sizes ({', '.join(f'bs={b}' for b in sorted(found))}): "
+                f"{export} is labelled with {len(found)} batch sizes ({', '.join(f'bs={b}' for b in sorted(found))}): "
                 "one export is one run of one batch size"
             )
     return parsed

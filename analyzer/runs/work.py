@@ -84,7 +84,7 @@ def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
     try:
         ingested = load_export(Path(task.export_path))
     except IngestError as exc:
-        return failure_table(task.label, task.fingerprint, str(exc).split(": ", 1)[-1])
+        return failure_table(task.label, task.fingerprint, exc.problem)  # the label names the run
     except Exception as exc:  # a worker never dies on bad input
         if stop_requested():
             raise

@@ -81,6 +81,20 @@ con = module_database(ops=OPS, steps=STEPS, timeline=TIMELINE, runs=RUNS)
 PARTS = "SELECT part, part_us, share_pct FROM _time_shares WHERE run_id = $1 AND window_no = $2 ORDER BY part_no"
 
 
+def test_time_part_names_list_the_parts_in_order_with_the_gaps_each_sums(con):
+    names = rows(con, "SELECT part_no, part, label, gap_kind FROM _time_part_names ORDER BY part_no")
+    assert [n[0] for n in names] == list(range(1, 13)) and len({n[2] for n in names}) == 12
+    assert " ".join(n[1] for n in names) == (
+        "computing comm_not_overlapped other_tasks gap_host_sync gap_compile gap_memory_alloc gap_stream_wait "
+        "gap_host_setup gap_unattributed launch_gaps free_before free_after"
+    )
+    # a gap part sums the gaps of its cause (_classified_gaps.cause); launch_gaps the short ones of no cause
+    assert {n[1]: n[3] for n in names if n[3]} == {
+        **{n[1]: n[1].removeprefix("gap_") for n in names if n[1].startswith("gap_")},
+        "launch_gaps": "launch",
+    }
+
+
 def test_time_windows_are_the_steps_else_the_profiled_span(con):
     assert rows(con, "SELECT * FROM _time_windows ORDER BY run_id, window_no") == [
         ("allbusy", 1, "step 1", "step", "export step decomposition", 0, 100000, 100.0, 80.0, 0.0, 1),

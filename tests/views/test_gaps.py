@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tests.views.view_case import module_database, rows
+from analyzer.rule_engine.views import create_views
+from tests.views.view_case import database, module_database, rows
 
 # Run r, device 0, steps 1 [0,100) and 2 [100,200) us. Device gaps: G1 [10,30) in step 1; G2 [100,150),
 # starting exactly where step 2 starts (and step 1 ends); G3 [200,250) after the last step; G4 [251,252).
@@ -94,3 +95,23 @@ def test_classified_gaps_give_every_device_gap_its_main_cause(con):
         ("r", 7, 200000, 50.0, "memory_alloc", "aclrtMalloc"),
         ("r", 7, 251000, 1.0, "unattributed", None),
     ]
+
+
+def test_the_task_switch_a_host_event_must_exceed_is_the_chip_tables():
+    # G4 lasts 1 us: within the default 2 us task switch its copy is no cause; with --set chip.task_switch_us=0.5
+    # the same copy explains it.
+    con = database(ops=OPS, steps=STEPS, timeline=TIMELINE)
+    create_views(con, {"task_switch_us": 0.5})
+    assert rows(con, "SELECT cause, event_name, overlap_us FROM _gap_causes WHERE gap_start_ns = 251000") == [
+        ("host_sync", "aclrtMemcpy", 0.9)
+    ]
+    con.close()
+
+
+def test_events_overlapping_a_gap_equally_long_give_one_event_its_cause_and_name():
+    tied = TIMELINE + "r,,host_api,aclopCompile,,12000,28000\n"
+    con = database(ops=OPS, steps=STEPS, timeline=tied)
+    assert rows(con, "SELECT cause, event_name FROM _gap_cause_top WHERE gap_start_ns = 10000") == [
+        ("host_sync", "aclrtSynchronizeStream")
+    ]
+    con.close()

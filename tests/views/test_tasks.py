@@ -37,6 +37,17 @@ def test_task_kinds_are_filters_of_ops(con):
     assert rows(con, "SELECT count(*) FROM _compute_tasks WHERE task_type IS NULL") == [(1,)]
 
 
+def test_tasks_carry_their_operator_family(con):
+    """_tasks: every ops row, its name without numeric suffixes and its family (op_type [shapes, else name])."""
+    sql = "SELECT op_name, op_name_norm, op_family FROM _tasks WHERE run_id = 'r' AND device_id = 0 ORDER BY op_name"
+    assert rows(con, sql) == [
+        ("a", "a", "MatMul [a]"), ("b", "b", "Add [b]"), ("c", "c", "MatMul [c]"), ("d", "d", None),
+        ("e", "e", None), ("f", "f", None), ("g", "g", "MatMul [g]"), ("h", "h", "MatMul [h]"),
+    ]  # fmt: skip
+    assert rows(con, "SELECT count(*) FROM _tasks") == [(10,)]
+    assert rows(con, "SELECT op_family FROM _compute_tasks WHERE op_name = 'j'") == [("Conv [j]",)]
+
+
 def test_busy_comm_and_active_intervals_merge_per_device(con):
     cols = "run_id, device_id, interval_no, start_ns, end_ns, dur_us, task_count"
     assert rows(con, f"SELECT {cols} FROM _busy_intervals ORDER BY run_id, device_id, interval_no") == [

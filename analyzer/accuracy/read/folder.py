@@ -22,12 +22,12 @@ class TensorFolder:
     """What one folder holds: its tensors, its stats CSVs (path, dump name) and the problems met."""
 
     root: Path
+    problems: ReadProblems  # named relative to the folder above ``root``
     tensors: list[TensorSource] = field(default_factory=list)
     stats_files: list[tuple[Path, DumpName]] = field(default_factory=list)
     tilings: list[TensorSource] = field(default_factory=list)  # tiling data inputs of native files
     tiling_files: list[Path] = field(default_factory=list)  # tiling_info.json
     overflow_files: list[Path] = field(default_factory=list)
-    problems: ReadProblems | None = None
 
 
 def dump_files(root: Path) -> list[Path]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from analyzer.errors import TriageError
+
 FORMATS: dict[int, str] = {
     0: "NCHW",
     1: "NHWC",
@@ -25,7 +27,7 @@ PLAIN = {"NCHW", "NHWC", "ND", "CHWN", "HWCN", "NDHWC", "NCDHW"}
 CONVERTED = {"NC1HWC0", "NC1HWC0_C04", "FRACTAL_Z", "FRACTAL_NZ"}
 
 
-class FormatError(ValueError):
+class FormatError(TriageError, ValueError):
     """A stored shape that does not fit its format and original shape."""
 
 

@@ -25,7 +25,10 @@ _FIELD = re.compile(r"(repeated\s+)?(\w+)\s+(\w+)\s*=\s*(\d+)\s*;")
 def file_descriptor(text: str) -> descriptor_pb2.FileDescriptorProto:
     """The FileDescriptorProto of a flat proto3 file (top-level messages of scalar and message fields)."""
     body = re.sub(r"//[^\n]*", "", text)
-    package = re.search(r"package\s+([\w.]+)\s*;", body).group(1)
+    found = re.search(r"package\s+([\w.]+)\s*;", body)
+    if found is None:
+        raise ValueError(f"{PROTO_PATH.name}: no package line")
+    package = found.group(1)
     fd = descriptor_pb2.FileDescriptorProto(name=PROTO_PATH.name, package=package, syntax="proto3")
     for name, fields in _MESSAGE.findall(body):
         message = fd.message_type.add(name=name)

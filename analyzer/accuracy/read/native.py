@@ -6,7 +6,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from analyzer.accuracy.read.dtypes import dtype_name, numpy_dtype
 from analyzer.accuracy.read.dump_names import DumpName
@@ -14,15 +14,16 @@ from analyzer.accuracy.read.formats import CONVERTED, PLAIN, conversion_problem,
 from analyzer.accuracy.read.header_proto import DumpData
 from analyzer.accuracy.read.problems import ReadProblems, reason
 from analyzer.accuracy.read.tensor_source import TensorSource
+from analyzer.errors import TriageError
 
 TILING_INPUT_TYPE = 7  # OpInput.input_type of the tiling data
 
 
-class DumpFileError(ValueError):
+class DumpFileError(TriageError, ValueError):
     """A dump file that cannot be read at all (its header)."""
 
 
-def read_header(path: Path) -> tuple[DumpData, int, int]:
+def read_header(path: Path) -> tuple[Message, int, int]:
     """(header, offset of the first tensor byte, file size); DumpFileError when the header is unusable."""
     size = path.stat().st_size
     with path.open("rb") as fh:
@@ -53,7 +54,8 @@ def read_native(path: Path, name: DumpName, problems: ReadProblems) -> list[Tens
     if total > size:
         problems.error(path, "data", f"the header's tensor sizes end at byte {total}, past the file's {size} bytes")
         return []
-    tensors, counters = [], {}
+    tensors: list[TensorSource] = []
+    counters: dict[str, int] = {}
     for slot, entry in slots:
         kind = "tiling" if slot == "input" and entry.input_type == TILING_INPUT_TYPE else slot
         index = counters.get(kind, 0)

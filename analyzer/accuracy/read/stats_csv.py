@@ -8,6 +8,7 @@ import duckdb
 
 from analyzer.accuracy.read.dump_names import DumpName
 from analyzer.accuracy.read.problems import ReadProblems
+from analyzer.errors import first_line
 
 # raw header -> normalized column of tensor_stats
 STATS_COLUMNS = {
@@ -35,7 +36,7 @@ def stats_select(con: duckdb.DuckDBPyConnection, path: Path, name: DumpName, pro
     try:
         rel = con.read_csv(str(path), header=True, all_varchar=True)
     except (duckdb.Error, OSError) as exc:
-        problems.error(path, "file", f"not a readable stats CSV ({str(exc).splitlines()[0]})")
+        problems.error(path, "file", f"not a readable stats CSV ({first_line(exc)})")
         return None
     missing = [c for c in STATS_COLUMNS if c not in rel.columns]
     if missing:

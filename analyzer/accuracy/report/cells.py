@@ -67,3 +67,11 @@ def stats_cells(row: dict) -> list[str]:
         number(row["max_value"]), number(row["min_value"]), number(row["avg_value"]),
         *(str(row[k]) if row[k] is not None else "" for k in ("nan_count", "neg_inf_count", "pos_inf_count")),
     ]  # fmt: skip
+
+
+def operator_table(report) -> tuple[list[str], list[list[str]]]:
+    """The operators table of a report (an AccuracyReport): its header and a row per operator, in execution order."""
+    culprits, downstream = roles(report.findings)
+    head = list(OPERATOR_COLUMNS) + (list(PROFILE_COLUMNS) if report.has_profile else [])
+    rows = [operator_cells(op, role(op, culprits, downstream), report.has_profile) for op in report.operators]
+    return head, rows

@@ -5,15 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from analyzer.accuracy.judge import AccuracyReport
-from analyzer.accuracy.report.cells import (
-    OPERATOR_COLUMNS,
-    PROFILE_COLUMNS,
-    STATS_COLUMNS,
-    operator_cells,
-    role,
-    roles,
-    stats_cells,
-)
+from analyzer.accuracy.report.cells import STATS_COLUMNS, operator_table, roles, stats_cells
 from analyzer.accuracy.report.heatmaps import location_figure
 from analyzer.report.html_style import report_page
 
@@ -80,9 +72,7 @@ def _extras(report: AccuracyReport) -> str:
 
 def render_html(report: AccuracyReport, plotly_src: str | None) -> str:
     """The page; plotly.js from ``plotly_src`` (a shared file beside it) or inlined when None."""
-    culprits, downstream = roles(report.findings)
-    head = list(OPERATOR_COLUMNS) + (list(PROFILE_COLUMNS) if report.has_profile else [])
-    rows = [operator_cells(op, role(op, culprits, downstream), report.has_profile) for op in report.operators]
+    head, rows = operator_table(report)
     c = report.counts
     body = (
         f"<h1>Accuracy: {escape(report.dump)} against {escape(report.reference)}</h1>"

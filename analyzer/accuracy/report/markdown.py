@@ -3,15 +3,7 @@
 from __future__ import annotations
 
 from analyzer.accuracy.judge import AccuracyReport
-from analyzer.accuracy.report.cells import (
-    OPERATOR_COLUMNS,
-    PROFILE_COLUMNS,
-    STATS_COLUMNS,
-    operator_cells,
-    role,
-    roles,
-    stats_cells,
-)
+from analyzer.accuracy.report.cells import STATS_COLUMNS, operator_table, stats_cells
 
 
 def _table(head: tuple[str, ...] | list[str], rows: list[list[str]]) -> list[str]:
@@ -42,9 +34,7 @@ def render_markdown(report: AccuracyReport) -> str:
 
 
 def _operators(report: AccuracyReport) -> list[str]:
-    culprits, downstream = roles(report.findings)
-    head = list(OPERATOR_COLUMNS) + (list(PROFILE_COLUMNS) if report.has_profile else [])
-    rows = [operator_cells(op, role(op, culprits, downstream), report.has_profile) for op in report.operators]
+    head, rows = operator_table(report)
     return ["", "## Operators in execution order", "", *_table(head, rows)]
 
 

@@ -66,7 +66,7 @@ def _bandwidth(info: object) -> dict[str, object]:
     sizes = {t: _float(v.get("Transit Size(MB)")) for t, v in info.items() if isinstance(v, dict)}
     links = {t: s for t, s in sizes.items() if t in _LINKS and s is not None}
     if links:
-        total = sum(links.values())
+        total: float | None = sum(links.values())
         main = max(links, key=lambda t: (links[t], -_LINKS.index(t)))
         if links[main] <= 0 and (sizes.get("SDMA") or 0) > 0:
             main = "SDMA"

@@ -7,9 +7,10 @@ present for each field, reports a missing required header once, and inserts ``BY
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -52,20 +53,24 @@ def kb_to_mb(raw: str) -> str:
 
 
 # The conversions that read the cell's text (``sql_values.text``): how to convert that SQL text expression.
-FROM_TEXT = {
+def _from_text(convert: Callable[[str], str], raw: str) -> str:
+    return convert(v.text(raw))
+
+
+FROM_TEXT: dict[str, Callable[[str], str]] = {
     "text": lambda t: t,
     "device": _device_from_text,
     "bool": v.yes_no,
     "unquoted": v.without_quotes,
 }
 # How to convert a raw text column (by name) to a typed SQL expression; shared with op_summary.
-CONVERSIONS = {
+CONVERSIONS: dict[str, Callable[[str], str]] = {
     "int": lambda raw: v.integer(raw, "INTEGER"),
     "bigint": lambda raw: v.integer(raw),
     "ns": v.us_to_ns,
     "double": v.double,
     "kb_to_mb": kb_to_mb,
-    **{how: lambda raw, f=f: f(v.text(raw)) for how, f in FROM_TEXT.items()},
+    **{how: partial(_from_text, f) for how, f in FROM_TEXT.items()},
 }
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import first_line
 from analyzer.ingest.model import ReadContext
 
 # A file loses its rows that do not fit the header, up to this share of its rows (and never for one row
@@ -102,4 +103,4 @@ def report_rejects(con: duckdb.DuckDBPyConnection, path: Path, rejects: Rejects,
 
 
 def _first_line(message: object) -> str:
-    return str(message).splitlines()[0][:200] if message else ""
+    return first_line(str(message), 200) if message else ""

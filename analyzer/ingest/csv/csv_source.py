@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import duckdb
 
@@ -178,7 +179,7 @@ def stream_csv(
             continue
         sql = statement_for(path, list(file.columns), file.first_row)
         if sql is not None:
-            types = types_for(list(file.columns)) if typed_read else {}
+            types = types_for(list(file.columns)) if typed_read and types_for is not None else {}
             rows = _consume(_Statement(con, sql, params, ctx), file, types)
             if rows is not None:
                 done.append(StreamedFile(path, file.encoding, file.columns, rows, file.strict))
@@ -273,7 +274,7 @@ def _literal(text: str) -> str:
 
 def _read_typed(
     statement: _Statement, file: _File, typed: dict[str, str], parallel: bool
-) -> tuple[int, Rejects] | str | None:
+) -> tuple[int, Rejects] | Literal["refused"] | CellLines | None:
     """Run ``statement`` over a scan typing the ``typed`` columns, in a transaction kept unless the
     file is refused. Returns (rows, rejects), "refused" (reported), CellLines having changed nothing when
     only cells failed their type (the file is then read as text, csv_cells.py), or None having changed nothing
@@ -281,7 +282,7 @@ def _read_typed(
     inside the caller's own transaction (``stream_csv`` checks), where this BEGIN would abort it."""
     con = statement.con
     con.execute("BEGIN TRANSACTION")
-    read: tuple[int, Rejects] | str | None = None
+    read: tuple[int, Rejects] | Literal["refused"] | CellLines | None = None
     try:
         try:
             rows, table = _run_scan(statement, file, typed, parallel)
@@ -342,15 +343,15 @@ def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
 def _read(statement: _Statement, file: _File, types: dict[str, str], parallel: bool) -> tuple[int, Rejects] | None:
     """(rows, rejects) of ``statement`` over the file: typed first (``types``), else as text; a typed read
     that met only cells of the wrong type reads as text and names them per column (csv_cells.py)."""
-    cells = None
+    cells: CellLines | None = None
     if types:
         typed = {name: types.get(name, kind) for name, kind in file.columns.items()}
         read = _read_typed(statement, file, typed, parallel)
         if read == "refused":
             return None
-        if not isinstance(read, CellLines) and read is not None:
+        if isinstance(read, tuple):
             return read
-        cells = read
+        cells = read  # CellLines, or None (not parseable this way)
     read = _read_text(statement, file, parallel)
     if read is not None and cells:
         numbers = {c: t for c, t in types.items() if c in file.columns and t != "VARCHAR"}

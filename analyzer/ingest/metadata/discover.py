@@ -194,11 +194,14 @@ def _one_file_source(path: Path) -> ExportSource:
     a file path is never widened to the export around it. IngestError when no export holds it."""
     folder = path.parent.parent if path.parent.name in (APO, MSO) else path.parent
     source = _classify(folder)
-    files = {kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths}
+    files: dict[str, tuple[Path, ...]] = {
+        kind: (path,) for kind, paths in (source.files if source else {}).items() if path in paths
+    }
     if source is None or not files:
         raise IngestError(
-            f"{path}: is a file that no reader takes (give an export folder, or one export file such as "
-            "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)"
+            "is a file that no reader takes (give an export folder, or one export file such as "
+            "kernel_details.csv, op_summary_*.csv, trace_view.json, msprof_*.db, ascend_pytorch_profiler_*.db)",
+            path,
         )
     sid = _export_name(source.root)
     export_type = "db" if set(files) <= set(_DB_KINDS) else "text"

@@ -69,8 +69,10 @@ def _user_labels(data: dict, meta: RunMetadata, path: Path, ctx: ReadContext) ->
 
 
 def _profiler_info(data: dict, meta: RunMetadata) -> None:
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    exp = config.get("experimental_config") if isinstance(config.get("experimental_config"), dict) else {}
+    config = data.get("config")
+    config = config if isinstance(config, dict) else {}
+    exp = config.get("experimental_config")
+    exp = exp if isinstance(exp, dict) else {}
     _experimental_config(exp, meta)
     for key in ("cann_version", "CANN_VERSION"):
         if isinstance(data.get(key), str):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import first_line
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sqlite import (
     sqlite_analysis,
@@ -139,7 +140,7 @@ def _run_section(section: Section, db: StagedDb, ctx: ReadContext) -> None:
     try:
         section(db, ctx)
     except duckdb.Error as exc:
-        first = str(exc).splitlines()[0][:300]
+        first = first_line(exc)
         ctx.report(
             db.path,
             section.__name__.removeprefix("load_"),

@@ -75,5 +75,5 @@ def record_run_facts(db: StagedDb, ctx: ReadContext) -> None:
         facts["db_schema_version"] = meta["SCHEMA_VERSION"]
     if db.has("TASK_PMU_INFO"):
         facts["aic_mode"] = "task-based"
-    for key, value in facts.items():
-        ctx.facts.setdefault(key, value)
+    for key, fact in facts.items():
+        ctx.facts.setdefault(key, fact)

@@ -24,6 +24,7 @@ from urllib.parse import quote
 import duckdb
 import pyarrow as pa
 
+from analyzer.errors import TriageError
 from analyzer.ingest.model import ReadContext
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -33,7 +34,7 @@ ROWID = "_rowid"
 _counter = itertools.count()
 
 
-class UnusableDb(Exception):
+class UnusableDb(TriageError):
     """The file cannot be read as SQLite at all; the message says why, for the user."""
 
 

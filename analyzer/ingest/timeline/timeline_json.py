@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.errors import first_line
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.timeline.json_surrogates import copy_without_lone_surrogates
 
@@ -224,7 +225,7 @@ def _insert_object_form(con: duckdb.DuckDBPyConnection, raw: str, path: Path, fi
 
 
 def _duckdb_message(exc: duckdb.Error) -> str:
-    first = str(exc).splitlines()[0]
+    first = first_line(exc, None)
     return re.sub(r'in file "[^"]*",?\s*', "", first).replace("Invalid Input Error: ", "")[:300]
 
 

@@ -8,9 +8,9 @@
 -- @table _run_busy
 -- The busy time of each run: _time_breakdown window 0 (all windows together), the diagnosis' summary
 -- computing_us / computing_ratio.
--- @column run_id      the run
--- @column span_us     the analysed span: all steps together, else first task start .. last task end
--- @column busy_us     busy time in microseconds (the breakdown's computing part)
--- @column busy_ratio  busy_us / span_us
+-- @column run_id     VARCHAR  the run
+-- @column span_us    DOUBLE   the analysed span: all steps together, else first task start .. last task end
+-- @column busy_us    DOUBLE   busy time in microseconds (the breakdown's computing part)
+-- @column busy_ratio DOUBLE   busy_us / span_us
 SELECT run_id, span_us, computing_us AS busy_us, computing_us / nullif(span_us, 0) AS busy_ratio
 FROM _time_breakdown WHERE window_no = 0;

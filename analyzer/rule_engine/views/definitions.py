@@ -36,7 +36,7 @@ def helper_modules() -> tuple[tuple[str, str, tuple[SqlDefinition, ...]], ...]:
     for entry in sorted(resources.files(__package__).iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".sql"):
             stem = entry.name.removesuffix(".sql")
-            header, definitions = parse_module(entry.read_text(encoding="utf-8"), stem)
+            header, definitions = parse_module(entry.read_text(encoding="utf-8"), stem, typed=True)
             modules.append((stem, header, tuple(definitions)))
     return tuple(modules)
 

@@ -7,61 +7,65 @@
 -- step is the latest steps window starting at or before the gap start (of windows starting together,
 -- the one ending last, then the lowest step id) when the gap starts inside it, else the step of the
 -- task after the gap.
--- @column run_id        the run
--- @column device_id     the device
--- @column step_id       the step holding the gap start (see above)
--- @column start_ns      start of the gap: the latest end of the tasks before it
--- @column end_ns        end of the gap: the start of the task after it
--- @column gap_us        its length in microseconds
--- @column op_before     op_name of the last task to end before the gap
--- @column op_after      op_name of the first task after it
--- @column stream_after  stream_id of the task after it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, rowid AS rid, start_ns, end_ns FROM ops
-             WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
-g AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns, m.end_ns, m.prev_rid, m.rid
-      FROM _intervals_gaps(src) m),
-ks AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
-       FROM steps WHERE start_ns IS NOT NULL GROUP BY run_id, start_ns),
-gs AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
-       FROM g ASOF LEFT JOIN ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns)
+-- @column run_id       VARCHAR  the run
+-- @column device_id    INTEGER  the device
+-- @column step_id      BIGINT   the step holding the gap start (see above)
+-- @column start_ns     BIGINT   start of the gap: the latest end of the tasks before it
+-- @column end_ns       BIGINT   end of the gap: the start of the task after it
+-- @column gap_us       DOUBLE   its length in microseconds
+-- @column op_before    VARCHAR  op_name of the last task to end before the gap
+-- @column op_after     VARCHAR  op_name of the first task after it
+-- @column stream_after INTEGER  stream_id of the task after it
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, rowid AS rid, start_ns, end_ns FROM ops
+    WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL AND end_ns >= start_ns),
+gaps AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns, m.end_ns, m.prev_rid, m.rid
+         FROM _intervals_gaps(src) m),
+step_starts AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
+                FROM steps WHERE start_ns IS NOT NULL GROUP BY run_id, start_ns),
+gaps_in_steps AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
+                  FROM gaps g ASOF LEFT JOIN step_starts ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns)
 SELECT gs.run_id, gs.device_id, coalesce(gs.step_in, a.step_id) AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after,
        a.stream_id AS stream_after
-FROM gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
+FROM gaps_in_steps gs JOIN ops a ON a.rowid = gs.rid JOIN ops b ON b.rowid = gs.prev_rid;
 
 -- @view _stream_gaps
+-- @internal
 -- Gaps between consecutive tasks of one stream. A view: a rule reads it once with a threshold on
 -- gap_us that DuckDB applies before the op-name joins (as a table, every gap of every stream would
 -- have its names joined).
--- @column run_id     the run
--- @column device_id  the device
--- @column stream_id  the stream
--- @column step_id    step of the task after the gap
--- @column start_ns   start of the gap: the latest end of the stream's tasks before it
--- @column end_ns     end of the gap: the start of the task after it
--- @column gap_us     its length in microseconds
--- @column op_before  op_name of the last task to end before the gap
--- @column op_after   op_name of the task after it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id, 'stream_id': stream_id} AS key, rowid AS rid,
-                    start_ns, end_ns
-             FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns >= start_ns)
+-- @column run_id    VARCHAR  the run
+-- @column device_id INTEGER  the device
+-- @column stream_id INTEGER  the stream
+-- @column step_id   BIGINT   step of the task after the gap
+-- @column start_ns  BIGINT   start of the gap: the latest end of the stream's tasks before it
+-- @column end_ns    BIGINT   end of the gap: the start of the task after it
+-- @column gap_us    DOUBLE   its length in microseconds
+-- @column op_before VARCHAR  op_name of the last task to end before the gap
+-- @column op_after  VARCHAR  op_name of the task after it
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id, 'stream_id': stream_id } AS key, rowid AS rid,
+           start_ns, end_ns
+    FROM ops WHERE stream_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns >= start_ns)
 SELECT g.key.run_id AS run_id, g.key.device_id AS device_id, g.key.stream_id AS stream_id, a.step_id, g.start_ns,
        g.end_ns, (g.end_ns - g.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after
 FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid = g.prev_rid;
 
 -- @table _gap_causes
+-- @internal
 -- Timeline events overlapping a device gap, classified by what they show the host or device doing. The
 -- records of CANN logs placed on the timeline by `diagnose --logs` (kind 'log', analyzer/logs/marks.py)
 -- are such events: their category is the host activity the log shows.
--- @column run_id        the run
--- @column device_id     the device of the gap
--- @column gap_start_ns  start_ns of the gap (_device_gaps)
--- @column cause         'host_sync' (stream/device synchronize, memcpy, .cpu()/item()), 'compile' (op
---                       compile), 'memory_alloc' (malloc), 'stream_wait' (device EVENT_WAIT / Notify Wait),
---                       or from a log record: 'memory_alloc', 'compile' or 'host_setup' (device / HCCL
---                       init, a retry)
--- @column event_name    name of the timeline event
--- @column overlap_us    event time inside the gap, in microseconds
+-- @column run_id       VARCHAR  the run
+-- @column device_id    INTEGER  the device of the gap
+-- @column gap_start_ns BIGINT   start_ns of the gap (_device_gaps)
+-- @column cause        VARCHAR  'host_sync' (stream/device synchronize, memcpy, .cpu()/item()), 'compile' (op
+--                               compile), 'memory_alloc' (malloc), 'stream_wait' (device EVENT_WAIT / Notify Wait),
+--                               or from a log record: 'memory_alloc', 'compile' or 'host_setup' (device / HCCL
+--                               init, a retry)
+-- @column event_name   VARCHAR  name of the timeline event
+-- @column overlap_us   DOUBLE   event time inside the gap, in microseconds
 SELECT * FROM (
     SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns,
            CASE
@@ -79,35 +83,37 @@ SELECT * FROM (
            END AS cause,
            e.name AS event_name,
            (least(e.end_ns, g.end_ns) - greatest(e.start_ns, g.start_ns)) / 1000.0 AS overlap_us
-    FROM _device_gaps g JOIN timeline e ON e.run_id = g.run_id
+    FROM _device_gaps g JOIN _run_nominal n ON n.run_id = g.run_id JOIN timeline e ON e.run_id = g.run_id
          AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
          AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
     WHERE e.kind IN ('host_api', 'framework_op', 'device_task', 'log')
       -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
       -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
       -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
-      -- switch between two queued tasks.
-      AND (e.kind = 'device_task' OR (e.end_ns <= g.end_ns AND g.gap_us > 2)))
+      -- switch between two queued tasks (the chip table's task_switch_us).
+      AND (e.kind = 'device_task' OR (e.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us)))
 WHERE cause IS NOT NULL;
 
 -- @table _gap_cause_top
+-- @internal
 -- Per device gap, the cause whose event overlaps it longest; gaps with no classified event are absent.
--- @column run_id        the run
--- @column device_id     the device of the gap
--- @column gap_start_ns  start_ns of the gap (_device_gaps)
--- @column cause         the cause of that event (_gap_causes)
--- @column event_name    the event overlapping the gap longest
--- @column overlap_us    its time inside the gap, in microseconds
-SELECT run_id, device_id, gap_start_ns, arg_max(cause, overlap_us) AS cause,
-       arg_max(event_name, overlap_us) AS event_name, max(overlap_us) AS overlap_us
+-- @column run_id       VARCHAR  the run
+-- @column device_id    INTEGER  the device of the gap
+-- @column gap_start_ns BIGINT   start_ns of the gap (_device_gaps)
+-- @column cause        VARCHAR  the cause of that event (_gap_causes)
+-- @column event_name   VARCHAR  the event overlapping the gap longest
+-- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
+-- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event.
+SELECT run_id, device_id, gap_start_ns, arg_max(cause, (overlap_us, cause, event_name)) AS cause,
+       arg_max(event_name, (overlap_us, cause, event_name)) AS event_name, max(overlap_us) AS overlap_us
 FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns;
 
 -- @table _classified_gaps
 -- Every device gap with its main cause.
--- @column _device_gaps.*  the columns of _device_gaps
--- @column cause           'host_sync', 'compile', 'memory_alloc', 'stream_wait', 'host_setup' (_gap_causes), or
---                         'unattributed' when the timeline shows nothing inside the gap
--- @column cause_event     the event behind the cause (NULL when unattributed)
+-- @column _device_gaps.*          the columns of _device_gaps
+-- @column cause          VARCHAR  'host_sync', 'compile', 'memory_alloc', 'stream_wait', 'host_setup' (_gap_causes), or
+--                                 'unattributed' when the timeline shows nothing inside the gap
+-- @column cause_event    VARCHAR  the event behind the cause (NULL when unattributed)
 SELECT g.*, coalesce(c.cause, 'unattributed') AS cause, c.event_name AS cause_event
 FROM _device_gaps g LEFT JOIN _gap_cause_top c ON c.run_id = g.run_id AND c.gap_start_ns = g.start_ns
      AND c.device_id IS NOT DISTINCT FROM g.device_id;

@@ -3,12 +3,27 @@
 -- microseconds. "Device" means the pair (run_id, device_id): runs are split per device at ingest, so in
 -- practice one run is one device.
 
+-- @view _tasks
+-- Every ops row with its operator family: THE definition of "the same operator" read by the rules
+-- (a family's launches, time and subject) and the catalog (op_positions.op_name_norm, which diff aligns
+-- on). A view, with every column of ops.
+-- @column ops.*                 every column of ops (docs/schema.md)
+-- @column op_name_norm VARCHAR  op_name without its numeric suffixes, each after a separator '_', '-', '.' or
+--                               '/' and an optional 'op' ('MatMul_12' -> 'MatMul', 'Add.3' -> 'Add',
+--                               'Cast_op4_1' -> 'Cast'); digits that end a name without a separator stay
+--                               ('Conv2D1', 'MatMulV2')
+-- @column op_family    VARCHAR  op_type [input shapes], or op_type [op_name_norm] when the task has no input
+--                               shapes (NULL when op_type is)
+SELECT *, regexp_replace(op_name, '([_\-./](op)?[0-9]+)+$', '') AS op_name_norm,
+       op_type || ' [' || coalesce(nullif(input_shapes, ''), op_name_norm) || ']' AS op_family
+FROM ops;
+
 -- @view _compute_tasks
 -- ops rows of compute task types (AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV, AI_CPU), and ops whose
 -- task type is unknown (NULL, e.g. torch_npu Level0 writes 'N/A'): those are kernels too. A view (a
--- cheap filter), with every column of ops.
--- @column ops.*  every column of ops (docs/schema.md)
-SELECT * FROM ops WHERE task_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'AI_CPU') OR task_type IS NULL;
+-- cheap filter), with every column of _tasks (ops' and the operator family).
+-- @column _tasks.*  every column of ops (docs/schema.md), then op_name_norm and op_family (_tasks)
+SELECT * FROM _tasks WHERE task_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'AI_CPU') OR task_type IS NULL;
 
 -- @view _comm_tasks
 -- ops rows of communication tasks (task_type HCCL or COMMUNICATION). A view, with every column of ops.
@@ -18,14 +33,15 @@ SELECT * FROM ops WHERE task_type IN ('HCCL', 'COMMUNICATION');
 -- @table _busy_intervals
 -- Disjoint intervals when at least one compute task (_compute_tasks) ran, per run and device: the
 -- intervals behind "busy" and the time breakdown's computing part.
--- @column run_id       the run
--- @column device_id    the device
--- @column interval_no  1.. in time order per run and device
--- @column start_ns     start of the interval
--- @column end_ns       end of the interval (exclusive)
--- @column dur_us       its length in microseconds
--- @column task_count   compute tasks merged into it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, start_ns, end_ns FROM _compute_tasks)
+-- @column run_id      VARCHAR  the run
+-- @column device_id   INTEGER  the device
+-- @column interval_no BIGINT   1.. in time order per run and device
+-- @column start_ns    BIGINT   start of the interval
+-- @column end_ns      BIGINT   end of the interval (exclusive)
+-- @column dur_us      DOUBLE   its length in microseconds
+-- @column task_count  BIGINT   compute tasks merged into it
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM _compute_tasks)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
        m.task_count
 FROM _intervals_merged(src) m;
@@ -33,40 +49,45 @@ FROM _intervals_merged(src) m;
 -- @table _op_type_busy
 -- Device time during which at least one compute task of an operator type ran (the union of that
 -- type's intervals, so tasks overlapping on several streams count once).
--- @column run_id      the run
--- @column device_id   the device
--- @column op_type     the operator type (NULL for tasks without one)
--- @column busy_us     length of the union of the type's task intervals, in microseconds
--- @column task_count  compute tasks of the type
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id, 'op_type': op_type} AS key, start_ns, end_ns
-             FROM _compute_tasks)
+-- @column run_id     VARCHAR  the run
+-- @column device_id  INTEGER  the device
+-- @column op_type    VARCHAR  the operator type (NULL for tasks without one)
+-- @column busy_us    DOUBLE   length of the union of the type's task intervals, in microseconds
+-- @column task_count HUGEINT  compute tasks of the type
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id, 'op_type': op_type } AS key, start_ns, end_ns
+    FROM _compute_tasks)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.key.op_type AS op_type, m.busy_us, m.task_count
 FROM _intervals_union_length(src) m;
 
 -- @table _comm_intervals
+-- @internal
 -- Disjoint intervals when at least one communication task (_comm_tasks) ran, per run and device.
--- @column run_id       the run
--- @column device_id    the device
--- @column interval_no  1.. in time order per run and device
--- @column start_ns     start of the interval
--- @column end_ns       end of the interval (exclusive)
--- @column dur_us       its length in microseconds
--- @column task_count   communication tasks merged into it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, start_ns, end_ns FROM _comm_tasks)
+-- @column run_id      VARCHAR  the run
+-- @column device_id   INTEGER  the device
+-- @column interval_no BIGINT   1.. in time order per run and device
+-- @column start_ns    BIGINT   start of the interval
+-- @column end_ns      BIGINT   end of the interval (exclusive)
+-- @column dur_us      DOUBLE   its length in microseconds
+-- @column task_count  BIGINT   communication tasks merged into it
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM _comm_tasks)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
        m.task_count
 FROM _intervals_merged(src) m;
 
 -- @table _active_intervals
+-- @internal
 -- Disjoint intervals when any device task (compute, communication or other) ran, per run and device.
--- @column run_id       the run
--- @column device_id    the device
--- @column interval_no  1.. in time order per run and device
--- @column start_ns     start of the interval
--- @column end_ns       end of the interval (exclusive)
--- @column dur_us       its length in microseconds
--- @column task_count   device tasks merged into it
-WITH src AS (SELECT {'run_id': run_id, 'device_id': device_id} AS key, start_ns, end_ns FROM ops)
+-- @column run_id      VARCHAR  the run
+-- @column device_id   INTEGER  the device
+-- @column interval_no BIGINT   1.. in time order per run and device
+-- @column start_ns    BIGINT   start of the interval
+-- @column end_ns      BIGINT   end of the interval (exclusive)
+-- @column dur_us      DOUBLE   its length in microseconds
+-- @column task_count  BIGINT   device tasks merged into it
+WITH src AS (  -- noqa: ST03
+    SELECT { 'run_id': run_id, 'device_id': device_id } AS key, start_ns, end_ns FROM ops)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.interval_no, m.start_ns, m.end_ns, m.dur_us,
        m.task_count
 FROM _intervals_merged(src) m;
@@ -74,11 +95,11 @@ FROM _intervals_merged(src) m;
 -- @table _run_span
 -- The analysed span of each run: the steps' window when the run has steps, else first task start ..
 -- last task end.
--- @column run_id       the run
--- @column start_ns     start of the span
--- @column end_ns       end of the span
--- @column span_us      its length in microseconds
--- @column span_source  'steps' (the steps' window) or 'ops' (first to last device task)
+-- @column run_id      VARCHAR  the run
+-- @column start_ns    BIGINT   start of the span
+-- @column end_ns      BIGINT   end of the span
+-- @column span_us     DOUBLE   its length in microseconds
+-- @column span_source VARCHAR  'steps' (the steps' window) or 'ops' (first to last device task)
 SELECT run_id, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
        (max(end_ns) - min(start_ns)) / 1000.0 AS span_us, 'steps' AS span_source
 FROM steps WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id
