@@ -1,13 +1,19 @@
-"""Every rule on its fixture cases: fires*/ match expected.json, silent*/ run and find nothing."""
+"""Every rule on its fixture cases: fires*/ match expected.json, silent*/ run and find nothing.
+
+A case folder may hold a params.toml (param = value, as `--set RULE.PARAM=VALUE` would give): the
+rule runs with those overrides, e.g. a case exactly at a rule's threshold."""
 
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
 import pytest
 
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
 from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.params import check_overrides
 from analyzer.rule_engine.runner import run_rules
 from analyzer.rule_engine.validation import sql_params, validate_message
 from tests.rule_cases import RULES, case_dirs, case_id
@@ -31,11 +37,17 @@ def _finding_summary(f) -> dict:
     }
 
 
+def _overrides(case: Path) -> dict:
+    path = case / "params.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
 @pytest.mark.parametrize("case", case_dirs(), ids=case_id)
 def test_rule_cases_fixture_gives_expected_findings(case, con, update_golden):
     rule = RULES[case.parent.name]
     run_ids = load_fixture_tables(con, case)
-    findings, outcomes = run_rules(con, ConfiguredRules((rule,)), run_ids)
+    configured = ConfiguredRules((rule,), check_overrides({rule.name: _overrides(case)}, [rule]))
+    findings, outcomes = run_rules(con, configured, run_ids)
     assert [o.status for o in outcomes] == ["ran"] * len(outcomes), [o.reason for o in outcomes]
     if case.name.startswith("silent"):
         assert findings == []
@@ -47,7 +59,7 @@ def test_rule_cases_fixture_gives_expected_findings(case, con, update_golden):
             rule.sql,
             {
                 k: v
-                for k, v in {"run_id": run_ids[0], "run_ids": run_ids, **rule.params}.items()
+                for k, v in {"run_id": run_ids[0], "run_ids": run_ids, **configured.params(rule)}.items()
                 if k in sql_params(rule.sql)
             },
         ).description
