@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -39,15 +39,20 @@ def job_explanations(con: duckdb.DuckDBPyConnection, job: Diagnosis, rules: Sequ
     return tuple(found)
 
 
-def _is_rank(run_id: str, rank_runs: tuple[str, ...]) -> bool:
+def is_rank(run_id: str, rank_runs: Collection[str]) -> bool:
     """True when the run is one of the rank exports (or a device of one: 'source/dev1')."""
-    return any(run_id == r or run_id.startswith(r + "/dev") for r in rank_runs)
+    return run_id in rank_runs or run_id.rpartition("/dev")[0] in rank_runs
+
+
+def rank_runs(job: Diagnosis) -> tuple[str, ...]:
+    """The run ids of the job's ranks that hold per-task data (each judged as a run of its own)."""
+    return tuple(r["rank_run_id"] for r in job.run.get("ranks") or [] if r.get("rank_run_id") and r.get("has_kernels"))
 
 
 def _explained(f: Finding, explanations: Sequence[Explanation]) -> Finding:
     """The finding, 'info' with the note of the first explanation that covers it (its severity kept in the note)."""
     for e in explanations:
-        if f.explained_by is None and f.category in e.categories and _is_rank(f.run_id, e.run_ids):
+        if f.explained_by is None and f.category in e.categories and is_rank(f.run_id, e.run_ids):
             return replace(f, severity="info", explained_by=replace(e.by, severity=f.severity))
     return f
 

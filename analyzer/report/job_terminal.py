@@ -1,6 +1,10 @@
-"""A job's Diagnosis -> the terminal: the job line, its ranks by what they hold, ranked findings."""
+"""A job's Diagnosis -> the terminal: the job line, its ranks by what they hold, ranked findings; its ranks' findings
+one line per rule."""
 
 from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 from rich.console import Console
 
@@ -81,3 +85,23 @@ def print_job_diagnosis(d: Diagnosis, console: Console, limit: int = 15, message
     for o in d.outcomes:
         if o.status != "ran":
             console.print(f"{o.status}: {o.code} {o.rule}: {o.reason}", markup=False)
+
+
+def rank_finding_lines(job: Diagnosis, ranks: Sequence[Diagnosis]) -> list[str]:
+    """The findings of the job's ranks (their own diagnoses), one line per rule: how many ranks it touches and
+    how many of them a job finding explains; the per-rank detail is in the ranks' reports."""
+    touched: dict[tuple[str, str], set[str]] = defaultdict(set)
+    warned: dict[tuple[str, str], set[str]] = defaultdict(set)
+    explained: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for d in ranks:
+        for f in d.findings:
+            touched[(f.code, f.rule)].add(d.run_id)
+            if f.severity != "info":
+                warned[(f.code, f.rule)].add(d.run_id)
+            if f.explained_by is not None:
+                explained[(f.code, f.rule)][f.explained_by.text] += 1
+    lines = [f"the {len(ranks)} rank(s) of job {job.run_id} judged on their own (details in their reports):"]
+    for (code, rule), runs in sorted(touched.items()):
+        why = "".join(f"; {n} {text}" for text, n in sorted(explained[(code, rule)].items()))
+        lines.append(f"  {code} {rule}: {len(runs)} rank(s), a warning or worse on {len(warned[(code, rule)])}{why}")
+    return lines if touched else [*lines, "  no findings"]
