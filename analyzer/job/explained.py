@@ -22,9 +22,11 @@ def _note(rule: Rule, finding: Finding, params: dict[str, Any]) -> str:
 
 def job_explanations(con: duckdb.DuckDBPyConnection, job: Diagnosis, rules: Sequence[Rule]) -> tuple[Explanation, ...]:
     """For each finding of the job whose rule has an [explains] table: the rank runs it explains (the ranks its
-    query returns that are runs of their own) and the note they get. Needs the job's tables."""
+    query returns that hold per-task data: runs of their own) and the note they get. Needs the job's tables."""
     explaining = {r.name: r for r in rules if r.explains.sql}
-    rank_runs = {r["rank"]: r["rank_run_id"] for r in job.run.get("ranks") or [] if r.get("rank_run_id")}
+    runs = {
+        r["rank"]: r["rank_run_id"] for r in job.run.get("ranks") or [] if r.get("rank_run_id") and r.get("has_kernels")
+    }
     found = []
     for f in job.findings:
         rule = explaining.get(f.rule)
@@ -33,9 +35,8 @@ def job_explanations(con: duckdb.DuckDBPyConnection, job: Diagnosis, rules: Sequ
         params = job.params.get(rule.name, {})
         values = {**params, "run_id": job.run_id, "subject": f.subject}
         ranks = con.execute(rule.explains.sql, bind_params(rule.explains.sql, values)).fetchall()
-        runs = tuple(rank_runs[r] for (r,) in ranks if r in rank_runs)
         by = ExplainedBy(f.code, f.rule, f.subject, _note(rule, f, params), "")
-        found.append(Explanation(by, rule.explains.categories, runs))
+        found.append(Explanation(by, rule.explains.categories, tuple(runs[r] for (r,) in ranks if r in runs)))
     return tuple(found)
 
 

@@ -90,7 +90,7 @@ class ExplainedBy:
 
     @property
     def text(self) -> str:
-        """The note as reports print it: 'explained by JOB001: waiting for rank 777'."""
+        """The note as reports print it: 'explained by <code>: <note>'."""
         return f"explained by {self.code}: {self.note}"
 
 
