@@ -40,7 +40,7 @@ def _rank(run_id: str) -> int:
     return int(run_id.split("_")[0].removeprefix("rank"))
 
 
-@pytest.mark.parametrize(("ranks", "seed"), [(8, 0), (4, 3), (16, 5)])
+@pytest.mark.parametrize(("ranks", "seed"), [(8, 0), (4, 3), (12, 5)])
 def test_ranks_waiting_for_the_slow_rank_carry_no_warning_of_their_own(tmp_path, ranks, seed):
     job, runs, truth = _judged(tmp_path, "job_slow_rank", ranks, seed)
     slow = truth["slow_rank"]
@@ -103,6 +103,19 @@ def test_other_stages_wait_for_the_slow_pipeline_stage(tmp_path):
     explained = {_rank(d.run_id) for d in runs for f in d.findings if f.explained_by and f.explained_by.text == note}
     assert explained == set(range(8)) - slow_ranks
     assert all(f.explained_by is None for d in runs if _rank(d.run_id) in slow_ranks for f in d.findings)
+
+
+def test_ranks_of_the_groups_over_a_slow_link_wait_for_it(tmp_path):
+    job, runs, truth = _judged(tmp_path, "job_slow_link", 16, 0)
+    a, b = truth["slow_link"]
+    note = f"explained by JOB002: waiting for the slow link rank {a} <-> rank {b} (RDMA)"
+    assert [f.code for f in job.findings] == ["JOB002"]
+    found = Counter(
+        (f.code, f.severity, f.explained_by.text if f.explained_by else None) for d in runs for f in d.findings
+    )
+    assert found[("COM001", "info", note)] == 16  # one data-parallel ring: every rank's collectives cross it
+    assert not [k for k in found if k[0] == "COM001" and k[1] != "info"]
+    assert all(f.explained_by is None for d in runs for f in d.findings if f.category != "communication")
 
 
 def test_summary_only_job_explains_no_run_and_its_reports_are_unchanged(tmp_path):
