@@ -11,6 +11,7 @@ import pytest
 
 import analyzer
 from analyzer.job.explained import job_explanations
+from analyzer.report.html_sections import _message
 from analyzer.report.job_terminal import rank_finding_lines
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
@@ -80,6 +81,8 @@ def test_explained_finding_keeps_its_numbers_and_says_so_in_json_and_markdown(tm
     assert f"*explained by JOB001: waiting for rank {truth['slow_rank']}* (warning on its own" in render_markdown(
         waiting
     )
+    (explained,) = [f for f in waiting.findings if f.explained_by]
+    assert f"explained by JOB001: waiting for rank {truth['slow_rank']} (warning on its own)" in _message(explained)
     lines = rank_finding_lines(job, runs)
     assert lines[1:] == [
         f"  COM001 communication-not-overlapped: 8 rank(s), a warning or worse on 1; "
