@@ -151,3 +151,11 @@ def test_rules_check_names_a_bad_explains_table(change, problem):
     assert not [p for p in validate_rule(rule_from_document(doc)) if "[explains]" in p]
     change(doc)
     assert any(p.startswith(problem) for p in validate_rule(rule_from_document(doc))), problem
+
+
+def test_rules_show_says_what_a_job_rule_explains():
+    from analyzer.report.rules_doc import render_rule_page
+
+    page = render_rule_page(rule_from_document(_slow_rank_doc()))
+    assert "## Explains\n\nThe communication findings of the ranks" in page
+    assert "`explained by JOB001: waiting for {subject}`" in page
