@@ -190,13 +190,18 @@ def print_overview(diagnoses: Sequence[Diagnosis], console: Console) -> None:
     for run_id, *rest in rows:
         table.add_row(escape(_middle_cut(run_id, run_width)), *rest)
     console.print(table)
+    for line in overview_notes(diagnoses):
+        console.print(line, markup=False)
+
+
+def overview_notes(diagnoses: Sequence[Diagnosis]) -> list[str]:
+    """Under many runs: one line for the rules skipped, counted over the runs, and a line per failed rule."""
+    lines = []
     skipped = Counter((o.code, o.rule) for d in diagnoses for o in d.outcomes if o.status == "skipped")
     if skipped:
         names = ", ".join(f"{code} {rule} ({n} run(s))" for (code, rule), n in sorted(skipped.items()))
-        console.print(f"skipped: {names} (why and how to enable: each report's rules table)", markup=False)
-    for d in diagnoses:
-        for line in _failed_lines(d):
-            console.print(f"{d.run_id}: {line}", markup=False)
+        lines.append(f"skipped: {names} (why and how to enable: each report's rules table)")
+    return lines + [f"{d.run_id}: {line}" for d in diagnoses for line in _failed_lines(d)]
 
 
 def findings_tsv(diagnoses: Sequence[Diagnosis], header: bool = True) -> str:
