@@ -84,7 +84,8 @@ def test_explained_finding_keeps_its_numbers_and_says_so_in_json_and_markdown(tm
     (explained,) = [f for f in waiting.findings if f.explained_by]
     assert f"explained by JOB001: waiting for rank {truth['slow_rank']} (warning on its own)" in _message(explained)
     lines = rank_finding_lines(job, runs)
-    assert lines[1:] == [
+    assert lines[-1].startswith("skipped: CMP003")  # the rules the ranks skipped, as under many runs
+    assert lines[1:-1] == [
         f"  COM001 communication-not-overlapped: 8 rank(s): 1 warning, 7 info; "
         f"7 explained by JOB001: waiting for rank {truth['slow_rank']}"
     ]
