@@ -122,6 +122,17 @@ def test_ranks_of_the_groups_over_a_slow_link_wait_for_it(tmp_path):
     assert all(f.explained_by is None for d in runs for f in d.findings if f.category != "communication")
 
 
+def test_other_replicas_wait_for_the_slow_replica_and_its_own_ranks_keep_their_warnings(tmp_path):
+    job, runs, truth = _judged(tmp_path, "job_replica_skew", 8, 0)
+    (finding,) = job.findings
+    note = f"explained by JOB005: waiting for data-parallel {finding.subject}"
+    severities = {
+        _rank(d.run_id): (f.severity, f.explained_by and f.explained_by.text) for d in runs for f in d.findings
+    }
+    own = set(truth["replica_ranks"])
+    assert severities == {r: ("warning", None) if r in own else ("info", note) for r in range(8)}
+
+
 def test_summary_only_job_explains_no_run_and_its_reports_are_unchanged(tmp_path):
     """The bundled example's ranks hold summaries only: the verdict names the waiting ranks, none is a run."""
     trace = analyzer.load(ROOT / "fixtures" / "examples" / "job_slow_rank")
