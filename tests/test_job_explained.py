@@ -171,3 +171,22 @@ def test_rules_show_says_what_a_job_rule_explains():
     page = render_rule_page(rule_from_document(_slow_rank_doc()))
     assert "## Explains\n\nThe communication findings of the ranks" in page
     assert "`explained by JOB001: waiting for {subject}`" in page
+
+
+def test_a_user_rules_failing_explains_query_explains_nothing_and_breaks_nothing(tmp_path):
+    from dataclasses import replace
+
+    rules = [
+        replace(r, explains=replace(r.explains, sql="SELECT no_such_column AS rank FROM job_ranks ORDER BY rank"))
+        for r in load_rules(ROOT / "rules")
+    ]
+    root = write_job(job_plan("job_slow_rank", 4, 3, 2), tmp_path, kernels=3)
+    trace = analyzer.load(root)
+    try:
+        job, *runs = analyzer.diagnose_all(trace, rule_set=rules)
+    finally:
+        trace.close()
+    assert [f.code for f in job.findings] == ["JOB001"] and [len(e.run_ids) for e in job.explains] == [0]
+    assert [(f.severity, f.explained_by) for d in runs for f in d.findings if f.code == "COM001"] == [
+        ("warning", None)
+    ] * 4

@@ -95,7 +95,7 @@ def rank_finding_lines(job: Diagnosis, ranks: Sequence[Diagnosis]) -> list[str]:
     touched: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (code, rule) -> severity -> ranks
     explained: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for d in ranks:
-        worst = {}  # per rule its worst finding on this rank (the rank counted once)
+        worst: dict[tuple[str, str], str] = {}  # per rule its worst severity on this rank (counted once)
         for f in d.findings:
             if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[worst.get((f.code, f.rule), "info")]:
                 worst[(f.code, f.rule)] = f.severity
