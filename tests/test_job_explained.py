@@ -41,7 +41,7 @@ def _rank(run_id: str) -> int:
     return int(run_id.split("_")[0].removeprefix("rank"))
 
 
-@pytest.mark.parametrize(("ranks", "seed"), [(8, 0), (4, 3), (12, 5)])
+@pytest.mark.parametrize(("ranks", "seed"), [(8, 0), (4, 3), pytest.param(12, 5, marks=pytest.mark.slow)])
 def test_ranks_waiting_for_the_slow_rank_carry_no_warning_of_their_own(tmp_path, ranks, seed):
     job, runs, truth = _judged(tmp_path, "job_slow_rank", ranks, seed)
     slow = truth["slow_rank"]
