@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeAlias
 
-from analyzer.rule_engine.model import ALL_RUNS, Finding, ReportSpec, RuleOutcome
+from analyzer.rule_engine.model import ALL_RUNS, Explanation, Finding, ReportSpec, RuleOutcome
 
 # Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
 DIAGNOSIS_FORMAT_VERSION = 2
@@ -104,6 +104,8 @@ class Diagnosis:
     # operators whose task failed, with their log error records (analyzer/logs/links.py); () without logs
     failed_operators: tuple[dict[str, Any], ...] = ()
     accuracy_links: tuple[dict[str, Any], ...] = ()  # accuracy reports naming this run (report/accuracy_links.py)
+    # a job's: the findings of its ranks that its findings explain (analyzer/job/explained.py); not written out
+    explains: tuple[Explanation, ...] = ()
 
     @property
     def compares_runs(self) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -12,6 +12,7 @@ from analyzer.diagnosis import diagnose as diagnose_run
 from analyzer.diagnosis import diagnose_runs as diagnose_together
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.job.diagnosis import diagnose_job
+from analyzer.job.explained import explain_findings
 from analyzer.rule_engine.model import ConfiguredRules, Rule
 
 Params = dict[str, dict[str, Any]]
@@ -38,19 +39,24 @@ def diagnose(
     return diagnose_run(trace.con, chosen, configured(rule_set, params, preview))
 
 
-def diagnose_runs(trace: Trace, **options: Any) -> list[Diagnosis]:
+def diagnose_runs(trace: Trace, *, jobs: Sequence[Diagnosis] = (), **options: Any) -> list[Diagnosis]:
     """The runs' part of ``diagnose_all`` (same options): the diagnosis of every usable run, then (with several
-    runs) that of the rules comparing them (run id ``all-runs``, present when they have something to say)."""
-    return diagnose_all(replace(trace, jobs=[]), **options)
+    runs) that of the rules comparing them (run id ``all-runs``, present when they have something to say).
+    ``jobs``: the diagnoses of the jobs (``diagnose_jobs``) whose findings explain their ranks' findings."""
+    return diagnose_all(replace(trace, jobs=[]), explained_by=jobs, **options)
 
 
-def _runs(trace: Trace, rules: ConfiguredRules, on_run: Callable[[str], None] | None) -> list[Diagnosis]:
+def _runs(
+    trace: Trace, rules: ConfiguredRules, on_run: Callable[[str], None] | None, jobs: Sequence[Diagnosis]
+) -> list[Diagnosis]:
+    """Each usable run's diagnosis, its findings that a job finding of ``jobs`` explains marked so."""
     usable = trace.usable_run_ids()
+    explanations = [e for j in jobs for e in j.explains]
     found = []
     for r in usable:
         if on_run:
             on_run(r)
-        found.append(diagnose_run(trace.con, r, rules))
+        found.append(explain_findings(diagnose_run(trace.con, r, rules), explanations))
     several = diagnose_together(trace.con, usable, rules)
     return found if several is None else [*found, several]
 
@@ -74,9 +80,13 @@ def diagnose_all(
     params: Params | None = None,
     preview: bool = False,
     on_run: Callable[[str], None] | None = None,
+    explained_by: Sequence[Diagnosis] = (),
 ) -> list[Diagnosis]:
     """Everything ``npu-triage diagnose`` judges, in its order: each job (``diagnose_jobs``), each usable run,
     then the rules comparing the runs. Options as ``diagnose``; ``on_run``: called with each run id as its
-    diagnosis starts (a command's progress display)."""
+    diagnosis starts (a command's progress display). A rank's finding that a job finding explains (the job
+    rules' [explains]) is 'info', says so (``Finding.explained_by``) and ranks last; ``explained_by``: job
+    diagnoses made before, for jobs no longer in the trace."""
     rules = configured(rule_set, params, preview)
-    return [*_jobs(trace, rules), *_runs(trace, rules, on_run)]
+    jobs = _jobs(trace, rules)
+    return [*jobs, *_runs(trace, rules, on_run, [*jobs, *explained_by])]

@@ -22,7 +22,8 @@ from analyzer.cli.usage import UsageError
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
 from analyzer.ingest.metadata.discover import Scanned
-from analyzer.report.job_terminal import print_job_diagnosis
+from analyzer.job.explained import is_rank, rank_runs
+from analyzer.report.job_terminal import print_job_diagnosis, rank_finding_lines
 from analyzer.report.output_files import run_folder
 from analyzer.report.run_lines import problem_lines
 from analyzer.report.terminal import (
@@ -123,6 +124,20 @@ def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: 
     out.print(_wrote_line(pages, index, args.out), markup=False)
 
 
+def _print_job_ranks(job_pages: list, pages: list, args: argparse.Namespace) -> list:
+    """On a terminal, the findings of each job's ranks one line per rule (not a line per rank); returns the
+    pages of the runs that are no job's rank (printed as before)."""
+    left = pages
+    for job, _ in job_pages:
+        ranks = frozenset(rank_runs(job))
+        mine = [p for p in left if is_rank(p[0].run_id, ranks)]
+        left = [p for p in left if not is_rank(p[0].run_id, ranks)]
+        if mine and not args.quiet:
+            for line in rank_finding_lines(job, [d for d, _ in mine]):
+                out.print(line, markup=False)
+    return left
+
+
 def _wrote_line(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, out_dir: Path) -> str:
     files = sum(len(paths) for _, paths in pages)
     where = f"; open {index}" if index else ""
@@ -190,12 +205,14 @@ def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats,
         write_log_report(logs, run_folder(args.out, logs.run_id), formats)
 
 
-def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, formats) -> list:
+def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, formats, jobs: list[Diagnosis]) -> list:
     """Each run's diagnosis (then the rules comparing them) with its reports written, under a progress bar
-    on a terminal's stderr."""
+    on a terminal's stderr; a rank's findings that a finding of its job (``jobs``) explains say so."""
     runs = trace.usable_run_ids()
     with run_progress("judging runs", len(runs)) as bar:
-        diagnoses = analyzer.diagnose_runs(trace, rule_set=rules, params=params, preview=args.preview, on_run=bar.step)
+        diagnoses = analyzer.diagnose_runs(
+            trace, jobs=jobs, rule_set=rules, params=params, preview=args.preview, on_run=bar.step
+        )
         bar.phase("writing reports", len(diagnoses))
         pages = []
         for d in diagnoses:
@@ -224,12 +241,16 @@ def run(args: argparse.Namespace) -> int:
     job_pages = _job_pages(trace, rules, params, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
-    pages = _judge(trace, rules, params, args, formats)
+    pages = _judge(trace, rules, params, args, formats, [d for d, _ in job_pages])
     index = analyzer.write_index([(d, p) for d, paths in [*job_pages, *pages] for p in paths], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)
-    elif pages:  # on a terminal the job verdicts are printed already
-        _print(pages, index, args)
+    elif pages:  # on a terminal the job verdicts are printed already; their ranks one line per rule
+        left = _print_job_ranks(job_pages, pages, args)
+        if left:
+            _print(left, index, args)
+        elif not args.quiet:
+            out.print(_wrote_line(pages, index, args.out), markup=False)
     diagnoses = [d for d, _ in [*job_pages, *pages]]
     tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
     if tripped:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest.model import Problem
 from analyzer.job.damaged_evidence import mark_damaged
+from analyzer.job.explained import job_explanations
 from analyzer.job.fixed_order import fixed_order, job_rows
 from analyzer.job.grouping import Job
 from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
@@ -81,7 +82,7 @@ def diagnose_job(
         "groups": group_note,
         "ranks": ranks,
     }
-    return Diagnosis(
+    d = Diagnosis(
         run_id=job.job_id,
         run=run,
         summary=summary,
@@ -92,3 +93,5 @@ def diagnose_job(
         tool_version=__version__,
         rule_reports={r.name: r.report for r in job_rules.rules},
     )
+    with fixed_order(con):
+        return replace(d, explains=job_explanations(con, d, job_rules.rules))

@@ -163,11 +163,14 @@ def _evidence(f: Finding, folded: bool = False) -> str:
 
 
 def _message(f: Finding) -> str:
-    """The finding's message; a long subject in it cut as in the heading, the whole of it on hover."""
+    """The finding's message; a long subject in it cut as in the heading, the whole of it on hover; the job
+    finding that explains it (Finding.explained_by)."""
     text, subject = esc(f.message), str(f.subject or "")
     if len(subject) > SUBJECT_CHARS:
         text = text.replace(esc(subject), short_text(subject, tag="span"))
-    return f'<p class="message">{text}</p>'
+    by = f.explained_by  # a rank's finding that a finding of its job explains: says so under its message
+    note = "" if by is None else f'<p class="meta">{esc(by.text)} ({esc(by.severity)} on its own)</p>'
+    return f'<p class="message">{text}</p>{note}'
 
 
 def _heading(index: int, f: Finding) -> str:

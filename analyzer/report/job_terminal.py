@@ -1,11 +1,17 @@
-"""A job's Diagnosis -> the terminal: the job line, its ranks by what they hold, ranked findings."""
+"""A job's Diagnosis -> the terminal: the job line, its ranks by what they hold, ranked findings; its ranks' findings
+one line per rule."""
 
 from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 
 from rich.console import Console
 
 from analyzer.diagnosis_model import Diagnosis, job_summary
-from analyzer.report.terminal import findings_table
+from analyzer.report.terminal import findings_table, overview_notes
+from analyzer.rule_engine.model import SEVERITY_RANK
+from analyzer.vocabulary import SEVERITIES
 
 
 def rank_ranges(ranks: list[int]) -> str:
@@ -81,3 +87,25 @@ def print_job_diagnosis(d: Diagnosis, console: Console, limit: int = 15, message
     for o in d.outcomes:
         if o.status != "ran":
             console.print(f"{o.status}: {o.code} {o.rule}: {o.reason}", markup=False)
+
+
+def rank_finding_lines(job: Diagnosis, ranks: Sequence[Diagnosis]) -> list[str]:
+    """The findings of the job's ranks (their own diagnoses), one line per rule: how many ranks it touches and
+    how many of them a job finding explains; the per-rank detail is in the ranks' reports."""
+    touched: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (code, rule) -> severity -> ranks
+    explained: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for d in ranks:
+        worst: dict[tuple[str, str], str] = {}  # per rule its worst severity on this rank (counted once)
+        for f in d.findings:
+            if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[worst.get((f.code, f.rule), "info")]:
+                worst[(f.code, f.rule)] = f.severity
+            if f.explained_by is not None:
+                explained[(f.code, f.rule)][f.explained_by.text] += 1
+        for key, severity in worst.items():
+            touched[key][severity] += 1
+    lines = [f"the {len(ranks)} rank(s) of job {job.run_id} judged on their own (details in their reports):"]
+    for (code, rule), by in sorted(touched.items()):
+        counts = ", ".join(f"{by[s]} {s}" for s in reversed(SEVERITIES) if by[s])
+        why = "".join(f"; {n} {text}" for text, n in sorted(explained[(code, rule)].items()))
+        lines.append(f"  {code} {rule}: {sum(by.values())} rank(s): {counts}{why}")
+    return [*lines, *([] if touched else ["  no findings"]), *overview_notes(ranks)]

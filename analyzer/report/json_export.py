@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import asdict
 from typing import Any
 
 from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis, summary_dict
@@ -41,6 +42,9 @@ def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
 
 
 def finding_dict(rank: int, f: Finding) -> dict[str, Any]:
+    """One finding; 'explained_by' only on a rank's finding that a finding of its job explains."""
+    by = f.explained_by
+    explained = {} if by is None else {"explained_by": {**asdict(by), "text": by.text}}
     return {
         "rank": rank,
         "rule": f.rule,
@@ -60,6 +64,7 @@ def finding_dict(rank: int, f: Finding) -> dict[str, Any]:
         "details": f.details,
         "evidence": {"columns": list(f.evidence_columns), "rows": [list(r) for r in f.evidence]},
         "advice": {"summary": f.advice_summary, "steps": list(f.advice_steps)},
+        **explained,
     }
 
 

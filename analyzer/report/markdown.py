@@ -134,6 +134,9 @@ def finding_lines(rank: int, f: Finding, *, recoverable: bool = True) -> list[st
     """One finding: its heading, subject and message, recoverable time (where the finding has one), evidence, advice."""
     lines = [f"### {rank}. {md_text(f.title)} ({f.code} {f.rule}, {f.severity})", ""]
     lines += [f"**{md_text(f.subject)}**: {md_text(f.message)}", ""]
+    if f.explained_by is not None:  # a rank's finding that a finding of its job explains: not a warning of its own
+        by = f.explained_by
+        lines += [f"*{md_text(by.text)}* ({by.severity} on its own; see the job's diagnosis)", ""]
     if recoverable:
         lines += [
             f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",

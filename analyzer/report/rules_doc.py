@@ -146,6 +146,14 @@ def render_rule_page(rule: Rule) -> str:
     ]
     if rule.enable_hint:
         parts += ["", f"Collected with: {rule.enable_hint}"]
+    if rule.explains.categories:  # a job rule whose finding explains its ranks' findings (docs/job-explained.md)
+        parts += [
+            "",
+            "## Explains",
+            "",
+            f"The {', '.join(rule.explains.categories)} findings of the ranks its "
+            f"[explains] query returns: each becomes info, noted `explained by {rule.id}: {rule.explains.note}`.",
+        ]
     parts += ["", "## What to do", "", rule.advice_summary, ""]
     parts += [f"{i}. {s}" for i, s in enumerate(rule.advice_steps, 1)]
     if rule.references:

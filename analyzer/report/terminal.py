@@ -92,6 +92,14 @@ def _failed_lines(d: Diagnosis) -> list[str]:
     return [f"failed: {o.code} {o.rule}: {o.reason}" for o in d.outcomes if o.status == "failed"]
 
 
+def _print_message(i: int, f: Finding, console: Console) -> None:
+    """A finding's message, what explains it (a finding of its job) and what to do."""
+    console.print(f"{i}. [{f.code}] {f.message}", markup=False)
+    if f.explained_by is not None:
+        console.print(f"   {f.explained_by.text}", markup=False)
+    console.print(f"   what to do: {f.advice_summary}", markup=False)
+
+
 def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
     """Print the ranked findings, the text of the top ``messages``, and the rules that did not run."""
     s = d.summary
@@ -116,8 +124,7 @@ def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: i
         if len(d.findings) > limit:
             console.print(f"... and {len(d.findings) - limit} more in the report", markup=False)
         for i, f in enumerate(d.findings[:messages], 1):
-            console.print(f"{i}. [{f.code}] {f.message}", markup=False)
-            console.print(f"   what to do: {f.advice_summary}", markup=False)
+            _print_message(i, f, console)
     else:
         console.print("no findings", markup=False)
     for note in [skipped_line(d), *_failed_lines(d)]:
@@ -183,13 +190,18 @@ def print_overview(diagnoses: Sequence[Diagnosis], console: Console) -> None:
     for run_id, *rest in rows:
         table.add_row(escape(_middle_cut(run_id, run_width)), *rest)
     console.print(table)
+    for line in overview_notes(diagnoses):
+        console.print(line, markup=False)
+
+
+def overview_notes(diagnoses: Sequence[Diagnosis]) -> list[str]:
+    """Under many runs: one line for the rules skipped, counted over the runs, and a line per failed rule."""
+    lines = []
     skipped = Counter((o.code, o.rule) for d in diagnoses for o in d.outcomes if o.status == "skipped")
     if skipped:
         names = ", ".join(f"{code} {rule} ({n} run(s))" for (code, rule), n in sorted(skipped.items()))
-        console.print(f"skipped: {names} (why and how to enable: each report's rules table)", markup=False)
-    for d in diagnoses:
-        for line in _failed_lines(d):
-            console.print(f"{d.run_id}: {line}", markup=False)
+        lines.append(f"skipped: {names} (why and how to enable: each report's rules table)")
+    return lines + [f"{d.run_id}: {line}" for d in diagnoses for line in _failed_lines(d)]
 
 
 def findings_tsv(diagnoses: Sequence[Diagnosis], header: bool = True) -> str:

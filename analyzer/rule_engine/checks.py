@@ -14,7 +14,7 @@ from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
 from analyzer.rule_engine.model import Rule
 from analyzer.rule_engine.runner import bind_params, outcome_run
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
-from analyzer.rule_engine.validation import validate_message, validate_rules
+from analyzer.rule_engine.validation import validate_explains, validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
 
 
@@ -29,12 +29,24 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
         values = {**rule.params, "run_id": outcome_run(rule, run_ids), "run_ids": run_ids}
         cursor = con.execute(rule.sql, bind_params(rule.sql, values))
         columns = [d[0] for d in cursor.description]
-        cursor.fetchall()
+        rows = cursor.fetchall()
+        explained = _explained_columns(con, rule, values, columns, rows)
     except (duckdb.Error, FixtureError) as exc:
         return [f"on {fires}: {first_line(exc)}"]
     finally:
         con.close()
-    return validate_message(rule, columns)
+    return validate_message(rule, columns) + validate_explains(rule, columns, explained)
+
+
+def _explained_columns(con, rule: Rule, values: dict, columns: list[str], rows: list) -> list[str]:
+    """The columns the rule's [explains] query returns for its first finding on the fixture (none without one)."""
+    if not rule.explains.sql:
+        return []
+    subject = rows[0][columns.index("subject")] if rows and "subject" in columns else ""
+    sql = rule.explains.sql
+    cursor = con.execute(sql, bind_params(sql, {**values, "subject": subject}))
+    cursor.fetchall()
+    return [d[0] for d in cursor.description]
 
 
 def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dict[str, list[str]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from analyzer.errors import TriageError
 from analyzer.ingest.finalize import SETTINGS
-from analyzer.rule_engine.model import ReportSpec, Rule
+from analyzer.rule_engine.model import ExplainsSpec, ReportSpec, Rule
 
 TEMPLATE_NAME = "TEMPLATE.toml"
 
@@ -87,6 +87,7 @@ def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
         impact_role=str(doc.get("impact", {}).get("role", "part")),
         schema_version=int(doc.get("schema_version", 0) or 0),
         report=_report_spec(doc.get("report", {})),
+        explains=_explains_spec(doc.get("explains", {})),
     )
 
 
@@ -97,6 +98,19 @@ def _report_spec(table: Any) -> ReportSpec:
     known = ("chart", "zoom", "limit_param", "marks")
     return ReportSpec(
         **{k: str(table.get(k, "")) for k in known},
+        unknown=tuple(sorted(k for k in table if k not in known)),
+    )
+
+
+def _explains_spec(table: Any) -> ExplainsSpec:
+    """The [explains] table of a job rule; a value that is not a table reads as one unknown key."""
+    if not isinstance(table, dict):
+        return ExplainsSpec(unknown=("[explains] (not a table)",))
+    known = ("categories", "note", "sql")
+    return ExplainsSpec(
+        categories=tuple(map(str, table.get("categories", ()))),
+        note=str(table.get("note", "")),
+        sql=str(table.get("sql", "")),
         unknown=tuple(sorted(k for k in table if k not in known)),
     )
 

@@ -50,6 +50,7 @@ class Rule:
     impact_role: str = "part"  # 'part', or 'umbrella' (claims what the parts of its family leave)
     schema_version: int = 1
     report: ReportSpec = field(default_factory=lambda: ReportSpec())
+    explains: ExplainsSpec = field(default_factory=lambda: ExplainsSpec())
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,44 @@ class ReportSpec:
     limit_param: str = ""  # the param drawn as the chart's limit line
     marks: str = ""  # 'subjects': the chart highlights the findings' subjects
     unknown: tuple[str, ...] = ()  # keys of [report] that mean nothing (validation reports them)
+
+
+@dataclass(frozen=True)
+class ExplainsSpec:
+    """Which rank-level findings a job rule's finding explains ([explains] of its file): those of
+    ``categories`` on the ranks its ``sql`` returns ($run_id: the job, $subject: the job finding's subject;
+    one ``rank`` column), each given the note ``note`` (a template of the job finding's columns)."""
+
+    categories: tuple[str, ...] = ()
+    note: str = ""
+    sql: str = ""
+    unknown: tuple[str, ...] = ()  # keys of [explains] that mean nothing (validation reports them)
+
+
+@dataclass(frozen=True)
+class ExplainedBy:
+    """The job finding that explains a rank's finding: its code, rule and subject, the note saying how
+    ("waiting for rank 777"), and the severity the rank's finding had before (it is 'info' now)."""
+
+    code: str
+    rule: str
+    subject: str
+    note: str
+    severity: Severity | str
+
+    @property
+    def text(self) -> str:
+        """The note as reports print it: 'explained by <code>: <note>'."""
+        return f"explained by {self.code}: {self.note}"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What one job finding explains: the findings of ``categories`` of the rank runs ``run_ids``."""
+
+    by: ExplainedBy  # its severity: "" here; each explained finding keeps its own
+    categories: tuple[str, ...]
+    run_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -110,6 +149,7 @@ class Finding:
     evidence_columns: tuple[str, ...] = ()
     evidence: tuple[tuple[Any, ...], ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
+    explained_by: ExplainedBy | None = None  # a job finding whose cause this is (analyzer/job/explained.py)
 
     def __repr__(self) -> str:  # one line: code, subject and impact (the evidence rows are in ``evidence``)
         from analyzer.report.notebook import finding_repr

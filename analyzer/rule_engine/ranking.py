@@ -14,8 +14,10 @@ RANKING = (
 
 
 def ranking_key(finding: Finding) -> tuple:
-    """Sort key: impact_us descending, then severity (critical first), code, subject, run id."""
+    """Sort key: findings a job finding explains last; then impact_us descending, severity (critical first),
+    code, subject, run id."""
     return (
+        finding.explained_by is not None,
         -round(finding.impact_us, 3),
         -SEVERITY_RANK.get(finding.severity, -1),
         finding.code,

@@ -153,7 +153,7 @@ def _location_problems(rule: Rule) -> list[str]:
 
 def _query_problems(rule: Rule) -> list[str]:
     problems = []
-    used = sql_params(rule.sql) | sql_params(rule.evidence_sql)
+    used = sql_params(rule.sql) | sql_params(rule.evidence_sql) | sql_params(rule.explains.sql)
     for p in sorted(used - set(rule.params) - set(RESERVED_PARAMS)):
         problems.append(f"${p} is used in the SQL but not declared in [params]")
     for p in sorted(set(rule.params) - used):
@@ -169,7 +169,7 @@ def _query_problems(rule: Rule) -> list[str]:
 
 def _helper_problems(rule: Rule) -> list[str]:
     """A rule reads public helpers only: an @internal one is a step that may change with its module."""
-    sql = re.sub(r"--[^\n]*", "", rule.sql + "\n" + rule.evidence_sql)
+    sql = re.sub(r"--[^\n]*", "", "\n".join((rule.sql, rule.evidence_sql, rule.explains.sql)))
     return [
         f"reads the internal helper {d.name} (a step of {d.module}.sql, marked @internal): read a public helper"
         " (docs/rules.md) or the tables instead"
@@ -194,6 +194,30 @@ def _report_problems(rule: Rule) -> list[str]:
         problems.append(f"[report] limit_param {spec.limit_param!r} is not a declared param or chip.<nominal value>")
     if not spec.chart and (spec.zoom or spec.limit_param or spec.marks):
         problems.append("[report] zoom, limit_param and marks need a chart")
+    return problems
+
+
+def _explains_problems(rule: Rule) -> list[str]:
+    """[explains]: only a job rule explains rank-level findings, of profile categories, by a note and a query."""
+    spec = rule.explains
+    problems = [f"[explains] {k} is not a known key (categories, note, sql)" for k in spec.unknown]
+    if not (spec.categories or spec.note or spec.sql):
+        return problems
+    if rule.scope != "job":
+        return [*problems, "[explains] is for rules of scope 'job' (a job finding explains its ranks' findings)"]
+    rank_level = [c for c in CATEGORIES if c not in SCOPE_CATEGORY.values()]
+    problems += [
+        f"[explains] category {c!r} is not one of {', '.join(rank_level)}"
+        for c in spec.categories
+        if c not in rank_level
+    ]
+    problems += [f"[explains] {k} is missing or empty" for k in ("categories", "note", "sql") if not getattr(spec, k)]
+    if (
+        spec.sql
+        and not _order_by_has_tie_breaker(spec.sql)
+        and not re.search(r"\bORDER\s+BY\s+rank\s*$", spec.sql.strip(), re.I)
+    ):
+        problems.append("[explains] sql must end with ORDER BY rank (one row per explained rank)")
     return problems
 
 
@@ -228,6 +252,7 @@ def validate_rule(rule: Rule) -> list[str]:
         + _helper_problems(rule)
         + _requires_problems(rule)
         + _report_problems(rule)
+        + _explains_problems(rule)
     )
 
 
@@ -239,6 +264,20 @@ def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
         for f in sorted(message_fields(rule.message) - known)
     ]
     problems += [f"the query does not return column {c!r}" for c in FINDING_COLUMNS if c not in returned_columns]
+    return problems
+
+
+def validate_explains(rule: Rule, returned_columns: list[str], explained_columns: list[str]) -> list[str]:
+    """[explains]: its note's placeholders are the job finding's columns, its query returns a ``rank`` column."""
+    if not rule.explains.sql:
+        return []
+    known = set(returned_columns) | set(FINDING_FIELDS) | set(rule.params)
+    problems = [
+        f"[explains] note placeholder {{{f}}} is not a returned column or a param"
+        for f in sorted(message_fields(rule.explains.note) - known)
+    ]
+    if explained_columns != ["rank"]:
+        problems.append(f"[explains] sql must return one column, rank, not {', '.join(explained_columns)}")
     return problems
 
 
