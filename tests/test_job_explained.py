@@ -41,7 +41,9 @@ def _rank(run_id: str) -> int:
     return int(run_id.split("_")[0].removeprefix("rank"))
 
 
-@pytest.mark.parametrize(("ranks", "seed"), [(8, 0), (4, 3), pytest.param(12, 5, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    ("ranks", "seed"), [(8, 0), pytest.param(4, 3, marks=pytest.mark.slow), pytest.param(12, 5, marks=pytest.mark.slow)]
+)
 def test_ranks_waiting_for_the_slow_rank_carry_no_warning_of_their_own(tmp_path, ranks, seed):
     job, runs, truth = _judged(tmp_path, "job_slow_rank", ranks, seed)
     slow = truth["slow_rank"]
@@ -99,6 +101,7 @@ def test_near_miss_a_balanced_job_keeps_its_ranks_communication_warnings(tmp_pat
     }
 
 
+@pytest.mark.slow  # a generated job diagnosed whole
 def test_other_stages_wait_for_the_slow_pipeline_stage(tmp_path):
     job, runs, truth = _judged(tmp_path, "job_pipeline_imbalance", 8, 1)
     slow_ranks = {r for r in range(8) if r // 2 == truth["slow_stage"]}
@@ -109,6 +112,7 @@ def test_other_stages_wait_for_the_slow_pipeline_stage(tmp_path):
     assert all(f.explained_by is None for d in runs if _rank(d.run_id) in slow_ranks for f in d.findings)
 
 
+@pytest.mark.slow  # a generated job diagnosed whole
 def test_ranks_of_the_groups_over_a_slow_link_wait_for_it(tmp_path):
     job, runs, truth = _judged(tmp_path, "job_slow_link", 16, 0)
     a, b = truth["slow_link"]
@@ -122,6 +126,7 @@ def test_ranks_of_the_groups_over_a_slow_link_wait_for_it(tmp_path):
     assert all(f.explained_by is None for d in runs for f in d.findings if f.category != "communication")
 
 
+@pytest.mark.slow  # a generated job diagnosed whole
 def test_other_replicas_wait_for_the_slow_replica_and_its_own_ranks_keep_their_warnings(tmp_path):
     job, runs, truth = _judged(tmp_path, "job_replica_skew", 8, 0)
     (finding,) = job.findings
@@ -133,6 +138,7 @@ def test_other_replicas_wait_for_the_slow_replica_and_its_own_ranks_keep_their_w
     assert severities == {r: ("warning", None) if r in own else ("info", note) for r in range(8)}
 
 
+@pytest.mark.slow  # a generated job diagnosed whole
 def test_summary_only_job_explains_no_run_and_its_reports_are_unchanged(tmp_path):
     """The bundled example's ranks hold summaries only: the verdict names the waiting ranks, none is a run."""
     trace = analyzer.load(ROOT / "fixtures" / "examples" / "job_slow_rank")
@@ -173,6 +179,7 @@ def test_rules_show_says_what_a_job_rule_explains():
     assert "`explained by JOB001: waiting for {subject}`" in page
 
 
+@pytest.mark.slow  # a generated job diagnosed whole
 def test_a_user_rules_failing_explains_query_explains_nothing_and_breaks_nothing(tmp_path):
     from dataclasses import replace
 
