@@ -59,9 +59,9 @@ FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid 
 -- are such events: their category is the host activity the log shows.
 -- A sweep, not an interval join: the gaps of a device are disjoint and numbered in time order, so the
 -- gaps an event overlaps are the run from the first one ending after it starts to the last one
--- starting before it ends, two ASOF joins. A host event counts only in a gap lasting until it is over
--- (below), which only that last gap can be. The events of no device (and the gaps of no device) meet
--- every device's: the OR of the device match is three equi-joins, so that no join is a nested loop.
+-- starting before it ends (ASOF joins). A host event counts only in a gap lasting until it is over
+-- (below), which only that last gap can be: one ASOF join. The events of no device (and the gaps of no
+-- device) meet every device's: the OR of the device match is three equi-joins, no nested loop.
 -- @column run_id       VARCHAR  the run
 -- @column device_id    INTEGER  the device of the gap
 -- @column gap_start_ns BIGINT   start_ns of the gap (_device_gaps)
@@ -105,23 +105,36 @@ keyed AS (
     WHERE e.device_id IS NOT NULL AND k.device_id IS NULL
     UNION ALL
     SELECT e.*, k.key_no FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NULL),
--- The last gap starting before the event ends, and for a device task the first one ending after it starts.
+-- The last gap starting before the event ends: the one gap a host event can explain.
 last_gap AS (
-    SELECT e.*, g.gap_no AS last_no FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
-spans AS (
-    SELECT e.*, CASE WHEN e.kind = 'device_task' THEN f.gap_no ELSE greatest(f.gap_no, e.last_no) END AS first_no
-    FROM last_gap AS e ASOF JOIN gaps AS f ON e.key_no = f.key_no AND e.start_ns < f.end_ns),
+    SELECT e.kind, e.cause, e.name, e.start_ns, e.end_ns, e.key_no, g.gap_no AS last_no, g.run_id, g.device_id,
+           g.start_ns AS gap_start_ns, g.end_ns AS gap_end_ns, g.gap_us
+    FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
+host_pairs AS (
+    SELECT run_id, device_id, gap_start_ns, gap_end_ns, gap_us, kind, cause, name, start_ns, end_ns
+    FROM last_gap WHERE kind <> 'device_task'),
+-- A device task and every gap from the first one ending after it starts to that last one.
+task_spans AS (
+    SELECT e.*, g.gap_no AS first_no
+    FROM last_gap AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.start_ns < g.end_ns
+    WHERE e.kind = 'device_task'),
+task_pairs AS (
+    SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns, g.end_ns AS gap_end_ns, g.gap_us, t.kind, t.cause, t.name,
+           t.start_ns, t.end_ns
+    FROM (SELECT *, unnest(range(first_no, last_no + 1)) AS gap_no FROM task_spans WHERE first_no <= last_no) AS t
+    JOIN gaps AS g ON t.key_no = g.key_no AND t.gap_no = g.gap_no),
 pairs AS (
-    SELECT s.*, unnest(range(s.first_no, s.last_no + 1)) AS gap_no FROM spans AS s WHERE s.first_no <= s.last_no)
-SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns, p.cause, p.name AS event_name,
-       (least(p.end_ns, g.end_ns) - greatest(p.start_ns, g.start_ns)) / 1000.0 AS overlap_us
-FROM pairs AS p JOIN gaps AS g ON p.key_no = g.key_no AND p.gap_no = g.gap_no
-JOIN _run_nominal AS n ON g.run_id = n.run_id
+    SELECT * FROM host_pairs
+    UNION ALL
+    SELECT * FROM task_pairs)
+SELECT p.run_id, p.device_id, p.gap_start_ns, p.cause, p.name AS event_name,
+       (least(p.end_ns, p.gap_end_ns) - greatest(p.start_ns, p.gap_start_ns)) / 1000.0 AS overlap_us
+FROM pairs AS p JOIN _run_nominal AS n ON p.run_id = n.run_id
 -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
 -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
 -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
 -- switch between two queued tasks (the chip table's task_switch_us).
-WHERE p.kind = 'device_task' OR (p.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us);
+WHERE p.kind = 'device_task' OR (p.start_ns < p.gap_end_ns AND p.end_ns <= p.gap_end_ns AND p.gap_us > n.task_switch_us);
 
 -- @table _gap_cause_top
 -- @internal
