@@ -74,13 +74,13 @@ FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid 
 WITH gap_keys AS (
     SELECT run_id, device_id, row_number() OVER (ORDER BY run_id, device_id) AS key_no
     FROM (SELECT DISTINCT run_id, device_id FROM _device_gaps) AS k),
+-- Narrow rows (numbers and short codes; names are joined at the end): the joins below sort them.
 gaps AS (
-    SELECT k.key_no, g.run_id, g.device_id, g.start_ns, g.end_ns, g.gap_us,
-           row_number() OVER (PARTITION BY k.key_no ORDER BY g.start_ns) AS gap_no
+    SELECT k.key_no, g.start_ns, g.end_ns, g.gap_us, row_number() OVER (PARTITION BY k.key_no ORDER BY g.start_ns) AS gap_no
     FROM _device_gaps AS g JOIN gap_keys AS k ON g.run_id = k.run_id AND g.device_id IS NOT DISTINCT FROM k.device_id),
 events AS (
     SELECT * FROM (
-        SELECT run_id, device_id, kind, name, start_ns, end_ns,
+        SELECT rowid AS event_row, run_id, device_id, kind = 'device_task' AS is_task, start_ns, end_ns,
                CASE
                    WHEN kind IN ('host_api', 'framework_op') AND (name ILIKE '%SynchronizeStream%'
                         OR name ILIKE '%SynchronizeDevice%' OR name ILIKE '%SynchronizeEvent%'
@@ -99,42 +99,39 @@ events AS (
           AND start_ns IS NOT NULL AND end_ns IS NOT NULL) AS e
     WHERE cause IS NOT NULL),
 keyed AS (
-    SELECT e.*, k.key_no FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id AND e.device_id = k.device_id
+    SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
+    FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id AND e.device_id = k.device_id
     UNION ALL
-    SELECT e.*, k.key_no FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id
-    WHERE e.device_id IS NOT NULL AND k.device_id IS NULL
+    SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
+    FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NOT NULL AND k.device_id IS NULL
     UNION ALL
-    SELECT e.*, k.key_no FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NULL),
+    SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
+    FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NULL),
 -- The last gap starting before the event ends: the one gap a host event can explain.
 last_gap AS (
-    SELECT e.kind, e.cause, e.name, e.start_ns, e.end_ns, e.key_no, g.gap_no AS last_no, g.run_id, g.device_id,
-           g.start_ns AS gap_start_ns, g.end_ns AS gap_end_ns, g.gap_us
-    FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
-host_pairs AS (
-    SELECT run_id, device_id, gap_start_ns, gap_end_ns, gap_us, kind, cause, name, start_ns, end_ns
-    FROM last_gap WHERE kind <> 'device_task'),
+    SELECT e.*, g.gap_no AS last_no FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
 -- A device task and every gap from the first one ending after it starts to that last one.
 task_spans AS (
     SELECT e.*, g.gap_no AS first_no
     FROM last_gap AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.start_ns < g.end_ns
-    WHERE e.kind = 'device_task'),
-task_pairs AS (
-    SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns, g.end_ns AS gap_end_ns, g.gap_us, t.kind, t.cause, t.name,
-           t.start_ns, t.end_ns
-    FROM (SELECT *, unnest(range(first_no, last_no + 1)) AS gap_no FROM task_spans WHERE first_no <= last_no) AS t
-    JOIN gaps AS g ON t.key_no = g.key_no AND t.gap_no = g.gap_no),
+    WHERE e.is_task),
 pairs AS (
-    SELECT * FROM host_pairs
+    SELECT event_row, is_task, cause, start_ns, end_ns, key_no, last_no AS gap_no FROM last_gap WHERE NOT is_task
     UNION ALL
-    SELECT * FROM task_pairs)
-SELECT p.run_id, p.device_id, p.gap_start_ns, p.cause, p.name AS event_name,
-       (least(p.end_ns, p.gap_end_ns) - greatest(p.start_ns, p.gap_start_ns)) / 1000.0 AS overlap_us
-FROM pairs AS p JOIN _run_nominal AS n ON p.run_id = n.run_id
--- A host event explains a gap only where it explains the device's idleness, the same in every layout:
--- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
--- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
--- switch between two queued tasks (the chip table's task_switch_us).
-WHERE p.kind = 'device_task' OR (p.start_ns < p.gap_end_ns AND p.end_ns <= p.gap_end_ns AND p.gap_us > n.task_switch_us);
+    SELECT event_row, is_task, cause, start_ns, end_ns, key_no, unnest(range(first_no, last_no + 1)) AS gap_no
+    FROM task_spans WHERE first_no <= last_no),
+found AS (
+    SELECT p.event_row, p.cause, k.run_id, k.device_id, g.start_ns AS gap_start_ns,
+           (least(p.end_ns, g.end_ns) - greatest(p.start_ns, g.start_ns)) / 1000.0 AS overlap_us
+    FROM pairs AS p JOIN gaps AS g ON p.key_no = g.key_no AND p.gap_no = g.gap_no
+    JOIN gap_keys AS k ON p.key_no = k.key_no JOIN _run_nominal AS n ON k.run_id = n.run_id
+    -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
+    -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
+    -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
+    -- switch between two queued tasks (the chip table's task_switch_us).
+    WHERE p.is_task OR (p.start_ns < g.end_ns AND p.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us))
+SELECT f.run_id, f.device_id, f.gap_start_ns, f.cause, e.name AS event_name, f.overlap_us
+FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 
 -- @table _gap_cause_top
 -- @internal
