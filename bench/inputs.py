@@ -15,14 +15,17 @@ SLICE_ROWS = 1_000_000  # msprof slices op_summary / task_time / msprof_*.json a
 
 # size name -> device tasks, per layout. torch_npu: about 1,212 bytes of trace_view.json per task,
 # so 105,000 tasks write ~127 MB and 525,000 tasks ~635 MB.
+# "host-gaps": the generator's large_host_gaps, a host synchronize inside the gap before every task
+# (the gaps' causes are then found among as many host events as tasks).
 SIZES = {
     "torch_npu": {"1x": 105_000, "5x": 525_000},
-    "msprof": {"1x": 200_000, "5x": 1_000_000, "10x": 2_000_000},
+    "msprof": {"1x": 200_000, "5x": 1_000_000, "10x": 2_000_000, "host-gaps": 200_000},
 }
 TINY_SIZES = {
     "torch_npu": {"1x": 400, "5x": 2_000},
     "msprof": {"1x": 400, "5x": 2_000},
 }
+SCENARIO_OF_SIZE = {"host-gaps": "large_host_gaps"}  # the generator's scenario; "large" for the others
 TINY_SLICE_ROWS = 1_000  # so that the tiny msprof inputs are sliced like the big ones
 
 
@@ -35,6 +38,7 @@ class BenchInput:
     tasks: int
     slice_rows: int
     path: Path
+    scenario: str = "large"
 
     @property
     def label(self) -> str:
@@ -91,9 +95,9 @@ def bench_inputs(
             continue
         for size in sizes:
             if size in by_size:
-                tasks = by_size[size]
-                path = data_dir / f"large-{layout}-{tasks}tasks-slice{slice_rows}-seed0"
-                found.append(BenchInput(layout, size, tasks, slice_rows, path))
+                tasks, scenario = by_size[size], SCENARIO_OF_SIZE.get(size, "large")
+                path = data_dir / f"{scenario}-{layout}-{tasks}tasks-slice{slice_rows}-seed0"
+                found.append(BenchInput(layout, size, tasks, slice_rows, path, scenario))
     for item in found:
         ensure_generated(item)
     return found
@@ -110,7 +114,7 @@ def ensure_generated(item: BenchInput) -> None:
             sys.executable,
             "-m",
             "fixtures.generator",
-            "large",
+            item.scenario,
             str(tmp),
             "--layout",
             item.layout,

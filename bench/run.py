@@ -3,6 +3,7 @@
 python bench/run.py                    # full run: generate (cached), measure, print, write JSON and docs
 python bench/run.py --tiny --skip-msprof-analyze   # seconds-long check of every step (CI)
 python bench/run.py --sizes 1x --export DIR --skip-msprof-analyze   # a subset, plus an export of your own
+python bench/run.py --sizes host-gaps --layouts msprof --skip-msprof-analyze   # one input: the gaps' causes
 python bench/run.py --update-readme    # rewrite docs/benchmark.md and the README's table from the JSON
 
 A full run appends its tables (machine, commit, every row, the targets) to docs/benchmark.md and
@@ -51,7 +52,12 @@ def _absolute(text: str) -> Path:
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0])
     p.add_argument("--tiny", action="store_true", help="tiny inputs: a seconds-long run of every step (CI)")
-    p.add_argument("--sizes", default="1x,5x,10x", help="comma-separated size names: 1x, 5x, 10x (msprof only)")
+    p.add_argument(
+        "--sizes",
+        default="1x,5x,10x,host-gaps",
+        help="comma-separated size names: 1x, 5x, 10x (msprof only), host-gaps (msprof only: 200,000 tasks, "
+        "a host synchronize inside the gap before each)",
+    )
     p.add_argument("--layouts", default="torch_npu,msprof", help="comma-separated layouts of generated inputs")
     p.add_argument(
         "--export",

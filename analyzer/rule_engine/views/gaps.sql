@@ -57,6 +57,11 @@ FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid 
 -- Timeline events overlapping a device gap, classified by what they show the host or device doing. The
 -- records of CANN logs placed on the timeline by `diagnose --logs` (kind 'log', analyzer/logs/marks.py)
 -- are such events: their category is the host activity the log shows.
+-- A sweep, not an interval join: the gaps of a device are disjoint and numbered in time order, so the
+-- gaps an event overlaps are the run from the first one ending after it starts to the last one
+-- starting before it ends (ASOF joins). A host event counts only in a gap lasting until it is over
+-- (below), which only that last gap can be: one ASOF join. The events of no device (and the gaps of no
+-- device) meet every device's: the OR of the device match is three equi-joins, no nested loop.
 -- @column run_id       VARCHAR  the run
 -- @column device_id    INTEGER  the device of the gap
 -- @column gap_start_ns BIGINT   start_ns of the gap (_device_gaps)
@@ -66,33 +71,67 @@ FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid 
 --                               init, a retry)
 -- @column event_name   VARCHAR  name of the timeline event
 -- @column overlap_us   DOUBLE   event time inside the gap, in microseconds
-SELECT * FROM (
-    SELECT g.run_id, g.device_id, g.start_ns AS gap_start_ns,
-           CASE
-               WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%SynchronizeStream%'
-                    OR e.name ILIKE '%SynchronizeDevice%' OR e.name ILIKE '%SynchronizeEvent%'
-                    OR e.name ILIKE '%Memcpy%' OR e.name ILIKE '%.cpu%' OR e.name ILIKE '%aten::item%'
-                    OR e.name ILIKE '%_local_scalar_dense%') THEN 'host_sync'
-               WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%compile%' OR e.name ILIKE '%BuildOp%')
-                    THEN 'compile'
-               WHEN e.kind IN ('host_api', 'framework_op') AND (e.name ILIKE '%malloc%' OR e.name ILIKE '%MemAlloc%')
-                    THEN 'memory_alloc'
-               WHEN e.kind = 'device_task' AND (coalesce(e.task_type, e.name) ILIKE '%EVENT_WAIT%'
-                    OR coalesce(e.task_type, e.name) ILIKE '%Notify Wait%') THEN 'stream_wait'
-               WHEN e.kind = 'log' AND e.category IN ('memory_alloc', 'compile', 'host_setup') THEN e.category
-           END AS cause,
-           e.name AS event_name,
-           (least(e.end_ns, g.end_ns) - greatest(e.start_ns, g.start_ns)) / 1000.0 AS overlap_us
-    FROM _device_gaps g JOIN _run_nominal n ON n.run_id = g.run_id JOIN timeline e ON e.run_id = g.run_id
-         AND (e.device_id IS NULL OR g.device_id IS NULL OR e.device_id = g.device_id)
-         AND e.start_ns < g.end_ns AND e.end_ns > g.start_ns
-    WHERE e.kind IN ('host_api', 'framework_op', 'device_task', 'log')
-      -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
-      -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
-      -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
-      -- switch between two queued tasks (the chip table's task_switch_us).
-      AND (e.kind = 'device_task' OR (e.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us)))
-WHERE cause IS NOT NULL;
+WITH gap_keys AS (
+    SELECT run_id, device_id, row_number() OVER (ORDER BY run_id, device_id) AS key_no
+    FROM (SELECT DISTINCT run_id, device_id FROM _device_gaps) AS k),
+-- Narrow rows (numbers and short codes; names are joined at the end): the joins below sort them.
+gaps AS (
+    SELECT k.key_no, g.start_ns, g.end_ns, g.gap_us, row_number() OVER (PARTITION BY k.key_no ORDER BY g.start_ns) AS gap_no
+    FROM _device_gaps AS g JOIN gap_keys AS k ON g.run_id = k.run_id AND g.device_id IS NOT DISTINCT FROM k.device_id),
+events AS (
+    SELECT * FROM (
+        SELECT rowid AS event_row, run_id, device_id, kind = 'device_task' AS is_task, start_ns, end_ns,
+               CASE
+                   WHEN kind IN ('host_api', 'framework_op') AND (name ILIKE '%SynchronizeStream%'
+                        OR name ILIKE '%SynchronizeDevice%' OR name ILIKE '%SynchronizeEvent%'
+                        OR name ILIKE '%Memcpy%' OR name ILIKE '%.cpu%' OR name ILIKE '%aten::item%'
+                        OR name ILIKE '%_local_scalar_dense%') THEN 'host_sync'
+                   WHEN kind IN ('host_api', 'framework_op') AND (name ILIKE '%compile%' OR name ILIKE '%BuildOp%')
+                        THEN 'compile'
+                   WHEN kind IN ('host_api', 'framework_op') AND (name ILIKE '%malloc%' OR name ILIKE '%MemAlloc%')
+                        THEN 'memory_alloc'
+                   WHEN kind = 'device_task' AND (coalesce(task_type, name) ILIKE '%EVENT_WAIT%'
+                        OR coalesce(task_type, name) ILIKE '%Notify Wait%') THEN 'stream_wait'
+                   WHEN kind = 'log' AND category IN ('memory_alloc', 'compile', 'host_setup') THEN category
+               END AS cause
+        FROM timeline
+        WHERE kind IN ('host_api', 'framework_op', 'device_task', 'log')
+          AND start_ns IS NOT NULL AND end_ns IS NOT NULL) AS e
+    WHERE cause IS NOT NULL),
+keyed AS (
+    SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
+    FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id AND e.device_id = k.device_id
+    UNION ALL
+    SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
+    FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NOT NULL AND k.device_id IS NULL
+    UNION ALL
+    SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
+    FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NULL),
+-- The last gap starting before the event ends: the one gap a host event can explain.
+last_gap AS (
+    SELECT e.*, g.gap_no AS last_no FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
+-- A device task and every gap from the first one ending after it starts to that last one.
+task_spans AS (
+    SELECT e.*, g.gap_no AS first_no
+    FROM last_gap AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.start_ns < g.end_ns
+    WHERE e.is_task),
+pairs AS (
+    SELECT event_row, is_task, cause, start_ns, end_ns, key_no, last_no AS gap_no FROM last_gap WHERE NOT is_task
+    UNION ALL
+    SELECT event_row, is_task, cause, start_ns, end_ns, key_no, unnest(range(first_no, last_no + 1)) AS gap_no
+    FROM task_spans WHERE first_no <= last_no),
+found AS (
+    SELECT p.event_row, p.cause, k.run_id, k.device_id, g.start_ns AS gap_start_ns,
+           (least(p.end_ns, g.end_ns) - greatest(p.start_ns, g.start_ns)) / 1000.0 AS overlap_us
+    FROM pairs AS p JOIN gaps AS g ON p.key_no = g.key_no AND p.gap_no = g.gap_no
+    JOIN gap_keys AS k ON p.key_no = k.key_no JOIN _run_nominal AS n ON k.run_id = n.run_id
+    -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
+    -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
+    -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
+    -- switch between two queued tasks (the chip table's task_switch_us).
+    WHERE p.is_task OR (p.start_ns < g.end_ns AND p.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us))
+SELECT f.run_id, f.device_id, f.gap_start_ns, f.cause, e.name AS event_name, f.overlap_us
+FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 
 -- @table _gap_cause_top
 -- @internal
