@@ -15,6 +15,8 @@ user's cannot undo it; DuckDB still spills to the temporary folder set before.
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
 import tempfile
 import weakref
@@ -31,7 +33,7 @@ DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
 
 
 def connect_offline(
-    database: str = ":memory:", read_only: bool = False, limit_bytes: int | None = None
+    database: str = ":memory:", read_only: bool = False, limit_bytes: int | None = None, *, spill_now: bool = True
 ) -> duckdb.DuckDBPyConnection:
     """``duckdb.connect`` with extension autoinstall and autoload off, on the process's thread count.
 
@@ -39,13 +41,20 @@ def connect_offline(
     ``execution/memory.py``) into a private temporary folder, removed when the connection is freed
     or the process exits, so that it never writes beside an export (its default is '.tmp' in the
     current folder) or beside a catalog file ('<file>.tmp').
+
+    ``spill_now=False``, for connections that seldom spill (a catalog, a batch's planning): the folder is
+    only named, and DuckDB makes it if it spills, so that a batch's driver leaves nothing in the
+    temporary folder it shares with its workers (whose spill folders go with the batch's).
     """
     threads = thread_count()
     config: dict[str, str | bool | int | float | list[str]] = {**OFFLINE}
     if threads is not None:
         config["threads"] = threads
     con = duckdb.connect(database, read_only=read_only, config=config)
-    spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
+    if spill_now:
+        spill = tempfile.mkdtemp(prefix="npu-triage-spill-")
+    else:
+        spill = os.path.join(tempfile.gettempdir(), f"npu-triage-spill-{secrets.token_hex(8)}")
     weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
     con.execute("SET temp_directory = ?", [spill])
     # DuckDB 2.0's type_pushdown moves a TRY_CAST of a CSV column into the reader, where it becomes a

@@ -110,7 +110,7 @@ def _database_problem(path: Path) -> str | None:
     if not is_duckdb_file(path):
         return f"is not {what} (not a DuckDB file); give {what} or a new file"
     try:
-        con = connect_offline(str(path), read_only=True)
+        con = connect_offline(str(path), read_only=True, spill_now=False)
     except Exception as exc:  # a damaged file: DuckDB's own words
         if "lock" in str(exc).lower():
             return None  # in use by another process: the command itself says by which, when it opens it

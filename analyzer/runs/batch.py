@@ -50,7 +50,7 @@ def file_fingerprint(path: Path) -> str:
 
 def _jobs_among(sources: list, folder: Path) -> list[Job]:
     """The jobs among the exports of one folder."""
-    con = connect_offline()
+    con = connect_offline(spill_now=False)
     try:
         return find_jobs(con, sources, folder)
     finally:

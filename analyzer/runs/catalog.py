@@ -43,7 +43,7 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
     try:
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
-        con = connect_offline(str(path), read_only=read_only)
+        con = connect_offline(str(path), read_only=read_only, spill_now=False)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise CatalogError(catalog_in_use(path, str(exc))) from exc
