@@ -129,20 +129,20 @@ def test_report_browser_hostile_names_show_as_text_without_alert(browser, tmp_pa
     _screenshot(browser, "hostile_names")
 
 
-def test_report_browser_two_million_tasks_small_and_drawn(browser, tmp_path):
-    """Size is asserted; the draw time is only printed here (no timing asserts in the suite, issue 6):
-    bench/report_browser.py checks the 10 s target on a quiet machine."""
+def test_report_browser_big_run_small_and_drawn(browser, tmp_path):
+    """A page of a big run stays small (its charts aggregate) and draws. Size is asserted; the draw time is
+    only printed. The two-million-task run, with the 10 s draw target, is bench/report_browser.py's."""
     con = connect()
-    diagnosis = add_big_run(con, 2_000_000)
+    diagnosis = add_big_run(con, 300_000)
     started = time.monotonic()
     page = write_html(diagnosis, con, tmp_path / "report.html")
     render_s = time.monotonic() - started
     size = page.stat().st_size
     draw_s = open_and_wait(browser, page)
-    print(f"\n2M tasks: render_html {render_s:.2f} s, {size / 1e6:.2f} MB, Chromium draw {draw_s:.2f} s")
+    print(f"\n300k tasks: render_html {render_s:.2f} s, {size / 1e6:.2f} MB, Chromium draw {draw_s:.2f} s")
     assert size < SIZE_LIMIT_BYTES
     _check_page(browser, len(diagnosis.findings))
-    _screenshot(browser, "generated_2m_tasks")
+    _screenshot(browser, "generated_big_run")
 
 
 def test_report_browser_bundled_example_from_the_cli_renders_without_errors(browser, tmp_path):
