@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 import analyzer
 from analyzer.api import reference
@@ -46,6 +47,7 @@ def _run_cells(cells: list[dict]) -> list[tuple[str, object]]:
     return results
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_the_walkthrough_runs_and_says_what_it_claims(tmp_path, monkeypatch):
     (tmp_path / "fixtures").symlink_to(ROOT / "fixtures")
     monkeypatch.chdir(tmp_path)  # it writes reports/ where it runs

@@ -37,6 +37,7 @@ def _check_busy_is_computing(export: Path) -> None:
         ingested.con.close()
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 @pytest.mark.parametrize("example", ["resnet_host_sync", "cann_upgrade", "batch_sweep"])
 def test_catalog_busy_ratio_examples_equals_diagnosis_computing_share(example: str) -> None:
     _check_busy_is_computing(EXAMPLES / example)

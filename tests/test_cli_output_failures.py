@@ -66,6 +66,7 @@ def test_output_in_read_only_folder_is_refused_before_any_work(command, option, 
     assert "tasks" not in proc.stdout, "the check comes before the analysis"
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_full_disk_while_writing_html_names_the_file_and_leaves_no_temporary_file(tmp_path):
     export = base.write_torch_text(tmp_path / "in")
     before = tree_digest(tmp_path / "in")
@@ -78,6 +79,7 @@ def test_full_disk_while_writing_html_names_the_file_and_leaves_no_temporary_fil
     assert tree_digest(tmp_path / "in") == before
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_full_disk_during_ingest_db_names_the_file_and_leaves_no_half_file(tmp_path):
     export = base.write_torch_text(tmp_path / "in")
     db = tmp_path / "runs.duckdb"
@@ -88,6 +90,7 @@ def test_full_disk_during_ingest_db_names_the_file_and_leaves_no_half_file(tmp_p
     assert not db.exists() and not Path(f"{db}.wal").exists()
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_full_disk_during_ingest_db_leaves_an_existing_db_as_it_was(tmp_path):
     export = base.write_torch_text(tmp_path / "in")
     db = tmp_path / "runs.duckdb"

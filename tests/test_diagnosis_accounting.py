@@ -78,6 +78,7 @@ def _check(folder: Path) -> None:
         assert sum(Decimal(us) for us in printed_us) == Decimal(f"{span_us:.3f}"), run_id
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 @pytest.mark.parametrize("folder", EXAMPLES, ids=lambda p: p.name)
 def test_diagnosis_accounting_example_parts_sum_to_whole(folder):
     _check(folder)

@@ -48,6 +48,7 @@ def test_diagnosis_schema_version_is_the_code_version():
     assert SCHEMA["properties"]["format_version"]["const"] == DIAGNOSIS_FORMAT_VERSION
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_diagnosis_schema_rejects_a_changed_document(tmp_path):
     doc = next(d for name, d in _diagnoses(tmp_path).items() if name != "all-runs")
     doc["summary"]["breakdown"]["parts"][0]["part"] = "busy"

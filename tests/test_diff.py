@@ -148,6 +148,7 @@ def test_judge_confidence_word_follows_the_rank_test():
     assert s.p_value < 0.01 and s.confidence == "high"
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_diff_cli_refuses_two_different_models_unless_forced(tmp_path, capsys):
 
     examples = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
@@ -164,6 +165,7 @@ def test_diff_cli_refuses_two_different_models_unless_forced(tmp_path, capsys):
     assert "DIFFERENT MODELS compared (--force)" in (tmp_path / "d.md").read_text()
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_diff_cli_folder_of_several_exports_names_the_one_compared(tmp_path, capsys):
 
     folder = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "cann_upgrade"

@@ -16,6 +16,7 @@ EXAMPLE = ROOT / "fixtures" / "examples" / "resnet_host_sync"
 SWEEP_RUN = next((ROOT / "fixtures" / "examples" / "batch_sweep").glob("resnet50_bs1_*_ascend_pt"))
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_diff_of_a_run_without_steps_compares_whole_runs_not_a_step_against_a_run(tmp_path):
     from fixtures.generator import write_export
 

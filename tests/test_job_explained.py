@@ -65,6 +65,7 @@ def test_ranks_waiting_for_the_slow_rank_carry_no_warning_of_their_own(tmp_path,
     )
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_explained_finding_keeps_its_numbers_and_says_so_in_json_and_markdown(tmp_path):
     job, runs, truth = _judged(tmp_path / "a", "job_slow_rank", 8, 0)
     waiting = next(d for d in runs if _rank(d.run_id) != truth["slow_rank"])

@@ -57,6 +57,7 @@ def test_cli_rejects_a_bad_limit_with_exit_2_and_no_traceback(tmp_path, capsys, 
     assert f"{ENV}: 'lots' is not a size" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_spill_folder_is_private_and_removed_at_exit(tmp_path):
     """DuckDB writes past its limit into a folder of its own under TMPDIR, gone once the process ends."""
     code = (

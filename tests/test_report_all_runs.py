@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from analyzer.cli import main
 from analyzer.diagnosis import diagnose_runs
 from analyzer.ingest import load_export
@@ -27,6 +29,7 @@ def _main_html(page: str) -> str:
     return page[page.index("<main>") :]
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_all_runs_two_batch_sizes_report_holds_only_the_comparison(tmp_path, capsys):
     runs = _two_runs(tmp_path / "in", model=HOSTILE, sizes=(1, 8))
     assert main(["diagnose", str(runs), "--out", str(tmp_path / "out")]) == 0

@@ -42,7 +42,12 @@ def _overrides(case: Path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-@pytest.mark.parametrize("case", case_dirs(), ids=case_id)
+# Each rule's `fires` and `silent` cases run in the fast loop; its edge cases (at a threshold, with params) in
+# the full suite.
+CASES = [c if c.name in ("fires", "silent") else pytest.param(c, marks=pytest.mark.slow) for c in case_dirs()]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_rule_cases_fixture_gives_expected_findings(case, con, update_golden):
     rule = RULES[case.parent.name]
     run_ids = load_fixture_tables(con, case)

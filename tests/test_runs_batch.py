@@ -148,6 +148,7 @@ def test_unpack_tar_links_pointing_out_are_refused(tmp_path):
     assert [r.split(" ")[0] for r in result.refused] == ["passwd", "hard"]
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_query_catalog_is_read_only(tmp_path, capsys):
     root = _tree(tmp_path, n=4)
     catalog = tmp_path / "cat.duckdb"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import duckdb
+import pytest
 from rich.console import Console
 
 from analyzer.cli import main
@@ -40,6 +41,7 @@ def test_sweep_views_rising_busy_ratio_is_scheduling_overhead():
     assert m8["per_sample_us"] == 200.0 and m8["throughput_samples_per_s"] == 5000.0
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_sweep_cli_paths_with_batch_labels_and_page(tmp_path, capsys):
     small = write_tiny_export(tmp_path / "bs1", seed=1, steps=3)
     big = [(t, n, s, d * 4) for t, n, s, d in MODEL]

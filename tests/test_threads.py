@@ -69,6 +69,7 @@ def test_cli_option_sets_the_count_of_the_process_and_its_workers(monkeypatch, c
     assert os.environ[ENV] == str(min(2, CORES))
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_pool_workers_share_the_cores_unless_a_count_is_set(monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
     got = dict(LocalPool(2).completed(_worker_threads, [0, 1]))
