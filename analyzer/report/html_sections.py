@@ -106,6 +106,14 @@ def short_text(value: Any, limit: int = SUBJECT_CHARS, tag: str = "b") -> str:
     return f'<{tag} title="{esc(text)}">{esc(text[: limit - 1])}…</{tag}>'
 
 
+def finding_cell(f: Finding | None) -> str:
+    """An index row's top finding: severity badge, code, title and short subject; 'no finding' without one."""
+    if f is None:
+        return '<span class="none">no finding</span>'
+    badge = f'<span class="badge {esc(f.severity)}">{esc(f.severity)}</span>'
+    return f"{badge} {esc(f.code)} {esc(f.title)} ({short_text(f.subject)})"
+
+
 def page_order(diagnosis: Diagnosis) -> list[tuple[int, Finding]]:
     """The findings as the page shows them, numbered 1, 2, 3, ... in that order: the ranked findings to act
     on, then the info findings (folded away only beside findings to act on; alone, they are the page)."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report.html_sections import esc, page_order, short_text
+from analyzer.report.html_sections import esc, finding_cell, page_order
 from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import RANKING_NOTE
 from analyzer.rule_engine.model import Finding
@@ -69,26 +69,23 @@ def worst_first_key(d: Diagnosis) -> tuple[float, int, int, str]:
     return (-top, -count["critical"], -count["warning"], d.run_id)
 
 
-def _top(d: Diagnosis) -> tuple[str, str]:
-    """The top finding (badge, code, title, short subject) and its recoverable time, as two cells' HTML."""
-    f = top_finding(d)
-    if f is None:
-        return '<span class="none">no finding</span>', ""
+def _recoverable(f: Finding | None) -> str:
+    """The top finding's recoverable time and share, as a cell's HTML; '' when it has none."""
+    if f is None or f.impact_us <= 0:
+        return ""
     share = f" ({f.span_share * 100:.1f}%)" if f.span_share is not None else ""
-    recoverable = f"{f.impact_us / 1000:,.3f} ms{share}" if f.impact_us > 0 else ""
-    badge = f'<span class="badge {esc(f.severity)}">{esc(f.severity)}</span>'
-    return f"{badge} {esc(f.code)} {esc(f.title)} ({short_text(f.subject)})", recoverable
+    return f"{f.impact_us / 1000:,.3f} ms{share}"
 
 
 def _row(d: Diagnosis, href: str, job: bool = False) -> str:
     kind = "job (all ranks)" if job else "runs compared (sweep)" if d.compares_runs else "run"
-    top, recoverable = _top(d)
-    top_f = top_finding(d)
-    subject = top_f.subject if top_f is not None else ""  # the whole subject, filterable when cut short
+    top = top_finding(d)
+    subject = top.subject if top is not None else ""  # the whole subject, filterable when cut short
     return (
         f'<tr data-search="{esc(str(subject).lower())}"><td><a href="{esc(href)}">{esc(d.run_id)}</a></td>'
         f'<td class="path">{esc(_path(d))}</td><td>{kind}</td><td class="num">{len(d.findings)}</td>'
-        f'<td class="num">{esc(_counts(d))}</td><td>{top}</td><td class="num">{recoverable}</td></tr>'
+        f'<td class="num">{esc(_counts(d))}</td><td>{finding_cell(top)}</td>'
+        f'<td class="num">{_recoverable(top)}</td></tr>'
     )
 
 
