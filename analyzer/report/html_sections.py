@@ -122,12 +122,21 @@ def page_order(diagnosis: Diagnosis) -> list[tuple[int, Finding]]:
     return list(enumerate([*act, *info] if act else info, start=1))
 
 
+def severity_counts(findings: Sequence[Finding]) -> str:
+    """The findings counted by severity, worst first, leaving out the severities with none; '' without findings.
+
+    >>> severity_counts([])
+    ''
+    """
+    parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
+    return ", ".join(p for p in parts if not p.startswith("0 "))
+
+
 def _severity_counts(findings: Sequence[Finding]) -> str:
     if not findings:
         return "No findings"
-    parts = [f"{sum(1 for f in findings if f.severity == s)} {s}" for s in ("critical", "warning", "info")]
     plural = "" if len(findings) == 1 else "s"
-    return f"{len(findings)} finding{plural}: " + ", ".join(p for p in parts if not p.startswith("0 "))
+    return f"{len(findings)} finding{plural}: " + severity_counts(findings)
 
 
 def _value(value: float | None, unit: str) -> str:

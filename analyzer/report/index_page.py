@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report.html_sections import esc, finding_cell, page_order
+from analyzer.report.html_sections import esc, finding_cell, page_order, severity_counts
 from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import RANKING_NOTE
 from analyzer.rule_engine.model import Finding
@@ -34,11 +34,6 @@ _FILTER_JS = """<script>
   });
 })();
 </script>"""
-
-
-def _counts(d: Diagnosis) -> str:
-    parts = [f"{sum(f.severity == s for f in d.findings)} {s}" for s in _COUNTED]
-    return ", ".join(p for p in parts if not p.startswith("0 ")) or "none"
 
 
 def _is_job(page: Path) -> bool:
@@ -84,7 +79,7 @@ def _row(d: Diagnosis, href: str, job: bool = False) -> str:
     return (
         f'<tr data-search="{esc(str(subject).lower())}"><td><a href="{esc(href)}">{esc(d.run_id)}</a></td>'
         f'<td class="path">{esc(_path(d))}</td><td>{kind}</td><td class="num">{len(d.findings)}</td>'
-        f'<td class="num">{esc(_counts(d))}</td><td>{finding_cell(top)}</td>'
+        f'<td class="num">{esc(severity_counts(d.findings) or "none")}</td><td>{finding_cell(top)}</td>'
         f'<td class="num">{_recoverable(top)}</td></tr>'
     )
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.logs.model import LogReport
-from analyzer.report.html_sections import esc, finding_cell
+from analyzer.report.html_sections import esc, finding_cell, severity_counts
 from analyzer.report.html_style import report_page
 
 _COUNTED = ("critical", "warning", "info")
@@ -15,11 +15,10 @@ _COUNTED = ("critical", "warning", "info")
 
 def _row(report: LogReport, href: str) -> str:
     s, top = report.summary, (report.findings[0] if report.findings else None)
-    counts = ", ".join(f"{n} {sev}" for sev in _COUNTED if (n := sum(f.severity == sev for f in report.findings)))
     return (
         f'<tr><td><a href="{esc(href)}">{esc(report.run_id)}</a></td><td class="num">{s["files"]}</td>'
         f'<td class="num">{s["records"]}</td><td class="num">{s["error_records"]}</td>'
-        f'<td class="num">{esc(counts or "none")}</td><td>{finding_cell(top)}</td></tr>'
+        f'<td class="num">{esc(severity_counts(report.findings) or "none")}</td><td>{finding_cell(top)}</td></tr>'
     )
 
 
