@@ -12,10 +12,12 @@ run).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 
 import duckdb
 import plotly.graph_objects as go
+import polars as pl
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis, RunSummary
@@ -54,34 +56,59 @@ FIGURE_CONFIG = {
     ],
 }
 
-# Chart key -> builder from the connection, the run's Diagnosis and what the rules ask the charts to
-# mark. Order is the order of the general charts on the page. A rule picks one in its [report] table.
-CHARTS: dict[str, Callable[[duckdb.DuckDBPyConnection, Diagnosis, ChartMarks], go.Figure]] = {
-    "busy": lambda con, d, m: charts.busy_chart(
-        series.busy_over_time(con, d.run_id), series.idle_stretches(con, d.run_id), 100 * m.limit("busy", 0.30)
+
+class PageSeries:
+    """The connection and run of one run page, with the series several of its charts draw (and the page's
+    time range), each read once per page."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+        self.con, self.run_id = con, run_id
+
+    @cached_property
+    def x_range(self) -> tuple[float, float] | None:
+        return memory_series.page_time_range(self.con, self.run_id)
+
+    @cached_property
+    def busy(self) -> pl.DataFrame:
+        return series.busy_over_time(self.con, self.run_id)
+
+    @cached_property
+    def hbm(self) -> pl.DataFrame:
+        return series.hbm_bandwidth(self.con, self.run_id)
+
+    @cached_property
+    def memory(self) -> pl.DataFrame:
+        return memory_series.memory_over_time(self.con, self.run_id)
+
+    @cached_property
+    def steps(self) -> pl.DataFrame:
+        return memory_series.step_starts(self.con, self.run_id)
+
+
+# Chart key -> builder from the page's series (and connection), the run's Diagnosis and what the rules ask
+# the charts to mark. Order is the order of the general charts on the page. A rule picks one in its [report] table.
+CHARTS: dict[str, Callable[[PageSeries, Diagnosis, ChartMarks], go.Figure]] = {
+    "busy": lambda p, d, m: charts.busy_chart(
+        p.busy, series.idle_stretches(p.con, d.run_id), 100 * m.limit("busy", 0.30)
     ),
-    "pareto": lambda con, d, m: charts.pareto_chart(series.op_type_pareto(con, d.run_id)),
-    "pipeline": lambda con, d, m: charts.pipeline_chart(
-        series.pipeline_breakdown(con, d.run_id), m.limit("pipeline", 0.40)
+    "pareto": lambda p, d, m: charts.pareto_chart(series.op_type_pareto(p.con, d.run_id)),
+    "pipeline": lambda p, d, m: charts.pipeline_chart(
+        series.pipeline_breakdown(p.con, d.run_id), m.limit("pipeline", 0.40)
     ),
-    "gap_histogram": lambda con, d, m: charts.gap_histogram_chart(
-        series.gap_histogram(con, d.run_id), m.limit("gap_histogram", 100.0)
+    "gap_histogram": lambda p, d, m: charts.gap_histogram_chart(
+        series.gap_histogram(p.con, d.run_id), m.limit("gap_histogram", 100.0)
     ),
-    "gap_positions": lambda con, d, m: charts.gap_positions_chart(
-        series.gap_positions(con, d.run_id), m.limit("gap_positions", 100.0), series.log_marks(con, d.run_id)
+    "gap_positions": lambda p, d, m: charts.gap_positions_chart(
+        series.gap_positions(p.con, d.run_id), m.limit("gap_positions", 100.0), series.log_marks(p.con, d.run_id)
     ),
-    "calls": lambda con, d, m: charts.calls_chart(
-        series.op_type_calls(con, d.run_id, m.subjects.get("calls", frozenset())), ", ".join(m.markers.get("calls", ()))
+    "calls": lambda p, d, m: charts.calls_chart(
+        series.op_type_calls(p.con, d.run_id, m.subjects.get("calls", frozenset())),
+        ", ".join(m.markers.get("calls", ())),
     ),
-    "steps": lambda con, d, m: charts.step_chart(series.step_breakdown(con, d.run_id)),
-    "hbm": lambda con, d, m: charts.hbm_chart(series.hbm_bandwidth(con, d.run_id)),
-    "memory": lambda con, d, m: memory_charts.memory_chart(
-        memory_series.memory_over_time(con, d.run_id),
-        memory_series.step_starts(con, d.run_id),
-        memory_series.page_time_range(con, d.run_id),
-        _device_memory_mb(con, d.run_id),
-    ),
-    "timeline": lambda con, d, m: _timeline(con, d.run_id),
+    "steps": lambda p, d, m: charts.step_chart(series.step_breakdown(p.con, d.run_id)),
+    "hbm": lambda p, d, m: charts.hbm_chart(p.hbm),
+    "memory": lambda p, d, m: memory_charts.memory_chart(p.memory, p.steps, p.x_range, _device_memory_mb(p)),
+    "timeline": lambda p, d, m: _timeline(p),
 }
 # The charts drawn against time: every one opens on the page's x range (memory_series.page_time_range).
 SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
@@ -93,22 +120,22 @@ RUNS_CHARTS: dict[str, RunsChart] = {
 }
 
 
-def _device_memory_mb(con: duckdb.DuckDBPyConnection, run_id: str) -> float | None:
-    peak = memory_series.memory_peak(con, run_id)
+def _device_memory_mb(p: PageSeries) -> float | None:
+    peak = memory_series.memory_peak(p.con, p.run_id)
     return None if peak.is_empty() else peak["device_memory_mb"][0]
 
 
-def _timeline(con: duckdb.DuckDBPyConnection, run_id: str) -> go.Figure:
+def _timeline(p: PageSeries) -> go.Figure:
     """The stacked compute / HBM / memory / cores chart of the run on one x axis."""
-    cores = memory_series.core_activity(con, run_id)
+    cores = memory_series.core_activity(p.con, p.run_id)
     return memory_charts.timeline_chart(
-        series.busy_over_time(con, run_id),
-        series.hbm_bandwidth(con, run_id),
-        memory_series.memory_over_time(con, run_id),
+        p.busy,
+        p.hbm,
+        p.memory,
         cores,
-        memory_series.step_starts(con, run_id),
-        memory_series.page_time_range(con, run_id),
-        memory_charts.core_gap(cores, memory_series.sampled_core_utilization(con, run_id)),
+        p.steps,
+        p.x_range,
+        memory_charts.core_gap(cores, memory_series.sampled_core_utilization(p.con, p.run_id)),
     )
 
 
@@ -134,8 +161,9 @@ def build_figures(
     """
     create_views(con)
     marks = marks if marks is not None else chart_marks(diagnosis)
-    figures = {key: build(con, diagnosis, marks) for key, build in CHARTS.items()}
-    x_range = memory_series.page_time_range(con, diagnosis.run_id)
+    page = PageSeries(con, diagnosis.run_id)
+    figures = {key: build(page, diagnosis, marks) for key, build in CHARTS.items()}
+    x_range = page.x_range
     if x_range is not None:
         for key in SHARED_TIME_AXIS:
             if figures[key].data:  # a chart with no data keeps its hidden axes and its message
