@@ -12,15 +12,15 @@ from analyzer.diagnosis_model import Diagnosis
 from analyzer.rule_engine.model import ExplainedBy, Explanation, Finding, Rule
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import bind_params
-
-_FIELDS = ("run_id", "subject", "value", "impact_us", "threshold", "span_share", "title", "rule", "code")
+from analyzer.rule_engine.validation import FINDING_FIELDS
 
 
 def _note(rule: Rule, finding: Finding, params: dict[str, Any]) -> str:
     """The note with the job finding's fields, details and params; a template that does not fit them (a user's
     rule that `rules check` did not see) gives the job finding's subject, as the runner does for messages."""
     try:
-        return rule.explains.note.format(**{**params, **finding.details, **{k: getattr(finding, k) for k in _FIELDS}})
+        fields = {k: getattr(finding, k) for k in FINDING_FIELDS}
+        return rule.explains.note.format(**{**params, **finding.details, **fields})
     except (KeyError, ValueError, TypeError, IndexError, AttributeError):
         return finding.subject
 

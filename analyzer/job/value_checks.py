@@ -31,16 +31,20 @@ class Field:
     kind: str = "any"
 
 
+def _number(f: Field) -> tuple[str, str]:
+    """SQL: the field's raw text as a number, and that number in the table's unit."""
+    v = f"TRY_CAST({f.raw} AS DOUBLE)"
+    return v, v if f.scale == 1 else f"{v} * {f.scale!r}"
+
+
 def checked(f: Field) -> str:
     """SQL: the field's value in the table's unit, or NULL when it is not a sound number."""
-    v = f"TRY_CAST({f.raw} AS DOUBLE)"
-    scaled = v if f.scale == 1 else f"{v} * {f.scale!r}"
+    v, scaled = _number(f)
     return f"(CASE WHEN isfinite({v}) AND {v} >= 0 AND {scaled} <= {CEILINGS[f.kind]!r} THEN {scaled} END)"
 
 
 def _reason(f: Field) -> str:
-    v = f"TRY_CAST({f.raw} AS DOUBLE)"
-    scaled = v if f.scale == 1 else f"{v} * {f.scale!r}"
+    v, scaled = _number(f)
     return (
         f"CASE WHEN trim(CAST({f.raw} AS VARCHAR)) = '' THEN NULL WHEN {v} IS NULL THEN 'are not numbers' "
         f"WHEN NOT isfinite({v}) THEN 'are not finite' WHEN {v} < 0 THEN 'are negative' "

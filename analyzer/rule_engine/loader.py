@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -146,6 +146,12 @@ def default_rules_dir() -> Path:
     return Path(str(resources.files("analyzer.builtin_rules")))
 
 
+@cache
+def _built_in_root() -> Path:
+    """default_rules_dir(), resolved once: run_rules asks is_built_in of every rule of every run."""
+    return default_rules_dir().resolve()
+
+
 def is_built_in(rule: Rule) -> bool:
     """True for a rule read from the built-in rules folder (SQL of the program, not of the user)."""
-    return bool(rule.path) and Path(rule.path).resolve().is_relative_to(default_rules_dir().resolve())
+    return bool(rule.path) and Path(rule.path).resolve().is_relative_to(_built_in_root())

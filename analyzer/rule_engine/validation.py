@@ -256,13 +256,19 @@ def validate_rule(rule: Rule) -> list[str]:
     )
 
 
+def _placeholder_problems(what: str, template: str, rule: Rule, returned_columns: list[str]) -> list[str]:
+    """Placeholders of ``template`` (the rule's message or note) that are neither a returned column, a
+    finding field nor a param."""
+    known = set(returned_columns) | set(FINDING_FIELDS) | set(rule.params)
+    return [
+        f"{what} placeholder {{{f}}} is not a returned column or a param"
+        for f in sorted(message_fields(template) - known)
+    ]
+
+
 def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
     """Message placeholders that are neither a returned column, a finding field nor a param."""
-    known = set(returned_columns) | set(FINDING_FIELDS) | set(rule.params)
-    problems = [
-        f"message placeholder {{{f}}} is not a returned column or a param"
-        for f in sorted(message_fields(rule.message) - known)
-    ]
+    problems = _placeholder_problems("message", rule.message, rule, returned_columns)
     problems += [f"the query does not return column {c!r}" for c in FINDING_COLUMNS if c not in returned_columns]
     return problems
 
@@ -271,11 +277,7 @@ def validate_explains(rule: Rule, returned_columns: list[str], explained_columns
     """[explains]: its note's placeholders are the job finding's columns, its query returns a ``rank`` column."""
     if not rule.explains.sql:
         return []
-    known = set(returned_columns) | set(FINDING_FIELDS) | set(rule.params)
-    problems = [
-        f"[explains] note placeholder {{{f}}} is not a returned column or a param"
-        for f in sorted(message_fields(rule.explains.note) - known)
-    ]
+    problems = _placeholder_problems("[explains] note", rule.explains.note, rule, returned_columns)
     if explained_columns != ["rank"]:
         problems.append(f"[explains] sql must return one column, rank, not {', '.join(explained_columns)}")
     return problems
