@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyzer.logs.collections import Collection, find_collections
-from analyzer.logs.layout import find_log_files
+from analyzer.logs.collections import Collection, find_collections, holds_logs
 
 # Folders holding a log tree, looked for inside the export folder, then beside it (in its parent): what
 # ASCEND_PROCESS_LOG_PATH is commonly set to, the copy of ~/ascend/log, and asys collections.
@@ -29,10 +28,10 @@ class FoundLogs:
 
 def _holding_logs(folder: Path) -> list[Path]:
     """The folders of NAMES, then (all together) those of PATTERNS, in ``folder``, that hold a log file: the
-    first group found."""
+    first group found (``holds_logs`` stops at the first log file: no classifying of the whole tree)."""
     named = [[folder / n] for n in NAMES]
     for group in (*named, sorted(p for pattern in PATTERNS for p in folder.glob(pattern))):
-        found = [c for c in group if c.is_dir() and not c.is_symlink() and find_log_files(c)]
+        found = [c for c in group if c.is_dir() and not c.is_symlink() and holds_logs(c)]
         if found:
             return found
     return []
