@@ -236,10 +236,10 @@ def _recall(
     outside the tree: runs (and what they lost) or failures. Only the known ones count as skipped."""
     prints = [t.fingerprint for t in [*known, *stand_ins]]
     failures, losses = earlier_failures(con, prints), earlier_losses(con, prints, "run_problems")
-    usable = set(_usable_prints(con, prints))
+    usable, standing_in = set(_usable_prints(con, prints)), set(stand_ins)
     for task in sorted([*known, *stand_ins], key=lambda t: t.label):
         if task.fingerprint in usable:
-            outcome.skipped += [] if task in stand_ins else [task.label]
+            outcome.skipped += [] if task in standing_in else [task.label]
             if task.fingerprint in losses:
                 outcome.partial.append((task.label, losses[task.fingerprint], "run_problems"))
         elif task.fingerprint in failures:
