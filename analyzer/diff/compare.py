@@ -47,11 +47,11 @@ def _launches(con, run_id: str) -> dict[str, int]:
     }
 
 
-def _step_shift(con, base: str, new: str) -> tuple[Shift, str]:
+def _step_shift(con, base: str, new: str, stepped: bool) -> tuple[Shift, str]:
     sql = "SELECT step_time_us FROM step_times WHERE run_id = $r AND step_time_us IS NOT NULL ORDER BY step_id"
     b = [r["step_time_us"] for r in _rows(con, sql, base)]
     n = [r["step_time_us"] for r in _rows(con, sql, new)]
-    if b and n and _has_steps(con, base) and _has_steps(con, new):  # a step against a step, never the run
+    if b and n and stepped:  # a step against a step, never the run
         return compare_samples(np.array(b), np.array(n)), "steps"
     span = "SELECT span_us FROM run_metrics WHERE run_id = $r"
     return compare_samples(
@@ -66,10 +66,10 @@ def _positions(con, run_id: str) -> list[Position]:
     ]
 
 
-def _type_deltas(con, base: str, new: str, renames) -> list[TypeDelta]:
+def _type_deltas(con, base: str, new: str, renames, stepped: bool) -> list[TypeDelta]:
     # Per step when both runs have steps; else each op type's whole-run total on both sides (a step of one
     # run against the whole of the other would be a change of the length of what is compared).
-    whole = not (_has_steps(con, base) and _has_steps(con, new))
+    whole = not stepped
     (bs, b_steps), (ns, n_steps) = _type_samples(con, base, whole), _type_samples(con, new, whole)
     bl, nl = _launches(con, base), _launches(con, new)
     rename_of = {r.base_type: r.new_type for r in renames}
@@ -139,7 +139,8 @@ def diff_runs(con: duckdb.DuckDBPyConnection, base: str, new: str) -> RunDiff:
     """Compare run ``new`` against run ``base``; both live in the catalog tables of ``con``."""
     runs = {r["run_id"]: r for r in con.sql("SELECT * FROM catalog_runs").to_arrow_table().to_pylist()}
     alignment = align_positions(_positions(con, base), _positions(con, new))
-    step, basis = _step_shift(con, base, new)
+    stepped = _has_steps(con, base) and _has_steps(con, new)  # both runs have steps: asked once for both uses
+    step, basis = _step_shift(con, base, new, stepped)
     step = judge([step])[0]
     fb, fn = _findings(con, base), _findings(con, new)
     notes = []
@@ -152,7 +153,7 @@ def diff_runs(con: duckdb.DuckDBPyConnection, base: str, new: str) -> RunDiff:
         runs[new],
         step,
         basis,
-        tuple(_type_deltas(con, base, new, alignment.renames)),
+        tuple(_type_deltas(con, base, new, alignment.renames, stepped)),
         tuple(_op_deltas(alignment)),
         tuple(_op_changes(alignment)),
         tuple(alignment.renames),

@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyzer.logs.collections import Collection, find_collections
-from analyzer.logs.layout import find_log_files
+from analyzer.logs.collections import Collection, find_collections, holds_logs
 
 # Folders holding a log tree, looked for inside the export folder, then beside it (in its parent): what
 # ASCEND_PROCESS_LOG_PATH is commonly set to, the copy of ~/ascend/log, and asys collections.
@@ -29,26 +28,35 @@ class FoundLogs:
 
 def _holding_logs(folder: Path) -> list[Path]:
     """The folders of NAMES, then (all together) those of PATTERNS, in ``folder``, that hold a log file: the
-    first group found."""
+    first group found (``holds_logs`` stops at the first log file: no classifying of the whole tree)."""
     named = [[folder / n] for n in NAMES]
     for group in (*named, sorted(p for pattern in PATTERNS for p in folder.glob(pattern))):
-        found = [c for c in group if c.is_dir() and not c.is_symlink() and find_log_files(c)]
+        found = [c for c in group if c.is_dir() and not c.is_symlink() and holds_logs(c)]
         if found:
             return found
     return []
 
 
-def logs_beside(export: Path) -> list[Collection]:
+def _collections_in(folder: Path) -> list[Collection]:
+    """The log collections of the first group of ``_holding_logs(folder)``; none when it has none."""
+    return [c for logdir in _holding_logs(folder) for c in find_collections(logdir, logdir.name)]
+
+
+def logs_beside(export: Path, seen: dict[Path, list[Collection]] | None = None) -> list[Collection]:
     """The log collections (collections.py) of the first folder of NAMES inside ``export``, else of all its
-    asys_output_* folders, else the same beside it (in its parent); else none.
+    asys_output_* folders, else the same beside it (in its parent); else none. ``seen``: each folder's
+    collections already looked for (exports sharing a parent search it once).
 
     >>> logs_beside(Path("/nonexistent/x_ascend_pt"))
     []
     """
     export = Path(export).resolve()
+    seen = {} if seen is None else seen
     for folder in (export, export.parent):
-        if found := _holding_logs(folder):
-            return [c for logdir in found for c in find_collections(logdir, logdir.name)]
+        if folder not in seen:
+            seen[folder] = _collections_in(folder)
+        if seen[folder]:
+            return seen[folder]
     return []
 
 
@@ -71,8 +79,9 @@ def _run_ids(folders: list[Path]) -> list[str]:
 def found_logs(exports: Iterable[Path]) -> list[FoundLogs]:
     """The log collections beside these export folders, each once with the exports that share it, by path."""
     shared: dict[tuple[Path, bool], list[Path]] = {}
+    seen: dict[Path, list[Collection]] = {}
     for export in exports:
-        for c in logs_beside(export):
+        for c in logs_beside(export, seen):
             shared.setdefault((c.root, c.loose), []).append(Path(export))
     keys = sorted(shared)
     ids = _run_ids([d for d, _ in keys])

@@ -73,7 +73,7 @@ def _roots_below(folder: Path, enough: int) -> int:
     return count
 
 
-def _holds_logs(folder: Path) -> bool:
+def holds_logs(folder: Path) -> bool:
     """Whether there is a log file anywhere under ``folder`` (stops at the first)."""
     for sub, dirs, files in os.walk(folder):
         dirs.sort()
@@ -92,7 +92,7 @@ def _split(folder: Path) -> list[tuple[Path, bool]]:
     """The parts of ``folder`` judged apart: itself when it holds one collection or none, else each
     sub-folder's parts (and its own log files, as a loose part)."""
     if _roots_below(folder, 2) < 2:
-        return [(folder, False)] if _holds_logs(folder) else []
+        return [(folder, False)] if holds_logs(folder) else []
     parts = [(folder, True)] if _loose_logs(folder) else []
     for sub in _subdirs(folder):
         parts += _split(sub)

@@ -39,6 +39,7 @@ class BatchPlan:
     unreadable: list[dict[str, str]] = field(default_factory=list)  # folders of the tree: failures rows too
     job_parts: list[str] = field(default_factory=list)  # labels of job ranks holding summaries only
     jobs: list[tuple[Job, str]] = field(default_factory=list)  # each job found, with its label
+    prints: dict[str, str] = field(default_factory=dict)  # export folder -> fingerprint: hashed once, jobs reuse it
 
 
 def file_fingerprint(path: Path) -> str:
@@ -83,6 +84,7 @@ def _tasks_in(folder: Path, label_prefix: str, plan: BatchPlan, scanned: Scanned
         except OSError as exc:
             plan.unreadable.append(_unreadable_row(label, f"cannot be read: {exc.strerror or exc}"))
             continue
+        plan.prints[str(source.root)] = fingerprint
         tasks.append(RunTask(str(source.root), label, fingerprint))
     return tasks
 
@@ -177,7 +179,7 @@ def run_batch(
             status = _commit(con, task, tables, outcome)
             if on_done:
                 on_done(task, status)
-        outcome.jobs = _commit_jobs(con, plan.jobs, settings, executor, stack, outcome)
+        outcome.jobs = _commit_jobs(con, plan, settings, executor, stack, outcome)
     return outcome
 
 
@@ -236,10 +238,10 @@ def _recall(
     outside the tree: runs (and what they lost) or failures. Only the known ones count as skipped."""
     prints = [t.fingerprint for t in [*known, *stand_ins]]
     failures, losses = earlier_failures(con, prints), earlier_losses(con, prints, "run_problems")
-    usable = set(_usable_prints(con, prints))
+    usable, standing_in = set(_usable_prints(con, prints)), set(stand_ins)
     for task in sorted([*known, *stand_ins], key=lambda t: t.label):
         if task.fingerprint in usable:
-            outcome.skipped += [] if task in stand_ins else [task.label]
+            outcome.skipped += [] if task in standing_in else [task.label]
             if task.fingerprint in losses:
                 outcome.partial.append((task.label, losses[task.fingerprint], "run_problems"))
         elif task.fingerprint in failures:
@@ -276,7 +278,7 @@ def _usable_prints(con: duckdb.DuckDBPyConnection, fingerprints: list[str]) -> l
 
 def _commit_jobs(
     con: duckdb.DuckDBPyConnection,
-    jobs: list[tuple[Job, str]],
+    plan: BatchPlan,
     settings: WorkSettings,
     executor: Executor,
     stack: ExitStack,
@@ -286,7 +288,7 @@ def _commit_jobs(
     returns the labels of those catalogued, in plan order. A job that fails gives a failures row; a job known
     already that lost input is told to ``outcome.partial`` again."""
     known = known_job_fingerprints(con)
-    todo = [JobTask(job, label, job_fingerprint(job)) for job, label in jobs]
+    todo = [JobTask(job, label, job_fingerprint(job, plan.prints)) for job, label in plan.jobs]
     losses = earlier_losses(con, [t.fingerprint for t in todo if t.fingerprint in known], "job_problems")
     outcome.partial += [(t.label, losses[t.fingerprint], "job_problems") for t in todo if t.fingerprint in losses]
     todo = [t for t in todo if t.fingerprint not in known]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,11 +25,13 @@ from analyzer.stop_signal import stop_requested
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings", "job_problems")
 
 
-def job_fingerprint(job: Job) -> str:
-    """Fingerprint over the ranks' export fingerprints, in rank order."""
+def job_fingerprint(job: Job, prints: Mapping[str, str] | None = None) -> str:
+    """Fingerprint over the ranks' export fingerprints, in rank order (``prints``: those computed already, by
+    export folder; the others are computed here)."""
     digest = hashlib.sha256()
     for r in job.ranks:
-        digest.update(f"{r.rank}:{source_fingerprint(r.source)}\n".encode())
+        fingerprint = (prints or {}).get(str(r.source.root)) or source_fingerprint(r.source)
+        digest.update(f"{r.rank}:{fingerprint}\n".encode())
     return digest.hexdigest()[:16]
 
 
