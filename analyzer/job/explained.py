@@ -69,7 +69,7 @@ def rank_runs(job: Diagnosis) -> tuple[str, ...]:
 def _explained(f: Finding, explanations: Sequence[Explanation]) -> Finding:
     """The finding, 'info' with the note of the first explanation that covers it (its severity kept in the note)."""
     for e in explanations:
-        if f.explained_by is None and f.category in e.categories and is_rank(f.run_id, e.run_ids):
+        if f.explained_by is None and f.category in e.categories and is_rank(f.run_id, e.run_id_set):
             return replace(f, severity="info", explained_by=replace(e.by, severity=f.severity))
     return f
 

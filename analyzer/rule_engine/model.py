@@ -101,6 +101,12 @@ class Explanation:
     by: ExplainedBy  # its severity: "" here; each explained finding keeps its own
     categories: tuple[str, ...]
     run_ids: tuple[str, ...]
+    # A finding of each rank's run asks whether its run is one of these: a set, once, not a scan of the tuple
+    # per finding (which grows with the square of the ranks).
+    run_id_set: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "run_id_set", frozenset(self.run_ids))
 
 
 @dataclass(frozen=True)
