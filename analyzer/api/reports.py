@@ -10,7 +10,6 @@ from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.accuracy_links import accuracy_links
-from analyzer.report.index_page import render_index
 from analyzer.report.job_markdown import render_job_markdown
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
@@ -74,5 +73,7 @@ def write_index(pages: Sequence[tuple[Diagnosis, Path]], out_dir: Path | str) ->
     html_pages = [(d, p) for d, p in pages if p.name in ("report.html", "job.html")]
     if len(html_pages) < 2:
         return None
+    from analyzer.report.index_page import render_index  # its verdict colours come with plotly: HTML only
+
     index = Path(out_dir) / "index.html"
     return write_text_atomically(index, render_index(html_pages, index))

@@ -205,11 +205,13 @@ def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats,
         write_log_report(logs, run_folder(args.out, logs.run_id), formats)
 
 
-def _judge(trace: Trace, rules: list[Rule], params, args: argparse.Namespace, formats, jobs: list[Diagnosis]) -> list:
+def _judge(
+    trace: Trace, usable: list[str], rules: list[Rule], params, args: argparse.Namespace, formats, jobs: list[Diagnosis]
+) -> list:
     """Each run's diagnosis (then the rules comparing them) with its reports written, under a progress bar
-    on a terminal's stderr; a rank's findings that a finding of its job (``jobs``) explains say so."""
-    runs = trace.usable_run_ids()
-    with run_progress("judging runs", len(runs)) as bar:
+    on a terminal's stderr (``usable``: the trace's usable runs, counted by the bar); a rank's findings that
+    a finding of its job (``jobs``) explains say so."""
+    with run_progress("judging runs", len(usable)) as bar:
         diagnoses = analyzer.diagnose_runs(
             trace, jobs=jobs, rule_set=rules, params=params, preview=args.preview, on_run=bar.step
         )
@@ -241,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     job_pages = _job_pages(trace, rules, params, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
-    pages = _judge(trace, rules, params, args, formats, [d for d, _ in job_pages])
+    pages = _judge(trace, usable, rules, params, args, formats, [d for d, _ in job_pages])
     index = analyzer.write_index([(d, p) for d, paths in [*job_pages, *pages] for p in paths], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)

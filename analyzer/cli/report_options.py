@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from analyzer.api.reports import FORMATS  # the formats the API writes, named once
 from analyzer.cli.usage import UsageError
 from analyzer.vocabulary import SEVERITIES
-
-FORMATS = ("json", "md", "html")
 
 
 def add_report_options(p: argparse.ArgumentParser) -> None:
