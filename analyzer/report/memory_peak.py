@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+# What to switch on when an export has no memory records (both reports say it; this module loads no polars, so
+# the Markdown report can import it cheaply).
+COLLECT_MEMORY = "memory records: torch_npu profile_memory=True (memory_record.csv, operator_memory.csv)"
+
 PEAK_COLUMNS = (
     "device",
     "series",

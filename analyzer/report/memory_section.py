@@ -10,10 +10,9 @@ import polars as pl
 
 from analyzer.report import memory_series, roofline_series
 from analyzer.report.html_sections import esc, table
-from analyzer.report.memory_peak import PEAK_COLUMNS, peak_cells
+from analyzer.report.memory_peak import COLLECT_MEMORY, PEAK_COLUMNS, peak_cells
 
 # What to collect for each part when an export lacks it.
-COLLECT_MEMORY = "memory records: torch_npu profile_memory=True (memory_record.csv, operator_memory.csv)"
 COLLECT_ROOFLINE = (
     "bytes and operations per operator: msprof --aic-metrics=Memory (main-memory bandwidth per operator) and "
     "--aic-metrics=ArithmeticUtilization (cube / vector operations), one collection each; torch_npu: "
