@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import duckdb
-import plotly.graph_objects as go
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import charts, series
 from analyzer.report.chart_marks import ChartMarks, finding_step
 from analyzer.report.html_sections import esc
+from analyzer.report.plain_figure import Figure
 from analyzer.rule_engine.model import Finding
 
 TIME_AXIS_CHARTS = ("hbm", "gap_positions", "memory", "timeline")  # zoomed by their x range only
@@ -34,9 +34,9 @@ def chart_div_id(key: str, step: int | None = None) -> str:
     return base if step is None else f"{base}-step-{step}"
 
 
-def chart_title(fig: go.Figure) -> str:
+def chart_title(fig: Figure) -> str:
     """The figure's title as HTML text (plotly_text already escaped it)."""
-    return str(fig.layout.title.text or "chart")
+    return fig.title or "chart"
 
 
 def chart_link(div_id: str, title: str, where: str) -> str:
@@ -51,12 +51,12 @@ class ChartPlacement:
         self,
         con: duckdb.DuckDBPyConnection,
         diagnosis: Diagnosis,
-        figures: dict[str, go.Figure],
+        figures: dict[str, Figure],
         marks: ChartMarks,
-        to_html: Callable[[go.Figure, str], str],
+        to_html: Callable[[Figure, str], str],
     ) -> None:
         self._con, self._d, self._figures, self._marks, self._to_html = con, diagnosis, figures, marks, to_html
-        self._zoomed: dict[str, go.Figure | None] = {}
+        self._zoomed: dict[str, Figure | None] = {}
         self.shown: dict[str, int] = {}  # div id -> the finding it is drawn with
 
     def chart_for(self, index: int, finding: Finding, draw: bool) -> tuple[str, bool]:
@@ -88,13 +88,13 @@ class ChartPlacement:
         note = f'<p class="chart-ref">Shown beside the findings: {links}</p>' if links else ""
         return f'<section id="charts"><h2>Charts</h2>{note}<div class="chart-grid">{drawn}</div></section>'
 
-    def _zoom(self, key: str, step: int) -> go.Figure | None:
+    def _zoom(self, key: str, step: int) -> Figure | None:
         div_id = chart_div_id(key, step)
         if div_id not in self._zoomed:
             self._zoomed[div_id] = self._zoomed_figure(key, step)
         return self._zoomed[div_id]
 
-    def _zoomed_figure(self, key: str, step: int) -> go.Figure | None:
+    def _zoomed_figure(self, key: str, step: int) -> Figure | None:
         """The chart of one step; None when it would show what the whole chart shows, or cannot zoom."""
         run_id = self._d.run_id
         if key != "busy" and key not in TIME_AXIS_CHARTS:
@@ -108,4 +108,4 @@ class ChartPlacement:
         else:
             fig = self._figures[key]
         zoom = {"title": {"text": f"{chart_title(fig)} - step {esc(step)}"}, "xaxis": {"range": [window[2], window[3]]}}
-        return charts.figure(list(fig.data), fig.layout.to_plotly_json(), zoom)
+        return charts.figure(list(fig.data), fig.layout, zoom)

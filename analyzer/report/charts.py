@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import html
 from collections.abc import Callable
 from typing import Any, cast
 
-import plotly.graph_objects as go
 import polars as pl
-from plotly.subplots import make_subplots
 
+from analyzer.report.plain_figure import NO_TEMPLATE, Figure, merged, trace
 from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
 
 # One palette and one layout for every chart of every report, so pages look alike.
@@ -82,17 +82,17 @@ def _limit_line(y: float, text: str) -> dict:
     }
 
 
-def figure(traces: list, layout: dict, *more: dict) -> go.Figure:
-    """A chart in one constructor call: ``traces`` and ``layout`` deep-merged with ``more`` (later wins,
-    lists of shapes and annotations add up). Plotly validates a figure once when it is built, but again,
-    and far more slowly, on every ``update_*`` or ``add_*`` call, so the builders below make none.
+def figure(traces: list[dict], layout: dict, *more: dict) -> Figure:
+    """A chart: ``traces`` and ``layout`` deep-merged with ``more`` (later wins, lists of shapes and
+    annotations add up), as plotly's JSON (plain_figure.py).
 
-    >>> figure([], figure_layout("t"), {"xaxis": {"type": "log"}}).layout.xaxis.type
+    >>> figure([], figure_layout("t"), {"xaxis": {"type": "log"}}).layout["xaxis"]["type"]
     'log'
     """
     for extra in more:
-        layout = _merged(layout, extra)
-    return go.Figure(data=traces, layout=layout)
+        layout = merged(layout, extra)
+    # plotly writes no empty list of shapes or annotations
+    return Figure(traces, {k: v for k, v in layout.items() if v != [] or k not in ("shapes", "annotations")})
 
 
 def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
@@ -103,11 +103,24 @@ def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
     >>> sorted(panels_layout(["a", "b"]))
     ['annotations', 'xaxis', 'xaxis2', 'yaxis', 'yaxis2']
     """
+    return subplots_layout(rows=1, cols=len(titles), subplot_titles=tuple(titles), shared_yaxes=shared_y)
+
+
+def subplots_layout(**grid: Any) -> dict:
+    """The layout plotly's ``make_subplots(**grid)`` makes (axis domains and anchors, the panels'
+    titles), without its template: figure_layout names the template. Computed once per grid."""
+    return copy.deepcopy(_subplots_layout(tuple(sorted(grid.items()))))
+
+
+@functools.cache
+def _subplots_layout(grid: tuple) -> dict:
+    import plotly.graph_objects as go  # only for the grid's arithmetic, once per grid
+    from plotly.subplots import make_subplots
+
     # laid out on a figure without plotly's default template, which is slow to apply and replaced anyway
     unstyled = go.Figure(layout={"template": "none"})
-    grid = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, shared_yaxes=shared_y, figure=unstyled)
-    layout = grid.layout.to_plotly_json()
-    layout.pop("template", None)  # figure_layout names the template
+    layout = make_subplots(**dict(grid), figure=unstyled).layout.to_plotly_json()
+    layout.pop("template", None)
     return layout
 
 
@@ -143,20 +156,6 @@ def every_axis(letter: str, panels: int, settings: dict) -> dict:
     return {layout_axis(letter, i): settings for i in range(1, panels + 1)}
 
 
-def _merged(base: dict, extra: dict) -> dict:
-    """``base`` updated by ``extra`` as plotly's ``update_layout`` does: nested dicts merge, lists of
-    shapes and annotations are appended to, anything else is replaced."""
-    out = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merged(out[key], value)
-        elif key in ("shapes", "annotations") and key in out:
-            out[key] = [*out[key], *value]
-        else:
-            out[key] = value
-    return out
-
-
 def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int = 340) -> dict:
     """Layout settings shared by every chart: pass to ``figure`` (or ``fig.update_layout(**figure_layout(...))``).
 
@@ -174,7 +173,7 @@ def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int 
             "pad": {"t": 10},
             "font": {"size": 15},
         },
-        "template": "none",  # styled here instead: smaller figures, and much faster to build
+        "template": NO_TEMPLATE,  # styled here instead: smaller figures
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "height": height,
@@ -224,12 +223,12 @@ def short_ticks(values: list, limit: int = TICK_CHARS) -> dict:
     return {"tickvals": [plotly_text(v) for v in raw], "ticktext": [plotly_text(v) for v in cut]}
 
 
-def not_collected_figure(title: str, what: str) -> go.Figure:
+def not_collected_figure(title: str, what: str) -> Figure:
     """An empty chart that says its data was not collected (instead of failing or vanishing)."""
     return note_figure(title, f"not collected: {what}")
 
 
-def note_figure(title: str, text: str) -> go.Figure:
+def note_figure(title: str, text: str) -> Figure:
     """An empty chart that says, in ``text``, why it draws nothing."""
     note = {
         "text": plotly_text(text),
@@ -244,13 +243,13 @@ def note_figure(title: str, text: str) -> go.Figure:
     return figure([], figure_layout(title, height=200), {"xaxis": hidden, "yaxis": hidden, "annotations": [note]})
 
 
-def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., go.Figure]], Callable[..., go.Figure]]:
+def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., Figure]], Callable[..., Figure]]:
     """A chart builder drawn from a series table: from an empty one, the ``not_collected_figure``
     saying ``what``; else the builder's figure, given the chart's ``title`` as a keyword."""
 
-    def wrap(build: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
+    def wrap(build: Callable[..., Figure]) -> Callable[..., Figure]:
         @functools.wraps(build)
-        def chart(table: pl.DataFrame, *args: Any, **kwargs: Any) -> go.Figure:
+        def chart(table: pl.DataFrame, *args: Any, **kwargs: Any) -> Figure:
             if table.is_empty():
                 return not_collected_figure(title, what)
             return build(table, *args, title=title, **kwargs)
@@ -260,16 +259,16 @@ def _not_collected_when_empty(title: str, what: str) -> Callable[[Callable[..., 
     return wrap
 
 
-def busy_trace(busy: pl.DataFrame, name: str, **axes: str) -> go.Scatter:
+def busy_trace(busy: pl.DataFrame, name: str, **axes: str) -> dict:
     """The compute busy percentage over time as a step line filled down to zero (``axes``: its panel's)."""
-    return go.Scatter(
+    return trace(
+        "scatter",
         x=busy["offset_ms"].to_list(),
         y=busy["busy_pct"].to_list(),
         mode="lines",
-        line_shape="hv",
         fill="tozeroy",
         name=name,
-        line={"color": COLORS["busy"], "width": 1},
+        line={"color": COLORS["busy"], "width": 1, "shape": "hv"},
         hovertemplate="%{x:.3f} ms: %{y:.1f}% busy<extra></extra>",
         **axes,
     )
@@ -278,7 +277,7 @@ def busy_trace(busy: pl.DataFrame, name: str, **axes: str) -> go.Scatter:
 @_not_collected_when_empty(
     "Compute busy over time", f"no compute tasks ({' / '.join(COMPUTE_TASK_TYPES)} or untyped) in ops"
 )
-def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *, title: str) -> go.Figure:
+def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *, title: str) -> Figure:
     """Compute busy percentage over time, with the ``low_pct`` line and the idle stretches shaded."""
     traces = [busy_trace(busy, "busy %")]
     # Every shape in the layout at once: add_vrect per stretch is quadratic in plotly.
@@ -302,7 +301,8 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *,
     }
     if not idle.is_empty():
         traces.append(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=[None],
                 y=[None],
                 mode="markers",
@@ -320,22 +320,24 @@ def busy_chart(busy: pl.DataFrame, idle: pl.DataFrame, low_pct: float = 30.0, *,
 
 
 @_not_collected_when_empty("Device time by operator type (compute tasks)", "no compute tasks in ops")
-def pareto_chart(pareto: pl.DataFrame, *, title: str) -> go.Figure:
+def pareto_chart(pareto: pl.DataFrame, *, title: str) -> Figure:
     """Operator types by summed compute-task time (bars, with calls) and cumulative share (line)."""
     labels = _labels(pareto["op_type"])
     calls = pareto["call_count"].to_list()
-    bars = go.Bar(
+    bars = trace(
+        "bar",
         x=labels,
         y=_scaled(pareto["total_us"], 1e-3),
         name="total time (ms), labelled with calls",
-        marker_color=COLORS["bar"],
+        marker={"color": COLORS["bar"]},
         text=[f"{c:,}" for c in calls],
         textposition="outside",
         cliponaxis=False,
         customdata=list(zip(calls, pareto["avg_us"].to_list(), strict=True)),
         hovertemplate="%{x}<br>%{y:.3f} ms in %{customdata[0]:,} calls, %{customdata[1]:.2f} us avg<extra></extra>",
     )
-    cumulative = go.Scatter(
+    cumulative = trace(
+        "scatter",
         x=labels,
         y=_scaled(pareto["cumulative_share"], 100),
         yaxis="y2",
@@ -369,18 +371,19 @@ _PIPES = ("mte", "cube", "vector", "scalar")
 @_not_collected_when_empty(
     "Pipe shares of core time, top op types", "PMU pipeline metrics (aic-metrics PipeUtilization)"
 )
-def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: str) -> go.Figure:
+def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: str) -> Figure:
     """Each pipe's share of core time per top operator type, side by side against the MTE line: pipes run at
     the same time, so their shares are not parts of one whole and are not stacked (they may add up past 100%)."""
     labels = _labels(pipeline["op_type"])
     shares = pipeline.select(pl.max_horizontal(*(f"{p}_share" for p in _PIPES))).to_series()
     top = max(cast(float, shares.max()) or 0.0, 1.0)  # polars types max() as any Python value
     bars = [
-        go.Bar(
+        trace(
+            "bar",
             x=labels,
             y=_scaled(pipeline[f"{pipe}_share"], 100),
             name=pipe.upper() if pipe == "mte" else pipe,
-            marker_color=COLORS[pipe],
+            marker={"color": COLORS[pipe]},
             hovertemplate=f"%{{x}}<br>{pipe}: %{{y:.1f}}% of core time<extra></extra>",
         )
         for pipe in _PIPES
@@ -395,15 +398,16 @@ def pipeline_chart(pipeline: pl.DataFrame, mte_limit: float = 0.40, *, title: st
 
 
 @_not_collected_when_empty("Gaps between device tasks", "no gaps: the device never idled between tasks")
-def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0, *, title: str) -> go.Figure:
+def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0, *, title: str) -> Figure:
     """Inter-op gaps in log-spaced bins; bins at or above ``threshold_us`` highlighted."""
     lows, highs = hist["low_us"].to_list(), hist["high_us"].to_list()
     labels = [f"{_us(lo)}-{_us(hi)}" for lo, hi in zip(lows, highs, strict=True)]
     colors = [COLORS["hot"] if lo >= threshold_us else COLORS["muted"] for lo in lows]
-    bars = go.Bar(
+    bars = trace(
+        "bar",
         x=labels,
         y=hist["gap_count"].to_list(),
-        marker_color=colors,
+        marker={"color": colors},
         name="gaps",
         customdata=_scaled(hist["total_gap_us"], 1e-3),
         hovertemplate="%{x}: %{y:,} gaps, %{customdata:.3f} ms in all<extra></extra>",
@@ -415,9 +419,10 @@ def gap_histogram_chart(hist: pl.DataFrame, threshold_us: float = 100.0, *, titl
     )
 
 
-def _log_marks_trace(marks: pl.DataFrame, y: float) -> go.Scatter:
+def _log_marks_trace(marks: pl.DataFrame, y: float) -> dict:
     """The CANN log records placed on the timeline (diagnose --logs), as marks along the top at ``y``."""
-    return go.Scatter(
+    return trace(
+        "scatter",
         x=marks["offset_ms"].to_list(),
         y=[y] * marks.height,
         mode="markers",
@@ -431,7 +436,7 @@ def _log_marks_trace(marks: pl.DataFrame, y: float) -> go.Scatter:
 @_not_collected_when_empty("Longest gaps on the timeline", "no gaps: the device never idled between tasks")
 def gap_positions_chart(
     positions: pl.DataFrame, threshold_us: float = 100.0, marks: pl.DataFrame | None = None, *, title: str
-) -> go.Figure:
+) -> Figure:
     """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted; the
     CANN log records placed on the timeline (``marks``, diagnose --logs) along the top when there are any."""
     traces = []
@@ -441,7 +446,8 @@ def gap_positions_chart(
     ):
         part = positions.filter((pl.col("gap_us") >= threshold_us) == long_gaps)
         traces.append(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=part["offset_ms"].to_list(),
                 y=part["gap_us"].to_list(),
                 mode="markers",
@@ -462,7 +468,7 @@ def gap_positions_chart(
 
 
 @_not_collected_when_empty("Calls vs time per call, by op type (compute tasks)", "no compute tasks in ops")
-def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *, title: str) -> go.Figure:
+def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *, title: str) -> Figure:
     """Call count against average time per compute-task operator type; the types marked as hotspots
     (the findings of the rules named in ``marked_by``) highlighted. The ``label_top`` types of each group
     with the most device time are named on the chart, so it reads without hovering."""
@@ -475,7 +481,8 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
         labels = _labels(part["op_type"])
         named = set(part.with_row_index().sort(["total_us", "index"], descending=[True, False])["index"][:label_top])
         traces.append(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=part["call_count"].to_list(),
                 y=part["avg_us"].to_list(),
                 name=name,
@@ -493,15 +500,16 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
 
 
 @_not_collected_when_empty("Step breakdown", "step boundaries (a profiler schedule with prof.step())")
-def step_chart(steps: pl.DataFrame, *, title: str) -> go.Figure:
+def step_chart(steps: pl.DataFrame, *, title: str) -> Figure:
     """Per step: the parts of the time breakdown, stacked (they add up to the step)."""
     x = [plotly_text(s) for s in steps["label"].to_list()]
     bars = [
-        go.Bar(
+        trace(
+            "bar",
             x=x,
             y=_scaled(steps[column], 1e-3),
             name=name,
-            marker_color=color,
+            marker={"color": color},
             hovertemplate=f"step %{{x}}: {name} %{{y:.3f}} ms<extra></extra>",
         )
         for column, name, color in (
@@ -523,7 +531,7 @@ def step_chart(steps: pl.DataFrame, *, title: str) -> go.Figure:
 
 
 @_not_collected_when_empty("HBM bandwidth", "HBM bandwidth (sys-hardware-mem)")
-def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
+def hbm_chart(hbm: pl.DataFrame, *, title: str) -> Figure:
     """HBM read and write bandwidth over time (GB/s); samples all at one instant make no series: said so."""
     if hbm["offset_ms"].n_unique() < 2:
         return note_figure(
@@ -534,7 +542,8 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> go.Figure:
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
         part = hbm.filter(pl.col("counter") == counter)
         traces.append(
-            go.Scatter(
+            trace(
+                "scatter",
                 x=part["offset_ms"].to_list(),
                 y=_scaled(part["mb_per_s"], 1e-3),
                 mode="lines",

@@ -5,10 +5,9 @@ They use the shared palette and layout of ``charts.py`` so a diff page looks lik
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
-
 from analyzer.diff.model import RunDiff
 from analyzer.report.charts import COLORS, figure, figure_layout, plotly_text
+from analyzer.report.plain_figure import Figure, trace
 
 WATERFALL_TYPES = 12
 
@@ -25,13 +24,14 @@ def waterfall_rows(diff: RunDiff) -> list[tuple[str, float]]:
     return rows
 
 
-def diff_waterfall_chart(diff: RunDiff) -> go.Figure:
+def diff_waterfall_chart(diff: RunDiff) -> Figure:
     """Base step time, then one bar per op-type delta, then the new step time (median per step, ms)."""
     rows = waterfall_rows(diff)
     x = ["base"] + [plotly_text(label) for label, _ in rows] + ["new"]
     y = [diff.step.base_median / 1000] + [d / 1000 for _, d in rows] + [diff.step.new_median / 1000]
     measure = ["absolute"] + ["relative"] * len(rows) + ["total"]
-    waterfall = go.Waterfall(
+    waterfall = trace(
+        "waterfall",
         x=x,
         y=y,
         measure=measure,

@@ -16,7 +16,6 @@ from functools import cached_property
 from pathlib import Path
 
 import duckdb
-import plotly.graph_objects as go
 import polars as pl
 
 from analyzer.atomic_files import write_text_atomically
@@ -36,6 +35,7 @@ from analyzer.report.html_sections import (
 from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import verdict_section
 from analyzer.report.memory_section import memory_section
+from analyzer.report.plain_figure import Figure
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec
@@ -87,7 +87,7 @@ class PageSeries:
 
 # Chart key -> builder from the page's series (and connection), the run's Diagnosis and what the rules ask
 # the charts to mark. Order is the order of the general charts on the page. A rule picks one in its [report] table.
-CHARTS: dict[str, Callable[[PageSeries, Diagnosis, ChartMarks], go.Figure]] = {
+CHARTS: dict[str, Callable[[PageSeries, Diagnosis, ChartMarks], Figure]] = {
     "busy": lambda p, d, m: charts.busy_chart(
         p.busy, series.idle_stretches(p.con, d.run_id), 100 * m.limit("busy", 0.30)
     ),
@@ -114,7 +114,7 @@ CHARTS: dict[str, Callable[[PageSeries, Diagnosis, ChartMarks], go.Figure]] = {
 SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
 
 # Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
-RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], go.Figure]
+RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], Figure]
 RUNS_CHARTS: dict[str, RunsChart] = {
     "scaling": lambda con, runs, subject: sweep_chart(runs_series.scaling_rows(con, runs, subject)),
 }
@@ -125,7 +125,7 @@ def _device_memory_mb(p: PageSeries) -> float | None:
     return None if peak.is_empty() else peak["device_memory_mb"][0]
 
 
-def _timeline(p: PageSeries) -> go.Figure:
+def _timeline(p: PageSeries) -> Figure:
     """The stacked compute / HBM / memory / cores chart of the run on one x axis."""
     cores = memory_series.core_activity(p.con, p.run_id)
     return memory_charts.timeline_chart(
@@ -139,13 +139,17 @@ def _timeline(p: PageSeries) -> go.Figure:
     )
 
 
-def figure_html(fig: go.Figure, div_id: str) -> str:
+def figure_html(fig: Figure, div_id: str) -> str:
     """A figure as an HTML fragment with a fixed div id; plotly.js is expected on the page already.
 
     Plotly's JSON encoder writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
     so no export string can close the script tag; the escape below keeps that true if it ever changes.
     """
-    fragment = fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id, config=FIGURE_CONFIG)
+    import plotly.io  # HTML only
+
+    fragment = plotly.io.to_html(
+        fig.to_dict(), config=FIGURE_CONFIG, full_html=False, include_plotlyjs=False, div_id=div_id, validate=False
+    )
     head, sep, tail = fragment.partition("<script")
     body, end_tag, rest = tail.rpartition("</script>")
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
@@ -153,7 +157,7 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
 
 def build_figures(
     con: duckdb.DuckDBPyConnection, diagnosis: Diagnosis, marks: ChartMarks | None = None
-) -> dict[str, go.Figure]:
+) -> dict[str, Figure]:
     """Every general chart of a run, keyed as in CHARTS.
 
     Busy time, gaps and operator types come from the rules' helper relations, created here when
@@ -167,7 +171,7 @@ def build_figures(
     if x_range is not None:
         for key in SHARED_TIME_AXIS:
             if figures[key].data:  # a chart with no data keeps its hidden axes and its message
-                figures[key].update_layout(xaxis={"range": list(x_range)})
+                figures[key].update_layout({"xaxis": {"range": list(x_range)}})
     return figures
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-import plotly.graph_objects as go
-
 from analyzer.report.charts import (
     COLORS,
     every_axis,
@@ -17,6 +15,7 @@ from analyzer.report.charts import (
     panels_layout,
     plotly_text,
 )
+from analyzer.report.plain_figure import Figure, trace
 
 # The parts of a rank's step the heatmaps show: (column, label).
 _PARTS = (
@@ -33,7 +32,7 @@ _STAGE_PARTS = (
 )
 
 
-def rank_step_heatmap(rows: list[dict]) -> go.Figure:
+def rank_step_heatmap(rows: list[dict]) -> Figure:
     """Rank x step heatmaps of computing, not-overlapped communication and free time (ms)."""
     steps = sorted({r["step_id"] for r in rows}, key=lambda s: (s is None, s))
     ranks = sorted({r["rank"] for r in rows})
@@ -43,7 +42,8 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
         z = [[(at.get((rank, s)) or {}).get(col) for s in steps] for rank in ranks]
         z = [[None if v is None else v / 1000 for v in line] for line in z]
         traces.append(
-            go.Heatmap(
+            trace(
+                "heatmap",
                 z=z,
                 x=[plotly_text(s) for s in steps],
                 y=ranks,
@@ -60,7 +60,7 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
         figure_layout("Step time per rank and step (ms)", height=max(320, 12 * len(ranks) + 160)),
         # from 0 ms: a spread of a few percent between ranks reads as small, not as the whole colour range
         {
-            "coloraxis": {"colorscale": "Viridis", "cmin": 0, "cmax": _top_ms(traces)},
+            "coloraxis": {"colorscale": colorscale("Viridis"), "cmin": 0, "cmax": _top_ms(traces)},
             "yaxis": {"title": {"text": "rank"}, "autorange": "reversed"},
         },
         # whole ranks only (two ranks got ticks at -0.5, 0.5 and 1.5), about 16 of them
@@ -70,23 +70,32 @@ def rank_step_heatmap(rows: list[dict]) -> go.Figure:
     )
 
 
-def _top_ms(traces: list[go.Heatmap]) -> float:
+def colorscale(name: str) -> list[list]:
+    """A colour scale of plotly's by name, as the list of [position, colour] plotly writes for it (plotly.js
+    knows only some of the names)."""
+    from plotly.colors import get_colorscale  # the job page only
+
+    colors = [color for _, color in get_colorscale(name)]
+    return [[i / (len(colors) - 1), color] for i, color in enumerate(colors)]
+
+
+def _top_ms(traces: list[dict]) -> float:
     """The largest value of the heatmaps (the colour scale's top; plotly needs it beside a set bottom)."""
-    return max((v for t in traces for line in t.z for v in line if v is not None), default=1.0)
+    return max((v for t in traces for line in t["z"] for v in line if v is not None), default=1.0)
 
 
-def wait_transit_bars(rows: list[dict]) -> go.Figure:
+def wait_transit_bars(rows: list[dict]) -> Figure:
     """Per rank the collective wait and transit time per step (ms)."""
     ranks = [r["rank"] for r in rows]
     bars = [
-        go.Bar(x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color)
+        trace("bar", x=ranks, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker={"color": color})
         for col, label, color in (("wait_us", "wait", COLORS["idle"]), ("transit_us", "transit", COLORS["comm"]))
     ]
     title = "Communication wait vs transit per rank (ms per step)"
     return figure(bars, figure_layout(title, "rank", "ms per step"), {"barmode": "group"})
 
 
-def link_bandwidth_figure(rows: list[dict], present: set[int] | None = None, max_ranks: int = 64) -> go.Figure:
+def link_bandwidth_figure(rows: list[dict], present: set[int] | None = None, max_ranks: int = 64) -> Figure:
     """The communication matrix as a bandwidth heatmap per transport (GB/s) over the ranks ``present`` (those
     with an export; None: every rank in the rows), coloured from 0 GB/s so a few percent of spread reads as
     the small spread it is, each cell labelled; for more than ``max_ranks`` ranks, the 40 slowest links of
@@ -112,16 +121,17 @@ def _link_trace(ranks: list[int], mine: list[dict], transport: str, panels: dict
     if len(ranks) > max_ranks:
         slow = sorted(mine, key=lambda r: (r["gb_per_s"], r["src_rank"], r["dst_rank"]))[:40]
         links = [f"{r['src_rank']}->{r['dst_rank']}" for r in slow]
-        return go.Bar(x=links, y=[r["gb_per_s"] for r in slow], name=transport, **panel_axes(i))
+        return trace("bar", x=links, y=[r["gb_per_s"] for r in slow], name=transport, **panel_axes(i))
     at = {(r["src_rank"], r["dst_rank"]): r["gb_per_s"] for r in mine}
     z = [[at.get((s, d)) for d in ranks] for s in ranks]
-    return go.Heatmap(
+    return trace(
+        "heatmap",
         z=z,
         x=ranks,
         y=ranks,
         zmin=0,
         zmax=max((v for line in z for v in line if v is not None), default=1.0),
-        colorscale="RdYlGn",
+        colorscale=colorscale("RdYlGn"),
         colorbar=_beside_panel(panels, i),
         texttemplate="%{z:.1f}" if len(ranks) <= 16 else None,
         name=transport,
@@ -137,11 +147,11 @@ def _beside_panel(panels: dict, panel: int) -> dict:
     return {"x": end + 0.01, "xanchor": "left", "thickness": 12}
 
 
-def stage_bars(rows: list[dict]) -> go.Figure:
+def stage_bars(rows: list[dict]) -> Figure:
     """Per pipeline stage the mean computing, communication, bubble and free time per step (ms)."""
     stages = [f"stage {r['pp_stage']}" for r in rows]
     bars = [
-        go.Bar(x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker_color=color)
+        trace("bar", x=stages, y=[(r[col] or 0) / 1000 for r in rows], name=label, marker={"color": color})
         for col, label, color in _STAGE_PARTS
     ]
     title = "Pipeline stages: mean time per step (ms)"

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from typing import cast
 
-import plotly.graph_objects as go
 import polars as pl
-from plotly.subplots import make_subplots
 
-from analyzer.report.charts import COLORS, busy_trace, figure, figure_layout, not_collected_figure, plotly_text
+from analyzer.report.charts import (
+    COLORS,
+    busy_trace,
+    figure,
+    figure_layout,
+    not_collected_figure,
+    plotly_text,
+    subplots_layout,
+)
+from analyzer.report.plain_figure import Figure, trace
 
 # component -> line colour; the total (PTA+GE) drawn strongest
 _COMPONENT_COLORS = ["#2f6db5", "#3a7d44", "#9b59b6", "#e07b39", "#c0392b", "#7f8c8d"]
@@ -34,7 +41,7 @@ def step_shapes(steps: pl.DataFrame, yref: str = "paper", xref: str = "x") -> li
     ]
 
 
-def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[go.Scatter]:
+def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[dict]:
     """Allocated (solid) and reserved (dashed) lines per component, the total component first."""
     traces = []
     for i, component in enumerate(dict.fromkeys(mem["component"].to_list())):
@@ -45,13 +52,13 @@ def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[go.Scatte
             if part[column].null_count() == part.height:
                 continue
             traces.append(
-                go.Scatter(
+                trace(
+                    "scatter",
                     x=part["offset_ms"].to_list(),
                     y=part[column].to_list(),
                     mode="lines",
-                    line_shape="hv",
                     name=f"{name} {kind}",
-                    line={"color": color, "width": 2 if i == 0 else 1.2, "dash": dash},
+                    line={"color": color, "width": 2 if i == 0 else 1.2, "dash": dash, "shape": "hv"},
                     hovertemplate=f"%{{x:.3f}} ms: {name} {kind} %{{y:.1f}} MB<extra></extra>",
                     **(axes or {}),
                 )
@@ -61,7 +68,7 @@ def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[go.Scatte
 
 def memory_chart(
     mem: pl.DataFrame, steps: pl.DataFrame, x_range: tuple[float, float] | None = None, device_mb: float | None = None
-) -> go.Figure:
+) -> Figure:
     """Allocated and reserved memory over time per component, step boundaries dotted, the chip's memory
     as the limit line when the run comes within half of it."""
     title = "Device memory over time (allocated solid, reserved dashed)"
@@ -140,13 +147,14 @@ def _suffix(row: int) -> str:
     return "" if row == 1 else str(row)
 
 
-def _busy_traces(busy: pl.DataFrame, axes: dict) -> list[go.Scatter]:
+def _busy_traces(busy: pl.DataFrame, axes: dict) -> list[dict]:
     return [busy_trace(busy, "compute busy %", **axes)]
 
 
-def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[go.Scatter]:
+def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[dict]:
     return [
-        go.Scatter(
+        trace(
+            "scatter",
             x=part["offset_ms"].to_list(),
             y=(part["mb_per_s"] / 1000).round(3).to_list(),
             mode="lines",
@@ -164,13 +172,14 @@ _CORE_SERIES = {"aicore_freq": "AI Core MHz", "aicore_utilization": "AI Core uti
 _CORE_SERIES["aivector_utilization"] = "AI Vector util %"
 
 
-def _core_traces(cores: pl.DataFrame, axes: dict) -> list[go.Scatter]:
+def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
     return [
-        go.Scatter(
+        trace(
+            "scatter",
             x=part["offset_ms"].to_list(),
             y=part["value"].to_list(),
             mode="lines+markers",
-            line_shape="hv",
+            line={"shape": "hv"},
             name=name,
             hovertemplate=f"%{{x:.3f}} ms: {name} %{{y:.1f}}<extra></extra>",
             **axes,
@@ -183,17 +192,7 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[go.Scatter]:
 
 def _stacked_layout() -> dict:
     """Four panels one above the other, their x axes matched (plotly's shared_xaxes)."""
-    grid = make_subplots(
-        rows=4,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.07,
-        subplot_titles=_ROWS,
-        figure=go.Figure(layout={"template": "none"}),
-    )
-    layout = grid.layout.to_plotly_json()
-    layout.pop("template", None)
-    return layout
+    return subplots_layout(rows=4, cols=1, shared_xaxes=True, vertical_spacing=0.07, subplot_titles=_ROWS)
 
 
 def _panel_layout(notes: dict[int, str], steps: pl.DataFrame, x_range: tuple[float, float] | None) -> dict:
@@ -220,7 +219,7 @@ def timeline_chart(
     steps: pl.DataFrame,
     x_range: tuple[float, float] | None,
     core_note: str = "",
-) -> go.Figure:
+) -> Figure:
     """Compute busy, HBM bandwidth, memory and the cores' clock / utilisation stacked on one shared
     x axis, step starts dotted across all of them; a panel without data says why."""
     if busy.is_empty() and hbm.is_empty() and mem.is_empty() and cores.is_empty():
@@ -234,5 +233,5 @@ def timeline_chart(
     build = {1: (_busy_traces, busy), 2: (_hbm_traces, hbm), 3: (memory_traces, mem), 4: (_core_traces, cores)}
     traces = [t for r, (make, data) in build.items() if not notes[r] for t in make(data, _axes(r))]
     # an empty trace keeps the axes of a panel without data, so its frame, time axis and note still show
-    traces += [go.Scatter(x=[], y=[], showlegend=False, hoverinfo="skip", **_axes(r)) for r in notes if notes[r]]
+    traces += [trace("scatter", x=[], y=[], showlegend=False, hoverinfo="skip", **_axes(r)) for r in notes if notes[r]]
     return figure(traces, _stacked_layout(), figure_layout(_TITLE, height=860), _panel_layout(notes, steps, x_range))

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import plotly.graph_objects as go
-
 from analyzer.report.charts import COLORS, every_axis, figure, figure_layout, panel_axes, panels_layout, plotly_text
+from analyzer.report.plain_figure import Figure, trace
 
 if TYPE_CHECKING:  # only the all-runs page and the sweep page draw it, from Arrow rows
     import pyarrow as pa
@@ -17,11 +16,13 @@ if TYPE_CHECKING:  # only the all-runs page and the sweep page draw it, from Arr
 _PANELS = ("busy ratio", "latency (ms)", "throughput (samples/s)")
 
 
-def _line(x: list, y: list, name: str, color: str, panel: int) -> go.Scatter:
-    return go.Scatter(x=x, y=y, name=name, mode="lines+markers", line={"color": COLORS[color]}, **panel_axes(panel))
+def _line(x: list, y: list, name: str, color: str, panel: int) -> dict:
+    return trace(
+        "scatter", x=x, y=y, name=name, mode="lines+markers", line={"color": COLORS[color]}, **panel_axes(panel)
+    )
 
 
-def sweep_chart(rows: pa.Table) -> go.Figure:
+def sweep_chart(rows: pa.Table) -> Figure:
     """Three panels against batch size: busy ratio, step and per-sample latency (ms), throughput."""
     data = rows.to_pydict()
     traces = []
