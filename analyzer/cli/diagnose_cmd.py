@@ -8,6 +8,7 @@ from pathlib import Path
 
 import analyzer
 from analyzer.api import Trace
+from analyzer.api.reports import report_all
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
@@ -216,11 +217,9 @@ def _judge(
             trace, jobs=jobs, rule_set=rules, params=params, preview=args.preview, on_run=bar.step
         )
         bar.phase("writing reports", len(diagnoses))
-        pages = []
-        for d in diagnoses:
-            bar.step(d.run_id)
-            pages.append((d, analyzer.report(d, args.out, formats, trace=trace, self_contained=args.self_contained)))
-    return pages
+        return report_all(
+            diagnoses, args.out, formats, trace=trace, self_contained=args.self_contained, on_report=bar.step
+        )
 
 
 def run(args: argparse.Namespace) -> int:

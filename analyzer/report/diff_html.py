@@ -6,9 +6,7 @@ from __future__ import annotations
 import html
 
 from analyzer.diff.model import RunDiff
-from analyzer.report.diff_charts import diff_waterfall_chart
 from analyzer.report.diff_markdown import render_diff_markdown
-from analyzer.report.html import figure_html
 from analyzer.report.html_sections import short_text
 from analyzer.report.html_style import report_page
 
@@ -64,6 +62,10 @@ def render_diff_html(diff: RunDiff, fail_pct: float | None = None, plotly_src: s
     """The page: the headline, then the first section with rows (the diff's top finding, the op types that
     changed when some did) in a card, then the waterfall, then the other sections; plotly.js inlined once,
     the waterfall with a fixed div id."""
+    # the charts' modules (polars) load only when a page is drawn, not with the diff command
+    from analyzer.report.diff_charts import diff_waterfall_chart
+    from analyzer.report.html import figure_html
+
     body = _markdown_to_html(render_diff_markdown(diff, fail_pct))
     chart = figure_html(diff_waterfall_chart(diff), "diff-waterfall")
     head, *sections = body.split("<h2>")

@@ -31,8 +31,9 @@ def time_range(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, floa
         UNION ALL SELECT ts_ns, ts_ns FROM counters WHERE run_id = $run
             AND counter IN ('hbm_read', 'hbm_write', 'aicore_freq', 'aicore_utilization', 'aivector_utilization')
     )
-    SELECT round((min(a) - t0) / 1e6, 6), round((max(b) - t0) / 1e6, 6) FROM spans, origin GROUP BY t0"""
-    rows = con.execute(sql, {"run": run_id}).fetchall()
+    SELECT round((min(a) - t0) / 1e6, 6) AS first_ms, round((max(b) - t0) / 1e6, 6) AS last_ms
+    FROM spans, origin GROUP BY t0"""
+    rows = _query(con, sql, {"run": run_id}, "").rows()
     return (float(rows[0][0]), float(rows[0][1])) if rows and rows[0][0] is not None else None
 
 
@@ -62,7 +63,7 @@ def memory_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: 
            round(max(allocated_mb), 3) AS allocated_mb, round(max(reserved_mb), 3) AS reserved_mb
     FROM m, grid, origin GROUP BY m.component, (m.ts_ns - c0) // width
     ORDER BY is_total DESC, m.component, offset_ms"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count})
+    return _query(con, sql, {"run": run_id, "n": bucket_count}, "is_total DESC, component, offset_ms")
 
 
 def step_starts(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500) -> pl.DataFrame:
@@ -72,7 +73,7 @@ def step_starts(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500) -
            round((max(end_ns) - any_value(t0)) / 1e6, 6) AS end_ms
     FROM steps, origin WHERE run_id = $run AND step_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns > start_ns
     GROUP BY step_id ORDER BY start_ms, step_id LIMIT $limit"""
-    return _query(con, sql, {"run": run_id, "limit": limit})
+    return _query(con, sql, {"run": run_id, "limit": limit}, "start_ms, step_id")
 
 
 def core_activity(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
@@ -92,7 +93,7 @@ def core_activity(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int
     grid AS (SELECT min(ts_ns) AS c0, greatest(1, ceil((max(ts_ns) - min(ts_ns) + 1) / $n))::BIGINT AS width FROM c)
     SELECT counter, round((min(ts_ns) - any_value(t0)) / 1e6, 6) AS offset_ms, round(avg(value), 3) AS value
     FROM c, grid, origin GROUP BY counter, (ts_ns - c0) // width ORDER BY counter, offset_ms"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count})
+    return _query(con, sql, {"run": run_id, "n": bucket_count}, "counter, offset_ms")
 
 
 def sampled_core_utilization(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
@@ -107,7 +108,7 @@ def sampled_core_utilization(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.
            count(*) FILTER (WHERE core_id <> 'Average') AS cores
     FROM core_utilization WHERE run_id = $run AND value IS NOT NULL
     GROUP BY core_kind, metric ORDER BY core_kind, metric"""
-    return _query(con, sql, {"run": run_id})
+    return _query(con, sql, {"run": run_id}, "core_kind, metric")
 
 
 def memory_peak(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
@@ -118,7 +119,7 @@ def memory_peak(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
            reserved_at_peak_mb, peak_reserved_mb, round((peak_reserved_ns - t0) / 1e6, 6) AS peak_reserved_ms,
            allocated_at_reserved_mb, app_reserved_mb, device_memory_mb, allocated_share, reserved_share, used_share
     FROM _memory_peak, origin WHERE run_id = $run ORDER BY device_id"""
-    return _query(con, sql, {"run": run_id})
+    return _query(con, sql, {"run": run_id}, "device_id")
 
 
 def memory_at_peak(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 15) -> pl.DataFrame:
@@ -132,4 +133,4 @@ def memory_at_peak(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 15)
     SELECT device_id, op_name, round(size_kb / 1024, 3) AS size_mb, round((alloc_ns - t0) / 1e6, 6) AS alloc_ms,
            round((release_ns - t0) / 1e6, 6) AS release_ms, alive, round(alive_mb, 3) AS alive_mb
     FROM a, origin ORDER BY device_id, size_kb DESC, alloc_ns, op_name LIMIT $limit"""
-    return _query(con, sql, {"run": run_id, "limit": limit})
+    return _query(con, sql, {"run": run_id, "limit": limit}, "device_id, size_mb DESC, alloc_ms, op_name")

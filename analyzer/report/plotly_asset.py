@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from html import escape
@@ -20,13 +21,20 @@ def plotly_file_name() -> str:
 
 def write_plotly_js(folder: Path) -> Path:
     """Write plotly.js into ``folder`` (atomically) unless an identical copy is there; returns its path."""
-    from plotly.offline import get_plotlyjs
-
     path = Path(folder) / plotly_file_name()
-    text = get_plotlyjs()
-    if path.is_file() and path.stat().st_size == len(text.encode("utf-8")):
+    text, size = _plotly_js()
+    if path.is_file() and path.stat().st_size == size:
         return path
     return write_text_atomically(path, text)
+
+
+@functools.cache
+def _plotly_js() -> tuple[str, int]:
+    """plotly.js and its size in bytes, read once: every page of a folder checks the copy beside it."""
+    from plotly.offline import get_plotlyjs
+
+    text = get_plotlyjs()
+    return text, len(text.encode("utf-8"))
 
 
 def plotly_src(page: Path, script: Path) -> str:

@@ -66,7 +66,7 @@ def roofline_families(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 
     ridge point, attainable_us (the time at the peaks: the larger of bytes / bandwidth and operations /
     compute), hbm_gb_per_s, cube_tflops. Empty when neither group was collected.
     """
-    return _query(con, _SQL, {"run": run_id, "top": top_n})
+    return _query(con, _SQL, {"run": run_id, "top": top_n}, "time_us DESC, op_type")
 
 
 def verdict(bandwidth_share: float | None, compute_share: float | None) -> str:

@@ -20,6 +20,8 @@ from collections.abc import Collection
 import duckdb
 import polars as pl
 
+from analyzer.report.runs_reader import RunsReader
+
 # The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
 _PIECES = """
 pieces AS (
@@ -32,10 +34,14 @@ win AS (
 """
 
 
-def _query(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> pl.DataFrame:
-    """The query's rows (a few thousand at most) as a DataFrame, read as Python rows rather than
-    through Arrow: the HTML report is the only part of a diagnose that would load pyarrow, which
-    takes more memory than these rows do."""
+def _query(
+    con: duckdb.DuckDBPyConnection | RunsReader, sql: str, params: dict, order: str, batched: bool = True
+) -> pl.DataFrame:
+    """The query's rows (a few thousand at most) as a DataFrame. From a RunsReader (the pages of many
+    runs), read for all its runs at once unless not ``batched`` (parameters of this page only), ``order``
+    being the query's ORDER BY in its output columns; else read as Python rows, a few per chart."""
+    if batched and isinstance(con, RunsReader) and con.holds(params["run"]):
+        return con.series(sql, params, order)
     rel = con.sql(sql, params=params)
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)
 
@@ -72,7 +78,8 @@ def busy_over_time(
     FROM buckets b CROSS JOIN grid g LEFT JOIN busy USING (bucket)
     WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count, "lo": lo, "hi": hi})
+    params = {"run": run_id, "n": bucket_count, "lo": lo, "hi": hi}
+    return _query(con, sql, params, "bucket", batched=window_ns is None)
 
 
 def step_window(con: duckdb.DuckDBPyConnection, run_id: str, step_id: int) -> tuple[int, int, float, float] | None:
@@ -117,7 +124,7 @@ def idle_stretches(
     SELECT round((gap_start - t0) / 1e6, 6) AS start_ms, round((gap_end - t0) / 1e6, 6) AS end_ms,
            round((gap_end - gap_start) / 1e3, 3) AS idle_us
     FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM pieces) ORDER BY gap_start"""
-    return _query(con, sql, {"run": run_id, "share": min_share, "limit": limit})
+    return _query(con, sql, {"run": run_id, "share": min_share, "limit": limit}, "start_ms, end_ms")
 
 
 _OP_TYPES = """
@@ -147,7 +154,7 @@ def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20)
     SELECT time_rank, op_type, call_count, round(total_us, 3) AS total_us, round(avg_us, 3) AS avg_us,
            round(share, 6) AS share, round(cumulative_share, 6) AS cumulative_share
     FROM ranked WHERE time_rank <= $top ORDER BY time_rank"""
-    return _query(con, sql, {"run": run_id, "top": top_n})
+    return _query(con, sql, {"run": run_id, "top": top_n}, "time_rank")
 
 
 def op_type_calls(
@@ -164,11 +171,11 @@ def op_type_calls(
     Columns: op_type, call_count, avg_us, total_us, time_rank, hotspot.
     """
     sql = f"""WITH {_OP_TYPES}
-    SELECT op_type, call_count, round(avg_us, 3) AS avg_us, round(total_us, 3) AS total_us, time_rank,
-           list_contains($hot::VARCHAR[], op_type) AS hotspot
+    SELECT op_type, call_count, round(avg_us, 3) AS avg_us, round(total_us, 3) AS total_us, time_rank
     FROM ranked WHERE time_rank <= $limit ORDER BY time_rank"""
-    params = {"run": run_id, "hot": sorted(hotspots), "limit": limit}
-    return _query(con, sql, params)
+    # the hotspots are marked here, not in the query, so that one query serves every run's page
+    calls = _query(con, sql, {"run": run_id, "limit": limit}, "time_rank")
+    return calls.with_columns(pl.col("op_type").cast(pl.String).is_in(sorted(hotspots)).alias("hotspot"))
 
 
 def pipeline_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15) -> pl.DataFrame:
@@ -184,7 +191,7 @@ def pipeline_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int =
            round(coalesce(sum(mte_time_us), 0) / sum(core_time_us), 6) AS mte_share
     FROM ops WHERE run_id = $run AND core_time_us > 0
     GROUP BY 1 ORDER BY sum(core_time_us) DESC, op_type LIMIT $top"""
-    return _query(con, sql, {"run": run_id, "top": top_n})
+    return _query(con, sql, {"run": run_id, "top": top_n}, "core_time_us DESC, op_type")
 
 
 def gap_histogram(con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: int = 4) -> pl.DataFrame:
@@ -199,7 +206,7 @@ def gap_histogram(con: duckdb.DuckDBPyConnection, run_id: str, bins_per_decade: 
     SELECT bin, round(pow(10, bin / $k), 6) AS low_us, round(pow(10, (bin + 1) / $k), 6) AS high_us,
            count(*) AS gap_count, round(sum(gap_us), 3) AS total_gap_us
     FROM binned GROUP BY bin ORDER BY bin"""
-    return _query(con, sql, {"run": run_id, "k": float(bins_per_decade)})
+    return _query(con, sql, {"run": run_id, "k": float(bins_per_decade)}, "bin")
 
 
 def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) -> pl.DataFrame:
@@ -215,7 +222,7 @@ def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000
     SELECT round((start_ns - t0) / 1e6, 6) AS offset_ms, round(gap_us, 3) AS gap_us,
            op_before AS before_op, op_after AS after_op
     FROM longest, origin ORDER BY start_ns, end_ns, device_id NULLS FIRST"""
-    return _query(con, sql, {"run": run_id, "limit": limit})
+    return _query(con, sql, {"run": run_id, "limit": limit}, "offset_ms, gap_us, before_op, after_op")
 
 
 def log_marks(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) -> pl.DataFrame:
@@ -228,7 +235,7 @@ def log_marks(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) ->
     SELECT round((start_ns - t0) / 1e6, 6) AS offset_ms, category AS activity, name
     FROM timeline, origin WHERE run_id = $run AND kind = 'log'
     ORDER BY start_ns, end_ns, name LIMIT $limit"""
-    return _query(con, sql, {"run": run_id, "limit": limit})
+    return _query(con, sql, {"run": run_id, "limit": limit}, "offset_ms, name")
 
 
 def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:
@@ -242,7 +249,7 @@ def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500
     sql = """SELECT step_id, subject AS label, computing_us, comm_not_overlapped_us, other_tasks_us, gaps_us,
            launch_gaps_us, free_before_us + free_after_us AS free_us
     FROM _time_breakdown WHERE run_id = $run AND window_no > 0 ORDER BY window_no LIMIT $limit"""
-    return _query(con, sql, {"run": run_id, "limit": limit})
+    return _query(con, sql, {"run": run_id, "limit": limit}, "step_id NULLS LAST, label")
 
 
 def hbm_bandwidth(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int = 1000) -> pl.DataFrame:
@@ -263,4 +270,4 @@ def hbm_bandwidth(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int
     )
     SELECT counter, round((c0 + bucket * width - t0) / 1e6, 6) AS offset_ms, round(sum(value), 3) AS mb_per_s
     FROM per_unit, grid GROUP BY counter, bucket, c0, width, t0 ORDER BY counter, bucket"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count})
+    return _query(con, sql, {"run": run_id, "n": bucket_count}, "counter, offset_ms")

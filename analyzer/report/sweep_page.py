@@ -7,9 +7,7 @@ import html
 import pyarrow as pa
 
 from analyzer.metrics.sweep import VERDICT_TEXT
-from analyzer.report.html import figure_html
 from analyzer.report.html_style import report_page
-from analyzer.report.scaling_chart import sweep_chart
 
 
 def verdict_lines(verdict: pa.Table) -> list[str]:
@@ -23,6 +21,10 @@ def verdict_lines(verdict: pa.Table) -> list[str]:
 
 def render_sweep_html(rows: pa.Table, verdict: pa.Table, plotly_src: str | None = None) -> str:
     """The sweep page; plotly.js inlined, or loaded from ``plotly_src`` (a shared file)."""
+    # the charts' modules (polars) load only when the page is drawn, not with the sweep command
+    from analyzer.report.html import figure_html
+    from analyzer.report.scaling_chart import sweep_chart
+
     head = "".join(f"<th>{html.escape(_words(c))}</th>" for c in rows.column_names)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>" for r in rows.to_pylist()
