@@ -16,6 +16,7 @@ from analyzer.report.html import build_figures, render_html
 from analyzer.rule_engine.views import create_views
 from fixtures.evaluate.diagnosed import diagnose_root
 from fixtures.generator.matrix import Cell, cell_truth, write_cell
+from tests.plotly_view import validated, validated_all
 
 MEMORY_RULES = {"memory-near-device-limit", "memory-fragmentation", "memory-leak-across-steps"}
 MEMORY_RULES |= {"hbm-bandwidth-low-mte-busy", "hbm-bandwidth-saturated"}
@@ -145,7 +146,7 @@ def test_memory_timeline_panels_share_one_x_axis(tmp_path: Path) -> None:
     (root,) = write_cell(cell, tmp_path, seed=5, runs=cell_truth(cell, 5))
     with analyzer.load(root) as trace:
         d = analyzer.diagnose(trace)
-        figures = build_figures(trace.con, d)
+        figures = validated_all(build_figures(trace.con, d))
         page = render_html(d, trace.con)
         x_range = memory_series.page_time_range(trace.con, d.run_id)
         whole = memory_series.time_range(trace.con, d.run_id)
@@ -162,7 +163,7 @@ def test_memory_timeline_panels_share_one_x_axis(tmp_path: Path) -> None:
 def test_memory_hbm_samples_at_one_instant_say_so(real_dir: Path) -> None:
     with analyzer.load(real_dir / "msprof_db_2023") as trace:
         d = analyzer.diagnose(trace)
-        figures = build_figures(trace.con, d)
+        figures = validated_all(build_figures(trace.con, d))
     assert "at one instant" in figures["hbm"].layout.annotations[0].text
     notes = [a.text for a in figures["timeline"].layout.annotations]
     assert any("at one instant" in n for n in notes) and any("memory records" in n for n in notes)
@@ -178,7 +179,7 @@ def test_memory_chart_without_records_says_what_to_collect() -> None:
             "reserved_mb": pl.Float64,
         }
     )
-    fig = memory_charts.memory_chart(empty, pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64}))
+    fig = validated(memory_charts.memory_chart(empty, pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64})))
     assert "profile_memory=True" in fig.layout.annotations[0].text
 
 
@@ -223,7 +224,7 @@ def test_memory_timeline_draws_sampled_utilisation_without_an_average_row() -> N
         pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64}),
         (0.0, 4.0),
     )
-    assert {t.name for t in fig.data if t.yaxis == "y4"} == {"AI Core MHz", "AI Core util %"}
+    assert {t.name for t in validated(fig).data if t.yaxis == "y4"} == {"AI Core MHz", "AI Core util %"}
 
 
 @pytest.mark.parametrize("layout", ["torch_npu", "msprof"])

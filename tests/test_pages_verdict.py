@@ -25,6 +25,7 @@ from analyzer.report.job_charts import link_bandwidth_figure, rank_step_heatmap
 from analyzer.report.job_page import slowest_rank_breakdown
 from analyzer.report.logs_index import render_logs_index
 from analyzer.report.scaling_chart import sweep_chart
+from tests.plotly_view import validated
 from tests.report_cases import add_hostile_run
 
 
@@ -132,7 +133,7 @@ def test_pipe_shares_stand_side_by_side_not_stacked():
             "mte_share": [0.8, 0.3],
         }
     )
-    fig = pipeline_chart(shares)
+    fig = validated(pipeline_chart(shares))
     assert fig.layout.barmode == "group" and tuple(fig.layout.yaxis.range) == (0, 105.0)
 
 
@@ -147,7 +148,7 @@ def test_calls_chart_names_the_busiest_types_without_hovering():
             "hotspot": [False] * 8,
         }
     )
-    named = [t for t in calls_chart(calls).data[0].text if t]
+    named = [t for t in validated(calls_chart(calls)).data[0].text if t]
     assert named == ["Op0", "Op1", "Op2", "Op3", "Op4"]
 
 
@@ -159,7 +160,7 @@ def test_link_heatmap_is_sized_to_the_ranks_present_and_coloured_from_zero():
         for d in range(8)
         if s != d
     ]
-    (heat,) = link_bandwidth_figure(rows, present={0, 1}).data
+    (heat,) = validated(link_bandwidth_figure(rows, present={0, 1})).data
     assert list(heat.x) == [0, 1] and list(heat.y) == [0, 1] and len(heat.z) == 2
     assert heat.zmin == 0 and heat.texttemplate
 
@@ -175,7 +176,7 @@ def test_rank_step_heatmap_colours_start_at_zero():
         }
         for r in (0, 1)
     ]
-    axis = rank_step_heatmap(rows).layout.coloraxis
+    axis = validated(rank_step_heatmap(rows)).layout.coloraxis
     assert (axis.cmin, axis.cmax) == (0, 102.0)
 
 
@@ -187,7 +188,7 @@ def test_sweep_panels_start_at_zero():
             dict(zip(columns, ("m", 2, 0.44, 1100.0, 550.0, 1818.0), strict=True)),
         ]
     )
-    layout = sweep_chart(rows).layout
+    layout = validated(sweep_chart(rows)).layout
     assert {layout[f"yaxis{s}"].rangemode for s in ("", "2", "3")} == {"tozero"}
 
 

@@ -10,6 +10,7 @@ from analyzer.diagnosis import diagnose
 from analyzer.report.html import build_figures
 from analyzer.rule_engine.loader import load_rules
 from analyzer.rule_engine.model import ConfiguredRules
+from tests.plotly_view import validated, validated_all
 from tests.test_report_series import _add_ops
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +61,7 @@ def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(co
     diagnosis = diagnose(con, "r", ConfiguredRules(tuple(HOTSPOT), overrides))
     findings = {f.details["op_type"]: f for f in diagnosis.findings}
     assert set(findings) == expected
-    calls = _hotspot_trace(build_figures(con, diagnosis)["calls"])
+    calls = _hotspot_trace(validated(build_figures(con, diagnosis)["calls"]))
     charted = {label: (x, total) for (label, total), x in zip(calls.customdata, calls.x, strict=True)}
     assert set(charted) == expected
     for subject, (call_count, total_ms) in charted.items():
@@ -71,7 +72,7 @@ def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(co
 def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
     _add_swarm(con)
     diagnosis = diagnose(con, "r", ConfiguredRules(tuple(HOTSPOT)))
-    figures = build_figures(con, diagnosis)
+    figures = validated_all(build_figures(con, diagnosis))
     compute = con.execute(
         "SELECT op_type, count(*), sum(dur_us) FROM _compute_tasks WHERE run_id = 'r' "
         "GROUP BY op_type ORDER BY sum(dur_us) DESC, op_type"
@@ -96,7 +97,7 @@ def test_gap_charts_highlight_the_gaps_the_rule_counts(con, overrides, threshold
     _add_ops(con, [(f"op{i}", "Add", "AI_CORE", start, 10) for i, start in enumerate((0, 160, 470, 880))])
     diagnosis = diagnose(con, "r", ConfiguredRules(tuple(GAPS), overrides))
     (finding,) = diagnosis.findings
-    figures = build_figures(con, diagnosis)
+    figures = validated_all(build_figures(con, diagnosis))
     (marked,) = [t for t in figures["gap_positions"].data if t.name.startswith(">=")]
     assert sorted(marked.y) == sorted(g for g in (150.0, 300.0, 400.0) if g >= threshold_us)
     assert len(marked.y) == finding.details["gap_count"]
