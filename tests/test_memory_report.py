@@ -179,7 +179,9 @@ def test_memory_chart_without_records_says_what_to_collect() -> None:
             "reserved_mb": pl.Float64,
         }
     )
-    fig = validated(memory_charts.memory_chart(empty, pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64})))
+    fig = validated(
+        memory_charts.memory_chart(empty, pl.DataFrame(schema={"start_ms": pl.Float64, "end_ms": pl.Float64}))
+    )
     assert "profile_memory=True" in fig.layout.annotations[0].text
 
 
