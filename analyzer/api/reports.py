@@ -10,7 +10,7 @@ from typing import Any
 from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report.accuracy_links import accuracy_links
+from analyzer.report.accuracy_links import accuracy_links, accuracy_reports
 from analyzer.report.job_markdown import render_job_markdown
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
@@ -55,11 +55,12 @@ def report_all(
 
         reader = RunsReader(trace.con, [d.run_id for d in diagnoses if not d.is_job and not d.compares_runs])
     written = []
+    found = accuracy_reports(Path(out_dir))  # once: these reports write none
     for d in diagnoses:
         if on_report is not None:
             on_report(d.run_id)
         mine = reader is not None and reader.holds(d.run_id)
-        written.append((d, _write(d, Path(out_dir), formats, reader if mine else con, self_contained)))
+        written.append((d, _write(d, Path(out_dir), formats, reader if mine else con, self_contained, found)))
         if mine:
             reader.done(d.run_id)  # its page is written: its series are dropped
     return written
@@ -76,10 +77,17 @@ def _checked(formats: Iterable[str], trace: Trace | None) -> list[str]:
     return formats
 
 
-def _write(diagnosis: Diagnosis, out_dir: Path, formats: list[str], con: Any, self_contained: bool) -> list[Path]:
+def _write(
+    diagnosis: Diagnosis,
+    out_dir: Path,
+    formats: list[str],
+    con: Any,
+    self_contained: bool,
+    found: list[Path] | None = None,
+) -> list[Path]:
     folder = run_folder(out_dir, diagnosis.run_id)
     # accuracy reports already written under out_dir for this run (accuracy --profile) get a link and notes
-    diagnosis = replace(diagnosis, accuracy_links=accuracy_links(out_dir, diagnosis.run_id, folder))
+    diagnosis = replace(diagnosis, accuracy_links=accuracy_links(out_dir, diagnosis.run_id, folder, found))
     written = []
     if "json" in formats:
         written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))

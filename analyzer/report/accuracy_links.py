@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,19 @@ ACCURACY_GENERATED_BY = "npu-triage accuracy"  # accuracy.json's generated_by (a
 _PAGES = (".html", ".md", ".json")
 
 
-def accuracy_links(out_dir: Path, run_id: str, folder: Path) -> tuple[dict[str, Any], ...]:
-    """One entry per accuracy.json under ``out_dir`` whose profile holds ``run_id``: the dump and reference it
-    compared, its report files relative to ``folder`` (where the diagnosis's reports go), and its notes."""
+def accuracy_reports(out_dir: Path) -> list[Path]:
+    """Every accuracy.json under ``out_dir``, in path order."""
+    return sorted(Path(out_dir).rglob(ACCURACY_JSON))
+
+
+def accuracy_links(
+    out_dir: Path, run_id: str, folder: Path, found: Sequence[Path] | None = None
+) -> tuple[dict[str, Any], ...]:
+    """One entry per accuracy.json under ``out_dir`` (``found``: accuracy_reports of it, when the reports of
+    many runs are written at once) whose profile holds ``run_id``: the dump and reference it compared, its
+    report files relative to ``folder`` (where the diagnosis's reports go), and its notes."""
     links = []
-    for path in sorted(Path(out_dir).rglob(ACCURACY_JSON)):
+    for path in accuracy_reports(out_dir) if found is None else found:
         doc = _linked_doc(path, run_id)
         if doc is not None:
             files = {p.suffix[1:]: Path(os.path.relpath(p, folder)).as_posix() for p in _pages(path.parent)}
