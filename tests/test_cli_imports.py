@@ -1,0 +1,28 @@
+"""What the command line imports: a diagnosis written as JSON never loads plotly or polars, and neither does the
+parser of every command (`npu-triage --help`); the page modules load them when a page is drawn."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_CHECK = """
+import sys
+from analyzer.cli import main
+from analyzer.cli.commands import all_modules
+code = main(["diagnose", sys.argv[1], "--format", "json", "--out", sys.argv[2], "--quiet"])
+all_modules()
+print(code, sorted({m.split(".")[0] for m in sys.modules} & {"plotly", "polars"}))
+"""
+
+
+def test_json_diagnosis_and_every_command_parser_load_no_plotting_library(tmp_path):
+    example = ROOT / "fixtures" / "examples" / "job_slow_rank"
+    run = subprocess.run(
+        [sys.executable, "-c", _CHECK, str(example), str(tmp_path / "out")],
+        capture_output=True, text=True, cwd=ROOT, check=False, timeout=120,
+    )  # fmt: skip
+    assert run.stdout.split("\n")[-2] == "0 []", run.stdout + run.stderr
+    assert (tmp_path / "out" / "job_slow_rank" / "diagnosis.json").is_file()
