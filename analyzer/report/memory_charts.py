@@ -18,6 +18,7 @@ from analyzer.report.charts import (
     figure_layout,
     not_collected_figure,
     plotly_text,
+    rows_where,
     subplots_layout,
 )
 from analyzer.report.plain_figure import Figure, trace
@@ -45,7 +46,7 @@ def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[dict]:
     """Allocated (solid) and reserved (dashed) lines per component, the total component first."""
     traces = []
     for i, component in enumerate(dict.fromkeys(mem["component"].to_list())):
-        part = mem.filter(pl.col("component") == component)
+        part = rows_where(mem, "component", lambda name, component=component: name == component)
         color = _COMPONENT_COLORS[i % len(_COMPONENT_COLORS)]
         name = plotly_text(component)
         for column, kind, dash in (("allocated_mb", "allocated", "solid"), ("reserved_mb", "reserved", "dash")):
@@ -117,7 +118,7 @@ def core_gap(cores: pl.DataFrame, sampled: pl.DataFrame) -> str:
         )
     means = ", ".join(
         f"{kind} {metric} {avg:.1%}"
-        for kind, metric, avg in sampled.select("core_kind", "metric", "average").rows()
+        for kind, metric, avg in zip(*(sampled[c].to_list() for c in ("core_kind", "metric", "average")), strict=True)
         if avg is not None and metric in ("mac_ratio", "vec_ratio", "mte2_ratio")
     )
     return f"sample-based averages over the whole window only, no time series ({means})"
@@ -164,7 +165,7 @@ def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[dict]:
             **axes,
         )
         for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
-        for part in [hbm.filter(pl.col("counter") == counter)]
+        for part in [rows_where(hbm, "counter", lambda name, counter=counter: name == counter)]
     ]
 
 
@@ -185,7 +186,7 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
             **axes,
         )
         for counter, name in _CORE_SERIES.items()
-        for part in [cores.filter(pl.col("counter") == counter)]
+        for part in [rows_where(cores, "counter", lambda name, counter=counter: name == counter)]
         if not part.is_empty()
     ]
 

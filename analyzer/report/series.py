@@ -175,7 +175,8 @@ def op_type_calls(
     FROM ranked WHERE time_rank <= $limit ORDER BY time_rank"""
     # the hotspots are marked here, not in the query, so that one query serves every run's page
     calls = _query(con, sql, {"run": run_id, "limit": limit}, "time_rank")
-    return calls.with_columns(pl.col("op_type").cast(pl.String).is_in(sorted(hotspots)).alias("hotspot"))
+    hot = frozenset(hotspots)
+    return calls.hstack([pl.Series("hotspot", [t in hot for t in calls["op_type"].to_list()], dtype=pl.Boolean)])
 
 
 def pipeline_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 15) -> pl.DataFrame:
