@@ -35,7 +35,7 @@ from analyzer.report.html_sections import (
 from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import verdict_section
 from analyzer.report.memory_section import memory_section
-from analyzer.report.plain_figure import Figure
+from analyzer.report.plain_figure import Figure, figure_div
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 from analyzer.report.runs_reader import RunsReader
 from analyzer.report.scaling_chart import sweep_chart
@@ -143,14 +143,10 @@ def _timeline(p: PageSeries) -> Figure:
 def figure_html(fig: Figure, div_id: str) -> str:
     """A figure as an HTML fragment with a fixed div id; plotly.js is expected on the page already.
 
-    Plotly's JSON encoder writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
+    figure_json writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f, as plotly does,
     so no export string can close the script tag; the escape below keeps that true if it ever changes.
     """
-    import plotly.io  # HTML only
-
-    fragment = plotly.io.to_html(
-        fig.to_dict(), config=FIGURE_CONFIG, full_html=False, include_plotlyjs=False, div_id=div_id, validate=False
-    )
+    fragment = figure_div(fig.to_dict(), div_id, FIGURE_CONFIG)
     head, sep, tail = fragment.partition("<script")
     body, end_tag, rest = tail.rpartition("</script>")
     return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment

@@ -7,6 +7,7 @@ checks that plotly's validation gives them back unchanged), so the pages look as
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 # What plotly writes for the template named "none" (plotly.io.templates["none"]): plotly.js knows no
@@ -63,3 +64,41 @@ class Figure:
     def to_dict(self) -> dict:
         """The figure as plotly's JSON: {'data': [...], 'layout': {...}}."""
         return {"data": self.data, "layout": self.layout}
+
+
+# '<', '>' and '/' inside JSON strings as plotly writes them, so that no string can close the script tag.
+_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "/": "\\u002f"})
+
+
+def figure_json(value: Any) -> str:
+    """``value`` (a figure's data, layout or config) as plotly.io writes it into a page: compact JSON, '<',
+    '>' and '/' escaped, NaN and infinities as null, decimals and dates as plotly's encoder writes them.
+
+    >>> print(figure_json({"text": "</script>", "y": [1.5, float("nan")]}))
+    {"text":"\\u003c\\u002fscript\\u003e","y":[1.5,null]}
+    """
+    text = json.dumps(value, separators=(",", ":"), default=_plotly_default)
+    if "NaN" in text or "Infinity" in text:  # maybe only inside a string: parsed back, only numbers change
+        text = json.dumps(json.loads(text, parse_constant=lambda _: None), separators=(",", ":"))
+    return text.translate(_SAFE)
+
+
+def _plotly_default(value: Any) -> Any:
+    """What plotly's JSON encoder writes for a value json cannot (Decimal, date, numpy scalars)."""
+    from _plotly_utils.utils import PlotlyJSONEncoder  # plotly's own rules, for the rare value that needs them
+
+    return PlotlyJSONEncoder().default(value)
+
+
+def figure_div(fig: dict, div_id: str, config: dict) -> str:
+    """A figure (plotly's JSON: data and layout) as the HTML plotly.io.to_html(full_html=False) writes: a box
+    as high as the layout says, and the script drawing the figure into it once plotly.js is loaded."""
+    layout = fig.get("layout") or {}
+    height = f"{layout['height']}px" if isinstance(layout.get("height"), int | float) else "100%"
+    width = f"{layout['width']}px" if isinstance(layout.get("width"), int | float) else "100%"
+    plot = f'"{div_id}", {figure_json(fig.get("data") or [])}, {figure_json(layout)}, {figure_json(config)}'
+    return (
+        f'<div style="height:{height}; width:{width};"><div id="{div_id}" class="plotly-graph-div" '
+        'style="height:100%; width:100%;"></div><script>window.PLOTLYENV=window.PLOTLYENV || {};'
+        f'if (document.getElementById("{div_id}")) {{Plotly.newPlot({plot})}};</script></div>'
+    )
