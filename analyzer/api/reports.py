@@ -59,10 +59,10 @@ def report_all(
     for d in diagnoses:
         if on_report is not None:
             on_report(d.run_id)
-        mine = reader is not None and reader.holds(d.run_id)
-        written.append((d, _write(d, Path(out_dir), formats, reader if mine else con, self_contained, found)))
-        if mine:
-            reader.done(d.run_id)  # its page is written: its series are dropped
+        mine = reader if reader is not None and reader.holds(d.run_id) else None
+        written.append((d, _write(d, Path(out_dir), formats, mine or con, self_contained, found)))
+        if mine is not None:
+            mine.done(d.run_id)  # its page is written: its series are dropped
     return written
 
 

@@ -204,15 +204,19 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     return (values.cast(pl.Float64) * factor).round(digits).to_list()
 
 
-def rows_where(table: pl.DataFrame, column: str, keep: Callable[[Any], bool]) -> pl.DataFrame:
-    """The rows whose ``column`` passes ``keep`` (a missing value never does), in their order: one Python pass
-    over the column of a chart's few thousand rows, where a polars filter costs more to plan than to run.
+def rows_where(table: pl.DataFrame, keep: list[bool]) -> pl.DataFrame:
+    """The rows of ``table`` where ``keep`` (one flag per row, made by a Python pass over a column) is true, in
+    their order: on a chart's few thousand rows a polars filter costs more to plan than to run.
 
-    >>> rows_where(pl.DataFrame({"x": [1, None, 3]}), "x", lambda v: v > 1)["x"].to_list()
+    >>> rows_where(pl.DataFrame({"x": [1, None, 3]}), [False, False, True])["x"].to_list()
     [3]
     """
-    kept = [i for i, v in enumerate(table[column].to_list()) if v is not None and keep(v)]
-    return table[pl.Series(kept, dtype=pl.Int64)]
+    return table[pl.Series([i for i, flag in enumerate(keep) if flag], dtype=pl.Int64)]
+
+
+def rows_equal(table: pl.DataFrame, column: str, value: object) -> pl.DataFrame:
+    """The rows whose ``column`` is ``value``, in their order."""
+    return rows_where(table, [v == value for v in table[column].to_list()])
 
 
 def _labels(values: pl.Series) -> list[str]:
@@ -455,7 +459,8 @@ def gap_positions_chart(
         (False, "gap", COLORS["muted"]),
         (True, f">= {_us(threshold_us)}", COLORS["hot"]),
     ):
-        part = rows_where(positions, "gap_us", lambda gap, long_gaps=long_gaps: (gap >= threshold_us) == long_gaps)
+        gaps = positions["gap_us"].to_list()  # a missing gap is in neither group
+        part = rows_where(positions, [g is not None and (g >= threshold_us) == long_gaps for g in gaps])
         traces.append(
             trace(
                 "scatter",
@@ -488,7 +493,7 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
         (False, "operator type", COLORS["muted"]),
         (True, f"hotspot ({plotly_text(marked_by)} finding)" if marked_by else "hotspot", COLORS["hot"]),
     ):
-        part = rows_where(calls, "hotspot", lambda marked, hot=hot: marked == hot)
+        part = rows_equal(calls, "hotspot", hot)
         labels = _labels(part["op_type"])
         total = part["total_us"].to_list()  # most time first (a missing total first, as polars sorts it), then in order
         named = set(sorted(range(len(total)), key=lambda i: (total[i] is not None, -(total[i] or 0), i))[:label_top])
@@ -552,7 +557,7 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> Figure:
         )
     traces = []
     for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
-        part = rows_where(hbm, "counter", lambda name, counter=counter: name == counter)
+        part = rows_equal(hbm, "counter", counter)
         traces.append(
             trace(
                 "scatter",

@@ -18,7 +18,7 @@ from analyzer.report.charts import (
     figure_layout,
     not_collected_figure,
     plotly_text,
-    rows_where,
+    rows_equal,
     subplots_layout,
 )
 from analyzer.report.plain_figure import Figure, trace
@@ -46,7 +46,7 @@ def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[dict]:
     """Allocated (solid) and reserved (dashed) lines per component, the total component first."""
     traces = []
     for i, component in enumerate(dict.fromkeys(mem["component"].to_list())):
-        part = rows_where(mem, "component", lambda name, component=component: name == component)
+        part = rows_equal(mem, "component", component)
         color = _COMPONENT_COLORS[i % len(_COMPONENT_COLORS)]
         name = plotly_text(component)
         for column, kind, dash in (("allocated_mb", "allocated", "solid"), ("reserved_mb", "reserved", "dash")):
@@ -165,7 +165,7 @@ def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[dict]:
             **axes,
         )
         for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
-        for part in [rows_where(hbm, "counter", lambda name, counter=counter: name == counter)]
+        for part in [rows_equal(hbm, "counter", counter)]
     ]
 
 
@@ -186,7 +186,7 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
             **axes,
         )
         for counter, name in _CORE_SERIES.items()
-        for part in [rows_where(cores, "counter", lambda name, counter=counter: name == counter)]
+        for part in [rows_equal(cores, "counter", counter)]
         if not part.is_empty()
     ]
 

@@ -85,7 +85,8 @@ def figure_json(value: Any) -> str:
 
 def _plotly_default(value: Any) -> Any:
     """What plotly's JSON encoder writes for a value json cannot (Decimal, date, numpy scalars)."""
-    from _plotly_utils.utils import PlotlyJSONEncoder  # plotly's own rules, for the rare value that needs them
+    # plotly's own rules, for the rare value that needs them
+    from _plotly_utils.utils import PlotlyJSONEncoder  # type: ignore[import-untyped]
 
     return PlotlyJSONEncoder().default(value)
 
