@@ -86,12 +86,15 @@ SERIES = [
 def test_series_read_for_all_runs_at_once_are_each_runs_own(sweep):
     trace, diagnoses = sweep
     runs = [d.run_id for d in diagnoses]
-    reader = RunsReader(trace.con, runs)
+    reader = RunsReader(trace.con, runs, chunk=2)  # three chunks of the five runs
     for read in SERIES:
         for run in reversed(runs):  # not in the reader's order
             alone, together = read(trace.con, run), read(reader, run)
             assert together.to_dicts() == alone.to_dicts(), (read.__name__, run)
     assert memory_series.time_range(reader, runs[1]) == memory_series.time_range(trace.con, runs[1])
+    for run in runs:  # a page written: its chunk's rows go once all its pages are; a later ask reads again
+        reader.done(run)
+    assert series.busy_over_time(reader, runs[0]).to_dicts() == series.busy_over_time(trace.con, runs[0]).to_dicts()
 
 
 def test_pages_written_together_are_the_pages_written_one_by_one(sweep, tmp_path):
