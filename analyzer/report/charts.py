@@ -220,7 +220,10 @@ def rows_equal(table: pl.DataFrame, column: str, value: object) -> pl.DataFrame:
 
 
 def _labels(values: pl.Series) -> list[str]:
-    return [plotly_text(v) for v in values.to_list()]
+    """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks)."""
+    raw = values.to_list()
+    text = {v: plotly_text(v) for v in set(raw)}
+    return [text[v] for v in raw]
 
 
 TICK_CHARS = 18
