@@ -17,6 +17,7 @@ from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
+from analyzer.rule_engine.set_query import rows_by_run, set_sql
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
 from analyzer.vocabulary import CONFIDENCES, SEVERITIES, Severity, member
@@ -74,15 +75,44 @@ def _message(rule: Rule, values: dict[str, Any]) -> str:
         return f"{values.get('subject')}: {rule.metric} = {values.get('value')}"
 
 
+# A rule's rows of one run, read by the set query of several runs (set_query.py): (columns, rows).
+_Rows = tuple[list[str], list[tuple[Any, ...]]]
+
+
+def _binding(planned: _Planned) -> dict[str, Any]:
+    """The values of the parameters of the rule's SQL on its run(s)."""
+    rule, run_ids = planned.rule, planned.run_ids
+    return {**planned.params, "run_id": outcome_run(rule, run_ids), "run_ids": list(run_ids)}
+
+
+def _ties(rows: _Rows) -> bool:
+    """Whether two rows share what ranking and impact sharing order findings by (subject, impact): only then
+    would their order, which the set query does not keep, change the diagnosis."""
+    columns, found = rows
+    keys = [(str(row.get("subject")), round(_number(row.get("impact_us")) or 0.0, 3)) for row in _dicts(columns, found)]
+    return len(set(keys)) < len(keys)
+
+
+def _dicts(columns: list[str], rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    return [dict(zip(columns, row, strict=True)) for row in rows]
+
+
 class _RuleRun:
-    """One rule over one run (or one set of runs): query, evidence, findings."""
+    """One rule over one run (or one set of runs): query, evidence, findings. ``rows``: the rule's rows of
+    the run when the set query of several runs read them, else None (then the rule's own query runs)."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, planned: _Planned, evidence_limit: int, spans: dict[str, float | None]
+        self,
+        con: duckdb.DuckDBPyConnection,
+        planned: _Planned,
+        evidence_limit: int,
+        spans: dict[str, float | None],
+        rows: _Rows | None = None,
     ) -> None:
         self.con, self.rule, self.params, self.run_ids = con, planned.rule, planned.params, planned.run_ids
         self.evidence_limit, self.spans = evidence_limit, spans
-        self.binding = {**self.params, "run_id": outcome_run(self.rule, self.run_ids), "run_ids": list(self.run_ids)}
+        self.binding = _binding(planned)
+        self.rows = None if rows is None or _ties(rows) else rows
 
     def run(self) -> tuple[list[Finding], RuleOutcome]:
         """Run the rule (it passed its precheck): its findings, or a 'failed' outcome on a SQL error."""
@@ -95,10 +125,13 @@ class _RuleRun:
         return found, RuleOutcome(rule.name, rule.id, about, "ran", finding_count=len(found))
 
     def findings(self) -> list[Finding]:
-        cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
-        columns = [d[0] for d in cursor.description]
-        rows = cursor.fetchall()
-        return [self._finding(dict(zip(columns, row, strict=True))) for row in rows]
+        if self.rows is not None:
+            columns, rows = self.rows
+        else:
+            cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+        return [self._finding(row) for row in _dicts(columns, rows)]
 
     def _evidence(self, run_id: str, subject: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
         if not self.rule.evidence_sql:
@@ -220,16 +253,65 @@ def run_rules(
     The built-in rules' SQL is the program's own: it leaves ``con`` as it was (a notebook's trace can still
     read files after a diagnosis).
     """
+    results = _judge(con, configured, run_ids, evidence_limit, alone=False)
+    return [f for _, found, _ in results for f in found], [outcome for _, _, outcome in results]
+
+
+def run_rules_alone(
+    con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, run_ids: list[str], *, evidence_limit: int = 10
+) -> dict[str, tuple[list[Finding], list[RuleOutcome]]]:
+    """Per run, what ``run_rules(con, configured, [run])`` returns, every run judged as if alone (a rule of
+    scope 'runs' is skipped on each), in one pass: a rule's query runs once for all the runs."""
+    judged: dict[str, tuple[list[Finding], list[RuleOutcome]]] = {r: ([], []) for r in run_ids}
+    for group, found, outcome in _judge(con, configured, run_ids, evidence_limit, alone=True):
+        judged[group[0]][0].extend(found)
+        judged[group[0]][1].append(outcome)
+    return judged
+
+
+def _judge(
+    con: duckdb.DuckDBPyConnection,
+    configured: ConfiguredRules,
+    run_ids: list[str],
+    evidence_limit: int,
+    alone: bool,
+) -> list[tuple[tuple[str, ...], list[Finding], RuleOutcome]]:
+    """(runs, findings, outcome) of every (rule, run or runs) in rule order (``_plan``)."""
     if not all(is_built_in(r) for r in configured.rules):
         close_to_files(con)
     create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
-    if len(run_ids) > 1 and any(r.scope == "runs" for r in configured.rules):
-        create_run_scaling_views(con, list(run_ids))
-    planned = _plan(configured, run_ids, Availability(con))
+    planned = _plan(configured, run_ids, Availability(con), alone=alone)
+    several = [p.run_ids for p in planned if p.rule.scope == "runs" and not p.skipped]
+    if several:  # what the rules comparing runs read; not made when none of them runs
+        create_run_scaling_views(con, list(several[0]))
     spans = _run_spans(con)
-    results = [([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans).run() for p in planned]
-    findings = [f for found, _ in results for f in found]
-    return findings, [outcome for _, outcome in results]
+    rows = _set_rows(con, planned)
+    return [
+        (p.run_ids, *(([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans, rows.get(n)).run()))
+        for n, p in enumerate(planned)
+    ]
+
+
+def _set_rows(con: duckdb.DuckDBPyConnection, planned: list[_Planned]) -> dict[int, _Rows]:
+    """The rows of each (rule, run) that a rule's set query read (set_query.py), by position in ``planned``:
+    for every rule of one run at a time that runs on several runs. A rule whose set query fails is left out
+    (it is then run per run, as alone)."""
+    by_rule: dict[int, list[int]] = {}
+    for n, p in enumerate(planned):
+        if not p.skipped and len(p.run_ids) == 1:
+            by_rule.setdefault(id(p.rule), []).append(n)
+    rows: dict[int, _Rows] = {}
+    for positions in by_rule.values():
+        if len(positions) < 2:
+            continue
+        first = planned[positions[0]]
+        runs = [planned[n].run_ids[0] for n in positions]
+        params = bind_params(set_sql(first.rule.sql), _binding(first))
+        read = rows_by_run(con, first.rule.sql, params, runs)
+        if read is not None:
+            columns, found = read
+            rows.update((n, (columns, found[planned[n].run_ids[0]])) for n in positions)
+    return rows
 
 
 @dataclass(frozen=True)
@@ -242,26 +324,28 @@ class _Planned:
     skipped: RuleOutcome | None
 
 
-def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
-    """What the rule is judged on: each run (scope 'run') or job (scope 'job', whose job tables carry
-    the job id as run_id) alone, or all the runs at once (scope 'runs')."""
-    return [tuple(run_ids)] if rule.scope == "runs" else [(r,) for r in run_ids]
+def _groups_of(configured: ConfiguredRules, run_ids: list[str], alone: bool) -> list[tuple[Rule, tuple[str, ...]]]:
+    """Every (rule, what it is judged on) in rule order: each run (scope 'run') or job (scope 'job', whose
+    job tables carry the job id as run_id) alone, or all the runs at once (scope 'runs', unless ``alone``)."""
+    return [
+        (rule, group)
+        for rule in configured.rules
+        for group in ([tuple(run_ids)] if rule.scope == "runs" and not alone else [(r,) for r in run_ids])
+    ]
 
 
-def _plan(configured: ConfiguredRules, run_ids: list[str], availability: Availability) -> list[_Planned]:
-    """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
-    asked in one query, leaving out the rules skipped whatever the data."""
-    groups = []
-    for rule in configured.rules:
-        values = configured.params(rule)
-        groups += [
-            (rule, values, group, _skipped_whatever_the_data(rule, group, configured.preview))
-            for group in _groups(rule, run_ids)
-        ]
+def _plan(
+    configured: ConfiguredRules, run_ids: list[str], availability: Availability, *, alone: bool = False
+) -> list[_Planned]:
+    """Every (rule, run or runs) in rule order (``_groups_of``), prechecked. The data checks of all of them
+    are asked at once (availability.py), leaving out the rules skipped whatever the data."""
+    groups = _groups_of(configured, run_ids, alone)
+    params = {id(rule): configured.params(rule) for rule, _ in groups}
+    checked = [(rule, group, _skipped_whatever_the_data(rule, group, configured.preview)) for rule, group in groups]
     availability.prefetch(
-        key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)
+        key for rule, group, reason in checked if reason is None for key in required_keys(rule, group)
     )
     return [
-        _Planned(rule, values, group, _precheck(rule, group, availability, reason))
-        for rule, values, group, reason in groups
+        _Planned(rule, params[id(rule)], group, _precheck(rule, group, availability, reason))
+        for rule, group, reason in checked
     ]
