@@ -17,6 +17,7 @@ from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
+from analyzer.rule_engine.set_evidence import Evidence, evidence_of
 from analyzer.rule_engine.set_query import rows_by_run, set_sql
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
@@ -107,12 +108,14 @@ class _RuleRun:
         planned: _Planned,
         evidence_limit: int,
         spans: dict[str, float | None],
-        rows: _Rows | None = None,
+        read: _SetRead | None = None,
     ) -> None:
         self.con, self.rule, self.params, self.run_ids = con, planned.rule, planned.params, planned.run_ids
         self.evidence_limit, self.spans = evidence_limit, spans
         self.binding = _binding(planned)
+        rows = read.rows if read else None
         self.rows = None if rows is None or _ties(rows) else rows
+        self.evidence_read = read.evidence if read else {}
 
     def run(self) -> tuple[list[Finding], RuleOutcome]:
         """Run the rule (it passed its precheck): its findings, or a 'failed' outcome on a SQL error."""
@@ -136,6 +139,9 @@ class _RuleRun:
     def _evidence(self, run_id: str, subject: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
         if not self.rule.evidence_sql:
             return (), (), 0
+        if (read := self.evidence_read.get((run_id, subject))) is not None:
+            columns, rows, total = read
+            return columns, tuple(tuple(plain_value(v) for v in row) for row in rows), total
         values = {**self.binding, "run_id": run_id, "subject": subject}
         sql = self.rule.evidence_sql.rstrip().rstrip(";")  # it is run inside an outer query
         params = bind_params(sql, values)
@@ -285,22 +291,31 @@ def _judge(
     if several:  # what the rules comparing runs read; not made when none of them runs
         create_run_scaling_views(con, list(several[0]))
     spans = _run_spans(con)
-    rows = _set_rows(con, planned)
+    read = _set_reads(con, planned, evidence_limit)
     return [
-        (p.run_ids, *(([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans, rows.get(n)).run()))
+        (p.run_ids, *(([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans, read.get(n)).run()))
         for n, p in enumerate(planned)
     ]
 
 
-def _set_rows(con: duckdb.DuckDBPyConnection, planned: list[_Planned]) -> dict[int, _Rows]:
-    """The rows of each (rule, run) that a rule's set query read (set_query.py), by position in ``planned``:
-    for every rule of one run at a time that runs on several runs. A rule whose set query fails is left out
-    (it is then run per run, as alone)."""
+@dataclass(frozen=True)
+class _SetRead:
+    """What the set queries of a rule read for one run: its rows, the evidence of its findings by (run, subject)."""
+
+    rows: _Rows
+    evidence: dict[tuple[str, Any], Evidence]
+
+
+def _set_reads(con: duckdb.DuckDBPyConnection, planned: list[_Planned], evidence_limit: int) -> dict[int, _SetRead]:
+    """What the set queries read of each (rule, run), by position in ``planned``: for every rule of one run at
+    a time that runs on several runs, its rows (set_query.py) and its findings' evidence (set_evidence.py). A
+    rule whose set query fails is left out (it is then run per run, as alone), and so is a finding's evidence
+    that the set query cannot put in order."""
     by_rule: dict[int, list[int]] = {}
     for n, p in enumerate(planned):
         if not p.skipped and len(p.run_ids) == 1:
             by_rule.setdefault(id(p.rule), []).append(n)
-    rows: dict[int, _Rows] = {}
+    rows: dict[int, _SetRead] = {}
     for positions in by_rule.values():
         if len(positions) < 2:
             continue
@@ -310,8 +325,25 @@ def _set_rows(con: duckdb.DuckDBPyConnection, planned: list[_Planned]) -> dict[i
         read = rows_by_run(con, first.rule.sql, params, runs)
         if read is not None:
             columns, found = read
-            rows.update((n, (columns, found[planned[n].run_ids[0]])) for n in positions)
+            evidence = _set_evidence(con, first, columns, found, evidence_limit)
+            rows.update((n, _SetRead((columns, found[planned[n].run_ids[0]]), evidence)) for n in positions)
     return rows
+
+
+def _set_evidence(
+    con: duckdb.DuckDBPyConnection, first: _Planned, columns: list[str], found: dict, limit: int
+) -> dict[tuple[str, Any], Evidence]:
+    """The evidence of every finding of the rule's rows ``found`` (by run), read at once; {} when the rule
+    has no evidence query or a subject cannot be a key."""
+    if not first.rule.evidence_sql:
+        return {}
+    rows = [(run, row) for run, of_run in found.items() for row in _dicts(columns, of_run)]
+    keys = [(str(row.get("run_id") or run), row.get("subject")) for run, row in rows]
+    try:
+        keys = list(dict.fromkeys(keys))
+    except TypeError:  # a subject that is a list or a map: asked per finding
+        return {}
+    return evidence_of(con, first.rule.evidence_sql, _binding(first), keys, limit)
 
 
 @dataclass(frozen=True)

@@ -13,33 +13,36 @@ from typing import Any
 import duckdb
 
 # Where the runs come from inside the set query; $run_id / $run_ids of a scope-'run' rule become its column.
-_RUNS_ALIAS = "__triage_runs"
-_RUN = f"{_RUNS_ALIAS}.__run"
+RUNS_ALIAS = "__triage_runs"
+_RUN = f"{RUNS_ALIAS}.__run"
 _SET_SQL = (
-    f"SELECT {_RUN} AS __run, q.* FROM (SELECT unnest($__runs::VARCHAR[]) AS __run) {_RUNS_ALIAS}, "
+    f"SELECT {_RUN} AS __run, q.* FROM (SELECT unnest($__runs::VARCHAR[]) AS __run) {RUNS_ALIAS}, "
     "LATERAL (\n{sql}\n) q"
 )
 
 # Things to step over whole (a $name inside them is not a parameter), then the parameters of one run.
 _TOKENS = re.compile(
-    r"""(?P<skip>'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|/\*.*?\*/)|\$(?P<param>run_ids?)(?![A-Za-z0-9_])""",
+    r"""(?P<skip>'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|/\*.*?\*/)|\$(?P<param>run_ids?|subject)(?![A-Za-z0-9_])""",
     re.DOTALL,
 )
-_REPLACEMENT = {"run_id": _RUN, "run_ids": f"[{_RUN}]"}
+_REPLACEMENT = {"run_id": _RUN, "run_ids": f"[{_RUN}]", "subject": f"{RUNS_ALIAS}.__subject"}
 _RENAMED = re.compile(r"^(?P<stem>.+)_\d+$")
 
 
-def for_every_run(sql: str) -> str:
+def for_every_run(sql: str, subject: bool = False) -> str:
     """The rule's SQL as the LATERAL side of the set query: its ``$run_id`` the run's column, ``$run_ids``
-    the list of that one run (as the runner binds them for one run); literals, quoted names and comments
-    left as they are.
+    the list of that one run (as the runner binds them for one run), with ``subject`` also ``$subject``
+    the finding's subject column (an evidence query); literals, quoted names and comments left as they are.
 
     >>> for_every_run("SELECT '$run_id' AS a, $run_ids AS b FROM t WHERE run_id = $run_id -- $run_id")
     "SELECT '$run_id' AS a, [__triage_runs.__run] AS b FROM t WHERE run_id = __triage_runs.__run -- $run_id"
     """
 
     def replace(match: re.Match[str]) -> str:
-        return match.group("skip") or _REPLACEMENT[match.group("param")]
+        param = match.group("param")
+        if match.group("skip") or (param == "subject" and not subject):
+            return match.group(0)
+        return _REPLACEMENT[param]
 
     return _TOKENS.sub(replace, sql.rstrip().rstrip(";"))
 
@@ -55,10 +58,13 @@ def rows_by_run(
     """(columns, rows of each run) of the rule query ``sql`` run for every run of ``run_ids`` in one query;
     None when the set query fails or renamed a duplicate column (then the rule is run per run, as alone).
     ``params``: the rule's other parameters, the ones ``sql`` uses."""
+    from analyzer.job.fixed_order import fixed_order
+
     try:
-        cursor = con.execute(set_sql(sql), {**params, "__runs": run_ids})
-        columns = [d[0] for d in cursor.description][1:]
-        rows = cursor.fetchall()
+        with fixed_order(con):
+            cursor = con.execute(set_sql(sql), {**params, "__runs": run_ids})
+            columns = [d[0] for d in cursor.description][1:]
+            rows = cursor.fetchall()
     except duckdb.Error:
         return None
     if any((m := _RENAMED.match(c)) and m.group("stem") in columns for c in columns):
