@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import lru_cache
 from typing import Any
 
 import duckdb
@@ -69,23 +68,31 @@ def _order_term(expression: dict, select: list[dict]) -> dict | None:
     return expression if same else None
 
 
-def _window(function: str, orders: list[dict], alias: str) -> dict:
-    template = json.loads(_parsed(f"SELECT {function}() OVER (ORDER BY 1) AS {alias}"))
+def _window(con: duckdb.DuckDBPyConnection, function: str, orders: list[dict], alias: str) -> dict:
+    template = _parsed(con, f"SELECT {function}() OVER (ORDER BY 1) AS {alias}")
     window = template["statements"][0]["node"]["select_list"][0]
     return {**window, "orders": orders}
 
 
-@lru_cache(maxsize=256)
-def _parsed(sql: str) -> str:
-    with duckdb.connect() as scratch:  # the parser only: no data read
-        return scratch.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0]
+def _parsed(con: duckdb.DuckDBPyConnection, sql: str) -> dict:
+    """DuckDB's parse tree of ``sql`` (the parser only: no table is read)."""
+    return json.loads(con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
 
 
-@lru_cache(maxsize=256)
-def ordered(sql: str) -> str | None:
+# The rewritten evidence queries (``ordered``), by query text: the same whatever the connection.
+_ORDERED: dict[str, str | None] = {}
+
+
+def ordered(con: duckdb.DuckDBPyConnection, sql: str) -> str | None:
     """``sql`` with its rows' place in its own ORDER BY as two more columns (``row_number``, ``rank``);
     None when it is not one SELECT ordered by an ORDER BY, without DISTINCT, LIMIT or OFFSET."""
-    tree = json.loads(_parsed(sql))
+    if sql not in _ORDERED:
+        _ORDERED[sql] = _ordered(con, sql)
+    return _ORDERED[sql]
+
+
+def _ordered(con: duckdb.DuckDBPyConnection, sql: str) -> str | None:
+    tree = _parsed(con, sql)
     if tree.get("error") or len(tree["statements"]) != 1 or tree["statements"][0]["node"]["type"] != "SELECT_NODE":
         return None
     node = tree["statements"][0]["node"]
@@ -97,9 +104,8 @@ def ordered(sql: str) -> str | None:
         if term is None:
             return None
         orders.append({**order, "expression": term})
-    node["select_list"] += [_window("row_number", orders, _N), _window("rank", orders, _RANK)]
-    with duckdb.connect() as scratch:
-        return scratch.execute("SELECT json_deserialize_sql(?)", [json.dumps(tree)]).fetchall()[0][0]
+    node["select_list"] += [_window(con, "row_number", orders, _N), _window(con, "rank", orders, _RANK)]
+    return con.execute("SELECT json_deserialize_sql(?)", [json.dumps(tree)]).fetchall()[0][0]
 
 
 def evidence_of(
@@ -108,7 +114,7 @@ def evidence_of(
     """The evidence of each (run, subject) of ``keys`` from the evidence query ``sql`` (``binding``: the
     values of its other parameters), read in one query; a key left out is to be asked alone (see the
     module's doc)."""
-    rewritten = ordered(sql.rstrip().rstrip(";"))
+    rewritten = ordered(con, sql.rstrip().rstrip(";"))
     if rewritten is None or len(keys) < 2:
         return {}
     query = _SET_SQL.format(sql=for_every_run(rewritten, subject=True))
