@@ -99,8 +99,9 @@ def _dicts(columns: list[str], rows: list[tuple[Any, ...]]) -> list[dict[str, An
 
 
 class _RuleRun:
-    """One rule over one run (or one set of runs): query, evidence, findings. ``rows``: the rule's rows of
-    the run when the set query of several runs read them, else None (then the rule's own query runs)."""
+    """One rule over one run (or one set of runs): query, evidence, findings. ``read``: what the set queries
+    of several runs read for this run, else None (then the rule's own queries run). Rows read that tie in
+    what orders findings are read again by the rule's own query: the set query does not keep their order."""
 
     def __init__(
         self,
@@ -372,7 +373,7 @@ def _plan(
     """Every (rule, run or runs) in rule order (``_groups_of``), prechecked. The data checks of all of them
     are asked at once (availability.py), leaving out the rules skipped whatever the data."""
     groups = _groups_of(configured, run_ids, alone)
-    params = {id(rule): configured.params(rule) for rule, _ in groups}
+    params = {id(rule): configured.params(rule) for rule in configured.rules}
     checked = [(rule, group, _skipped_whatever_the_data(rule, group, configured.preview)) for rule, group in groups]
     availability.prefetch(
         key for rule, group, reason in checked if reason is None for key in required_keys(rule, group)
