@@ -58,17 +58,20 @@ def rows_by_run(
     """(columns, rows of each run) of the rule query ``sql`` run for every run of ``run_ids`` in one query;
     None when the set query fails or renamed a duplicate column (then the rule is run per run, as alone).
     ``params``: the rule's other parameters, the ones ``sql`` uses."""
-    from analyzer.job.fixed_order import fixed_order
+    from analyzer.job.fixed_order import fixed_order  # here: fixed_order reads the runner, which reads this
 
     try:
+        # One thread: a run's rows then reach each float sum in the order its own query adds them, so that
+        # a number the rule returns is the same to its last digit as when the run is judged alone.
         with fixed_order(con):
             cursor = con.execute(set_sql(sql), {**params, "__runs": run_ids})
-            columns = [d[0] for d in cursor.description][1:]
+            names = [d[0] for d in cursor.description]
             rows = cursor.fetchall()
     except duckdb.Error:
         return None
-    if any((m := _RENAMED.match(c)) and m.group("stem") in columns for c in columns):
-        return None
+    columns = names[1:]
+    if any((m := _RENAMED.match(c)) and m.group("stem") in names for c in columns):
+        return None  # DuckDB renamed a column the rule returns twice (or one named like the run column)
     found: dict[str, list[tuple[Any, ...]]] = {r: [] for r in run_ids}
     for row in rows:
         found[row[0]].append(row[1:])
