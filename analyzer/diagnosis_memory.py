@@ -66,8 +66,3 @@ def memory_summaries(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict
         device["holders"] = holders.get((run_id, device.pop("_device")), [])
         devices.setdefault(run_id, []).append(device)
     return {r: {"devices": devices[r]} if r in devices else None for r in run_ids}
-
-
-def memory_summary(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
-    """``memory_summaries`` of one run."""
-    return memory_summaries(con, [run_id])[run_id]

@@ -46,8 +46,3 @@ def failed_operators_of(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> d
         for run_id, *row in cursor.fetchall():
             found[run_id].append({n: plain_value(v) for n, v in zip(names, row, strict=True)})
     return {r: tuple(rows) for r, rows in found.items()}
-
-
-def failed_operators(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], ...]:
-    """``failed_operators_of`` one run."""
-    return failed_operators_of(con, [run_id])[run_id]
