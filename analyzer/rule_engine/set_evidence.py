@@ -87,7 +87,10 @@ def ordered(con: duckdb.DuckDBPyConnection, sql: str) -> str | None:
     """``sql`` with its rows' place in its own ORDER BY as two more columns (``row_number``, ``rank``);
     None when it is not one SELECT ordered by an ORDER BY, without DISTINCT, LIMIT or OFFSET."""
     if sql not in _ORDERED:
-        _ORDERED[sql] = _ordered(con, sql)
+        try:
+            _ORDERED[sql] = _ordered(con, sql)
+        except (duckdb.Error, KeyError, IndexError, ValueError):  # a parse tree not of the form expected
+            _ORDERED[sql] = None
     return _ORDERED[sql]
 
 
