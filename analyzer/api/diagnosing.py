@@ -9,6 +9,7 @@ from typing import Any
 from analyzer.api.rule_sets import configured
 from analyzer.api.trace import Trace
 from analyzer.diagnosis import diagnose as diagnose_run
+from analyzer.diagnosis import diagnose_many
 from analyzer.diagnosis import diagnose_runs as diagnose_together
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.job.diagnosis import diagnose_job
@@ -52,11 +53,7 @@ def _runs(
     """Each usable run's diagnosis, its findings that a job finding of ``jobs`` explains marked so."""
     usable = trace.usable_run_ids()
     explanations = [e for j in jobs for e in j.explains]
-    found = []
-    for r in usable:
-        if on_run:
-            on_run(r)
-        found.append(explain_findings(diagnose_run(trace.con, r, rules), explanations))
+    found = [explain_findings(d, explanations) for d in diagnose_many(trace.con, usable, rules, on_run)]
     several = diagnose_together(trace.con, usable, rules)
     return found if several is None else [*found, several]
 
@@ -84,9 +81,10 @@ def diagnose_all(
 ) -> list[Diagnosis]:
     """Everything ``npu-triage diagnose`` judges, in its order: each job (``diagnose_jobs``), each usable run,
     then the rules comparing the runs. Options as ``diagnose``; ``on_run``: called with each run id as its
-    diagnosis starts (a command's progress display). A rank's finding that a job finding explains (the job
-    rules' [explains]) is 'info', says so (``Finding.explained_by``) and ranks last; ``explained_by``: job
-    diagnoses made before, for jobs no longer in the trace."""
+    diagnosis is assembled, after the rules ran over all the runs at once (a command's progress display).
+    A rank's finding that a job finding explains (the job rules' [explains]) is 'info', says so
+    (``Finding.explained_by``) and ranks last; ``explained_by``: job diagnoses made before, for jobs no
+    longer in the trace."""
     rules = configured(rule_set, params, preview)
     jobs = _jobs(trace, rules)
     return [*jobs, *_runs(trace, rules, on_run, [*jobs, *explained_by])]

@@ -14,9 +14,9 @@ from analyzer.sql_modules import SqlDefinition, parse_module
 _ATTACH = "CREATE TEMP TABLE IF NOT EXISTS _log_attach (log_run_id VARCHAR, run_id VARCHAR, offset_min INTEGER)"
 _EXISTS = "SELECT count(*) FROM duckdb_views() WHERE view_name = '_log_failed_ops'"
 _ROWS = """
-SELECT * EXCLUDE (run_id, first_time), strftime(first_time, '%Y-%m-%d %H:%M:%S.%f') AS first_time
-FROM _log_failed_ops WHERE run_id = ?
-ORDER BY first_time, log_run_id, stream_id, task_id, op_name
+SELECT run_id AS __run, * EXCLUDE (run_id, first_time), strftime(first_time, '%Y-%m-%d %H:%M:%S.%f') AS first_time
+FROM _log_failed_ops WHERE run_id IN (SELECT unnest(?::VARCHAR[]))
+ORDER BY run_id, first_time, log_run_id, stream_id, task_id, op_name
 """
 
 
@@ -36,11 +36,13 @@ def attach_links(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[
         con.execute(definition.create_statement())
 
 
-def failed_operators(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[dict[str, Any], ...]:
-    """The run's operators whose task failed, each with its error records (see links.sql, _log_failed_ops);
-    () when no logs are attached to the connection."""
-    if not con.execute(_EXISTS).fetchall()[0][0]:
-        return ()
-    cursor = con.execute(_ROWS, [run_id])
-    names = [d[0] for d in cursor.description]
-    return tuple({n: plain_value(v) for n, v in zip(names, row, strict=True)} for row in cursor.fetchall())
+def failed_operators_of(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, tuple[dict[str, Any], ...]]:
+    """Per run, its operators whose task failed, each with its error records (see links.sql, _log_failed_ops),
+    read with one query for all the runs; () when no logs are attached to the connection."""
+    found: dict[str, list[dict[str, Any]]] = {r: [] for r in run_ids}
+    if con.execute(_EXISTS).fetchall()[0][0]:
+        cursor = con.execute(_ROWS, [run_ids])
+        names = [d[0] for d in cursor.description][1:]
+        for run_id, *row in cursor.fetchall():
+            found[run_id].append({n: plain_value(v) for n, v in zip(names, row, strict=True)})
+    return {r: tuple(rows) for r, rows in found.items()}

@@ -23,6 +23,7 @@ warning per cost, the largest claim keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -49,24 +50,36 @@ class _Claims:
         return got
 
 
-def _pools(con: duckdb.DuckDBPyConnection, run_ids: set[str]) -> tuple[dict, dict, dict, dict]:
-    """(not computing, computing, span) per run and device time per (run, op type)."""
-    idle, computing, span = {}, {}, {}
+# Per run: (not computing, computing, span) keyed by run id, and device time keyed by (run, op type).
+Pools = tuple[dict[str, float], dict[str, float], dict[str, float], dict[tuple[str, str], float]]
+
+
+def impact_pools(con: duckdb.DuckDBPyConnection, run_ids: Iterable[str]) -> dict[str, Pools]:
+    """The pools of time of each run of ``run_ids`` (that has them), read once for all of them."""
+    runs = sorted(set(run_ids))
+    pools: dict[str, Pools] = {}
     for run_id, n, c, s in con.execute(
         "SELECT run_id, not_computing_us, computing_us, span_us FROM _time_breakdown "
         "WHERE window_no = 0 AND run_id IN (SELECT unnest($r::VARCHAR[]))",
-        {"r": sorted(run_ids)},
+        {"r": runs},
     ).fetchall():
-        idle[run_id], computing[run_id], span[run_id] = n or 0.0, c or 0.0, s or 0.0
-    busy = {
-        (r, t): b
-        for r, t, b in con.execute(
-            "SELECT run_id, op_type, sum(busy_us) FROM _op_type_busy WHERE op_type IS NOT NULL "
-            "AND run_id IN (SELECT unnest($r::VARCHAR[])) GROUP BY run_id, op_type",
-            {"r": sorted(run_ids)},
-        ).fetchall()
-    }
-    return idle, computing, span, busy
+        pools[run_id] = ({run_id: n or 0.0}, {run_id: c or 0.0}, {run_id: s or 0.0}, {})
+    for r, t, b in con.execute(
+        "SELECT run_id, op_type, sum(busy_us) FROM _op_type_busy WHERE op_type IS NOT NULL "
+        "AND run_id IN (SELECT unnest($r::VARCHAR[])) GROUP BY run_id, op_type",
+        {"r": runs},
+    ).fetchall():
+        pools.setdefault(r, ({}, {}, {}, {}))[3][r, t] = b
+    return pools
+
+
+def _pools(pools: dict[str, Pools], run_ids: set[str]) -> Pools:
+    """(not computing, computing, span) per run and device time per (run, op type) of ``run_ids``."""
+    merged: Pools = ({}, {}, {}, {})
+    for run_id in sorted(run_ids):
+        for into, part in zip(merged, pools.get(run_id, ({}, {}, {}, {})), strict=True):
+            into.update(part)  # type: ignore[attr-defined]
+    return merged
 
 
 def _capped(f: Finding, impact: float, span: float | None, note: dict[str, Any], same_cost: str = "") -> Finding:
@@ -106,15 +119,18 @@ def _cap_to_span(out: dict[int, Finding], span: dict[str, float]) -> None:
         out[key] = _capped(f, within.take(f.run_id, f.impact_us), span.get(f.run_id), {})
 
 
-def exclusive_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule]) -> list[Finding]:
+def exclusive_impacts(
+    con: duckdb.DuckDBPyConnection, findings: list[Finding], rules: list[Rule], pools: dict[str, Pools] | None = None
+) -> list[Finding]:
     """The findings with impacts that count each stretch of device time once (needs the helper views).
 
-    ``rules``: the rules that made the findings (their ``[impact]`` declarations).
+    ``rules``: the rules that made the findings (their ``[impact]`` declarations); ``pools``: ``impact_pools``
+    of (at least) the findings' runs, read before for many runs' findings (None: read here).
     """
     runs = {f.run_id for f in findings}
     if not runs:
         return findings
-    idle, computing, span, busy = _pools(con, runs)
+    idle, computing, span, busy = _pools(impact_pools(con, runs) if pools is None else pools, runs)
     idle_claims, type_claims, compute_claims = _Claims(idle), _Claims(busy), _Claims(computing)
     out: dict[int, Finding] = {}
     first_on_type: dict[tuple[str, str], str] = {}

@@ -17,6 +17,8 @@ from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
+from analyzer.rule_engine.set_evidence import Evidence, evidence_of
+from analyzer.rule_engine.set_query import rows_by_run, set_sql
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
 from analyzer.vocabulary import CONFIDENCES, SEVERITIES, Severity, member
@@ -74,15 +76,47 @@ def _message(rule: Rule, values: dict[str, Any]) -> str:
         return f"{values.get('subject')}: {rule.metric} = {values.get('value')}"
 
 
+# A rule's rows of one run, read by the set query of several runs (set_query.py): (columns, rows).
+_Rows = tuple[list[str], list[tuple[Any, ...]]]
+
+
+def _binding(planned: _Planned) -> dict[str, Any]:
+    """The values of the parameters of the rule's SQL on its run(s)."""
+    rule, run_ids = planned.rule, planned.run_ids
+    return {**planned.params, "run_id": outcome_run(rule, run_ids), "run_ids": list(run_ids)}
+
+
+def _ties(rows: _Rows) -> bool:
+    """Whether two rows share what ranking and impact sharing order findings by (subject, impact): only then
+    would their order, which the set query does not keep, change the diagnosis."""
+    columns, found = rows
+    keys = [(str(row.get("subject")), round(_number(row.get("impact_us")) or 0.0, 3)) for row in _dicts(columns, found)]
+    return len(set(keys)) < len(keys)
+
+
+def _dicts(columns: list[str], rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    return [dict(zip(columns, row, strict=True)) for row in rows]
+
+
 class _RuleRun:
-    """One rule over one run (or one set of runs): query, evidence, findings."""
+    """One rule over one run (or one set of runs): query, evidence, findings. ``read``: what the set queries
+    of several runs read for this run, else None (then the rule's own queries run). Rows read that tie in
+    what orders findings are read again by the rule's own query: the set query does not keep their order."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, planned: _Planned, evidence_limit: int, spans: dict[str, float | None]
+        self,
+        con: duckdb.DuckDBPyConnection,
+        planned: _Planned,
+        evidence_limit: int,
+        spans: dict[str, float | None],
+        read: _SetRead | None = None,
     ) -> None:
         self.con, self.rule, self.params, self.run_ids = con, planned.rule, planned.params, planned.run_ids
         self.evidence_limit, self.spans = evidence_limit, spans
-        self.binding = {**self.params, "run_id": outcome_run(self.rule, self.run_ids), "run_ids": list(self.run_ids)}
+        self.binding = _binding(planned)
+        rows = read.rows if read else None
+        self.rows = None if rows is None or _ties(rows) else rows
+        self.evidence_read = read.evidence if read else {}
 
     def run(self) -> tuple[list[Finding], RuleOutcome]:
         """Run the rule (it passed its precheck): its findings, or a 'failed' outcome on a SQL error."""
@@ -95,14 +129,20 @@ class _RuleRun:
         return found, RuleOutcome(rule.name, rule.id, about, "ran", finding_count=len(found))
 
     def findings(self) -> list[Finding]:
-        cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
-        columns = [d[0] for d in cursor.description]
-        rows = cursor.fetchall()
-        return [self._finding(dict(zip(columns, row, strict=True))) for row in rows]
+        if self.rows is not None:
+            columns, rows = self.rows
+        else:
+            cursor = self.con.execute(self.rule.sql, bind_params(self.rule.sql, self.binding))
+            columns = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+        return [self._finding(row) for row in _dicts(columns, rows)]
 
     def _evidence(self, run_id: str, subject: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...], int]:
         if not self.rule.evidence_sql:
             return (), (), 0
+        if (read := self.evidence_read.get((run_id, subject))) is not None:
+            columns, rows, total = read
+            return columns, tuple(tuple(plain_value(v) for v in row) for row in rows), total
         values = {**self.binding, "run_id": run_id, "subject": subject}
         sql = self.rule.evidence_sql.rstrip().rstrip(";")  # it is run inside an outer query
         params = bind_params(sql, values)
@@ -220,16 +260,91 @@ def run_rules(
     The built-in rules' SQL is the program's own: it leaves ``con`` as it was (a notebook's trace can still
     read files after a diagnosis).
     """
+    results = _judge(con, configured, run_ids, evidence_limit, alone=False)
+    return [f for _, found, _ in results for f in found], [outcome for _, _, outcome in results]
+
+
+def run_rules_alone(
+    con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, run_ids: list[str], *, evidence_limit: int = 10
+) -> dict[str, tuple[list[Finding], list[RuleOutcome]]]:
+    """Per run, what ``run_rules(con, configured, [run])`` returns, every run judged as if alone (a rule of
+    scope 'runs' is skipped on each), in one pass: a rule's query runs once for all the runs."""
+    judged: dict[str, tuple[list[Finding], list[RuleOutcome]]] = {r: ([], []) for r in run_ids}
+    for group, found, outcome in _judge(con, configured, run_ids, evidence_limit, alone=True):
+        judged[group[0]][0].extend(found)
+        judged[group[0]][1].append(outcome)
+    return judged
+
+
+def _judge(
+    con: duckdb.DuckDBPyConnection,
+    configured: ConfiguredRules,
+    run_ids: list[str],
+    evidence_limit: int,
+    alone: bool,
+) -> list[tuple[tuple[str, ...], list[Finding], RuleOutcome]]:
+    """(runs, findings, outcome) of every (rule, run or runs) in rule order (``_plan``)."""
     if not all(is_built_in(r) for r in configured.rules):
         close_to_files(con)
     create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
-    if len(run_ids) > 1 and any(r.scope == "runs" for r in configured.rules):
-        create_run_scaling_views(con, list(run_ids))
-    planned = _plan(configured, run_ids, Availability(con))
+    planned = _plan(configured, run_ids, Availability(con), alone=alone)
+    several = [p.run_ids for p in planned if p.rule.scope == "runs" and not p.skipped]
+    if several:  # what the rules comparing runs read; not made when none of them runs
+        create_run_scaling_views(con, list(several[0]))
     spans = _run_spans(con)
-    results = [([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans).run() for p in planned]
-    findings = [f for found, _ in results for f in found]
-    return findings, [outcome for _, outcome in results]
+    read = _set_reads(con, planned, evidence_limit)
+    return [
+        (p.run_ids, *(([], p.skipped) if p.skipped else _RuleRun(con, p, evidence_limit, spans, read.get(n)).run()))
+        for n, p in enumerate(planned)
+    ]
+
+
+@dataclass(frozen=True)
+class _SetRead:
+    """What the set queries of a rule read for one run: its rows, the evidence of its findings by (run, subject)."""
+
+    rows: _Rows
+    evidence: dict[tuple[str, Any], Evidence]
+
+
+def _set_reads(con: duckdb.DuckDBPyConnection, planned: list[_Planned], evidence_limit: int) -> dict[int, _SetRead]:
+    """What the set queries read of each (rule, run), by position in ``planned``: for every rule of one run at
+    a time that runs on several runs, its rows (set_query.py) and its findings' evidence (set_evidence.py). A
+    rule whose set query fails is left out (it is then run per run, as alone), and so is a finding's evidence
+    that the set query cannot put in order."""
+    by_rule: dict[int, list[int]] = {}
+    for n, p in enumerate(planned):
+        if not p.skipped and len(p.run_ids) == 1:
+            by_rule.setdefault(id(p.rule), []).append(n)
+    rows: dict[int, _SetRead] = {}
+    for positions in by_rule.values():
+        if len(positions) < 2:
+            continue
+        first = planned[positions[0]]
+        runs = [planned[n].run_ids[0] for n in positions]
+        params = bind_params(set_sql(first.rule.sql), _binding(first))
+        read = rows_by_run(con, first.rule.sql, params, runs)
+        if read is not None:
+            columns, found = read
+            evidence = _set_evidence(con, first, columns, found, evidence_limit)
+            rows.update((n, _SetRead((columns, found[planned[n].run_ids[0]]), evidence)) for n in positions)
+    return rows
+
+
+def _set_evidence(
+    con: duckdb.DuckDBPyConnection, first: _Planned, columns: list[str], found: dict, limit: int
+) -> dict[tuple[str, Any], Evidence]:
+    """The evidence of every finding of the rule's rows ``found`` (by run), read at once; {} when the rule
+    has no evidence query or a subject cannot be a key."""
+    if not first.rule.evidence_sql:
+        return {}
+    rows = [(run, row) for run, of_run in found.items() for row in _dicts(columns, of_run)]
+    keys = [(str(row.get("run_id") or run), row.get("subject")) for run, row in rows]
+    try:
+        keys = list(dict.fromkeys(keys))
+    except TypeError:  # a subject that is a list or a map: asked per finding
+        return {}
+    return evidence_of(con, first.rule.evidence_sql, _binding(first), keys, limit)
 
 
 @dataclass(frozen=True)
@@ -242,26 +357,28 @@ class _Planned:
     skipped: RuleOutcome | None
 
 
-def _groups(rule: Rule, run_ids: list[str]) -> list[tuple[str, ...]]:
-    """What the rule is judged on: each run (scope 'run') or job (scope 'job', whose job tables carry
-    the job id as run_id) alone, or all the runs at once (scope 'runs')."""
-    return [tuple(run_ids)] if rule.scope == "runs" else [(r,) for r in run_ids]
+def _groups_of(configured: ConfiguredRules, run_ids: list[str], alone: bool) -> list[tuple[Rule, tuple[str, ...]]]:
+    """Every (rule, what it is judged on) in rule order: each run (scope 'run') or job (scope 'job', whose
+    job tables carry the job id as run_id) alone, or all the runs at once (scope 'runs', unless ``alone``)."""
+    return [
+        (rule, group)
+        for rule in configured.rules
+        for group in ([tuple(run_ids)] if rule.scope == "runs" and not alone else [(r,) for r in run_ids])
+    ]
 
 
-def _plan(configured: ConfiguredRules, run_ids: list[str], availability: Availability) -> list[_Planned]:
-    """Every (rule, run or runs) in rule order, prechecked. The data checks of all of them are
-    asked in one query, leaving out the rules skipped whatever the data."""
-    groups = []
-    for rule in configured.rules:
-        values = configured.params(rule)
-        groups += [
-            (rule, values, group, _skipped_whatever_the_data(rule, group, configured.preview))
-            for group in _groups(rule, run_ids)
-        ]
+def _plan(
+    configured: ConfiguredRules, run_ids: list[str], availability: Availability, *, alone: bool = False
+) -> list[_Planned]:
+    """Every (rule, run or runs) in rule order (``_groups_of``), prechecked. The data checks of all of them
+    are asked at once (availability.py), leaving out the rules skipped whatever the data."""
+    groups = _groups_of(configured, run_ids, alone)
+    params = {id(rule): configured.params(rule) for rule in configured.rules}
+    checked = [(rule, group, _skipped_whatever_the_data(rule, group, configured.preview)) for rule, group in groups]
     availability.prefetch(
-        key for rule, _, group, reason in groups if reason is None for key in required_keys(rule, group)
+        key for rule, group, reason in checked if reason is None for key in required_keys(rule, group)
     )
     return [
-        _Planned(rule, values, group, _precheck(rule, group, availability, reason))
-        for rule, values, group, reason in groups
+        _Planned(rule, params[id(rule)], group, _precheck(rule, group, availability, reason))
+        for rule, group, reason in checked
     ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from analyzer.diagnosis import diagnose
+from analyzer.diagnosis import diagnose_many
 from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
@@ -161,11 +161,12 @@ def _problems(con, source_id: str, cid: str) -> pa.Table:
 
 
 def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:
-    """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
+    """Ranked findings per run from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass); empty
+    when diagnosis is off."""
     if not settings.diagnose:
         return {}
     configured = _configured(settings)
-    return {rid: list(diagnose(con, rid, configured).findings) for rid in run_ids}
+    return {d.run_id: list(d.findings) for d in diagnose_many(con, run_ids, configured)}
 
 
 def _configured(settings: WorkSettings) -> ConfiguredRules:
