@@ -11,14 +11,33 @@ the command line calls these for its work. One concern per module:
 - ``tables``: ``findings_table``; ``frames``: the views' tables as polars frames.
 """
 
-from analyzer.api.batches import batch
-from analyzer.api.diagnosing import diagnose, diagnose_all, diagnose_jobs, diagnose_runs
-from analyzer.api.diffs import Diff, DifferentModels, diff
-from analyzer.api.logs import attach_logs, diagnose_logs
-from analyzer.api.reports import report, write_index
-from analyzer.api.rule_sets import RuleSetError, rules
-from analyzer.api.tables import findings_table
-from analyzer.api.trace import Trace, load, open_database
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from analyzer.api.batches import batch
+    from analyzer.api.diagnosing import diagnose, diagnose_all, diagnose_jobs, diagnose_runs
+    from analyzer.api.diffs import Diff, DifferentModels, diff
+    from analyzer.api.logs import attach_logs, diagnose_logs
+    from analyzer.api.reports import report, write_index
+    from analyzer.api.rule_sets import RuleSetError, rules
+    from analyzer.api.tables import findings_table
+    from analyzer.api.trace import Trace, load, open_database
+
+# name -> the module defining it, imported when the name is first used: a command imports only what it
+# calls (``diagnose`` never pays for the batch executors, the diff engine or the log readers).
+_MODULES = {
+    "batch": "batches",
+    **dict.fromkeys(("diagnose", "diagnose_all", "diagnose_jobs", "diagnose_runs"), "diagnosing"),
+    **dict.fromkeys(("Diff", "DifferentModels", "diff"), "diffs"),
+    **dict.fromkeys(("attach_logs", "diagnose_logs"), "logs"),
+    **dict.fromkeys(("report", "write_index"), "reports"),
+    **dict.fromkeys(("RuleSetError", "rules"), "rule_sets"),
+    "findings_table": "tables",
+    **dict.fromkeys(("Trace", "load", "open_database"), "trace"),
+}
 
 __all__ = [
     "Diff",
@@ -40,3 +59,15 @@ __all__ = [
     "rules",
     "write_index",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
