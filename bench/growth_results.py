@@ -1,0 +1,106 @@
+"""Growth rows -> ratios to the parse floor and msprof-analyze, slopes per axis and tool, the issue's targets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.growth_commands import BASE, ENGINE_TOOLS, FLOOR, MSPROF, NPU
+from bench.growth_fit import MAX_SLOPE, fits, loglog_slope
+from bench.results import _check
+
+AXES = ("kernels", "gaps", "runs", "ranks")
+# diagnose exits 1 when a finding reaches --fail-on: it finished its work all the same.
+OK_EXIT = {NPU: (0, 1), BASE: (0, 1), FLOOR: (0,), MSPROF: (0,)}
+BOTH_CORES_CPU_PCT = 150  # CPU time over wall time: well past one core's 100%
+
+
+def finished(row: dict[str, Any]) -> bool:
+    return row["exit_code"] in OK_EXIT.get(row["tool"], (0,))
+
+
+def with_ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with ratio_to_floor and ratio_to_msprof (wall over the reference's on the same input)."""
+    wall = {(r["axis"], r["size"], r["tool"]): r["wall_s"] for r in rows if finished(r)}
+
+    def ratio(row: dict[str, Any], tool: str) -> float | None:
+        ref = wall.get((row["axis"], row["size"], tool))
+        return round(row["wall_s"] / ref, 3) if ref and row["tool"] != tool else None
+
+    return [{**r, "ratio_to_floor": ratio(r, FLOOR), "ratio_to_msprof": ratio(r, MSPROF)} for r in rows]
+
+
+def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per axis and tool (finished runs only): the log-log slope of wall time over every size and
+    over the largest ones, of CPU time and peak RSS over every size; a defect when an engine's wall
+    time slope > MAX_SLOPE."""
+    out = []
+    for axis in AXES:
+        for tool in (NPU, BASE, FLOOR, MSPROF):
+            mine = [r for r in rows if r["axis"] == axis and r["tool"] == tool and finished(r)]
+            if len(mine) < 2:
+                continue
+            every, tail = fits([(r["size"], r["wall_s"]) for r in mine])
+            rss = loglog_slope([(r["size"], r["peak_rss_mb"]) for r in mine])
+            cpu = loglog_slope([(r["size"], r["cpu_s"]) for r in mine])
+            engine = tool in ENGINE_TOOLS
+            out.append(
+                {
+                    "axis": axis,
+                    "tool": tool,
+                    "sizes": list(every.sizes),
+                    "slope": _round(every.slope),
+                    "tail_sizes": list(tail.sizes),
+                    "tail_slope": _round(tail.slope),
+                    "cpu_slope": _round(cpu),
+                    "rss_slope": _round(rss),
+                    "defect": engine and (every.defect or tail.defect),
+                }
+            )
+    return out
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 44's acceptance bars that the measured sizes reach (this checkout's npu-triage)."""
+    by = {(r["axis"], r["size"], r["tool"]): r for r in with_ratios(rows)}
+    checks = []
+    job = by.get(("ranks", 1024, NPU))
+    if job:
+        checks.append(_check("1,024 ranks", "diagnose within 0.5x msprof-analyze", job["ratio_to_msprof"], 0.5))
+        checks.append(_check("1,024 ranks", "peak RSS MB under 1,000", job["peak_rss_mb"], 1000))
+        both = f"CPU % >= {BOTH_CORES_CPU_PCT} (both cores)"
+        checks.append(_check("1,024 ranks", both, job["cpu_pct"], BOTH_CORES_CPU_PCT, at_least=True))
+    big = by.get(("ranks", 4096, NPU))
+    if big:
+        checks.append(_check("4,096 ranks", "peak RSS MB under 2,000", big["peak_rss_mb"], 2000))
+    batch = by.get(("runs", 200, NPU))
+    if batch:
+        checks.append(_check("200 runs", "batch within 2x the parse floor", batch["ratio_to_floor"], 2))
+        if batch.get("same_catalog") is not None:
+            same = float(batch["same_catalog"])
+            checks.append(_check("200 runs", "catalog identical to the baseline's", same, 1, at_least=True))
+    checks += _gap_targets(by)
+    return checks
+
+
+def _gap_targets(by: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
+    gaps, floor = by.get(("gaps", 200_000, NPU)), by.get(("gaps", 200_000, FLOOR))
+    if not gaps or not floor:
+        return []
+    rss = round(gaps["peak_rss_mb"] / floor["peak_rss_mb"], 3)
+    return [
+        _check("200,000 gaps", "diagnose within 2x the parse floor", gaps["ratio_to_floor"], 2),
+        _check("200,000 gaps", "peak RSS within 1.5x the parse floor's", rss, 1.5),
+    ]
+
+
+def defects(slope_rows: list[dict[str, Any]]) -> list[str]:
+    """One line per engine slope above MAX_SLOPE."""
+    return [
+        f"{s['axis']}, {s['tool']}: slope {s['slope']} (all sizes), {s['tail_slope']} (largest) > {MAX_SLOPE}"
+        for s in slope_rows
+        if s["defect"]
+    ]
