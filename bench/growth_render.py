@@ -50,15 +50,8 @@ def row_cells(row: dict[str, Any]) -> tuple[str, ...]:
 def slope_cells(s: dict[str, Any]) -> tuple[str, ...]:
     sizes = f"{s['sizes'][0]:,} to {s['sizes'][-1]:,} ({len(s['sizes'])} sizes)"
     verdict = "DEFECT" if s["defect"] else "" if s["tool"].startswith("npu-triage") else "reference"
-    return (
-        s["axis"],
-        s["tool"],
-        sizes,
-        _number(s["slope"]),
-        _number(s["tail_slope"]),
-        _number(s["rss_slope"]),
-        verdict,
-    )
+    fitted = (s["slope"], s["tail_slope"], s["cpu_slope"], s["rss_slope"])
+    return (s["axis"], s["tool"], sizes, *map(_number, fitted), verdict)
 
 
 def _markdown_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:

@@ -100,7 +100,9 @@ def _gap_targets(by: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
 def defects(slope_rows: list[dict[str, Any]]) -> list[str]:
     """One line per engine slope above MAX_SLOPE."""
     return [
-        f"{s['axis']}, {s['tool']}: slope {s['slope']} (all sizes), {s['tail_slope']} (largest) > {MAX_SLOPE}"
+        f"{s['axis']}, {s['tool']}: slope {s['slope']} over every size"
+        + ("" if s["tail_slope"] is None else f", {s['tail_slope']} over the largest {len(s['tail_sizes'])}")
+        + f" (limit {MAX_SLOPE})"
         for s in slope_rows
         if s["defect"]
     ]
