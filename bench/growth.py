@@ -92,6 +92,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def results_path(args: argparse.Namespace) -> Path:
+    """Where the results go; a --quick check keeps the real run's."""
+    return args.out / ("growth_results_quick.json" if args.quick else "growth_results.json")
+
+
 def plan(args: argparse.Namespace) -> dict[str, list[int]]:
     """Axis -> the sizes to measure."""
     table = QUICK_SIZES if args.quick else FULL_SIZES
@@ -182,7 +187,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
             print(f"measuring {axis} {size:,} ...", file=sys.stderr, flush=True)
             rows += input_rows(args, item, msprof)
             doc = _document(args, argv, rows, load, time.perf_counter() - start)
-            write_json_atomically(args.out / "growth_results.json", doc)
+            write_json_atomically(results_path(args), doc)
     return _document(args, argv, rows, load, time.perf_counter() - start)
 
 
@@ -211,7 +216,7 @@ def _baseline_name(base: Path | None) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parse(argv)
-    results, docs = args.out / "growth_results.json", ROOT / "docs" / "benchmark.md"
+    results, docs = results_path(args), ROOT / "docs" / "benchmark.md"
     if args.from_json:
         write_docs(docs, json.loads(results.read_text(encoding="utf-8")))
         print(f"docs/benchmark.md's Growth section rewritten from {results}")

@@ -26,8 +26,6 @@ BATCH_SCENARIOS = (
     "hbm_saturated",
 )
 JOB_SCENARIO, JOB_SEED, JOB_KERNELS = "job_slow_rank", 41, 134  # about 400 kernels a rank (3 steps)
-_TIMELINE = re.compile(r"^(trace_view\.json|msprof_.*\.json)$")
-_JSON = re.compile(r"\.json(\.\d+)?$")
 
 
 @dataclass(frozen=True)
@@ -80,6 +78,11 @@ def ranks_input(data: Path, size: int) -> GrowthInput:
         root, lambda tmp: write_job(job_plan(JOB_SCENARIO, ranks=size, seed=JOB_SEED), tmp, kernels=JOB_KERNELS)
     )
     return GrowthInput("ranks", size, root / JOB_SCENARIO)
+
+
+# the files of a timeline (arrays of events) and the other JSON files (one object each; info.json.0)
+_TIMELINE = re.compile(r"^(trace_view\.json|msprof_.*\.json)$")
+_JSON = re.compile(r"\.json(\.\d+)?$")
 
 
 def floor_arguments(root: Path) -> list[str]:
