@@ -180,7 +180,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
     _compile_engine()
     if args.baseline:
         compile_baseline(args.baseline, args.out / "pycache-baseline")
-    load, msprof, rows = os.getloadavg(), _msprof_tool(args), []
+    args.commit, load, msprof, rows = _commit(), os.getloadavg(), _msprof_tool(args), []
     for axis, sizes in plan(args).items():
         for size in sizes:
             item = growth_input(args, axis, size)
@@ -194,7 +194,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
 def _document(args: argparse.Namespace, argv: list[str], rows: list[dict], load: tuple, total_s: float) -> dict:
     return {
         "machine": machine(),
-        "commit": _commit(),
+        "commit": args.commit,  # as the run began
         "baseline": _baseline_name(args.baseline),
         "load_average": list(load),
         "repeats": args.repeat,
