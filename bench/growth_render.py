@@ -21,6 +21,7 @@ SLOPE_HEADERS = (
     "wall slope",
     f"wall slope, largest {TAIL_POINTS}",
     "CPU slope",
+    f"CPU slope, largest {TAIL_POINTS}",
     "RSS slope",
     "",
 )
@@ -49,8 +50,9 @@ def row_cells(row: dict[str, Any]) -> tuple[str, ...]:
 
 def slope_cells(s: dict[str, Any]) -> tuple[str, ...]:
     sizes = f"{s['sizes'][0]:,} to {s['sizes'][-1]:,} ({len(s['sizes'])} sizes)"
-    verdict = "DEFECT" if s["defect"] else "" if s["tool"].startswith("npu-triage") else "reference"
-    fitted = (s["slope"], s["tail_slope"], s["cpu_slope"], s["rss_slope"])
+    engine = "DEFECT (" + " and ".join(s["defect"]) + " time)" if s["defect"] else ""
+    verdict = engine if s["tool"].startswith("npu-triage") else "reference"
+    fitted = (s["slope"], s["tail_slope"], s["cpu_slope"], s["cpu_tail_slope"], s["rss_slope"])
     return (s["axis"], s["tool"], sizes, *map(_number, fitted), verdict)
 
 
@@ -93,8 +95,9 @@ and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder
 system time over wall time (200 = both cores busy). A slope is the least-squares slope of
 log(wall time) against log(size); the cost of a command that grows linearly with its input has a
 slope of 1 (less while its fixed start-up weighs), so a slope above {MAX_SLOPE} of npu-triage, over
-every size or over the largest {TAIL_POINTS}, is a defect. The CPU slope (of user + system time)
-is shown beside it: on a machine shared with other work it moves less than wall time."""
+every size or over the largest {TAIL_POINTS}, is a defect; so is one of its CPU time (user + system),
+which on a machine shared with other work moves less than wall time: a defect of wall time alone
+is lost parallelism or the machine's load."""
 
 
 def section(doc: dict[str, Any]) -> str:

@@ -30,33 +30,34 @@ def with_ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per axis and tool (finished runs only): the log-log slope of wall time over every size and
-    over the largest ones, of CPU time and peak RSS over every size; a defect when an engine's wall
-    time slope > MAX_SLOPE."""
+    """Per axis and tool (finished runs only): the log-log slopes of wall and CPU time over every size
+    and over the largest ones, of peak RSS over every size; ``defect`` names the times (wall, CPU) of
+    which an engine's slope exceeds MAX_SLOPE."""
     out = []
     for axis in AXES:
         for tool in (NPU, BASE, FLOOR, MSPROF):
             mine = [r for r in rows if r["axis"] == axis and r["tool"] == tool and finished(r)]
-            if len(mine) < 2:
-                continue
-            every, tail = fits([(r["size"], r["wall_s"]) for r in mine])
-            rss = loglog_slope([(r["size"], r["peak_rss_mb"]) for r in mine])
-            cpu = loglog_slope([(r["size"], r["cpu_s"]) for r in mine])
-            engine = tool in ENGINE_TOOLS
-            out.append(
-                {
-                    "axis": axis,
-                    "tool": tool,
-                    "sizes": list(every.sizes),
-                    "slope": _round(every.slope),
-                    "tail_sizes": list(tail.sizes),
-                    "tail_slope": _round(tail.slope),
-                    "cpu_slope": _round(cpu),
-                    "rss_slope": _round(rss),
-                    "defect": engine and (every.defect or tail.defect),
-                }
-            )
+            if len(mine) >= 2:
+                out.append({"axis": axis, "tool": tool, **_fitted(mine, tool in ENGINE_TOOLS)})
     return out
+
+
+def _fitted(rows: list[dict[str, Any]], engine: bool) -> dict[str, Any]:
+    wall, wall_tail = fits([(r["size"], r["wall_s"]) for r in rows])
+    cpu, cpu_tail = fits([(r["size"], r["cpu_s"]) for r in rows])
+    defect = [
+        name for name, pair in (("wall", (wall, wall_tail)), ("CPU", (cpu, cpu_tail))) if any(f.defect for f in pair)
+    ]
+    return {
+        "sizes": list(wall.sizes),
+        "slope": _round(wall.slope),
+        "tail_sizes": list(wall_tail.sizes),
+        "tail_slope": _round(wall_tail.slope),
+        "cpu_slope": _round(cpu.slope),
+        "cpu_tail_slope": _round(cpu_tail.slope),
+        "rss_slope": _round(loglog_slope([(r["size"], r["peak_rss_mb"]) for r in rows])),
+        "defect": defect if engine else [],
+    }
 
 
 def _round(value: float | None) -> float | None:
@@ -98,11 +99,16 @@ def _gap_targets(by: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def defects(slope_rows: list[dict[str, Any]]) -> list[str]:
-    """One line per engine slope above MAX_SLOPE."""
+    """One line per engine axis whose wall or CPU time grows with a slope above MAX_SLOPE."""
     return [
-        f"{s['axis']}, {s['tool']}: slope {s['slope']} over every size"
-        + ("" if s["tail_slope"] is None else f", {s['tail_slope']} over the largest {len(s['tail_sizes'])}")
-        + f" (limit {MAX_SLOPE})"
+        f"{s['axis']}, {s['tool']}: {_slope_text(s, '')} of wall time, {_slope_text(s, 'cpu_')} of CPU time "
+        f"(limit {MAX_SLOPE})"
         for s in slope_rows
         if s["defect"]
     ]
+
+
+def _slope_text(s: dict[str, Any], prefix: str) -> str:
+    tail = s[f"{prefix}tail_slope"]
+    every = f"slope {s[f'{prefix}slope']} over every size"
+    return every if tail is None else f"{every}, {tail} over the largest {len(s['tail_sizes'])}"

@@ -81,9 +81,12 @@ def test_only_the_engine_is_flagged_a_defect_and_unfinished_runs_are_left_out() 
     rows += [{**_row("ranks", 4096, NPU, 1e6), "exit_code": 2}]
     by_tool = {s["tool"]: s for s in slopes(rows)}
     assert by_tool[NPU]["slope"] == pytest.approx(1.0) and by_tool[NPU]["sizes"] == [8, 64, 512]
-    assert not by_tool[NPU]["defect"]
-    assert by_tool[BASE]["defect"] and by_tool[BASE]["slope"] == pytest.approx(1.5)
-    assert not by_tool[MSPROF]["defect"]
+    assert by_tool[NPU]["defect"] == []
+    assert by_tool[BASE]["defect"] == ["wall", "CPU"] and by_tool[BASE]["slope"] == pytest.approx(1.5)
+    assert by_tool[MSPROF]["defect"] == []
+    # CPU time linear, wall time not: the machine's load or lost parallelism, a defect of wall time only
+    loaded = [_row("runs", n, NPU, (n / 10) ** 1.3, cpu=n / 10) for n in (10, 100, 1000)]
+    assert slopes(loaded)[0]["defect"] == ["wall"] and slopes(loaded)[0]["cpu_slope"] == 1.0
 
 
 def test_ratios_and_the_issues_targets_come_from_the_rows_of_the_same_input() -> None:
@@ -119,9 +122,15 @@ def test_the_docs_section_shows_rows_slopes_and_defects_and_replaces_itself(tmp_
     text = section(_doc(rows))
     assert text.startswith(START) and text.rstrip().endswith(END)
     assert "| runs | 2,000 | 2.0 | npu-triage | 980.25 | 100 | 100 | 49.01 | - |" in text
-    assert "| runs | npu-triage | 10 to 2,000 (4 sizes) | 1.30 | 1.30 | 1.30 | 0.00 | DEFECT |" in text
-    assert "| runs | parse floor | 10 to 2,000 (4 sizes) | 1.00 | 1.00 | 1.00 | 0.00 | reference |" in text
-    assert "- defect: runs, npu-triage: slope 1.3 over every size, 1.3 over the largest 3 (limit 1.1)" in text
+    assert (
+        "| runs | npu-triage | 10 to 2,000 (4 sizes) | 1.30 | 1.30 | 1.30 | 1.30 | 0.00 | DEFECT (wall and CPU time) |"
+        in text
+    )
+    assert "| runs | parse floor | 10 to 2,000 (4 sizes) | 1.00 | 1.00 | 1.00 | 1.00 | 0.00 | reference |" in text
+    assert (
+        "- defect: runs, npu-triage: slope 1.3 over every size, 1.3 over the largest 3 of wall time, "
+        "slope 1.3 over every size, 1.3 over the largest 3 of CPU time (limit 1.1)"
+    ) in text
     assert "at commit abc1234 on 2 cores" in text and "Regenerate: `python bench/growth.py --axes ranks`." in text
     page = tmp_path / "benchmark.md"
     page.write_text("# Benchmark\n\nother runs\n\n<!-- dask:start -->\n## Batch\n<!-- dask:end -->\n", encoding="utf-8")
