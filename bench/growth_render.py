@@ -13,7 +13,18 @@ from bench.growth_fit import MAX_SLOPE, TAIL_POINTS
 from bench.growth_results import defects, finished, slopes, targets, with_ratios
 
 START, END = "<!-- growth:start -->", "<!-- growth:end -->"
-ROW_HEADERS = ("axis", "size", "input MB", "tool", "wall s", "peak RSS MB", "CPU %", "to parse floor", "to msprof")
+ROW_HEADERS = (
+    "axis",
+    "size",
+    "input MB",
+    "tool",
+    "wall s",
+    "CPU s",
+    "CPU %",
+    "peak RSS MB",
+    "to parse floor",
+    "to msprof",
+)
 SLOPE_HEADERS = (
     "axis",
     "tool",
@@ -41,8 +52,9 @@ def row_cells(row: dict[str, Any]) -> tuple[str, ...]:
         f"{row['input_mb']:.1f}",
         tool,
         f"{row['wall_s']:.2f}",
-        f"{row['peak_rss_mb']:.0f}",
+        f"{row['cpu_s']:.2f}",
         f"{row['cpu_pct']:.0f}",
+        f"{row['peak_rss_mb']:.0f}",
         _number(row["ratio_to_floor"]),
         _number(row["ratio_to_msprof"], 3),
     )

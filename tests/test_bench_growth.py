@@ -121,7 +121,7 @@ def test_the_docs_section_shows_rows_slopes_and_defects_and_replaces_itself(tmp_
     rows += [_row("runs", n, FLOOR, n / 100) for n in (10, 100, 1000, 2000)]
     text = section(_doc(rows))
     assert text.startswith(START) and text.rstrip().endswith(END)
-    assert "| runs | 2,000 | 2.0 | npu-triage | 980.25 | 100 | 100 | 49.01 | - |" in text
+    assert "| runs | 2,000 | 2.0 | npu-triage | 980.25 | 980.25 | 100 | 100 | 49.01 | - |" in text
     assert (
         "| runs | npu-triage | 10 to 2,000 (4 sizes) | 1.30 | 1.30 | 1.30 | 1.30 | 0.00 | DEFECT (wall and CPU time) |"
         in text
