@@ -103,8 +103,9 @@ scenarios, both layouts, a seed each) given to `batch --jobs 2`; `ranks` a `job_
 whose every rank holds its kernel_details.csv (about 400 kernels; `diagnose --format
 json,md,html`: the job page and per-rank reports). The parse floor is DuckDB reading every file of
 the input (one `read_csv` per kind of CSV, the timeline JSON as events, the other JSON as objects)
-and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder. CPU % is user +
-system time over wall time (200 = both cores busy). A slope is the least-squares slope of
+and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder; "to floor" and
+"to msprof" are wall-time ratios on the same input. CPU s is user + system time (a batch's workers
+included), CPU % that over wall time (200 = both cores busy). A slope is the least-squares slope of
 log(wall time) against log(size); the cost of a command that grows linearly with its input has a
 slope of 1 (less while its fixed start-up weighs), so a slope above {MAX_SLOPE} of npu-triage, over
 every size or over the largest {TAIL_POINTS}, is a defect; so is one of its CPU time (user + system),
