@@ -75,11 +75,13 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--skip-msprof-analyze", action="store_true")
     p.add_argument("--msprof-venv", type=Path, help=f"msprof-analyze's venv (default {MSPROF_VENV} if present)")
     p.add_argument("--out", type=Path, default=ROOT / "reports" / "bench-growth")
+    p.add_argument("--data", type=Path, help="cache of generated inputs (default: OUT/data)")
     p.add_argument("--note", default="", help="a sentence recorded with the run in docs/benchmark.md")
     p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark.md")
     p.add_argument("--from-json", action="store_true", help="rewrite the docs section from OUT/growth_results.json")
     args = p.parse_args(argv)
     args.out = args.out.resolve()
+    args.data = (args.data or args.out / "data").resolve()
     args.baseline = args.baseline and args.baseline.resolve()
     if args.baseline and not (args.baseline / "analyzer").is_dir():
         raise SystemExit(f"--baseline {args.baseline}: no npu-triage checkout there (no analyzer/ folder)")
@@ -104,7 +106,7 @@ def plan(args: argparse.Namespace) -> dict[str, list[int]]:
 
 
 def growth_input(args: argparse.Namespace, axis: str, size: int) -> GrowthInput:
-    data = args.out / "data"
+    data = args.data
     if axis == "kernels":
         return kernels_input(data, size, args.layout)
     if axis == "gaps":
