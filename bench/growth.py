@@ -202,10 +202,16 @@ def _document(args: argparse.Namespace, argv: list[str], rows: list[dict], load:
         "repeats": args.repeat,
         "quick": args.quick,
         "note": args.note,
-        "command": shlex.join(["python", "bench/growth.py", *argv]),
+        "command": shlex.join(["python", "bench/growth.py", *_without_note(argv)]),
         "total_run_s": round(total_s, 1),
         "rows": rows,
     }
+
+
+def _without_note(argv: list[str]) -> list[str]:
+    """The command line to show: the note is printed on its own."""
+    note = {i for i, a in enumerate(argv) if a == "--note"}
+    return [a for i, a in enumerate(argv) if i not in note and i - 1 not in note and not a.startswith("--note=")]
 
 
 def _baseline_name(base: Path | None) -> str | None:

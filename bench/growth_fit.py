@@ -18,7 +18,8 @@ class Fit:
 
     @property
     def defect(self) -> bool:
-        return self.slope is not None and self.slope > MAX_SLOPE
+        """Judged on the slope as shown (two decimals), so that a table never flags a 1.10."""
+        return self.slope is not None and round(self.slope, 2) > MAX_SLOPE
 
 
 def loglog_slope(points: list[tuple[float, float]]) -> float | None:

@@ -22,7 +22,8 @@ ROW_HEADERS = (
     "CPU s",
     "CPU %",
     "peak RSS MB",
-    "to parse floor",
+    "to floor",
+    "to floor, CPU",
     "to msprof",
 )
 SLOPE_HEADERS = (
@@ -34,7 +35,7 @@ SLOPE_HEADERS = (
     "CPU slope",
     f"CPU slope, largest {TAIL_POINTS}",
     "RSS slope",
-    "",
+    "verdict",
 )
 
 
@@ -56,6 +57,7 @@ def row_cells(row: dict[str, Any]) -> tuple[str, ...]:
         f"{row['cpu_pct']:.0f}",
         f"{row['peak_rss_mb']:.0f}",
         _number(row["ratio_to_floor"]),
+        _number(row["cpu_ratio_to_floor"]),
         _number(row["ratio_to_msprof"], 3),
     )
 
@@ -103,14 +105,14 @@ scenarios, both layouts, a seed each) given to `batch --jobs 2`; `ranks` a `job_
 whose every rank holds its kernel_details.csv (about 400 kernels; `diagnose --format
 json,md,html`: the job page and per-rank reports). The parse floor is DuckDB reading every file of
 the input (one `read_csv` per kind of CSV, the timeline JSON as events, the other JSON as objects)
-and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder; "to floor" and
-"to msprof" are wall-time ratios on the same input. CPU s is user + system time (a batch's workers
-included), CPU % that over wall time (200 = both cores busy). A slope is the least-squares slope of
-log(wall time) against log(size); the cost of a command that grows linearly with its input has a
-slope of 1 (less while its fixed start-up weighs), so a slope above {MAX_SLOPE} of npu-triage, over
-every size or over the largest {TAIL_POINTS}, is a defect; so is one of its CPU time (user + system),
-which on a machine shared with other work moves less than wall time: a defect of wall time alone
-is lost parallelism or the machine's load."""
+and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder. "to floor" and
+"to msprof" are wall-time ratios on the same input, "to floor, CPU" the ratio of CPU times. CPU s
+is user + system time (a batch's workers included), CPU % that over wall time (200 = both cores
+busy). A slope is the least-squares slope of log(wall time) against log(size); the cost of a
+command that grows linearly with its input has a slope of 1 (less while its fixed start-up
+weighs), so a slope above {MAX_SLOPE} of npu-triage, over every size or over the largest
+{TAIL_POINTS}, is a defect; so is one of its CPU time, which on a machine shared with other work
+moves less than wall time: a defect of wall time alone is lost parallelism or the machine's load."""
 
 
 def section(doc: dict[str, Any]) -> str:
@@ -139,7 +141,7 @@ def print_results(doc: dict[str, Any], console: Console | None = None) -> None:
     ):
         table = Table(title=title)
         for h in headers:
-            table.add_column(h, justify="left" if h in ("axis", "tool", "sizes fitted", "") else "right")
+            table.add_column(h, justify="left" if h in ("axis", "tool", "sizes fitted", "verdict") else "right")
         for row in cells:
             table.add_row(*row)
         console.print(table)

@@ -19,14 +19,23 @@ def finished(row: dict[str, Any]) -> bool:
 
 
 def with_ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows with ratio_to_floor and ratio_to_msprof (wall over the reference's on the same input)."""
-    wall = {(r["axis"], r["size"], r["tool"]): r["wall_s"] for r in rows if finished(r)}
+    """Rows with ratio_to_floor and ratio_to_msprof (wall time over the reference's on the same input)
+    and cpu_ratio_to_floor (CPU time over the floor's: steadier on a loaded machine)."""
+    ref = {(r["axis"], r["size"], r["tool"]): r for r in rows if finished(r)}
 
-    def ratio(row: dict[str, Any], tool: str) -> float | None:
-        ref = wall.get((row["axis"], row["size"], tool))
-        return round(row["wall_s"] / ref, 3) if ref and row["tool"] != tool else None
+    def ratio(row: dict[str, Any], tool: str, key: str = "wall_s") -> float | None:
+        other = ref.get((row["axis"], row["size"], tool))
+        return round(row[key] / other[key], 3) if other and other[key] and row["tool"] != tool else None
 
-    return [{**r, "ratio_to_floor": ratio(r, FLOOR), "ratio_to_msprof": ratio(r, MSPROF)} for r in rows]
+    return [
+        {
+            **r,
+            "ratio_to_floor": ratio(r, FLOOR),
+            "cpu_ratio_to_floor": ratio(r, FLOOR, "cpu_s"),
+            "ratio_to_msprof": ratio(r, MSPROF),
+        }
+        for r in rows
+    ]
 
 
 def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -79,12 +88,21 @@ def targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         checks.append(_check("4,096 ranks", "peak RSS MB under 2,000", big["peak_rss_mb"], 2000))
     batch = by.get(("runs", 200, NPU))
     if batch:
-        checks.append(_check("200 runs", "batch within 2x the parse floor", batch["ratio_to_floor"], 2))
+        checks.append(_check("200 runs", f"batch {FLOOR_TARGET}", _floor_ratio(batch), 2))
         if batch.get("same_catalog") is not None:
             same = float(batch["same_catalog"])
             checks.append(_check("200 runs", "catalog identical to the baseline's", same, 1, at_least=True))
     checks += _gap_targets(by)
     return checks
+
+
+FLOOR_TARGET = "within 2x the parse floor (the larger of the wall and the CPU time ratios)"
+
+
+def _floor_ratio(row: dict[str, Any]) -> float | None:
+    """Judged on both ratios: on a loaded machine the floor's wall time can swell alone and flatter us."""
+    ratios = [r for r in (row["ratio_to_floor"], row["cpu_ratio_to_floor"]) if r is not None]
+    return max(ratios) if ratios else None
 
 
 def _gap_targets(by: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -93,7 +111,7 @@ def _gap_targets(by: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
         return []
     rss = round(gaps["peak_rss_mb"] / floor["peak_rss_mb"], 3)
     return [
-        _check("200,000 gaps", "diagnose within 2x the parse floor", gaps["ratio_to_floor"], 2),
+        _check("200,000 gaps", f"diagnose {FLOOR_TARGET}", _floor_ratio(gaps), 2),
         _check("200,000 gaps", "peak RSS within 1.5x the parse floor's", rss, 1.5),
     ]
 

@@ -13,7 +13,7 @@ from bench.growth_commands import BASE, FLOOR, MSPROF, NPU
 from bench.growth_fit import fits, loglog_slope
 from bench.growth_inputs import floor_arguments
 from bench.growth_render import END, START, section, write_docs
-from bench.growth_results import slopes, targets, with_ratios
+from bench.growth_results import FLOOR_TARGET, slopes, targets, with_ratios
 from bench.measure import measure
 from bench.parse_floor import main as parse_floor_main
 
@@ -72,6 +72,7 @@ def test_the_tail_fit_keeps_the_largest_sizes_where_start_up_weighs_least() -> N
     assert every.slope < tail.slope and tail.slope == pytest.approx(1.9, abs=0.1)
     assert tail.defect
     assert fits(points[:3])[1].slope is None
+    assert not fits([(1, 1.0), (10, 10**1.104)])[0].defect  # shown as 1.10: not above the limit
 
 
 def test_only_the_engine_is_flagged_a_defect_and_unfinished_runs_are_left_out() -> None:
@@ -94,14 +95,16 @@ def test_ratios_and_the_issues_targets_come_from_the_rows_of_the_same_input() ->
         _row("ranks", 1024, NPU, 3.0, rss=900.0, cpu=5.4),
         _row("ranks", 1024, MSPROF, 8.0),
         _row("ranks", 4096, NPU, 12.0, rss=2100.0),
-        _row("runs", 200, NPU, 9.0, same_catalog=True),
+        _row("runs", 200, NPU, 9.0, cpu=6.0, same_catalog=True),
         _row("runs", 200, FLOOR, 4.0),
-        _row("gaps", 200_000, NPU, 3.0, rss=700.0),
+        _row("gaps", 200_000, NPU, 1.5, rss=700.0, cpu=3.0),  # within 2x by wall time, not by CPU time
         _row("gaps", 200_000, FLOOR, 1.0, rss=500.0),
     ]
     ratios = {(r["axis"], r["size"], r["tool"]): r for r in with_ratios(rows)}
     assert ratios[("ranks", 1024, NPU)]["ratio_to_msprof"] == 0.375
+    assert ratios[("ranks", 1024, NPU)]["cpu_ratio_to_floor"] is None
     assert ratios[("runs", 200, NPU)]["ratio_to_floor"] == 2.25
+    assert ratios[("runs", 200, NPU)]["cpu_ratio_to_floor"] == 1.5
     assert ratios[("runs", 200, FLOOR)]["ratio_to_floor"] is None
     met = {(t["subject"], t["target"]): t["met"] for t in targets(rows)}
     assert met == {
@@ -109,9 +112,9 @@ def test_ratios_and_the_issues_targets_come_from_the_rows_of_the_same_input() ->
         ("1,024 ranks", "peak RSS MB under 1,000"): True,
         ("1,024 ranks", "CPU % >= 150 (both cores)"): True,
         ("4,096 ranks", "peak RSS MB under 2,000"): False,
-        ("200 runs", "batch within 2x the parse floor"): False,
+        ("200 runs", f"batch {FLOOR_TARGET}"): False,
         ("200 runs", "catalog identical to the baseline's"): True,
-        ("200,000 gaps", "diagnose within 2x the parse floor"): False,
+        ("200,000 gaps", f"diagnose {FLOOR_TARGET}"): False,
         ("200,000 gaps", "peak RSS within 1.5x the parse floor's"): True,
     }
 
@@ -121,7 +124,10 @@ def test_the_docs_section_shows_rows_slopes_and_defects_and_replaces_itself(tmp_
     rows += [_row("runs", n, FLOOR, n / 100) for n in (10, 100, 1000, 2000)]
     text = section(_doc(rows))
     assert text.startswith(START) and text.rstrip().endswith(END)
-    assert "| runs | 2,000 | 2.0 | npu-triage | 980.25 | 980.25 | 100 | 100 | 49.01 | - |" in text
+    tables = [line for line in text.splitlines() if line.startswith("|")]
+    assert {line.count("|") for line in tables[: len(rows) + 2]} == {12}  # every row as wide as the header
+    assert {line.count("|") for line in tables[len(rows) + 2 :]} == {10}
+    assert "| runs | 2,000 | 2.0 | npu-triage | 980.25 | 980.25 | 100 | 100 | 49.01 | 49.01 | - |" in text
     assert (
         "| runs | npu-triage | 10 to 2,000 (4 sizes) | 1.30 | 1.30 | 1.30 | 1.30 | 0.00 | DEFECT (wall and CPU time) |"
         in text
