@@ -79,6 +79,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--note", default="", help="a sentence recorded with the run in docs/benchmark.md")
     p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark.md")
     p.add_argument("--from-json", action="store_true", help="rewrite the docs section from OUT/growth_results.json")
+    p.add_argument("--generate-only", action="store_true", help="write the inputs into the cache, measure nothing")
     args = p.parse_args(argv)
     args.out = args.out.resolve()
     args.data = (args.data or args.out / "data").resolve()
@@ -225,6 +226,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parse(argv)
     results, docs = results_path(args), ROOT / "docs" / "benchmark.md"
+    if args.generate_only:
+        for axis, sizes in plan(args).items():
+            print(*(growth_input(args, axis, size).path for size in sizes), sep="\n")
+        return 0
     if args.from_json:
         write_docs(docs, json.loads(results.read_text(encoding="utf-8")))
         print(f"docs/benchmark.md's Growth section rewritten from {results}")
