@@ -108,11 +108,12 @@ the input (one `read_csv` per kind of CSV, the timeline JSON as events, the othe
 and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder. "to floor" and
 "to msprof" are wall-time ratios on the same input, "to floor, CPU" the ratio of CPU times. CPU s
 is user + system time (a batch's workers included), CPU % that over wall time (200 = both cores
-busy); peak RSS is the largest of the command's processes (a batch's workers each alone). A slope is the least-squares slope of log(wall time) against log(size); the cost of a
-command that grows linearly with its input has a slope of 1 (less while its fixed start-up
-weighs), so a slope above {MAX_SLOPE} of npu-triage, over every size or over the largest
-{TAIL_POINTS}, is a defect; so is one of its CPU time, which on a machine shared with other work
-moves less than wall time: a defect of wall time alone is lost parallelism or the machine's load."""
+busy); peak RSS is the largest of the command's processes (a batch's workers each alone). A
+slope is the least-squares slope of log(wall time) against log(size); the cost of a command that
+grows linearly with its input has a slope of 1 (less while its fixed start-up weighs), so a slope
+above {MAX_SLOPE} of npu-triage, over every size or over the largest {TAIL_POINTS}, is a defect;
+so is one of its CPU time, which on a machine shared with other work moves less than wall time: a
+defect of wall time alone is lost parallelism or the machine's load."""
 
 
 def section(doc: dict[str, Any]) -> str:
