@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from analyzer.accuracy.read.header_proto import DumpData  # noqa: E402
-from analyzer.atomic_files import write_text_atomically  # noqa: E402
+from bench.doc_sections import write_marked_section  # noqa: E402
 from bench.executor_row import TreeMeasurement, measure_tree, median  # noqa: E402
 
 START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
@@ -118,13 +118,7 @@ def section(samples: list[TreeMeasurement], alone, dump_bytes: int, ref_bytes: i
 
 def write_section(doc: Path, text: str) -> None:
     """Replace the marked section of ``doc`` (append it when absent)."""
-    old = doc.read_text(encoding="utf-8")
-    if START in old and END in old:
-        head, rest = old.split(START, 1)
-        new = head + text.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    write_text_atomically(doc, new if new.endswith("\n") else new + "\n")
+    write_marked_section(doc, text, START, END)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyzer.atomic_files import write_text_atomically
+from bench.doc_sections import write_marked_section
+from bench.measure import median
 
 START, END = "<!-- dask:start -->", "<!-- dask:end -->"
 
@@ -73,17 +74,6 @@ def batch_command(root: Path, catalog: Path, executor: str, workers: int, rules:
     ]  # fmt: skip
 
 
-def median(values: list[float]) -> float:
-    """The middle value (the mean of the two middle ones for an even count).
-
-    >>> median([3.0, 1.0, 2.0]), median([1.0, 2.0])
-    (2.0, 1.5)
-    """
-    v = sorted(values)
-    mid = len(v) // 2
-    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
-
-
 def section(rows: dict[str, list[TreeMeasurement]], runs: int, workers: int, load: tuple[float, ...]) -> str:
     """The Markdown section of docs/benchmark.md, markers included."""
     lines = [
@@ -124,10 +114,4 @@ def section(rows: dict[str, list[TreeMeasurement]], runs: int, workers: int, loa
 
 def write_section(doc: Path, text: str) -> None:
     """Replace the marked section of ``doc`` (append it, or create the file, when absent)."""
-    old = doc.read_text(encoding="utf-8") if doc.is_file() else "# Benchmarks\n\nWritten by the benchmark code.\n"
-    if START in old and END in old:
-        head, rest = old.split(START, 1)
-        new = head + text.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    write_text_atomically(doc, new if new.endswith("\n") else new + "\n")
+    write_marked_section(doc, text, START, END)

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,13 +104,26 @@ def bench_inputs(
     return found
 
 
-def ensure_generated(item: BenchInput) -> None:
-    """Write the export unless its folder exists (generated into a temp folder, then renamed)."""
-    if item.path.is_dir():
-        return
-    item.path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{item.path.name}.", dir=item.path.parent))
+def generated_once(path: Path, write: Callable[[Path], None]) -> Path:
+    """``path``, written by ``write`` into a temporary sibling folder and renamed, unless it exists
+    (a run stopped halfway leaves no half-written input behind to be taken for a cached one)."""
+    if path.is_dir():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+    return path
+
+
+def ensure_generated(item: BenchInput) -> None:
+    """Write the export unless its folder exists."""
+
+    def generate(tmp: Path) -> None:
         cmd = [
             sys.executable,
             "-m",
@@ -127,7 +141,5 @@ def ensure_generated(item: BenchInput) -> None:
         ]
         print(f"generating {item.label} ...", file=sys.stderr, flush=True)
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        os.replace(tmp, item.path)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+
+    generated_once(item.path, generate)

@@ -12,15 +12,17 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Measurement:
     """Wall seconds and peak RSS (MB: 10^6 bytes, the unit of the benchmark's file sizes) of one
-    finished process, with its exit code."""
+    finished process, with its exit code and CPU seconds (user + system, its waited-for children
+    included)."""
 
     wall_s: float
     peak_rss_mb: float
     exit_code: int
+    cpu_s: float = 0.0
 
 
 # Runs the measured command from an interpreter of its own, a few MiB large, and writes the
-# command's wall time, peak RSS (KiB) and exit code to the file descriptor given. Linux keeps a
+# command's wall time, peak RSS (KiB), exit code and CPU seconds to the file descriptor given. Linux keeps a
 # process's peak RSS across exec, and a process started by the benchmark begins as a copy (or, under
 # vfork, a borrower) of the benchmark's own memory: started directly, a command reported at least
 # the peak RSS the benchmark process ever had. Forked from this small launcher instead, it carries at
@@ -37,7 +39,8 @@ if pid == 0:
     os._exit(127)
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - start
-os.write(int(sys.argv[1]), f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}".encode())
+cpu = usage.ru_utime + usage.ru_stime
+os.write(int(sys.argv[1]), f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)} {cpu}".encode())
 """
 
 
@@ -61,19 +64,28 @@ def measure(cmd: list[str], log: Path, cwd: Path | None = None, env: dict[str, s
                 )
         finally:
             os.close(write_end)  # the launcher's copy is closed too, so the read below ends
-        wall, maxrss_kib, exit_code = report.read().split()
-    return Measurement(wall_s=float(wall), peak_rss_mb=int(maxrss_kib) * 1024 / 1e6, exit_code=int(exit_code))
+        wall, maxrss_kib, exit_code, cpu = report.read().split()
+    return Measurement(float(wall), int(maxrss_kib) * 1024 / 1e6, int(exit_code), float(cpu))
 
 
 def median_of(samples: list[Measurement]) -> Measurement:
-    """One measurement for repeated runs: the median wall time (the middle run for an odd count),
-    the largest peak RSS, and the first failing exit code (0 when every run succeeded)."""
-    walls = sorted(m.wall_s for m in samples)
-    mid = len(walls) // 2
-    wall = walls[mid] if len(walls) % 2 else (walls[mid - 1] + walls[mid]) / 2
+    """One measurement for repeated runs: the median wall time (the middle run for an odd count)
+    and CPU time, the largest peak RSS, and the first failing exit code (0 when every run succeeded)."""
     failed = [m.exit_code for m in samples if m.exit_code != 0]
     return Measurement(
-        wall_s=wall,
+        wall_s=median([m.wall_s for m in samples]),
         peak_rss_mb=max(m.peak_rss_mb for m in samples),
         exit_code=failed[0] if failed else 0,
+        cpu_s=median([m.cpu_s for m in samples]),
     )
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the mean of the two middle ones for an even count).
+
+    >>> median([3.0, 1.0, 2.0]), median([1.0, 2.0])
+    (2.0, 1.5)
+    """
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2

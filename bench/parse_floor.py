@@ -1,9 +1,11 @@
 """The parse floor: DuckDB reads the same CSV and JSON files into typed tables, and nothing else.
 
-Run as a child process by the benchmark: ``python bench/parse_floor.py --csv F... [--csv F...] --json F...``.
+Run as a child process by the benchmark:
+``python bench/parse_floor.py --csv F... [--csv F...] [--json F...] [--json-objects F...]``.
 Each ``--csv`` group (one table: kernel_details / op_summary slices, msprof's task_time slices) is
 read with types detected (numbers as numbers), the timeline JSON with the same essential event
-fields the engine keeps (``ph, name, pid, tid, ts, dur, cat, id, args``).
+fields the engine keeps (``ph, name, pid, tid, ts, dur, cat, id, args``), the other JSON files
+(metadata, communication) parsed as whole objects.
 """
 
 from __future__ import annotations
@@ -19,13 +21,20 @@ _EVENT_COLUMNS = (
 )
 
 
-def read_floor(csv_groups: list[list[str]], json_paths: list[str]) -> tuple[int, int]:
-    """Rows read into the typed CSV tables and the event table."""
+def read_floor(csv_groups: list[list[str]], json_paths: list[str], object_paths: list[str] = ()) -> tuple[int, int]:
+    """Rows read into the typed CSV tables and the event table (the JSON objects parsed too)."""
     con = duckdb.connect(":memory:")
     rows = 0
     for n, paths in enumerate(csv_groups):
         con.execute(f"CREATE TABLE csv_rows_{n} AS SELECT * FROM read_csv(?, union_by_name=true, header=true)", [paths])
         rows += con.execute(f"SELECT count(*) FROM csv_rows_{n}").fetchall()[0][0]
+    if object_paths:
+        con.execute(
+            "CREATE TABLE objects AS SELECT * FROM read_json_objects(?, maximum_object_size=268435456)",
+            [list(object_paths)],
+        )
+    if not json_paths:
+        return rows, 0
     con.execute(
         f"CREATE TABLE events AS SELECT * FROM read_json(?, format='array', records=true, "
         f"columns={_EVENT_COLUMNS}, maximum_object_size=16777216)",
@@ -35,11 +44,13 @@ def read_floor(csv_groups: list[list[str]], json_paths: list[str]) -> tuple[int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # @FILE: the arguments one a line (thousands of files overflow a command line)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], fromfile_prefix_chars="@")
     parser.add_argument("--csv", nargs="+", action="append", required=True, help="one table's CSV files")
-    parser.add_argument("--json", nargs="+", required=True)
+    parser.add_argument("--json", nargs="+", default=[], help="timeline JSON files (arrays of events)")
+    parser.add_argument("--json-objects", nargs="+", default=[], help="other JSON files, parsed as objects")
     args = parser.parse_args(argv)
-    rows, events = read_floor(args.csv, args.json)
+    rows, events = read_floor(args.csv, args.json, args.json_objects)
     print(f"{rows} csv rows, {events} events")
     return 0
 
