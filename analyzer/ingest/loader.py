@@ -15,6 +15,7 @@ from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printab
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
+from analyzer.ingest.together.together import read_exports_together
 from analyzer.stop_signal import stop_requested
 
 
@@ -126,9 +127,13 @@ def _read_sources(
 ) -> Ingested:
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
+    together = read_exports_together(con, sources, left_out_kinds)
     for source in sources:
         if progress:
             progress(source)
+        if source.source_id in together:
+            result.run_ids.append(source.source_id)  # read together: one device, nothing to report
+            continue
         try:
             ctx = _read_source(con, source, left_out_kinds)
         except (duckdb.OutOfMemoryException, duckdb.InterruptException):
