@@ -46,7 +46,7 @@ def _kernels(rank: Path) -> Path:
 
 def test_a_job_read_together_gives_the_tables_of_each_rank_read_alone(job):
     sources = scan(job)[0]
-    assert len(read_exports_together(connect(), sources, frozenset())) == len(sources) == 8
+    assert len(read_exports_together(connect(), sources, frozenset()).done) == len(sources) == 8
     tables, problems = _together(job)
     assert tables["ops"] and tables["steps"] and tables["comm_ops"] and len(tables["runs"]) == 8
     assert (tables, problems) == _alone(job)
@@ -78,7 +78,7 @@ def test_a_damaged_rank_keeps_its_messages_and_spoils_no_other(job, tmp_path):
     root = Path(shutil.copytree(job, tmp_path / "job"))
     ranks = _damage(root)
     sources = scan(root)[0]
-    read = read_exports_together(connect(), sources, frozenset())
+    read = read_exports_together(connect(), sources, frozenset()).done
     damaged = {s.source_id for s in sources if s.root in ranks[1:5]}
     assert set(read) == {s.source_id for s in sources} - damaged
     tables, problems = _together(root)

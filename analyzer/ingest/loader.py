@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,13 +34,22 @@ class Ingested:
 _FIRST = ("task_time",)
 
 
-def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource, left_out_kinds: frozenset[str]) -> ReadContext:
+def _read_source(
+    con: duckdb.DuckDBPyConnection,
+    source: ExportSource,
+    left_out_kinds: frozenset[str],
+    pre_read: Mapping[str, ReadContext] | None = None,
+) -> ReadContext:
+    """Read one export; ``pre_read``: its kinds read already (together with other exports), kind -> the part
+    context their problems went to."""
     ctx = ReadContext(run_id=source.source_id, source=source, left_out_kinds=left_out_kinds)
     meta = read_run_metadata(ctx)
     kinds = [kind for kind in READERS if source.files.get(kind)]
-    parts = {kind: ctx.part() for kind in kinds}
+    pre_read = pre_read or {}
+    parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
     for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in READERS order
-        _guarded(READERS[kind], con, source.files[kind], parts[kind])
+        if kind not in pre_read:
+            _guarded(READERS[kind], con, source.files[kind], parts[kind])
     for kind in kinds:  # problems in READERS order, whichever reader ran first
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
@@ -131,11 +140,11 @@ def _read_sources(
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in together:
+        if source.source_id in together.done:
             result.run_ids.append(source.source_id)  # read together: one device, nothing to report
             continue
         try:
-            ctx = _read_source(con, source, left_out_kinds)
+            ctx = _read_source(con, source, left_out_kinds, together.pre_read.get(source.source_id))
         except (duckdb.OutOfMemoryException, duckdb.InterruptException):
             raise
         except Exception as exc:  # one export that cannot be read never ends the reading of the others

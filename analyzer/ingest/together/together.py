@@ -4,6 +4,8 @@ path (loader._read_source), which reads it alone and reports exactly what it rep
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import duckdb
 import pyarrow as pa
 
@@ -24,63 +26,103 @@ from analyzer.stop_signal import stop_requested
 
 # Fewer exports than this are read one by one: a single export gains nothing from a scan of many.
 _AT_LEAST = 2
+# Kinds read one export at a time beside kinds read together: their readers fill tables no kind read
+# together fills, and read no rows of those.
+_ALONE_BESIDE = frozenset({"timeline", "task_time", "ai_core_utilization", "ai_vector_core_utilization"})
+
+
+@dataclass
+class Together:
+    """What was read together: whole exports (by run id, each with nothing to report) and, of exports
+    holding other kinds too, the kinds already read (kind -> its reader's part context, for
+    loader._read_source to read the rest)."""
+
+    done: dict[str, ReadContext] = field(default_factory=dict)
+    pre_read: dict[str, dict[str, ReadContext]] = field(default_factory=dict)
 
 
 def read_exports_together(
     con: duckdb.DuckDBPyConnection, sources: list[ExportSource], left_out_kinds: frozenset[str]
-) -> dict[str, ReadContext]:
-    """The exports of ``sources`` read together, by run id, each having nothing to report; the others
-    are the caller's to read one by one (nothing of theirs is left in the tables)."""
-    chosen = [s for s in sources if _fits(s)]
-    if len(chosen) < _AT_LEAST:
-        return {}
+) -> Together:
+    """The exports of ``sources`` read together; the others are the caller's to read one by one (nothing
+    of theirs is left in the tables)."""
+    whole = [s for s in sources if _fits(s)]
+    partial = [s for s in sources if not _fits(s) and _partly_fits(s)]
+    if len(whole) + len(partial) < _AT_LEAST:
+        return Together()
     try:
-        return _read(con, chosen, left_out_kinds)
+        return _read(con, whole, partial, left_out_kinds)
     except (duckdb.OutOfMemoryException, duckdb.InterruptException):
         raise
     except Exception:  # whatever went wrong here, the careful path reads every one of them again
         if stop_requested():
             raise
-        _remove(con, [s.source_id for s in chosen])
-        return {}
+        _remove(con, [s.source_id for s in whole + partial])
+        return Together()
+
+
+def _single(source: ExportSource, kind: str) -> bool:
+    """A kind read together, of which the export holds one file."""
+    return read_together(kind) and len(source.files.get(kind, ())) == 1
 
 
 def _fits(source: ExportSource) -> bool:
     """An export holding only kinds read together, one file of each."""
-    return all(read_together(kind) and len(paths) == 1 for kind, paths in source.files.items())
+    return all(_single(source, kind) for kind in source.files)
+
+
+def _partly_fits(source: ExportSource) -> bool:
+    """An export holding some kinds read together, the rest only of kinds whose readers fill tables of their
+    own (so that the rows read first leave each reader's checks as they are)."""
+    alone = {kind for kind in source.files if not _single(source, kind)}
+    return alone != set(source.files) and alone <= _ALONE_BESIDE
 
 
 def _read(
-    con: duckdb.DuckDBPyConnection, sources: list[ExportSource], left_out_kinds: frozenset[str]
-) -> dict[str, ReadContext]:
+    con: duckdb.DuckDBPyConnection,
+    whole: list[ExportSource],
+    partial: list[ExportSource],
+    left_out_kinds: frozenset[str],
+) -> Together:
     runs: dict[str, ReadRun] = {}
     careful: set[str] = set()
-    for s in sources:
+    for s in whole:
         ctx = ReadContext(run_id=s.source_id, source=s, left_out_kinds=left_out_kinds)
         meta = read_run_metadata(ctx)
         if ctx.problems:
             careful.add(s.source_id)
         else:
             runs[s.source_id] = ReadRun(ctx, meta)
-    parts: dict[str, list[ReadContext]] = {run_id: [] for run_id in runs}
-    for kind in READERS:
-        files = [
-            RunFile(i, r.ctx.source.files[kind][0], r.ctx.part()) for i, r in runs.items() if r.ctx.source.has(kind)
-        ]
-        if files:
-            careful |= _read_kind(con, kind, files)
-            for f in files:
-                parts[f.run_id].append(f.ctx)
-    for run_id, run_parts in parts.items():
-        for part in run_parts:  # in READERS order, as loader._read_source takes them over
-            runs[run_id].ctx.absorb(part)
+    contexts = {i: r.ctx for i, r in runs.items()}
+    contexts |= {s.source_id: ReadContext(run_id=s.source_id, source=s, left_out_kinds=left_out_kinds) for s in partial}
+    parts = _read_kinds(con, contexts, careful)
+    for run_id, run in runs.items():
+        for part in parts[run_id].values():  # in READERS order, as loader._read_source takes them over
+            run.ctx.absorb(part)
     devices = devices_of(con, list(runs))
     careful |= {run_id for run_id, found in devices.items() if len(found) > 1}
     _remove(con, sorted(careful))
     done = [r for run_id, r in runs.items() if run_id not in careful]
     if done:
         finalize_together(con, done, devices)
-    return {r.ctx.run_id: r.ctx for r in done}
+    pre_read = {s.source_id: parts[s.source_id] for s in partial if s.source_id not in careful}
+    return Together({r.ctx.run_id: r.ctx for r in done}, pre_read)
+
+
+def _read_kinds(
+    con: duckdb.DuckDBPyConnection, contexts: dict[str, ReadContext], careful: set[str]
+) -> dict[str, dict[str, ReadContext]]:
+    """Every kind read together, kind by kind; per run, kind -> the part context its problems went to. The
+    runs needing the careful path are added to ``careful``."""
+    parts: dict[str, dict[str, ReadContext]] = {run_id: {} for run_id in contexts}
+    for kind in READERS:
+        held = [(i, ctx) for i, ctx in contexts.items() if _single(ctx.source, kind)]
+        files = [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]
+        if files:
+            careful |= _read_kind(con, kind, files)
+            for f in files:
+                parts[f.run_id][kind] = f.ctx
+    return parts
 
 
 def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
