@@ -112,3 +112,12 @@ def test_a_file_the_group_scan_cannot_read_goes_alone(job, tmp_path):
     assert csv_group._scan(con, read, sql, typed, probed) == {gone.run_id}
     held = {r[0] for r in con.execute("SELECT DISTINCT run_id FROM ops").fetchall()}
     assert held == {f.run_id for f in files} - {gone.run_id}
+
+
+def test_exports_with_a_timeline_get_their_csv_files_read_together():
+    """Full exports (a timeline beside the CSVs): the CSV kinds are read together, the rest alone."""
+    root = Path(__file__).parent.parent / "fixtures" / "examples" / "batch_sweep"
+    sources = scan(root)[0]
+    pre_read = read_exports_together(connect(), sources, frozenset()).pre_read
+    assert len(pre_read) == len(sources) > 1 and all("op_summary" in kinds for kinds in pre_read.values())
+    assert _together(root) == _alone(root)
