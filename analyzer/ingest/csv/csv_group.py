@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from analyzer.ingest.csv.csv_shape import ends_mid_row
 from analyzer.ingest.csv.csv_source import CsvFile, checked_scan, probe, scans_in_parallel
+from analyzer.ingest.file_work import each
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
@@ -54,8 +55,7 @@ def read_groups(con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[Run
     (their rows, if any went in, are the caller's to remove)."""
     careful: set[str] = set()
     groups: dict[tuple[str, str], list[tuple[RunFile, CsvFile]]] = {}
-    for f in files:
-        probed = _clean_probe(f)
+    for f, probed in zip(files, each(_clean_probe, files), strict=True):
         if probed is None:
             careful.add(f.run_id)
         else:
@@ -66,17 +66,18 @@ def read_groups(con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[Run
 
 
 def _clean_probe(f: RunFile) -> CsvFile | None:
-    """The file as the per-file reader sees it, when it has nothing to report and reads the usual way."""
+    """The file as the per-file reader sees it, when it has nothing to report and reads the usual way (its
+    last row complete)."""
     scratch = f.ctx.part()
     try:
         if scans_in_parallel(f.path):
             return None  # a big file is read by itself anyway
         probed = probe(f.path, scratch)
+        if probed is None or scratch.problems or not probed.strict or _ADDED & set(probed.columns):
+            return None
+        return None if ends_mid_row(f.path, probed.encoding, len(probed.columns)) else probed
     except OSError:
         return None
-    if probed is None or scratch.problems or not probed.strict or _ADDED & set(probed.columns):
-        return None
-    return probed
 
 
 def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
@@ -89,8 +90,7 @@ def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tup
         return {f.run_id for f, _ in group}
     types = read.types(columns)
     typed = {name: types.get(name, kind) for name, kind in first.columns.items()}
-    careful = {f.run_id for f, probed in group if ends_mid_row(f.path, probed.encoding, len(probed.columns))}
-    return careful | _scan(con, read, sql, typed, [(f, p) for f, p in group if f.run_id not in careful])
+    return _scan(con, read, sql, typed, group)
 
 
 def _scan(

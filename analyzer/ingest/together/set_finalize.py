@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import duckdb
 import pyarrow as pa
 
+from analyzer.ingest.file_work import each
 from analyzer.ingest.finalize import AIC_COUNTS, PRESENCE, STEP_OF_OP, aic_metrics_of, apply_facts, run_values
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
@@ -55,13 +56,14 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
     )
     has = _presence(con, ids)
     aic = _aic_counts(con, [r.ctx.run_id for r in runs if not r.meta.aic_metrics])
-    rows = []
-    for r in runs:
+
+    def row(r: ReadRun) -> dict[str, object]:
         run_id = r.ctx.run_id
         found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
-        values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)
-        device = devices.get(run_id) or [None]
-        rows.append({"run_id": run_id, "device_id": device[0], **values})
+        values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
+        return {"run_id": run_id, "device_id": (devices.get(run_id) or [None])[0], **values}
+
+    rows = each(row, runs)
     con.register("_runs_together", pa.Table.from_pylist(rows))
     try:
         con.execute(

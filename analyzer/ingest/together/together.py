@@ -11,10 +11,11 @@ import pyarrow as pa
 
 from analyzer.ingest.communication.communication_json import (
     COMM_OPS_TYPES,
+    check_communication_matrix,
     communication_rows,
-    load_communication_matrix,
 )
 from analyzer.ingest.csv.csv_group import RunFile, read_groups
+from analyzer.ingest.file_work import each
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
 from analyzer.ingest.readers import READERS
@@ -86,13 +87,11 @@ def _read(
 ) -> Together:
     runs: dict[str, ReadRun] = {}
     careful: set[str] = set()
-    for s in whole:
-        ctx = ReadContext(run_id=s.source_id, source=s, left_out_kinds=left_out_kinds)
-        meta = read_run_metadata(ctx)
-        if ctx.problems:
-            careful.add(s.source_id)
+    for run in each(lambda s: _with_metadata(s, left_out_kinds), whole):
+        if run.ctx.problems:
+            careful.add(run.ctx.run_id)
         else:
-            runs[s.source_id] = ReadRun(ctx, meta)
+            runs[run.ctx.run_id] = run
     contexts = {i: r.ctx for i, r in runs.items()}
     contexts |= {s.source_id: ReadContext(run_id=s.source_id, source=s, left_out_kinds=left_out_kinds) for s in partial}
     parts = _read_kinds(con, contexts, careful)
@@ -107,6 +106,12 @@ def _read(
         finalize_together(con, done, devices)
     pre_read = {s.source_id: parts[s.source_id] for s in partial if s.source_id not in careful}
     return Together({r.ctx.run_id: r.ctx for r in done}, pre_read)
+
+
+def _with_metadata(source: ExportSource, left_out_kinds: frozenset[str]) -> ReadRun:
+    """An export's context with its metadata read."""
+    ctx = ReadContext(run_id=source.source_id, source=source, left_out_kinds=left_out_kinds)
+    return ReadRun(ctx, read_run_metadata(ctx))
 
 
 def _read_kinds(
@@ -142,8 +147,7 @@ def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) 
     """communication.json rows of every run in one insert (the matrix files are only checked)."""
     careful = set()
     rows: list[dict[str, object]] = []
-    for f in files:
-        found = _json_rows(con, kind, f)
+    for f, found in zip(files, each(lambda f: _json_rows(kind, f), files), strict=True):
         if found is None:
             careful.add(f.run_id)
         else:
@@ -158,14 +162,14 @@ def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) 
     return careful
 
 
-def _json_rows(con: duckdb.DuckDBPyConnection, kind: str, f: RunFile) -> list[dict[str, object]] | None:
+def _json_rows(kind: str, f: RunFile) -> list[dict[str, object]] | None:
     """The comm_ops rows of one run's file, tagged with its run; None when the reader has anything to say."""
     try:
         if kind == "communication":
             found = [{"run_id": f.run_id, **row} for row in communication_rows((f.path,), f.ctx)]
         else:
             found = []
-            load_communication_matrix(con, (f.path,), f.ctx)
+            check_communication_matrix((f.path,), f.ctx)
     except Exception:  # the careful path names it (loader._guarded)
         return None
     return None if f.ctx.problems else found
