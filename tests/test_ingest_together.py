@@ -109,7 +109,7 @@ def test_a_file_the_group_scan_cannot_read_goes_alone(job, tmp_path):
     sql = read.statement(first.path, list(first.columns), first.first_row, files[0].ctx.part(), True)
     types = read.types(list(first.columns))
     typed = {name: types.get(name, kind) for name, kind in first.columns.items()}
-    assert csv_group._scan(con, read, sql, typed, probed) == {gone.run_id}
+    assert csv_group._scan(con, csv_group.GroupStatement(read, sql, typed), probed) == {gone.run_id}
     held = {r[0] for r in con.execute("SELECT DISTINCT run_id FROM ops").fetchall()}
     assert held == {f.run_id for f in files} - {gone.run_id}
 

@@ -89,38 +89,39 @@ def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tup
     if sql is None or scratch.problems:
         return {f.run_id for f, _ in group}
     types = read.types(columns)
-    typed = {name: types.get(name, kind) for name, kind in first.columns.items()}
-    return _scan(con, read, sql, typed, group)
+    return _scan(
+        con, GroupStatement(read, sql, {name: types.get(name, kind) for name, kind in first.columns.items()}), group
+    )
 
 
-def _scan(
-    con: duckdb.DuckDBPyConnection,
-    read: GroupRead,
-    sql: str,
-    typed: dict[str, str],
-    group: list[tuple[RunFile, CsvFile]],
-) -> set[str]:
+@dataclass(frozen=True)
+class GroupStatement:
+    """The statement of one group: how its kind is read, its SQL over ``{scan}``, the header's column types."""
+
+    read: GroupRead
+    sql: str
+    typed: dict[str, str]
+
+
+def _scan(con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
     """Insert the group's rows in one statement; a file DuckDB cannot read this way fails the statement
     (nothing inserted), so the halves are tried until the file is alone and goes the careful path."""
     if not group:
         return set()
     try:
-        return _insert(con, read, sql, typed, group)
+        return _insert(con, statement, group)
     except duckdb.Error:
         if len(group) == 1:
             return {group[0][0].run_id}
         half = len(group) // 2
-        return _scan(con, read, sql, typed, group[:half]) | _scan(con, read, sql, typed, group[half:])
+        return _scan(con, statement, group[:half]) | _scan(con, statement, group[half:])
 
 
 def _insert(
-    con: duckdb.DuckDBPyConnection,
-    read: GroupRead,
-    sql: str,
-    typed: dict[str, str],
-    group: list[tuple[RunFile, CsvFile]],
+    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]
 ) -> set[str]:
     """The insert itself; the runs whose file had rows that did not fit or no rows at all."""
+    read, typed = statement.read, statement.typed
     n = next(_counter)
     rejects, names = f"_grej_{n}", f"_group_files_{n}"
     paths = [str(f.path) for f, _ in group]
@@ -131,7 +132,7 @@ def _insert(
         scan = checked_scan(typed, rejects, strict=True, parallel=False, filename=True)
         tagged = f"(SELECT s.* EXCLUDE (filename), m.run_id FROM {scan} s JOIN {names} m USING (filename))"
         con.execute(
-            sql.replace("{scan}", tagged),
+            statement.sql.replace("{scan}", tagged),
             {"path": paths, "columns": typed, "encoding": group[0][1].encoding, **read.params},
         )
         after = _rows_per_run(con, read.table, runs)
