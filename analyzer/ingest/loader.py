@@ -137,11 +137,15 @@ def _read_sources(
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
     together = read_exports_together(con, sources, left_out_kinds)
+    split = False  # whether a run read so far was split by device (its runs may match a later export's pattern)
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in together.done:
+        if source.source_id in together.done and not split:
             result.run_ids.append(source.source_id)  # read together: one device, nothing to report
+            continue
+        if source.source_id in together.done:
+            result.run_ids.extend(_runs_of(con, source))
             continue
         try:
             ctx = _read_source(con, source, left_out_kinds, together.pre_read.get(source.source_id))
@@ -162,14 +166,21 @@ def _read_sources(
             )
             continue
         result.problems.extend(_under_export(p, source) for p in ctx.problems)
-        result.run_ids.extend(
-            r[0]
-            for r in con.execute(
-                "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
-                [source.source_id, source.source_id + "/dev%"],
-            ).fetchall()
-        )
+        runs = _runs_of(con, source)
+        split = split or any(r != source.source_id for r in runs)
+        result.run_ids.extend(runs)
     return result
+
+
+def _runs_of(con: duckdb.DuckDBPyConnection, source: ExportSource) -> list[str]:
+    """The runs of an export just read: its own, or one per device."""
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
+            [source.source_id, source.source_id + "/dev%"],
+        ).fetchall()
+    ]
 
 
 def _under_export(problem: Problem, source: ExportSource) -> Problem:

@@ -15,6 +15,7 @@ from analyzer.ingest.communication.communication_json import (
     communication_rows,
 )
 from analyzer.ingest.csv.csv_group import RunFile, read_groups
+from analyzer.ingest.database import in_transaction
 from analyzer.ingest.file_work import each
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
@@ -49,7 +50,8 @@ def read_exports_together(
     of theirs is left in the tables)."""
     whole = [s for s in sources if _fits(s)]
     partial = [s for s in sources if not _fits(s) and _partly_fits(s)]
-    if len(whole) + len(partial) < _AT_LEAST:
+    # Inside the caller's own transaction the per-file reader reads every cell as text (csv_source.stream_csv).
+    if len(whole) + len(partial) < _AT_LEAST or in_transaction(con):
         return Together()
     try:
         return _read(con, whole, partial, left_out_kinds)
