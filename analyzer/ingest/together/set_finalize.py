@@ -61,7 +61,8 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
         run_id = r.ctx.run_id
         found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
         values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
-        return {"run_id": run_id, "device_id": (devices.get(run_id) or [None])[0], **values}
+        device = devices.get(run_id)
+        return {"run_id": run_id, "device_id": device[0] if device else None, **values}
 
     rows = each(row, runs)
     con.register("_runs_together", pa.Table.from_pylist(rows))
