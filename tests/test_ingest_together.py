@@ -74,7 +74,10 @@ def _bad_duration(header: str, row: str) -> str:
     return ",".join(cells)
 
 
-def test_a_damaged_rank_keeps_its_messages_and_spoils_no_other(job, tmp_path):
+def test_a_damaged_rank_keeps_its_messages_and_spoils_no_other(job, tmp_path, monkeypatch):
+    from analyzer.ingest.csv import csv_group
+
+    monkeypatch.setattr(csv_group, "_FILES_PER_SCAN", 3)  # several scans per group, damaged files among them
     root = Path(shutil.copytree(job, tmp_path / "job"))
     ranks = _damage(root)
     sources = scan(root)[0]

@@ -22,6 +22,8 @@ from analyzer.ingest.file_work import each
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
+# Files per scan: enough that the per-statement cost vanishes, few enough that a scan's buffers stay small.
+_FILES_PER_SCAN = 256
 # Columns a group scan adds to the rows: a header naming one of them is read file by file.
 _ADDED = frozenset({"filename", "run_id"})
 
@@ -81,7 +83,8 @@ def _clean_probe(f: RunFile) -> CsvFile | None:
 
 
 def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
-    """One scan of the group's files (split in halves while a scan fails); the runs to read carefully."""
+    """One scan per _FILES_PER_SCAN of the group's files (split in halves while a scan fails); the runs to
+    read carefully."""
     first_file, first = group[0]
     scratch = first_file.ctx.part()
     columns = list(first.columns)
@@ -89,9 +92,11 @@ def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tup
     if sql is None or scratch.problems:
         return {f.run_id for f, _ in group}
     types = read.types(columns)
-    return _scan(
-        con, GroupStatement(read, sql, {name: types.get(name, kind) for name, kind in first.columns.items()}), group
-    )
+    statement = GroupStatement(read, sql, {name: types.get(name, kind) for name, kind in first.columns.items()})
+    careful: set[str] = set()
+    for start in range(0, len(group), _FILES_PER_SCAN):
+        careful |= _scan(con, statement, group[start : start + _FILES_PER_SCAN])
+    return careful
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,14 @@ def runs_to_recheck(con: duckdb.DuckDBPyConnection, read: GroupRead, runs: list[
     said += [f"count(*) FILTER (WHERE {c} < 0) > 0" for c in read.times if c in columns]
     if read.unusable:
         said.append(f"count(*) FILTER (WHERE {read.unusable}) > 0")
-    rows = con.execute(
+    sql = (
         f"SELECT run_id FROM {read.table} WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) "
-        f"GROUP BY run_id HAVING {' OR '.join(said)}",
-        {"runs": runs},
-    ).fetchall()
-    return {r[0] for r in rows}
+        f"GROUP BY run_id HAVING {' OR '.join(said)}"
+    )
+    found: set[str] = set()
+    for start in range(0, len(runs), _RUNS_PER_QUERY):  # the distinct counts' hash tables stay small
+        found |= {r[0] for r in con.execute(sql, {"runs": runs[start : start + _RUNS_PER_QUERY]}).fetchall()}
+    return found
+
+
+_RUNS_PER_QUERY = 256

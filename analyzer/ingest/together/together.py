@@ -148,15 +148,14 @@ def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) 
 def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
     """communication.json rows of every run in one insert (the matrix files are only checked)."""
     careful = set()
-    rows: list[dict[str, object]] = []
+    tables: list[pa.Table] = []
     for f, found in zip(files, each(lambda f: _json_rows(kind, f), files), strict=True):
         if found is None:
             careful.add(f.run_id)
-        else:
-            rows += found
-    if rows:
-        schema = pa.schema([("run_id", pa.string()), *COMM_OPS_TYPES.items()])
-        con.register("_comm_ops_together", pa.Table.from_pylist(rows, schema=schema))
+        elif found.num_rows:
+            tables.append(found)
+    if tables:
+        con.register("_comm_ops_together", pa.concat_tables(tables))
         try:
             con.execute("INSERT INTO comm_ops BY NAME SELECT * FROM _comm_ops_together")
         finally:
@@ -164,17 +163,21 @@ def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) 
     return careful
 
 
-def _json_rows(kind: str, f: RunFile) -> list[dict[str, object]] | None:
-    """The comm_ops rows of one run's file, tagged with its run; None when the reader has anything to say."""
+_COMM_OPS = pa.schema([("run_id", pa.string()), *COMM_OPS_TYPES.items()])
+
+
+def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
+    """The comm_ops rows of one run's file, tagged with its run (columns, not a Python object per row
+    held for every run at once); None when the reader has anything to say."""
     try:
+        rows = []
         if kind == "communication":
-            found = [{"run_id": f.run_id, **row} for row in communication_rows((f.path,), f.ctx)]
+            rows = [{"run_id": f.run_id, **row} for row in communication_rows((f.path,), f.ctx)]
         else:
-            found = []
             check_communication_matrix((f.path,), f.ctx)
     except Exception:  # the careful path names it (loader._guarded)
         return None
-    return None if f.ctx.problems else found
+    return None if f.ctx.problems else pa.Table.from_pylist(rows, schema=_COMM_OPS)
 
 
 def _remove(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
