@@ -52,6 +52,15 @@ class RunFile:
     ctx: ReadContext
 
 
+@dataclass(frozen=True)
+class GroupStatement:
+    """The statement of one group: how its kind is read, its SQL over ``{scan}``, the header's column types."""
+
+    read: GroupRead
+    sql: str
+    typed: dict[str, str]
+
+
 def read_groups(con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile]) -> set[str]:
     """Insert the rows of every file that reads cleanly; return the runs whose file needs the careful path
     (their rows, if any went in, are the caller's to remove)."""
@@ -97,15 +106,6 @@ def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tup
     for start in range(0, len(group), _FILES_PER_SCAN):
         careful |= _scan(con, statement, group[start : start + _FILES_PER_SCAN])
     return careful
-
-
-@dataclass(frozen=True)
-class GroupStatement:
-    """The statement of one group: how its kind is read, its SQL over ``{scan}``, the header's column types."""
-
-    read: GroupRead
-    sql: str
-    typed: dict[str, str]
 
 
 def _scan(con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
