@@ -81,35 +81,46 @@ def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
     return sum(len(ctx.source.files.get(kind, ())) for kind in DEVICE_TASK_KINDS) <= 1
 
 
+# ops rows without a step (o) and the step (s) whose window holds their start.
+STEP_OF_OP = (
+    "o.step_id IS NULL AND s.start_ns IS NOT NULL AND o.start_ns >= s.start_ns "
+    "AND o.start_ns < s.end_ns AND (s.device_id IS NULL OR o.device_id IS NULL "
+    "OR s.device_id = o.device_id)"
+)
+
+
 def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     """Give ops without a step the step whose window holds their start."""
     con.execute(
-        "UPDATE ops AS o SET step_id = s.step_id FROM steps s "
-        "WHERE o.run_id = $r AND s.run_id = $r "
-        "AND o.step_id IS NULL AND s.start_ns IS NOT NULL AND o.start_ns >= s.start_ns "
-        "AND o.start_ns < s.end_ns AND (s.device_id IS NULL OR o.device_id IS NULL "
-        "OR s.device_id = o.device_id)",
+        f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.run_id = $r AND s.run_id = $r AND {STEP_OF_OP}",
         {"r": run_id},
     )
 
 
+# The counts over a run's ops rows that tell which AI Core metric set was collected (``aic_metrics_of``).
+AIC_COUNTS = (
+    "count(aic_mte2_ratio) + count(aiv_vec_ratio) + count(aic_mac_ratio), "
+    "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_mac_fp16_ratio')), "
+    "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_l0a_read_bw_gb_per_s')), "
+    "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_main_mem_read_bw_gb_per_s') "
+    "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s'))"
+)
+
+
 def _infer_aic_metrics(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
-    row = con.execute(
-        "SELECT count(aic_mte2_ratio) + count(aiv_vec_ratio) + count(aic_mac_ratio), "
-        "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_mac_fp16_ratio')), "
-        "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_l0a_read_bw_gb_per_s')), "
-        "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_main_mem_read_bw_gb_per_s') "
-        "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s')) FROM ops WHERE run_id = ?",
-        [run_id],
-    ).fetchall()[0]
-    for count, name in zip(row, ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory"), strict=True):
+    return aic_metrics_of(con.execute(f"SELECT {AIC_COUNTS} FROM ops WHERE run_id = ?", [run_id]).fetchall()[0])
+
+
+def aic_metrics_of(counts: tuple) -> str | None:
+    """The metric set whose columns hold values, from the AIC_COUNTS of a run."""
+    for count, name in zip(counts, ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory"), strict=True):
         if count:
             return name
     return None
 
 
 # What a run holds, each asked as EXISTS (the scan stops at the first row), all in one query.
-_PRESENCE = {
+PRESENCE = {
     "pmu": ("ops", "core_time_us IS NOT NULL"),
     "pipe_utilization": ("ops", "mte_time_us IS NOT NULL"),
     "ops": ("ops", "TRUE"),
@@ -122,10 +133,10 @@ _PRESENCE = {
 
 def _presence(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, bool]:
     items = ", ".join(
-        f"EXISTS (SELECT 1 FROM {table} WHERE run_id = $r AND {where})" for table, where in _PRESENCE.values()
+        f"EXISTS (SELECT 1 FROM {table} WHERE run_id = $r AND {where})" for table, where in PRESENCE.values()
     )
     row = con.execute(f"SELECT {items}", {"r": run_id}).fetchall()[0]
-    return dict(zip(_PRESENCE, row, strict=True))
+    return dict(zip(PRESENCE, row, strict=True))
 
 
 def _not_collected(has: dict[str, bool]) -> list[str]:
@@ -168,7 +179,7 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
     return [(f"{run_id}/dev{d}", d) for d in devices]
 
 
-def _apply_facts(meta: RunMetadata, ctx: ReadContext) -> None:
+def apply_facts(meta: RunMetadata, ctx: ReadContext) -> None:
     """Fill metadata fields the metadata files left unknown with what data files recorded (ctx.facts)."""
     for key, value in ctx.facts.items():
         if key in RunMetadata.__dataclass_fields__ and key != "extra":
@@ -178,10 +189,36 @@ def _apply_facts(meta: RunMetadata, ctx: ReadContext) -> None:
             meta.extra.setdefault(key, str(value))
 
 
+def run_values(ctx: ReadContext, meta: RunMetadata, has: dict[str, bool], aic_metrics: str | None) -> dict[str, object]:
+    """The runs row of a run apart from its run id, device and the counts over its ops (``_presence``
+    answers in ``has``)."""
+    src = ctx.source
+    return {
+        "source_path": src.root.name if src.rel_path == "." else src.rel_path,  # '.' says nothing on a card
+        "producer": src.producer,
+        "export_type": src.export_type,
+        "layout": src.layout,
+        "rank_id": meta.rank_id,
+        "cann_version": meta.cann_version,
+        "torch_npu_version": meta.torch_npu_version,
+        "chip": meta.chip,
+        "ai_core_count": meta.ai_core_count,
+        "profiler_level": meta.profiler_level,
+        "aic_metrics": aic_metrics,
+        "aic_mode": meta.aic_mode,
+        "pmu_collected": has["pmu"],
+        "not_collected": _not_collected(has),
+        "files": sorted(ctx.files_read),
+        "model_name": meta.model_name,
+        "batch_size": meta.batch_size,
+        "fingerprint": source_fingerprint(ctx.source),
+    }
+
+
 def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMetadata) -> None:
     """Derive cross-table columns, split devices and insert the runs and ingest_problems rows."""
-    run_id, src = ctx.run_id, ctx.source
-    _apply_facts(meta, ctx)
+    run_id = ctx.run_id
+    apply_facts(meta, ctx)
     if not _device_tasks_from_one_file(ctx):
         timeline_store.delete_duplicate_device_tasks(con, run_id)  # a full scan, for nothing on a single file
     _ops_from_timeline(con, ctx)
@@ -189,40 +226,13 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     derive_pipeline(con, run_id)
     _assign_steps(con, run_id)
     has = _presence(con, run_id)
-    pmu = has["pmu"]
-    aic_metrics = meta.aic_metrics or _infer_aic_metrics(con, run_id)
-    not_collected = _not_collected(has)
-    fingerprint = source_fingerprint(ctx.source)
+    values = run_values(ctx, meta, has, meta.aic_metrics or _infer_aic_metrics(con, run_id))
+    given = ", ".join(f"${name} AS {name}" for name in values)
     for rid, device in _split_devices(con, run_id):
         con.execute(
-            "INSERT INTO runs BY NAME SELECT $rid AS run_id, $path AS source_path, $producer AS producer, "
-            "$etype AS export_type, $layout AS layout, $dev AS device_id, $rank AS rank_id, $cann AS cann_version, "
-            "$tnpu AS torch_npu_version, $chip AS chip, $cores AS ai_core_count, $level AS profiler_level, "
-            "$aic AS aic_metrics, $mode AS aic_mode, $pmu AS pmu_collected, $nc AS not_collected, "
-            "$files AS files, count(*) AS task_count, min(start_ns) AS start_ns, max(end_ns) AS end_ns, "
-            "$model AS model_name, $bs AS batch_size, $fp AS fingerprint FROM ops WHERE run_id = $rid",
-            {
-                "rid": rid,
-                "path": src.root.name if src.rel_path == "." else src.rel_path,  # '.' says nothing on a card
-                "producer": src.producer,
-                "etype": src.export_type,
-                "layout": src.layout,
-                "dev": device,
-                "rank": meta.rank_id,
-                "cann": meta.cann_version,
-                "tnpu": meta.torch_npu_version,
-                "chip": meta.chip,
-                "cores": meta.ai_core_count,
-                "level": meta.profiler_level,
-                "aic": aic_metrics,
-                "mode": meta.aic_mode,
-                "pmu": pmu,
-                "nc": not_collected,
-                "files": sorted(ctx.files_read),
-                "model": meta.model_name,
-                "bs": meta.batch_size,
-                "fp": fingerprint,
-            },
+            f"INSERT INTO runs BY NAME SELECT $run_id AS run_id, $device_id AS device_id, {given}, "
+            "count(*) AS task_count, min(start_ns) AS start_ns, max(end_ns) AS end_ns FROM ops WHERE run_id = $run_id",
+            {"run_id": rid, "device_id": device, **values},
         )
     for p in ctx.problems:
         con.execute(

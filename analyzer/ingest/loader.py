@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printab
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
+from analyzer.ingest.together.together import read_exports_together
 from analyzer.stop_signal import stop_requested
 
 
@@ -33,13 +34,22 @@ class Ingested:
 _FIRST = ("task_time",)
 
 
-def _read_source(con: duckdb.DuckDBPyConnection, source: ExportSource, left_out_kinds: frozenset[str]) -> ReadContext:
+def _read_source(
+    con: duckdb.DuckDBPyConnection,
+    source: ExportSource,
+    left_out_kinds: frozenset[str],
+    pre_read: Mapping[str, ReadContext] | None = None,
+) -> ReadContext:
+    """Read one export; ``pre_read``: its kinds read already (together with other exports), kind -> the part
+    context their problems went to."""
     ctx = ReadContext(run_id=source.source_id, source=source, left_out_kinds=left_out_kinds)
     meta = read_run_metadata(ctx)
     kinds = [kind for kind in READERS if source.files.get(kind)]
-    parts = {kind: ctx.part() for kind in kinds}
+    pre_read = pre_read or {}
+    parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
     for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in READERS order
-        _guarded(READERS[kind], con, source.files[kind], parts[kind])
+        if kind not in pre_read:
+            _guarded(READERS[kind], con, source.files[kind], parts[kind])
     for kind in kinds:  # problems in READERS order, whichever reader ran first
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
@@ -126,11 +136,19 @@ def _read_sources(
 ) -> Ingested:
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
+    together = read_exports_together(con, sources, left_out_kinds)
+    split = False  # whether a run read so far was split by device (its runs may match a later export's pattern)
     for source in sources:
         if progress:
             progress(source)
+        if source.source_id in together.done and not split:
+            result.run_ids.append(source.source_id)  # read together: one device, nothing to report
+            continue
+        if source.source_id in together.done:
+            result.run_ids.extend(_runs_of(con, source))
+            continue
         try:
-            ctx = _read_source(con, source, left_out_kinds)
+            ctx = _read_source(con, source, left_out_kinds, together.pre_read.get(source.source_id))
         except (duckdb.OutOfMemoryException, duckdb.InterruptException):
             raise
         except Exception as exc:  # one export that cannot be read never ends the reading of the others
@@ -148,14 +166,21 @@ def _read_sources(
             )
             continue
         result.problems.extend(_under_export(p, source) for p in ctx.problems)
-        result.run_ids.extend(
-            r[0]
-            for r in con.execute(
-                "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
-                [source.source_id, source.source_id + "/dev%"],
-            ).fetchall()
-        )
+        runs = _runs_of(con, source)
+        split = split or any(r != source.source_id for r in runs)
+        result.run_ids.extend(runs)
     return result
+
+
+def _runs_of(con: duckdb.DuckDBPyConnection, source: ExportSource) -> list[str]:
+    """The runs of an export just read: its own, or one per device."""
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
+            [source.source_id, source.source_id + "/dev%"],
+        ).fetchall()
+    ]
 
 
 def _under_export(problem: Problem, source: ExportSource) -> Problem:

@@ -91,8 +91,9 @@ def with_derived(select_sql: str) -> str:
 
 # For the rows no reader derived (SQLite exports, ops taken from the timeline): every derived
 # column is still NULL while some input is not. Rows derived at insert, or without PMU data, stay.
-_UNDERIVED = f"""run_id = $run_id AND {" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
+UNDERIVED_ROWS = f"""{" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
   AND ({" OR ".join(f"{name} IS NOT NULL" for name in INPUTS)})"""
+_UNDERIVED = f"run_id = $run_id AND {UNDERIVED_ROWS}"
 DERIVE_SQL = f"""
 UPDATE ops SET {", ".join(f"{name} = {expr}" for name, expr in _DERIVED.items())}
 WHERE {_UNDERIVED}

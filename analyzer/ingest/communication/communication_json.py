@@ -33,7 +33,7 @@ _TIMES_MS = {
     "idle_us": "Idle Time(ms)",
 }
 _RATIOS = {"wait_ratio": "Wait Time Ratio", "sync_ratio": "Synchronization Time Ratio"}
-_TYPES = {
+COMM_OPS_TYPES = {
     "step_id": pa.int64(),
     "op_name": pa.string(),
     "group_name": pa.string(),
@@ -170,17 +170,23 @@ def _parse(path: Path, ctx: ReadContext) -> dict | None:
     return doc
 
 
-def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
-    """Read communication.json files into comm_ops. Returns rows inserted."""
+def communication_rows(paths: tuple[Path, ...], ctx: ReadContext) -> list[dict[str, object]]:
+    """The comm_ops rows (COMM_OPS_TYPES, no run id) of communication.json files; problems go to ``ctx``."""
     rows: list[dict[str, object]] = []
     for path in paths:
         doc = _parse(path, ctx)
         if doc is not None:
             ctx.mark_read(path)
             rows.extend(_rows(doc, path, ctx))
+    return rows
+
+
+def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+    """Read communication.json files into comm_ops. Returns rows inserted."""
+    rows = communication_rows(paths, ctx)
     if not rows:
         return 0
-    table = pa.Table.from_pylist(rows, schema=pa.schema(list(_TYPES.items())))
+    table = pa.Table.from_pylist(rows, schema=pa.schema(list(COMM_OPS_TYPES.items())))
     con.register("_comm_ops_rows", table)
     try:
         return insert_rows(con, "comm_ops", ctx.run_id, "SELECT * FROM _comm_ops_rows")
@@ -190,7 +196,12 @@ def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], 
 
 def load_communication_matrix(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Check that communication_matrix.json files parse; record them as read. Returns 0."""
+    check_communication_matrix(paths, ctx)
+    return 0
+
+
+def check_communication_matrix(paths: tuple[Path, ...], ctx: ReadContext) -> None:
+    """Parse communication_matrix.json files (nothing of them is stored); problems go to ``ctx``."""
     for path in paths:
         if _parse(path, ctx) is not None:
             ctx.mark_read(path)
-    return 0

@@ -116,13 +116,14 @@ def trimmed_scan(trimmed: frozenset[str]) -> str:
 
 
 def select_rows(
-    columns: list[str], fields: tuple[Field, ...], anchor_us: Decimal | None = None
+    columns: list[str], fields: tuple[Field, ...], anchor_us: Decimal | None = None, carry: tuple[str, ...] = ()
 ) -> tuple[str, list[Field]]:
     """The SELECT of every target over the ``{scan}`` placeholder (NULL when no header is present), and
     missing required fields.
 
     Several fields may share a target (e.g. a MB and a KB header): the first one present wins.
-    ``anchor_us`` is where the file's microsecond times lie (``csv_anchor.ns_anchor``).
+    ``anchor_us`` is where the file's microsecond times lie (``csv_anchor.ns_anchor``); ``carry``: scan
+    columns passed through as they are.
     """
     present = set(columns)
     chosen: dict[str, tuple[str, str]] = {}
@@ -133,7 +134,7 @@ def select_rows(
         if raw is not None and field.target not in chosen:
             chosen[field.target] = (raw, field.how)
     trimmed = text_only(list(chosen.values()))
-    items: list[str] = []
+    items: list[str] = [*carry]
     missing: list[Field] = []
     for target, group in wanted.items():
         if target in chosen:
@@ -164,6 +165,36 @@ def report_missing(ctx: ReadContext, path: Path, missing: list[Field], expected:
     )
 
 
+@dataclass(frozen=True)
+class CsvTarget:
+    """How a kind of CSV file fills a normalized table: its fields, the header the problem message says
+    was expected, and the ``insert_sql`` constants, derived and replaced columns."""
+
+    table: str
+    fields: tuple[Field, ...]
+    expected: str
+    constants: Mapping[str, object] | None = None
+    derived: Mapping[str, str] | None = None
+    replaced: Mapping[str, str] | None = None
+
+    def statement(
+        self, path: Path, columns: list[str], first_row: list[str], ctx: ReadContext, rows_run: bool = False
+    ) -> str | None:
+        """The INSERT of a file's rows over the ``{scan}`` placeholder, or None with the missing headers
+        reported. ``rows_run``: the scan's rows carry their ``run_id`` (csv_group) instead of ``$run_id``."""
+        carry = ("run_id",) if rows_run else ()
+        rows, missing = select_rows(columns, self.fields, file_ns_anchor(first_row, columns, self.fields), carry)
+        if missing:
+            report_missing(ctx, path, missing, self.expected)
+            return None
+        helpers = list(dict.fromkeys(f.target for f in self.fields if f.target.startswith("_")))
+        return insert_sql(self.table, rows, self.constants, self.derived, helpers, self.replaced, rows_run)
+
+    def times(self) -> tuple[str, ...]:
+        """The columns whose negative values are named (times and durations)."""
+        return tuple(f.target for f in self.fields if f.how == "ns" or f.target.endswith(("dur_us", "duration_us")))
+
+
 def load_csv_table(
     con: duckdb.DuckDBPyConnection,
     paths: tuple[Path, ...],
@@ -182,19 +213,14 @@ def load_csv_table(
     likewise, replacing a field's value. Fields named ``_...`` are helpers and are not inserted.
     Rows are converted while DuckDB scans each file (no text copy is kept).
     """
-    helpers = list(dict.fromkeys(f.target for f in fields if f.target.startswith("_")))
+    target = CsvTarget(table, fields, expected, constants, derived, replaced)
 
     def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
-        rows, missing = select_rows(columns, fields, file_ns_anchor(first_row, columns, fields))
-        if missing:
-            report_missing(ctx, path, missing, expected)
-            return None
-        return insert_sql(table, rows, constants, derived, helpers, replaced)
+        return target.statement(path, columns, first_row, ctx)
 
     params = insert_params(ctx, constants)
     files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, fields))
     if files:
         drop_duplicate_rows(con, ctx, table, files[0].path)
-        times = tuple(f.target for f in fields if f.how == "ns" or f.target.endswith(("dur_us", "duration_us")))
-        report_negative_times(con, ctx, table, files[0].path, times)
+        report_negative_times(con, ctx, table, files[0].path, target.times())
     return sum(f.rows for f in files)

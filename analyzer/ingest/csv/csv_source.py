@@ -186,6 +186,16 @@ def stream_csv(
     return done
 
 
+CsvFile = _File
+
+
+def probe(path: Path, ctx: ReadContext) -> CsvFile | None:
+    """How ``stream_csv`` would read the file (encoding, header, columns, first row, parser mode); None,
+    with the same problem reported, for a file it would skip before reading."""
+    head = _head(path, ctx)
+    return None if head is None else _open(path, head, ctx)
+
+
 def _open(path: Path, head: _Head, ctx: ReadContext) -> _File | None:
     """The file's header and parser mode; None (reported) when its header does not fit its rows."""
     header = header_line(head.data, head.encoding)
@@ -227,7 +237,12 @@ def scans_in_parallel(path: Path) -> bool:
 
 
 def text_scan(
-    parallel: bool, rejects: str = "", numbers: bool = False, strict: bool = True, ignore_errors: bool = False
+    parallel: bool,
+    rejects: str = "",
+    numbers: bool = False,
+    strict: bool = True,
+    ignore_errors: bool = False,
+    filename: bool = False,
 ) -> str:
     """The read_csv call reading one file's rows ($path, $columns, $encoding parameters).
 
@@ -237,11 +252,13 @@ def text_scan(
     that table (and its scan table ``<rejects>_scan``) instead of failing the read. With ``numbers``,
     'N/A' cells (with or without the exporters' trailing TAB) are NULL too, as a typed ($columns) column
     cannot hold them. ``strict=False`` reads
-    mixed line ends. ``ignore_errors`` skips rows that do not fit the header without a trace.
+    mixed line ends. ``ignore_errors`` skips rows that do not fit the header without a trace. ``filename``
+    adds the file's name as a column (a scan of a list of files, ``csv_group``).
     """
     store = f"store_rejects=true, rejects_table='{rejects}', rejects_scan='{rejects}_scan', " if rejects else ""
     nulls = "nullstr=['', 'N/A', 'N/A\t', '\t', ' '], " if numbers else ""
     skip = "ignore_errors=true, " if ignore_errors else ""
+    skip += "filename=true, " if filename else ""
     return (
         f"read_csv($path, delim=',', quote='\"', escape='\"', header=true, columns=$columns, "
         f"auto_detect=false, strict_mode={'true' if strict else 'false'}, null_padding=true, {nulls}"
@@ -252,13 +269,19 @@ def text_scan(
 def _run_scan(statement: _Statement, file: _File, columns: dict[str, str], parallel: bool) -> tuple[int, str]:
     """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
     rejects = f"_rej_{next(_counter)}"
-    numbers = any(t != "VARCHAR" for t in columns.values())
-    scan = text_scan(parallel, rejects, numbers, file.strict)
-    if not numbers:  # all text: a repeated header row would pass for data
-        scan = f"(SELECT * FROM {scan} WHERE {_repeats_header(columns)})"
-    sql = statement.sql.replace("{scan}", scan)
+    sql = statement.sql.replace("{scan}", checked_scan(columns, rejects, file.strict, parallel))
     args = {"path": str(file.path), "columns": columns, "encoding": file.encoding, **statement.params}
     return statement.con.execute(sql, args).fetchall()[0][0], rejects
+
+
+def checked_scan(columns: dict[str, str], rejects: str, strict: bool, parallel: bool, filename: bool = False) -> str:
+    """``text_scan`` typing ``columns`` (parameters $path, $columns, $encoding), rejects kept in ``rejects``;
+    when every column is text, rows repeating the header are left out (they would pass for data)."""
+    numbers = any(t != "VARCHAR" for t in columns.values())
+    scan = text_scan(parallel, rejects, numbers, strict, filename=filename)
+    if not numbers:
+        scan = f"(SELECT * FROM {scan} WHERE {_repeats_header(columns)})"
+    return scan
 
 
 def _repeats_header(columns: dict[str, str]) -> str:

@@ -10,28 +10,18 @@ present wins, so a column written in KB and in MB by different producers is two 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv.csv_columns import Field, load_csv_table
+from analyzer.ingest.csv.csv_columns import CsvTarget, Field, load_csv_table
 from analyzer.ingest.declaration_lists import expand, shared_sets
 from analyzer.ingest.model import ReadContext
 
-
-@dataclass(frozen=True)
-class CsvTable:
-    """How one kind of CSV file fills a normalized table (the arguments of ``load_csv_table``)."""
-
-    table: str
-    fields: tuple[Field, ...]
-    expected: str  # the header the problem message says was expected
-    constants: Mapping[str, object] | None = None
-    derived: Mapping[str, str] | None = None
-    replaced: Mapping[str, str] | None = None
+# How one kind of CSV file fills a normalized table (the arguments of ``load_csv_table``).
+CsvTable = CsvTarget
 
 
 def _declared(path: Path) -> dict[str, CsvTable]:

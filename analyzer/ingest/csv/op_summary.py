@@ -50,13 +50,16 @@ REQUIRED = ("op_name", "start_ns", "dur_us")
 # Unknown metric columns kept per row (extra_metrics): a header of thousands of columns stays bounded in time.
 MAX_EXTRA_METRICS = 256
 # Columns that tell two tasks apart: rows equal on them are compared whole for exact duplicates.
-_ROW_KEY = ("start_ns", "stream_id", "task_id", "context_id", "dur_us")
+ROW_KEY = ("start_ns", "stream_id", "task_id", "context_id", "dur_us")
 
 
-def _select_rows(columns: list[str], anchor_us: Decimal | None = None) -> tuple[str, list[str]]:
+def _select_rows(
+    columns: list[str], anchor_us: Decimal | None = None, carry: tuple[str, ...] = ()
+) -> tuple[str, list[str]]:
     """The SELECT over the ``{scan}`` placeholder of the ops columns present (and NULL for the pipeline
     inputs absent, so that the derived columns always bind), and the normalized names of missing
-    required ones. ``anchor_us``: where the start times lie (``csv_anchor``)."""
+    required ones. ``anchor_us``: where the start times lie (``csv_anchor``); ``carry``: scan columns
+    passed through as they are."""
     present = set(columns)
     identity: dict[str, tuple[str, str]] = {}
     for target, (headers, how) in _IDENTITY.items():
@@ -65,7 +68,8 @@ def _select_rows(columns: list[str], anchor_us: Decimal | None = None) -> tuple[
             identity[target] = (raw, how)
     # The metric columns below are never identity headers (_NON_METRIC): read as numbers, never trimmed.
     trimmed = text_only(list(identity.values()))
-    items = [f"{convert(how, raw, anchor_us, trimmed)} AS {target}" for target, (raw, how) in identity.items()]
+    items = [*carry]
+    items += [f"{convert(how, raw, anchor_us, trimmed)} AS {target}" for target, (raw, how) in identity.items()]
     found = set(identity)
     extras: list[tuple[str, str]] = []
     for raw in columns:
@@ -104,40 +108,54 @@ def column_types(columns: list[str]) -> dict[str, str]:
     return types | {c: "DOUBLE" for c in columns if c not in _NON_METRIC and is_pipe_column(normalize_metric(c))}
 
 
+def ops_statement(
+    path: Path, columns: list[str], first_row: list[str], ctx: ReadContext, rows_run: bool = False
+) -> str | None:
+    """The INSERT of a file's rows into ops over the ``{scan}`` placeholder (csv_source.stream_csv), or None
+    with the header's problem reported. ``rows_run``: the scan's rows carry their ``run_id`` (a scan of
+    many runs' files, csv_group) instead of the ``$run_id`` parameter."""
+    anchor_us = ns_anchor(first_row, columns, list(_IDENTITY["start_ns"][0]))
+    select, missing = _select_rows(columns, anchor_us, carry=("run_id",) if rows_run else ())
+    if missing:
+        ctx.report(
+            path,
+            "line 1",
+            "error",
+            f"header lacks required columns for {', '.join(missing)}",
+            "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))",
+        )
+        return None
+    _report_repeated_columns(path, columns, ctx)
+    _report_unread_columns(path, columns, ctx)
+    rows = with_derived(select)
+    run = "" if rows_run else "$run_id::VARCHAR AS run_id, "
+    return (
+        f"INSERT INTO ops BY NAME SELECT {run}*, "
+        f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns FROM ({rows})"
+    )
+
+
 def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read op_summary / kernel_details files (all slices) into ops. Returns rows inserted.
 
     Each file is converted while DuckDB scans it (one pass; no text copy of millions of rows)."""
 
     def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
-        anchor_us = ns_anchor(first_row, columns, list(_IDENTITY["start_ns"][0]))
-        select, missing = _select_rows(columns, anchor_us)
-        if missing:
-            ctx.report(
-                path,
-                "line 1",
-                "error",
-                f"header lacks required columns for {', '.join(missing)}",
-                "expected an op_summary / kernel_details header (Name/Op Name, Start Time(us), Duration(us))",
-            )
-            return None
-        _report_repeated_columns(path, columns, ctx)
-        _report_unread_columns(path, columns, ctx)
-        rows = with_derived(select)
-        return (
-            "INSERT INTO ops BY NAME SELECT $run_id::VARCHAR AS run_id, *, "
-            f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns FROM ({rows})"
-        )
+        return ops_statement(path, columns, first_row, ctx)
 
     files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, column_types)
     if not files:
         return 0
-    drop_duplicate_rows(con, ctx, "ops", files[0].path, key=_ROW_KEY)
-    report_negative_times(con, ctx, "ops", files[0].path, ("start_ns", "dur_us"))
+    drop_duplicate_rows(con, ctx, "ops", files[0].path, key=ROW_KEY)
+    report_negative_times(con, ctx, "ops", files[0].path, TIMES)
     if _report_unusable_rows(con, ctx, files[0].path):
         for file in files:
             _report_ns_start_times(con, file, ctx)
     return sum(f.rows for f in files)
+
+
+# Columns whose negative values report_negative_times names.
+TIMES = ("start_ns", "dur_us")
 
 
 def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path: Path) -> int:
@@ -179,6 +197,8 @@ def _report_unusable_rows(con: duckdb.DuckDBPyConnection, ctx: ReadContext, path
 
 # A task of more than three years: an epoch timestamp in the duration column.
 _EPOCH_LIKE_US = 1e14
+# The ops rows ``_report_unusable_rows`` names (a read of many runs sends a run holding any to the careful path).
+UNUSABLE_ROWS = f"start_ns IS NULL OR dur_us IS NULL OR end_ns IS NULL OR dur_us >= {_EPOCH_LIKE_US}"
 # Epoch microseconds above this (year ~5138) are not microseconds: nanoseconds were written instead.
 _MAX_EPOCH_US = 1e17
 

@@ -41,13 +41,36 @@ def is_read_file(name: str) -> bool:
     return any(fnmatch.fnmatchcase(base, p) for p in _READ_PATTERNS)
 
 
+def _name_matcher(patterns: list[str]) -> re.Pattern[str]:
+    """One expression matching a file name against every glob pattern (what Path.match does with a
+    pattern of one part), compiled once rather than parsed per file of thousands of folders."""
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns))
+
+
+_MATCHERS = {kind: _name_matcher(patterns) for kinds in (_TEXT_KINDS, _DB_KINDS) for kind, patterns in kinds.items()}
+
+
+def _files_in(folder: Path) -> list[Path]:
+    """The files (links to files included) of a folder, sorted by name."""
+    with os.scandir(folder) as entries:
+        return sorted(folder / e.name for e in entries if _is_file(e))
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
 def _glob_kinds(folder: Path, kinds: dict[str, list[str]]) -> dict[str, tuple[Path, ...]]:
     found: dict[str, tuple[Path, ...]] = {}
     if not folder.is_dir():
         return found
-    names = sorted(p for p in folder.iterdir() if p.is_file())
-    for kind, patterns in kinds.items():
-        hits = [p for p in names if any(p.match(pat) for pat in patterns) and not _EXCLUDED.match(p.name)]
+    names = _files_in(folder)
+    for kind in kinds:
+        matcher = _MATCHERS[kind]
+        hits = [p for p in names if matcher.match(p.name) and not _EXCLUDED.match(p.name)]
         if kind == "step_trace":
             hits = [p for p in hits if not p.name.startswith("step_trace_time")]
         if hits:

@@ -1,0 +1,164 @@
+"""Many runs' CSV files of one kind read in one DuckDB scan per header: files with the same header line
+and encoding are one group, scanned once with the file name as a column, each row tagged with its run.
+
+Only files that read without a word to say go this way: a file the per-file reader would report anything
+on (an unusable head, a header problem, a row that does not fit, no rows, a cut last row) comes back as a
+run for the careful path (``csv_source.stream_csv``), which reads it again and says what it says today.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.csv.csv_shape import ends_mid_row
+from analyzer.ingest.csv.csv_source import CsvFile, checked_scan, probe, scans_in_parallel
+from analyzer.ingest.file_work import each
+from analyzer.ingest.model import ReadContext
+
+_counter = itertools.count()
+# Files per scan: enough that the per-statement cost vanishes, few enough that a scan's buffers stay small.
+_FILES_PER_SCAN = 256
+# Columns a group scan adds to the rows: a header naming one of them is read file by file.
+_ADDED = frozenset({"filename", "run_id"})
+
+
+@dataclass(frozen=True)
+class GroupRead:
+    """How one kind's files fill their table: the statement over ``{scan}`` (``rows_run=True``: rows carry
+    their run id), the header columns parsed as numbers, and what the per-file reader's checks on the
+    inserted rows look at (``run_checks.runs_to_recheck``); ``params``: the statement's constants."""
+
+    table: str
+    statement: Callable[..., str | None]
+    types: Callable[[list[str]], dict[str, str]]
+    key: tuple[str, ...] = ()
+    times: tuple[str, ...] = ()
+    unusable: str = ""
+    params: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunFile:
+    """One run's file of the kind being read, and the context its problems would go to."""
+
+    run_id: str
+    path: Path
+    ctx: ReadContext
+
+
+@dataclass(frozen=True)
+class GroupStatement:
+    """The statement of one group: how its kind is read, its SQL over ``{scan}``, the header's column types."""
+
+    read: GroupRead
+    sql: str
+    typed: dict[str, str]
+
+
+def read_groups(con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile]) -> set[str]:
+    """Insert the rows of every file that reads cleanly; return the runs whose file needs the careful path
+    (their rows, if any went in, are the caller's to remove)."""
+    careful: set[str] = set()
+    groups: dict[tuple[str, str], list[tuple[RunFile, CsvFile]]] = {}
+    for f, probed in zip(files, each(_clean_probe, files), strict=True):
+        if probed is None:
+            careful.add(f.run_id)
+        else:
+            groups.setdefault((probed.header, probed.encoding), []).append((f, probed))
+    for group in groups.values():
+        careful |= _read_group(con, read, group)
+    return careful
+
+
+def _clean_probe(f: RunFile) -> CsvFile | None:
+    """The file as the per-file reader sees it, when it has nothing to report and reads the usual way (its
+    last row complete)."""
+    scratch = f.ctx.part()
+    try:
+        if scans_in_parallel(f.path):
+            return None  # a big file is read by itself anyway
+        probed = probe(f.path, scratch)
+        if probed is None or scratch.problems or not probed.strict or _ADDED & set(probed.columns):
+            return None
+        return None if ends_mid_row(f.path, probed.encoding, len(probed.columns)) else probed
+    except OSError:
+        return None
+
+
+def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
+    """One scan per _FILES_PER_SCAN of the group's files (split in halves while a scan fails); the runs to
+    read carefully."""
+    first_file, first = group[0]
+    scratch = first_file.ctx.part()
+    columns = list(first.columns)
+    sql = read.statement(first.path, columns, first.first_row, scratch, True)
+    if sql is None or scratch.problems:
+        return {f.run_id for f, _ in group}
+    types = read.types(columns)
+    statement = GroupStatement(read, sql, {name: types.get(name, kind) for name, kind in first.columns.items()})
+    careful: set[str] = set()
+    for start in range(0, len(group), _FILES_PER_SCAN):
+        careful |= _scan(con, statement, group[start : start + _FILES_PER_SCAN])
+    return careful
+
+
+def _scan(con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
+    """Insert the group's rows in one statement; a file DuckDB cannot read this way fails the statement
+    (nothing inserted), so the halves are tried until the file is alone and goes the careful path."""
+    if not group:
+        return set()
+    try:
+        return _insert(con, statement, group)
+    except duckdb.Error:
+        if len(group) == 1:
+            return {group[0][0].run_id}
+        half = len(group) // 2
+        return _scan(con, statement, group[:half]) | _scan(con, statement, group[half:])
+
+
+def _insert(
+    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]
+) -> set[str]:
+    """The insert itself; the runs whose file had rows that did not fit or no rows at all."""
+    read, typed = statement.read, statement.typed
+    n = next(_counter)
+    rejects, names = f"_grej_{n}", f"_group_files_{n}"
+    paths = [str(f.path) for f, _ in group]
+    runs = [f.run_id for f, _ in group]
+    con.register(names, pa.table({"filename": paths, "run_id": runs}))
+    try:
+        before = _rows_per_run(con, read.table, runs)
+        scan = checked_scan(typed, rejects, strict=True, parallel=False, filename=True)
+        tagged = f"(SELECT s.* EXCLUDE (filename), m.run_id FROM {scan} s JOIN {names} m USING (filename))"
+        con.execute(
+            statement.sql.replace("{scan}", tagged),
+            {"path": paths, "columns": typed, "encoding": group[0][1].encoding, **read.params},
+        )
+        after = _rows_per_run(con, read.table, runs)
+        rejected = _rejected_files(con, rejects)
+    finally:
+        con.unregister(names)
+        con.execute(f"DROP TABLE IF EXISTS {rejects}; DROP TABLE IF EXISTS {rejects}_scan")
+    return {f.run_id for f, _ in group if str(f.path) in rejected or after.get(f.run_id, 0) == before.get(f.run_id, 0)}
+
+
+def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:
+    rows = con.execute(
+        f"SELECT run_id, count(*) FROM {table} WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) GROUP BY run_id",
+        {"runs": runs},
+    ).fetchall()
+    return dict(rows)
+
+
+def _rejected_files(con: duckdb.DuckDBPyConnection, rejects: str) -> set[str]:
+    """The files of a scan that had a row in its rejects table."""
+    rows = con.execute(
+        f"SELECT DISTINCT s.file_path FROM {rejects} r JOIN {rejects}_scan s USING (scan_id, file_id)"
+    ).fetchall()
+    return {r[0] for r in rows}

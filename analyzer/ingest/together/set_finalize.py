@@ -1,0 +1,94 @@
+"""finalize.finalize_run for many runs read together, each step one query over all of them.
+
+The runs come here only when they hold no timeline (no step markers, no device tasks to take ops from or
+to drop twice), one device at most and no problem, so the steps left are the pipeline columns, the steps of
+ops, what each run holds, and the runs rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.file_work import each
+from analyzer.ingest.finalize import AIC_COUNTS, PRESENCE, STEP_OF_OP, aic_metrics_of, apply_facts, run_values
+from analyzer.ingest.metadata.run_metadata import RunMetadata
+from analyzer.ingest.model import ReadContext
+from analyzer.ingest.pipe_columns import UNDERIVED_ROWS, derive_pipeline
+
+_IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
+
+
+@dataclass
+class ReadRun:
+    """A run read together: its context (files read, problems, facts) and its metadata."""
+
+    ctx: ReadContext
+    meta: RunMetadata
+
+
+def devices_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, list[int]]:
+    """The device ids of each run's ops rows (finalize splits a run of several into one run per device)."""
+    rows = con.execute(
+        f"SELECT run_id, list(DISTINCT device_id ORDER BY device_id) FILTER (WHERE device_id IS NOT NULL) "
+        f"FROM ops WHERE {_IN_RUNS} GROUP BY run_id",
+        {"runs": runs},
+    ).fetchall()
+    return {r[0]: r[1] or [] for r in rows}
+
+
+def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dict[str, list[int]]) -> None:
+    """The runs rows of ``runs`` (in their order), their ops given pipeline columns and steps."""
+    ids = [r.ctx.run_id for r in runs]
+    args = {"runs": ids}
+    for r in runs:
+        apply_facts(r.meta, r.ctx)
+    for (run_id,) in con.execute(
+        f"SELECT DISTINCT run_id FROM ops WHERE {_IN_RUNS} AND {UNDERIVED_ROWS}", args
+    ).fetchall():
+        derive_pipeline(con, run_id)
+    con.execute(
+        f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{_IN_RUNS} AND s.run_id = o.run_id "
+        f"AND {STEP_OF_OP}",
+        args,
+    )
+    has = _presence(con, ids)
+    aic = _aic_counts(con, [r.ctx.run_id for r in runs if not r.meta.aic_metrics])
+
+    def row(r: ReadRun) -> dict[str, object]:
+        run_id = r.ctx.run_id
+        found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
+        values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
+        device = devices.get(run_id)
+        return {"run_id": run_id, "device_id": device[0] if device else None, **values}
+
+    rows = each(row, runs)
+    con.register("_runs_together", pa.Table.from_pylist(rows))
+    try:
+        con.execute(
+            "INSERT INTO runs BY NAME SELECT p.*, coalesce(o.task_count, 0) AS task_count, o.start_ns, o.end_ns "
+            "FROM _runs_together p LEFT JOIN (SELECT run_id, count(*) AS task_count, min(start_ns) AS start_ns, "
+            f"max(end_ns) AS end_ns FROM ops WHERE {_IN_RUNS} GROUP BY run_id) o USING (run_id)",
+            args,
+        )
+    finally:
+        con.unregister("_runs_together")
+
+
+def _presence(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, set[str]]:
+    """finalize._presence of every run: per question, the runs whose rows answer yes."""
+    has = {}
+    for key, (table, where) in PRESENCE.items():
+        rows = con.execute(f"SELECT DISTINCT run_id FROM {table} WHERE {_IN_RUNS} AND {where}", {"runs": runs})
+        has[key] = {r[0] for r in rows.fetchall()}
+    return has
+
+
+def _aic_counts(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, tuple]:
+    """finalize.AIC_COUNTS of each run."""
+    if not runs:
+        return {}
+    rows = con.execute(f"SELECT run_id, {AIC_COUNTS} FROM ops WHERE {_IN_RUNS} GROUP BY run_id", {"runs": runs})
+    return {r[0]: tuple(r[1:]) for r in rows.fetchall()}

@@ -1,0 +1,188 @@
+"""Read many exports at once: every kind's files of all runs in one scan per header, checks and runs rows
+as set-wise queries. A run with anything to report, or of a shape read otherwise, is left to the careful
+path (loader._read_source), which reads it alone and reports exactly what it reports today."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.communication.communication_json import (
+    COMM_OPS_TYPES,
+    check_communication_matrix,
+    communication_rows,
+)
+from analyzer.ingest.csv.csv_group import RunFile, read_groups
+from analyzer.ingest.database import in_transaction
+from analyzer.ingest.file_work import each
+from analyzer.ingest.metadata.run_metadata import read_run_metadata
+from analyzer.ingest.model import ExportSource, ReadContext
+from analyzer.ingest.readers import READERS
+from analyzer.ingest.schema import TABLES
+from analyzer.ingest.together.grouped_kinds import JSON_KINDS, group_read, read_together
+from analyzer.ingest.together.run_checks import runs_to_recheck
+from analyzer.ingest.together.set_finalize import ReadRun, devices_of, finalize_together
+from analyzer.stop_signal import stop_requested
+
+# Fewer exports than this are read one by one: a single export gains nothing from a scan of many.
+_AT_LEAST = 2
+# Kinds read one export at a time beside kinds read together: their readers fill tables no kind read
+# together fills, and read no rows of those.
+_ALONE_BESIDE = frozenset({"timeline", "task_time", "ai_core_utilization", "ai_vector_core_utilization"})
+
+
+@dataclass
+class Together:
+    """What was read together: whole exports (by run id, each with nothing to report) and, of exports
+    holding other kinds too, the kinds already read (kind -> its reader's part context, for
+    loader._read_source to read the rest)."""
+
+    done: dict[str, ReadContext] = field(default_factory=dict)
+    pre_read: dict[str, dict[str, ReadContext]] = field(default_factory=dict)
+
+
+def read_exports_together(
+    con: duckdb.DuckDBPyConnection, sources: list[ExportSource], left_out_kinds: frozenset[str]
+) -> Together:
+    """The exports of ``sources`` read together; the others are the caller's to read one by one (nothing
+    of theirs is left in the tables)."""
+    whole = [s for s in sources if _fits(s)]
+    partial = [s for s in sources if not _fits(s) and _partly_fits(s)]
+    # Inside the caller's own transaction the per-file reader reads every cell as text (csv_source.stream_csv).
+    if len(whole) + len(partial) < _AT_LEAST or in_transaction(con):
+        return Together()
+    try:
+        return _read(con, whole, partial, left_out_kinds)
+    except (duckdb.OutOfMemoryException, duckdb.InterruptException):
+        raise
+    except Exception:  # whatever went wrong here, the careful path reads every one of them again
+        if stop_requested():
+            raise
+        _remove(con, [s.source_id for s in whole + partial])
+        return Together()
+
+
+def _single(source: ExportSource, kind: str) -> bool:
+    """A kind read together, of which the export holds one file."""
+    return read_together(kind) and len(source.files.get(kind, ())) == 1
+
+
+def _fits(source: ExportSource) -> bool:
+    """An export holding only kinds read together, one file of each."""
+    return all(_single(source, kind) for kind in source.files)
+
+
+def _partly_fits(source: ExportSource) -> bool:
+    """An export holding some kinds read together, the rest only of kinds whose readers fill tables of their
+    own (so that the rows read first leave each reader's checks as they are)."""
+    alone = {kind for kind in source.files if not _single(source, kind)}
+    return alone != set(source.files) and alone <= _ALONE_BESIDE
+
+
+def _read(
+    con: duckdb.DuckDBPyConnection,
+    whole: list[ExportSource],
+    partial: list[ExportSource],
+    left_out_kinds: frozenset[str],
+) -> Together:
+    runs: dict[str, ReadRun] = {}
+    careful: set[str] = set()
+    for run in each(lambda s: _with_metadata(s, left_out_kinds), whole):
+        if run.ctx.problems:
+            careful.add(run.ctx.run_id)
+        else:
+            runs[run.ctx.run_id] = run
+    contexts = {i: r.ctx for i, r in runs.items()}
+    contexts |= {s.source_id: ReadContext(run_id=s.source_id, source=s, left_out_kinds=left_out_kinds) for s in partial}
+    parts = _read_kinds(con, contexts, careful)
+    for run_id, run in runs.items():
+        for part in parts[run_id].values():  # in READERS order, as loader._read_source takes them over
+            run.ctx.absorb(part)
+    devices = devices_of(con, list(runs))
+    careful |= {run_id for run_id, found in devices.items() if len(found) > 1}
+    _remove(con, sorted(careful))
+    done = [r for run_id, r in runs.items() if run_id not in careful]
+    if done:
+        finalize_together(con, done, devices)
+    pre_read = {s.source_id: parts[s.source_id] for s in partial if s.source_id not in careful}
+    return Together({r.ctx.run_id: r.ctx for r in done}, pre_read)
+
+
+def _with_metadata(source: ExportSource, left_out_kinds: frozenset[str]) -> ReadRun:
+    """An export's context with its metadata read."""
+    ctx = ReadContext(run_id=source.source_id, source=source, left_out_kinds=left_out_kinds)
+    return ReadRun(ctx, read_run_metadata(ctx))
+
+
+def _read_kinds(
+    con: duckdb.DuckDBPyConnection, contexts: dict[str, ReadContext], careful: set[str]
+) -> dict[str, dict[str, ReadContext]]:
+    """Every kind read together, kind by kind; per run, kind -> the part context its problems went to. The
+    runs needing the careful path are added to ``careful``."""
+    parts: dict[str, dict[str, ReadContext]] = {run_id: {} for run_id in contexts}
+    for kind in READERS:
+        held = [(i, ctx) for i, ctx in contexts.items() if _single(ctx.source, kind)]
+        files = [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]
+        if files:
+            careful |= _read_kind(con, kind, files)
+            for f in files:
+                parts[f.run_id][kind] = f.ctx
+    return parts
+
+
+def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
+    """Read one kind's files of every run; the runs needing the careful path."""
+    if kind in JSON_KINDS:
+        return _read_json(con, kind, files)
+    read = group_read(kind)
+    assert read is not None  # _fits let only kinds read together through
+    careful = read_groups(con, read, files)
+    for f in files:
+        if f.run_id not in careful:
+            f.ctx.mark_read(f.path)
+    return careful | runs_to_recheck(con, read, [f.run_id for f in files])
+
+
+def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
+    """communication.json rows of every run in one insert (the matrix files are only checked)."""
+    careful = set()
+    tables: list[pa.Table] = []
+    for f, found in zip(files, each(lambda f: _json_rows(kind, f), files), strict=True):
+        if found is None:
+            careful.add(f.run_id)
+        elif found.num_rows:
+            tables.append(found)
+    if tables:
+        con.register("_comm_ops_together", pa.concat_tables(tables))
+        try:
+            con.execute("INSERT INTO comm_ops BY NAME SELECT * FROM _comm_ops_together")
+        finally:
+            con.unregister("_comm_ops_together")
+    return careful
+
+
+_COMM_OPS = pa.schema([("run_id", pa.string()), *COMM_OPS_TYPES.items()])
+
+
+def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
+    """The comm_ops rows of one run's file, tagged with its run (columns, not a Python object per row
+    held for every run at once); None when the reader has anything to say."""
+    try:
+        rows = []
+        if kind == "communication":
+            rows = [{"run_id": f.run_id, **row} for row in communication_rows((f.path,), f.ctx)]
+        else:
+            check_communication_matrix((f.path,), f.ctx)
+    except Exception:  # the careful path names it (loader._guarded)
+        return None
+    return None if f.ctx.problems else pa.Table.from_pylist(rows, schema=_COMM_OPS)
+
+
+def _remove(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
+    """Every row of these runs, from every normalized table."""
+    if not run_ids:
+        return
+    for name in TABLES:
+        con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": run_ids})
