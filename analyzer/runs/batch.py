@@ -16,6 +16,7 @@ from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_finger
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
 from analyzer.runs.catalog import catalogued_paths, commit_run, record_failure
+from analyzer.runs.chunks import run_chunked
 from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.history import earlier_failures, earlier_losses, lost_lines, record_copies
 from analyzer.runs.job_catalog import (
@@ -175,7 +176,7 @@ def run_batch(
         todo = _sort_out(con, plan, outcome)
         if on_start:
             on_start(len(todo))
-        for task, tables in stack.enter_context(closing(run_tasks(todo, settings, executor))):
+        for task, tables in stack.enter_context(closing(run_chunked(todo, settings, executor))):
             status = _commit(con, task, tables, outcome)
             if on_done:
                 on_done(task, status)
