@@ -51,13 +51,13 @@ def plan_chunks(tasks: list[RunTask], workers: int, sizes: list[int]) -> list[Ru
 
 def run_chunked(
     tasks: list[RunTask], settings: WorkSettings, executor: Executor
-) -> Generator[tuple[RunTask, RunTables], None, None]:
-    """Yield (task, its tables) for every task, a chunk's runs together as the chunk finishes; the runs of a
-    chunk lost with its worker each give a failures row marked INFRASTRUCTURE (``executor.lost_table``)."""
+) -> Generator[list[tuple[RunTask, RunTables]], None, None]:
+    """Yield, as each chunk finishes, its runs' (task, tables); the runs of a chunk lost with its worker each
+    give a failures row marked INFRASTRUCTURE (``executor.lost_table``)."""
     # an executor that does not say how many items it runs at once is taken for one worker
     workers = getattr(executor, "slots", 1)
     chunks = plan_chunks(tasks, workers, [export_bytes(t.export_path) for t in tasks])
     for chunk, result in executor.completed(analyze_chunk, chunks, settings):
         if isinstance(result, BaseException):
             result = [lost_table(task, result) for task in chunk.tasks]
-        yield from zip(chunk.tasks, result, strict=True)
+        yield list(zip(chunk.tasks, result, strict=True))
