@@ -130,7 +130,7 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
     (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
     rids = [rid for rid, _ in runs]
-    findings = findings_by_run(con, rids, settings)
+    findings = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     return Judged(findings, {rid: run_summary_tables(con, rid, cid) for rid, cid in runs})
 
@@ -189,7 +189,7 @@ def _problems(con, source_id: str, cid: str) -> pa.Table:
     ).to_arrow_table()
 
 
-def findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:
+def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:
     """Ranked findings per run from ``analyzer.diagnosis.diagnose``; empty when diagnosis is off."""
     if not settings.diagnose:
         return {}
