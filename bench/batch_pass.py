@@ -67,6 +67,7 @@ def batch_command(root: Path, catalog: Path, jobs: int, executor: str) -> list[s
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--base", type=Path, required=True, help="the checkout to compare with")
+    p.add_argument("--other", type=Path, action="append", default=[], help="one more checkout to measure")
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--db-every", type=int, default=0, help="every N-th run a database export (0: none)")
@@ -81,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run(["nice", "-n", "10", *floor_command(runs)], check=True, capture_output=True)
     result["parse_floor_s"] = round(time.perf_counter() - start, 2)
     catalogs = {}
-    for name, checkout in (("base", args.base.resolve()), ("new", ROOT)):
+    others = [(f"other{i}", path.resolve()) for i, path in enumerate(args.other)]
+    for name, checkout in (("base", args.base.resolve()), ("new", ROOT), *others):
         catalogs[name] = args.out / f"{name}-{args.executor}.duckdb"
         catalogs[name].unlink(missing_ok=True)
         os.environ["PYTHONPATH"] = str(checkout)
@@ -90,11 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         ratio = round(m.wall_s / result["parse_floor_s"], 2)
         result[name] = {"wall_s": round(m.wall_s, 2), "cpu_s": round(m.cpu_s, 2), "ratio_to_floor": ratio}
         result[name] |= {"peak_rss_mb": round(m.peak_tree_rss_mb), "exit_code": m.exit_code}
-    base, new = dump(catalogs["base"]), dump(catalogs["new"])
-    result["rows"] = {t: len(rows) for t, rows in new.items()}
-    result["catalog_equal"] = {t: base[t] == new[t] for t in base}
+    base = dump(catalogs.pop("base"))
+    result["rows"] = {t: len(rows) for t, rows in base.items()}
+    for name, catalog in catalogs.items():
+        tables = dump(catalog)
+        result[name]["catalog_equal"] = all(base[t] == tables[t] for t in base)
+        result[name]["tables_differing"] = [t for t in base if base[t] != tables[t]]
     print(json.dumps(result, indent=1))
-    return 0 if all(result["catalog_equal"].values()) else 1
+    return 0 if all(result[name]["catalog_equal"] for name in catalogs) else 1
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from analyzer.runs.chunk_work import RunChunk, analyze_chunk
 from analyzer.runs.executor import Executor, lost_table
 from analyzer.runs.work import RunTables, RunTask, WorkSettings
 
-CHUNKS_PER_WORKER = 4  # the last chunk of each worker is at most a quarter of its share
-MAX_RUNS = 16  # a pass's helper views and rule queries cover every run of it: a few small runs at once
+CHUNKS_PER_WORKER = 3  # the last chunk of each worker is at most a third of its share
+MAX_RUNS = 24  # past a few dozen small runs a pass costs no less per run, and its results wait longer
 MAX_BYTES = 64 << 20  # the files of a chunk: a worker holds their tables at once
 
 
@@ -46,7 +46,13 @@ def plan_chunks(tasks: list[RunTask], workers: int, sizes: list[int]) -> list[Ru
             current, held = [], 0
         current.append(task)
         held += size
-    return chunks + ([RunChunk(tuple(current))] if current else [])
+    chunks += [RunChunk(tuple(current))] if current else []
+    return chunks
+
+
+def _largest_first(chunks: list[RunChunk], sizes: dict[str, int]) -> list[RunChunk]:
+    """The chunks by their files' size, largest first (stable): the small ones fill the cores at the end."""
+    return sorted(chunks, key=lambda c: -sum(sizes[t.export_path] for t in c.tasks))
 
 
 def run_chunked(
@@ -56,7 +62,8 @@ def run_chunked(
     give a failures row marked INFRASTRUCTURE (``executor.lost_table``)."""
     # an executor that does not say how many items it runs at once is taken for one worker
     workers = getattr(executor, "slots", 1)
-    chunks = plan_chunks(tasks, workers, [export_bytes(t.export_path) for t in tasks])
+    sizes = {t.export_path: export_bytes(t.export_path) for t in tasks}
+    chunks = _largest_first(plan_chunks(tasks, workers, [sizes[t.export_path] for t in tasks]), sizes)
     for chunk, result in executor.completed(analyze_chunk, chunks, settings):
         if isinstance(result, BaseException):
             result = [lost_table(task, result) for task in chunk.tasks]
