@@ -15,7 +15,8 @@ from analyzer.ingest.metadata.discover import Scanned, printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
-from analyzer.runs.catalog import catalogued_paths, commit_run, record_failure
+from analyzer.runs.catalog import catalogued_paths, commit_run, commit_runs, record_failure
+from analyzer.runs.chunks import run_chunked
 from analyzer.runs.executor import Executor, run_tasks
 from analyzer.runs.history import earlier_failures, earlier_losses, lost_lines, record_copies
 from analyzer.runs.job_catalog import (
@@ -175,10 +176,12 @@ def run_batch(
         todo = _sort_out(con, plan, outcome)
         if on_start:
             on_start(len(todo))
-        for task, tables in stack.enter_context(closing(run_tasks(todo, settings, executor))):
-            status = _commit(con, task, tables, outcome)
-            if on_done:
-                on_done(task, status)
+        for done in stack.enter_context(closing(run_chunked(todo, settings, executor))):
+            commit_runs(con, [tables for _, tables in done])  # a chunk's runs: one transaction
+            for task, tables in done:
+                status = _account(task, tables, outcome)
+                if on_done:
+                    on_done(task, status)
         outcome.jobs = _commit_jobs(con, plan, settings, executor, stack, outcome)
     return outcome
 
@@ -249,9 +252,8 @@ def _recall(
             outcome.failed_before.append(row)
 
 
-def _commit(con: duckdb.DuckDBPyConnection, task: RunTask, tables: dict, outcome: BatchOutcome) -> str:
-    """Commit one export's tables; returns 'catalogued' or 'failed'."""
-    commit_run(con, tables)
+def _account(task: RunTask, tables: dict, outcome: BatchOutcome) -> str:
+    """Tell ``outcome`` what one committed export gave; returns 'catalogued' or 'failed'."""
     if "failures" in tables:
         outcome.failed.extend(tables["failures"].to_pylist())
         return "failed"

@@ -108,20 +108,26 @@ def catalogued_paths(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
 
 def commit_run(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
     """Write one run's tables in ONE transaction, replacing earlier rows of the same runs or failure."""
+    commit_runs(con, [tables])
+
+
+def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]]) -> None:
+    """Write several runs' tables (each ``work.analyze_run``'s: rows or a failure, of distinct fingerprints) in
+    ONE transaction, each replacing earlier rows of the same runs or failure: every run is whole or absent,
+    and the catalog pays one commit for all."""
     con.execute("BEGIN TRANSACTION")
     try:
-        run_ids = tables["catalog_runs"].column("run_id").to_pylist() if "catalog_runs" in tables else []
+        found = [t["catalog_runs"] for t in runs if "catalog_runs" in t]
+        run_ids = [rid for t in found for rid in t.column("run_id").to_pylist()]
         for name in PER_RUN_TABLES:
             con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
         if run_ids:  # an earlier attempt the machinery lost (work.INFRASTRUCTURE) is done now
-            prints = tables["catalog_runs"].column("fingerprint").to_pylist()
+            prints = [fp for t in found for fp in t.column("fingerprint").to_pylist()]
             con.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
-        if "failures" in tables:
-            for row in tables["failures"].to_pylist():
-                con.execute(
-                    "DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]]
-                )
-        insert_tables(con, tables)
+        for row in (row for t in runs if "failures" in t for row in t["failures"].to_pylist()):
+            con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]])
+        names = dict.fromkeys(name for t in runs for name in t)
+        insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

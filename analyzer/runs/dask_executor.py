@@ -120,6 +120,13 @@ class DaskExecutor:
             return self
         return self  # the local cluster starts with the first work, one worker per item at most (_start_local)
 
+    @property
+    def slots(self) -> int:
+        """How many items run at once: the workers of the running cluster, else the local cluster's."""
+        if self.scheduler and self.client is not None:
+            return max(1, sum(self.client.nthreads().values()))
+        return self.workers
+
     def _start_local(self, items: int) -> None:
         """Start the local cluster: --jobs workers, or one per item when there are fewer items (a worker
         with nothing to do only takes memory and start-up time), with a note saying so."""

@@ -76,6 +76,11 @@ class LocalPool:
     def __exit__(self, *exc: object) -> None:
         return None
 
+    @property
+    def slots(self) -> int:
+        """How many items run at once."""
+        return self.jobs
+
     def completed(
         self, fn: Callable[..., Any], items: list[Item], *args: Any
     ) -> Iterator[tuple[Item, Any | BaseException]]:
@@ -121,7 +126,10 @@ def run_tasks(
     worker that cannot import the package) gives a failures row marked INFRASTRUCTURE, tried again next batch.
     ``analyze``: ``work.analyze_run`` for a ``RunTask``, ``job_catalog.analyze_job`` for a ``JobTask``."""
     for task, result in executor.completed(analyze, tasks, settings):
-        if isinstance(result, BaseException):
-            why = f"{type(result).__name__}: {result}"
-            result = failure_table(task.label, task.fingerprint, f"{INFRASTRUCTURE}worker process failed: {why}")
-        yield task, result
+        yield task, lost_table(task, result) if isinstance(result, BaseException) else result
+
+
+def lost_table(task: _Task, exc: BaseException) -> RunTables:
+    """The failures row of a task lost with its worker, marked INFRASTRUCTURE: the next batch tries it again."""
+    why = f"{type(exc).__name__}: {exc}"
+    return failure_table(task.label, task.fingerprint, f"{INFRASTRUCTURE}worker process failed: {why}")

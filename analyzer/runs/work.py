@@ -103,19 +103,48 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
     con = ingested.con
     usable = usable_run_ids(con, ingested.run_ids)  # the engine's one definition, as `diagnose` reads it
     if not usable:
-        return failure_table(task.label, task.fingerprint, f"nothing usable: {_why_unusable(ingested.problems)}")
+        return unusable_table(task, ingested)
     source_id = ingested.sources[0].source_id
-    parts: dict[str, list[pa.Table]] = {}
+    runs = [(rid, catalog_run_id(rid, source_id, task.fingerprint)) for rid in usable]
     # before the rules: the logs' host activities explain gaps, their failed tasks name operators
     logs = read_logs_beside(con, Path(task.export_path), usable) if settings.diagnose else []
-    findings = _findings_by_run(con, usable, settings)
+    judged = judge(con, runs, settings)
     log_rows = log_finding_rows(con, logs, Path(task.export_path), _configured(settings))
+    return catalog_tables(con, task, source_id, runs, judged, log_rows, settings)
+
+
+def unusable_table(task: RunTask, ingested) -> RunTables:
+    """The failures row of an export that gave no usable run."""
+    return failure_table(task.label, task.fingerprint, f"nothing usable: {_why_unusable(ingested.problems)}")
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The runs of one connection judged, keyed by ingest run id: ranked findings, and summary tables."""
+
+    findings: dict[str, list]
+    summaries: dict[str, dict[str, pa.Table]]
+
+
+def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
+    """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
+    (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
+    rids = [rid for rid, _ in runs]
+    findings = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
-    for rid in usable:
-        cid = catalog_run_id(rid, source_id, task.fingerprint)
-        tables = run_summary_tables(con, rid, cid)
+    return Judged(findings, {rid: run_summary_tables(con, rid, cid) for rid, cid in runs})
+
+
+def catalog_tables(
+    con, task: RunTask, source_id: str, runs: list[tuple[str, str]], judged: Judged, log_rows: list, settings
+) -> RunTables:
+    """The catalog rows of one export's judged ``runs`` (ingest run id, catalog run id); ``con`` may hold
+    other exports' runs too."""
+    parts: dict[str, list[pa.Table]] = {}
+    for rid, cid in runs:
+        tables = dict(judged.summaries[rid])
         tables["catalog_runs"] = _catalog_run(con, rid, cid, task, settings)
-        tables["findings"] = _findings_table(cid, findings.get(rid, []))
+        tables["findings"] = _findings_table(cid, judged.findings.get(rid, []))
         tables["run_problems"] = _problems(con, source_id, cid)
         tables["log_findings"] = pa.Table.from_pylist(
             [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")

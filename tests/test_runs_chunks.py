@@ -1,0 +1,84 @@
+"""A batch worker's chunk of runs, read and judged in one pass, gives every run the rows it gets alone."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+
+from analyzer.ingest.metadata.discover import scan
+from analyzer.ingest.metadata.fingerprint import source_fingerprint
+from analyzer.runs.batch import run_batch
+from analyzer.runs.catalog import open_catalog
+from analyzer.runs.catalog_schema import CATALOG_TABLES
+from analyzer.runs.chunk_work import RunChunk, analyze_chunk
+from analyzer.runs.chunks import plan_chunks
+from analyzer.runs.executor import LocalPool
+from analyzer.runs.work import RunTask, WorkSettings, analyze_run
+from tests.tiny_exports import write_tiny_export
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
+
+
+def _task(folder: Path) -> RunTask:
+    sources = scan(folder)[0]
+    fingerprint = source_fingerprint(sources[0]) if sources else "0" * 16
+    return RunTask(str(folder), folder.name, fingerprint)
+
+
+def _rows(tables: dict) -> dict[str, list[dict]]:
+    return {name: table.to_pylist() for name, table in sorted(tables.items())}
+
+
+def test_a_chunk_with_damaged_runs_gives_each_run_the_rows_it_gets_alone(tmp_path):
+    good = [write_tiny_export(tmp_path / f"good_{i}" / "run", seed=i, steps=4) for i in range(3)]  # one name
+    damaged = write_tiny_export(tmp_path / "damaged", seed=7, steps=4)
+    csv = damaged / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    lines = csv.read_text().splitlines(keepends=True)
+    csv.write_text(lines[0] + "".join(line.replace(",AI_CORE,", ",AI_CORE,not a time") for line in lines[1:]))
+    partial = write_tiny_export(tmp_path / "partial", seed=8, steps=4)
+    csv = partial / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    csv.write_text(csv.read_text() + "9,Bad_1,Add,AI_CORE,never,oops,\n")
+    (tmp_path / "empty").mkdir()
+    folders = [good[0], damaged, good[1], tmp_path / "empty", partial, good[2], tmp_path / "gone"]
+    tasks = tuple(_task(f) for f in folders)
+    settings = WorkSettings()
+    together = analyze_chunk(RunChunk(tasks), settings)
+    alone = [analyze_run(task, settings) for task in tasks]
+    assert [_rows(t) for t in together] == [_rows(t) for t in alone]
+    failed = [t["failures"].to_pylist()[0]["message"] for t in together if "failures" in t]
+    assert len(failed) == 3 and failed[0].startswith("nothing usable")  # damaged, empty, gone
+    assert len({t["catalog_runs"]["run_id"][0].as_py() for t in together if "catalog_runs" in t}) == 4
+    assert together[4]["run_problems"].num_rows > 0 and together[0]["findings"].num_rows > 0
+
+
+def test_chunks_keep_the_order_and_bound_runs_and_bytes():
+    tasks = [RunTask(f"/x/{i}", f"r{i:02d}", f"{i:016d}") for i in range(20)]
+    chunks = plan_chunks(tasks, 2, [1] * 20)
+    assert [t for c in chunks for t in c.tasks] == tasks and {len(c.tasks) for c in chunks} == {4}
+    big = plan_chunks(tasks, 1, [40 << 20] * 20)  # each export over half the bytes of a chunk
+    assert [len(c.tasks) for c in big] == [1] * 20
+
+
+class _RunByRun(LocalPool):
+    """This process, a chunk per run: today's run-by-run analysis."""
+
+    slots = 1_000
+
+
+def _catalog(tmp_path: Path, root: Path, name: str, executor: LocalPool) -> dict[str, list[tuple]]:
+    con = open_catalog(tmp_path / f"{name}.duckdb")
+    outcome = run_batch(root, con, WorkSettings(), executor)
+    con.close()
+    assert len(outcome.catalogued) == 6
+    with duckdb.connect(str(tmp_path / f"{name}.duckdb"), read_only=True) as cat:
+        return {t: cat.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in CATALOG_TABLES}
+
+
+def test_the_catalog_of_a_chunked_batch_equals_the_run_by_run_one(tmp_path):
+    root = tmp_path / "examples"
+    for name in ("batch_sweep", "resnet_host_sync"):
+        shutil.copytree(EXAMPLES / name, root / name, ignore=shutil.ignore_patterns("*.md"))
+    assert len(plan_chunks([_task(root)] * 6, LocalPool(1).slots, [0] * 6)) == 3  # two runs a chunk
+    assert _catalog(tmp_path, root, "chunked", LocalPool(1)) == _catalog(tmp_path, root, "alone", _RunByRun(1))
