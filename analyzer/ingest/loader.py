@@ -173,12 +173,13 @@ def _read_sources(
 
 
 def _runs_of(con: duckdb.DuckDBPyConnection, source: ExportSource) -> list[str]:
-    """The runs of an export just read: its own, or one per device."""
+    """The runs of an export just read: its own, or one per device. A prefix test, not LIKE: an export's
+    name may hold '_' or '%', which LIKE would read as wildcards and so take another export's runs."""
     return [
         r[0]
         for r in con.execute(
-            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? ORDER BY run_id",
-            [source.source_id, source.source_id + "/dev%"],
+            "SELECT run_id FROM runs WHERE run_id = $id OR starts_with(run_id, $id || '/dev') ORDER BY run_id",
+            {"id": source.source_id},
         ).fetchall()
     ]
 
