@@ -25,6 +25,7 @@ def _readme_example() -> str:
     return text.split(START, 1)[1].split(END, 1)[0]
 
 
+@pytest.mark.slow  # writes all three reports: the full suite, not the fast loop
 def test_readme_example_runs_as_written(tmp_path):
     code = _readme_example()
     assert len(code.strip().splitlines()) <= 6  # the import, a blank line and five lines

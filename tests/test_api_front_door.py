@@ -72,6 +72,7 @@ def test_a_job_comes_through_the_api() -> None:
     one.trace.close()
 
 
+@pytest.mark.slow  # logs and a profile read twice: the full suite, not the fast loop
 def test_logs_given_to_the_api_reach_the_run_as_the_commands_do(tmp_path: Path) -> None:
     stall = EXAMPLES / "cann_logs" / "stall"
     argv = ["diagnose", str(stall / "profile"), "--logs", str(stall / "logs"), "--format", "json", "--quiet"]

@@ -75,7 +75,10 @@ def _top_lines(d: Diagnosis, n: int = 3) -> list[str]:
     return [f"{f.rule} / {f.subject}: {f.impact_us:.1f} us" for f in d.findings[:n]]
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+# The fast loop keeps one layout; the full suite runs both (tests/test_layout_verdicts.py compares them).
+@pytest.mark.parametrize(
+    "layout", [pytest.param(layout, marks=pytest.mark.slow if layout == "msprof" else ()) for layout in LAYOUTS]
+)
 @pytest.mark.parametrize("scenario", PROBLEM_SCENARIOS)
 def test_end_to_end_injected_problem_ranks_first(scenario: str, layout: str, tmp_root: Path) -> None:
     diagnoses = _diagnoses(scenario, layout, tmp_root)

@@ -117,6 +117,7 @@ def test_a_file_the_group_scan_cannot_read_goes_alone(job, tmp_path):
     assert held == {f.run_id for f in files} - {gone.run_id}
 
 
+@pytest.mark.slow  # a tree read twice: the full suite, not the fast loop
 def test_exports_with_a_timeline_get_their_csv_files_read_together():
     """Full exports (a timeline beside the CSVs): the CSV kinds are read together, the rest alone."""
     root = Path(__file__).parent.parent / "fixtures" / "examples" / "batch_sweep"

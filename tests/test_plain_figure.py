@@ -83,6 +83,7 @@ SERIES = [
 ]
 
 
+@pytest.mark.slow  # reads every chart twice: the full suite, not the fast loop
 def test_series_read_for_all_runs_at_once_are_each_runs_own(sweep):
     trace, diagnoses = sweep
     runs = [d.run_id for d in diagnoses]
@@ -97,6 +98,7 @@ def test_series_read_for_all_runs_at_once_are_each_runs_own(sweep):
     assert series.busy_over_time(reader, runs[0]).to_dicts() == series.busy_over_time(trace.con, runs[0]).to_dicts()
 
 
+@pytest.mark.slow  # writes every page twice: the full suite, not the fast loop
 def test_pages_written_together_are_the_pages_written_one_by_one(sweep, tmp_path):
     trace, diagnoses = sweep
     one_by_one = [analyzer.report(d, tmp_path / "alone", ["html"], trace=trace) for d in diagnoses]

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from analyzer.ingest.metadata.discover import scan
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
@@ -31,6 +32,7 @@ def _rows(tables: dict) -> dict[str, list[dict]]:
     return {name: table.to_pylist() for name, table in sorted(tables.items())}
 
 
+@pytest.mark.slow  # whole batches: the full suite, not the fast loop
 def test_a_chunk_with_damaged_runs_gives_each_run_the_rows_it_gets_alone(tmp_path):
     good = [write_tiny_export(tmp_path / f"good_{i}" / "run", seed=i, steps=4) for i in range(3)]  # one name
     damaged = write_tiny_export(tmp_path / "damaged", seed=7, steps=4)
@@ -76,6 +78,7 @@ def _catalog(tmp_path: Path, root: Path, name: str, executor: LocalPool) -> dict
         return {t: cat.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in CATALOG_TABLES}
 
 
+@pytest.mark.slow  # whole batches: the full suite, not the fast loop
 def test_the_catalog_of_a_chunked_batch_equals_the_run_by_run_one(tmp_path):
     root = tmp_path / "examples"
     for name in ("batch_sweep", "resnet_host_sync"):
