@@ -25,6 +25,7 @@ from analyzer.report.job_charts import link_bandwidth_figure, rank_step_heatmap
 from analyzer.report.job_page import slowest_rank_breakdown
 from analyzer.report.logs_index import render_logs_index
 from analyzer.report.scaling_chart import sweep_chart
+from analyzer.rule_engine.model import ExplainedBy
 from tests.plotly_view import validated
 from tests.report_cases import add_hostile_run
 
@@ -120,6 +121,25 @@ def test_index_lists_worst_first_with_path_and_filter(hostile):
     )
     assert re.findall(r'<td class="path">([^<]+)</td>', page) == ["exports/z_worst", "exports/a_mild", "exports/0_none"]
     assert '<input id="filter"' in page and "addEventListener('input'" in page and "src=" not in page
+
+
+def test_index_lists_ranks_whose_finding_a_job_finding_explains_after_the_others(hostile):
+    _, d = hostile
+    why = ExplainedBy("JOB001", "slow-rank", "rank 7", "waiting for rank 7", "warning")
+    waiting = replace(
+        d,
+        run_id="a_waiting",
+        run={"source_path": "exports/a_waiting"},
+        findings=tuple(replace(f, severity="info", explained_by=why) for f in d.findings),
+    )
+    mild = replace(
+        d,
+        run_id="b_mild",
+        run={"source_path": "exports/b_mild"},
+        findings=tuple(replace(f, span_share=0.01) for f in d.findings),
+    )
+    page = render_index([(waiting, Path("a/report.html")), (mild, Path("b/report.html"))], Path("index.html"))
+    assert re.findall(r'<td class="path">([^<]+)</td>', page) == ["exports/b_mild", "exports/a_waiting"]
 
 
 def test_pipe_shares_stand_side_by_side_not_stacked():

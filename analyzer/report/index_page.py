@@ -16,7 +16,8 @@ from analyzer.rule_engine.model import Finding
 _COUNTED = ("critical", "warning", "info")
 _ORDER_NOTE = (
     "Worst first: by the recoverable share of the top finding (the report's finding 1) of its run (of the job "
-    "step for a job), then by the number of critical and warning findings, then by name."
+    "step for a job; a rank's finding that a job finding explains counts there, not here), then by the number "
+    "of critical and warning findings, then by name."
 )
 # Hides the rows whose text does not hold every word typed; no network, no library.
 _FILTER_JS = """<script>
@@ -58,7 +59,11 @@ def top_finding(d: Diagnosis) -> Finding | None:
 def worst_first_key(d: Diagnosis) -> tuple[float, int, int, str]:
     """Sort key of a report, worst first: top finding's recoverable share, criticals, warnings, run id."""
     top_f = top_finding(d)
-    share = top_f.span_share if top_f is not None and top_f.span_share is not None else 0.0
+    # A finding a job finding explains is that job finding's time (one cause, one finding): counted again
+    # here, the thousand ranks waiting for one slow rank would list above the job and the slow rank.
+    share = 0.0
+    if top_f is not None and top_f.span_share is not None and top_f.explained_by is None:
+        share = top_f.span_share
     top = round(share, 3)  # as printed (0.1%): rows that read alike fall to the tie-breakers
     count = {s: sum(f.severity == s for f in d.findings) for s in _COUNTED}
     return (-top, -count["critical"], -count["warning"], d.run_id)
