@@ -143,13 +143,10 @@ def _timeline(p: PageSeries) -> Figure:
 def figure_html(fig: Figure, div_id: str) -> str:
     """A figure as an HTML fragment with a fixed div id; plotly.js is expected on the page already.
 
-    figure_json writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f, as plotly does,
-    so no export string can close the script tag; the escape below keeps that true if it ever changes.
+    figure_json (plain_figure.py) writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
+    so no export string can close the script tag.
     """
-    fragment = figure_div(fig.to_dict(), div_id, FIGURE_CONFIG)
-    head, sep, tail = fragment.partition("<script")
-    body, end_tag, rest = tail.rpartition("</script>")
-    return head + sep + body.replace("</", "<\\/") + end_tag + rest if sep and end_tag else fragment
+    return figure_div(fig.to_dict(), div_id, FIGURE_CONFIG)
 
 
 def build_figures(
