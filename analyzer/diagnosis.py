@@ -8,7 +8,7 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
-from analyzer.diagnosis_summary import first_rows, run_summaries
+from analyzer.diagnosis_summary import IN_RUNS, first_rows, run_summaries
 from analyzer.logs.links import failed_operators_of
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts, impact_pools
@@ -108,15 +108,12 @@ class _Read:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, run_ids: list[str], found_runs: set[str]) -> None:
         runs = {"runs": list(run_ids)}
-        self.nominal = first_rows(con, f"SELECT run_id, * EXCLUDE (run_id) FROM _run_nominal WHERE {_IN_RUNS}", runs)
-        self.runs = first_rows(con, f"SELECT run_id AS __run, * EXCLUDE (fingerprint) FROM runs WHERE {_IN_RUNS}", runs)
+        self.nominal = first_rows(con, f"SELECT run_id, * EXCLUDE (run_id) FROM _run_nominal WHERE {IN_RUNS}", runs)
+        self.runs = first_rows(con, f"SELECT run_id AS __run, * EXCLUDE (fingerprint) FROM runs WHERE {IN_RUNS}", runs)
         self.summaries: dict[str, RunSummary] = run_summaries(con, list(run_ids))
         self.problems = _problems(con, list(run_ids))
         self.failed = failed_operators_of(con, list(run_ids))
         self.pools = impact_pools(con, found_runs)
-
-
-_IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
 
 def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured: ConfiguredRules) -> Diagnosis | None:
