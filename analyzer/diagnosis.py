@@ -78,13 +78,14 @@ def diagnose_many(
     judged = run_rules_alone(con, configured, list(run_ids))
     read = _Read(con, run_ids, {f.run_id for found, _ in judged.values() for f in found})
     rules = list(configured.rules)
+    in_effect = configured.params_in_effect()
+    rule_reports = {rule.name: rule.report for rule in rules}
     diagnoses = []
     for r in run_ids:
         if on_run:
             on_run(r)
         findings, outcomes = judged[r]
-        effective = configured.params_in_effect()
-        effective[CHIP_KEY] = read.nominal.get(r, {})
+        effective = {**in_effect, CHIP_KEY: read.nominal.get(r, {})}
         diagnoses.append(
             Diagnosis(
                 run_id=r,
@@ -95,7 +96,7 @@ def diagnose_many(
                 problems=read.problems[r],
                 params=effective,
                 tool_version=__version__,
-                rule_reports={rule.name: rule.report for rule in rules},
+                rule_reports=dict(rule_reports),
                 failed_operators=read.failed[r],
             )
         )
