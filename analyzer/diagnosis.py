@@ -8,7 +8,7 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
-from analyzer.diagnosis_summary import first_rows, run_summaries
+from analyzer.diagnosis_summary import IN_RUNS, first_rows, run_summaries
 from analyzer.logs.links import failed_operators_of
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts, impact_pools
@@ -78,13 +78,14 @@ def diagnose_many(
     judged = run_rules_alone(con, configured, list(run_ids))
     read = _Read(con, run_ids, {f.run_id for found, _ in judged.values() for f in found})
     rules = list(configured.rules)
+    in_effect = configured.params_in_effect()
+    rule_reports = {rule.name: rule.report for rule in rules}
     diagnoses = []
     for r in run_ids:
         if on_run:
             on_run(r)
         findings, outcomes = judged[r]
-        effective = configured.params_in_effect()
-        effective[CHIP_KEY] = read.nominal.get(r, {})
+        effective = {**in_effect, CHIP_KEY: read.nominal.get(r, {})}
         diagnoses.append(
             Diagnosis(
                 run_id=r,
@@ -95,7 +96,7 @@ def diagnose_many(
                 problems=read.problems[r],
                 params=effective,
                 tool_version=__version__,
-                rule_reports={rule.name: rule.report for rule in rules},
+                rule_reports=dict(rule_reports),
                 failed_operators=read.failed[r],
             )
         )
@@ -108,15 +109,12 @@ class _Read:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, run_ids: list[str], found_runs: set[str]) -> None:
         runs = {"runs": list(run_ids)}
-        self.nominal = first_rows(con, f"SELECT run_id, * EXCLUDE (run_id) FROM _run_nominal WHERE {_IN_RUNS}", runs)
-        self.runs = first_rows(con, f"SELECT run_id AS __run, * EXCLUDE (fingerprint) FROM runs WHERE {_IN_RUNS}", runs)
+        self.nominal = first_rows(con, f"SELECT run_id, * EXCLUDE (run_id) FROM _run_nominal WHERE {IN_RUNS}", runs)
+        self.runs = first_rows(con, f"SELECT run_id AS __run, * EXCLUDE (fingerprint) FROM runs WHERE {IN_RUNS}", runs)
         self.summaries: dict[str, RunSummary] = run_summaries(con, list(run_ids))
         self.problems = _problems(con, list(run_ids))
         self.failed = failed_operators_of(con, list(run_ids))
         self.pools = impact_pools(con, found_runs)
-
-
-_IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
 
 def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured: ConfiguredRules) -> Diagnosis | None:

@@ -14,17 +14,18 @@ from analyzer.diagnosis_memory import memory_summaries
 from analyzer.diagnosis_model import BreakdownPart, RunSummary, TimeBreakdown
 from analyzer.rule_engine.runner import plain_value
 
-_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
+# The rows of the runs of the parameter $runs (a WHERE condition).
+IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
 # The run's whole window (window 0) of the time breakdown: read once for the summary and the breakdown.
 _WHOLE_RUN = (
     "SELECT b.run_id, b.span_us, b.computing_us, b.computing_us / nullif(b.span_us, 0) AS computing_ratio, "
     "b.basis AS span_basis, b.source AS span_source, r.span_us AS task_range_us, b.subject, b.breakdown "
-    f"FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.{_RUNS} AND b.window_no = 0"
+    f"FROM _time_breakdown b LEFT JOIN _run_span r ON r.run_id = b.run_id WHERE b.{IN_RUNS} AND b.window_no = 0"
 )
 
 _SHARES = (
-    f"SELECT run_id, part, label, part_us, share_pct FROM _time_shares WHERE {_RUNS} AND window_no = 0 "
+    f"SELECT run_id, part, label, part_us, share_pct FROM _time_shares WHERE {IN_RUNS} AND window_no = 0 "
     "ORDER BY run_id, part_no"
 )
 
@@ -41,7 +42,7 @@ _STEPS = (
     "SELECT run_id, min(computing_us / span_us) AS step_computing_ratio_min, "
     "median(computing_us / span_us) AS step_computing_ratio_median, "
     "arg_min(step_id, (computing_us / span_us, window_no)) AS step_computing_lowest_step "
-    f"FROM _time_breakdown WHERE {_RUNS} AND window_no > 0 AND step_id IS NOT NULL "
+    f"FROM _time_breakdown WHERE {IN_RUNS} AND window_no > 0 AND step_id IS NOT NULL "
     "GROUP BY run_id HAVING count(*) > 1"
 )
 

@@ -27,8 +27,7 @@ class Availability:
     def missing(self, rule: Rule, run_ids: tuple[str, ...]) -> list[str]:
         """'table.column' of every requirement of ``rule`` that these runs do not meet."""
         keys = required_keys(rule, run_ids)
-        if any(key not in self._seen for key in keys):
-            self.prefetch(keys)
+        self.prefetch(keys)
         return [f"{table}.{column}" for table, column, runs in keys if not self._seen[table, column, runs]]
 
     def prefetch(self, keys: Iterable[Key]) -> None:
