@@ -30,7 +30,8 @@ import numpy as np  # noqa: E402
 
 from analyzer.accuracy.read.header_proto import DumpData  # noqa: E402
 from bench.doc_sections import write_marked_section  # noqa: E402
-from bench.executor_row import TreeMeasurement, measure_tree, median  # noqa: E402
+from bench.executor_row import TreeMeasurement, measure_tree  # noqa: E402
+from bench.measure import median  # noqa: E402
 
 START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
 CHUNK = 1 << 24

@@ -113,8 +113,8 @@ def _read(con, index: int, task: RunTask, scanned: Scanned, taken: set[str]) -> 
     alias = _alias(own_id, taken)
     source = replace(sources[0], source_id=alias)
     ingested = load_export(Path(task.export_path), con, sources=[source], unreadable=unreadable)
-    # its own runs only: another export's id may match the loader's LIKE pattern of run ids
-    mine = [r for r in ingested.run_ids if r == alias or r.startswith(f"{alias}/dev")]
+    # its own runs only: the loader finds them by the alias as a prefix (loader._runs_of), never another's
+    mine = ingested.run_ids
     runs = [(rid, catalog_run_id(own_id + rid[len(alias) :], own_id, task.fingerprint)) for rid in mine]
     usable = set(usable_run_ids(con, mine))
     return _Read(index, task, ingested, alias, [run for run in runs if run[0] in usable])

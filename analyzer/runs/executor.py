@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
 from analyzer.execution import threads
-from analyzer.runs.work import INFRASTRUCTURE, RunTables, WorkSettings, analyze_run, failure_table
+from analyzer.runs.work import INFRASTRUCTURE, RunTables, WorkSettings, failure_table
 from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
 
@@ -120,11 +120,11 @@ def run_tasks(
     tasks: list[TaskT],
     settings: WorkSettings,
     executor: Executor,
-    analyze: Callable[[Any, WorkSettings], RunTables] = analyze_run,
+    analyze: Callable[[Any, WorkSettings], RunTables],
 ) -> Generator[tuple[TaskT, RunTables], None, None]:
     """Yield (task, its tables) in completion order; a task lost with its worker (or its scheduler, or on a
     worker that cannot import the package) gives a failures row marked INFRASTRUCTURE, tried again next batch.
-    ``analyze``: ``work.analyze_run`` for a ``RunTask``, ``job_catalog.analyze_job`` for a ``JobTask``."""
+    ``analyze``: ``job_catalog.analyze_job`` for a ``JobTask`` (runs go by chunks: ``chunks.run_chunked``)."""
     for task, result in executor.completed(analyze, tasks, settings):
         yield task, lost_table(task, result) if isinstance(result, BaseException) else result
 
