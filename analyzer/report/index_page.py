@@ -56,9 +56,9 @@ def top_finding(d: Diagnosis) -> Finding | None:
     return page_order(d)[0][1] if d.findings else None
 
 
-def worst_first_key(d: Diagnosis) -> tuple[float, int, int, str]:
-    """Sort key of a report, worst first: top finding's recoverable share, criticals, warnings, run id."""
-    top_f = top_finding(d)
+def worst_first_key(d: Diagnosis, top_f: Finding | None) -> tuple[float, int, int, str]:
+    """Sort key of a report, worst first: its top finding's (``top_finding``) recoverable share, criticals,
+    warnings, run id."""
     # A finding a job finding explains is that job finding's time (one cause, one finding): counted again
     # here, the thousand ranks waiting for one slow rank would list above the job and the slow rank.
     share = 0.0
@@ -77,9 +77,8 @@ def _recoverable(f: Finding | None) -> str:
     return f"{f.impact_us / 1000:,.3f} ms{share}"
 
 
-def _row(d: Diagnosis, href: str, job: bool = False) -> str:
+def _row(d: Diagnosis, top: Finding | None, href: str, job: bool = False) -> str:
     kind = "job (all ranks)" if job else "runs compared (sweep)" if d.compares_runs else "run"
-    top = top_finding(d)
     subject = top.subject if top is not None else ""  # the whole subject, filterable when cut short
     return (
         f'<tr data-search="{esc(str(subject).lower())}"><td><a href="{esc(href)}">{esc(d.run_id)}</a></td>'
@@ -92,10 +91,12 @@ def _row(d: Diagnosis, href: str, job: bool = False) -> str:
 def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> str:
     """The index page: every report (Diagnosis and its report.html or job.html, linked relative to
     ``index_path``), worst first (worst_first_key), with a filter box."""
-    ordered = sorted(pages, key=lambda p: (worst_first_key(p[0]), _is_job(p[1])))
+    tops = [(d, page, top_finding(d)) for d, page in pages]  # each report's page order, worked out once
+    ordered = sorted(tops, key=lambda t: (worst_first_key(t[0], t[2]), _is_job(t[1])))
     folder = Path(index_path).resolve().parent
     rows = "".join(
-        _row(d, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix(), _is_job(page)) for d, page in ordered
+        _row(d, top, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix(), _is_job(page))
+        for d, page, top in ordered
     )
     jobs = sum(_is_job(page) for _, page in pages)
     runs = sum(not d.compares_runs and not _is_job(page) for d, page in pages)
