@@ -141,11 +141,8 @@ def _read_sources(
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in together.done and not split:
-            result.run_ids.append(source.source_id)  # read together: one device, nothing to report
-            continue
-        if source.source_id in together.done:
-            result.run_ids.extend(_runs_of(con, source))
+        if source.source_id in together.done:  # read together: one device, nothing to report
+            result.run_ids.extend(_runs_of(con, source) if split else [source.source_id])
             continue
         try:
             ctx = _read_source(con, source, left_out_kinds, together.pre_read.get(source.source_id))

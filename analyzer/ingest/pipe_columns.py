@@ -91,18 +91,26 @@ def with_derived(select_sql: str) -> str:
 
 # For the rows no reader derived (SQLite exports, ops taken from the timeline): every derived
 # column is still NULL while some input is not. Rows derived at insert, or without PMU data, stay.
-UNDERIVED_ROWS = f"""{" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
+_UNDERIVED_ROWS = f"""{" AND ".join(f"{name} IS NULL" for name in _DERIVED)}
   AND ({" OR ".join(f"{name} IS NOT NULL" for name in INPUTS)})"""
-_UNDERIVED = f"run_id = $run_id AND {UNDERIVED_ROWS}"
-DERIVE_SQL = f"""
+# The UPDATE of the underived rows of the runs ``{runs}`` (an SQL condition) selects.
+_DERIVE_SQL = f"""
 UPDATE ops SET {", ".join(f"{name} = {expr}" for name, expr in _DERIVED.items())}
-WHERE {_UNDERIVED}
+WHERE {{runs}} AND {_UNDERIVED_ROWS}
 """
 
 
 def derive_pipeline(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Fill the derived pipeline columns of one run's ops rows that no reader derived.
+    """Fill the derived pipeline columns of one run's ops rows that no reader derived."""
+    _derive(con, "run_id = $run_id", {"run_id": run_id})
 
-    The UPDATE, a long statement to plan, runs only when some row needs it (not for a CSV export's)."""
-    if con.execute(f"SELECT EXISTS (SELECT 1 FROM ops WHERE {_UNDERIVED})", {"run_id": run_id}).fetchall()[0][0]:
-        con.execute(DERIVE_SQL, {"run_id": run_id})
+
+def derive_pipelines(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
+    """``derive_pipeline`` of many runs, in one statement."""
+    _derive(con, "run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": run_ids})
+
+
+def _derive(con: duckdb.DuckDBPyConnection, runs: str, params: dict[str, object]) -> None:
+    """The UPDATE, a long statement to plan, runs only when some row needs it (not for a CSV export's)."""
+    if con.execute(f"SELECT EXISTS (SELECT 1 FROM ops WHERE {runs} AND {_UNDERIVED_ROWS})", params).fetchall()[0][0]:
+        con.execute(_DERIVE_SQL.replace("{runs}", runs), params)

@@ -214,11 +214,8 @@ def load_csv_table(
     Rows are converted while DuckDB scans each file (no text copy is kept).
     """
     target = CsvTarget(table, fields, expected, constants, derived, replaced)
-
-    def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
-        return target.statement(path, columns, first_row, ctx)
-
     params = insert_params(ctx, constants)
+    statement = partial(target.statement, ctx=ctx)
     files = stream_csv(con, paths, ctx, statement, params, lambda columns: column_types(columns, fields))
     if files:
         drop_duplicate_rows(con, ctx, table, files[0].path)

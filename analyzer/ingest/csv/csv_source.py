@@ -121,7 +121,7 @@ class StreamedFile:
 
 
 @dataclass(frozen=True)
-class _File:
+class CsvFile:
     """One file about to be read: where, its encoding, header line, columns and first data row's cells,
     and the parser mode."""
 
@@ -132,7 +132,7 @@ class _File:
     first_row: list[str]
     strict: bool
 
-    def lenient(self) -> _File:
+    def lenient(self) -> CsvFile:
         """The same file read by the lenient parser (mixed line ends)."""
         return replace(self, strict=False)
 
@@ -186,9 +186,6 @@ def stream_csv(
     return done
 
 
-CsvFile = _File
-
-
 def probe(path: Path, ctx: ReadContext) -> CsvFile | None:
     """How ``stream_csv`` would read the file (encoding, header, columns, first row, parser mode); None,
     with the same problem reported, for a file it would skip before reading."""
@@ -196,7 +193,7 @@ def probe(path: Path, ctx: ReadContext) -> CsvFile | None:
     return None if head is None else _open(path, head, ctx)
 
 
-def _open(path: Path, head: _Head, ctx: ReadContext) -> _File | None:
+def _open(path: Path, head: _Head, ctx: ReadContext) -> CsvFile | None:
     """The file's header and parser mode; None (reported) when its header does not fit its rows."""
     header = header_line(head.data, head.encoding)
     columns = _column_names(header)
@@ -212,7 +209,7 @@ def _open(path: Path, head: _Head, ctx: ReadContext) -> _File | None:
             "a column was added to the header only (a hand-edited or mis-merged file); re-export it",
         )
         return None
-    return _File(path, head.encoding, header, columns, rows[0] if rows else [], not mixed_line_ends(head.data))
+    return CsvFile(path, head.encoding, header, columns, rows[0] if rows else [], not mixed_line_ends(head.data))
 
 
 def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) -> tuple:
@@ -266,7 +263,7 @@ def text_scan(
     )
 
 
-def _run_scan(statement: _Statement, file: _File, columns: dict[str, str], parallel: bool) -> tuple[int, str]:
+def _run_scan(statement: _Statement, file: CsvFile, columns: dict[str, str], parallel: bool) -> tuple[int, str]:
     """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
     rejects = f"_rej_{next(_counter)}"
     sql = statement.sql.replace("{scan}", checked_scan(columns, rejects, file.strict, parallel))
@@ -296,7 +293,7 @@ def _literal(text: str) -> str:
 
 
 def _read_typed(
-    statement: _Statement, file: _File, typed: dict[str, str], parallel: bool
+    statement: _Statement, file: CsvFile, typed: dict[str, str], parallel: bool
 ) -> tuple[int, Rejects] | Literal["refused"] | CellLines | None:
     """Run ``statement`` over a scan typing the ``typed`` columns, in a transaction kept unless the
     file is refused. Returns (rows, rejects), "refused" (reported), CellLines having changed nothing when
@@ -332,7 +329,7 @@ def _read_typed(
     return read
 
 
-def _cell_level(con: duckdb.DuckDBPyConnection, rejects: str, file: _File, typed: dict[str, str]) -> CellLines | None:
+def _cell_level(con: duckdb.DuckDBPyConnection, rejects: str, file: CsvFile, typed: dict[str, str]) -> CellLines | None:
     """When the rows the typed read rejected only hold cells that are no numbers (csv_cells.py), rather
     than shifted cells or a header that does not describe the data: the first line of each such column."""
     if not casts_only(con, rejects, len(file.columns)):
@@ -343,7 +340,7 @@ def _cell_level(con: duckdb.DuckDBPyConnection, rejects: str, file: _File, typed
     return CellLines(first_lines(con, rejects))
 
 
-def _cell_counts(con: duckdb.DuckDBPyConnection, file: _File, numbers: dict[str, str]) -> tuple:
+def _cell_counts(con: duckdb.DuckDBPyConnection, file: CsvFile, numbers: dict[str, str]) -> tuple:
     """csv_cells.cells_sql over the file read as text."""
     return select_text(con, StreamedFile(file.path, file.encoding, file.columns, 0, file.strict), cells_sql(numbers))
 
@@ -363,7 +360,7 @@ def _end_transaction(con: duckdb.DuckDBPyConnection, commit: bool) -> bool:
     return False
 
 
-def _read(statement: _Statement, file: _File, types: dict[str, str], parallel: bool) -> tuple[int, Rejects] | None:
+def _read(statement: _Statement, file: CsvFile, types: dict[str, str], parallel: bool) -> tuple[int, Rejects] | None:
     """(rows, rejects) of ``statement`` over the file: typed first (``types``), else as text; a typed read
     that met only cells of the wrong type reads as text and names them per column (csv_cells.py)."""
     cells: CellLines | None = None
@@ -382,7 +379,7 @@ def _read(statement: _Statement, file: _File, types: dict[str, str], parallel: b
     return read
 
 
-def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int | None:
+def _consume(statement: _Statement, file: CsvFile, types: dict[str, str]) -> int | None:
     """Run ``statement`` over one file's scan; report rejected rows, an empty or cut file.
 
     Returns the rows the statement reports, None when the file cannot be read. The ``types``
@@ -418,7 +415,7 @@ def _consume(statement: _Statement, file: _File, types: dict[str, str]) -> int |
     return rows
 
 
-def _read_text(statement: _Statement, file: _File, parallel: bool) -> tuple[int, Rejects] | None:
+def _read_text(statement: _Statement, file: CsvFile, parallel: bool) -> tuple[int, Rejects] | None:
     """Run ``statement`` over the file's all-text scan: (rows, rejects), or None having reported why
     the file cannot be read."""
     try:

@@ -20,16 +20,13 @@ from analyzer.ingest.csv.csv_columns import CsvTarget, Field, load_csv_table
 from analyzer.ingest.declaration_lists import expand, shared_sets
 from analyzer.ingest.model import ReadContext
 
-# How one kind of CSV file fills a normalized table (the arguments of ``load_csv_table``).
-CsvTable = CsvTarget
 
-
-def _declared(path: Path) -> dict[str, CsvTable]:
+def _declared(path: Path) -> dict[str, CsvTarget]:
     """The kinds ``declared_tables.toml`` declares."""
     model = tomllib.loads(path.read_text(encoding="utf-8"))
     shared = shared_sets(model, _field)
     return {
-        kind: CsvTable(
+        kind: CsvTarget(
             d["table"],
             expand(d["fields"], shared, _field),
             d["expected"],
@@ -47,7 +44,7 @@ def _field(entry: list) -> Field:
     return Field(target, tuple(headers), how, *required)
 
 
-DECLARED: dict[str, CsvTable] = _declared(Path(__file__).with_name("declared_tables.toml"))
+DECLARED: dict[str, CsvTarget] = _declared(Path(__file__).with_name("declared_tables.toml"))
 
 
 def load_declared(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext, kind: str) -> int:

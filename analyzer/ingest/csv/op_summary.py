@@ -7,6 +7,7 @@ header name, never by position; either producer's names are accepted.
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -139,11 +140,7 @@ def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx
     """Read op_summary / kernel_details files (all slices) into ops. Returns rows inserted.
 
     Each file is converted while DuckDB scans it (one pass; no text copy of millions of rows)."""
-
-    def statement(path: Path, columns: list[str], first_row: list[str]) -> str | None:
-        return ops_statement(path, columns, first_row, ctx)
-
-    files = stream_csv(con, paths, ctx, statement, {"run_id": ctx.run_id}, column_types)
+    files = stream_csv(con, paths, ctx, partial(ops_statement, ctx=ctx), {"run_id": ctx.run_id}, column_types)
     if not files:
         return 0
     drop_duplicate_rows(con, ctx, "ops", files[0].path, key=ROW_KEY)

@@ -10,7 +10,7 @@ from analyzer.ingest.csv.csv_group import GroupRead
 from analyzer.ingest.csv.declared_tables import DECLARED
 from analyzer.ingest.inserts import constant_params
 
-# The JSON kinds read together by ``json_kinds``.
+# The JSON kinds read together (``together._read_json``).
 JSON_KINDS = frozenset({"communication", "communication_matrix"})
 
 

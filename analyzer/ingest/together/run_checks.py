@@ -8,6 +8,9 @@ import duckdb
 from analyzer.ingest.csv.csv_group import GroupRead
 from analyzer.ingest.schema import TABLES
 
+# Runs per query: the distinct counts' hash tables stay small.
+_RUNS_PER_QUERY = 256
+
 
 def runs_to_recheck(con: duckdb.DuckDBPyConnection, read: GroupRead, runs: list[str]) -> set[str]:
     """Of ``runs``, those whose rows in the kind's table a per-run check would report on."""
@@ -22,9 +25,6 @@ def runs_to_recheck(con: duckdb.DuckDBPyConnection, read: GroupRead, runs: list[
         f"GROUP BY run_id HAVING {' OR '.join(said)}"
     )
     found: set[str] = set()
-    for start in range(0, len(runs), _RUNS_PER_QUERY):  # the distinct counts' hash tables stay small
+    for start in range(0, len(runs), _RUNS_PER_QUERY):
         found |= {r[0] for r in con.execute(sql, {"runs": runs[start : start + _RUNS_PER_QUERY]}).fetchall()}
     return found
-
-
-_RUNS_PER_QUERY = 256

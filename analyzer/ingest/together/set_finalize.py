@@ -16,7 +16,7 @@ from analyzer.ingest.file_work import each
 from analyzer.ingest.finalize import AIC_COUNTS, PRESENCE, STEP_OF_OP, aic_metrics_of, apply_facts, run_values
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
-from analyzer.ingest.pipe_columns import UNDERIVED_ROWS, derive_pipeline
+from analyzer.ingest.pipe_columns import derive_pipelines
 
 _IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
@@ -45,10 +45,7 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
     args = {"runs": ids}
     for r in runs:
         apply_facts(r.meta, r.ctx)
-    for (run_id,) in con.execute(
-        f"SELECT DISTINCT run_id FROM ops WHERE {_IN_RUNS} AND {UNDERIVED_ROWS}", args
-    ).fetchall():
-        derive_pipeline(con, run_id)
+    derive_pipelines(con, ids)
     con.execute(
         f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{_IN_RUNS} AND s.run_id = o.run_id "
         f"AND {STEP_OF_OP}",
