@@ -109,9 +109,13 @@ _STEP_PARTS = (
 )
 
 
-def slowest_rank_breakdown(steps: list[dict]) -> TimeBreakdown | None:
-    """The job step's time breakdown for the verdict bar: the slowest rank's (largest mean step, lowest rank on a
-    tie) mean computing, not-overlapped communication and free time per step; None without step rows."""
+def job_step_breakdown(steps: list[dict]) -> TimeBreakdown | None:
+    """The job step's time breakdown for the verdict bar: the mean computing, not-overlapped communication and free
+    time per step of the rank computing longest (then the longest mean step, then the lowest rank); None without
+    step rows.
+
+    Not the rank with the longest step: in a synchronous job the ranks that wait for a slow one have steps as long
+    as its own, so the longest step is any rank's by noise, and the bar would name a rank the verdict does not."""
     per_rank: dict[int, list[dict]] = {}
     for row in steps:
         per_rank.setdefault(row["rank"], []).append(row)
@@ -124,13 +128,13 @@ def slowest_rank_breakdown(steps: list[dict]) -> TimeBreakdown | None:
     def total(rank: int) -> float:
         return sum(mean(per_rank[rank], col) for col, _, _ in _STEP_PARTS)
 
-    rank = min(per_rank, key=lambda r: (-total(r), r))
+    rank = min(per_rank, key=lambda r: (-mean(per_rank[r], "computing_us"), -total(r), r))
     whole = total(rank) or 1.0
     parts = tuple(
         BreakdownPart(part, label, mean(per_rank[rank], col), round(100 * mean(per_rank[rank], col) / whole, 1))
         for col, label, part in _STEP_PARTS
     )
-    subject = f"rank {rank}, the slowest; mean of {len(per_rank[rank])} step(s)"
+    subject = f"rank {rank}, computing longest; mean of {len(per_rank[rank])} step(s)"
     # the page words the job's verdict itself: no sentence of the parts (text)
     return TimeBreakdown(total(rank), "job step", "job_steps", subject, parts, text="")
 
@@ -164,7 +168,7 @@ def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: st
 
     charts = "".join(f'<div class="chart">{figure_html(fig, _div(key))}</div>' for key, fig in figures.items())
     body = (
-        f"{page_title(d, f'Job {d.run_id}')}\n{verdict_section(page_order(d), slowest_rank_breakdown(steps), True)}\n"
+        f"{page_title(d, f'Job {d.run_id}')}\n{verdict_section(page_order(d), job_step_breakdown(steps), True)}\n"
         f"{findings_section(d, chart_for)}\n"
         f'<section id="charts"><h2>Charts</h2>{charts}</section>\n{_about(d)}\n{problems_section(d)}'
     )
