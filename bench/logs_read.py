@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from analyzer.atomic_files import write_text_atomically  # noqa: E402
+from bench.doc_sections import write_marked_section  # noqa: E402
 from bench.measure import measure, median_of  # noqa: E402
 from bench.results import machine  # noqa: E402
 from fixtures.logs.failures import aicore_error  # noqa: E402
@@ -88,15 +88,6 @@ def section(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(doc: Path, text: str) -> None:
-    page = doc.read_text(encoding="utf-8")
-    if START in page:
-        page = page[: page.index(START)] + text + page[page.index(END) + len(END) :]
-    else:
-        page = page.rstrip("\n") + "\n\n" + text + "\n"
-    write_text_atomically(doc, page)
-
-
 def run(total_mb: int, repeat: int = 3) -> dict:
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="npu-triage-logs-bench-") as tmp:
@@ -142,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         print("the run failed or missed the planted kernel: row not written", file=sys.stderr)
         return 1
     if not args.no_docs:
-        write_section(ROOT / "docs" / "benchmark.md", section(result))
+        write_marked_section(ROOT / "docs" / "benchmark.md", section(result), START, END)
     return 0
 
 
