@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from analyzer.api.rule_sets import configured
@@ -40,11 +39,19 @@ def diagnose(
     return diagnose_run(trace.con, chosen, configured(rule_set, params, preview))
 
 
-def diagnose_runs(trace: Trace, *, jobs: Sequence[Diagnosis] = (), **options: Any) -> list[Diagnosis]:
+def diagnose_runs(
+    trace: Trace,
+    *,
+    jobs: Sequence[Diagnosis] = (),
+    rule_set: list[Rule] | None = None,
+    params: Params | None = None,
+    preview: bool = False,
+    on_run: Callable[[str], None] | None = None,
+) -> list[Diagnosis]:
     """The runs' part of ``diagnose_all`` (same options): the diagnosis of every usable run, then (with several
     runs) that of the rules comparing them (run id ``all-runs``, present when they have something to say).
     ``jobs``: the diagnoses of the jobs (``diagnose_jobs``) whose findings explain their ranks' findings."""
-    return diagnose_all(replace(trace, jobs=[]), explained_by=jobs, **options)
+    return _runs(trace, configured(rule_set, params, preview), on_run, jobs)
 
 
 def _runs(
@@ -77,14 +84,12 @@ def diagnose_all(
     params: Params | None = None,
     preview: bool = False,
     on_run: Callable[[str], None] | None = None,
-    explained_by: Sequence[Diagnosis] = (),
 ) -> list[Diagnosis]:
     """Everything ``npu-triage diagnose`` judges, in its order: each job (``diagnose_jobs``), each usable run,
     then the rules comparing the runs. Options as ``diagnose``; ``on_run``: called with each run id as its
     diagnosis is assembled, after the rules ran over all the runs at once (a command's progress display).
     A rank's finding that a job finding explains (the job rules' [explains]) is 'info', says so
-    (``Finding.explained_by``) and ranks last; ``explained_by``: job diagnoses made before, for jobs no
-    longer in the trace."""
+    (``Finding.explained_by``) and ranks last."""
     rules = configured(rule_set, params, preview)
     jobs = _jobs(trace, rules)
-    return [*jobs, *_runs(trace, rules, on_run, [*jobs, *explained_by])]
+    return [*jobs, *_runs(trace, rules, on_run, jobs)]
