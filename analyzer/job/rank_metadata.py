@@ -31,8 +31,7 @@ _SHAPE = (
     '"expert_model_parallel_size": "INTEGER"}, '
     '"parallel_group_info": "MAP(VARCHAR, STRUCT(group_name VARCHAR, global_ranks INTEGER[]))"}'
 )
-_LOAD = """
-CREATE OR REPLACE TEMP TABLE _job_meta AS
+_SELECT = """
 WITH f AS (SELECT filename, json_transform(TRY_CAST(content AS JSON), $shape) AS m FROM read_text($paths))
 SELECT k.source_no, k.kind, TRY_CAST(m.rank_id AS INTEGER) AS info_rank, m.end_info.collectionTimeEnd AS end_ns,
        m.distributed_args.rank AS args_rank, m.distributed_args.world_size AS world_size,
@@ -45,6 +44,9 @@ SELECT k.source_no, k.kind, TRY_CAST(m.rank_id AS INTEGER) AS info_rank, m.end_i
                                  'ranks': e.value.global_ranks}) AS groups
 FROM f JOIN _job_meta_files k ON k.path = f.filename
 """
+# Files per scan: a big job's metadata files each list every rank (megabytes of text per thousand ranks), and a
+# scan holds its files' text at once.
+_FILES_PER_SCAN = 256
 _RANKS = """
 SELECT source_no,
        max(info_rank) FILTER (kind = 'info'), max(end_ns) FILTER (kind = 'info'),
@@ -81,7 +83,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         )
         con.register("_job_meta_files", files)
         try:
-            con.execute(_LOAD, {"paths": [r[1] for r in rows], "shape": _SHAPE})
+            _load(con, [r[1] for r in rows])
             found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
             for key, name, ranks, declared in con.execute(_GROUPS).fetchall():
                 group = (str(key), str(name), tuple(int(r) for r in ranks if r is not None))
@@ -105,3 +107,10 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
             )
         )
     return out
+
+
+def _load(con: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
+    """The TEMP table ``_job_meta``: what each file says, read _FILES_PER_SCAN files at a time."""
+    for start in range(0, len(paths), _FILES_PER_SCAN):
+        into = "INSERT INTO _job_meta" if start else "CREATE OR REPLACE TEMP TABLE _job_meta AS"
+        con.execute(f"{into} {_SELECT}", {"paths": paths[start : start + _FILES_PER_SCAN], "shape": _SHAPE})

@@ -4,17 +4,19 @@ path (loader._read_source), which reads it alone and reports exactly what it rep
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
 
+from analyzer.execution.threads import cores, thread_count
 from analyzer.ingest.communication.communication_json import (
     COMM_OPS_TYPES,
     check_communication_matrix,
     communication_rows,
 )
-from analyzer.ingest.csv.csv_group import RunFile, read_groups
+from analyzer.ingest.csv.csv_group import RunFile, probe_files, read_groups
 from analyzer.ingest.database import in_transaction
 from analyzer.ingest.file_work import each
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
@@ -120,40 +122,48 @@ def _read_kinds(
     con: duckdb.DuckDBPyConnection, contexts: dict[str, ReadContext], careful: set[str]
 ) -> dict[str, dict[str, ReadContext]]:
     """Every kind read together, kind by kind; per run, kind -> the part context its problems went to. The
-    runs needing the careful path are added to ``careful``."""
+    runs needing the careful path are added to ``careful``. The Python work on every kind's files (probing
+    heads and tails, parsing JSON) runs on threads ahead of the connection's scans, which release the
+    interpreter: both go on at once, and the kinds are still inserted in READERS order."""
     parts: dict[str, dict[str, ReadContext]] = {run_id: {} for run_id in contexts}
+    kinds = []
     for kind in READERS:
         held = [(i, ctx) for i, ctx in contexts.items() if _single(ctx.source, kind)]
-        files = [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]
-        if files:
-            careful |= _read_kind(con, kind, files)
+        if held:
+            kinds.append((kind, [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]))
+    with ThreadPoolExecutor(max_workers=max(1, min(thread_count() or cores(), len(kinds)))) as pool:
+        prepared = [pool.submit(_prepare, kind, files) for kind, files in kinds]
+        for (kind, files), ready in zip(kinds, prepared, strict=True):
+            careful |= _read_kind(con, kind, files, ready.result())
             for f in files:
                 parts[f.run_id][kind] = f.ctx
     return parts
 
 
-def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
-    """Read one kind's files of every run; the runs needing the careful path."""
+def _prepare(kind: str, files: list[RunFile]) -> list:
+    """The Python work on one kind's files, touching no connection: each file's rows (JSON kinds) or probe."""
     if kind in JSON_KINDS:
-        return _read_json(con, kind, files)
+        return [_json_rows(kind, f) for f in files]
+    return probe_files(files)
+
+
+def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], prepared: list) -> set[str]:
+    """Read one kind's files of every run (``prepared``: ``_prepare``'s); the runs needing the careful path."""
+    if kind in JSON_KINDS:
+        return _insert_json(con, files, prepared)
     read = group_read(kind)
     assert read is not None  # _fits let only kinds read together through
-    careful = read_groups(con, read, files)
+    careful = read_groups(con, read, files, prepared)
     for f in files:
         if f.run_id not in careful:
             f.ctx.mark_read(f.path)
     return careful | runs_to_recheck(con, read, [f.run_id for f in files])
 
 
-def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
+def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: list[pa.Table | None]) -> set[str]:
     """communication.json rows of every run in one insert (the matrix files are only checked)."""
-    careful = set()
-    tables: list[pa.Table] = []
-    for f, found in zip(files, each(lambda f: _json_rows(kind, f), files), strict=True):
-        if found is None:
-            careful.add(f.run_id)
-        elif found.num_rows:
-            tables.append(found)
+    careful = {f.run_id for f, rows in zip(files, found, strict=True) if rows is None}
+    tables = [rows for rows in found if rows is not None and rows.num_rows]
     if tables:
         con.register("_comm_ops_together", pa.concat_tables(tables))
         try:
