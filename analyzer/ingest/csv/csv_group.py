@@ -22,8 +22,9 @@ from analyzer.ingest.file_work import each
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
-# Files per scan: enough that the per-statement cost vanishes, few enough that a scan's buffers stay small.
-_FILES_PER_SCAN = 256
+# Files per scan: enough that the per-statement and per-scan costs vanish (a scan reads its files on every thread);
+# DuckDB's memory limit bounds what a scan holds.
+_FILES_PER_SCAN = 1024
 # Columns a group scan adds to the rows: a header naming one of them is read file by file.
 _ADDED = frozenset({"filename", "run_id"})
 

@@ -1,4 +1,5 @@
-"""A job is read and judged under DuckDB's job limit (job_ingest.JOB_MEMORY_BYTES), unless the user gave one."""
+"""What a job is read and judged with: DuckDB's job memory limit (job_ingest.JOB_MEMORY_BYTES) unless the user gave one,
+and the helper tables built on the connection's threads before the job's one-thread queries."""
 
 from __future__ import annotations
 
@@ -50,3 +51,22 @@ def test_a_limit_the_user_gives_wins(monkeypatch: pytest.MonkeyPatch, given: str
     with analyzer.load(EXAMPLES / "job_slow_rank", logs=False, memory_limit=option) as trace:
         seen = _limit(trace)
         assert seen == _as_set(3 << 30, trace)
+
+
+def test_a_jobs_helper_tables_are_built_on_the_connections_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's rules run on one thread (job/fixed_order.py); the helper tables of all its ranks are built
+    before that, on the connection's threads."""
+    from analyzer.rule_engine import runner
+
+    monkeypatch.setenv("NPU_TRIAGE_THREADS", "2")
+    seen: list[int] = []
+    build = runner.create_views
+
+    def counting(con, chip=None) -> None:
+        seen.append(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        build(con, chip)
+
+    monkeypatch.setattr(runner, "create_views", counting)
+    with analyzer.load(EXAMPLES / "job_slow_rank", logs=False) as trace:
+        assert list(analyzer.diagnose_jobs(trace))
+    assert seen and seen[0] == 2
