@@ -61,6 +61,16 @@ SELECT g.key, g.name, g.ranks, list(DISTINCT source_no ORDER BY source_no) AS so
 FROM (SELECT source_no, unnest(groups) AS g FROM _job_meta WHERE kind = 'meta')
 WHERE g.ranks IS NOT NULL GROUP BY ALL ORDER BY g.key, g.name, g.ranks
 """
+# The same grouped by the hash of the ranks instead of the ranks themselves (a job's groups list up to every
+# rank, and the sort of so long keys costs more than all else); ``same`` is false when two different lists
+# share a hash, and _GROUPS is asked instead.
+_GROUPS_BY_HASH = """
+WITH g AS (SELECT source_no, g.key AS key, g.name AS name, g.ranks AS ranks, hash(g.ranks) AS ranks_hash
+           FROM (SELECT source_no, unnest(groups) AS g FROM _job_meta WHERE kind = 'meta') WHERE g.ranks IS NOT NULL)
+SELECT key, name, min(ranks) AS ranks, list(DISTINCT source_no ORDER BY source_no) AS sources,
+       min(ranks) IS NOT DISTINCT FROM max(ranks) AS same
+FROM g GROUP BY key, name, ranks_hash ORDER BY key, name, ranks
+"""
 
 
 def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSource]) -> list[RankMetadata]:
@@ -85,7 +95,7 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         try:
             _load(con, [r[1] for r in rows])
             found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
-            for key, name, ranks, declared in con.execute(_GROUPS).fetchall():
+            for key, name, ranks, declared in _groups(con):
                 group = (str(key), str(name), tuple(int(r) for r in ranks if r is not None))
                 for n in declared:
                     groups.setdefault(n, []).append(group)
@@ -114,3 +124,11 @@ def _load(con: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
     for start in range(0, len(paths), _FILES_PER_SCAN):
         into = "INSERT INTO _job_meta" if start else "CREATE OR REPLACE TEMP TABLE _job_meta AS"
         con.execute(f"{into} {_SELECT}", {"paths": paths[start : start + _FILES_PER_SCAN], "shape": _SHAPE})
+
+
+def _groups(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """(key, name, global ranks, declaring sources) of every distinct parallel group in ``_job_meta``."""
+    rows = con.execute(_GROUPS_BY_HASH).fetchall()
+    if all(row[4] for row in rows):
+        return [row[:4] for row in rows]
+    return con.execute(_GROUPS).fetchall()
