@@ -93,12 +93,12 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
         )
         con.register("_job_meta_files", files)
         try:
-            _load(con, [r[1] for r in rows])
-            found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
-            for key, name, ranks, declared in _groups(con):
-                group = (str(key), str(name), tuple(int(r) for r in ranks if r is not None))
-                for n in declared:
-                    groups.setdefault(n, []).append(group)
+            if _load(con, [r[1] for r in rows]):
+                found = {r[0]: r[1:] for r in con.execute(_RANKS).fetchall()}
+                for key, name, ranks, declared in _groups(con):
+                    group = (str(key), str(name), tuple(int(r) for r in ranks if r is not None))
+                    for n in declared:
+                        groups.setdefault(n, []).append(group)
         finally:
             con.unregister("_job_meta_files")
             con.execute("DROP TABLE IF EXISTS _job_meta")
@@ -119,11 +119,31 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
     return out
 
 
-def _load(con: duckdb.DuckDBPyConnection, paths: list[str]) -> None:
-    """The TEMP table ``_job_meta``: what each file says, read _FILES_PER_SCAN files at a time."""
+def _load(con: duckdb.DuckDBPyConnection, paths: list[str]) -> bool:
+    """The TEMP table ``_job_meta``: what each file says, read _FILES_PER_SCAN files at a time; False when no
+    file could be read (no table)."""
+    created = False
     for start in range(0, len(paths), _FILES_PER_SCAN):
-        into = "INSERT INTO _job_meta" if start else "CREATE OR REPLACE TEMP TABLE _job_meta AS"
-        con.execute(f"{into} {_SELECT}", {"paths": paths[start : start + _FILES_PER_SCAN], "shape": _SHAPE})
+        created = _insert(con, paths[start : start + _FILES_PER_SCAN], created) or created
+    return created
+
+
+def _insert(con: duckdb.DuckDBPyConnection, paths: list[str], created: bool) -> bool:
+    """Add what ``paths`` say to ``_job_meta`` (created unless ``created``); True when any file was read. A file
+    read_text cannot read (not UTF-8 text) fails the scan: the halves are tried until it is alone and left out,
+    silent as the files of no JSON (the rank's own reading names it)."""
+    into = "INSERT INTO _job_meta" if created else "CREATE OR REPLACE TEMP TABLE _job_meta AS"
+    try:
+        con.execute(f"{into} {_SELECT}", {"paths": paths, "shape": _SHAPE})
+        return True
+    except (duckdb.OutOfMemoryException, duckdb.InterruptException):
+        raise
+    except duckdb.Error:
+        if len(paths) == 1:
+            return False
+        half = len(paths) // 2
+        first = _insert(con, paths[:half], created)
+        return _insert(con, paths[half:], created or first) or first
 
 
 def _groups(con: duckdb.DuckDBPyConnection) -> list[tuple]:
