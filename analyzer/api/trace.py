@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from analyzer.api import frames
-from analyzer.execution.memory import memory_limit_bytes
+from analyzer.execution.memory import capped_default, memory_limit_bytes
 from analyzer.ingest.database import connect, load_duckdb, save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.metadata.discover import Scanned
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
-from analyzer.job.job_ingest import LoadedJob, load_with_jobs
+from analyzer.job.job_ingest import JOB_MEMORY_BYTES, LoadedJob, load_with_jobs
 from analyzer.logs.profile_join import AttachedLogs
 
 if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
@@ -129,7 +129,8 @@ def load(
     Raises IngestError when nothing readable is there; problems with single files are listed in
     ``Trace.problems`` (and a job's in its ``problems``) instead."""
     con = connect(memory_limit_bytes(memory_limit))
-    ingested, jobs = load_with_jobs(Path(path), left_out_kinds, scanned, progress, con=con)
+    job_limit = capped_default(JOB_MEMORY_BYTES, memory_limit)
+    ingested, jobs = load_with_jobs(Path(path), left_out_kinds, scanned, progress, con=con, job_limit=job_limit)
     trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources, jobs)
     if logs is not False:
         from analyzer.api.logs import attach_logs  # it builds on the Trace defined here

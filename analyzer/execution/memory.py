@@ -71,6 +71,14 @@ def memory_limit_bytes(option: str | None = None) -> int:
     return default_bytes()
 
 
+def capped_default(cap_bytes: int, option: str | None = None) -> int:
+    """``memory_limit_bytes(option)`` when the limit was given (the option or the environment), else the
+    default share at most ``cap_bytes``: for work whose tables DuckDB spills cheaply (a job of many ranks)."""
+    if option is not None or os.environ.get(ENV, "").strip():
+        return memory_limit_bytes(option)
+    return min(default_bytes(), cap_bytes)
+
+
 def duckdb_setting(limit_bytes: int) -> str:
     """The limit as DuckDB's ``memory_limit`` setting takes it.
 

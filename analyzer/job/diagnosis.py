@@ -15,7 +15,7 @@ from analyzer.job.grouping import Job
 from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import run_rules
+from analyzer.rule_engine.runner import build_views, run_rules
 from analyzer.version import __version__
 
 _SUMMARY = """
@@ -67,6 +67,9 @@ def diagnose_job(
     """The Diagnosis of a job whose tables are filled (analyzer.job.tables.load_job): the rules of scope
     'job' of ``configured`` over it, its ranks (each with what its export holds) and its summary numbers."""
     job_rules = configured.where(lambda r: r.scope == "job")
+    # The helper tables hold every rank's rows (the ranks' own diagnoses read them next): built on DuckDB's
+    # threads, as for any run, before the job's queries go to one thread.
+    build_views(con, job_rules)
     with fixed_order(con):
         findings, outcomes = run_rules(con, job_rules, [job.job_id])
         findings = exclusive_job_impacts(con, findings, list(job_rules.rules))

@@ -8,12 +8,18 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.execution.memory import duckdb_setting
 from analyzer.ingest.database import connect
 from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.metadata.discover import Scanned, absent_reason, printable, scan
 from analyzer.ingest.model import ExportSource, IngestError, Problem
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.tables import load_job
+
+# A job's ranks fill tables that grow with the number of ranks and are scanned in order (helper tables, rank
+# pages): past this, DuckDB keeps them in its temporary folder, so that the process does not grow with the
+# job. A limit the user gives (--memory-limit, the environment) wins.
+JOB_MEMORY_BYTES = 1 << 30
 
 
 @dataclass
@@ -32,12 +38,14 @@ def load_with_jobs(
     progress: Callable[[ExportSource], None] | None = None,
     *,
     con: duckdb.DuckDBPyConnection | None = None,
+    job_limit: int | None = None,
 ) -> tuple[Ingested, list[LoadedJob]]:
     """Every export under ``path`` read as a run, except the job ranks holding summaries only (no
     per-task data: nothing a per-rank diagnosis could judge), which only the job tables read; and
     every job found, its tables filled. ``scanned``: the path's ``discover.scan`` when the caller has it
     already; ``progress``: called as each export starts being read (load_export); ``con``: the connection
-    to fill (default: a new one of ``connect()``).
+    to fill (default: a new one of ``connect()``); ``job_limit``: DuckDB's memory limit from the moment a job is
+    found (``JOB_MEMORY_BYTES``), when given.
     Raises IngestError like load_export."""
     if not path.exists():
         raise IngestError(absent_reason(path), printable(path))
@@ -46,6 +54,8 @@ def load_with_jobs(
         return load_export(path, con=con, left_out_kinds=left_out_kinds), []  # raises its own message
     con = con or connect()
     jobs = find_jobs(con, sources, path.resolve() if path.is_dir() else path.resolve().parent)
+    if jobs and job_limit is not None:
+        con.execute("SET memory_limit = ?", [duckdb_setting(job_limit)])
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]
     ingested = load_export(

@@ -235,6 +235,13 @@ def _precheck(
     return RuleOutcome(rule.name, rule.id, outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
 
 
+def build_views(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules) -> None:
+    """The helper views for ``configured`` (its chip overrides), on the connection's threads; kept by the
+    rules' own call while the tables are unchanged, so that a caller judging on one thread (a job's rules,
+    job/fixed_order.py) builds them first."""
+    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
+
+
 def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
     """The analysed span of every run (_run_span, a row per run), read once for all the rules' findings."""
     return {run_id: _number(span) for run_id, span in con.execute("SELECT run_id, span_us FROM _run_span").fetchall()}
@@ -286,7 +293,7 @@ def _judge(
     """(runs, findings, outcome) of every (rule, run or runs) in rule order (``_plan``)."""
     if not all(is_built_in(r) for r in configured.rules):
         close_to_files(con)
-    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
+    build_views(con, configured)
     planned = _plan(configured, run_ids, Availability(con), alone=alone)
     several = [p.run_ids for p in planned if p.rule.scope == "runs" and not p.skipped]
     if several:  # what the rules comparing runs read; not made when none of them runs

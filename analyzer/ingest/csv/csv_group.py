@@ -22,8 +22,9 @@ from analyzer.ingest.file_work import each
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
-# Files per scan: enough that the per-statement cost vanishes, few enough that a scan's buffers stay small.
-_FILES_PER_SCAN = 256
+# Files per scan: enough that the per-statement and per-scan costs vanish (a scan reads its files on every thread);
+# DuckDB's memory limit bounds what a scan holds.
+_FILES_PER_SCAN = 1024
 # Columns a group scan adds to the rows: a header naming one of them is read file by file.
 _ADDED = frozenset({"filename", "run_id"})
 
@@ -61,16 +62,24 @@ class GroupStatement:
     typed: dict[str, str]
 
 
-def read_groups(con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile]) -> set[str]:
-    """Insert the rows of every file that reads cleanly; return the runs whose file needs the careful path
-    (their rows, if any went in, are the caller's to remove)."""
+def probe_files(files: list[RunFile]) -> list[CsvFile | None]:
+    """Each file as ``read_groups`` needs it probed (None: the careful path's); Python work only, no connection,
+    so that it may run beside the connection's work on other files."""
+    return [_clean_probe(f) for f in files]
+
+
+def read_groups(
+    con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile], probed: list[CsvFile | None] | None = None
+) -> set[str]:
+    """Insert the rows of every file that reads cleanly (``probed``: ``probe_files(files)`` when done already);
+    return the runs whose file needs the careful path (their rows, if any went in, are the caller's to remove)."""
     careful: set[str] = set()
     groups: dict[tuple[str, str], list[tuple[RunFile, CsvFile]]] = {}
-    for f, probed in zip(files, each(_clean_probe, files), strict=True):
-        if probed is None:
+    for f, found in zip(files, each(_clean_probe, files) if probed is None else probed, strict=True):
+        if found is None:
             careful.add(f.run_id)
         else:
-            groups.setdefault((probed.header, probed.encoding), []).append((f, probed))
+            groups.setdefault((found.header, found.encoding), []).append((f, found))
     for group in groups.values():
         careful |= _read_group(con, read, group)
     return careful
@@ -83,7 +92,7 @@ def _clean_probe(f: RunFile) -> CsvFile | None:
     try:
         if scans_in_parallel(f.path):
             return None  # a big file is read by itself anyway
-        probed = probe(f.path, scratch)
+        probed = probe(f.path, scratch, first_row=False)  # the first row only of each group's first file
         if probed is None or scratch.problems or not probed.strict or _ADDED & set(probed.columns):
             return None
         return None if ends_mid_row(f.path, probed.encoding, len(probed.columns)) else probed
@@ -94,8 +103,11 @@ def _clean_probe(f: RunFile) -> CsvFile | None:
 def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
     """One scan per _FILES_PER_SCAN of the group's files (split in halves while a scan fails); the runs to
     read carefully."""
-    first_file, first = group[0]
+    first_file = group[0][0]
     scratch = first_file.ctx.part()
+    first = probe(first_file.path, scratch)  # read as _clean_probe read it, now with its first row
+    if first is None:
+        return {f.run_id for f, _ in group}
     columns = list(first.columns)
     sql = read.statement(first.path, columns, first.first_row, scratch, True)
     if sql is None or scratch.problems:

@@ -39,6 +39,24 @@ def sample_rows(data: bytes, encoding: str) -> list[list[str]]:
     return [r for r in rows[1:] if r]
 
 
+def short_in_head(columns: int, data: bytes, encoding: str) -> int | None:
+    """``short_rows`` of the header's ``columns`` and ``sample_rows(data, encoding)``, parsing only up to the
+    first row as wide as the header (where real files stop at once): the same answer whatever follows."""
+    text = data.decode(encoding, errors="replace")
+    cut = max(text.rfind("\n"), text.rfind("\r"))
+    reader = csv.reader(io.StringIO(text[: cut + 1] if cut >= 0 else "", newline=""))
+    widest = None
+    try:
+        next(reader, None)  # the header
+        for row in reader:
+            if len(row) >= columns:
+                return None
+            widest = max(widest or 0, len(row)) if row else widest
+    except csv.Error:  # sample_rows then has no rows at all
+        return None
+    return widest
+
+
 def short_rows(header: list[str], rows: list[list[str]]) -> int | None:
     """The widest row's cell count when every sampled row has fewer cells than ``header`` (the header
     names a column the rows do not have, so every value would be read under its neighbour's name);

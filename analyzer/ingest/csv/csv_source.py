@@ -20,6 +20,7 @@ from analyzer.ingest.csv.csv_shape import (
     header_line,
     mixed_line_ends,
     sample_rows,
+    short_in_head,
     short_rows,
 )
 from analyzer.ingest.database import in_transaction
@@ -186,19 +187,23 @@ def stream_csv(
     return done
 
 
-def probe(path: Path, ctx: ReadContext) -> CsvFile | None:
+def probe(path: Path, ctx: ReadContext, first_row: bool = True) -> CsvFile | None:
     """How ``stream_csv`` would read the file (encoding, header, columns, first row, parser mode); None,
-    with the same problem reported, for a file it would skip before reading."""
+    with the same problem reported, for a file it would skip before reading. ``first_row=False``: the same
+    answer with an empty first row, the head parsed only as far as the check of its width needs."""
     head = _head(path, ctx)
-    return None if head is None else _open(path, head, ctx)
+    return None if head is None else _open(path, head, ctx, first_row)
 
 
-def _open(path: Path, head: _Head, ctx: ReadContext) -> CsvFile | None:
+def _open(path: Path, head: _Head, ctx: ReadContext, first_row: bool = True) -> CsvFile | None:
     """The file's header and parser mode; None (reported) when its header does not fit its rows."""
     header = header_line(head.data, head.encoding)
     columns = _column_names(header)
-    rows = sample_rows(head.data, head.encoding)
-    widest = short_rows(list(columns), rows)
+    if first_row:
+        rows = sample_rows(head.data, head.encoding)
+        widest = short_rows(list(columns), rows)
+    else:
+        rows, widest = [], short_in_head(len(columns), head.data, head.encoding)
     if widest is not None:
         ctx.report(
             path,

@@ -4,19 +4,20 @@ path (loader._read_source), which reads it alone and reports exactly what it rep
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import duckdb
 import pyarrow as pa
 
+from analyzer.execution.threads import cores, thread_count
 from analyzer.ingest.communication.communication_json import (
     COMM_OPS_TYPES,
     check_communication_matrix,
     communication_rows,
 )
-from analyzer.ingest.csv.csv_group import RunFile, read_groups
+from analyzer.ingest.csv.csv_group import RunFile, probe_files, read_groups
 from analyzer.ingest.database import in_transaction
-from analyzer.ingest.file_work import each
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
 from analyzer.ingest.readers import READERS
@@ -87,16 +88,16 @@ def _read(
     partial: list[ExportSource],
     left_out_kinds: frozenset[str],
 ) -> Together:
-    runs: dict[str, ReadRun] = {}
+    contexts = {s.source_id: ReadContext(s.source_id, s, left_out_kinds=left_out_kinds) for s in [*whole, *partial]}
     careful: set[str] = set()
-    for run in each(lambda s: _with_metadata(s, left_out_kinds), whole):
-        if run.ctx.problems:
-            careful.add(run.ctx.run_id)
-        else:
-            runs[run.ctx.run_id] = run
-    contexts = {i: r.ctx for i, r in runs.items()}
-    contexts |= {s.source_id: ReadContext(run_id=s.source_id, source=s, left_out_kinds=left_out_kinds) for s in partial}
-    parts = _read_kinds(con, contexts, careful)
+    with ThreadPoolExecutor(max_workers=max(1, thread_count() or cores())) as pool:
+        # The whole exports' metadata is read beside their kinds; a run it has anything to say on is removed
+        # afterwards with the runs the kinds send to the careful path.
+        metadata = pool.submit(lambda: [read_run_metadata(contexts[s.source_id]) for s in whole])
+        parts = _read_kinds(con, contexts, careful, pool)
+        runs = {s.source_id: ReadRun(contexts[s.source_id], m) for s, m in zip(whole, metadata.result(), strict=True)}
+    careful |= {run_id for run_id, run in runs.items() if run.ctx.problems}
+    runs = {run_id: run for run_id, run in runs.items() if run_id not in careful}
     for run_id, run in runs.items():
         for part in parts[run_id].values():  # in READERS order, as loader._read_source takes them over
             run.ctx.absorb(part)
@@ -110,50 +111,51 @@ def _read(
     return Together({r.ctx.run_id: r.ctx for r in done}, pre_read)
 
 
-def _with_metadata(source: ExportSource, left_out_kinds: frozenset[str]) -> ReadRun:
-    """An export's context with its metadata read."""
-    ctx = ReadContext(run_id=source.source_id, source=source, left_out_kinds=left_out_kinds)
-    return ReadRun(ctx, read_run_metadata(ctx))
-
-
 def _read_kinds(
-    con: duckdb.DuckDBPyConnection, contexts: dict[str, ReadContext], careful: set[str]
+    con: duckdb.DuckDBPyConnection, contexts: dict[str, ReadContext], careful: set[str], pool: ThreadPoolExecutor
 ) -> dict[str, dict[str, ReadContext]]:
     """Every kind read together, kind by kind; per run, kind -> the part context its problems went to. The
-    runs needing the careful path are added to ``careful``."""
+    runs needing the careful path are added to ``careful``. The Python work on every kind's files (probing
+    heads and tails, parsing JSON) goes to ``pool`` ahead of the connection's scans, which release the
+    interpreter: both go on at once, and the kinds are still inserted in READERS order."""
     parts: dict[str, dict[str, ReadContext]] = {run_id: {} for run_id in contexts}
+    kinds = []
     for kind in READERS:
         held = [(i, ctx) for i, ctx in contexts.items() if _single(ctx.source, kind)]
-        files = [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]
-        if files:
-            careful |= _read_kind(con, kind, files)
-            for f in files:
-                parts[f.run_id][kind] = f.ctx
+        if held:
+            kinds.append((kind, [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]))
+    prepared = [pool.submit(_prepare, kind, files) for kind, files in kinds]
+    for (kind, files), ready in zip(kinds, prepared, strict=True):
+        careful |= _read_kind(con, kind, files, ready.result())
+        for f in files:
+            parts[f.run_id][kind] = f.ctx
     return parts
 
 
-def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
-    """Read one kind's files of every run; the runs needing the careful path."""
+def _prepare(kind: str, files: list[RunFile]) -> list:
+    """The Python work on one kind's files, touching no connection: each file's rows (JSON kinds) or probe."""
     if kind in JSON_KINDS:
-        return _read_json(con, kind, files)
+        return [_json_rows(kind, f) for f in files]
+    return probe_files(files)
+
+
+def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], prepared: list) -> set[str]:
+    """Read one kind's files of every run (``prepared``: ``_prepare``'s); the runs needing the careful path."""
+    if kind in JSON_KINDS:
+        return _insert_json(con, files, prepared)
     read = group_read(kind)
     assert read is not None  # _fits let only kinds read together through
-    careful = read_groups(con, read, files)
+    careful = read_groups(con, read, files, prepared)
     for f in files:
         if f.run_id not in careful:
             f.ctx.mark_read(f.path)
     return careful | runs_to_recheck(con, read, [f.run_id for f in files])
 
 
-def _read_json(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile]) -> set[str]:
+def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: list[pa.Table | None]) -> set[str]:
     """communication.json rows of every run in one insert (the matrix files are only checked)."""
-    careful = set()
-    tables: list[pa.Table] = []
-    for f, found in zip(files, each(lambda f: _json_rows(kind, f), files), strict=True):
-        if found is None:
-            careful.add(f.run_id)
-        elif found.num_rows:
-            tables.append(found)
+    careful = {f.run_id for f, rows in zip(files, found, strict=True) if rows is None}
+    tables = [rows for rows in found if rows is not None and rows.num_rows]
     if tables:
         con.register("_comm_ops_together", pa.concat_tables(tables))
         try:
