@@ -151,9 +151,7 @@ FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 -- @column event_name   VARCHAR  the event overlapping the gap longest
 -- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
 -- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event.
--- Most gaps hold one event: its row is the answer, and only the gaps holding several go through the
--- arg_max over (overlap, cause, name), which compares STRUCTs row by row.
-WITH per_gap AS (
+WITH per_gap AS (  -- most gaps hold one event, the answer; only gaps holding several need the arg_max below
     SELECT run_id, device_id, gap_start_ns, count(*) AS events, any_value(cause) AS cause,
            any_value(event_name) AS event_name, max(overlap_us) AS overlap_us
     FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns),
