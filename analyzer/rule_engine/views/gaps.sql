@@ -151,18 +151,9 @@ FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 -- @column event_name   VARCHAR  the event overlapping the gap longest
 -- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
 -- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event.
-WITH per_gap AS (  -- most gaps hold one event, the answer; only gaps holding several need the arg_max below
-    SELECT run_id, device_id, gap_start_ns, count(*) AS events, any_value(cause) AS cause,
-           any_value(event_name) AS event_name, max(overlap_us) AS overlap_us
-    FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns),
-shared AS (SELECT run_id, device_id, gap_start_ns FROM per_gap WHERE events > 1)
-SELECT run_id, device_id, gap_start_ns, cause, event_name, overlap_us FROM per_gap WHERE events = 1
-UNION ALL
-SELECT c.run_id, c.device_id, c.gap_start_ns, arg_max(c.cause, (c.overlap_us, c.cause, c.event_name)) AS cause,
-       arg_max(c.event_name, (c.overlap_us, c.cause, c.event_name)) AS event_name, max(c.overlap_us) AS overlap_us
-FROM _gap_causes AS c SEMI JOIN shared AS s
-    ON c.run_id = s.run_id AND c.device_id IS NOT DISTINCT FROM s.device_id AND c.gap_start_ns = s.gap_start_ns
-GROUP BY c.run_id, c.device_id, c.gap_start_ns;
+SELECT run_id, device_id, gap_start_ns, arg_max(cause, (overlap_us, cause, event_name)) AS cause,
+       arg_max(event_name, (overlap_us, cause, event_name)) AS event_name, max(overlap_us) AS overlap_us
+FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns;
 
 -- @table _classified_gaps
 -- Every device gap with its main cause.
