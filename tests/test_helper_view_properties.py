@@ -32,9 +32,15 @@ def _empty_database():
 
 
 @contextmanager
-def _loaded(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, int]] = (), op_step_ns: int = 0):
+def _loaded(
+    tasks: list[tuple[int, int, int, int]],
+    steps: list[tuple[int, int, int]] = (),
+    op_step_ns: int = 0,
+    comm_stream: int | None = None,
+):
     """The connection holding ``tasks`` (and ``steps``) and the helper views over them, until the block ends;
-    with ``op_step_ns``, each task's own step_id is its start // op_step_ns (steps read from the ops)."""
+    with ``op_step_ns``, each task's own step_id is its start // op_step_ns (steps read from the ops); the
+    tasks of stream ``comm_stream`` are communication (HCCL), the others compute (AI_CORE)."""
     con = _empty_database()
     con.execute("BEGIN")
     try:
@@ -42,13 +48,14 @@ def _loaded(tasks: list[tuple[int, int, int, int]], steps: list[tuple[int, int, 
         append_rows(
             con,
             "ops",
-            "SELECT 'r' AS run_id, d::INTEGER AS device_id, s::INTEGER AS stream_id, 'AI_CORE' AS task_type, "
+            "SELECT 'r' AS run_id, d::INTEGER AS device_id, s::INTEGER AS stream_id, "
+            "CASE WHEN s = $comm THEN 'HCCL' ELSE 'AI_CORE' END AS task_type, "
             "'T' || s AS op_type, 'op' || (n - 1) AS op_name, st::BIGINT * 1000 AS start_ns, du::DOUBLE AS dur_us, "
             "(st + du)::BIGINT * 1000 AS end_ns, "
             "CASE WHEN $op_step > 0 THEN (st::BIGINT * 1000) // $op_step END AS step_id "
             "FROM (SELECT unnest($d) AS d, unnest($s) AS s, unnest($st) AS st, unnest($du) AS du, "
             "unnest(range(1, len($d) + 1)) AS n)",
-            {"d": devices, "s": streams, "st": starts, "du": durs, "op_step": op_step_ns},
+            {"d": devices, "s": streams, "st": starts, "du": durs, "op_step": op_step_ns, "comm": comm_stream},
         )
         for step_id, start, end in steps:
             con.execute(
@@ -87,6 +94,18 @@ def _islands_by_device(tasks) -> dict[int, list[tuple[int, int, int]]]:
     }
 
 
+_INTERVALS = "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM {table} ORDER BY device_id, start_ns"
+
+
+def _numbered_islands(tasks) -> list[tuple[int, int, int, int, int]]:
+    """(device, interval_no, start, end, tasks) of every island of every device's tasks, in order."""
+    return [
+        (device, n + 1, s, e, c)
+        for device, islands in _islands_by_device(tasks).items()
+        for n, (s, e, c) in enumerate(islands)
+    ]
+
+
 def _busy_by_type(tasks) -> list[tuple[int, str, float, int]]:
     """(device, op type, busy us, tasks): the union length of each type's tasks (type T<stream>)."""
     rows = []
@@ -102,15 +121,8 @@ _RANDOM_TASKS = settings(max_examples=25, deadline=None, suppress_health_check=[
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_busy_intervals_are_the_union_of_tasks_per_device(tasks):
-    got = _rows(
-        tasks,
-        "SELECT device_id, interval_no, start_ns, end_ns, task_count FROM _busy_intervals ORDER BY device_id, start_ns",
-    )
-    assert got == [
-        (device, n + 1, s, e, c)
-        for device, islands in _islands_by_device(tasks).items()
-        for n, (s, e, c) in enumerate(islands)
-    ]
+    got = _rows(tasks, _INTERVALS.format(table="_busy_intervals"))
+    assert got == _numbered_islands(tasks)
 
 
 @_RANDOM_TASKS
@@ -146,3 +158,27 @@ def test_without_step_windows_a_gap_takes_the_step_of_the_task_after_it(tasks):
     with _loaded(tasks, op_step_ns=7000) as con:  # each task's own step, from the ops
         gaps = con.execute("SELECT step_id, end_ns FROM _device_gaps").fetchall()
     assert all(step == end // 7000 for step, end in gaps)  # the step of the task after the gap
+
+
+@_RANDOM_TASKS
+@given(st.lists(_TASK, max_size=25))
+def test_active_intervals_are_the_union_of_every_task_per_device_whatever_its_kind(tasks):
+    # Stream 2 communicates on some devices' tasks only: a device of compute tasks only copies its busy
+    # intervals, the others are merged from all their tasks; both must be the union of every task.
+    with _loaded(tasks, comm_stream=2) as con:
+        got = con.execute(_INTERVALS.format(table="_active_intervals")).fetchall()
+    assert got == _numbered_islands(tasks)
+
+
+@_RANDOM_TASKS
+@given(st.lists(_TASK, max_size=25))
+def test_the_task_before_a_gap_is_the_one_ending_last_and_of_those_the_last_stored(tasks):
+    with _loaded(tasks) as con:
+        got = con.execute(
+            "SELECT device_id, start_ns, op_before FROM _device_gaps ORDER BY device_id, start_ns"
+        ).fetchall()
+    before = {}  # (device, end ns) -> name of the last stored task ending there
+    for n, (device, _, start, dur) in enumerate(tasks):
+        before[device, (start + dur) * 1000] = f"op{n}"
+    assert got == [(device, start, before[device, start]) for device, start, _ in got]
+    assert len(got) == sum(len(islands) - 1 for islands in _islands_by_device(tasks).values())

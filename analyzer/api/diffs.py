@@ -6,16 +6,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analyzer.diff.compare import diff_runs
-from analyzer.diff.model import RunDiff
+import analyzer.diff  # noqa: F401 (the subpackage loads before `import analyzer` binds diff, see there)
 from analyzer.errors import TriageError
-from analyzer.job.job_diff import JobDiff, diff_jobs, read_side, the_job
-from analyzer.metrics.model_identity import load_identities, model_difference
-from analyzer.runs.sources import load_side, memory_catalog
-from analyzer.runs.work import WorkSettings
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from analyzer.diff.model import RunDiff
+    from analyzer.job.job_diff import JobDiff
 
 
 class DifferentModels(TriageError, ValueError):
@@ -105,6 +103,14 @@ def diff(before: Path | str, after: Path | str, *, rules_dir: Path | str | None 
     job folders. Export folders are diagnosed (``rules_dir``: default the built-in rules) to list the findings
     that came and went. Raises DifferentModels for two different models unless ``force``, which then puts
     the warning first in the diff's notes."""
+    # The diff engine (numpy, pyarrow, the catalog) loads here: `import analyzer` binds this function, and
+    # every other command would pay for it.
+    from analyzer.diff.compare import diff_runs
+    from analyzer.job.job_diff import diff_jobs, read_side, the_job
+    from analyzer.metrics.model_identity import load_identities, model_difference
+    from analyzer.runs.sources import load_side, memory_catalog
+    from analyzer.runs.work import WorkSettings
+
     jobs = [the_job(Path(p)) for p in (before, after)]
     if jobs[0] and jobs[1]:
         return Diff(job=diff_jobs(read_side(jobs[0], str(before)), read_side(jobs[1], str(after))))

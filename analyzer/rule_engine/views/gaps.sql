@@ -23,8 +23,16 @@ gaps AS (SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.start_ns
          FROM _intervals_gaps(src) m),
 step_starts AS (SELECT run_id, start_ns, max(end_ns) AS end_ns, arg_max(step_id, (end_ns, -step_id)) AS step_id
                 FROM steps WHERE start_ns IS NOT NULL GROUP BY run_id, start_ns),
+-- Only a gap starting inside its run's steps can be in one: the others skip the ASOF join's sort (all of
+-- a run's gaps when its export has no steps).
+step_spans AS (SELECT run_id, min(start_ns) AS first_ns, max(end_ns) AS last_ns FROM step_starts GROUP BY run_id),
 gaps_in_steps AS (SELECT g.*, CASE WHEN g.start_ns < ks.end_ns THEN ks.step_id END AS step_in
-                  FROM gaps g ASOF LEFT JOIN step_starts ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns)
+                  FROM (SELECT * FROM gaps g SEMI JOIN step_spans s
+                        ON s.run_id = g.run_id AND g.start_ns >= s.first_ns AND g.start_ns < s.last_ns) AS g
+                  ASOF LEFT JOIN step_starts ks ON ks.run_id = g.run_id AND g.start_ns >= ks.start_ns
+                  UNION ALL
+                  SELECT g.*, NULL AS step_in FROM gaps g ANTI JOIN step_spans s
+                      ON s.run_id = g.run_id AND g.start_ns >= s.first_ns AND g.start_ns < s.last_ns)
 SELECT gs.run_id, gs.device_id, coalesce(gs.step_in, a.step_id) AS step_id, gs.start_ns, gs.end_ns,
        (gs.end_ns - gs.start_ns) / 1000.0 AS gap_us, b.op_name AS op_before, a.op_name AS op_after,
        a.stream_id AS stream_after

@@ -61,7 +61,10 @@ FROM per_key u JOIN keys k USING (part);
 -- @internal
 -- Where a row of `src` (columns key, rid, start_ns, end_ns; the caller filters the rows) starts after
 -- every row that starts before it (per key) has ended: the idle stretch from the latest end before it
--- to its start. Ties are broken by rid (the ops row's number in storage), so results repeat.
+-- to its start. Ties are broken by rid (the ops row's number in storage), so results repeat. The row
+-- ending last is found by one max over (end_ns, rid) packed into a HUGEINT (end_ns * 2^63 + rid, rid
+-- being a non-negative BIGINT): an integer max, not an arg_max comparing STRUCTs at every step of the
+-- window's segment tree.
 -- @column key      STRUCT  the key of src
 -- @column start_ns BIGINT  the latest end of the rows before the gap
 -- @column end_ns   BIGINT  the start of the row after the gap
@@ -69,7 +72,9 @@ FROM per_key u JOIN keys k USING (part);
 -- @column rid      BIGINT  rid of the row after the gap
 WITH keys AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM query_table(src))),
 keyed AS (SELECT k.part, t.rid, t.start_ns, t.end_ns FROM query_table(src) t JOIN keys k ON t.key IS NOT DISTINCT FROM k.key),
-running AS (SELECT *, max(end_ns) OVER w AS prev_end, arg_max(rid, (end_ns, rid)) OVER w AS prev_rid FROM keyed
+running AS (SELECT *, max(end_ns) OVER w AS prev_end, max(end_ns::HUGEINT * 9223372036854775808 + rid) OVER w AS prev_end_rid
+            FROM keyed
             WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
-SELECT k.key, p.prev_end AS start_ns, p.start_ns AS end_ns, p.prev_rid, p.rid
+SELECT k.key, p.prev_end AS start_ns, p.start_ns AS end_ns,
+       (p.prev_end_rid - p.prev_end::HUGEINT * 9223372036854775808)::BIGINT AS prev_rid, p.rid
 FROM running p JOIN keys k USING (part) WHERE p.start_ns > p.prev_end;

@@ -67,11 +67,18 @@ SELECT * FROM _device_intervals(_compute_tasks);
 -- @column op_type    VARCHAR  the operator type (NULL for tasks without one)
 -- @column busy_us    DOUBLE   length of the union of the type's task intervals, in microseconds
 -- @column task_count HUGEINT  compute tasks of the type
-WITH src AS (  -- noqa: ST03
+WITH apart AS (  -- devices whose compute tasks never overlap or touch: a type's union is then its tasks' sum
+    SELECT run_id, device_id FROM _busy_intervals GROUP BY ALL HAVING max(task_count) = 1),
+src AS (  -- noqa: ST03
     SELECT { 'run_id': run_id, 'device_id': device_id, 'op_type': op_type } AS key, start_ns, end_ns
-    FROM _compute_tasks)
+    FROM _compute_tasks AS t ANTI JOIN apart AS a ON a.run_id = t.run_id AND a.device_id IS NOT DISTINCT FROM t.device_id)
 SELECT m.key.run_id AS run_id, m.key.device_id AS device_id, m.key.op_type AS op_type, m.busy_us, m.task_count
-FROM _intervals_union_length(src) m;
+FROM _intervals_union_length(src) m
+UNION ALL
+SELECT t.run_id, t.device_id, t.op_type, sum(t.end_ns - t.start_ns) / 1000.0, sum(1)
+FROM _compute_tasks AS t SEMI JOIN apart AS a ON a.run_id = t.run_id AND a.device_id IS NOT DISTINCT FROM t.device_id
+WHERE t.start_ns IS NOT NULL AND t.end_ns IS NOT NULL AND t.end_ns >= t.start_ns
+GROUP BY t.run_id, t.device_id, t.op_type;
 
 -- @table _comm_intervals
 -- @internal
@@ -95,7 +102,16 @@ SELECT * FROM _device_intervals(_comm_tasks);
 -- @column end_ns      BIGINT   end of the interval (exclusive)
 -- @column dur_us      DOUBLE   its length in microseconds
 -- @column task_count  BIGINT   device tasks merged into it
-SELECT * FROM _device_intervals(ops);
+WITH mixed AS (  -- the devices that ran tasks other than compute; any other device's are its _busy_intervals
+               SELECT run_id, device_id, count(*) AS tasks FROM ops GROUP BY ALL
+               EXCEPT
+               SELECT run_id, device_id, count(*) FROM _compute_tasks GROUP BY ALL),
+mixed_ops AS (  -- noqa: ST03
+    SELECT o.* FROM ops AS o SEMI JOIN mixed AS m ON m.run_id = o.run_id AND m.device_id IS NOT DISTINCT FROM o.device_id)
+SELECT b.* FROM _busy_intervals AS b
+ANTI JOIN mixed AS m ON m.run_id = b.run_id AND m.device_id IS NOT DISTINCT FROM b.device_id
+UNION ALL
+SELECT * FROM _device_intervals(mixed_ops);
 
 -- @table _run_span
 -- The analysed span of each run: the steps' window when the run has steps, else first task start ..
