@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 _MEMORY_HELP = (
     "DuckDB's memory limit, e.g. 512MB or 4GB; past it DuckDB spills to a private temporary folder "
-    f"(default: {ENV}, else a quarter of the machine's memory, at most 4 GiB)"
+    f"(default: {ENV}, else a quarter of the machine's memory, at most 4 GiB; at most 1 GiB for a multi-rank job)"
 )
 _THREADS_HELP = (
     f"DuckDB's threads per process (default: {threads.ENV}, else one per core; "

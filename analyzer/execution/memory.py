@@ -1,9 +1,10 @@
 """DuckDB's memory limit: one fixed value per process, past which DuckDB spills to its temp folder.
 
 The limit is, in order: the command line's ``--memory-limit``, the environment variable
-``NPU_TRIAGE_MEMORY_LIMIT``, else a quarter of the machine's memory, at most 4 GiB. It does not
-depend on the input: an export larger than the limit is streamed or spilled to disk by DuckDB,
-never read again with more memory. Peak memory of the process is the limit plus what lives
+``NPU_TRIAGE_MEMORY_LIMIT``, else a quarter of the machine's memory, at most 4 GiB (at most 1 GiB
+once a multi-rank job is found: ``capped_default``). It does not depend on the input's size: an
+export larger than the limit is streamed or spilled to disk by DuckDB, never read again with more
+memory. Peak memory of the process is the limit plus what lives
 outside DuckDB's buffer pool (the interpreter, libraries, and the report being drawn).
 """
 
