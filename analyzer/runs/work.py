@@ -18,7 +18,7 @@ from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
-from analyzer.metrics.summary import run_summary_tables
+from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import ConfiguredRules, Rule
 from analyzer.rule_engine.views import create_views
@@ -132,7 +132,7 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     rids = [rid for rid, _ in runs]
     findings = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
-    return Judged(findings, {rid: run_summary_tables(con, rid, cid) for rid, cid in runs})
+    return Judged(findings, runs_summary_tables(con, runs))
 
 
 def catalog_tables(
