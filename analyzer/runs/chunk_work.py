@@ -24,6 +24,7 @@ from analyzer.runs.work import (
     catalog_run_id,
     catalog_tables,
     judge,
+    unread_kinds,
 )
 from analyzer.stop_signal import stop_requested
 
@@ -83,7 +84,7 @@ def _one_pass(members: list[tuple[int, RunTask, Scanned]], settings: WorkSetting
         return {}
     con = connect()
     try:
-        read = _read_all(con, members)
+        read = _read_all(con, members, settings)
         judged = judge(con, [run for r in read for run in r.runs], settings)
         return {r.index: _tables(con, r, judged, settings) for r in read}
     except Exception:
@@ -105,13 +106,13 @@ def _alias(source_id: str, taken: set[str]) -> str:
     return alias
 
 
-def _read_all(con, members: list[tuple[int, RunTask, Scanned]]) -> list[_Read]:
+def _read_all(con, members: list[tuple[int, RunTask, Scanned]], settings: WorkSettings) -> list[_Read]:
     """Every export of the pass read into ``con`` in one ``load_export``, each under its alias, with the
     catalog ids of its usable runs."""
     taken: set[str] = set()
     sources = [scanned[0][0] for _, _, scanned in members]
     aliased = [replace(s, source_id=_alias(s.source_id, taken)) for s in sources]
-    ingested = load_export(Path(members[0][1].export_path), con, sources=aliased)
+    ingested = load_export(Path(members[0][1].export_path), con, sources=aliased, left_out_kinds=unread_kinds(settings))
     usable = set(usable_run_ids(con, ingested.run_ids))
     read = []
     for (index, task, _), own, source in zip(members, sources, aliased, strict=True):

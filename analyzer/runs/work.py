@@ -21,6 +21,7 @@ from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
@@ -55,6 +56,12 @@ def batch_rules(rules_dir: str | None) -> tuple[Rule, ...]:
     return tuple(load_rules(Path(rules_dir) if rules_dir else default_rules_dir()))
 
 
+def unread_kinds(settings: WorkSettings) -> frozenset[str]:
+    """The timeline kinds the batch's rules never read, as ``diagnose`` leaves them out: the catalog holds no
+    timeline row, so they would be read, stored and never looked at."""
+    return unread_timeline_kinds(batch_rules(settings.rules_dir))
+
+
 def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
     """'<folder>@<8 fingerprint digits>' plus any '/dev<N>' suffix.
 
@@ -82,7 +89,7 @@ def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
 def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
     """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise."""
     try:
-        ingested = load_export(Path(task.export_path))
+        ingested = load_export(Path(task.export_path), left_out_kinds=unread_kinds(settings))
     except IngestError as exc:
         return failure_table(task.label, task.fingerprint, exc.problem)  # the label names the run
     except Exception as exc:  # a worker never dies on bad input
