@@ -209,8 +209,10 @@ def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOut
     record_copies(con, [(t.label, t.fingerprint, of) for t, of in copies])
     outcome.copies = [(t.label, of) for t, of in copies]
     known = [t for t in originals if t.fingerprint in homes]
-    outcome.known_usable = len(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
-    _recall(con, known, outcome, _stand_ins(plan.tasks, copies))
+    # the contents of the tree the catalog holds: those of its known originals and of the copies standing in
+    usable = set(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
+    outcome.known_usable = len(usable)
+    _recall(con, known, outcome, _stand_ins(plan.tasks, copies), usable)
     return [t for t in originals if t.fingerprint not in homes]
 
 
@@ -241,13 +243,18 @@ def _originals(tasks: list[RunTask], homes: dict[str, list[str]]) -> tuple[list[
 
 
 def _recall(
-    con: duckdb.DuckDBPyConnection, known: list[RunTask], outcome: BatchOutcome, stand_ins: list[RunTask]
+    con: duckdb.DuckDBPyConnection,
+    known: list[RunTask],
+    outcome: BatchOutcome,
+    stand_ins: list[RunTask],
+    usable: set[str],
 ) -> None:
     """What an earlier batch found of the ``known`` exports and of the copies standing in for an original
-    outside the tree: runs (and what they lost) or failures. Only the known ones count as skipped."""
+    outside the tree (``usable``: the fingerprints of theirs the catalog holds runs of): runs (and what they
+    lost) or failures. Only the known ones count as skipped."""
     prints = [t.fingerprint for t in [*known, *stand_ins]]
     failures, losses = earlier_failures(con, prints), earlier_losses(con, prints, "run_problems")
-    usable, standing_in = set(_usable_prints(con, prints)), set(stand_ins)
+    standing_in = set(stand_ins)
     for task in sorted([*known, *stand_ins], key=lambda t: t.label):
         if task.fingerprint in usable:
             outcome.skipped += [] if task in standing_in else [task.label]
