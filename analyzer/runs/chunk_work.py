@@ -17,6 +17,7 @@ from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.metadata.discover import Scanned, scan
 from analyzer.logs.beside import found_logs
 from analyzer.runs.work import (
+    Judged,
     RunTables,
     RunTask,
     WorkSettings,
@@ -86,7 +87,7 @@ def _one_pass(members: list[tuple[int, RunTask, Scanned]], settings: WorkSetting
     try:
         read = _read_all(con, members, settings)
         judged = judge(con, [run for r in read for run in r.runs], settings)
-        return {r.index: _tables(con, r, judged, settings) for r in read}
+        return {r.index: _tables(r, judged, settings) for r in read}
     except Exception:
         if stop_requested():
             raise
@@ -125,11 +126,11 @@ def _read_all(con, members: list[tuple[int, RunTask, Scanned]], settings: WorkSe
     return read
 
 
-def _tables(con, read: _Read, judged, settings: WorkSettings) -> RunTables:
+def _tables(read: _Read, judged: Judged, settings: WorkSettings) -> RunTables:
     if not read.runs:  # alone, for the message it gives alone (what its reading reported)
         return analyze_run(read.task, settings)
     try:
-        return catalog_tables(con, read.task, read.alias, read.runs, judged, [], settings)
+        return catalog_tables(read.task, read.alias, read.runs, judged, [])
     except Exception:
         if stop_requested():
             raise
