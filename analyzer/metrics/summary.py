@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -124,17 +125,18 @@ def runs_summary_tables(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, st
             con.unregister("op_type_rows")
     split = {name: _by_run(table) for name, table in tables.items()}
     return {
-        rid: {name: _as_run(rows.get(rid, tables[name].slice(0, 0)), cid) for name, rows in split.items()}
+        rid: {name: _as_run(rows.get(rid, tables[name].schema.empty_table()), cid) for name, rows in split.items()}
         for rid, cid in runs
     }
 
 
 def _by_run(table: pa.Table) -> dict[str, pa.Table]:
-    """Each run's rows of a table sorted by run_id first: slices of it, in their order."""
+    """Each run's rows of a table sorted by run_id first, in their order: copies, not slices, since a slice
+    keeps (and a pickle carries) the buffers of every run."""
     counts = pc.value_counts(table.column("run_id"))
     found, start = {}, 0
     for rid, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True):
-        found[rid], start = table.slice(start, n), start + n
+        found[rid], start = table.take(np.arange(start, start + n)), start + n
     return found
 
 
