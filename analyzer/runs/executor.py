@@ -99,12 +99,12 @@ class LocalPool:
         try:
             with ctrl_c_ignored():  # the workers are started as work is submitted
                 futures = {pool.submit(fn, item, *args): item for item in items}
-            for future in as_completed(futures):
+            for future in as_completed(list(futures)):
                 try:
                     result = future.result()
                 except Exception as exc:  # the worker process died (killed, out of memory)
                     result = exc
-                yield futures[future], result
+                yield futures.pop(future), result  # the result is the caller's to keep or drop
             finished = True
         finally:  # stopped early (Ctrl-C, SIGTERM, an error of the caller): the workers' results are lost anyway
             if not finished:
