@@ -16,6 +16,7 @@ from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.runs.chunk_work import RunChunk, analyze_chunk
 from analyzer.runs.chunks import plan_chunks
 from analyzer.runs.executor import LocalPool
+from analyzer.runs.job_catalog import JobTask
 from analyzer.runs.work import RunTask, WorkSettings, analyze_run
 from tests.tiny_exports import write_tiny_export
 
@@ -58,7 +59,7 @@ def test_a_chunk_with_damaged_runs_gives_each_run_the_rows_it_gets_alone(tmp_pat
 def test_chunks_keep_the_order_and_bound_runs_and_bytes():
     tasks = [RunTask(f"/x/{i}", f"r{i:02d}", f"{i:016d}") for i in range(20)]
     chunks = plan_chunks(tasks, 2, [1] * 20)
-    assert [t for c in chunks for t in c.tasks] == tasks and {len(c.tasks) for c in chunks} == {4}
+    assert [t for c in chunks for t in c.tasks] == tasks and {len(c.tasks) for c in chunks} == {5}
     big = plan_chunks(tasks, 1, [40 << 20] * 20)  # each export over half the bytes of a chunk
     assert [len(c.tasks) for c in big] == [1] * 20
 
@@ -83,5 +84,31 @@ def test_the_catalog_of_a_chunked_batch_equals_the_run_by_run_one(tmp_path):
     root = tmp_path / "examples"
     for name in ("batch_sweep", "resnet_host_sync"):
         shutil.copytree(EXAMPLES / name, root / name, ignore=shutil.ignore_patterns("*.md"))
-    assert len(plan_chunks([_task(root)] * 6, LocalPool(1).slots, [0] * 6)) == 3  # two runs a chunk
+    assert len(plan_chunks([_task(root)] * 6, LocalPool(1).slots, [0] * 6)) == 2  # three runs a chunk
     assert _catalog(tmp_path, root, "chunked", LocalPool(1)) == _catalog(tmp_path, root, "alone", _RunByRun(1))
+
+
+class _Recording(LocalPool):
+    """This process, recording the items of every call to ``completed``."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.calls: list[list] = []
+
+    def completed(self, fn, items, *args):
+        self.calls.append(list(items))
+        yield from super().completed(fn, items, *args)
+
+
+def test_a_batchs_jobs_go_to_the_workers_of_its_chunks_after_them(tmp_path):
+    root = tmp_path / "tree"
+    for name in ("job_slow_rank", "resnet_host_sync"):
+        shutil.copytree(EXAMPLES / name, root / name, ignore=shutil.ignore_patterns("*.md"))
+    executor, con = _Recording(), open_catalog(tmp_path / "c.duckdb")
+    try:
+        outcome = run_batch(root, con, WorkSettings(), executor)
+    finally:
+        con.close()
+    assert outcome.jobs == ["job_slow_rank"] and outcome.catalogued
+    (items,) = executor.calls  # one pool for the runs and the jobs: its workers start once
+    assert [type(i) for i in items] == [RunChunk, JobTask]

@@ -218,11 +218,11 @@ def test_dask_batch_computes_jobs_on_the_cluster_identical_to_the_local_pool(job
         ("job_slow_link", "slow-link"),
         ("job_slow_rank", "slow-rank"),
     ]
-    # The jobs ran on the cluster's workers: their task log names the job analysis.
+    # The jobs ran on the cluster's workers: their task log names a batch's items (chunks of runs and jobs).
     logs = client.run_on_scheduler(
         lambda dask_scheduler: sorted({k[0] if isinstance(k, tuple) else k for k in dask_scheduler.task_prefixes})
     )
-    assert "analyze_job" in logs, logs
+    assert "analyze_item" in logs, logs
     assert before == client.run(lambda: __import__("os").getpid())  # no worker was lost doing it
 
 

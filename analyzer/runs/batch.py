@@ -17,11 +17,10 @@ from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
 from analyzer.runs.catalog import catalogued_paths, commit_run, commit_runs, record_failure
 from analyzer.runs.chunks import run_chunked
-from analyzer.runs.executor import Executor, run_tasks
+from analyzer.runs.executor import Executor
 from analyzer.runs.history import earlier_failures, earlier_losses, lost_lines, record_copies
 from analyzer.runs.job_catalog import (
     JobTask,
-    analyze_job,
     commit_job,
     job_fingerprint,
     job_label,
@@ -174,15 +173,22 @@ def run_batch(
         plan = plan_batch(root, Path(tmp), limits, scanned)
         outcome.job_parts = plan.job_parts
         todo = _sort_out(con, plan, outcome)
+        jobs = _jobs_to_do(con, plan, outcome)
         if on_start:
             on_start(len(todo))
-        for done in stack.enter_context(closing(run_chunked(todo, settings, executor))):
-            commit_runs(con, [tables for _, tables in done])  # a chunk's runs: one transaction
-            for task, tables in done:
+        jobs_done: set[str] = set()
+        for done in stack.enter_context(closing(run_chunked(todo, settings, executor, jobs))):
+            runs = [(task, tables) for task, tables in done if isinstance(task, RunTask)]
+            if runs:
+                commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
+            for task, tables in runs:
                 status = _account(task, tables, outcome)
                 if on_done:
                     on_done(task, status)
-        outcome.jobs = _commit_jobs(con, plan, settings, executor, stack, outcome)
+            for job, tables in done:
+                if isinstance(job, JobTask) and _commit_job(con, job, tables, outcome):
+                    jobs_done.add(job.label)
+        outcome.jobs = [t.label for t in jobs if t.label in jobs_done]  # in plan order
     return outcome
 
 
@@ -203,8 +209,10 @@ def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOut
     record_copies(con, [(t.label, t.fingerprint, of) for t, of in copies])
     outcome.copies = [(t.label, of) for t, of in copies]
     known = [t for t in originals if t.fingerprint in homes]
-    outcome.known_usable = len(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
-    _recall(con, known, outcome, _stand_ins(plan.tasks, copies))
+    # the contents of the tree the catalog holds: those of its known originals and of the copies standing in
+    usable = set(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
+    outcome.known_usable = len(usable)
+    _recall(con, known, outcome, _stand_ins(plan.tasks, copies), usable)
     return [t for t in originals if t.fingerprint not in homes]
 
 
@@ -235,13 +243,18 @@ def _originals(tasks: list[RunTask], homes: dict[str, list[str]]) -> tuple[list[
 
 
 def _recall(
-    con: duckdb.DuckDBPyConnection, known: list[RunTask], outcome: BatchOutcome, stand_ins: list[RunTask]
+    con: duckdb.DuckDBPyConnection,
+    known: list[RunTask],
+    outcome: BatchOutcome,
+    stand_ins: list[RunTask],
+    usable: set[str],
 ) -> None:
     """What an earlier batch found of the ``known`` exports and of the copies standing in for an original
-    outside the tree: runs (and what they lost) or failures. Only the known ones count as skipped."""
+    outside the tree (``usable``: the fingerprints of theirs the catalog holds runs of): runs (and what they
+    lost) or failures. Only the known ones count as skipped."""
     prints = [t.fingerprint for t in [*known, *stand_ins]]
     failures, losses = earlier_failures(con, prints), earlier_losses(con, prints, "run_problems")
-    usable, standing_in = set(_usable_prints(con, prints)), set(stand_ins)
+    standing_in = set(stand_ins)
     for task in sorted([*known, *stand_ins], key=lambda t: t.label):
         if task.fingerprint in usable:
             outcome.skipped += [] if task in standing_in else [task.label]
@@ -278,32 +291,23 @@ def _usable_prints(con: duckdb.DuckDBPyConnection, fingerprints: list[str]) -> l
     return [r[0] for r in rows]
 
 
-def _commit_jobs(
-    con: duckdb.DuckDBPyConnection,
-    plan: BatchPlan,
-    settings: WorkSettings,
-    executor: Executor,
-    stack: ExitStack,
-    outcome: BatchOutcome,
-) -> list[str]:
-    """Analyse each job not known yet (by its fingerprint) on ``executor`` and commit it as it finishes;
-    returns the labels of those catalogued, in plan order. A job that fails gives a failures row; a job known
-    already that lost input is told to ``outcome.partial`` again."""
+def _jobs_to_do(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome) -> list[JobTask]:
+    """The jobs of the plan not known yet (by their fingerprint), in plan order; a job known already that lost
+    input is told to ``outcome.partial`` again."""
     known = known_job_fingerprints(con)
     todo = [JobTask(job, label, job_fingerprint(job, plan.prints)) for job, label in plan.jobs]
     losses = earlier_losses(con, [t.fingerprint for t in todo if t.fingerprint in known], "job_problems")
     outcome.partial += [(t.label, losses[t.fingerprint], "job_problems") for t in todo if t.fingerprint in losses]
-    todo = [t for t in todo if t.fingerprint not in known]
-    if not todo:
-        return []
-    done = set()
-    for task, tables in stack.enter_context(closing(run_tasks(todo, settings, executor, analyze_job))):
-        if "failures" in tables:
-            commit_run(con, tables)
-            outcome.failed.extend(tables["failures"].to_pylist())
-        else:
-            commit_job(con, tables)
-            done.add(task.label)
-            if lost := _lost_files(tables, "job_problems"):
-                outcome.partial.append((task.label, lost, "job_problems"))
-    return [t.label for t in todo if t.label in done]
+    return [t for t in todo if t.fingerprint not in known]
+
+
+def _commit_job(con: duckdb.DuckDBPyConnection, task: JobTask, tables: dict, outcome: BatchOutcome) -> bool:
+    """Commit one analysed job (or its failures row); whether it was catalogued."""
+    if "failures" in tables:
+        commit_run(con, tables)
+        outcome.failed.extend(tables["failures"].to_pylist())
+        return False
+    commit_job(con, tables)
+    if lost := _lost_files(tables, "job_problems"):
+        outcome.partial.append((task.label, lost, "job_problems"))
+    return True

@@ -124,8 +124,13 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
         if run_ids:  # an earlier attempt the machinery lost (work.INFRASTRUCTURE) is done now
             prints = [fp for t in found for fp in t.column("fingerprint").to_pylist()]
             con.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
-        for row in (row for t in runs if "failures" in t for row in t["failures"].to_pylist()):
-            con.execute("DELETE FROM failures WHERE path = ? AND fingerprint = ?", [row["path"], row["fingerprint"]])
+        failed = [t["failures"] for t in runs if "failures" in t]
+        if failed:  # the same path and fingerprint failing again: its new message replaces the old
+            con.register("_failed_again", pa.concat_tables(failed).select(["path", "fingerprint"]))
+            con.execute(
+                "DELETE FROM failures WHERE (path, fingerprint) IN (SELECT (path, fingerprint) FROM _failed_again)"
+            )
+            con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
         insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
         con.execute("COMMIT")

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
-from analyzer.ingest.loader import Ingested, usable_run_ids
+from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.metadata.discover import Scanned, scan
 from analyzer.logs.beside import found_logs
 from analyzer.runs.work import (
+    Judged,
     RunTables,
     RunTask,
     WorkSettings,
@@ -24,7 +25,7 @@ from analyzer.runs.work import (
     catalog_run_id,
     catalog_tables,
     judge,
-    unusable_table,
+    unread_kinds,
 )
 from analyzer.stop_signal import stop_requested
 
@@ -42,7 +43,6 @@ class _Read:
 
     index: int  # its place in the chunk
     task: RunTask
-    ingested: Ingested
     alias: str  # its source id in the connection
     runs: list[tuple[str, str]]  # (ingest run id in the connection, catalog run id) of its usable runs
 
@@ -78,16 +78,16 @@ def _scanned_for_pass(task: RunTask, settings: WorkSettings) -> Scanned | None:
 
 
 def _one_pass(members: list[tuple[int, RunTask, Scanned]], settings: WorkSettings) -> dict[int, RunTables]:
-    """Read, judge and split the exports of one pass; any failure of the pass as a whole sends each of its
-    exports alone, and a failure of one export's rows sends that one alone."""
+    """Read the exports of one pass together (``load_export`` of all their sources: one scan per kind of
+    file), judge and split them; any failure of the pass as a whole sends each of its exports alone, and an
+    export that gave nothing usable, or whose rows fail, goes alone (its failure is the one it gets alone)."""
     if not members:
         return {}
     con = connect()
     try:
-        taken: set[str] = set()
-        read = [_read(con, i, task, scanned, taken) for i, task, scanned in members]
+        read = _read_all(con, members, settings)
         judged = judge(con, [run for r in read for run in r.runs], settings)
-        return {r.index: _tables(con, r, judged, settings) for r in read}
+        return {r.index: _tables(r, judged, settings) for r in read}
     except Exception:
         if stop_requested():
             raise
@@ -97,7 +97,7 @@ def _one_pass(members: list[tuple[int, RunTask, Scanned]], settings: WorkSetting
 
 
 def _alias(source_id: str, taken: set[str]) -> str:
-    """The export's id in the pass's connection: its own, or, when an export read before holds that name
+    """The export's id in the pass's connection: its own, or, when an export before it holds that name
     (exports alone are named after their folder), the name with '#N', which no folder name gives."""
     alias, n = source_id, 0
     while alias in taken:
@@ -107,24 +107,30 @@ def _alias(source_id: str, taken: set[str]) -> str:
     return alias
 
 
-def _read(con, index: int, task: RunTask, scanned: Scanned, taken: set[str]) -> _Read:
-    sources, unreadable = scanned
-    own_id = sources[0].source_id
-    alias = _alias(own_id, taken)
-    source = replace(sources[0], source_id=alias)
-    ingested = load_export(Path(task.export_path), con, sources=[source], unreadable=unreadable)
-    # its own runs only: the loader finds them by the alias as a prefix (loader._runs_of), never another's
-    mine = ingested.run_ids
-    runs = [(rid, catalog_run_id(own_id + rid[len(alias) :], own_id, task.fingerprint)) for rid in mine]
-    usable = set(usable_run_ids(con, mine))
-    return _Read(index, task, ingested, alias, [run for run in runs if run[0] in usable])
+def _read_all(con, members: list[tuple[int, RunTask, Scanned]], settings: WorkSettings) -> list[_Read]:
+    """Every export of the pass read into ``con`` in one ``load_export``, each under its alias, with the
+    catalog ids of its usable runs."""
+    taken: set[str] = set()
+    sources = [scanned[0][0] for _, _, scanned in members]
+    aliased = [replace(s, source_id=_alias(s.source_id, taken)) for s in sources]
+    ingested = load_export(Path(members[0][1].export_path), con, sources=aliased, left_out_kinds=unread_kinds(settings))
+    usable = set(usable_run_ids(con, ingested.run_ids))
+    read = []
+    for (index, task, _), own, source in zip(members, sources, aliased, strict=True):
+        alias = source.source_id
+        # its own runs only: the alias, or the alias and a device (as loader._runs_of finds them)
+        mine = [r for r in ingested.run_ids if r == alias or r.startswith(alias + "/dev")]
+        own_id = own.source_id
+        runs = [(rid, catalog_run_id(own_id + rid[len(alias) :], own_id, task.fingerprint)) for rid in mine]
+        read.append(_Read(index, task, alias, [run for run in runs if run[0] in usable]))
+    return read
 
 
-def _tables(con, read: _Read, judged, settings: WorkSettings) -> RunTables:
-    if not read.runs:
-        return unusable_table(read.task, read.ingested)
+def _tables(read: _Read, judged: Judged, settings: WorkSettings) -> RunTables:
+    if not read.runs:  # alone, for the message it gives alone (what its reading reported)
+        return analyze_run(read.task, settings)
     try:
-        return catalog_tables(con, read.task, read.alias, read.runs, judged, [], settings)
+        return catalog_tables(read.task, read.alias, read.runs, judged, [])
     except Exception:
         if stop_requested():
             raise

@@ -1,8 +1,9 @@
 """Split a batch's runs into chunks, one worker's pass each, and hand back each run's tables as its chunk ends.
 
-A chunk is small enough that every worker gets several (the last chunks to finish keep the
-cores busy) and that its files fit a worker's memory, and large enough that the fixed cost of
-a pass (a connection, the helper views, the rules' plan) is shared by many runs.
+A chunk is small enough that every worker gets more than one and that its files fit a worker's
+memory, and large enough that the fixed cost of a pass (a connection, the helper views, the rules'
+plan) is shared by many runs. The batch's jobs go to the same workers after the chunks: small items
+that keep every core busy until the end, in the pool the chunks started.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from pathlib import Path
 
 from analyzer.runs.chunk_work import RunChunk, analyze_chunk
 from analyzer.runs.executor import Executor, lost_table
+from analyzer.runs.job_catalog import JobTask, analyze_job
 from analyzer.runs.work import RunTables, RunTask, WorkSettings
 
-CHUNKS_PER_WORKER = 3  # the last chunk of each worker is at most a third of its share
-MAX_RUNS = 24  # past a few dozen small runs a pass costs no less per run, and its results wait longer
+CHUNKS_PER_WORKER = 2  # a worker's last chunk is at most half its share; the jobs after the chunks fill the end
+MAX_RUNS = 64  # past a few dozen small runs a pass costs little less per run, and its results wait longer
 MAX_BYTES = 64 << 20  # the files of a chunk: a worker holds their tables at once
 
 
@@ -55,16 +57,25 @@ def _largest_first(chunks: list[RunChunk], sizes: dict[str, int]) -> list[RunChu
     return sorted(chunks, key=lambda c: -sum(sizes[t.export_path] for t in c.tasks))
 
 
+def analyze_item(item: RunChunk | JobTask, settings: WorkSettings) -> list[RunTables]:
+    """What a worker does with one item: a chunk's runs' tables (in its order), or a job's (one)."""
+    if isinstance(item, JobTask):
+        return [analyze_job(item, settings)]
+    return analyze_chunk(item, settings)
+
+
 def run_chunked(
-    tasks: list[RunTask], settings: WorkSettings, executor: Executor
-) -> Generator[list[tuple[RunTask, RunTables]], None, None]:
-    """Yield, as each chunk finishes, its runs' (task, tables); the runs of a chunk lost with its worker each
-    give a failures row marked INFRASTRUCTURE (``executor.lost_table``)."""
+    tasks: list[RunTask], settings: WorkSettings, executor: Executor, jobs: list[JobTask] | None = None
+) -> Generator[list[tuple[RunTask | JobTask, RunTables]], None, None]:
+    """Yield, as each chunk (or job of ``jobs``) finishes, its runs' (task, tables) (the job's (task, tables));
+    those lost with their worker each give a failures row marked INFRASTRUCTURE (``executor.lost_table``)."""
     # an executor that does not say how many items it runs at once is taken for one worker
     workers = getattr(executor, "slots", 1)
     sizes = {t.export_path: export_bytes(t.export_path) for t in tasks}
     chunks = _largest_first(plan_chunks(tasks, workers, [sizes[t.export_path] for t in tasks]), sizes)
-    for chunk, result in executor.completed(analyze_chunk, chunks, settings):
+    items: list[RunChunk | JobTask] = [*chunks, *(jobs or [])]
+    for item, result in executor.completed(analyze_item, items, settings):
+        members = item.tasks if isinstance(item, RunChunk) else (item,)
         if isinstance(result, BaseException):
-            result = [lost_table(task, result) for task in chunk.tasks]
-        yield list(zip(chunk.tasks, result, strict=True))
+            result = [lost_table(task, result) for task in members]
+        yield list(zip(members, result, strict=True))

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
 from analyzer.execution import threads
-from analyzer.runs.work import INFRASTRUCTURE, RunTables, WorkSettings, failure_table
+from analyzer.runs.work import INFRASTRUCTURE, RunTables, failure_table
 from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
 
@@ -32,9 +32,6 @@ class _Task(Protocol):
 
     @property
     def fingerprint(self) -> str: ...
-
-
-TaskT = TypeVar("TaskT", bound=_Task)
 
 
 class Executor(Protocol):
@@ -102,31 +99,18 @@ class LocalPool:
         try:
             with ctrl_c_ignored():  # the workers are started as work is submitted
                 futures = {pool.submit(fn, item, *args): item for item in items}
-            for future in as_completed(futures):
+            for future in as_completed(list(futures)):
                 try:
                     result = future.result()
                 except Exception as exc:  # the worker process died (killed, out of memory)
                     result = exc
-                yield futures[future], result
+                yield futures.pop(future), result  # the result is the caller's to keep or drop
             finished = True
         finally:  # stopped early (Ctrl-C, SIGTERM, an error of the caller): the workers' results are lost anyway
             if not finished:
                 stop_workers(pool)
             pool.shutdown(wait=True, cancel_futures=True)
             alive.close()
-
-
-def run_tasks(
-    tasks: list[TaskT],
-    settings: WorkSettings,
-    executor: Executor,
-    analyze: Callable[[Any, WorkSettings], RunTables],
-) -> Generator[tuple[TaskT, RunTables], None, None]:
-    """Yield (task, its tables) in completion order; a task lost with its worker (or its scheduler, or on a
-    worker that cannot import the package) gives a failures row marked INFRASTRUCTURE, tried again next batch.
-    ``analyze``: ``job_catalog.analyze_job`` for a ``JobTask`` (runs go by chunks: ``chunks.run_chunked``)."""
-    for task, result in executor.completed(analyze, tasks, settings):
-        yield task, lost_table(task, result) if isinstance(result, BaseException) else result
 
 
 def lost_table(task: _Task, exc: BaseException) -> RunTables:

@@ -12,15 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analyzer.diagnosis import diagnose_many
 from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
-from analyzer.metrics.summary import run_summary_tables
+from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
@@ -55,6 +57,12 @@ def batch_rules(rules_dir: str | None) -> tuple[Rule, ...]:
     return tuple(load_rules(Path(rules_dir) if rules_dir else default_rules_dir()))
 
 
+def unread_kinds(settings: WorkSettings) -> frozenset[str]:
+    """The timeline kinds the batch's rules never read, as ``diagnose`` leaves them out: the catalog holds no
+    timeline row, so they would be read, stored and never looked at."""
+    return unread_timeline_kinds(batch_rules(settings.rules_dir))
+
+
 def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
     """'<folder>@<8 fingerprint digits>' plus any '/dev<N>' suffix.
 
@@ -82,7 +90,7 @@ def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
 def analyze_run(task: RunTask, settings: WorkSettings) -> RunTables:
     """Ingest and diagnose one export; return its catalog rows (or a failures row), never raise."""
     try:
-        ingested = load_export(Path(task.export_path))
+        ingested = load_export(Path(task.export_path), left_out_kinds=unread_kinds(settings))
     except IngestError as exc:
         return failure_table(task.label, task.fingerprint, exc.problem)  # the label names the run
     except Exception as exc:  # a worker never dies on bad input
@@ -110,7 +118,7 @@ def _run_tables(ingested, task: RunTask, settings: WorkSettings) -> RunTables:
     logs = read_logs_beside(con, Path(task.export_path), usable) if settings.diagnose else []
     judged = judge(con, runs, settings)
     log_rows = log_finding_rows(con, logs, Path(task.export_path), _configured(settings))
-    return catalog_tables(con, task, source_id, runs, judged, log_rows, settings)
+    return catalog_tables(task, source_id, runs, judged, log_rows)
 
 
 def unusable_table(task: RunTask, ingested) -> RunTables:
@@ -120,10 +128,27 @@ def unusable_table(task: RunTask, ingested) -> RunTables:
 
 @dataclass(frozen=True)
 class Judged:
-    """The runs of one connection judged, keyed by ingest run id: ranked findings, and summary tables."""
+    """The runs of one connection judged, keyed by ingest run id: ranked findings, and summary tables; their
+    runs rows (column ``rid``: the ingest run id) and the connection's ingest problems (``sid``: the source id)."""
 
     findings: dict[str, list]
     summaries: dict[str, dict[str, pa.Table]]
+    runs: pa.Table
+    problems: pa.Table
+
+
+# The catalog_runs columns of the runs table; $model and $bs: the user's labels, overriding the metadata's.
+_RUNS_SQL = """
+SELECT run_id AS rid, device_id, rank_id, producer, export_type, cann_version, torch_npu_version, chip,
+       coalesce($model, model_name) AS model_name, coalesce($bs, batch_size) AS batch_size, profiler_level,
+       aic_metrics, aic_mode, pmu_collected, not_collected
+FROM runs WHERE run_id IN (SELECT unnest($rids::VARCHAR[]))
+"""
+
+_PROBLEMS_SQL = """
+SELECT run_id AS sid, file, location, severity, problem, hint FROM ingest_problems
+ORDER BY severity, file, location, problem
+"""
 
 
 def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
@@ -132,26 +157,41 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     rids = [rid for rid, _ in runs]
     findings = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
-    return Judged(findings, {rid: run_summary_tables(con, rid, cid) for rid, cid in runs})
+    labels = {"rids": rids, "model": settings.model_name, "bs": settings.batch_size}
+    return Judged(
+        findings,
+        runs_summary_tables(con, runs),
+        con.sql(_RUNS_SQL, params=labels).to_arrow_table(),
+        con.sql(_PROBLEMS_SQL).to_arrow_table(),
+    )
 
 
 def catalog_tables(
-    con, task: RunTask, source_id: str, runs: list[tuple[str, str]], judged: Judged, log_rows: list, settings
+    task: RunTask, source_id: str, runs: list[tuple[str, str]], judged: Judged, log_rows: list
 ) -> RunTables:
-    """The catalog rows of one export's judged ``runs`` (ingest run id, catalog run id); ``con`` may hold
-    other exports' runs too."""
+    """The catalog rows of one export's judged ``runs`` (ingest run id, catalog run id) of ``judged``, which
+    may hold other exports' runs too."""
     parts: dict[str, list[pa.Table]] = {}
     for rid, cid in runs:
         tables = dict(judged.summaries[rid])
-        tables["catalog_runs"] = _catalog_run(con, rid, cid, task, settings)
+        keys = {"path": task.label, "fingerprint": task.fingerprint, "run_id": cid}
+        tables["catalog_runs"] = _rows_of(judged.runs, "rid", rid, keys)
         tables["findings"] = _findings_table(cid, judged.findings.get(rid, []))
-        tables["run_problems"] = _problems(con, source_id, cid)
+        tables["run_problems"] = _rows_of(judged.problems, "sid", source_id, {"run_id": cid})
         tables["log_findings"] = pa.Table.from_pylist(
             [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")
         )
         for name, table in tables.items():
             parts.setdefault(name, []).append(table.select(_arrow_schema(name).names).cast(_arrow_schema(name)))
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
+
+
+def _rows_of(table: pa.Table, key: str, value: str, columns: dict[str, str]) -> pa.Table:
+    """The rows whose ``key`` is ``value`` (in their order), without ``key``, with the text ``columns`` added."""
+    rows = table.filter(pc.equal(table.column(key), value)).drop_columns([key])
+    for name, text in columns.items():
+        rows = rows.append_column(name, pa.repeat(pa.scalar(text, pa.string()), rows.num_rows))
+    return rows
 
 
 def _why_unusable(problems: list) -> str:
@@ -162,31 +202,6 @@ def _why_unusable(problems: list) -> str:
         if lines:
             return "; ".join(lines)
     return "no device task could be read"
-
-
-def _catalog_run(con, rid: str, cid: str, task: RunTask, settings: WorkSettings) -> pa.Table:
-    return con.sql(
-        "SELECT $cid AS run_id, $label AS path, $fp AS fingerprint, device_id, rank_id, producer, export_type, "
-        "cann_version, torch_npu_version, chip, coalesce($model, model_name) AS model_name, "
-        "coalesce($bs, batch_size) AS batch_size, profiler_level, aic_metrics, aic_mode, pmu_collected, "
-        "not_collected FROM runs WHERE run_id = $rid",
-        params={
-            "cid": cid,
-            "label": task.label,
-            "fp": task.fingerprint,
-            "rid": rid,
-            "model": settings.model_name,
-            "bs": settings.batch_size,
-        },
-    ).to_arrow_table()
-
-
-def _problems(con, source_id: str, cid: str) -> pa.Table:
-    return con.sql(
-        "SELECT $cid AS run_id, file, location, severity, problem, hint FROM ingest_problems "
-        "WHERE run_id = $sid ORDER BY severity, file, location, problem",
-        params={"cid": cid, "sid": source_id},
-    ).to_arrow_table()
 
 
 def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:

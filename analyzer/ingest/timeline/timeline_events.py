@@ -99,4 +99,5 @@ def insert_timeline(
         rows += " WHERE NOT list_contains($left_out, kind)"
         params["left_out"] = sorted(left_out)
     kept = timeline_store.without_superseded(rows, "$run_id")
-    return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]
+    with timeline_store.sides_as_written(con):
+        return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]

@@ -6,6 +6,9 @@ inserts (``without_superseded``), or deletes the repeats left (``delete_duplicat
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import duckdb
 
 # What makes two device-task rows one task (msprof writes each to task_time CSVs and timeline JSON).
@@ -28,6 +31,20 @@ def without_superseded(select_sql: str, run_id: str) -> str:
         f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_id = e.run_id "
         f"AND {same} AND e.kind = 'device_task' AND e.device_id IS NULL"
     )
+
+
+@contextmanager
+def sides_as_written(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within the block DuckDB keeps each join's sides as the SQL writes them, so that the rows
+    ``without_superseded`` keeps come in the reader's order. Were the sides swapped by their estimated sizes,
+    which count every run of the connection, a run's rows (and so the float sums over them) would come in
+    an order that depends on the other runs read beside it."""
+    ((was,),) = con.execute("SELECT current_setting('disabled_optimizers')").fetchall()
+    con.execute("SET disabled_optimizers = ?", [",".join(filter(None, [was, "build_side_probe_side"]))])
+    try:
+        yield
+    finally:
+        con.execute("SET disabled_optimizers = ?", [was])
 
 
 def delete_duplicate_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
