@@ -1,5 +1,5 @@
-"""JSON text as ``json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, default=str)`` writes it, byte for
-byte, written by orjson's C encoder when it can (Python's encoder takes its slow pure-Python path once indent is set).
+"""JSON text byte for byte as json.dumps writes it (diagnosis.json's indented form, the charts' compact form), by
+orjson's C encoder when it can (Python's encoder takes its slow pure-Python path once indent is set).
 
 orjson writes what both encoders write alike: str keys, str, int, float, bool, None, dict, list, tuple, UUID, and
 subclasses of str, int, dict and list, with the same escapes (ensure_ascii=False), shortest float digits and key
@@ -12,6 +12,7 @@ is refused and the document goes to Python's encoder.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 try:
@@ -19,9 +20,13 @@ try:
 except ImportError:  # the standard encoder writes the same text, slower
     orjson = None  # type: ignore[assignment]
 
-_OPTIONS = 0 if orjson is None else (
-    orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-)  # fmt: skip
+_COMPACT = 0 if orjson is None else orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_OPTIONS = 0 if orjson is None else _COMPACT | orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+
+
+# In orjson's compact text, where a number may be one that Python writes with an exponent (1e-05, not 0.00001):
+# such text goes to Python's encoder (a string holding the like is only sent there too).
+_EXPONENT_AT_RISK = re.compile(rb"[0-9]e|(?<![0-9.])-?0\.0000")
 
 
 def _refuse(value: Any) -> Any:
@@ -37,3 +42,16 @@ def indented_json(doc: Any) -> str:
         except TypeError:  # orjson.JSONEncodeError is one
             pass
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def compact_json(value: Any) -> str | None:
+    """``value`` as ``json.dumps(value, separators=(",", ":"))`` writes it with NaN and infinity then made null,
+    by orjson; None when orjson is absent or could write it otherwise (text that is not ASCII, which json
+    escapes; a number json writes with an exponent; a type orjson does not write alike)."""
+    if orjson is None:
+        return None
+    try:
+        text = orjson.dumps(value, default=_refuse, option=_COMPACT)
+    except TypeError:
+        return None
+    return text.decode("ascii") if text.isascii() and not _EXPONENT_AT_RISK.search(text) else None
