@@ -24,9 +24,9 @@ _COMPACT = 0 if orjson is None else orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT
 _OPTIONS = 0 if orjson is None else _COMPACT | orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 
-# In orjson's compact text, where a number may be one that Python writes with an exponent (1e-05, not 0.00001):
-# such text goes to Python's encoder (a string holding the like is only sent there too).
-_EXPONENT_AT_RISK = re.compile(rb"[0-9]e|(?<![0-9.])-?0\.0000")
+# In orjson's compact text, where a number may be one that Python writes with an exponent (1e-05, not 0.00001),
+# or a DEL, which json's ASCII text escapes: such text goes to Python's encoder (a string holding the like too).
+_WRITTEN_OTHERWISE = re.compile(rb"[0-9]e|(?<![0-9.])-?0\.0000|\x7f")
 
 
 def _refuse(value: Any) -> Any:
@@ -45,13 +45,13 @@ def indented_json(doc: Any) -> str:
 
 
 def compact_json(value: Any) -> str | None:
-    """``value`` as ``json.dumps(value, separators=(",", ":"))`` writes it with NaN and infinity then made null,
-    by orjson; None when orjson is absent or could write it otherwise (text that is not ASCII, which json
-    escapes; a number json writes with an exponent; a type orjson does not write alike)."""
+    """``value`` (no plain Enum) as ``json.dumps(value, separators=(",", ":"))`` writes it, NaN and infinity then
+    made null, by orjson; None when orjson is absent or could write it otherwise (text that is not ASCII, which
+    json escapes; a number json writes with an exponent; a type orjson does not write alike)."""
     if orjson is None:
         return None
     try:
         text = orjson.dumps(value, default=_refuse, option=_COMPACT)
     except TypeError:
         return None
-    return text.decode("ascii") if text.isascii() and not _EXPONENT_AT_RISK.search(text) else None
+    return text.decode("ascii") if text.isascii() and not _WRITTEN_OTHERWISE.search(text) else None
