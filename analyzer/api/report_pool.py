@@ -57,10 +57,17 @@ def pool_size(count: int) -> int:
     return 0 if count < POOL_FROM or cores < 2 else cores
 
 
-def _start(watched: Connection) -> None:
-    """A worker's start: its end with the driver; polars on one thread (its tables are a page's, small)."""
+def _start(watched: Connection, html: bool) -> None:
+    """A worker's start: its end with the driver; polars on one thread (its tables are a page's, small); the
+    page renderers imported now, while this process reads the first pages' series."""
     os.environ["POLARS_MAX_THREADS"] = "1"  # read by polars on import, which comes after
     start_worker(watched)
+    if html:
+        import analyzer.report.html  # noqa: F401
+
+
+def _started() -> None:
+    """A task that only starts a worker (workers start as tasks are submitted)."""
 
 
 def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | None]:
@@ -98,8 +105,11 @@ class ReportPool:
         self.on_report = on_report
         watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
-                                   initargs=(watched,))  # fmt: skip
+                                   initargs=(watched, self.reader is not None))  # fmt: skip
         try:
+            with ctrl_c_ignored():
+                for _ in range(workers):
+                    pool.submit(_started)
             self._run(pool)
         except BaseException:
             stop_workers(pool)
