@@ -24,9 +24,23 @@ _COMPACT = 0 if orjson is None else orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT
 _OPTIONS = 0 if orjson is None else _COMPACT | orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 
 
-# In orjson's compact text, where a number may be one that Python writes with an exponent (1e-05, not 0.00001),
-# or a DEL, which json's ASCII text escapes: such text goes to Python's encoder (a string holding the like too).
-_WRITTEN_OTHERWISE = re.compile(rb"[0-9]e|(?<![0-9.])-?0\.0000|\x7f")
+# orjson writes an exponent with its sign (1e+16, 1e-7), as Python does, but 0.00005 where Python writes 5e-05.
+_SIGNED_E = re.compile(rb"e[-+]")  # starting with a literal: searched fast
+_DIGITS = frozenset(b"0123456789.")
+
+
+def _written_otherwise(text: bytes) -> bool:
+    """Whether orjson's compact ``text`` may differ from json.dumps's: a DEL (json's ASCII text escapes it), an
+    exponent, or a number under 1e-4 (each only maybe, when the like is inside a string: that text goes to
+    Python's encoder too). Searched for as plain bytes first: most texts hold none."""
+    if b"\x7f" in text or any(text[m.start() - 1] in _DIGITS for m in _SIGNED_E.finditer(text, 1)):
+        return True
+    at = text.find(b"0.0000")
+    while at >= 0:
+        if at == 0 or text[at - 1] not in _DIGITS:
+            return True
+        at = text.find(b"0.0000", at + 1)
+    return False
 
 
 def _refuse(value: Any) -> Any:
@@ -54,4 +68,4 @@ def compact_json(value: Any) -> str | None:
         text = orjson.dumps(value, default=_refuse, option=_COMPACT)
     except TypeError:
         return None
-    return text.decode("ascii") if text.isascii() and not _WRITTEN_OTHERWISE.search(text) else None
+    return text.decode("ascii") if text.isascii() and not _written_otherwise(text) else None
