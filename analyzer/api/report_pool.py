@@ -25,7 +25,7 @@ from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
 from analyzer.stop_signal import ctrl_c_ignored
 
 # Fewer reports are written in this process: starting workers (each imports the renderers) costs more than it saves.
-POOL_FROM = 128
+POOL_FROM = 256
 TASK_PAGES = 16  # reports per task: small enough to share the work evenly, large enough to send few messages
 
 
