@@ -72,7 +72,8 @@ def _started() -> None:
 
 def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | None]:
     """In a worker: per diagnosis the paths written, None when its page needs the database, or the error."""
-    con, needs_database = None, ()
+    con: Any = None
+    needs_database: tuple[type[Exception], ...] = ()
     if pages.read is not None:
         from analyzer.report.runs_reader import NeedsDatabase, ReadSeries  # polars: HTML only
 
@@ -144,7 +145,7 @@ class ReportPool:
         if self.reader is None:
             return [([], list(range(len(self.diagnoses))))]
         chunks: dict[int, list[int]] = {}
-        alone = []
+        alone: list[int] = []
         for i, d in enumerate(self.diagnoses):
             chunk = self.reader.chunk_of(d.run_id)
             (alone if chunk is None else chunks.setdefault(chunk, [])).append(i)
@@ -172,6 +173,7 @@ class ReportPool:
         d = self.diagnoses[i]
         held = self.reader is not None and self.reader.holds(d.run_id)
         s = self.settings
+        paths: list[Path] | str
         try:
             paths = write_files(d, s.out_dir, s.formats, self.reader if held else self.con, s.self_contained, s.found)
         except Exception as exc:  # as in a worker: the others are written, this one is named at the end
