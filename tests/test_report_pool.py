@@ -10,7 +10,7 @@ import pytest
 
 import analyzer
 from analyzer.api import report_pool
-from analyzer.api.report_pool import Pages, ReportsNotWritten, Settings, write_pages
+from analyzer.api.report_pool import Pages, ReportPool, ReportsNotWritten, Settings, write_pages
 from analyzer.api.reports import report_all
 from analyzer.report import runs_reader, series
 from analyzer.report.output_files import run_folder
@@ -38,14 +38,17 @@ def _pooled(monkeypatch) -> None:
     monkeypatch.setattr(runs_reader, "CHUNK", 2)
 
 
-def test_reports_written_by_the_pool_are_the_ones_written_here(sweep, tmp_path, monkeypatch):
+def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_path, monkeypatch):
     trace, diagnoses = sweep
     assert report_pool.pool_size(len(diagnoses)) == 0  # a few reports: written here, no worker started
     here = report_all(diagnoses, tmp_path / "here", FORMATS, trace=trace)
     _pooled(monkeypatch)
-    assert report_pool.pool_size(len(diagnoses)) >= 2
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    settings = Settings(tmp_path / "pool", FORMATS, False, [])
+    pool = ReportPool(diagnoses, settings, trace.con, runs_reader.RunsReader(trace.con, runs))
     steps: list[str] = []
-    pooled = report_all(diagnoses, tmp_path / "pool", FORMATS, trace=trace, on_report=steps.append)
+    pooled = pool.write(1, steps.append)
+    assert (len(runs), len(diagnoses), pool.written_here) == (5, 6, 4)  # here: each chunk's first, the all-runs
     assert sorted(steps) == sorted(d.run_id for d in diagnoses)
     assert [(d.run_id, [p.relative_to(tmp_path / "pool") for p in paths]) for d, paths in pooled] == [
         (d.run_id, [p.relative_to(tmp_path / "here") for p in paths]) for d, paths in here
@@ -57,6 +60,7 @@ def test_reports_written_by_the_pool_are_the_ones_written_here(sweep, tmp_path, 
 def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tmp_path, monkeypatch):
     trace, diagnoses = sweep
     _pooled(monkeypatch)
+    assert report_pool.pool_size(len(diagnoses)) >= 2
     lost = diagnoses[3].run_id  # the second of its chunk of two: written by a worker
     blocked = run_folder(tmp_path / "out", lost)
     blocked.parent.mkdir(parents=True)

@@ -99,6 +99,7 @@ class ReportPool:
         self.diagnoses, self.settings, self.con, self.reader = list(diagnoses), settings, con, reader
         self.written: dict[int, list[Path]] = {}
         self.errors: list[str] = []
+        self.written_here = 0  # reports written in this process: a group's first, those a worker gave back
 
     def write(self, workers: int, on_report: Callable[[str], object] | None) -> list[tuple[Diagnosis, list[Path]]]:
         """Every report written (each diagnosis with its paths, in order); ReportsNotWritten after the others
@@ -170,6 +171,7 @@ class ReportPool:
                 self._done(i, result)
 
     def _write_here(self, i: int) -> None:
+        self.written_here += 1
         d = self.diagnoses[i]
         held = self.reader is not None and self.reader.holds(d.run_id)
         s = self.settings
