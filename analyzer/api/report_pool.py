@@ -13,6 +13,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -155,7 +156,12 @@ class ReportPool:
     def _submit(self, pool: ProcessPoolExecutor, indices: list[int]) -> tuple[list[int], Future]:
         diagnoses = [self.diagnoses[i] for i in indices]
         read = None if self.reader is None else self.reader.taken([d.run_id for d in diagnoses])
-        return indices, pool.submit(write_pages, Pages(diagnoses, read), self.settings)
+        try:
+            return indices, pool.submit(write_pages, Pages(diagnoses, read), self.settings)
+        except BrokenProcessPool as exc:  # a worker died (killed, out of memory): these pages are written here
+            lost: Future = Future()
+            lost.set_exception(exc)
+            return indices, lost
 
     def _take(self, tasks: list[tuple[list[int], Future]]) -> None:
         """The results of a group's tasks; a page that needs the database, or whose worker was lost, written here."""
