@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from analyzer.api.report_files import write_files
+from analyzer.api.report_pool import ReportPool, Settings, pool_size
 from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.report.accuracy_links import accuracy_links, accuracy_reports
-from analyzer.report.job_markdown import render_job_markdown
-from analyzer.report.json_export import render_json
-from analyzer.report.markdown import render_markdown
-from analyzer.report.output_files import run_folder
+from analyzer.report.accuracy_links import accuracy_reports
 
 FORMATS = ("json", "md", "html")
 
@@ -33,7 +29,7 @@ def report(
     with ``self_contained``. Accuracy reports under ``out_dir`` whose --profile holds this run get a link
     and notes (Markdown, HTML)."""
     formats = _checked(formats, trace)
-    return _write(diagnosis, Path(out_dir), formats, trace.con if trace else None, self_contained)
+    return write_files(diagnosis, Path(out_dir), formats, trace.con if trace else None, self_contained)
 
 
 def report_all(
@@ -54,13 +50,17 @@ def report_all(
         from analyzer.report.runs_reader import RunsReader  # polars: HTML only
 
         reader = RunsReader(trace.con, [d.run_id for d in diagnoses if not d.is_job and not d.compares_runs])
-    written = []
     found = accuracy_reports(Path(out_dir))  # once: these reports write none
+    workers = pool_size(len(diagnoses))
+    if workers:
+        settings = Settings(Path(out_dir), formats, self_contained, found)
+        return ReportPool(diagnoses, settings, con, reader).write(workers, on_report)
+    written = []
     for d in diagnoses:
         if on_report is not None:
             on_report(d.run_id)
         mine = reader if reader is not None and reader.holds(d.run_id) else None
-        written.append((d, _write(d, Path(out_dir), formats, mine or con, self_contained, found)))
+        written.append((d, write_files(d, Path(out_dir), formats, mine or con, self_contained, found)))
         if mine is not None:
             mine.done(d.run_id)  # its page is written: its series are dropped
     return written
@@ -75,43 +75,6 @@ def _checked(formats: Iterable[str], trace: Trace | None) -> list[str]:
     if "html" in formats and trace is None:
         raise ValueError("the HTML report needs the trace its charts query: report(..., trace=trace)")
     return formats
-
-
-def _write(
-    diagnosis: Diagnosis,
-    out_dir: Path,
-    formats: list[str],
-    con: Any,
-    self_contained: bool,
-    found: list[Path] | None = None,
-) -> list[Path]:
-    folder = run_folder(out_dir, diagnosis.run_id)
-    # accuracy reports already written under out_dir for this run (accuracy --profile) get a link and notes
-    diagnosis = replace(diagnosis, accuracy_links=accuracy_links(out_dir, diagnosis.run_id, folder, found))
-    written = []
-    if "json" in formats:
-        written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))
-    if "md" in formats:
-        md = render_job_markdown(diagnosis) if diagnosis.is_job else render_markdown(diagnosis)
-        written.append(write_text_atomically(folder / "diagnosis.md", md))
-    if "html" in formats and con is not None:  # (refused by _checked without the trace)
-        written.append(_html(diagnosis, con, folder, None if self_contained else out_dir))
-    return written
-
-
-def _html(diagnosis: Diagnosis, con: Any, folder: Path, shared: Path | None) -> Path:
-    """A run's report.html or a job's job.html; plotly.js once per output folder (``shared``), beside the
-    reports, not inlined into every page (unless ``shared`` is None). plotly loads only when HTML is asked for."""
-    if not diagnosis.is_job:
-        from analyzer.report.html import write_html
-
-        return write_html(diagnosis, con, folder / "report.html", shared_js=shared)
-    from analyzer.report.job_page import render_job_page
-    from analyzer.report.plotly_asset import plotly_src, write_plotly_js
-
-    page = folder / "job.html"
-    src = None if shared is None else plotly_src(page, write_plotly_js(shared))
-    return write_text_atomically(page, render_job_page(diagnosis, con, src))
 
 
 def write_index(pages: Sequence[tuple[Diagnosis, Path]], out_dir: Path | str) -> Path | None:

@@ -206,12 +206,12 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
 
 def rows_where(table: pl.DataFrame, keep: list[bool]) -> pl.DataFrame:
     """The rows of ``table`` where ``keep`` (one flag per row, made by a Python pass over a column) is true, in
-    their order: on a chart's few thousand rows a polars filter costs more to plan than to run.
+    their order: a boolean mask, cheaper on a chart's few thousand rows than an expression to plan or a gather.
 
     >>> rows_where(pl.DataFrame({"x": [1, None, 3]}), [False, False, True])["x"].to_list()
     [3]
     """
-    return table[pl.Series([i for i, flag in enumerate(keep) if flag], dtype=pl.Int64)]
+    return table.filter(pl.Series(keep, dtype=pl.Boolean))
 
 
 def rows_equal(table: pl.DataFrame, column: str, value: object) -> pl.DataFrame:

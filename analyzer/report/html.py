@@ -37,7 +37,7 @@ from analyzer.report.html_verdict import verdict_section
 from analyzer.report.memory_section import memory_section
 from analyzer.report.plain_figure import Figure, figure_div
 from analyzer.report.plotly_asset import plotly_src, write_plotly_js
-from analyzer.report.runs_reader import RunsReader
+from analyzer.report.runs_reader import READERS
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec
 from analyzer.rule_engine.views import create_views
@@ -157,7 +157,7 @@ def build_figures(
     Busy time, gaps and operator types come from the rules' helper relations, created here when
     absent or stale; limits and highlights are the ones the rules' [report] tables declare.
     """
-    if not isinstance(con, RunsReader):  # a reader of many pages made the views once
+    if not isinstance(con, READERS):  # a reader of many pages made the views once
         create_views(con)
     marks = marks if marks is not None else chart_marks(diagnosis)
     page = PageSeries(con, diagnosis.run_id)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict
+from enum import Enum
 from typing import Any
 
 from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis, summary_dict
+from analyzer.report.json_text import indented_json
 from analyzer.rule_engine.model import Finding, RuleOutcome
 from analyzer.rule_engine.ranking import RANKING
 
@@ -27,6 +28,8 @@ def fixed(value: Any, digits: int = FLOAT_DIGITS) -> Any:
         return [fixed(v, digits) for v in value]
     if isinstance(value, dict):
         return {str(k): fixed(v, digits) for k, v in value.items()}
+    if isinstance(value, Enum) and not isinstance(value, (str, int)):
+        return str(value)  # as json.dumps(default=str) writes it (json_text.py)
     return value
 
 
@@ -91,4 +94,4 @@ def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
 
 def render_json(d: Diagnosis) -> str:
     """diagnosis.json text: sorted keys, two-space indent, trailing newline."""
-    return json.dumps(diagnosis_dict(d), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+    return indented_json(diagnosis_dict(d)) + "\n"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from analyzer.report.json_text import compact_json
+
 # What plotly writes for the template named "none" (plotly.io.templates["none"]): plotly.js knows no
 # template names, only their contents.
 NO_TEMPLATE = {"data": {"scatter": [{"type": "scatter"}]}}
@@ -77,6 +79,9 @@ def figure_json(value: Any) -> str:
     >>> print(figure_json({"text": "</script>", "y": [1.5, float("nan")]}))
     {"text":"\\u003c\\u002fscript\\u003e","y":[1.5,null]}
     """
+    text = compact_json(value)  # orjson, when it writes what the lines below would
+    if text is not None:
+        return text.translate(_SAFE)
     text = json.dumps(value, separators=(",", ":"), default=_plotly_default)
     if "NaN" in text or "Infinity" in text:  # maybe only inside a string: parsed back, only numbers change
         text = json.dumps(json.loads(text, parse_constant=lambda _: None), separators=(",", ":"))

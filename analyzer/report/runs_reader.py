@@ -41,17 +41,30 @@ class RunsReader:
     def holds(self, run_id: str) -> bool:
         return run_id in self._chunk
 
+    def chunk_of(self, run_id: str) -> int | None:
+        """The number of the chunk of runs read with ``run_id``; None for a run it does not hold."""
+        return self._chunk.get(run_id)
+
     def series(self, sql: str, params: dict, order: str) -> pl.DataFrame:
         """The rows of ``sql`` (a query of one run, ``$run``) for ``params['run']``, read with every run's
         in one query the first time; ``order``: the query's ORDER BY in its output columns."""
         run = params["run"]
         others = {k: v for k, v in params.items() if k != "run"}
         chunk = self._chunk[run]
-        key = (chunk, sql, order, repr(sorted(others.items())))
+        key = (chunk, *_key(sql, params, order))
         if key not in self._read:
             self._read[key] = self._read_all(sql, others, order, self._members[chunk])
         empty, parts = self._read[key]
         return parts.get(run, empty)
+
+    def taken(self, runs: list[str]) -> dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]]:
+        """The series read so far for ``runs`` (each of one chunk), for a ReadSeries to answer their pages."""
+        chunks = {self._chunk[run] for run in runs}
+        return {
+            key[1:]: (empty, {run: parts[run] for run in runs if run in parts})
+            for key, (empty, parts) in self._read.items()
+            if key[0] in chunks
+        }
 
     def _read_all(
         self, sql: str, others: dict, order: str, runs: list[str]
@@ -75,3 +88,39 @@ class RunsReader:
                 self._read[key][1].pop(run_id, None)
             else:
                 del self._read[key]
+
+
+class NeedsDatabase(Exception):
+    """A page asked a ReadSeries for rows it was not given: the page is to be written where the database is."""
+
+
+class ReadSeries:
+    """The series a RunsReader read for some runs (``RunsReader.taken``), answering their pages' queries
+    without a connection: a page written in another process, which has none, raises NeedsDatabase for any
+    other query (a step's zoom, a query of its own)."""
+
+    def __init__(self, read: dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]], runs: Iterable[str]) -> None:
+        self._read, self._runs = read, frozenset(runs)
+
+    def __getattr__(self, name: str):
+        raise NeedsDatabase(f"the page asked the database for {name!r}")
+
+    def holds(self, run_id: str) -> bool:
+        return run_id in self._runs
+
+    def series(self, sql: str, params: dict, order: str) -> pl.DataFrame:
+        """The rows read for ``params['run']`` by the RunsReader's same query."""
+        key = _key(sql, params, order)
+        if key not in self._read:
+            raise NeedsDatabase("the page asked a query that was not read for it")
+        empty, parts = self._read[key]
+        return parts.get(params["run"], empty)
+
+
+def _key(sql: str, params: dict, order: str) -> tuple:
+    """A query of any run: its text, order and parameters other than the run."""
+    return sql, order, repr(sorted((k, v) for k, v in params.items() if k != "run"))
+
+
+# What a page's series may be read from instead of a connection.
+READERS = (RunsReader, ReadSeries)

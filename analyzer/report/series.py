@@ -20,7 +20,7 @@ from collections.abc import Collection
 import duckdb
 import polars as pl
 
-from analyzer.report.runs_reader import RunsReader
+from analyzer.report.runs_reader import READERS, RunsReader
 
 # The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
 _PIECES = """
@@ -40,7 +40,7 @@ def _query(
     """The query's rows (a few thousand at most) as a DataFrame. From a RunsReader (the pages of many
     runs), read for all its runs at once unless not ``batched`` (parameters of this page only), ``order``
     being the query's ORDER BY in its output columns; else read as Python rows, a few per chart."""
-    if batched and isinstance(con, RunsReader) and con.holds(params["run"]):
+    if batched and isinstance(con, READERS) and con.holds(params["run"]):
         return con.series(sql, params, order)
     rel = con.sql(sql, params=params)
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)

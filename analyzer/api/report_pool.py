@@ -1,0 +1,200 @@
+"""The report files of many runs written on all the cores: this process reads the pages' series (a chunk of
+runs at a time, report/runs_reader.py) while worker processes render and write the files from them.
+
+Workers are spawned (no connection, no DuckDB or polars threads inherited) and never query: a page that asks
+what was not read for it (a step's zoom) is written here afterwards. Each file is written atomically by whoever
+renders it, from the same data, so the files are the same whatever order the workers finish in.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from analyzer.api.report_files import write_files
+from analyzer.diagnosis_model import Diagnosis
+from analyzer.errors import TriageError, first_line
+from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
+from analyzer.stop_signal import ctrl_c_ignored
+
+# Fewer reports are written in this process: starting workers (each imports the renderers) costs more than it saves.
+POOL_FROM = 256
+TASK_PAGES = 16  # reports per task: small enough to share the work evenly, large enough to send few messages
+
+
+class ReportsNotWritten(TriageError):
+    """Some reports of many could not be written (the others were); names each that failed."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every report of the pool is written with."""
+
+    out_dir: Path
+    formats: list[str]
+    self_contained: bool
+    found: list[Path]  # accuracy reports under out_dir (report/accuracy_links.py)
+
+
+@dataclass(frozen=True)
+class Pages:
+    """A task: the diagnoses of some runs and, for HTML, the series read for their pages."""
+
+    diagnoses: list[Diagnosis]
+    read: dict[tuple, Any] | None
+
+
+def pool_size(count: int) -> int:
+    """Worker processes for ``count`` reports: 0 (write them here) for a few reports or on one core."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return 0 if count < POOL_FROM or cores < 2 else cores
+
+
+def _start(watched: Connection, html: bool) -> None:
+    """A worker's start: its end with the driver; polars on one thread (its tables are a page's, small); the
+    page renderers imported now, while this process reads the first pages' series."""
+    os.environ["POLARS_MAX_THREADS"] = "1"  # read by polars on import, which comes after
+    start_worker(watched)
+    if html:
+        import analyzer.report.html  # noqa: F401
+
+
+def _started() -> None:
+    """A task that only starts a worker (workers start as tasks are submitted)."""
+
+
+def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | None]:
+    """In a worker: per diagnosis the paths written, None when its page needs the database, or the error."""
+    con: Any = None
+    needs_database: tuple[type[Exception], ...] = ()
+    if pages.read is not None:
+        from analyzer.report.runs_reader import NeedsDatabase, ReadSeries  # polars: HTML only
+
+        con, needs_database = ReadSeries(pages.read, [d.run_id for d in pages.diagnoses]), (NeedsDatabase,)
+    done: list[list[Path] | str | None] = []
+    for d in pages.diagnoses:
+        try:
+            done.append(
+                write_files(d, settings.out_dir, settings.formats, con, settings.self_contained, settings.found)
+            )
+        except needs_database:
+            done.append(None)
+        except Exception as exc:  # this report is lost, not the others: said once all are written
+            done.append(f"{d.run_id}: {first_line(exc)}")
+    return done
+
+
+class ReportPool:
+    """Writes the reports of ``diagnoses`` with ``workers`` processes; ``reader`` (a RunsReader, HTML) holds
+    the series of the run pages, ``con`` the connection for the rest."""
+
+    def __init__(self, diagnoses: Sequence[Diagnosis], settings: Settings, con: Any, reader: Any) -> None:
+        self.diagnoses, self.settings, self.con, self.reader = list(diagnoses), settings, con, reader
+        self.written: dict[int, list[Path]] = {}
+        self.errors: list[str] = []
+        self.written_here = 0  # reports written in this process: a group's first, those a worker gave back
+
+    def write(self, workers: int, on_report: Callable[[str], object] | None) -> list[tuple[Diagnosis, list[Path]]]:
+        """Every report written (each diagnosis with its paths, in order); ReportsNotWritten after the others
+        are written when some could not be."""
+        self.on_report = on_report
+        watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
+                                   initargs=(watched, self.reader is not None))  # fmt: skip
+        try:
+            with ctrl_c_ignored():
+                for _ in range(workers):
+                    pool.submit(_started)
+            self._run(pool)
+        except BaseException:
+            stop_workers(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            alive.close()
+        if self.errors:
+            count = f"{len(self.errors)} of {len(self.diagnoses)} reports could not be written (the others were)"
+            raise ReportsNotWritten(f"{count}: " + "; ".join(self.errors))
+        return [(d, self.written[i]) for i, d in enumerate(self.diagnoses)]
+
+    def _run(self, pool: ProcessPoolExecutor) -> None:
+        """Group by group: its first report here (which reads the group's series), the others sent to the
+        workers; a group's results are taken once the next group's series are read."""
+        waiting: deque[list[tuple[list[int], Future]]] = deque()
+        for here, there in self._groups():
+            for i in here:
+                self._write_here(i)
+            with ctrl_c_ignored():  # the workers are started as work is submitted
+                waiting.append(
+                    [self._submit(pool, there[k : k + TASK_PAGES]) for k in range(0, len(there), TASK_PAGES)]
+                )
+            while len(waiting) > 1:
+                self._take(waiting.popleft())
+        while waiting:
+            self._take(waiting.popleft())
+
+    def _groups(self) -> list[tuple[list[int], list[int]]]:
+        """(written here, sent to the workers): without a reader every report is sent; with one, per chunk of
+        its runs the first is written here and the others sent; the other reports (a job, all runs) here."""
+        if self.reader is None:
+            return [([], list(range(len(self.diagnoses))))]
+        chunks: dict[int, list[int]] = {}
+        alone: list[int] = []
+        for i, d in enumerate(self.diagnoses):
+            chunk = self.reader.chunk_of(d.run_id)
+            (alone if chunk is None else chunks.setdefault(chunk, [])).append(i)
+        return [*(([c[0]], c[1:]) for c in chunks.values()), *(([i], []) for i in alone)]
+
+    def _submit(self, pool: ProcessPoolExecutor, indices: list[int]) -> tuple[list[int], Future]:
+        diagnoses = [self.diagnoses[i] for i in indices]
+        read = None if self.reader is None else self.reader.taken([d.run_id for d in diagnoses])
+        try:
+            return indices, pool.submit(write_pages, Pages(diagnoses, read), self.settings)
+        except BrokenProcessPool as exc:  # a worker died (killed, out of memory): these pages are written here
+            lost: Future = Future()
+            lost.set_exception(exc)
+            return indices, lost
+
+    def _take(self, tasks: list[tuple[list[int], Future]]) -> None:
+        """The results of a group's tasks; a page that needs the database, or whose worker was lost, written here."""
+        for indices, future in tasks:
+            try:
+                results = future.result()
+            except Exception:  # the worker process died (killed, out of memory): its pages are written here
+                results = [None] * len(indices)
+            for i, result in zip(indices, results, strict=True):
+                if result is None:
+                    self._write_here(i)
+                    continue
+                self._done(i, result)
+
+    def _write_here(self, i: int) -> None:
+        self.written_here += 1
+        d = self.diagnoses[i]
+        held = self.reader is not None and self.reader.holds(d.run_id)
+        s = self.settings
+        paths: list[Path] | str
+        try:
+            paths = write_files(d, s.out_dir, s.formats, self.reader if held else self.con, s.self_contained, s.found)
+        except Exception as exc:  # as in a worker: the others are written, this one is named at the end
+            paths = f"{d.run_id}: {first_line(exc)}"
+        self._done(i, paths)
+
+    def _done(self, i: int, result: list[Path] | str) -> None:
+        d = self.diagnoses[i]
+        if isinstance(result, str):
+            self.errors.append(result)
+        else:
+            self.written[i] = result
+        if self.reader is not None and self.reader.holds(d.run_id):
+            self.reader.done(d.run_id)  # its page is written: its series are dropped
+        if self.on_report is not None:
+            self.on_report(d.run_id)

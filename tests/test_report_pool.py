@@ -1,0 +1,90 @@
+"""The reports of many runs written by a pool of worker processes (analyzer/api/report_pool.py): the same bytes as
+written one by one here, a report that cannot be written named once the others are, and a page that needs the
+database written by the parent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import analyzer
+from analyzer.api import report_pool
+from analyzer.api.report_pool import Pages, ReportPool, ReportsNotWritten, Settings, write_pages
+from analyzer.api.reports import report_all
+from analyzer.report import runs_reader, series
+from analyzer.report.output_files import run_folder
+from analyzer.report.runs_reader import NeedsDatabase, ReadSeries
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMATS = ["json", "md", "html"]
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    """Five runs and the all-runs report (the rules comparing them)."""
+    trace = analyzer.load(ROOT / "fixtures" / "examples" / "batch_sweep")
+    return trace, analyzer.diagnose_runs(trace)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _pooled(monkeypatch) -> None:
+    """A pool from two reports on, two pages a task, the series read two runs at a time (three chunks)."""
+    monkeypatch.setattr(report_pool, "POOL_FROM", 2)
+    monkeypatch.setattr(report_pool, "TASK_PAGES", 2)
+    monkeypatch.setattr(runs_reader, "CHUNK", 2)
+
+
+def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_path, monkeypatch):
+    trace, diagnoses = sweep
+    assert report_pool.pool_size(len(diagnoses)) == 0  # a few reports: written here, no worker started
+    here = report_all(diagnoses, tmp_path / "here", FORMATS, trace=trace)
+    _pooled(monkeypatch)
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    settings = Settings(tmp_path / "pool", FORMATS, False, [])
+    pool = ReportPool(diagnoses, settings, trace.con, runs_reader.RunsReader(trace.con, runs))
+    steps: list[str] = []
+    pooled = pool.write(1, steps.append)
+    assert (len(runs), len(diagnoses), pool.written_here) == (5, 6, 4)  # here: each chunk's first, the all-runs
+    assert sorted(steps) == sorted(d.run_id for d in diagnoses)
+    assert [(d.run_id, [p.relative_to(tmp_path / "pool") for p in paths]) for d, paths in pooled] == [
+        (d.run_id, [p.relative_to(tmp_path / "here") for p in paths]) for d, paths in here
+    ]
+    assert _files(tmp_path / "pool") == _files(tmp_path / "here")
+    assert len(_files(tmp_path / "here")) == 3 * len(diagnoses) + 1  # and plotly.js once
+
+
+def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tmp_path, monkeypatch):
+    trace, diagnoses = sweep
+    _pooled(monkeypatch)
+    assert report_pool.pool_size(len(diagnoses)) >= 2
+    lost = diagnoses[3].run_id  # the second of its chunk of two: written by a worker
+    blocked = run_folder(tmp_path / "out", lost)
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("a file where the run's folder goes", encoding="utf-8")
+    with pytest.raises(ReportsNotWritten) as error:
+        report_all(diagnoses, tmp_path / "out", ["json", "html"], trace=trace)
+    message = str(error.value)
+    assert message.startswith(f"1 of {len(diagnoses)} reports could not be written (the others were): {lost}: ")
+    assert "could not be written" in message.split(f"{lost}: ", 1)[1]
+    for d in diagnoses:
+        folder = run_folder(tmp_path / "out", d.run_id)
+        assert (folder / "diagnosis.json").is_file() == (d.run_id != lost), d.run_id
+
+
+def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep, tmp_path):
+    trace, diagnoses = sweep
+    runs = [d for d in diagnoses if not d.compares_runs][:2]
+    settings = Settings(tmp_path, FORMATS, False, [])
+    assert write_pages(Pages(runs, {}), settings) == [None, None]  # no series read: each to the parent
+    assert [p.name for p in write_pages(Pages(runs, None), Settings(tmp_path, ["json"], False, []))[0]] == [
+        "diagnosis.json"
+    ]
+    given = ReadSeries({}, [runs[0].run_id])
+    with pytest.raises(NeedsDatabase):
+        series.step_window(given, runs[0].run_id, 1)  # a step's zoom queries the database itself
+    with pytest.raises(NeedsDatabase):
+        series.gap_histogram(given, runs[0].run_id)
