@@ -15,7 +15,7 @@ from analyzer.api.reports import report_all
 from analyzer.report import memory_series, roofline_series, series
 from analyzer.report.html import build_figures
 from analyzer.report.job_page import JOB_CHARTS, render_job_page
-from analyzer.report.runs_reader import RunsReader
+from analyzer.report.runs_reader import RunsReader, chunk_sql
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
 
@@ -81,6 +81,21 @@ SERIES = [
     memory_series.memory_at_peak,
     roofline_series.roofline_families,
 ]
+
+
+def test_every_series_filter_on_its_run_keeps_only_the_chunks_runs(sweep, monkeypatch):
+    # a `$run` not in the form `run_id = $run` is filtered after the query's CTEs are built over every run
+    # of the connection: a chunk would then cost the whole job, and a job of N ranks N squared
+    trace, diagnoses = sweep
+    asked: list[str] = []
+    read_all = RunsReader._read_all
+    monkeypatch.setattr(RunsReader, "_read_all", lambda self, sql, *a: asked.append(sql) or read_all(self, sql, *a))
+    reader = RunsReader(trace.con, [d.run_id for d in diagnoses])
+    for read in SERIES:
+        read(reader, diagnoses[0].run_id)
+    assert len(asked) >= len(SERIES)
+    for sql in asked:
+        assert chunk_sql(sql).count("IN (SELECT unnest($__runs::VARCHAR[]))") == sql.count("$run"), sql
 
 
 @pytest.mark.slow  # reads every chart twice: the full suite, not the fast loop

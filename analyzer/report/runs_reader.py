@@ -16,6 +16,8 @@ import polars as pl
 from analyzer.rule_engine.views import create_views
 
 _RUN = re.compile(r"\$run\b")
+# A page query's filter on its run, `<alias.>run_id = $run`.
+_RUN_FILTER = re.compile(r"(\b[\w.]*run_id) = \$run\b")
 # Runs read per query: enough to pay a query's fixed cost once for many pages, few enough that the rows held
 # at once (and DuckDB's memory for them) stay small however many ranks a job has.
 CHUNK = 256
@@ -69,7 +71,7 @@ class RunsReader:
     def _read_all(
         self, sql: str, others: dict, order: str, runs: list[str]
     ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-        inner = _RUN.sub("__runs.run_id", sql)
+        inner = chunk_sql(sql)
         ordered = f"__runs.run_id, {order}" if order else "__runs.run_id"
         query = (
             "SELECT __runs.run_id AS __run, __q.* FROM (SELECT unnest($__runs::VARCHAR[]) AS run_id) __runs, "
@@ -88,6 +90,21 @@ class RunsReader:
                 self._read[key][1].pop(run_id, None)
             else:
                 del self._read[key]
+
+
+def chunk_sql(sql: str) -> str:
+    """A query of one run (``$run``) as the LATERAL side of a chunk's query (its run: ``__runs.run_id``).
+
+    Each filter on the run also keeps only the chunk's runs (``$__runs``). The filter on the correlated run
+    alone is applied by DuckDB after the query's CTEs are built, so each chunk would build them over every
+    run the connection holds: a job of N ranks in N / CHUNK chunks would cost N squared. The added
+    condition is uncorrelated, so it filters the scans and the rows are the same.
+
+    >>> chunk_sql("SELECT x FROM t WHERE t.run_id = $run AND y = $y")
+    'SELECT x FROM t WHERE t.run_id = __runs.run_id AND t.run_id IN (SELECT unnest($__runs::VARCHAR[])) AND y = $y'
+    """
+    kept = _RUN_FILTER.sub(r"\1 = $run AND \1 IN (SELECT unnest($__runs::VARCHAR[]))", sql)
+    return _RUN.sub("__runs.run_id", kept)
 
 
 class NeedsDatabase(Exception):
