@@ -63,9 +63,13 @@ def connect_offline(
     con.execute("SET disabled_optimizers = 'type_pushdown'")
     # DuckDB's own progress bar would print into the command's output (and a test's captured stdout).
     con.execute("SET enable_progress_bar = false")
-    limit = memory_limit_bytes() if limit_bytes is None else limit_bytes
-    con.execute("SET memory_limit = ?", [duckdb_setting(limit)])
+    set_memory_limit(con, memory_limit_bytes() if limit_bytes is None else limit_bytes)
     return con
+
+
+def set_memory_limit(con: duckdb.DuckDBPyConnection, limit_bytes: int) -> None:
+    """DuckDB's memory limit of ``con`` from now on (a multi-rank job lowers it once found: job_ingest)."""
+    con.execute("SET memory_limit = ?", [duckdb_setting(limit_bytes)])
 
 
 def close_to_files(con: duckdb.DuckDBPyConnection, lock_settings: bool = False) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.execution.memory import duckdb_setting
+from analyzer.duckdb_connect import set_memory_limit
 from analyzer.ingest.database import connect
 from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.metadata.discover import Scanned, absent_reason, printable, scan
@@ -55,7 +55,7 @@ def load_with_jobs(
     con = con or connect()
     jobs = find_jobs(con, sources, path.resolve() if path.is_dir() else path.resolve().parent)
     if jobs and job_limit is not None:
-        con.execute("SET memory_limit = ?", [duckdb_setting(job_limit)])
+        set_memory_limit(con, job_limit)
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]
     ingested = load_export(
