@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import duckdb
 import polars as pl
 
+from analyzer.errors import TriageError
 from analyzer.rule_engine.views import create_views
 
 _RUN = re.compile(r"\$run\b")
@@ -107,8 +108,9 @@ def chunk_sql(sql: str) -> str:
     return _RUN.sub("__runs.run_id", kept)
 
 
-class NeedsDatabase(Exception):
-    """A page asked a ReadSeries for rows it was not given: the page is to be written where the database is."""
+class NeedsDatabase(TriageError):
+    """A page asked a ReadSeries for rows it was not given: the page is to be written where the database is
+    (the report pool catches it; under the one error base all the same, so that a slip says what it is)."""
 
 
 class ReadSeries:
