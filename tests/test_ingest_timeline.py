@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -330,3 +331,18 @@ def test_step_windows_update_existing_step_row(con):
     merge_step_markers(con, "r")
     rows = con.execute("SELECT step_id, start_ns, end_ns, computing_us, source FROM steps ORDER BY step_id").fetchall()
     assert rows == [(7, 100, 900, 12.5, "step_trace_time"), (8, 900, 1500, None, "timeline")]
+
+
+def test_timeline_flows_left_out_are_not_kept_raw_yet_their_problems_are_counted(tmp_path):
+    """A diagnosis leaves flows out: the raw table keeps none but those with a problem, and every
+    problem is still reported as when flows are kept."""
+    no_ts_flow = {"ph": "f", "name": "HostToDevice6", "cat": "HostToDevice", "id": "6", "pid": 9, "tid": 1}
+    folder = _write_export(tmp_path / "run", [*SMALL, no_ts_flow])
+    ctx = replace(context_for(folder), left_out_kinds=frozenset({"flow"}))
+    con = connect()
+    raw = create_raw_table(con)
+    assert read_raw_events(con, raw, folder / "trace_view.json", 0, ctx)
+    assert con.execute(f"SELECT name FROM {raw} WHERE ph IN ('s', 't', 'f')").fetchall() == [("HostToDevice6",)]
+    kept, left_out = load_export(folder), load_export(folder, left_out_kinds=frozenset({"flow"}))
+    assert _kinds(left_out.con) == {k: n for k, n in _kinds(kept.con).items() if k != "flow"}
+    assert _lines(left_out) == _lines(kept) and any("1 events have no usable 'ts'" in s for s in _lines(kept))

@@ -76,6 +76,13 @@ def create_raw_table(con: duckdb.DuckDBPyConnection) -> str:
     return name
 
 
+def _kept_events(left_out: frozenset[str]) -> str:
+    """The events a raw table needs when the timeline leaves ``left_out`` kinds out: flow events ('s',
+    't', 'f': kind 'flow' whatever their process; often a third of a msprof trace's events) only when
+    they have a problem to count."""
+    return "(ph NOT IN ('s', 't', 'f') OR problems <> 0)" if "flow" in left_out else "true"
+
+
 def _kept_fields(event: str) -> str:
     """The raw columns to store: full args only for metadata and counters; for other events only the
     ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept)."""
@@ -114,20 +121,26 @@ def first_char(path: Path) -> str | None:
 
 
 def insert_arrays(
-    con: duckdb.DuckDBPyConnection, raw: str, paths: list[Path], file_no: int | None = None, strict: bool = False
+    con: duckdb.DuckDBPyConnection,
+    raw: str,
+    paths: list[Path],
+    file_no: int | None = None,
+    strict: bool = False,
+    left_out: frozenset[str] = frozenset(),
 ) -> None:
     """Append the events of top-level-array files in one read_json call (DuckDB parses files in
-    parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None.
+    parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None; of
+    the events of ``left_out`` kinds only those ``_kept_events`` keeps.
 
     Lenient by default (a field that does not cast is NULL); ``strict`` makes any such field, like
     any piece that does not parse, fail the whole INSERT, which then inserts nothing."""
     files = [str(p) for p in paths]
     number = "$file_no" if file_no is not None else "list_position($files::VARCHAR[], filename) - 1"
     con.execute(
-        f"INSERT INTO {raw} SELECT file_no, {_kept_fields('')} FROM ("
+        f"INSERT INTO {raw} SELECT * FROM (SELECT file_no, {_kept_fields('')} FROM ("
         f"SELECT *, CAST({number} AS INTEGER) AS file_no FROM read_json($files, format='array', "
         f"records=true, columns={_COLUMNS}, maximum_object_size={_MAX_EVENT_BYTES}, "
-        f"ignore_errors={'false' if strict else 'true'}, filename=true))",
+        f"ignore_errors={'false' if strict else 'true'}, filename=true))) WHERE {_kept_events(left_out)}",
         {"files": files, **({"file_no": file_no} if file_no is not None else {})},
     )
 
@@ -145,7 +158,7 @@ def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[P
     except OSError:
         return False
     try:
-        insert_arrays(con, raw, list(paths))
+        insert_arrays(con, raw, list(paths), left_out=ctx.left_out_kinds)
     except duckdb.Error:
         return False
     for path in paths:
@@ -253,7 +266,7 @@ def read_raw_events(con: duckdb.DuckDBPyConnection, raw: str, path: Path, file_n
         return False
     try:
         if first == "[":
-            insert_arrays(con, raw, [path], file_no)
+            insert_arrays(con, raw, [path], file_no, left_out=ctx.left_out_kinds)
         elif not _insert_object_form(con, raw, path, file_no):
             ctx.report(
                 path,
