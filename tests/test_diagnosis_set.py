@@ -46,6 +46,7 @@ def _rules() -> ConfiguredRules:
     return ConfiguredRules(tuple(load_rules(default_rules_dir())))
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_each_run_judged_with_the_others_is_judged_as_alone(trace):
     runs = trace.usable_run_ids()
     assert len(runs) >= 8

@@ -74,6 +74,7 @@ def _bad_duration(header: str, row: str) -> str:
     return ",".join(cells)
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_a_damaged_rank_keeps_its_messages_and_spoils_no_other(job, tmp_path, monkeypatch):
     from analyzer.ingest.csv import csv_group
 

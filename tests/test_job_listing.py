@@ -68,6 +68,7 @@ def test_index_lists_the_job_and_its_ranks_worst_first_on_the_real_two_rank_job(
     ]
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_runs_jobs_lists_the_catalogued_jobs_with_their_top_finding(two_jobs, tmp_path, capsys):
     catalog = tmp_path / "catalog.duckdb"
     assert main(["batch", str(two_jobs), "--catalog", str(catalog), "--jobs", "1"]) == 0

@@ -74,6 +74,7 @@ def test_what_orjson_writes_otherwise_goes_to_json_dumps():
     assert compact_json({"name": "卷积", "x": [1.5]}) is None  # json escapes what is not ASCII; orjson does not
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 @pytest.mark.parametrize("example", ["batch_sweep", "job_slow_rank"])
 def test_every_example_diagnosis_is_written_by_orjson_as_json_dumps_writes_it(example):
     trace = analyzer.load(ROOT / "fixtures" / "examples" / example)

@@ -38,6 +38,7 @@ def _pooled(monkeypatch) -> None:
     monkeypatch.setattr(runs_reader, "CHUNK", 2)
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_path, monkeypatch):
     trace, diagnoses = sweep
     assert report_pool.pool_size(len(diagnoses)) == 0  # a few reports: written here, no worker started
@@ -57,6 +58,7 @@ def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_pat
     assert len(_files(tmp_path / "here")) == 3 * len(diagnoses) + 1  # and plotly.js once
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tmp_path, monkeypatch):
     trace, diagnoses = sweep
     _pooled(monkeypatch)

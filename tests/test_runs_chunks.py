@@ -100,6 +100,7 @@ class _Recording(LocalPool):
         yield from super().completed(fn, items, *args)
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_a_batchs_jobs_go_to_the_workers_of_its_chunks_after_them(tmp_path):
     root = tmp_path / "tree"
     for name in ("job_slow_rank", "resnet_host_sync"):
