@@ -75,11 +75,18 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
 
 
 def _presence(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, set[str]]:
-    """finalize._presence of every run: per question, the runs whose rows answer yes."""
-    has = {}
+    """finalize._presence of every run: per question, the runs whose rows answer yes (one scan per table)."""
+    has: dict[str, set[str]] = {key: set() for key in PRESENCE}
+    asked: dict[str, list[tuple[str, str]]] = {}
     for key, (table, where) in PRESENCE.items():
-        rows = con.execute(f"SELECT DISTINCT run_id FROM {table} WHERE {_IN_RUNS} AND {where}", {"runs": runs})
-        has[key] = {r[0] for r in rows.fetchall()}
+        asked.setdefault(table, []).append((key, where))
+    for table, questions in asked.items():
+        answers = ", ".join(f"bool_or({where})" for _, where in questions)
+        sql = f"SELECT run_id, {answers} FROM {table} WHERE {_IN_RUNS} GROUP BY run_id"
+        for run_id, *yes in con.execute(sql, {"runs": runs}).fetchall():
+            for (key, _), answer in zip(questions, yes, strict=True):
+                if answer:
+                    has[key].add(run_id)
     return has
 
 
