@@ -16,6 +16,7 @@ from analyzer.ingest import sql_values as v
 from analyzer.ingest.csv.csv_anchor import ns_anchor
 from analyzer.ingest.csv.csv_columns import PARSED_AS, convert, text_only, trimmed_scan
 from analyzer.ingest.csv.csv_source import StreamedFile, select_text, stream_csv
+from analyzer.ingest.inserts import insert_sql
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipe_columns import INPUTS, with_derived
 from analyzer.ingest.pmu_names import is_pipe_column, normalize_metric
@@ -128,12 +129,10 @@ def ops_statement(
         return None
     _report_repeated_columns(path, columns, ctx)
     _report_unread_columns(path, columns, ctx)
-    rows = with_derived(select)
-    run = "" if rows_run else "$run_id::VARCHAR AS run_id, "
-    return (
-        f"INSERT INTO ops BY NAME SELECT {run}*, "
-        f"TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT) AS end_ns FROM ({rows})"
-    )
+    return insert_sql("ops", with_derived(select), derived=_END_NS, rows_run=rows_run)
+
+
+_END_NS = {"end_ns": "TRY_CAST(start_ns + TRY_CAST(round(dur_us * 1000) AS HUGEINT) AS BIGINT)"}
 
 
 def load_op_summary(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
