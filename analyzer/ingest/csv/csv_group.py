@@ -18,7 +18,6 @@ import pyarrow as pa
 
 from analyzer.ingest.csv.csv_shape import ends_mid_row
 from analyzer.ingest.csv.csv_source import CsvFile, checked_scan, probe, scans_in_parallel
-from analyzer.ingest.file_work import each
 from analyzer.ingest.model import ReadContext
 
 _counter = itertools.count()
@@ -69,13 +68,13 @@ def probe_files(files: list[RunFile]) -> list[CsvFile | None]:
 
 
 def read_groups(
-    con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile], probed: list[CsvFile | None] | None = None
+    con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile], probed: list[CsvFile | None]
 ) -> set[str]:
-    """Insert the rows of every file that reads cleanly (``probed``: ``probe_files(files)`` when done already);
-    return the runs whose file needs the careful path (their rows, if any went in, are the caller's to remove)."""
+    """Insert the rows of every file that reads cleanly (``probed``: ``probe_files(files)``); return the runs
+    whose file needs the careful path (their rows, if any went in, are the caller's to remove)."""
     careful: set[str] = set()
     groups: dict[tuple[str, str], list[tuple[RunFile, CsvFile]]] = {}
-    for f, found in zip(files, each(_clean_probe, files) if probed is None else probed, strict=True):
+    for f, found in zip(files, probed, strict=True):
         if found is None:
             careful.add(f.run_id)
         else:
