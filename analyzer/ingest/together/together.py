@@ -165,7 +165,7 @@ def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: li
     return careful
 
 
-_COMM_OPS = pa.schema([("run_id", pa.string()), *COMM_OPS_TYPES.items()])
+_COMM_OPS = pa.schema(list(COMM_OPS_TYPES.items()))
 
 
 def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
@@ -174,12 +174,15 @@ def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
     try:
         rows = []
         if kind == "communication":
-            rows = [{"run_id": f.run_id, **row} for row in communication_rows((f.path,), f.ctx)]
+            rows = communication_rows((f.path,), f.ctx)
         else:
             check_communication_matrix((f.path,), f.ctx)
     except Exception:  # the careful path names it (loader._guarded)
         return None
-    return None if f.ctx.problems else pa.Table.from_pylist(rows, schema=_COMM_OPS)
+    if f.ctx.problems:
+        return None
+    table = pa.Table.from_pylist(rows, schema=_COMM_OPS)
+    return table.add_column(0, pa.field("run_id", pa.string()), pa.array([f.run_id] * table.num_rows, pa.string()))
 
 
 def _remove(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
