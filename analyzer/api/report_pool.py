@@ -71,6 +71,13 @@ def _started() -> None:
     """A task that only starts a worker (workers start as tasks are submitted)."""
 
 
+def write_report(d: Diagnosis, settings: Settings, con: Any, reader: Any) -> list[Path]:
+    """The files of ``d`` written in this process: its page's series from ``reader`` (a RunsReader or None) when
+    it holds the run, else from ``con``."""
+    source = reader if reader is not None and reader.holds(d.run_id) else con
+    return write_files(d, settings.out_dir, settings.formats, source, settings.self_contained, settings.found)
+
+
 def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | None]:
     """In a worker: per diagnosis the paths written, None when its page needs the database, or the error."""
     con: Any = None
@@ -179,11 +186,9 @@ class ReportPool:
     def _write_here(self, i: int) -> None:
         self.written_here += 1
         d = self.diagnoses[i]
-        held = self.reader is not None and self.reader.holds(d.run_id)
-        s = self.settings
         paths: list[Path] | str
         try:
-            paths = write_files(d, s.out_dir, s.formats, self.reader if held else self.con, s.self_contained, s.found)
+            paths = write_report(d, self.settings, self.con, self.reader)
         except Exception as exc:  # as in a worker: the others are written, this one is named at the end
             paths = f"{d.run_id}: {first_line(exc)}"
         self._done(i, paths)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from analyzer.api.report_files import write_files
-from analyzer.api.report_pool import ReportPool, Settings, pool_size
+from analyzer.api.report_pool import ReportPool, Settings, pool_size, write_report
 from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
@@ -50,19 +50,18 @@ def report_all(
         from analyzer.report.runs_reader import RunsReader  # polars: HTML only
 
         reader = RunsReader(trace.con, [d.run_id for d in diagnoses if not d.is_job and not d.compares_runs])
-    found = accuracy_reports(Path(out_dir))  # once: these reports write none
+    # accuracy reports under out_dir listed once: these reports write none
+    settings = Settings(Path(out_dir), formats, self_contained, accuracy_reports(Path(out_dir)))
     workers = pool_size(len(diagnoses))
     if workers:
-        settings = Settings(Path(out_dir), formats, self_contained, found)
         return ReportPool(diagnoses, settings, con, reader).write(workers, on_report)
     written = []
     for d in diagnoses:
         if on_report is not None:
             on_report(d.run_id)
-        mine = reader if reader is not None and reader.holds(d.run_id) else None
-        written.append((d, write_files(d, Path(out_dir), formats, mine or con, self_contained, found)))
-        if mine is not None:
-            mine.done(d.run_id)  # its page is written: its series are dropped
+        written.append((d, write_report(d, settings, con, reader)))
+        if reader is not None and reader.holds(d.run_id):
+            reader.done(d.run_id)  # its page is written: its series are dropped
     return written
 
 

@@ -558,21 +558,27 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> Figure:
             title,
             f"every sample at one instant ({hbm['offset_ms'][0]:.3f} ms): no series over time to draw",
         )
-    traces = []
-    for counter, name in (("hbm_read", "read"), ("hbm_write", "write")):
-        part = rows_equal(hbm, "counter", counter)
-        traces.append(
-            trace(
-                "scatter",
-                x=part["offset_ms"].to_list(),
-                y=_scaled(part["mb_per_s"], 1e-3),
-                mode="lines",
-                name=name,
-                line={"color": COLORS[name], "width": 1.5},
-                hovertemplate=f"%{{x:.3f}} ms: {name} %{{y:.2f}} GB/s<extra></extra>",
-            )
-        )
+    traces = hbm_traces(hbm, lambda mb_per_s: _scaled(mb_per_s, 1e-3))
     return figure(traces, figure_layout(title, "time from first task (ms)", "GB/s"))
+
+
+def hbm_traces(hbm: pl.DataFrame, gb_per_s: Callable[[pl.Series], list], prefix: str = "", **axes: str) -> list[dict]:
+    """The HBM read and write bandwidth lines (``gb_per_s``: the GB/s drawn from a counter's MB/s), named
+    ``prefix`` + 'read' / 'write' (``axes``: their panel's)."""
+    return [
+        trace(
+            "scatter",
+            x=part["offset_ms"].to_list(),
+            y=gb_per_s(part["mb_per_s"]),
+            mode="lines",
+            name=f"{prefix}{name}",
+            line={"color": COLORS[name], "width": 1.5},
+            hovertemplate=f"%{{x:.3f}} ms: {prefix}{name} %{{y:.2f}} GB/s<extra></extra>",
+            **axes,
+        )
+        for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
+        for part in [rows_equal(hbm, "counter", counter)]
+    ]
 
 
 def _us(value: float) -> str:

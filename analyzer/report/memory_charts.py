@@ -16,6 +16,7 @@ from analyzer.report.charts import (
     busy_trace,
     figure,
     figure_layout,
+    hbm_traces,
     not_collected_figure,
     plotly_text,
     rows_equal,
@@ -153,20 +154,7 @@ def _busy_traces(busy: pl.DataFrame, axes: dict) -> list[dict]:
 
 
 def _hbm_traces(hbm: pl.DataFrame, axes: dict) -> list[dict]:
-    return [
-        trace(
-            "scatter",
-            x=part["offset_ms"].to_list(),
-            y=(part["mb_per_s"] / 1000).round(3).to_list(),
-            mode="lines",
-            name=f"HBM {name}",
-            line={"color": COLORS[name], "width": 1.5},
-            hovertemplate=f"%{{x:.3f}} ms: HBM {name} %{{y:.2f}} GB/s<extra></extra>",
-            **axes,
-        )
-        for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
-        for part in [rows_equal(hbm, "counter", counter)]
-    ]
+    return hbm_traces(hbm, lambda mb_per_s: (mb_per_s / 1000).round(3).to_list(), "HBM ", **axes)
 
 
 _CORE_SERIES = {"aicore_freq": "AI Core MHz", "aicore_utilization": "AI Core util %"}
