@@ -117,11 +117,6 @@ def section(samples: list[TreeMeasurement], alone, dump_bytes: int, ref_bytes: i
     return "\n".join(lines) + "\n"
 
 
-def write_section(doc: Path, text: str) -> None:
-    """Replace the marked section of ``doc`` (append it when absent)."""
-    write_marked_section(doc, text, START, END)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python bench/accuracy_row.py", description=__doc__.splitlines()[0])
     p.add_argument("--elements", type=int, default=715_827_882, help="elements of the tensor (default: a 4 GB pair)")
@@ -146,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     text = section(samples, alone, (dump / OP).stat().st_size, next(ref.iterdir()).stat().st_size, a.elements, load)
     print(text)
     if not a.no_docs:
-        write_section(ROOT / "docs" / "benchmark.md", text)
+        write_marked_section(ROOT / "docs" / "benchmark.md", text, START, END)
     return 0
 
 

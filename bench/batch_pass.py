@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
 
 from bench.batch_archive import dump  # noqa: E402
 from bench.executor_row import measure_tree  # noqa: E402
-from fixtures.generator import write_export  # noqa: E402
+from fixtures.generator import LAYOUTS, write_export  # noqa: E402
 
 SCENARIOS = (
     "healthy",
@@ -35,7 +35,6 @@ SCENARIOS = (
     "batch_sweep",
     "call_count_hotspot",
 )
-LAYOUTS = ("torch_npu", "msprof")
 
 
 def write_runs(root: Path, runs: int, db_every: int = 0) -> None:

@@ -20,6 +20,8 @@ class _OneWorkerLost:
     """The local pool of one process, whose worker dies on the first item (as a killed worker, a lost
     scheduler, a worker that cannot import the package give the driver an exception instead of a result)."""
 
+    slots = 1
+
     def completed(self, fn, items, *args):
         for i, item in enumerate(items):
             yield (

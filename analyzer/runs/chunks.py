@@ -69,10 +69,8 @@ def run_chunked(
 ) -> Generator[list[tuple[RunTask | JobTask, RunTables]], None, None]:
     """Yield, as each chunk (or job of ``jobs``) finishes, its runs' (task, tables) (the job's (task, tables));
     those lost with their worker each give a failures row marked INFRASTRUCTURE (``executor.lost_table``)."""
-    # an executor that does not say how many items it runs at once is taken for one worker
-    workers = getattr(executor, "slots", 1)
     sizes = {t.export_path: export_bytes(t.export_path) for t in tasks}
-    chunks = _largest_first(plan_chunks(tasks, workers, [sizes[t.export_path] for t in tasks]), sizes)
+    chunks = _largest_first(plan_chunks(tasks, executor.slots, [sizes[t.export_path] for t in tasks]), sizes)
     items: list[RunChunk | JobTask] = [*chunks, *(jobs or [])]
     for item, result in executor.completed(analyze_item, items, settings):
         members = item.tasks if isinstance(item, RunChunk) else (item,)

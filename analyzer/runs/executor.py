@@ -37,6 +37,11 @@ class _Task(Protocol):
 class Executor(Protocol):
     """What batch and job analysis need from an executor."""
 
+    @property
+    def slots(self) -> int:
+        """How many items run at once (``chunks.py`` plans about two chunks for each)."""
+        ...
+
     def completed(
         self, fn: Callable[..., Any], items: list[Item], *args: Any
     ) -> Iterator[tuple[Item, Any | BaseException]]:

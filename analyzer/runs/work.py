@@ -60,7 +60,13 @@ def batch_rules(rules_dir: str | None) -> tuple[Rule, ...]:
 def unread_kinds(settings: WorkSettings) -> frozenset[str]:
     """The timeline kinds the batch's rules never read, as ``diagnose`` leaves them out: the catalog holds no
     timeline row, so they would be read, stored and never looked at."""
-    return unread_timeline_kinds(batch_rules(settings.rules_dir))
+    return _unread_kinds(settings.rules_dir)
+
+
+@lru_cache(maxsize=4)
+def _unread_kinds(rules_dir: str | None) -> frozenset[str]:
+    # once per worker, as the rules are read: searching every rule's SQL costs milliseconds, paid per run otherwise
+    return unread_timeline_kinds(batch_rules(rules_dir))
 
 
 def catalog_run_id(ingest_run_id: str, source_id: str, fingerprint: str) -> str:
