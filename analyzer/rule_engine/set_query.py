@@ -72,7 +72,13 @@ def rows_by_run(
     columns = names[1:]
     if any((m := _RENAMED.match(c)) and m.group("stem") in names for c in columns):
         return None  # DuckDB renamed a column the rule returns twice (or one named like the run column)
+    return columns, split_by_run(rows, run_ids)
+
+
+def split_by_run(rows: list[tuple[Any, ...]], run_ids: list[str]) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows of each run of ``run_ids`` (every run, [] for one without rows), their first column
+    (the run) left out; the rows of a run in the order they came."""
     found: dict[str, list[tuple[Any, ...]]] = {r: [] for r in run_ids}
     for row in rows:
         found[row[0]].append(row[1:])
-    return columns, found
+    return found
