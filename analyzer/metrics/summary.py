@@ -9,6 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analyzer.duckdb_connect import fixed_order
+
 # Parameters bound in every query: $rids (the ingest run ids); each table's rows are sorted by run_id first,
 # then as one run's own rows are, and their run_id (the ingest one) becomes the catalog one per run.
 _LABEL = "coalesce(op_type, '[' || coalesce(task_type, '?') || ']')"
@@ -109,8 +111,6 @@ def run_summary_tables(con: duckdb.DuckDBPyConnection, ingest_run_id: str, catal
 def runs_summary_tables(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, str]]) -> dict[str, dict[str, pa.Table]]:
     """``run_summary_tables`` of every (ingest run id, catalog run id) of ``runs``, keyed by ingest run id:
     one query per table for all of them, each run's rows then split off."""
-    from analyzer.job.fixed_order import fixed_order  # here: fixed_order reads the rule engine, which reads this
-
     params = {"rids": [rid for rid, _ in runs]}
     # Several runs: one thread, so that each run's rows reach every float sum in the order its own query adds
     # them (a worker of a batch runs on one thread anyway); one run keeps DuckDB's threads.

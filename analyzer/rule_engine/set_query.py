@@ -12,6 +12,8 @@ from typing import Any
 
 import duckdb
 
+from analyzer.duckdb_connect import fixed_order
+
 # Where the runs come from inside the set query; $run_id / $run_ids of a scope-'run' rule become its column.
 RUNS_ALIAS = "__triage_runs"
 _RUN = f"{RUNS_ALIAS}.__run"
@@ -58,8 +60,6 @@ def rows_by_run(
     """(columns, rows of each run) of the rule query ``sql`` run for every run of ``run_ids`` in one query;
     None when the set query fails or renamed a duplicate column (then the rule is run per run, as alone).
     ``params``: the rule's other parameters, the ones ``sql`` uses."""
-    from analyzer.job.fixed_order import fixed_order  # here: fixed_order reads the runner, which reads this
-
     try:
         # One thread: a run's rows then reach each float sum in the order its own query adds them, so that
         # a number the rule returns is the same to its last digit as when the run is judged alone.
