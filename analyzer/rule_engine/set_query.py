@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 
 from analyzer.duckdb_connect import fixed_order
+from analyzer.rule_engine.validation import sql_params
 
 # Where the runs come from inside the set query; $run_id / $run_ids of a scope-'run' rule become its column.
 RUNS_ALIAS = "__triage_runs"
@@ -55,16 +56,19 @@ def set_sql(sql: str) -> str:
 
 
 def rows_by_run(
-    con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any], run_ids: list[str]
+    con: duckdb.DuckDBPyConnection, sql: str, binding: dict[str, Any], run_ids: list[str]
 ) -> tuple[list[str], dict[str, list[tuple[Any, ...]]]] | None:
     """(columns, rows of each run) of the rule query ``sql`` run for every run of ``run_ids`` in one query;
     None when the set query fails or renamed a duplicate column (then the rule is run per run, as alone).
-    ``params``: the rule's other parameters, the ones ``sql`` uses."""
+    ``binding``: the rule's other parameters (those the set query does not use are left out)."""
+    query = set_sql(sql)
+    used = sql_params(query)
+    params = {k: v for k, v in binding.items() if k in used}
     try:
         # One thread: a run's rows then reach each float sum in the order its own query adds them, so that
         # a number the rule returns is the same to its last digit as when the run is judged alone.
         with fixed_order(con):
-            cursor = con.execute(set_sql(sql), {**params, "__runs": run_ids})
+            cursor = con.execute(query, {**params, "__runs": run_ids})
             names = [d[0] for d in cursor.description]
             rows = cursor.fetchall()
     except duckdb.Error:
