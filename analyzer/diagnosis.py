@@ -8,13 +8,14 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
-from analyzer.diagnosis_summary import IN_RUNS, first_rows, run_summaries
+from analyzer.diagnosis_summary import first_rows, run_summaries
 from analyzer.logs.links import failed_operators_of
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts, impact_pools
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import run_rules, run_rules_alone
+from analyzer.rule_engine.set_query import IN_RUNS, split_by_run
 from analyzer.version import __version__
 from analyzer.vocabulary import PROFILE_SCOPES
 
@@ -43,10 +44,8 @@ def _problems(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, t
     """Ingest problems of every run, one query for all."""
     cursor = con.execute(_PROBLEMS, {"runs": run_ids})
     columns = [d[0] for d in cursor.description][1:]
-    found: dict[str, list[dict[str, Any]]] = {r: [] for r in run_ids}
-    for run, *row in cursor.fetchall():
-        found[run].append(dict(zip(columns, row, strict=True)))
-    return {r: tuple(rows) for r, rows in found.items()}
+    found = split_by_run(cursor.fetchall(), run_ids)
+    return {r: tuple(dict(zip(columns, row, strict=True)) for row in rows) for r, rows in found.items()}
 
 
 def diagnose(con: duckdb.DuckDBPyConnection, run_id: str, configured: ConfiguredRules) -> Diagnosis:

@@ -20,6 +20,8 @@ import secrets
 import shutil
 import tempfile
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -70,6 +72,21 @@ def connect_offline(
 def set_memory_limit(con: duckdb.DuckDBPyConnection, limit_bytes: int) -> None:
     """DuckDB's memory limit of ``con`` from now on (a multi-rank job lowers it once found: job_ingest)."""
     con.execute("SET memory_limit = ?", [duckdb_setting(limit_bytes)])
+
+
+@contextmanager
+def fixed_order(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within the block ``con`` runs on one thread, so that every float sum adds its terms in the same
+    order (analyzer/job/fixed_order.py says why); its thread count is restored afterwards."""
+    ((threads,),) = con.execute("SELECT current_setting('threads')").fetchall()
+    if threads == 1:
+        yield
+        return
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(threads)}")
 
 
 def close_to_files(con: duckdb.DuckDBPyConnection, lock_settings: bool = False) -> None:

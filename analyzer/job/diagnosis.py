@@ -7,10 +7,11 @@ from dataclasses import asdict, replace
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis
+from analyzer.duckdb_connect import fixed_order
 from analyzer.ingest.model import Problem
 from analyzer.job.damaged_evidence import mark_damaged
 from analyzer.job.explained import job_explanations
-from analyzer.job.fixed_order import fixed_order, job_rows
+from analyzer.job.fixed_order import job_rows
 from analyzer.job.grouping import Job
 from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
 from analyzer.rule_engine.model import ConfiguredRules

@@ -13,27 +13,12 @@ own tables are large and need DuckDB's threads, so there the rounding is the one
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import duckdb
 
+from analyzer.duckdb_connect import fixed_order
 from analyzer.rule_engine.runner import plain_value
-
-
-@contextmanager
-def fixed_order(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Within the block ``con`` runs on one thread; its thread count is restored afterwards."""
-    ((threads,),) = con.execute("SELECT current_setting('threads')").fetchall()
-    if threads == 1:
-        yield
-        return
-    con.execute("SET threads = 1")
-    try:
-        yield
-    finally:
-        con.execute(f"SET threads = {int(threads)}")
 
 
 def job_rows(con: duckdb.DuckDBPyConnection, sql: str, job_id: str) -> list[dict[str, Any]]:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from analyzer.duckdb_connect import connect_offline
+from analyzer.duckdb_connect import connect_offline, fixed_order
 from analyzer.ingest.database import connect
 from analyzer.ingest.metadata.discover import discover
-from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job

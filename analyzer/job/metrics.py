@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.job.fixed_order import fixed_order
+from analyzer.duckdb_connect import fixed_order
 
 _RANKS = """
 WITH w AS (SELECT rank, sum(wait_us) / greatest(count(DISTINCT step_id), 1) AS wait_us,

@@ -7,8 +7,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analyzer.duckdb_connect import fixed_order
 from analyzer.ingest.model import Problem
-from analyzer.job.fixed_order import fixed_order
 from analyzer.job.grouping import Job
 from analyzer.job.groups import load_job_groups, set_pp_stages
 from analyzer.job.matrix_links import load_job_links

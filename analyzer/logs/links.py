@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from analyzer.rule_engine.runner import plain_value
+from analyzer.rule_engine.set_query import split_by_run
 from analyzer.sql_modules import SqlDefinition, parse_module
 
 _ATTACH = "CREATE TEMP TABLE IF NOT EXISTS _log_attach (log_run_id VARCHAR, run_id VARCHAR, offset_min INTEGER)"
@@ -39,10 +40,12 @@ def attach_links(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[
 def failed_operators_of(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, tuple[dict[str, Any], ...]]:
     """Per run, its operators whose task failed, each with its error records (see links.sql, _log_failed_ops),
     read with one query for all the runs; () when no logs are attached to the connection."""
-    found: dict[str, list[dict[str, Any]]] = {r: [] for r in run_ids}
-    if con.execute(_EXISTS).fetchall()[0][0]:
-        cursor = con.execute(_ROWS, [run_ids])
-        names = [d[0] for d in cursor.description][1:]
-        for run_id, *row in cursor.fetchall():
-            found[run_id].append({n: plain_value(v) for n, v in zip(names, row, strict=True)})
-    return {r: tuple(rows) for r, rows in found.items()}
+    if not con.execute(_EXISTS).fetchall()[0][0]:
+        return dict.fromkeys(run_ids, ())
+    cursor = con.execute(_ROWS, [run_ids])
+    names = [d[0] for d in cursor.description][1:]
+    found = split_by_run(cursor.fetchall(), run_ids)
+    return {
+        r: tuple({n: plain_value(v) for n, v in zip(names, row, strict=True)} for row in rows)
+        for r, rows in found.items()
+    }

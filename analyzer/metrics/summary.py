@@ -9,21 +9,23 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-# Parameters bound in every query: $rids (the ingest run ids); each table's rows are sorted by run_id first,
+from analyzer.duckdb_connect import fixed_order
+from analyzer.rule_engine.set_query import IN_RUNS
+
+# Parameters bound in every query: $runs (the ingest run ids); each table's rows are sorted by run_id first,
 # then as one run's own rows are, and their run_id (the ingest one) becomes the catalog one per run.
 _LABEL = "coalesce(op_type, '[' || coalesce(task_type, '?') || ']')"
-_IN_RUNS = "run_id IN (SELECT unnest($rids::VARCHAR[]))"
 
 OP_TYPE_STATS_SQL = f"""
 SELECT run_id, {_LABEL} AS op_type, count(*) AS launch_count, sum(dur_us) AS total_dur_us,
        avg(dur_us) AS mean_dur_us, sum(core_time_us) AS core_time_us, sum(mte_time_us) AS mte_time_us
-FROM ops WHERE {_IN_RUNS} AND dur_us IS NOT NULL
+FROM ops WHERE {IN_RUNS} AND dur_us IS NOT NULL
 GROUP BY ALL ORDER BY run_id, total_dur_us DESC, op_type
 """
 
 OP_TYPE_STEP_STATS_SQL = f"""
 SELECT run_id, step_id, {_LABEL} AS op_type, count(*) AS launch_count, sum(dur_us) AS total_dur_us
-FROM ops WHERE {_IN_RUNS} AND dur_us IS NOT NULL
+FROM ops WHERE {IN_RUNS} AND dur_us IS NOT NULL
 GROUP BY ALL ORDER BY run_id, step_id NULLS FIRST, op_type
 """
 
@@ -32,13 +34,13 @@ WITH from_steps AS (
     -- THE step time: the diagnosis's step window (_time_windows: the export's stage length where it
     -- decomposes the step, else the step's timestamps), so diagnose, diff, sweep and runs print one value
     SELECT run_id, step_id, max(span_us) AS step_us
-    FROM _time_windows WHERE {_IN_RUNS} AND basis = 'step' AND step_id IS NOT NULL
+    FROM _time_windows WHERE {IN_RUNS} AND basis = 'step' AND step_id IS NOT NULL
     GROUP BY run_id, step_id
 ), from_ops AS (
     SELECT run_id, step_id, (max(end_ns) - min(start_ns)) / 1000.0 AS extent_us, sum(core_time_us) AS core_us,
            sum(cube_time_us) AS cube_us, sum(vector_time_us) AS vector_us,
            sum(scalar_time_us) AS scalar_us, sum(mte_time_us) AS mte_us
-    FROM ops WHERE {_IN_RUNS} AND start_ns IS NOT NULL GROUP BY run_id, step_id
+    FROM ops WHERE {IN_RUNS} AND start_ns IS NOT NULL GROUP BY run_id, step_id
 )
 SELECT o.run_id, o.step_id,
        CASE WHEN o.step_id IS NULL THEN NULL ELSE coalesce(s.step_us, o.extent_us) END AS step_time_us,
@@ -53,7 +55,7 @@ WITH o AS (
     SELECT run_id, coalesce(step_id, -1) AS sk, {_LABEL} AS label, op_name_norm AS norm, input_shapes, dur_us,
            row_number() OVER (PARTITION BY run_id, step_id ORDER BY start_ns, stream_id, task_id, op_name) - 1
                AS ordinal
-    FROM _tasks WHERE {_IN_RUNS} AND start_ns IS NOT NULL
+    FROM _tasks WHERE {IN_RUNS} AND start_ns IS NOT NULL
 ), per_step AS (SELECT run_id, sk, count(*) AS n FROM o GROUP BY run_id, sk),
 typical AS (  -- per run, the most common count of tasks in a step (the larger on a tie)
     SELECT run_id, n FROM per_step GROUP BY run_id, n
@@ -66,10 +68,10 @@ GROUP BY run_id, ordinal ORDER BY run_id, ordinal
 """
 
 RUN_METRICS_SQL = f"""
-WITH wanted AS (SELECT unnest($rids::VARCHAR[]) AS run_id),
-tasks AS (SELECT run_id, count(*) AS task_count FROM ops WHERE {_IN_RUNS} GROUP BY run_id),
+WITH wanted AS (SELECT unnest($runs::VARCHAR[]) AS run_id),
+tasks AS (SELECT run_id, count(*) AS task_count FROM ops WHERE {IN_RUNS} GROUP BY run_id),
 busy AS (SELECT run_id, max(span_us) AS span_us, max(busy_us) AS busy_us, max(busy_ratio) AS busy_ratio
-         FROM _run_busy WHERE {_IN_RUNS} GROUP BY run_id),
+         FROM _run_busy WHERE {IN_RUNS} GROUP BY run_id),
 st AS (SELECT run_id, count(*) AS step_count, avg(step_time_us) AS step_time_mean_us,
               stddev_samp(step_time_us) AS step_time_std_us, median(step_time_us) AS step_time_p50_us,
               max(step_time_us) AS step_time_max_us
@@ -109,9 +111,7 @@ def run_summary_tables(con: duckdb.DuckDBPyConnection, ingest_run_id: str, catal
 def runs_summary_tables(con: duckdb.DuckDBPyConnection, runs: list[tuple[str, str]]) -> dict[str, dict[str, pa.Table]]:
     """``run_summary_tables`` of every (ingest run id, catalog run id) of ``runs``, keyed by ingest run id:
     one query per table for all of them, each run's rows then split off."""
-    from analyzer.job.fixed_order import fixed_order  # here: fixed_order reads the rule engine, which reads this
-
-    params = {"rids": [rid for rid, _ in runs]}
+    params = {"runs": [rid for rid, _ in runs]}
     # Several runs: one thread, so that each run's rows reach every float sum in the order its own query adds
     # them (a worker of a batch runs on one thread anyway); one run keeps DuckDB's threads.
     with fixed_order(con) if len(runs) > 1 else nullcontext():

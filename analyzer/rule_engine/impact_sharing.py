@@ -30,6 +30,7 @@ from typing import Any
 import duckdb
 
 from analyzer.rule_engine.model import Finding, Rule
+from analyzer.rule_engine.set_query import IN_RUNS
 
 
 def _claim_order(f: Finding) -> tuple:
@@ -60,14 +61,14 @@ def impact_pools(con: duckdb.DuckDBPyConnection, run_ids: Iterable[str]) -> dict
     pools: dict[str, Pools] = {}
     for run_id, n, c, s in con.execute(
         "SELECT run_id, not_computing_us, computing_us, span_us FROM _time_breakdown "
-        "WHERE window_no = 0 AND run_id IN (SELECT unnest($r::VARCHAR[]))",
-        {"r": runs},
+        f"WHERE window_no = 0 AND {IN_RUNS}",
+        {"runs": runs},
     ).fetchall():
         pools[run_id] = ({run_id: n or 0.0}, {run_id: c or 0.0}, {run_id: s or 0.0}, {})
     for r, t, b in con.execute(
         "SELECT run_id, op_type, sum(busy_us) FROM _op_type_busy WHERE op_type IS NOT NULL "
-        "AND run_id IN (SELECT unnest($r::VARCHAR[])) GROUP BY run_id, op_type",
-        {"r": runs},
+        f"AND {IN_RUNS} GROUP BY run_id, op_type",
+        {"runs": runs},
     ).fetchall():
         pools.setdefault(r, ({}, {}, {}, {}))[3][r, t] = b
     return pools
@@ -155,14 +156,14 @@ def exclusive_impacts(
 
 # Per job: the collective wait per step of the rank that waits most (sums over each rank's ops in a fixed
 # order), and the job step (per step the slowest rank's stage time, averaged over steps).
-_JOB_POOLS = """
+_JOB_POOLS = f"""
 WITH w AS (SELECT run_id, rank, sum(wait_us ORDER BY wait_us) / count(DISTINCT step_id) AS wait_us
            FROM job_comm_ops
-           WHERE run_id IN (SELECT unnest($r::VARCHAR[])) AND op_kind = 'collective' AND op_rank_count >= 2
+           WHERE {IN_RUNS} AND op_kind = 'collective' AND op_rank_count >= 2
              AND wait_us IS NOT NULL
            GROUP BY run_id, rank),
 s AS (SELECT run_id, step_id, max(stage_us) AS step_us FROM job_steps
-      WHERE run_id IN (SELECT unnest($r::VARCHAR[])) GROUP BY run_id, step_id)
+      WHERE {IN_RUNS} GROUP BY run_id, step_id)
 SELECT j.run_id, coalesce((SELECT max(w.wait_us) FROM w WHERE w.run_id = j.run_id), 0) AS wait_us,
        avg(j.step_us ORDER BY j.step_us) AS step_us
 FROM s j GROUP BY j.run_id ORDER BY j.run_id
@@ -176,7 +177,7 @@ def exclusive_job_impacts(con: duckdb.DuckDBPyConnection, findings: list[Finding
     if not runs:
         return findings
     wait, step = {}, {}
-    for run_id, w, s in con.execute(_JOB_POOLS, {"r": runs}).fetchall():
+    for run_id, w, s in con.execute(_JOB_POOLS, {"runs": runs}).fetchall():
         wait[run_id], step[run_id] = w or 0.0, s or 0.0
     wait_claims = _Claims(wait)
     out: dict[int, Finding] = {}

@@ -18,7 +18,7 @@ from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.set_evidence import Evidence, evidence_of
-from analyzer.rule_engine.set_query import rows_by_run, set_sql
+from analyzer.rule_engine.set_query import rows_by_run
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
 from analyzer.rule_engine.views import create_views
 from analyzer.vocabulary import CONFIDENCES, SEVERITIES, Severity, member
@@ -329,8 +329,7 @@ def _set_reads(con: duckdb.DuckDBPyConnection, planned: list[_Planned], evidence
             continue
         first = planned[positions[0]]
         runs = [planned[n].run_ids[0] for n in positions]
-        params = bind_params(set_sql(first.rule.sql), _binding(first))
-        read = rows_by_run(con, first.rule.sql, params, runs)
+        read = rows_by_run(con, first.rule.sql, _binding(first), runs)
         if read is not None:
             columns, found = read
             evidence = _set_evidence(con, first, columns, found, evidence_limit)

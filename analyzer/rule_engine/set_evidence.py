@@ -121,7 +121,8 @@ def evidence_of(
     if rewritten is None or len(keys) < 2:
         return {}
     query = _SET_SQL.format(sql=for_every_run(rewritten, subject=True))
-    values = {k: v for k, v in binding.items() if k in sql_params(query)}
+    used = sql_params(query)
+    values = {k: v for k, v in binding.items() if k in used}
     values.update(__keys=list(range(len(keys))), __runs=[r for r, _ in keys], __subjects=[s for _, s in keys])
     try:
         cursor = con.execute(query, {**values, "__limit": limit})

@@ -12,6 +12,12 @@ from typing import Any
 
 import duckdb
 
+from analyzer.duckdb_connect import fixed_order
+from analyzer.rule_engine.validation import sql_params
+
+# The filter of a query over many runs, their ids bound to $runs.
+IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
+
 # Where the runs come from inside the set query; $run_id / $run_ids of a scope-'run' rule become its column.
 RUNS_ALIAS = "__triage_runs"
 _RUN = f"{RUNS_ALIAS}.__run"
@@ -53,18 +59,19 @@ def set_sql(sql: str) -> str:
 
 
 def rows_by_run(
-    con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any], run_ids: list[str]
+    con: duckdb.DuckDBPyConnection, sql: str, binding: dict[str, Any], run_ids: list[str]
 ) -> tuple[list[str], dict[str, list[tuple[Any, ...]]]] | None:
     """(columns, rows of each run) of the rule query ``sql`` run for every run of ``run_ids`` in one query;
     None when the set query fails or renamed a duplicate column (then the rule is run per run, as alone).
-    ``params``: the rule's other parameters, the ones ``sql`` uses."""
-    from analyzer.job.fixed_order import fixed_order  # here: fixed_order reads the runner, which reads this
-
+    ``binding``: the rule's other parameters (those the set query does not use are left out)."""
+    query = set_sql(sql)
+    used = sql_params(query)
+    params = {k: v for k, v in binding.items() if k in used}
     try:
         # One thread: a run's rows then reach each float sum in the order its own query adds them, so that
         # a number the rule returns is the same to its last digit as when the run is judged alone.
         with fixed_order(con):
-            cursor = con.execute(set_sql(sql), {**params, "__runs": run_ids})
+            cursor = con.execute(query, {**params, "__runs": run_ids})
             names = [d[0] for d in cursor.description]
             rows = cursor.fetchall()
     except duckdb.Error:
@@ -72,7 +79,13 @@ def rows_by_run(
     columns = names[1:]
     if any((m := _RENAMED.match(c)) and m.group("stem") in names for c in columns):
         return None  # DuckDB renamed a column the rule returns twice (or one named like the run column)
+    return columns, split_by_run(rows, run_ids)
+
+
+def split_by_run(rows: list[tuple[Any, ...]], run_ids: list[str]) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows of each run of ``run_ids`` (every run, [] for one without rows), their first column
+    (the run) left out; the rows of a run in the order they came."""
     found: dict[str, list[tuple[Any, ...]]] = {r: [] for r in run_ids}
     for row in rows:
         found[row[0]].append(row[1:])
-    return columns, found
+    return found
