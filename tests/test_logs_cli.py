@@ -141,3 +141,13 @@ def test_diagnose_logs_output_inside_the_log_folder_is_refused(trees, capsys):
     assert code == 2 and "lies inside" in capsys.readouterr().err
     assert not (stall / "logs" / "r").exists()
     assert main(["diagnose", str(stall / "profile"), "--log-utc-offset", "+8"]) == 2
+
+
+def test_diagnose_with_logs_of_a_job_of_summaries_only_judges_the_logs(tmp_path):
+    # the job's ranks hold no per-task data, so there is no run to link the logs to: they are judged alone
+    examples = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
+    out = tmp_path / "r"
+    args = ["diagnose", str(examples / "job_slow_rank"), "--logs", str(examples / "cann_logs" / "aicore_error")]
+    assert main([*args, "--out", str(out), "--format", "json"]) == 0
+    assert (out / "job_slow_rank" / "diagnosis.json").is_file()
+    assert json.loads((out / "aicore_error" / "logs.json").read_text(encoding="utf-8"))["findings"]

@@ -32,7 +32,8 @@ def attach_links(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[
     """Record that the logs ``log_run_id`` belong to the profiled ``run_ids`` (their clock ``offset_min``
     minutes ahead of UTC) and create the views that link their failed tasks to the runs' operators."""
     con.execute(_ATTACH)
-    con.executemany("INSERT INTO _log_attach VALUES (?, ?, ?)", [[log_run_id, r, offset_min] for r in run_ids])
+    if run_ids:  # a job of summaries only has no runs to link to (executemany refuses an empty list)
+        con.executemany("INSERT INTO _log_attach VALUES (?, ?, ?)", [[log_run_id, r, offset_min] for r in run_ids])
     for definition in link_definitions():
         con.execute(definition.create_statement())
 
