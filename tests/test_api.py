@@ -38,6 +38,7 @@ def test_readme_example_runs_as_written(tmp_path):
     assert written == sorted(["diagnosis.json", "diagnosis.md", "report.html", plotly_file_name()])
 
 
+@pytest.mark.slow  # a whole command: the full suite runs it
 def test_api_reports_equal_the_command_line_ones(tmp_path):
     assert main(["diagnose", str(EXAMPLE), "--out", str(tmp_path / "cli"), "--format", "json,md"]) == 0
     with analyzer.load(EXAMPLE) as trace:

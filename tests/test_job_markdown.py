@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from analyzer.cli import main
 from tests.conftest import ROOT
 
@@ -31,6 +33,7 @@ def test_job_gets_a_diagnosis_md_with_verdict_findings_ranks_and_rules(tmp_path)
         assert f"| {c['code']} | {c['rule']} | {c['status']} | {c['findings']} |" in text
 
 
+@pytest.mark.slow  # a whole command: the full suite runs it
 def test_job_md_only_when_md_is_asked_for(tmp_path):
     main(["diagnose", str(JOB), "--out", str(tmp_path / "a"), "--format", "md", "--quiet"])
     assert [p.name for p in (tmp_path / "a" / "job_slow_rank").iterdir()] == ["diagnosis.md"]

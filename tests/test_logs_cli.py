@@ -143,6 +143,7 @@ def test_diagnose_logs_output_inside_the_log_folder_is_refused(trees, capsys):
     assert main(["diagnose", str(stall / "profile"), "--log-utc-offset", "+8"]) == 2
 
 
+@pytest.mark.slow  # a whole command: the full suite runs it
 def test_diagnose_with_logs_of_a_job_of_summaries_only_judges_the_logs(tmp_path):
     # the job's ranks hold no per-task data, so there is no run to link the logs to: they are judged alone
     examples = Path(__file__).resolve().parents[1] / "fixtures" / "examples"

@@ -7,6 +7,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from analyzer.cli import main
 
 
@@ -49,6 +51,7 @@ def test_step_time_of_one_run_agrees_in_diagnose_diff_sweep_and_runs(real_dir, t
     assert all(_agrees(v, unit, truth) for v, unit in printed.values()), printed
 
 
+@pytest.mark.slow  # a whole command: the full suite runs it
 def test_catalog_steps_add_up_to_the_diagnosis_span_and_share_on_an_example(tmp_path, capsys):
     import duckdb
 
