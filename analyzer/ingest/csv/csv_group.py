@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from analyzer.ingest.csv.csv_joined import insert_joined
 from analyzer.ingest.csv.csv_shape import ends_mid_row
 from analyzer.ingest.csv.csv_source import CsvFile, checked_scan, probe, scans_in_parallel
 from analyzer.ingest.model import ReadContext
@@ -124,6 +125,8 @@ def _scan(con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list
     (nothing inserted), so the halves are tried until the file is alone and goes the careful path."""
     if not group:
         return set()
+    if len(group) > 1 and (joined := _insert_joined(con, statement, group)) is not None:
+        return joined
     try:
         return _insert(con, statement, group)
     except duckdb.Error:
@@ -157,6 +160,29 @@ def _insert(
         con.unregister(names)
         con.execute(f"DROP TABLE IF EXISTS {rejects}; DROP TABLE IF EXISTS {rejects}_scan")
     return {f.run_id for f, _ in group if str(f.path) in rejected or after.get(f.run_id, 0) == before.get(f.run_id, 0)}
+
+
+def _insert_joined(
+    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]
+) -> set[str] | None:
+    """The group's files read as one (csv_joined); None having changed nothing when they must be read one by one."""
+    read, typed = statement.read, statement.typed
+    runs = [f.run_id for f, _ in group]
+    names = f"_group_numbers_{next(_counter)}"
+
+    def run(path: str, numbers: pa.Table) -> None:
+        con.register(names, numbers)
+        try:
+            scan = checked_scan(typed, "", strict=True, parallel=True, header=False)
+            tagged = f"(SELECT s.* EXCLUDE (filename), m.run_id FROM {scan} s JOIN {names} m USING (filename))"
+            columns = {"filename": "INTEGER", **typed}
+            params = {"path": path, "columns": columns, "encoding": group[0][1].encoding, **read.params}
+            con.execute(statement.sql.replace("{scan}", tagged), params)
+        finally:
+            con.unregister(names)
+
+    files = [(f.run_id, f.path) for f, _ in group]
+    return insert_joined(con, run, files, group[0][1].encoding, lambda: _rows_per_run(con, read.table, runs))
 
 
 def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:

@@ -1,0 +1,107 @@
+"""Many small CSV files of one header read as one: their data lines, each led by its file's number, written
+into one temporary file that DuckDB scans once (a scan of a list of files costs more per file than a small
+file's rows do).
+
+Only files whose lines are their rows go this way (no blank line, one line end throughout, the header on its
+own line). A file whose rows came out fewer or more than its lines (a quoted line break), or a scan that
+fails (a row that does not fit, a cell that is no number), undoes the whole insert, and the caller reads
+the files the usual way (``csv_group``), which says what it says today.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+import duckdb
+import pyarrow as pa
+
+# The encodings the probe names (csv_source._head): both keep a line end one byte, whatever the text.
+_JOINABLE = frozenset({"utf-8", "latin-1"})
+
+
+def joined_lines(path: Path, number: int) -> tuple[bytes, int] | None:
+    """The file's data lines, each led by ``number,`` and ended as the file ends its lines, and how many there
+    are; None when its lines might not be its rows."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    cut = data.find(b"\n")
+    if cut < 0 or b'"' in data[:cut]:
+        return None
+    body = data[cut + 1 :]
+    crlf = data[cut - 1 : cut] == b"\r"
+    end = b"\r\n" if crlf else b"\n"
+    if body and not body.endswith(b"\n"):
+        body += end
+    lines = body.count(b"\n")
+    ends = body.count(b"\r\n") if crlf else 0
+    if body.count(b"\r") != ends or ends != (lines if crlf else 0) or body.startswith(end) or end + end in body:
+        return None
+    lead = b"%d," % number
+    return (lead + body[:-1].replace(b"\n", b"\n" + lead) + b"\n" if body else b""), lines
+
+
+def insert_joined(
+    con: duckdb.DuckDBPyConnection,
+    run: Callable[[str, pa.Table], None],
+    files: list[tuple[str, Path]],
+    encoding: str,
+    rows_of: Callable[[], dict[str, int]],
+) -> set[str] | None:
+    """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, numbers)`` (it runs the
+    kind's statement over the joined file, whose first column is each row's file number, and ``numbers``
+    maps those numbers to runs); ``rows_of()``: the runs' rows in the kind's table. Returns the runs whose
+    file gave no rows (the careful path's), or None having changed nothing when the files must be read the
+    usual way."""
+    if encoding not in _JOINABLE:
+        return None
+    fd, joined = tempfile.mkstemp(prefix="npu-triage-joined-", suffix=".csv")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            lines = _write_lines(fh, [path for _, path in files])
+        return None if lines is None else _insert(con, run, files, joined, lines, rows_of)
+    finally:
+        os.unlink(joined)
+
+
+def _write_lines(fh: BinaryIO, paths: list[Path]) -> list[int] | None:
+    """Each file's ``joined_lines`` written to ``fh`` one file at a time (a file's bytes are held only while
+    it is written); the files' line counts, or None at the first file whose lines might not be its rows."""
+    counts = []
+    for number, path in enumerate(paths):
+        part = joined_lines(path, number)
+        if part is None:
+            return None
+        fh.write(part[0])
+        counts.append(part[1])
+    return counts
+
+
+def _insert(
+    con: duckdb.DuckDBPyConnection,
+    run: Callable[[str, pa.Table], None],
+    files: list[tuple[str, Path]],
+    joined: str,
+    lines: list[int],
+    rows_of: Callable[[], dict[str, int]],
+) -> set[str] | None:
+    """The insert in a transaction kept only when every file gave as many rows as it has lines."""
+    runs = [r for r, _ in files]
+    before = rows_of()
+    numbers = pa.table({"filename": pa.array(range(len(runs)), pa.int32()), "run_id": runs})
+    kept = False
+    con.execute("BEGIN TRANSACTION")
+    try:
+        run(joined, numbers)
+        after = rows_of()
+        kept = all(after.get(r, 0) - before.get(r, 0) == n for r, n in zip(runs, lines, strict=True))
+    except duckdb.Error:
+        pass  # the files are read the usual way, which says what they hold
+    finally:
+        con.execute("COMMIT" if kept else "ROLLBACK")
+    return {r for r, n in zip(runs, lines, strict=True) if n == 0} if kept else None
