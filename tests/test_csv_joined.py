@@ -96,3 +96,14 @@ def test_a_quoted_line_break_undoes_the_joined_insert_and_the_files_go_the_usual
     assert sizes == [6]  # the joined insert was undone, then the six files were read as a list
     assert con.execute("SELECT count(*) FROM ops WHERE input_shapes LIKE '%\n%'").fetchall() == [(1,)]
     assert _tables(con)["ops"] == _alone(job)[0]["ops"]
+
+
+def test_a_file_whose_lines_might_not_be_its_rows_is_left_to_a_scan_of_its_own(job, monkeypatch):
+    kernels = sorted(job.glob("rank*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))[4]
+    lines = kernels.read_bytes().split(b"\r\n")
+    kernels.write_bytes(b"\r\n".join([*lines[:3], b"", *lines[3:]]))  # a blank line, which a scan skips
+    sizes = _list_scans(monkeypatch)
+    con = connect()
+    assert len(read_exports_together(con, scan(job)[0], frozenset()).done) == 6
+    assert sizes == [1]  # the five other files were joined
+    assert _tables(con) == _alone(job)[0]

@@ -121,19 +121,28 @@ def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tup
 
 
 def _scan(con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
-    """Insert the group's rows in one statement; a file DuckDB cannot read this way fails the statement
-    (nothing inserted), so the halves are tried until the file is alone and goes the careful path."""
+    """Insert the group's rows: joined into one file (csv_joined) where their lines are their rows, the other
+    files (all of them when the joined insert is undone) as a list (``_scan_listed``)."""
+    if len(group) > 1 and (joined := _insert_joined(con, statement, group)) is not None:
+        careful, left = joined
+        return careful | _scan_listed(con, statement, [group[n] for n in left])
+    return _scan_listed(con, statement, group)
+
+
+def _scan_listed(
+    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]
+) -> set[str]:
+    """Insert the group's rows in one scan of the list of files; a file DuckDB cannot read this way fails the
+    statement (nothing inserted), so the halves are tried until the file is alone and goes the careful path."""
     if not group:
         return set()
-    if len(group) > 1 and (joined := _insert_joined(con, statement, group)) is not None:
-        return joined
     try:
         return _insert(con, statement, group)
     except duckdb.Error:
         if len(group) == 1:
             return {group[0][0].run_id}
         half = len(group) // 2
-        return _scan(con, statement, group[:half]) | _scan(con, statement, group[half:])
+        return _scan_listed(con, statement, group[:half]) | _scan_listed(con, statement, group[half:])
 
 
 def _insert(
@@ -164,10 +173,10 @@ def _insert(
 
 def _insert_joined(
     con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]
-) -> set[str] | None:
-    """The group's files read as one (csv_joined); None having changed nothing when they must be read one by one."""
+) -> tuple[set[str], list[int]] | None:
+    """The group's files read as one (csv_joined): the careful path's runs and the positions of the files left
+    to read as a list; None having changed nothing when all of them must be read as a list."""
     read, typed = statement.read, statement.typed
-    runs = [f.run_id for f, _ in group]
     names = f"_group_numbers_{next(_counter)}"
 
     def run(path: str, numbers: pa.Table) -> None:
@@ -182,7 +191,7 @@ def _insert_joined(
             con.unregister(names)
 
     files = [(f.run_id, f.path) for f, _ in group]
-    return insert_joined(con, run, files, group[0][1].encoding, lambda: _rows_per_run(con, read.table, runs))
+    return insert_joined(con, run, files, group[0][1].encoding, lambda runs: _rows_per_run(con, read.table, runs))
 
 
 def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:

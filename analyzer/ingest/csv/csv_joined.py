@@ -51,57 +51,59 @@ def insert_joined(
     run: Callable[[str, pa.Table], None],
     files: list[tuple[str, Path]],
     encoding: str,
-    rows_of: Callable[[], dict[str, int]],
-) -> set[str] | None:
+    rows_of: Callable[[list[str]], dict[str, int]],
+) -> tuple[set[str], list[int]] | None:
     """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, numbers)`` (it runs the
     kind's statement over the joined file, whose first column is each row's file number, and ``numbers``
-    maps those numbers to runs); ``rows_of()``: the runs' rows in the kind's table. Returns the runs whose
-    file gave no rows (the careful path's), or None having changed nothing when the files must be read the
-    usual way."""
+    maps those numbers to runs); ``rows_of(runs)``: those runs' rows in the kind's table. Returns the runs
+    whose file gave no rows (the careful path's) and the positions in ``files`` of the files left out (whose
+    lines might not be their rows), or None having changed nothing when every file must be read the usual way."""
     if encoding not in _JOINABLE:
         return None
     fd, joined = tempfile.mkstemp(prefix="npu-triage-joined-", suffix=".csv")
     try:
         with os.fdopen(fd, "wb") as fh:
             lines = _write_lines(fh, [path for _, path in files])
-        return None if lines is None else _insert(con, run, files, joined, lines, rows_of)
+        taken = [(files[n][0], count) for n, count in lines.items()]
+        careful = _insert(con, run, taken, joined, rows_of) if len(taken) > 1 else None
+        return None if careful is None else (careful, [n for n in range(len(files)) if n not in lines])
     finally:
         os.unlink(joined)
 
 
-def _write_lines(fh: BinaryIO, paths: list[Path]) -> list[int] | None:
+def _write_lines(fh: BinaryIO, paths: list[Path]) -> dict[int, int]:
     """Each file's ``joined_lines`` written to ``fh`` one file at a time (a file's bytes are held only while
-    it is written); the files' line counts, or None at the first file whose lines might not be its rows."""
-    counts = []
-    for number, path in enumerate(paths):
-        part = joined_lines(path, number)
-        if part is None:
-            return None
-        fh.write(part[0])
-        counts.append(part[1])
+    it is written), numbered in the order written; the line count of each file written, by position in
+    ``paths`` (a file whose lines might not be its rows is left out)."""
+    counts: dict[int, int] = {}
+    for n, path in enumerate(paths):
+        part = joined_lines(path, len(counts))
+        if part is not None:
+            fh.write(part[0])
+            counts[n] = part[1]
     return counts
 
 
 def _insert(
     con: duckdb.DuckDBPyConnection,
     run: Callable[[str, pa.Table], None],
-    files: list[tuple[str, Path]],
+    taken: list[tuple[str, int]],
     joined: str,
-    lines: list[int],
-    rows_of: Callable[[], dict[str, int]],
+    rows_of: Callable[[list[str]], dict[str, int]],
 ) -> set[str] | None:
-    """The insert in a transaction kept only when every file gave as many rows as it has lines."""
-    runs = [r for r, _ in files]
-    before = rows_of()
+    """The insert of ``taken`` ((run, lines), in the joined file's order) in a transaction kept only when
+    every file gave as many rows as it has lines."""
+    runs = [r for r, _ in taken]
+    before = rows_of(runs)
     numbers = pa.table({"filename": pa.array(range(len(runs)), pa.int32()), "run_id": runs})
     kept = False
     con.execute("BEGIN TRANSACTION")
     try:
         run(joined, numbers)
-        after = rows_of()
-        kept = all(after.get(r, 0) - before.get(r, 0) == n for r, n in zip(runs, lines, strict=True))
+        after = rows_of(runs)
+        kept = all(after.get(r, 0) - before.get(r, 0) == n for r, n in taken)
     except duckdb.Error:
         pass  # the files are read the usual way, which says what they hold
     finally:
         con.execute("COMMIT" if kept else "ROLLBACK")
-    return {r for r, n in zip(runs, lines, strict=True) if n == 0} if kept else None
+    return {r for r, n in taken if n == 0} if kept else None
