@@ -3,6 +3,7 @@ lines might not be their rows refused, and a joined insert that does not give ea
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -106,4 +107,14 @@ def test_a_file_whose_lines_might_not_be_its_rows_is_left_to_a_scan_of_its_own(j
     con = connect()
     assert len(read_exports_together(con, scan(job)[0], frozenset()).done) == 6
     assert sizes == [1]  # the five other files were joined
+    assert _tables(con) == _alone(job)[0]
+
+
+def test_without_a_temporary_folder_the_files_are_read_as_a_list(job, monkeypatch, tmp_path):
+    con = connect()  # its spill folder is made now
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "absent"))
+    sizes = _list_scans(monkeypatch)
+    assert len(read_exports_together(con, scan(job)[0], frozenset()).done) == 6
+    assert sizes == [6, 6]
+    monkeypatch.undo()
     assert _tables(con) == _alone(job)[0]

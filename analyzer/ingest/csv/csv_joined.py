@@ -10,6 +10,7 @@ the files the usual way (``csv_group``), which says what it says today.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -60,15 +61,21 @@ def insert_joined(
     lines might not be their rows), or None having changed nothing when every file must be read the usual way."""
     if encoding not in _JOINABLE:
         return None
-    fd, joined = tempfile.mkstemp(prefix="npu-triage-joined-", suffix=".csv")
+    try:
+        fd, joined = tempfile.mkstemp(prefix="npu-triage-joined-", suffix=".csv")
+    except OSError:  # no temporary folder to write in: the usual way needs none
+        return None
     try:
         with os.fdopen(fd, "wb") as fh:
             lines = _write_lines(fh, [path for _, path in files])
         taken = [(files[n][0], count) for n, count in lines.items()]
         careful = _insert(con, run, taken, joined, rows_of) if len(taken) > 1 else None
         return None if careful is None else (careful, [n for n in range(len(files)) if n not in lines])
+    except OSError:  # the temporary folder is full
+        return None
     finally:
-        os.unlink(joined)
+        with contextlib.suppress(OSError):
+            os.unlink(joined)
 
 
 def _write_lines(fh: BinaryIO, paths: list[Path]) -> dict[int, int]:
