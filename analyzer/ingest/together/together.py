@@ -157,7 +157,8 @@ def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: li
     careful = {f.run_id for f, rows in zip(files, found, strict=True) if rows is None}
     tables = [rows for rows in found if rows is not None and rows.num_rows]
     if tables:
-        con.register("_comm_ops_together", pa.concat_tables(tables))
+        # One chunk: DuckDB scans an Arrow table chunk by chunk, and a chunk per run costs more than its rows.
+        con.register("_comm_ops_together", pa.concat_tables(tables).combine_chunks())
         try:
             con.execute("INSERT INTO comm_ops BY NAME SELECT * FROM _comm_ops_together")
         finally:
