@@ -20,6 +20,9 @@ from typing import BinaryIO
 import duckdb
 import pyarrow as pa
 
+# Runs the kind's statement over the joined file (and the table of its file numbers' runs); counts runs' rows.
+Run = Callable[[str, pa.Table], None]
+RowsOf = Callable[[list[str]], dict[str, int]]
 # The encodings the probe names (csv_source._head): both keep a line end one byte, whatever the text.
 _JOINABLE = frozenset({"utf-8", "latin-1"})
 
@@ -48,11 +51,7 @@ def joined_lines(path: Path, number: int) -> tuple[bytes, int] | None:
 
 
 def insert_joined(
-    con: duckdb.DuckDBPyConnection,
-    run: Callable[[str, pa.Table], None],
-    files: list[tuple[str, Path]],
-    encoding: str,
-    rows_of: Callable[[list[str]], dict[str, int]],
+    con: duckdb.DuckDBPyConnection, run: Run, files: list[tuple[str, Path]], encoding: str, rows_of: RowsOf
 ) -> tuple[set[str], list[int]] | None:
     """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, numbers)`` (it runs the
     kind's statement over the joined file, whose first column is each row's file number, and ``numbers``
@@ -92,14 +91,10 @@ def _write_lines(fh: BinaryIO, paths: list[Path]) -> dict[int, int]:
 
 
 def _insert(
-    con: duckdb.DuckDBPyConnection,
-    run: Callable[[str, pa.Table], None],
-    taken: list[tuple[str, int]],
-    joined: str,
-    rows_of: Callable[[list[str]], dict[str, int]],
+    con: duckdb.DuckDBPyConnection, run: Run, taken: list[tuple[str, int]], joined: str, rows_of: RowsOf
 ) -> set[str] | None:
     """The insert of ``taken`` ((run, lines), in the joined file's order) in a transaction kept only when
-    every file gave as many rows as it has lines."""
+    every file gave as many rows as it has lines: the runs whose file gave none, else None."""
     runs = [r for r, _ in taken]
     before = rows_of(runs)
     numbers = pa.table({"filename": pa.array(range(len(runs)), pa.int32()), "run_id": runs})
