@@ -27,6 +27,8 @@ class _BackwardsPool(LocalPool):
         super().__init__(1)
         self._slots, self.lose = slots, lose
         self.handed: list[int] = []  # the chunks given to the "workers"
+        self.notes: list[str] = []
+        self.note = self.notes.append  # as DaskExecutor's: what the user is told
 
     @property
     def slots(self) -> int:
@@ -66,6 +68,11 @@ def test_chunks_read_in_any_order_or_lost_give_the_tables_of_one_read(job, one_r
     pool = _BackwardsPool(slots=2, lose=lose)
     rows, run_ids, problems, job_problems = _read(job, pool)
     assert pool.handed == [3, 2, 1, 0]  # 4 chunks of 2 ranks
+    if lose is None:
+        assert pool.notes == []
+    else:
+        assert len(pool.notes) == 1 and "the worker reading 2 export(s)" in pool.notes[0]
+        assert "RuntimeError: worker lost" in pool.notes[0] and pool.notes[0].endswith("they are read here")
     assert run_ids == one_read[1] and len(run_ids) == 8
     assert problems == one_read[2]
     assert any(f"rank{DAMAGED_RANK}_" in p.file and "kernel_details.csv" in p.file for p in problems)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from analyzer.errors import first_line
 from analyzer.ingest.database import connect
 from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.metadata.discover import Unreadable
@@ -85,10 +86,11 @@ def insert_chunk(con: duckdb.DuckDBPyConnection, got: ChunkTables) -> None:
 
 def spread_reader(executor: Executor) -> Callable[..., Ingested]:
     """A reader of a tree's exports with ``load_export``'s keywords (path, con, sources, unreadable,
-    left_out_kinds, progress) that spreads them over ``executor``."""
+    left_out_kinds, progress) that spreads them over ``executor``; a lost chunk is said to the executor's
+    ``note`` when it has one (the CLI's DaskExecutor: on stderr)."""
 
     def read(path: Path, **kwargs: Any) -> Ingested:
-        return read_spread(path, executor=executor, **kwargs)
+        return read_spread(path, executor=executor, note=getattr(executor, "note", None), **kwargs)
 
     return read
 
@@ -102,9 +104,11 @@ def read_spread(
     unreadable: Sequence[Unreadable] = (),
     left_out_kinds: frozenset[str] = frozenset(),
     progress: Callable[[ExportSource], None] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Ingested:
     """``load_export(path, con, sources=sources, ...)``, its exports read by ``executor``'s workers: the same
-    run ids, problems (in the same order) and table rows. Fewer than two exports are read in this process."""
+    run ids, problems (in the same order) and table rows. Fewer than two exports are read in this process.
+    ``note``: told of each chunk read here because its worker lost it (a worker that does not see the files)."""
     if len(sources) < 2:
         return load_export(path, con, progress, left_out_kinds, sources, unreadable)
     result = load_export(path, con, sources=[], unreadable=unreadable)  # the unreadable folders' problems
@@ -115,16 +119,26 @@ def read_spread(
     for chunk, got in executor.completed(read_chunk, chunks):
         waiting[chunk.index] = got
         while taken in waiting:  # in the tree's order, whichever finished first
-            _take(result, chunks[taken], waiting.pop(taken), progress)
+            _take(result, chunks[taken], waiting.pop(taken), progress, note)
             taken += 1
     return result
 
 
-def _take(result: Ingested, chunk: ReadChunk, got: ChunkTables | BaseException, progress: Callable | None) -> None:
+def _take(
+    result: Ingested,
+    chunk: ReadChunk,
+    got: ChunkTables | BaseException,
+    progress: Callable | None,
+    note: Callable | None,
+) -> None:
     """One chunk into the parent: its worker's tables, or, when its worker was lost, the chunk read here."""
     if isinstance(got, BaseException):
         if stop_requested():
             raise got
+        if note:
+            names = f"{chunk.sources[0].source_id} .. {chunk.sources[-1].source_id}"
+            why = f"{type(got).__name__}: {first_line(got)}"
+            note(f"the worker reading {len(chunk.sources)} export(s) ({names}) failed ({why}); they are read here")
         got = read_chunk(chunk)
     insert_chunk(result.con, got)
     result.run_ids.extend(got.run_ids)
