@@ -67,7 +67,7 @@ def measure(job: Path, scratch: Path, workers: int, rounds: int, baseline: Path 
     return rows
 
 
-def section(rows: dict[str, list[TreeMeasurement]], job: Path, workers: int, load: tuple[float, ...]) -> str:
+def section(rows: dict[str, list[TreeMeasurement]], job: Path, workers: int, load: tuple[float, ...], how: str) -> str:
     """The Markdown section of docs/benchmark.md, markers included."""
     ranks = sum(1 for p in job.iterdir() if p.is_dir())
     kernels = sum(1 for _ in job.glob("*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
@@ -99,7 +99,7 @@ def section(rows: dict[str, list[TreeMeasurement]], job: Path, workers: int, loa
         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start (shared; the benchmark ran under `nice`). "
         "Every way wrote the same files, byte for byte. " + _verdict(walls, base),
         "",
-        f"Regenerate: `python bench/job_spread.py --job {job} --workers {workers}`.",
+        f"Regenerate: `python bench/job_spread.py {how}`.",
         END,
     ]
     return "\n".join(lines) + "\n"
@@ -130,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     args.scratch.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
     rows = measure(args.job.resolve(), args.scratch.resolve(), args.workers, args.rounds, args.baseline)
-    text = section(rows, args.job, args.workers, load)
+    how = f"--job {args.job} --workers {args.workers} --rounds {args.rounds}"
+    how += f" --baseline {args.baseline}" if args.baseline else ""
+    text = section(rows, args.job, args.workers, load, how)
     if args.no_docs:
         print(text)
     else:

@@ -25,7 +25,7 @@ def add_spread_options(p: argparse.ArgumentParser) -> None:
         help="with --executor dask: a running scheduler, e.g. tcp://HOST:8786 (default: a local cluster of --jobs "
         "workers); its workers must see the exports at the same paths",
     )
-    p.add_argument("--jobs", type=int, help="with --executor: worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=int, metavar="N", help="with --executor: worker processes (default: CPU count)")
 
 
 def check_spread_options(args: argparse.Namespace) -> None:
