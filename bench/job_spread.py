@@ -72,7 +72,8 @@ def section(rows: dict[str, list[TreeMeasurement]], job: Path, workers: int, loa
     ranks = sum(1 for p in job.iterdir() if p.is_dir())
     kernels = sum(1 for _ in job.glob("*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
     walls = {name: median([s.wall_s for s in samples]) for name, samples in rows.items()}
-    base = walls["one process"]
+    cpus = {name: median([s.cpu_s for s in samples]) for name, samples in rows.items()}
+    base, base_cpu = walls["one process"], cpus["one process"]
     lines = [
         START,
         "## A job's ranks read by an executor",
@@ -83,26 +84,35 @@ def section(rows: dict[str, list[TreeMeasurement]], job: Path, workers: int, loa
         f"{len(rows['one process'])} interleaved run(s); CPU time and peak RSS over the whole process tree.",
         "",
         "| way | wall s | CPU s (user + system) | peak RSS, all processes MB | peak RSS, largest process MB "
-        "| wall against one process |",
+        "| wall, CPU against one process |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for name, samples in rows.items():
-        wall = walls[name]
         lines.append(
-            f"| {name} | {wall:.1f} | {median([s.cpu_s for s in samples]):.1f} | "
-            f"{max(s.peak_tree_rss_mb for s in samples):.0f} | {max(s.peak_process_rss_mb for s in samples):.0f} "
-            f"| {wall / base:.2f}x |"
+            f"| {name} | {walls[name]:.1f} | {cpus[name]:.1f} | {max(s.peak_tree_rss_mb for s in samples):.0f} | "
+            f"{max(s.peak_process_rss_mb for s in samples):.0f} | {walls[name] / base:.2f}x, "
+            f"{cpus[name] / base_cpu:.2f}x |"
         )
     lines += [
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; load average "
         f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start (shared; the benchmark ran under `nice`). "
-        "Every way wrote the same files, byte for byte. " + _verdict(walls, base),
+        "Every way wrote the same files, byte for byte. "
+        + _load_note(load, len(rows) > len(WAYS))
+        + _verdict(walls, base),
         "",
         f"Regenerate: `python bench/job_spread.py {how}`.",
         END,
     ]
     return "\n".join(lines) + "\n"
+
+
+def _load_note(load: tuple[float, ...], baseline: bool) -> str:
+    """On a machine busier than its cores, wall times carry the other work more than the CPU times do."""
+    if load[0] <= (os.cpu_count() or 1):
+        return ""
+    same = " (the one process of both checkouts runs the same reading code)" if baseline else ""
+    return f"The machine was busier than its cores: the wall times carry the other work{same}, the CPU times less. "
 
 
 def _verdict(walls: dict[str, float], base: float) -> str:

@@ -3,9 +3,10 @@
 Each worker reads its chunk with the loader as it is (``load_export`` of the chunk's exports, with the
 messages it gives each file) into a connection of its own, and hands back the chunk's run ids, problems
 and normalized tables as Arrow (they travel to the parent whatever the cluster, no shared folder needed).
-The parent inserts the chunks in the exports' order, so that its tables hold their rows in the order one
-``load_export`` of every export gives them: what follows (job tables, rules, reports) runs on them as
-it does after a read in one process. A chunk whose worker is lost is read by the parent itself.
+The parent inserts the chunks in the exports' order, so that each run's rows are stored as one
+``load_export`` of every export stores them (only the runs' order may differ: an export read alone, a
+damaged one, follows the exports read together in its chunk, not in the whole tree), and what follows
+(job tables, rules, reports) gives the same bytes. A chunk whose worker is lost is read by the parent.
 """
 
 from __future__ import annotations
