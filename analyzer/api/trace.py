@@ -17,11 +17,14 @@ from analyzer.ingest.metadata.discover import Scanned
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
 from analyzer.job.job_ingest import JOB_MEMORY_BYTES, LoadedJob, load_with_jobs
+from analyzer.job.spread_read import spread_reader
 from analyzer.logs.profile_join import AttachedLogs
 
 if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
     import polars as pl
     import pyarrow as pa
+
+    from analyzer.runs.executor import Executor
 
 
 @dataclass
@@ -112,6 +115,7 @@ def load(
     scanned: Scanned | None = None,
     progress: Callable[[ExportSource], None] | None = None,
     logs: bool | Path | str = True,
+    executor: Executor | None = None,
 ) -> Trace:
     """Read every export under ``path`` (an export folder or a folder above several), every multi-rank
     job found there (``Trace.jobs``; ranks holding summaries only are read as the job's only) and the CANN
@@ -125,12 +129,17 @@ def load(
         progress: called with each export as its reading starts.
         logs: True: the log collections found inside or beside the exports; a folder: its collections,
             on every run; False: none (``attach_logs`` reads them later, with a UTC offset).
+        executor: an entered executor (``runs.executor.LocalPool``, ``runs.dask_executor.DaskExecutor``)
+            whose workers read the exports in chunks (``job/spread_read.py``); default: this process.
 
     Raises IngestError when nothing readable is there; problems with single files are listed in
     ``Trace.problems`` (and a job's in its ``problems``) instead."""
     con = connect(memory_limit_bytes(memory_limit))
     job_limit = capped_default(JOB_MEMORY_BYTES, memory_limit)
-    ingested, jobs = load_with_jobs(Path(path), left_out_kinds, scanned, progress, con=con, job_limit=job_limit)
+    reader = {"read_runs": spread_reader(executor)} if executor is not None else {}
+    ingested, jobs = load_with_jobs(
+        Path(path), left_out_kinds, scanned, progress, con=con, job_limit=job_limit, **reader
+    )
     trace = Trace(ingested.con, ingested.run_ids, ingested.problems, ingested.sources, jobs)
     if logs is not False:
         from analyzer.api.logs import attach_logs  # it builds on the Trace defined here

@@ -19,6 +19,7 @@ from analyzer.cli.rule_options import (
     load_checked_rules,
     rule_overrides,
 )
+from analyzer.cli.spread_options import add_spread_options, check_spread_options, open_spread_executor
 from analyzer.cli.usage import UsageError
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.duckdb_connect import is_duckdb_file
@@ -57,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_allow_partial(p, "the reports")
     add_rule_options(p)
+    add_spread_options(p)
     p.set_defaults(func=run)
 
 
@@ -71,7 +73,10 @@ def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None =
     # The timeline kinds no rule reads are not stored, unless --db is to hold every table.
     left_out = frozenset() if args.db else unread_timeline_kinds(rules)
     # the logs are read after the checks of their own (_check_logs, _found_logs)
-    trace = analyzer.load(args.path, left_out_kinds=left_out, scanned=scanned, progress=progress, logs=False)
+    with open_spread_executor(args) as executor:  # its workers end once the exports are read
+        trace = analyzer.load(
+            args.path, left_out_kinds=left_out, scanned=scanned, progress=progress, logs=False, executor=executor
+        )
     if args.db:  # the runs' tables and the jobs' (whose run_id is the job id)
         trace.save(args.db)
     return trace
@@ -224,6 +229,7 @@ def _judge(
 
 def run(args: argparse.Namespace) -> int:
     formats = report_formats(args.format)
+    check_spread_options(args)
     log_offset = _check_logs(args)
     scanned = _check_outputs(args)
     found = _found_logs(args, scanned)

@@ -39,13 +39,15 @@ def load_with_jobs(
     *,
     con: duckdb.DuckDBPyConnection | None = None,
     job_limit: int | None = None,
+    read_runs: Callable[..., Ingested] = load_export,
 ) -> tuple[Ingested, list[LoadedJob]]:
     """Every export under ``path`` read as a run, except the job ranks holding summaries only (no
     per-task data: nothing a per-rank diagnosis could judge), which only the job tables read; and
     every job found, its tables filled. ``scanned``: the path's ``discover.scan`` when the caller has it
     already; ``progress``: called as each export starts being read (load_export); ``con``: the connection
     to fill (default: a new one of ``connect()``); ``job_limit``: DuckDB's memory limit from the moment a job is
-    found (``JOB_MEMORY_BYTES``), when given.
+    found (``JOB_MEMORY_BYTES``), when given; ``read_runs``: what reads the exports read as runs, with
+    ``load_export``'s keywords (``spread_read.spread_reader``: spread over an executor).
     Raises IngestError like load_export."""
     if not path.exists():
         raise IngestError(absent_reason(path), printable(path))
@@ -58,7 +60,7 @@ def load_with_jobs(
         set_memory_limit(con, job_limit)
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]
-    ingested = load_export(
+    ingested = read_runs(
         path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable, progress=progress
     )
     loaded = []
