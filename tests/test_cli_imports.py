@@ -26,3 +26,22 @@ def test_json_diagnosis_and_every_command_parser_load_no_plotting_library(tmp_pa
     )  # fmt: skip
     assert run.stdout.split("\n")[-2] == "0 []", run.stdout + run.stderr
     assert (tmp_path / "out" / "job_slow_rank" / "diagnosis.json").is_file()
+
+
+_ONE_EXPORT = """
+import sys
+from analyzer.cli import main
+code = main(["diagnose", sys.argv[1], "--format", "json,md", "--out", sys.argv[2], "--quiet"])
+print(code, sorted({m.split(".")[0] for m in sys.modules} & {"numpy", "pyarrow", "polars", "plotly"}))
+"""
+
+
+def test_one_export_diagnosed_as_json_and_markdown_loads_no_arrow_or_numpy(tmp_path):
+    # pyarrow and numpy are slow to import, and a single export needs neither: only the readers of
+    # many exports, jobs and the table API load them
+    example = ROOT / "fixtures" / "examples" / "resnet_host_sync"
+    run = subprocess.run(
+        [sys.executable, "-c", _ONE_EXPORT, str(example), str(tmp_path / "out")],
+        capture_output=True, text=True, cwd=ROOT, check=False, timeout=120,
+    )  # fmt: skip
+    assert run.stdout.split("\n")[-2] == "0 []", run.stdout + run.stderr
