@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import duckdb
 
 from analyzer.errors import first_line
+from analyzer.ingest.beside import beside_at, reading_beside
 from analyzer.ingest.database import connect
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
-from analyzer.ingest.together.together import read_exports_together
 from analyzer.stop_signal import stop_requested
 
 
@@ -47,9 +48,14 @@ def _read_source(
     kinds = [kind for kind in READERS if source.files.get(kind)]
     pre_read = pre_read or {}
     parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
-    for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in READERS order
-        if kind not in pre_read:
+    todo = [k for k in sorted(kinds, key=lambda k: k not in _FIRST) if k not in pre_read]  # else in READERS order
+    split = beside_at(con, todo)
+    beside = [partial(_guarded, READERS[k], paths=source.files[k], ctx=parts[k]) for k in todo[split : split + 1]]
+    with reading_beside(con, beside[0] if beside else None):
+        for kind in todo[:split]:
             _guarded(READERS[kind], con, source.files[kind], parts[kind])
+    for kind in todo[split + 1 :]:
+        _guarded(READERS[kind], con, source.files[kind], parts[kind])
     for kind in kinds:  # problems in READERS order, whichever reader ran first
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
@@ -136,16 +142,16 @@ def _read_sources(
 ) -> Ingested:
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
-    together = read_exports_together(con, sources, left_out_kinds)
+    done, pre_read = _read_together(con, sources, left_out_kinds)
     split = False  # whether a run read so far was split by device (its runs may match a later export's pattern)
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in together.done:  # read together: one device, nothing to report
+        if source.source_id in done:  # read together: one device, nothing to report
             result.run_ids.extend(_runs_of(con, source) if split else [source.source_id])
             continue
         try:
-            ctx = _read_source(con, source, left_out_kinds, together.pre_read.get(source.source_id))
+            ctx = _read_source(con, source, left_out_kinds, pre_read.get(source.source_id))
         except (duckdb.OutOfMemoryException, duckdb.InterruptException):
             raise
         except Exception as exc:  # one export that cannot be read never ends the reading of the others
@@ -167,6 +173,20 @@ def _read_sources(
         split = split or any(r != source.source_id for r in runs)
         result.run_ids.extend(runs)
     return result
+
+
+def _read_together(
+    con: duckdb.DuckDBPyConnection, sources: list[ExportSource], left_out_kinds: frozenset[str]
+) -> tuple[Mapping[str, ReadContext], Mapping[str, Mapping[str, ReadContext]]]:
+    """What ``read_exports_together`` read of ``sources``: the exports read whole, and the kinds read of
+    others. A single export is always read alone, so its reading never loads the set-wise reader (nor
+    pyarrow, which that loads)."""
+    if len(sources) < 2:
+        return {}, {}
+    from analyzer.ingest.together.together import read_exports_together
+
+    together = read_exports_together(con, sources, left_out_kinds)
+    return together.done, together.pre_read
 
 
 def _runs_of(con: duckdb.DuckDBPyConnection, source: ExportSource) -> list[str]:

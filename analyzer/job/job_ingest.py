@@ -14,7 +14,6 @@ from analyzer.ingest.loader import Ingested, load_export
 from analyzer.ingest.metadata.discover import Scanned, absent_reason, printable, scan
 from analyzer.ingest.model import ExportSource, IngestError, Problem
 from analyzer.job.grouping import Job, find_jobs
-from analyzer.job.tables import load_job
 
 # A job's ranks fill tables that grow with the number of ranks and are scanned in order (helper tables, rank
 # pages): past this, DuckDB keeps them in its temporary folder, so that the process does not grow with the
@@ -64,6 +63,8 @@ def load_with_jobs(
         path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable, progress=progress
     )
     loaded = []
+    if jobs:  # the job tables' readers (and pyarrow, which they use) load only when a job is found
+        from analyzer.job.tables import load_job
     for job in jobs:
         problems, note = load_job(con, job)
         loaded.append(LoadedJob(job, problems, note))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
-import pyarrow as pa
 
 from analyzer.ingest.model import ExportSource
 
@@ -84,6 +83,8 @@ def read_rank_metadata(con: duckdb.DuckDBPyConnection, sources: list[ExportSourc
     found: dict[int, tuple] = {}
     groups: dict[int, list[tuple[str, str, tuple[int, ...]]]] = {}
     if rows:
+        import pyarrow as pa  # here, not with every command: a single export has no ranks to read
+
         files = pa.table(
             {
                 "source_no": [r[0] for r in rows],

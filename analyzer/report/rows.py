@@ -6,10 +6,12 @@ import csv
 import io
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 from rich.table import Table
+
+if TYPE_CHECKING:  # the rows come as Arrow tables; a command writing TSV lines only never loads pyarrow
+    import pyarrow as pa
 
 
 def _cell(value: Any) -> str:

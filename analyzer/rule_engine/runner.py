@@ -16,7 +16,6 @@ from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
-from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.set_evidence import Evidence, evidence_of
 from analyzer.rule_engine.set_query import rows_by_run
 from analyzer.rule_engine.validation import FINDING_COLUMNS, sql_params
@@ -296,7 +295,9 @@ def _judge(
     build_views(con, configured)
     planned = _plan(configured, run_ids, Availability(con), alone=alone)
     several = [p.run_ids for p in planned if p.rule.scope == "runs" and not p.skipped]
-    if several:  # what the rules comparing runs read; not made when none of them runs
+    if several:  # what the rules comparing runs read; not made (nor pyarrow loaded) when none of them runs
+        from analyzer.rule_engine.scaling_views import create_run_scaling_views
+
         create_run_scaling_views(con, list(several[0]))
     spans = _run_spans(con)
     read = _set_reads(con, planned, evidence_limit)

@@ -17,12 +17,15 @@ import json
 import re
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
+
+if TYPE_CHECKING:  # pyarrow loads when a communication file is read, not with every command
+    import pyarrow as pa
 
 _LINKS = ("HCCS", "RDMA", "PCIE", "SIO")  # physical transports; SDMA aggregates the on-node ones
 _TIMES_MS = {
@@ -33,17 +36,25 @@ _TIMES_MS = {
     "idle_us": "Idle Time(ms)",
 }
 _RATIOS = {"wait_ratio": "Wait Time Ratio", "sync_ratio": "Synchronization Time Ratio"}
-COMM_OPS_TYPES = {
-    "step_id": pa.int64(),
-    "op_name": pa.string(),
-    "group_name": pa.string(),
-    "op_kind": pa.string(),
-    "start_ns": pa.int64(),
-    "transit_size_mb": pa.float64(),
-    "bandwidth_gb_per_s": pa.float64(),
-    "transport": pa.string(),
-    **{k: pa.float64() for k in (*_TIMES_MS, *_RATIOS)},
+# comm_ops columns of a file's rows and their Arrow types (pyarrow's type names).
+_COMM_OPS_TYPES = {
+    "step_id": "int64",
+    "op_name": "string",
+    "group_name": "string",
+    "op_kind": "string",
+    "start_ns": "int64",
+    "transit_size_mb": "float64",
+    "bandwidth_gb_per_s": "float64",
+    "transport": "string",
+    **{k: "float64" for k in (*_TIMES_MS, *_RATIOS)},
 }
+
+
+def comm_ops_table(rows: list[dict[str, object]]) -> pa.Table:
+    """``communication_rows`` as an Arrow table of comm_ops' columns."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows, schema=pa.schema([(k, getattr(pa, t)()) for k, t in _COMM_OPS_TYPES.items()]))
 
 
 def _number(value: object) -> Decimal | None:
@@ -186,8 +197,7 @@ def load_communication(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], 
     rows = communication_rows(paths, ctx)
     if not rows:
         return 0
-    table = pa.Table.from_pylist(rows, schema=pa.schema(list(COMM_OPS_TYPES.items())))
-    con.register("_comm_ops_rows", table)
+    con.register("_comm_ops_rows", comm_ops_table(rows))
     try:
         return insert_rows(con, "comm_ops", ctx.run_id, "SELECT * FROM _comm_ops_rows")
     finally:

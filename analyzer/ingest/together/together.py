@@ -12,8 +12,8 @@ import pyarrow as pa
 
 from analyzer.execution.threads import cores, thread_count
 from analyzer.ingest.communication.communication_json import (
-    COMM_OPS_TYPES,
     check_communication_matrix,
+    comm_ops_table,
     communication_rows,
 )
 from analyzer.ingest.csv.csv_group import RunFile, probe_files, read_groups
@@ -166,9 +166,6 @@ def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: li
     return careful
 
 
-_COMM_OPS = pa.schema(list(COMM_OPS_TYPES.items()))
-
-
 def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
     """The comm_ops rows of one run's file, tagged with its run (columns, not a Python object per row
     held for every run at once); None when the reader has anything to say."""
@@ -182,7 +179,7 @@ def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
         return None
     if f.ctx.problems:
         return None
-    table = pa.Table.from_pylist(rows, schema=_COMM_OPS)
+    table = comm_ops_table(rows)
     return table.add_column(0, pa.field("run_id", pa.string()), pa.array([f.run_id] * table.num_rows, pa.string()))
 
 
