@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analyzer.report.charts import _scaled, rows_where
+from analyzer.report.charts import _scaled, rows_equal, rows_where
 
 
 def _values() -> pl.Series:
@@ -35,9 +35,13 @@ def test_scaled_keeps_nulls_and_integers() -> None:
     assert _scaled(pl.Series([None, None], dtype=pl.Float64), 2.0) == [None, None]
 
 
-def test_rows_where_keeps_order_schema_and_nulls() -> None:
-    table = pl.DataFrame({"x": [3, None, 1, 2], "y": ["a", "b", None, "d"]})
+def test_rows_where_is_polars_filter_as_lists() -> None:
+    table = pl.DataFrame({"x": [3, None, 1, 2], "y": ["a", "b", None, "d"], "z": [0.5, float("nan"), None, 2.0]})
     keep = [True, True, False, True]
-    assert rows_where(table, keep).equals(table.filter(pl.Series(keep)))
-    none = rows_where(table, [False] * 4)
-    assert none.height == 0 and none.schema == table.schema
+    expected = table.filter(pl.Series(keep)).to_dict(as_series=False)
+    assert repr(rows_where(table, keep)) == repr(expected)
+    assert repr(rows_where(table.to_dict(as_series=False), keep, ["z", "x"])) == repr(
+        {"z": expected["z"], "x": expected["x"]}
+    )
+    assert rows_where(table, [False] * 4) == {"x": [], "y": [], "z": []}
+    assert rows_equal(table, "y", "b", ["x"]) == {"x": [None]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import numpy as np
@@ -219,25 +219,33 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     return out
 
 
-def rows_where(table: pl.DataFrame, keep: list[bool]) -> pl.DataFrame:
-    """The rows of ``table`` where ``keep`` (one flag per row, made by a Python pass over a column) is true, in
-    their order: gathered by their row numbers, cheaper on a chart's few thousand rows than a filter (an
-    expression planned for each call).
+Columns = pl.DataFrame | dict[str, list]  # a table, or its columns as lists
 
-    >>> rows_where(pl.DataFrame({"x": [1, None, 3]}), [False, False, True])["x"].to_list()
-    [3]
+
+def rows_where(table: Columns, keep: list[bool], columns: Iterable[str] | None = None) -> dict[str, list]:
+    """The values of ``columns`` (all by default) in the rows of ``table`` where ``keep`` (one flag per row, made
+    by a Python pass over a column) is true, in their order, as lists: a chart draws lists, and a polars gather
+    or filter per part of a chart costs more than picking a few thousand values.
+
+    >>> rows_where(pl.DataFrame({"x": [1, None, 3], "y": list("abc")}), [False, True, True])
+    {'x': [None, 3], 'y': ['b', 'c']}
     """
-    return table[pl.Series([i for i, k in enumerate(keep) if k], dtype=pl.UInt32)]
+    names = list(columns or (table.columns if isinstance(table, pl.DataFrame) else table))
+    return {c: [v for v, k in zip(_values(table, c), keep, strict=True) if k] for c in names}
 
 
-def rows_equal(table: pl.DataFrame, column: str, value: object) -> pl.DataFrame:
-    """The rows whose ``column`` is ``value``, in their order."""
-    return rows_where(table, [v == value for v in table[column].to_list()])
+def rows_equal(table: Columns, column: str, value: object, columns: Iterable[str] | None = None) -> dict[str, list]:
+    """``rows_where`` the ``column`` is ``value``."""
+    return rows_where(table, [v == value for v in _values(table, column)], columns)
 
 
-def _labels(values: pl.Series) -> list[str]:
+def _values(table: Columns, column: str) -> list:
+    return table[column].to_list() if isinstance(table, pl.DataFrame) else table[column]
+
+
+def _labels(values: pl.Series | list) -> list[str]:
     """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks)."""
-    raw = values.to_list()
+    raw = values if isinstance(values, list) else values.to_list()
     text = {v: plotly_text(v) for v in set(raw)}
     return [text[v] for v in raw]
 
@@ -483,8 +491,8 @@ def gap_positions_chart(
         traces.append(
             trace(
                 "scatter",
-                x=part["offset_ms"].to_list(),
-                y=part["gap_us"].to_list(),
+                x=part["offset_ms"],
+                y=part["gap_us"],
                 mode="markers",
                 name=name,
                 marker={"color": color, "size": 6 if long_gaps else 4},
@@ -508,26 +516,28 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
     (the findings of the rules named in ``marked_by``) highlighted. The ``label_top`` types of each group
     with the most device time are named on the chart, so it reads without hovering."""
     traces = []
+    table = {c: calls[c].to_list() for c in ("hotspot", "op_type", "call_count", "avg_us", "total_us")}
+    table["total_ms"] = _scaled(calls["total_us"], 1e-3)  # rounded per value: the whole column at once
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
         (True, f"hotspot ({plotly_text(marked_by)} finding)" if marked_by else "hotspot", COLORS["hot"]),
     ):
-        part = rows_equal(calls, "hotspot", hot)
+        part = rows_equal(table, "hotspot", hot)
         labels = _labels(part["op_type"])
-        total = part["total_us"].to_list()  # most time first (a missing total first, as polars sorts it), then in order
+        total = part["total_us"]  # most time first (a missing total first, as polars sorts it), then in order
         named = set(sorted(range(len(total)), key=lambda i: (total[i] is not None, -(total[i] or 0), i))[:label_top])
         traces.append(
             trace(
                 "scatter",
-                x=part["call_count"].to_list(),
-                y=part["avg_us"].to_list(),
+                x=part["call_count"],
+                y=part["avg_us"],
                 name=name,
                 mode="markers+text",
                 textposition="top center",
                 textfont={"size": 10, "color": COLORS["hot"] if hot else COLORS["muted"]},
                 text=[lab if i in named else "" for i, lab in enumerate(labels)],
                 marker={"color": color, "size": 9 if hot else 6},
-                customdata=list(zip(labels, _scaled(part["total_us"], 1e-3), strict=True)),
+                customdata=list(zip(labels, part["total_ms"], strict=True)),
                 hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",
             )
         )
@@ -581,11 +591,13 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> Figure:
 def hbm_traces(hbm: pl.DataFrame, gb_per_s: Callable[[pl.Series], list], prefix: str = "", **axes: str) -> list[dict]:
     """The HBM read and write bandwidth lines (``gb_per_s``: the GB/s drawn from a counter's MB/s), named
     ``prefix`` + 'read' / 'write' (``axes``: their panel's)."""
+    table = {"counter": hbm["counter"].to_list(), "offset_ms": hbm["offset_ms"].to_list()}
+    table["gb_per_s"] = gb_per_s(hbm["mb_per_s"])  # per value: the whole column at once
     return [
         trace(
             "scatter",
-            x=part["offset_ms"].to_list(),
-            y=gb_per_s(part["mb_per_s"]),
+            x=part["offset_ms"],
+            y=part["gb_per_s"],
             mode="lines",
             name=f"{prefix}{name}",
             line={"color": COLORS[name], "width": 1.5},
@@ -593,7 +605,7 @@ def hbm_traces(hbm: pl.DataFrame, gb_per_s: Callable[[pl.Series], list], prefix:
             **axes,
         )
         for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
-        for part in [rows_equal(hbm, "counter", counter)]
+        for part in [rows_equal(table, "counter", counter)]
     ]
 
 
