@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import html
 from collections.abc import Callable, Iterable
@@ -110,7 +109,25 @@ def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
 def subplots_layout(**grid: Any) -> dict:
     """The layout plotly's ``make_subplots(**grid)`` makes (axis domains and anchors, the panels'
     titles), without its template: figure_layout names the template. Computed once per grid."""
-    return copy.deepcopy(_subplots_layout(tuple(sorted(grid.items()))))
+    return _json_copy(_subplots_layout(tuple(sorted(grid.items()))))
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of a JSON-like value (dicts, lists, tuples and scalars): what copy.deepcopy makes of a layout,
+    several times faster, without deepcopy's memo of every object.
+
+    >>> layout = {"a": [{"b": 1}], "t": (1, 2)}
+    >>> copied = _json_copy(layout)
+    >>> copied == layout and copied["a"][0] is not layout["a"][0]
+    True
+    """
+    if isinstance(value, dict):
+        return {k: _json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_json_copy(v) for v in value)
+    return value
 
 
 @functools.cache
@@ -193,7 +210,13 @@ def plotly_text(value: object) -> str:
     >>> plotly_text("<b>x</b>")
     '&lt;b&gt;x&lt;/b&gt;'
     """
-    return html.escape("" if value is None else str(value), quote=False)
+    return _plotly_escaped("" if value is None else str(value))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _plotly_escaped(text: str) -> str:
+    """``plotly_text`` of a text, remembered: the charts of many runs repeat the same operator names."""
+    return html.escape(text, quote=False)
 
 
 def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | None]:
