@@ -179,7 +179,7 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
     ]
 
 
-def _stacked_layout() -> dict:
+def stacked_layout() -> dict:
     """Four panels one above the other, their x axes matched (plotly's shared_xaxes)."""
     return subplots_layout(rows=4, cols=1, shared_xaxes=True, vertical_spacing=0.07, subplot_titles=_ROWS)
 
@@ -223,4 +223,4 @@ def timeline_chart(
     traces = [t for r, (make, data) in build.items() if not notes[r] for t in make(data, _axes(r))]
     # an empty trace keeps the axes of a panel without data, so its frame, time axis and note still show
     traces += [trace("scatter", x=[], y=[], showlegend=False, hoverinfo="skip", **_axes(r)) for r in notes if notes[r]]
-    return figure(traces, _stacked_layout(), figure_layout(_TITLE, height=860), _panel_layout(notes, steps, x_range))
+    return figure(traces, stacked_layout(), figure_layout(_TITLE, height=860), _panel_layout(notes, steps, x_range))
