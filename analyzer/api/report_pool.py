@@ -58,13 +58,46 @@ def pool_size(count: int) -> int:
     return 0 if count < POOL_FROM or cores < 2 else cores
 
 
+class ReportWorkers:
+    """The worker processes of a report pool, started before its reports are known: a command that will write
+    many reports starts them before it reads its runs, so that each worker's start (a new interpreter importing
+    the renderers) overlaps the reading instead of delaying the first pages. ``close`` ends them when unused."""
+
+    def __init__(self, workers: int, html: bool) -> None:
+        self.count = workers
+        watched, self.alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
+        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
+                                        initargs=(watched, html))  # fmt: skip
+        with ctrl_c_ignored():  # workers start as work is submitted: one task each starts them all now
+            for _ in range(workers):
+                self.pool.submit(_started)
+
+    def close(self, stop: bool = False) -> None:
+        """Shut the pool down, its queued work done (or ended at once with ``stop``); idempotent."""
+        if stop:
+            stop_workers(self.pool)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.alive.close()
+
+
+def start_workers(count: int, formats: Sequence[str]) -> ReportWorkers | None:
+    """Workers for a command about to write ``count`` reports of ``formats``, started now; None when the reports
+    are few enough to be written in the command's own process (``pool_size``)."""
+    workers = pool_size(count)
+    return ReportWorkers(workers, "html" in formats) if workers else None
+
+
 def _start(watched: Connection, html: bool) -> None:
     """A worker's start: its end with the driver; polars on one thread (its tables are a page's, small); the
-    page renderers imported now, while this process reads the first pages' series."""
+    page renderers imported now, and the run page's stacked chart laid out (plotly's subplots, once per
+    process), while this process reads the first pages' series."""
     os.environ["POLARS_MAX_THREADS"] = "1"  # read by polars on import, which comes after
     start_worker(watched)
     if html:
         import analyzer.report.html  # noqa: F401
+        from analyzer.report.memory_charts import stacked_layout
+
+        stacked_layout()
 
 
 def _started() -> None:
@@ -109,24 +142,21 @@ class ReportPool:
         self.errors: list[str] = []
         self.written_here = 0  # reports written in this process: a group's first, those a worker gave back
 
-    def write(self, workers: int, on_report: Callable[[str], object] | None) -> list[tuple[Diagnosis, list[Path]]]:
-        """Every report written (each diagnosis with its paths, in order); ReportsNotWritten after the others
-        are written when some could not be."""
+    def write(
+        self, workers: int | ReportWorkers, on_report: Callable[[str], object] | None
+    ) -> list[tuple[Diagnosis, list[Path]]]:
+        """Every report written (each diagnosis with its paths, in order) by ``workers`` (a number of processes to
+        start, or those started already: ``start_workers``), shut down at the end; ReportsNotWritten after the
+        others are written when some could not be."""
         self.on_report = on_report
-        watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
-                                   initargs=(watched, self.reader is not None))  # fmt: skip
+        started = workers if isinstance(workers, ReportWorkers) else ReportWorkers(workers, self.reader is not None)
         try:
-            with ctrl_c_ignored():
-                for _ in range(workers):
-                    pool.submit(_started)
-            self._run(pool)
+            self._run(started.pool)
         except BaseException:
-            stop_workers(pool)
+            started.close(stop=True)
             raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            alive.close()
+            started.close()
         if self.errors:
             count = f"{len(self.errors)} of {len(self.diagnoses)} reports could not be written (the others were)"
             raise ReportsNotWritten(f"{count}: " + "; ".join(self.errors))

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from analyzer.api.report_files import write_files
-from analyzer.api.report_pool import ReportPool, Settings, pool_size, write_report
+from analyzer.api.report_pool import ReportPool, ReportWorkers, Settings, pool_size, write_report
 from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
@@ -40,9 +40,12 @@ def report_all(
     trace: Trace | None = None,
     self_contained: bool = False,
     on_report: Callable[[str], object] | None = None,
+    workers: ReportWorkers | None = None,
 ) -> list[tuple[Diagnosis, list[Path]]]:
     """``report`` of each diagnosis (``on_report(run_id)`` before each), the charts of the run pages read
-    for all the runs at once (report/runs_reader.py); returns each diagnosis with the paths written."""
+    for all the runs at once (report/runs_reader.py); returns each diagnosis with the paths written. Many
+    reports are written by worker processes: ``workers`` when given (``start_workers``; they are shut down
+    here), else started here."""
     formats = _checked(formats, trace)
     con = trace.con if trace else None
     reader = None
@@ -52,9 +55,9 @@ def report_all(
         reader = RunsReader(trace.con, [d.run_id for d in diagnoses if not d.is_job and not d.compares_runs])
     # accuracy reports under out_dir listed once: these reports write none
     settings = Settings(Path(out_dir), formats, self_contained, accuracy_reports(Path(out_dir)))
-    workers = pool_size(len(diagnoses))
-    if workers:
-        return ReportPool(diagnoses, settings, con, reader).write(workers, on_report)
+    pool: int | ReportWorkers = workers or pool_size(len(diagnoses))
+    if pool:
+        return ReportPool(diagnoses, settings, con, reader).write(pool, on_report)
     written = []
     for d in diagnoses:
         if on_report is not None:

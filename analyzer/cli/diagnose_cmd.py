@@ -8,6 +8,7 @@ from pathlib import Path
 
 import analyzer
 from analyzer.api import Trace
+from analyzer.api.report_pool import start_workers
 from analyzer.api.reports import report_all
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
@@ -212,18 +213,24 @@ def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats,
 
 
 def _judge(
-    trace: Trace, usable: list[str], rules: list[Rule], params, args: argparse.Namespace, formats, jobs: list[Diagnosis]
+    trace: Trace, usable: list[str], rules: list[Rule], params, args, formats, jobs: list[Diagnosis], workers
 ) -> list:
-    """Each run's diagnosis (then the rules comparing them) with its reports written, under a progress bar
-    on a terminal's stderr (``usable``: the trace's usable runs, counted by the bar); a rank's findings that
-    a finding of its job (``jobs``) explains say so."""
+    """Each run's diagnosis (then the rules comparing them) with its reports written (by ``workers`` when
+    started), under a progress bar on a terminal's stderr (``usable``: the trace's usable runs, counted by the
+    bar); a rank's findings that a finding of its job (``jobs``) explains say so."""
     with run_progress("judging runs", len(usable)) as bar:
         diagnoses = analyzer.diagnose_runs(
             trace, jobs=jobs, rule_set=rules, params=params, preview=args.preview, on_run=bar.step
         )
         bar.phase("writing reports", len(diagnoses))
         return report_all(
-            diagnoses, args.out, formats, trace=trace, self_contained=args.self_contained, on_report=bar.step
+            diagnoses,
+            args.out,
+            formats,
+            trace=trace,
+            self_contained=args.self_contained,
+            on_report=bar.step,
+            workers=workers,
         )
 
 
@@ -235,6 +242,17 @@ def run(args: argparse.Namespace) -> int:
     found = _found_logs(args, scanned)
     rules = load_checked_rules(args.rules)
     params = rule_overrides(args, rules)
+    # the report pool's workers of many exports start now: their start overlaps the reading
+    workers = start_workers(len(scanned[0]) if scanned else 0, formats)
+    try:
+        return _diagnose(args, formats, log_offset, scanned, found, rules, params, workers)
+    finally:
+        if workers is not None:
+            workers.close(stop=True)  # unused (nothing to write, an error): ended at once
+
+
+def _diagnose(args: argparse.Namespace, formats, log_offset, scanned, found, rules, params, workers) -> int:
+    """The command's work once its inputs and outputs are checked; ``workers``: the report pool's, or None."""
     with run_progress("reading exports", len(scanned[0]) if scanned else 0) as bar:
         trace = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
@@ -248,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
     job_pages = _job_pages(trace, rules, params, args, formats)  # the job verdict first
     problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
-    pages = _judge(trace, usable, rules, params, args, formats, [d for d, _ in job_pages])
+    pages = _judge(trace, usable, rules, params, args, formats, [d for d, _ in job_pages], workers)
     index = analyzer.write_index([(d, p) for d, paths in [*job_pages, *pages] for p in paths], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
+import numpy as np
 import polars as pl
 
 from analyzer.report.plain_figure import NO_TEMPLATE, Figure, merged, trace
@@ -109,7 +109,25 @@ def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
 def subplots_layout(**grid: Any) -> dict:
     """The layout plotly's ``make_subplots(**grid)`` makes (axis domains and anchors, the panels'
     titles), without its template: figure_layout names the template. Computed once per grid."""
-    return copy.deepcopy(_subplots_layout(tuple(sorted(grid.items()))))
+    return _json_copy(_subplots_layout(tuple(sorted(grid.items()))))
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of a JSON-like value (dicts, lists, tuples and scalars): what copy.deepcopy makes of a layout,
+    several times faster, without deepcopy's memo of every object.
+
+    >>> layout = {"a": [{"b": 1}], "t": (1, 2)}
+    >>> copied = _json_copy(layout)
+    >>> copied == layout and copied["a"][0] is not layout["a"][0]
+    True
+    """
+    if isinstance(value, dict):
+        return {k: _json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_json_copy(v) for v in value)
+    return value
 
 
 @functools.cache
@@ -192,36 +210,65 @@ def plotly_text(value: object) -> str:
     >>> plotly_text("<b>x</b>")
     '&lt;b&gt;x&lt;/b&gt;'
     """
-    return html.escape("" if value is None else str(value), quote=False)
+    return _plotly_escaped("" if value is None else str(value))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _plotly_escaped(text: str) -> str:
+    """``plotly_text`` of a text, remembered: the charts of many runs repeat the same operator names."""
+    return html.escape(text, quote=False)
 
 
 def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | None]:
     """Values times ``factor``, rounded to ``digits`` decimals: a chart shows no more, and the page stays small.
 
-    >>> _scaled(pl.Series([1234.5678, None]), 1e-3)
-    [1.2346, None]
+    The numbers polars' ``(values * factor).round(digits)`` gives (scaled by the power of ten, rounded half to
+    even, scaled back), computed by numpy: a polars expression is planned and run for each call, which costs
+    more than the few thousand values of a chart. A value whose scaling overflows is left unrounded, as polars
+    leaves it.
+
+    >>> _scaled(pl.Series([1234.5678, None, 0.00125]), 1e-3)
+    [1.2346, None, 0.0]
     """
-    return (values.cast(pl.Float64) * factor).round(digits).to_list()
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found below, as polars finds it
+        scaled = values.cast(pl.Float64).to_numpy() * factor
+        rounded = np.round(scaled, digits)
+    overflowed = ~np.isfinite(rounded) & np.isfinite(scaled)
+    if overflowed.any():
+        rounded = np.where(overflowed, scaled, rounded)
+    out = rounded.tolist()
+    if values.null_count():  # a null is NaN in numpy: put each back as None
+        return [None if v is None else r for v, r in zip(values.to_list(), out, strict=True)]
+    return out
 
 
-def rows_where(table: pl.DataFrame, keep: list[bool]) -> pl.DataFrame:
-    """The rows of ``table`` where ``keep`` (one flag per row, made by a Python pass over a column) is true, in
-    their order: a boolean mask, cheaper on a chart's few thousand rows than an expression to plan or a gather.
+Columns = pl.DataFrame | dict[str, list]  # a table, or its columns as lists
 
-    >>> rows_where(pl.DataFrame({"x": [1, None, 3]}), [False, False, True])["x"].to_list()
-    [3]
+
+def rows_where(table: Columns, keep: list[bool], columns: Iterable[str] | None = None) -> dict[str, list]:
+    """The values of ``columns`` (all by default) in the rows of ``table`` where ``keep`` (one flag per row, made
+    by a Python pass over a column) is true, in their order, as lists: a chart draws lists, and a polars gather
+    or filter per part of a chart costs more than picking a few thousand values.
+
+    >>> rows_where(pl.DataFrame({"x": [1, None, 3], "y": list("abc")}), [False, True, True])
+    {'x': [None, 3], 'y': ['b', 'c']}
     """
-    return table.filter(pl.Series(keep, dtype=pl.Boolean))
+    names = list(columns or (table.columns if isinstance(table, pl.DataFrame) else table))
+    return {c: [v for v, k in zip(_values(table, c), keep, strict=True) if k] for c in names}
 
 
-def rows_equal(table: pl.DataFrame, column: str, value: object) -> pl.DataFrame:
-    """The rows whose ``column`` is ``value``, in their order."""
-    return rows_where(table, [v == value for v in table[column].to_list()])
+def rows_equal(table: Columns, column: str, value: object, columns: Iterable[str] | None = None) -> dict[str, list]:
+    """``rows_where`` the ``column`` is ``value``."""
+    return rows_where(table, [v == value for v in _values(table, column)], columns)
 
 
-def _labels(values: pl.Series) -> list[str]:
+def _values(table: Columns, column: str) -> list:
+    return table[column].to_list() if isinstance(table, pl.DataFrame) else table[column]
+
+
+def _labels(values: pl.Series | list) -> list[str]:
     """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks)."""
-    raw = values.to_list()
+    raw = values if isinstance(values, list) else values.to_list()
     text = {v: plotly_text(v) for v in set(raw)}
     return [text[v] for v in raw]
 
@@ -467,8 +514,8 @@ def gap_positions_chart(
         traces.append(
             trace(
                 "scatter",
-                x=part["offset_ms"].to_list(),
-                y=part["gap_us"].to_list(),
+                x=part["offset_ms"],
+                y=part["gap_us"],
                 mode="markers",
                 name=name,
                 marker={"color": color, "size": 6 if long_gaps else 4},
@@ -492,26 +539,28 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
     (the findings of the rules named in ``marked_by``) highlighted. The ``label_top`` types of each group
     with the most device time are named on the chart, so it reads without hovering."""
     traces = []
+    table = {c: calls[c].to_list() for c in ("hotspot", "op_type", "call_count", "avg_us", "total_us")}
+    table["total_ms"] = _scaled(calls["total_us"], 1e-3)  # rounded per value: the whole column at once
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
         (True, f"hotspot ({plotly_text(marked_by)} finding)" if marked_by else "hotspot", COLORS["hot"]),
     ):
-        part = rows_equal(calls, "hotspot", hot)
+        part = rows_equal(table, "hotspot", hot)
         labels = _labels(part["op_type"])
-        total = part["total_us"].to_list()  # most time first (a missing total first, as polars sorts it), then in order
+        total = part["total_us"]  # most time first (a missing total first, as polars sorts it), then in order
         named = set(sorted(range(len(total)), key=lambda i: (total[i] is not None, -(total[i] or 0), i))[:label_top])
         traces.append(
             trace(
                 "scatter",
-                x=part["call_count"].to_list(),
-                y=part["avg_us"].to_list(),
+                x=part["call_count"],
+                y=part["avg_us"],
                 name=name,
                 mode="markers+text",
                 textposition="top center",
                 textfont={"size": 10, "color": COLORS["hot"] if hot else COLORS["muted"]},
                 text=[lab if i in named else "" for i, lab in enumerate(labels)],
                 marker={"color": color, "size": 9 if hot else 6},
-                customdata=list(zip(labels, _scaled(part["total_us"], 1e-3), strict=True)),
+                customdata=list(zip(labels, part["total_ms"], strict=True)),
                 hovertemplate="%{customdata[0]}<br>%{x:,} calls x %{y:.2f} us = %{customdata[1]:.3f} ms<extra></extra>",
             )
         )
@@ -565,11 +614,13 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> Figure:
 def hbm_traces(hbm: pl.DataFrame, gb_per_s: Callable[[pl.Series], list], prefix: str = "", **axes: str) -> list[dict]:
     """The HBM read and write bandwidth lines (``gb_per_s``: the GB/s drawn from a counter's MB/s), named
     ``prefix`` + 'read' / 'write' (``axes``: their panel's)."""
+    table = {"counter": hbm["counter"].to_list(), "offset_ms": hbm["offset_ms"].to_list()}
+    table["gb_per_s"] = gb_per_s(hbm["mb_per_s"])  # per value: the whole column at once
     return [
         trace(
             "scatter",
-            x=part["offset_ms"].to_list(),
-            y=gb_per_s(part["mb_per_s"]),
+            x=part["offset_ms"],
+            y=part["gb_per_s"],
             mode="lines",
             name=f"{prefix}{name}",
             line={"color": COLORS[name], "width": 1.5},
@@ -577,7 +628,7 @@ def hbm_traces(hbm: pl.DataFrame, gb_per_s: Callable[[pl.Series], list], prefix:
             **axes,
         )
         for counter, name in (("hbm_read", "read"), ("hbm_write", "write"))
-        for part in [rows_equal(hbm, "counter", counter)]
+        for part in [rows_equal(table, "counter", counter)]
     ]
 
 

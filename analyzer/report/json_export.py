@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, fields, is_dataclass
 from enum import Enum
 from typing import Any
 
-from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis, summary_dict
+from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
 from analyzer.report.json_text import indented_json
 from analyzer.rule_engine.model import Finding, RuleOutcome
 from analyzer.rule_engine.ranking import RANKING
@@ -22,6 +22,9 @@ def fixed(value: Any, digits: int = FLOAT_DIGITS) -> Any:
     >>> fixed({"a": 0.123456, "b": [1.0000001, "x"], "c": float("nan")})
     {'a': 0.1235, 'b': [1.0, 'x'], 'c': None}
     """
+    kind = type(value)
+    if kind in _AS_IS:  # most values of a diagnosis: one look-up instead of four isinstance
+        return value
     if isinstance(value, float):
         return round(value, digits) if math.isfinite(value) else None
     if isinstance(value, (list, tuple)):
@@ -30,7 +33,12 @@ def fixed(value: Any, digits: int = FLOAT_DIGITS) -> Any:
         return {str(k): fixed(v, digits) for k, v in value.items()}
     if isinstance(value, Enum) and not isinstance(value, (str, int)):
         return str(value)  # as json.dumps(default=str) writes it (json_text.py)
+    if is_dataclass(value) and not isinstance(value, type):  # as dataclasses.asdict, without its deep copies
+        return {f.name: fixed(getattr(value, f.name), digits) for f in fields(value)}
     return value
+
+
+_AS_IS = frozenset({str, int, bool, type(None)})
 
 
 def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
@@ -82,7 +90,7 @@ def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
             "tool_version": d.tool_version,
             "run_id": d.run_id,
             "run": d.run,
-            "summary": summary_dict(d.summary),
+            "summary": d.summary,  # summary_dict's dict, made by fixed
             "completeness": [outcome_dict(o) for o in d.outcomes],
             "ranking": RANKING,
             "findings": [finding_dict(i, f) for i, f in enumerate(d.findings, start=1)],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -29,7 +30,13 @@ def md_text(value: Any) -> str:
     >>> md_text("<script>alert(1)</script> | [x](javascript:y) `z` [32,4] <10 us")
     '&lt;script>alert(1)&lt;/script> \\\\| [x]\\\\(javascript:y) \\\\`z\\\\` [32,4] <10 us'
     """
-    text = _TAG_START.sub("&lt;", str(value).translate(_MARKUP)).replace("](", "]\\(")
+    return _md_escaped(str(value))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _md_escaped(raw: str) -> str:
+    """``md_text`` of a text, remembered: the reports of many runs repeat the same rule and operator names."""
+    text = _TAG_START.sub("&lt;", raw.translate(_MARKUP)).replace("](", "]\\(")
     return " ".join(text.splitlines())
 
 

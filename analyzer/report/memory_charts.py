@@ -47,17 +47,17 @@ def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[dict]:
     """Allocated (solid) and reserved (dashed) lines per component, the total component first."""
     traces = []
     for i, component in enumerate(dict.fromkeys(mem["component"].to_list())):
-        part = rows_equal(mem, "component", component)
+        part = rows_equal(mem, "component", component, ("offset_ms", "allocated_mb", "reserved_mb"))
         color = _COMPONENT_COLORS[i % len(_COMPONENT_COLORS)]
         name = plotly_text(component)
         for column, kind, dash in (("allocated_mb", "allocated", "solid"), ("reserved_mb", "reserved", "dash")):
-            if part[column].null_count() == part.height:
+            if all(v is None for v in part[column]):
                 continue
             traces.append(
                 trace(
                     "scatter",
-                    x=part["offset_ms"].to_list(),
-                    y=part[column].to_list(),
+                    x=part["offset_ms"],
+                    y=part[column],
                     mode="lines",
                     name=f"{name} {kind}",
                     line={"color": color, "width": 2 if i == 0 else 1.2, "dash": dash, "shape": "hv"},
@@ -165,8 +165,8 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
     return [
         trace(
             "scatter",
-            x=part["offset_ms"].to_list(),
-            y=part["value"].to_list(),
+            x=part["offset_ms"],
+            y=part["value"],
             mode="lines+markers",
             line={"shape": "hv"},
             name=name,
@@ -174,12 +174,12 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
             **axes,
         )
         for counter, name in _CORE_SERIES.items()
-        for part in [rows_equal(cores, "counter", counter)]
-        if not part.is_empty()
+        for part in [rows_equal(cores, "counter", counter, ("offset_ms", "value"))]
+        if part["offset_ms"]
     ]
 
 
-def _stacked_layout() -> dict:
+def stacked_layout() -> dict:
     """Four panels one above the other, their x axes matched (plotly's shared_xaxes)."""
     return subplots_layout(rows=4, cols=1, shared_xaxes=True, vertical_spacing=0.07, subplot_titles=_ROWS)
 
@@ -223,4 +223,4 @@ def timeline_chart(
     traces = [t for r, (make, data) in build.items() if not notes[r] for t in make(data, _axes(r))]
     # an empty trace keeps the axes of a panel without data, so its frame, time axis and note still show
     traces += [trace("scatter", x=[], y=[], showlegend=False, hoverinfo="skip", **_axes(r)) for r in notes if notes[r]]
-    return figure(traces, _stacked_layout(), figure_layout(_TITLE, height=860), _panel_layout(notes, steps, x_range))
+    return figure(traces, stacked_layout(), figure_layout(_TITLE, height=860), _panel_layout(notes, steps, x_range))

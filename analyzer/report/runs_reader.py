@@ -8,7 +8,7 @@ every run: per page, a job of N ranks would pay N times for each of them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import duckdb
 import polars as pl
@@ -19,6 +19,9 @@ from analyzer.rule_engine.views import create_views
 _RUN = re.compile(r"\$run\b")
 # A page query's filter on its run, `<alias.>run_id = $run`.
 _RUN_FILTER = re.compile(r"(\b[\w.]*run_id) = \$run\b")
+# What makes a query's rows for a chunk of runs without it: (the connection, the runs) -> (no rows, the rows
+# per run), or None to leave them to the query.
+Compute = Callable[[duckdb.DuckDBPyConnection, list[str]], "tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None"]
 # Runs read per query: enough to pay a query's fixed cost once for many pages, few enough that the rows held
 # at once (and DuckDB's memory for them) stay small however many ranks a job has.
 CHUNK = 256
@@ -48,15 +51,18 @@ class RunsReader:
         """The number of the chunk of runs read with ``run_id``; None for a run it does not hold."""
         return self._chunk.get(run_id)
 
-    def series(self, sql: str, params: dict, order: str) -> pl.DataFrame:
+    def series(self, sql: str, params: dict, order: str, compute: Compute | None = None) -> pl.DataFrame:
         """The rows of ``sql`` (a query of one run, ``$run``) for ``params['run']``, read with every run's
-        in one query the first time; ``order``: the query's ORDER BY in its output columns."""
+        in one query the first time; ``order``: the query's ORDER BY in its output columns. ``compute``, when
+        given, makes the same rows for a chunk of runs (the connection, the runs) instead of the query, or
+        returns None to leave them to it."""
         run = params["run"]
         others = {k: v for k, v in params.items() if k != "run"}
         chunk = self._chunk[run]
         key = (chunk, *_key(sql, params, order))
         if key not in self._read:
-            self._read[key] = self._read_all(sql, others, order, self._members[chunk])
+            made = compute(self.con, self._members[chunk]) if compute is not None else None
+            self._read[key] = made if made is not None else self._read_all(sql, others, order, self._members[chunk])
         empty, parts = self._read[key]
         return parts.get(run, empty)
 
@@ -127,8 +133,8 @@ class ReadSeries:
     def holds(self, run_id: str) -> bool:
         return run_id in self._runs
 
-    def series(self, sql: str, params: dict, order: str) -> pl.DataFrame:
-        """The rows read for ``params['run']`` by the RunsReader's same query."""
+    def series(self, sql: str, params: dict, order: str, compute: Compute | None = None) -> pl.DataFrame:
+        """The rows read for ``params['run']`` by the RunsReader's same query (or made by its ``compute``)."""
         key = _key(sql, params, order)
         if key not in self._read:
             raise NeedsDatabase("the page asked a query that was not read for it")

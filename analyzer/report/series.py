@@ -15,12 +15,14 @@ cached while the tables are unchanged).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 
 import duckdb
 import polars as pl
 
-from analyzer.report.runs_reader import READERS, RunsReader
+from analyzer.report.busy_series import busy_parts
+from analyzer.report.runs_reader import READERS, Compute, RunsReader
 
 # The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
 _PIECES = """
@@ -35,13 +37,19 @@ win AS (
 
 
 def _query(
-    con: duckdb.DuckDBPyConnection | RunsReader, sql: str, params: dict, order: str, batched: bool = True
+    con: duckdb.DuckDBPyConnection | RunsReader,
+    sql: str,
+    params: dict,
+    order: str,
+    batched: bool = True,
+    compute: Compute | None = None,
 ) -> pl.DataFrame:
     """The query's rows (a few thousand at most) as a DataFrame. From a RunsReader (the pages of many
     runs), read for all its runs at once unless not ``batched`` (parameters of this page only), ``order``
-    being the query's ORDER BY in its output columns; else read as Python rows, a few per chart."""
+    being the query's ORDER BY in its output columns, or made by ``compute`` (RunsReader.series); else read
+    as Python rows, a few per chart."""
     if batched and isinstance(con, READERS) and con.holds(params["run"]):
-        return con.series(sql, params, order)
+        return con.series(sql, params, order, compute)
     rel = con.sql(sql, params=params)
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)
 
@@ -79,7 +87,8 @@ def busy_over_time(
     WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
     params = {"run": run_id, "n": bucket_count, "lo": lo, "hi": hi}
-    return _query(con, sql, params, "bucket", batched=window_ns is None)
+    compute = functools.partial(busy_parts, bucket_count=bucket_count)  # the pages of many runs: numpy's rows
+    return _query(con, sql, params, "bucket", batched=window_ns is None, compute=compute)
 
 
 def step_window(con: duckdb.DuckDBPyConnection, run_id: str, step_id: int) -> tuple[int, int, float, float] | None:

@@ -1,0 +1,87 @@
+"""The compute-busy series of many run pages at once, their bucket sums made with numpy from the rules' busy
+intervals: the rows ``series.busy_over_time`` reads for one run, to the last bit, without a query that joins,
+sorts and groups a thousand buckets per run for every run of a chunk.
+
+Each number is made as DuckDB makes it: integer bucket sums, doubles divided as DuckDB divides them, and
+rounded by DuckDB itself (its ``round`` is the exact value's, half away from zero), in one projection of the
+chunk's rows. A chunk whose busy sums could leave the range where that holds exactly is read by the query
+instead (``None``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+# DuckDB turns 100.0 * busy_ns into a decimal of one digit (1000 * busy_ns as an integer) and that into a double:
+# the same double as 100 * busy_ns while 1000 * busy_ns is below 2 ** 53.
+_EXACT_BUSY_NS = 2**53 // 1000
+SCHEMA = {"bucket": pl.Int64, "offset_ms": pl.Float64, "width_ms": pl.Float64, "busy_pct": pl.Float64}
+
+_PIECES = """SELECT run_id, start_ns, end_ns FROM _busy_intervals
+WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) AND end_ns > start_ns ORDER BY run_id, start_ns, end_ns"""
+_WINDOWS = """SELECT run_id, min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
+WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id"""
+# busy_over_time's rounding, by DuckDB, of the unrounded numbers (a projection keeps its rows' order).
+_ROUNDED = "bucket, round(offset_ms, 6) AS offset_ms, round(width_ms, 6) AS width_ms, round(busy_pct, 3) AS busy_pct"
+
+
+def busy_parts(
+    con: duckdb.DuckDBPyConnection, runs: list[str], bucket_count: int
+) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
+    """(no rows, per run of ``runs`` with busy intervals and a task window its ``busy_over_time`` rows), with
+    ``bucket_count`` buckets over the whole run; None when a chunk's numbers could differ from DuckDB's (then
+    they are read by the query)."""
+    pieces = con.sql(_PIECES, params={"runs": runs}).fetchnumpy()
+    windows = con.sql(_WINDOWS, params={"runs": runs}).fetchnumpy()
+    window = dict(zip(windows["run_id"].tolist(), zip(windows["t0"].tolist(), windows["t1"].tolist())))  # noqa: B905
+    names = pieces["run_id"]
+    starts, ends = np.asarray(pieces["start_ns"], dtype=np.int64), np.asarray(pieces["end_ns"], dtype=np.int64)
+    edges = [0, *(np.flatnonzero(names[1:] != names[:-1]) + 1).tolist(), len(names)] if len(names) else [0]
+    made: list[tuple[str, list[np.ndarray]]] = []
+    for lo_i, hi_i in zip(edges[:-1], edges[1:], strict=True):
+        run = str(names[lo_i])
+        columns = _unrounded(starts[lo_i:hi_i], ends[lo_i:hi_i], window.get(run), bucket_count)
+        if columns is None:
+            return None
+        if len(columns[0]):
+            made.append((run, columns))
+    empty = pl.DataFrame(schema=SCHEMA)
+    if not made:
+        return empty, {}
+    stacked = [np.concatenate([c[k] for _, c in made]) for k in range(4)]
+    rows = con.from_arrow(pa.table(dict(zip(SCHEMA, stacked, strict=True)))).project(_ROUNDED).pl()
+    offsets = np.cumsum([0, *(len(c[0]) for _, c in made)]).tolist()
+    return empty, {run: rows.slice(offsets[i], offsets[i + 1] - offsets[i]) for i, (run, _) in enumerate(made)}
+
+
+def _unrounded(s: np.ndarray, e: np.ndarray, window: tuple | None, n: int) -> list[np.ndarray] | None:
+    """One run's buckets (busy_over_time's grid, clipping and sums) with its unrounded offset, width and busy
+    share; no bucket without a task window; None outside the range where the numbers are DuckDB's."""
+    if window is None or window[0] is None or window[1] is None or not window[1] > window[0]:
+        return [np.array([], dtype=np.int64)] + [np.array([], dtype=np.float64)] * 3
+    lo, hi = int(window[0]), int(window[1])
+    width = int(max(1.0, math.ceil(float(hi - lo) / n)))
+    if width >= _EXACT_BUSY_NS:
+        return None
+    keep = (e > lo) & (s < hi)
+    s, e = np.maximum(s[keep], lo), np.minimum(e[keep], hi)
+    first, last = (s - lo) // width, (e - 1 - lo) // width
+    count = (hi - lo + width - 1) // width
+    busy = np.zeros(count + 1, dtype=np.int64)
+    inside = first == last
+    np.add.at(busy, first[inside], (e - s)[inside])
+    f, la, ps, pe = first[~inside], last[~inside], s[~inside], e[~inside]
+    np.add.at(busy, f, lo + (f + 1) * width - ps)  # a piece over several buckets: its part of the first,
+    np.add.at(busy, la, pe - (lo + la * width))  # its part of the last,
+    full = np.zeros(count + 1, dtype=np.int64)  # and the whole buckets between, as a running sum
+    np.add.at(full, f + 1, width)
+    np.add.at(full, la, -width)
+    busy = (busy + np.cumsum(full))[:count]
+    bucket = np.arange(count, dtype=np.int64)
+    offset = (bucket * width).astype(np.float64) / 1e6
+    return [bucket, offset, np.full(count, width / 1e6), (100 * busy).astype(np.float64) / float(width)]

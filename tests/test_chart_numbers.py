@@ -1,0 +1,47 @@
+"""The chart builders' numbers computed without a polars expression per chart are polars' own numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from analyzer.report.charts import _scaled, rows_equal, rows_where
+
+
+def _values() -> pl.Series:
+    rng = np.random.default_rng(7)
+    ties = np.arange(-2000, 2000) * 0.00005  # halfway cases at 4 decimals after a 1e-3 scale, and their neighbours
+    edges = [float("nan"), float("inf"), -float("inf"), 1.7e308, -1.7e308, -0.0, 5e-324, 0.5, 2.5]
+    return pl.Series(np.concatenate([rng.random(20_000) * 1e6, ties, np.arange(4000) * 0.5, edges]))
+
+
+@pytest.mark.parametrize(("factor", "digits"), [(1e-3, 4), (100, 4), (1.0, 3), (1e-6, 6)])
+def test_scaled_is_polars_round(factor: float, digits: int) -> None:
+    values = _values()
+    expected = (values.cast(pl.Float64) * factor).round(digits).to_list()
+    got = _scaled(values, factor, digits)
+    assert [repr(v) for v in got] == [repr(v) for v in expected]  # repr: -0.0, nan and inf compared too
+
+
+def test_scaled_keeps_nulls_and_integers() -> None:
+    ints = pl.Series([1234567, None, 5, -15, None], dtype=pl.Int64)
+    assert (
+        _scaled(ints, 1e-3)
+        == (ints.cast(pl.Float64) * 1e-3).round(4).to_list()
+        == [1234.567, None, 0.005, -0.015, None]
+    )
+    assert _scaled(pl.Series([], dtype=pl.Float64), 1e-3) == []
+    assert _scaled(pl.Series([None, None], dtype=pl.Float64), 2.0) == [None, None]
+
+
+def test_rows_where_is_polars_filter_as_lists() -> None:
+    table = pl.DataFrame({"x": [3, None, 1, 2], "y": ["a", "b", None, "d"], "z": [0.5, float("nan"), None, 2.0]})
+    keep = [True, True, False, True]
+    expected = table.filter(pl.Series(keep)).to_dict(as_series=False)
+    assert repr(rows_where(table, keep)) == repr(expected)
+    assert repr(rows_where(table.to_dict(as_series=False), keep, ["z", "x"])) == repr(
+        {"z": expected["z"], "x": expected["x"]}
+    )
+    assert rows_where(table, [False] * 4) == {"x": [], "y": [], "z": []}
+    assert rows_equal(table, "y", "b", ["x"]) == {"x": [None]}
