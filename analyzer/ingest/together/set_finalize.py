@@ -1,8 +1,8 @@
 """finalize.finalize_run for many runs read together, each step one query over all of them.
 
-The runs come here only when they hold no timeline (no step markers, no device tasks to take ops from or
-to drop twice), one device at most and no problem, so the steps left are the pipeline columns, the steps of
-ops, what each run holds, and the runs rows.
+The runs come here only with one device at most, no problem, and timed ops (none takes its ops from the
+timeline), so the steps left are the device tasks written twice, the step markers' windows, the pipeline
+columns, the steps of ops, what each run holds, and the runs rows.
 """
 
 from __future__ import annotations
@@ -13,10 +13,20 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest.file_work import each
-from analyzer.ingest.finalize import AIC_COUNTS, PRESENCE, STEP_OF_OP, aic_metrics_of, apply_facts, run_values
+from analyzer.ingest.finalize import (
+    AIC_COUNTS,
+    PRESENCE,
+    STEP_OF_OP,
+    aic_metrics_of,
+    apply_facts,
+    device_tasks_from_one_file,
+    run_values,
+)
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipe_columns import derive_pipelines
+from analyzer.ingest.step_windows import merge_step_markers_of
+from analyzer.ingest.timeline.timeline_store import delete_duplicate_device_tasks, runs_with_repeats
 
 _IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
@@ -45,6 +55,10 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
     args = {"runs": ids}
     for r in runs:
         apply_facts(r.meta, r.ctx)
+    twice = [r.ctx.run_id for r in runs if not device_tasks_from_one_file(r.ctx)]
+    for run_id in runs_with_repeats(con, twice):  # readers mostly leave the repeats out already
+        delete_duplicate_device_tasks(con, run_id)
+    merge_step_markers_of(con, ids)
     derive_pipelines(con, ids)
     con.execute(
         f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{_IN_RUNS} AND s.run_id = o.run_id "
@@ -72,6 +86,16 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
         )
     finally:
         con.unregister("_runs_together")
+
+
+def untimed(con: duckdb.DuckDBPyConnection, runs: list[str]) -> set[str]:
+    """Of ``runs``, those without an op with a start time and a duration (finalize takes a timeline's device
+    tasks for their ops, and says so: the careful path's)."""
+    rows = con.execute(
+        f"SELECT DISTINCT run_id FROM ops WHERE {_IN_RUNS} AND start_ns IS NOT NULL AND dur_us IS NOT NULL",
+        {"runs": runs},
+    ).fetchall()
+    return set(runs) - {r[0] for r in rows}
 
 
 def _presence(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, set[str]]:
