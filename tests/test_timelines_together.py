@@ -22,7 +22,7 @@ _RUNS = (
     ("hbm_saturated", "msprof"),
     ("host_sync_low_util", "msprof"),
     ("gappy_multistream", "torch_npu"),
-    ("comm_not_overlapped", "msprof"),  # two devices: split by finalize, so read alone
+    ("comm_not_overlapped", "msprof"),  # two devices: split into a run per device
     ("comm_not_overlapped", "torch_npu"),  # two ranks
 )
 
@@ -71,13 +71,12 @@ def _together(root: Path):
 def test_timelines_read_together_give_each_run_its_rows_in_the_order_read_alone(tree):
     sources = scan(tree)[0]
     done = read_exports_together(connect(), sources, frozenset()).done
-    two_devices = {s.source_id for s in sources if (s.root / "device_1").is_dir()}
-    assert len(sources) == len(_RUNS) + 1 and len(two_devices) == 1
-    assert set(done) == {s.source_id for s in sources} - two_devices
+    assert len(sources) == len(_RUNS) + 1 and set(done) == {s.source_id for s in sources}
     rows, problems = _together(tree)
     assert (rows, problems) == _each_alone(tree)
     held = {name: sum(len(r[name]) for r in rows.values()) for name in ("timeline", "counters", "steps", "ops")}
     assert all(held.values()), held  # device tasks, step markers and counters among them
+    assert sum("/dev" in rid for rid in rows) == 2
 
 
 def _damage(root: Path) -> dict[str, str]:
@@ -101,7 +100,7 @@ def test_a_damaged_timeline_keeps_its_messages_and_spoils_no_other(tree, tmp_pat
     sources = scan(root)[0]
     done = read_exports_together(connect(), sources, frozenset()).done
     assert {s.source_id for s in sources if s.source_id not in done} == {
-        s.source_id for s in sources if s.rel_path.split("/")[0] in said or (s.root / "device_1").is_dir()
+        s.source_id for s in sources if s.rel_path.split("/")[0] in said
     }
     rows, problems = _together(root)
     assert (rows, problems) == _each_alone(root)

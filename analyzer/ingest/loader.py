@@ -141,7 +141,8 @@ def _read_sources(
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in together.done:  # read together: one device, nothing to report
+        if source.source_id in together.done:  # read together: nothing to report
+            split = split or source.source_id in together.split
             result.run_ids.extend(_runs_of(con, source) if split else [source.source_id])
             continue
         try:

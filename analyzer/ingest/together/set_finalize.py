@@ -1,8 +1,8 @@
 """finalize.finalize_run for many runs read together, each step one query over all of them.
 
-The runs come here only with one device at most, no problem, and timed ops (none takes its ops from the
-timeline), so the steps left are the device tasks written twice, the step markers' windows, the pipeline
-columns, the steps of ops, what each run holds, and the runs rows.
+The runs come here only with no problem and timed ops (none takes its ops from the timeline), so the steps
+left are the device tasks written twice, the step markers' windows, the pipeline columns, the steps of ops,
+what each run holds, the split of a run of several devices, and the runs rows.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipe_columns import derive_pipelines
 from analyzer.ingest.step_windows import merge_step_markers_of
 from analyzer.ingest.timeline.timeline_store import delete_duplicate_device_tasks, runs_with_repeats
+from analyzer.ingest.together.set_devices import device_run_id, split_devices
 
 _IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
@@ -50,9 +51,9 @@ def devices_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, lis
 
 
 def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dict[str, list[int]]) -> None:
-    """The runs rows of ``runs`` (in their order), their ops given pipeline columns and steps."""
+    """The runs rows of ``runs`` (in their order; a run of several devices split into one run per device,
+    ``devices``: ``devices_of``), their ops given pipeline columns and steps."""
     ids = [r.ctx.run_id for r in runs]
-    args = {"runs": ids}
     for r in runs:
         apply_facts(r.meta, r.ctx)
     twice = [r.ctx.run_id for r in runs if not device_tasks_from_one_file(r.ctx)]
@@ -63,26 +64,39 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
     con.execute(
         f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{_IN_RUNS} AND s.run_id = o.run_id "
         f"AND {STEP_OF_OP}",
-        args,
+        {"runs": ids},
     )
-    has = _presence(con, ids)
+    rows = _runs_rows(con, runs, devices)  # what each run holds, asked before the split, as finalize asks it
+    split_devices(con, devices)
+    _insert_runs(con, rows)
+
+
+def _runs_rows(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dict[str, list[int]]) -> list[dict]:
+    """The runs rows of ``runs`` but their counts over ops, one per device of a run of several."""
+    has = _presence(con, [r.ctx.run_id for r in runs])
     aic = _aic_counts(con, [r.ctx.run_id for r in runs if not r.meta.aic_metrics])
 
-    def row(r: ReadRun) -> dict[str, object]:
+    def rows(r: ReadRun) -> list[dict[str, object]]:
         run_id = r.ctx.run_id
         found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
         values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
-        device = devices.get(run_id)
-        return {"run_id": run_id, "device_id": device[0] if device else None, **values}
+        device = devices.get(run_id) or [None]
+        if len(device) == 1:
+            return [{"run_id": run_id, "device_id": device[0], **values}]
+        return [{"run_id": device_run_id(run_id, d), "device_id": d, **values} for d in device]
 
-    rows = each(row, runs)
+    return [row for found in each(rows, runs) for row in found]
+
+
+def _insert_runs(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """The runs rows, in their order, with their counts over ops."""
     con.register("_runs_together", pa.Table.from_pylist(rows))
     try:
         con.execute(
             "INSERT INTO runs BY NAME SELECT p.*, coalesce(o.task_count, 0) AS task_count, o.start_ns, o.end_ns "
             "FROM _runs_together p LEFT JOIN (SELECT run_id, count(*) AS task_count, min(start_ns) AS start_ns, "
             f"max(end_ns) AS end_ns FROM ops WHERE {_IN_RUNS} GROUP BY run_id) o USING (run_id)",
-            args,
+            {"runs": [row["run_id"] for row in rows]},
         )
     finally:
         con.unregister("_runs_together")

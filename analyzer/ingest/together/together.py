@@ -39,10 +39,11 @@ _ALONE_BESIDE = frozenset({"timeline", "task_time", "ai_core_utilization", "ai_v
 class Together:
     """What was read together: whole exports (by run id, each with nothing to report) and, of exports
     holding other kinds too, the kinds already read (kind -> its reader's part context, for
-    loader._read_source to read the rest)."""
+    loader._read_source to read the rest); ``split``: the whole exports split into one run per device."""
 
     done: dict[str, ReadContext] = field(default_factory=dict)
     pre_read: dict[str, dict[str, ReadContext]] = field(default_factory=dict)
+    split: set[str] = field(default_factory=set)
 
 
 def read_exports_together(
@@ -111,13 +112,13 @@ def _read(
             run.ctx.absorb(part)
     devices = devices_of(con, list(runs))
     careful |= untimed(con, [run_id for run_id, run in runs.items() if TIMELINE in run.ctx.source.files])
-    careful |= {run_id for run_id, found in devices.items() if len(found) > 1}
     _remove(con, sorted(careful))
     done = [r for run_id, r in runs.items() if run_id not in careful]
     if done:
         finalize_together(con, done, devices)
     pre_read = {s.source_id: parts[s.source_id] for s in partial if s.source_id not in careful}
-    return Together({r.ctx.run_id: r.ctx for r in done}, pre_read)
+    split = {r.ctx.run_id for r in done if len(devices.get(r.ctx.run_id) or ()) > 1}
+    return Together({r.ctx.run_id: r.ctx for r in done}, pre_read, split)
 
 
 def _read_kinds(
