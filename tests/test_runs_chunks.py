@@ -86,7 +86,7 @@ def test_the_catalog_of_a_chunked_batch_equals_the_run_by_run_one(tmp_path):
     root = tmp_path / "examples"
     for name in ("batch_sweep", "resnet_host_sync"):
         shutil.copytree(EXAMPLES / name, root / name, ignore=shutil.ignore_patterns("*.md"))
-    assert len(plan_chunks([_task(root)] * 6, LocalPool(1).slots, [0] * 6)) == 1  # six runs in one pass
+    assert len(plan_chunks([_task(root)] * 6, LocalPool(1).slots, [0] * 6)) == 2  # three runs a chunk
     assert _catalog(tmp_path, root, "chunked", LocalPool(1)) == _catalog(tmp_path, root, "alone", _RunByRun(1))
 
 

@@ -38,8 +38,9 @@ def export_bytes(path: str) -> int:
 
 def plan_chunks(tasks: list[RunTask], workers: int, sizes: list[int]) -> list[RunChunk]:
     """``tasks`` in their order, cut into chunks of at most MAX_RUNS runs and MAX_BYTES of files (an export
-    larger than that is a chunk of its own), about CHUNKS_PER_WORKER per worker."""
-    per_chunk = max(1, min(MAX_RUNS, math.ceil(len(tasks) / (max(1, workers) * CHUNKS_PER_WORKER))))
+    larger than that is a chunk of its own), CHUNKS_PER_WORKER per worker and two at least."""
+    # At least two: the first chunk's runs are committed while the next is read, and a stop loses at most half.
+    per_chunk = max(1, min(MAX_RUNS, math.ceil(len(tasks) / max(2, workers * CHUNKS_PER_WORKER))))
     chunks: list[RunChunk] = []
     current: list[RunTask] = []
     held = 0
