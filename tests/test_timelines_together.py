@@ -94,6 +94,7 @@ def _damage(root: Path) -> dict[str, str]:
     return {exports[0].name: "truncated", exports[1].name: "no usable 'ts'", exports[3].name: "no process_name"}
 
 
+@pytest.mark.slow  # a tree read twice: the full suite, not the fast loop
 def test_a_damaged_timeline_keeps_its_messages_and_spoils_no_other(tree, tmp_path):
     root = Path(shutil.copytree(tree, tmp_path / "tree"))
     said = _damage(root)

@@ -80,9 +80,9 @@ def _runs_rows(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dic
         run_id = r.ctx.run_id
         found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
         values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
-        device = devices.get(run_id) or [None]
-        if len(device) == 1:
-            return [{"run_id": run_id, "device_id": device[0], **values}]
+        device = devices.get(run_id) or []
+        if len(device) <= 1:
+            return [{"run_id": run_id, "device_id": device[0] if device else None, **values}]
         return [{"run_id": device_run_id(run_id, d), "device_id": d, **values} for d in device]
 
     return [row for found in each(rows, runs) for row in found]
