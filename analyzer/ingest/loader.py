@@ -137,13 +137,11 @@ def _read_sources(
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
     together = read_exports_together(con, sources, left_out_kinds)
-    split = False  # whether a run read so far was split by device (its runs may match a later export's pattern)
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in together.done:  # read together: nothing to report
-            split = split or source.source_id in together.split
-            result.run_ids.extend(_runs_of(con, source) if split else [source.source_id])
+        if source.source_id in together.done:  # read together: nothing to report, its runs known
+            result.run_ids.extend(together.runs_of(source.source_id))
             continue
         try:
             ctx = _read_source(con, source, left_out_kinds, together.pre_read.get(source.source_id))
@@ -164,9 +162,7 @@ def _read_sources(
             )
             continue
         result.problems.extend(_under_export(p, source) for p in ctx.problems)
-        runs = _runs_of(con, source)
-        split = split or any(r != source.source_id for r in runs)
-        result.run_ids.extend(runs)
+        result.run_ids.extend(_runs_of(con, source))
     return result
 
 

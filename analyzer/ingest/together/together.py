@@ -24,6 +24,7 @@ from analyzer.ingest.readers import DEVICE_TASK_KINDS, READERS
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.together.grouped_kinds import JSON_KINDS, TIMELINE, group_read, read_together
 from analyzer.ingest.together.run_checks import runs_to_recheck
+from analyzer.ingest.together.set_devices import device_run_id
 from analyzer.ingest.together.set_finalize import ReadRun, devices_of, finalize_together, untimed
 from analyzer.ingest.together.timeline_group import probe_timelines, read_timelines
 from analyzer.stop_signal import stop_requested
@@ -39,11 +40,16 @@ _ALONE_BESIDE = frozenset({"timeline", "task_time", "ai_core_utilization", "ai_v
 class Together:
     """What was read together: whole exports (by run id, each with nothing to report) and, of exports
     holding other kinds too, the kinds already read (kind -> its reader's part context, for
-    loader._read_source to read the rest); ``split``: the whole exports split into one run per device."""
+    loader._read_source to read the rest); ``split``: the whole exports split into one run per device, with
+    their runs' ids."""
 
     done: dict[str, ReadContext] = field(default_factory=dict)
     pre_read: dict[str, dict[str, ReadContext]] = field(default_factory=dict)
-    split: set[str] = field(default_factory=set)
+    split: dict[str, list[str]] = field(default_factory=dict)
+
+    def runs_of(self, source_id: str) -> list[str]:
+        """The runs of a whole export read together, by id (as ``loader._runs_of`` lists them)."""
+        return self.split.get(source_id, [source_id])
 
 
 def read_exports_together(
@@ -117,7 +123,8 @@ def _read(
     if done:
         finalize_together(con, done, devices)
     pre_read = {s.source_id: parts[s.source_id] for s in partial if s.source_id not in careful}
-    split = {r.ctx.run_id for r in done if len(devices.get(r.ctx.run_id) or ()) > 1}
+    several = {r.ctx.run_id: devices[r.ctx.run_id] for r in done if len(devices.get(r.ctx.run_id) or ()) > 1}
+    split = {run_id: sorted(device_run_id(run_id, d) for d in found) for run_id, found in several.items()}
     return Together({r.ctx.run_id: r.ctx for r in done}, pre_read, split)
 
 
