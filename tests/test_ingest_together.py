@@ -119,10 +119,10 @@ def test_a_file_the_group_scan_cannot_read_goes_alone(job, tmp_path):
 
 
 @pytest.mark.slow  # a tree read twice: the full suite, not the fast loop
-def test_exports_with_a_timeline_get_their_csv_files_read_together():
-    """Full exports (a timeline beside the CSVs): the CSV kinds are read together, the rest alone."""
+def test_exports_with_a_timeline_are_read_together_whole():
+    """Full exports (a timeline beside the CSVs): every kind, the timeline too, read together."""
     root = Path(__file__).parent.parent / "fixtures" / "examples" / "batch_sweep"
     sources = scan(root)[0]
-    pre_read = read_exports_together(connect(), sources, frozenset()).pre_read
-    assert len(pre_read) == len(sources) > 1 and all("op_summary" in kinds for kinds in pre_read.values())
+    done = read_exports_together(connect(), sources, frozenset()).done
+    assert len(done) == len(sources) > 1 and all("trace_view.json" in " ".join(c.files_read) for c in done.values())
     assert _together(root) == _alone(root)

@@ -10,14 +10,16 @@ import pytest
 
 from analyzer.ingest.metadata.discover import scan
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
-from analyzer.runs.batch import run_batch
+from analyzer.runs.batch import plan_batch, run_batch
 from analyzer.runs.catalog import open_catalog
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.runs.chunk_work import RunChunk, analyze_chunk
-from analyzer.runs.chunks import plan_chunks
+from analyzer.runs.chunks import plan_chunks, plan_job_chunks
 from analyzer.runs.executor import LocalPool
-from analyzer.runs.job_catalog import JobTask
+from analyzer.runs.job_catalog import JobChunk, JobTask, analyze_job, analyze_jobs, job_fingerprint
 from analyzer.runs.work import RunTask, WorkSettings, analyze_run
+from fixtures.generator.job_layout import write_job
+from fixtures.generator.job_scenarios import job_plan
 from tests.tiny_exports import write_tiny_export
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "examples"
@@ -59,7 +61,7 @@ def test_a_chunk_with_damaged_runs_gives_each_run_the_rows_it_gets_alone(tmp_pat
 def test_chunks_keep_the_order_and_bound_runs_and_bytes():
     tasks = [RunTask(f"/x/{i}", f"r{i:02d}", f"{i:016d}") for i in range(20)]
     chunks = plan_chunks(tasks, 2, [1] * 20)
-    assert [t for c in chunks for t in c.tasks] == tasks and {len(c.tasks) for c in chunks} == {5}
+    assert [t for c in chunks for t in c.tasks] == tasks and {len(c.tasks) for c in chunks} == {10}
     big = plan_chunks(tasks, 1, [40 << 20] * 20)  # each export over half the bytes of a chunk
     assert [len(c.tasks) for c in big] == [1] * 20
 
@@ -112,4 +114,20 @@ def test_a_batchs_jobs_go_to_the_workers_of_its_chunks_after_them(tmp_path):
         con.close()
     assert outcome.jobs == ["job_slow_rank"] and outcome.catalogued
     (items,) = executor.calls  # one pool for the runs and the jobs: its workers start once
-    assert [type(i) for i in items] == [RunChunk, JobTask]
+    assert [type(i) for i in items] == [RunChunk, JobChunk]
+
+
+def test_jobs_judged_in_one_connection_give_the_rows_each_gets_alone(tmp_path):
+    """Several jobs of a batch read into one connection and judged one after the other: each job's catalog
+    rows are those it gets in a connection of its own; the chunks cut by ranks and about one per worker."""
+    root = tmp_path / "jobs"
+    for i, (name, kernels) in enumerate((("job_slow_rank", 0), ("job_pipeline_imbalance", 6), ("job_balanced", 0))):
+        write_job(job_plan(name, ranks=8, seed=30 + i), root, kernels=kernels)
+    plan = plan_batch(root, tmp_path / "scratch")
+    tasks = [JobTask(job, label, job_fingerprint(job, plan.prints)) for job, label in plan.jobs]
+    assert len(tasks) == 3
+    together = analyze_jobs(JobChunk(tuple(tasks)), WorkSettings())
+    assert all("catalog_jobs" in t for t in together)
+    assert together == [analyze_job(t, WorkSettings()) for t in tasks]
+    assert [len(c.tasks) for c in plan_job_chunks(tasks, 2)] == [2, 1]
+    assert [len(c.tasks) for c in plan_job_chunks(tasks * 20, 1)] == [8] * 7 + [4]  # 64 ranks a chunk

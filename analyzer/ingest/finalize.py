@@ -75,7 +75,7 @@ def _ops_from_timeline(con: duckdb.DuckDBPyConnection, ctx: ReadContext) -> None
         )
 
 
-def _device_tasks_from_one_file(ctx: ReadContext) -> bool:
+def device_tasks_from_one_file(ctx: ReadContext) -> bool:
     """True when a single file gave the run's device tasks (a torch_npu trace_view.json), so that no
     task was written twice."""
     return sum(len(ctx.source.files.get(kind, ())) for kind in DEVICE_TASK_KINDS) <= 1
@@ -219,7 +219,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     """Derive cross-table columns, split devices and insert the runs and ingest_problems rows."""
     run_id = ctx.run_id
     apply_facts(meta, ctx)
-    if not _device_tasks_from_one_file(ctx):
+    if not device_tasks_from_one_file(ctx):
         timeline_store.delete_duplicate_device_tasks(con, run_id)  # a full scan, for nothing on a single file
     _ops_from_timeline(con, ctx)
     merge_step_markers(con, run_id)

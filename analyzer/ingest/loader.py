@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -18,6 +19,9 @@ from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.stop_signal import stop_requested
+
+if TYPE_CHECKING:
+    from analyzer.ingest.together.together import Together
 
 
 @dataclass
@@ -142,16 +146,16 @@ def _read_sources(
 ) -> Ingested:
     result = Ingested(con=con, sources=sources)
     result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
-    done, pre_read = _read_together(con, sources, left_out_kinds)
-    split = False  # whether a run read so far was split by device (its runs may match a later export's pattern)
+    together = _read_together(con, sources, left_out_kinds)
     for source in sources:
         if progress:
             progress(source)
-        if source.source_id in done:  # read together: one device, nothing to report
-            result.run_ids.extend(_runs_of(con, source) if split else [source.source_id])
+        if together and source.source_id in together.done:  # read together: nothing to report, its runs known
+            result.run_ids.extend(together.runs_of(source.source_id))
             continue
         try:
-            ctx = _read_source(con, source, left_out_kinds, pre_read.get(source.source_id))
+            pre_read = together.pre_read.get(source.source_id) if together else None
+            ctx = _read_source(con, source, left_out_kinds, pre_read)
         except (duckdb.OutOfMemoryException, duckdb.InterruptException):
             raise
         except Exception as exc:  # one export that cannot be read never ends the reading of the others
@@ -169,24 +173,20 @@ def _read_sources(
             )
             continue
         result.problems.extend(_under_export(p, source) for p in ctx.problems)
-        runs = _runs_of(con, source)
-        split = split or any(r != source.source_id for r in runs)
-        result.run_ids.extend(runs)
+        result.run_ids.extend(_runs_of(con, source))
     return result
 
 
 def _read_together(
     con: duckdb.DuckDBPyConnection, sources: list[ExportSource], left_out_kinds: frozenset[str]
-) -> tuple[Mapping[str, ReadContext], Mapping[str, Mapping[str, ReadContext]]]:
-    """What ``read_exports_together`` read of ``sources``: the exports read whole, and the kinds read of
-    others. A single export is always read alone, so its reading never loads the set-wise reader (nor
-    pyarrow, which that loads)."""
+) -> Together | None:
+    """What ``read_exports_together`` read of ``sources``; None for a single export, which is always read
+    alone, so that its reading never loads the set-wise reader (nor pyarrow, which that loads)."""
     if len(sources) < 2:
-        return {}, {}
+        return None
     from analyzer.ingest.together.together import read_exports_together
 
-    together = read_exports_together(con, sources, left_out_kinds)
-    return together.done, together.pre_read
+    return read_exports_together(con, sources, left_out_kinds)
 
 
 def _runs_of(con: duckdb.DuckDBPyConnection, source: ExportSource) -> list[str]:

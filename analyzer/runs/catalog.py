@@ -132,7 +132,10 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             )
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
-        insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
+        # One Arrow chunk per table: DuckDB scans an Arrow table chunk by chunk, which would cost per run.
+        insert_tables(
+            con, {name: pa.concat_tables([t[name] for t in runs if name in t]).combine_chunks() for name in names}
+        )
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -66,17 +66,52 @@ def _start_pool_worker(watched: Connection, thread_count: int) -> None:
     start_worker(watched)
 
 
+def _ready() -> None:
+    """A worker's first task when the pool starts ahead of the work: nothing, once its imports are done."""
+
+
+class _Pool:
+    """A started process pool and the pipe end that keeps its workers alive (``worker_end.driver_pipe``)."""
+
+    def __init__(self, workers: int) -> None:
+        watched, self.alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
+        self.executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_context(),
+            initializer=_start_pool_worker,
+            initargs=(watched, threads.worker_thread_count(workers)),
+        )
+
+    def close(self, stop: bool) -> None:
+        """Shut the pool down; ``stop``: end the workers first (their results are lost anyway)."""
+        if stop:
+            stop_workers(self.executor)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.alive.close()
+
+
 class LocalPool:
-    """A process pool on this machine; with ``jobs == 1`` the work runs in this process (tests, debuggers)."""
+    """A process pool on this machine; with ``jobs == 1`` the work runs in this process (tests, debuggers).
+
+    Entered (``with``), it starts its workers at once, so that their start (an interpreter, the
+    imports) goes on while the caller plans the work; ``completed`` then hands the work to them."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
+        self._started: _Pool | None = None
 
     def __enter__(self) -> LocalPool:
+        if self.jobs > 1 and self._started is None:
+            self._started = _Pool(self.jobs)
+            with ctrl_c_ignored():  # the workers are started as work is submitted
+                for _ in range(self.jobs):
+                    self._started.executor.submit(_ready)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        if self._started is not None:  # started, never used
+            self._started.close(stop=True)
+            self._started = None
 
     @property
     def slots(self) -> int:
@@ -92,18 +127,12 @@ class LocalPool:
             for item in items:
                 yield item, fn(item, *args)
             return
-        workers = min(self.jobs, len(items))  # never a worker with nothing to do
-        watched, alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
-        pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=_context(),
-            initializer=_start_pool_worker,
-            initargs=(watched, threads.worker_thread_count(workers)),
-        )
+        # the pool started on entering, else one of no more workers than items (never one with nothing to do)
+        pool, self._started = self._started or _Pool(min(self.jobs, len(items))), None
         finished = False
         try:
             with ctrl_c_ignored():  # the workers are started as work is submitted
-                futures = {pool.submit(fn, item, *args): item for item in items}
+                futures = {pool.executor.submit(fn, item, *args): item for item in items}
             for future in as_completed(list(futures)):
                 try:
                     result = future.result()
@@ -112,10 +141,7 @@ class LocalPool:
                 yield futures.pop(future), result  # the result is the caller's to keep or drop
             finished = True
         finally:  # stopped early (Ctrl-C, SIGTERM, an error of the caller): the workers' results are lost anyway
-            if not finished:
-                stop_workers(pool)
-            pool.shutdown(wait=True, cancel_futures=True)
-            alive.close()
+            pool.close(stop=not finished)
 
 
 def lost_table(task: _Task, exc: BaseException) -> RunTables:

@@ -41,52 +41,61 @@ def job_tables(
     """The catalog rows of one job, read and (with ``diagnose``) judged in a connection of its own."""
     con = connect()
     try:
-        problems, note = load_job(con, job)
-        job_id = f"{job.job_id}@{fingerprint[:8]}"
-        d = diagnose_job(con, job, note, problems, configured if diagnose else ConfiguredRules(()))
-        s = job_summary(d.summary)
-        jobs = pa.Table.from_pylist(
-            [
-                {
-                    "job_id": job_id,
-                    "path": label,
-                    "fingerprint": fingerprint,
-                    "rank_count": s["rank_count"],
-                    "world_size": job.world_size,
-                    "summary_only_rank_count": s["summary_only_rank_count"],
-                    "step_count": s["step_count"],
-                    "job_step_us": s["job_step_us"],
-                    "step_spread_us": s["step_spread_us"],
-                    "groups": note,
-                }
-            ]
-        )
-        findings = [
-            {
-                "job_id": job_id,
-                "position": i,
-                "code": f.code,
-                "rule": f.rule,
-                "severity": f.severity,
-                "subject": f.subject,
-                "impact_us": f.impact_us,
-                "span_share": f.span_share,
-                "message": f.message,
-            }
-            for i, f in enumerate(d.findings, 1)
-        ]
-        tables = {
-            "catalog_jobs": jobs,
-            "job_rank_metrics": rank_metrics(con, job.job_id, job_id),
-            "job_link_metrics": link_metrics(con, job.job_id, job_id),
-        }
-        if findings:
-            tables["job_findings"] = pa.Table.from_pylist(findings)
-        if problems:
-            tables["job_problems"] = pa.Table.from_pylist([{"job_id": job_id, **asdict(p)} for p in problems])
-        return tables
+        return _judged_job(con, job, load_job(con, job), label, fingerprint, configured if diagnose else None)
     finally:
         con.close()
+
+
+def _judged_job(
+    con: duckdb.DuckDBPyConnection,
+    job: Job,
+    loaded: tuple[list, str],
+    label: str,
+    fingerprint: str,
+    configured: ConfiguredRules | None,
+) -> dict[str, pa.Table]:
+    """The catalog rows of a job whose tables ``con`` holds (``loaded``: load_job's problems and group note),
+    judged by ``configured`` (None: no diagnosis)."""
+    problems, note = loaded
+    job_id = f"{job.job_id}@{fingerprint[:8]}"
+    d = diagnose_job(con, job, note, problems, ConfiguredRules(()) if configured is None else configured)
+    s = job_summary(d.summary)
+    jobs = {
+        "job_id": job_id,
+        "path": label,
+        "fingerprint": fingerprint,
+        "rank_count": s["rank_count"],
+        "world_size": job.world_size,
+        "summary_only_rank_count": s["summary_only_rank_count"],
+        "step_count": s["step_count"],
+        "job_step_us": s["job_step_us"],
+        "step_spread_us": s["step_spread_us"],
+        "groups": note,
+    }
+    tables = {
+        "catalog_jobs": pa.Table.from_pylist([jobs]),
+        "job_rank_metrics": rank_metrics(con, job.job_id, job_id),
+        "job_link_metrics": link_metrics(con, job.job_id, job_id),
+    }
+    if d.findings:
+        tables["job_findings"] = pa.Table.from_pylist([_finding_row(job_id, i, f) for i, f in enumerate(d.findings, 1)])
+    if problems:
+        tables["job_problems"] = pa.Table.from_pylist([{"job_id": job_id, **asdict(p)} for p in problems])
+    return tables
+
+
+def _finding_row(job_id: str, position: int, f) -> dict[str, object]:
+    return {
+        "job_id": job_id,
+        "position": position,
+        "code": f.code,
+        "rule": f.rule,
+        "severity": f.severity,
+        "subject": f.subject,
+        "impact_us": f.impact_us,
+        "span_share": f.span_share,
+        "message": f.message,
+    }
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,34 @@ def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
         if stop_requested():
             raise
         return failure_table(task.label, task.fingerprint, f"job analysis failed: {type(exc).__name__}: {exc}")
+
+
+@dataclass(frozen=True)
+class JobChunk:
+    """Jobs that one worker reads into one connection and judges there, one after the other (as ``diagnose``
+    judges the jobs of a tree): the connection, its helper views and the rules' reading are paid once."""
+
+    tasks: tuple[JobTask, ...]
+
+
+def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.Table]]:
+    """Each job's catalog rows (or failures row), in ``chunk.tasks`` order; any failure in the shared
+    connection sends every job of the chunk alone (``analyze_job``): one job never spoils the others."""
+    if len(chunk.tasks) == 1:
+        return [analyze_job(chunk.tasks[0], settings)]
+    try:
+        configured = ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
+        judge = configured if settings.diagnose else None
+        con = connect()
+        try:
+            loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
+            return [_judged_job(con, t.job, found, t.label, t.fingerprint, judge) for t, found in loaded]
+        finally:
+            con.close()
+    except Exception:
+        if stop_requested():
+            raise
+        return [analyze_job(t, settings) for t in chunk.tasks]
 
 
 def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:

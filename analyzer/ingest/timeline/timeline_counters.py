@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.ingest.sql_values import decimal_us_to_ns
-from analyzer.ingest.timeline.timeline_events import process_names_sql
+from analyzer.ingest.timeline.timeline_events import BY_EXPORT, BY_FILE, RUN_OF_FILE, process_names_sql
 
 _BARE_UNITS = ("KB", "MB", "GB", "B", "MHz", "GHz", "%", "ns", "us", "ms")
 _HBM = r"^(HBM|DDR) ?(\d*)/(Read|Write)$"
@@ -19,26 +19,26 @@ _NPU_MEM = r"^(APP|Device)/(.+)$"
 _UTILIZATION = {"AI Core Utilization": "aicore_utilization", "AI Vector Core Utilization": "aivector_utilization"}
 
 
-def _samples_sql(raw: str) -> str:
+def _samples_sql(raw: str, by: str) -> str:
     """One row per (counter event, arg): name, process, ts, key, numeric value, id-like arg of the event."""
     return f"""
-        SELECT c.name, p.process, {decimal_us_to_ns("c.ts")} AS ts_ns, c.event_no,
+        SELECT c.file_no, c.name, p.process, {decimal_us_to_ns("c.ts")} AS ts_ns, c.event_no,
             kv.key AS key, TRY_CAST(json_extract_string(kv.value, '$') AS DOUBLE) AS value,
             regexp_matches(lower(kv.key), '(^|[_ ])id$') AS is_id
-        FROM (SELECT rowid AS event_no, name, pid, ts, args FROM {raw}
+        FROM (SELECT rowid AS event_no, file_no, name, pid, ts, args FROM {raw}
               WHERE ph = 'C' AND ts IS NOT NULL AND json_type(args) = 'OBJECT') c
-        LEFT JOIN ({process_names_sql(raw)}) p USING (pid),
+        LEFT JOIN ({process_names_sql(raw, by)}) p USING ({by}),
         LATERAL (SELECT unnest(map_entries(CAST(c.args AS MAP(VARCHAR, JSON))), recursive := true)) kv
     """
 
 
-def _series_sql(raw: str) -> str:
+def _series_sql(raw: str, by: str) -> str:
     """Value samples with their event's instance id and how many value args the event has."""
     return f"""
         SELECT *,
             max(CASE WHEN is_id THEN CAST(value AS BIGINT)::VARCHAR END) OVER (PARTITION BY event_no) AS id_instance,
             count(*) FILTER (WHERE NOT is_id) OVER (PARTITION BY event_no) AS value_args
-        FROM ({_samples_sql(raw)})
+        FROM ({_samples_sql(raw, by)})
     """
 
 
@@ -79,15 +79,24 @@ def insert_counters(con: duckdb.DuckDBPyConnection, raw: str, run_id: str) -> in
 
     A trace without counter events (most torch_npu traces) is told by one cheap query first: the
     INSERT, long to plan however few rows it reads, then does not run."""
+    return _insert(con, raw, "$run_id::VARCHAR", {"run_id": run_id}, BY_EXPORT)
+
+
+def insert_counters_of_files(con: duckdb.DuckDBPyConnection, raw: str, runs: list[str]) -> int:
+    """``insert_counters`` of a raw table holding many runs' files, file ``file_no`` being run ``runs[file_no]``'s."""
+    return _insert(con, raw, RUN_OF_FILE, {"runs": runs}, BY_FILE)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, raw: str, run_sql: str, params: dict[str, object], by: str) -> int:
     if not con.execute(f"SELECT EXISTS (SELECT 1 FROM {raw} WHERE ph = 'C')").fetchall()[0][0]:
         return 0
     return con.execute(
         f"""
         INSERT INTO counters BY NAME
-        SELECT ?::VARCHAR AS run_id, {_counter_sql()} AS counter, {_instance_sql()} AS instance,
+        SELECT {run_sql} AS run_id, {_counter_sql()} AS counter, {_instance_sql()} AS instance,
             ts_ns, value, {_unit_sql()} AS unit
-        FROM ({_series_sql(raw)})
+        FROM ({_series_sql(raw, by)})
         WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL
         """,
-        [run_id],
+        params,
     ).fetchall()[0][0]

@@ -34,27 +34,32 @@ def _kind_sql() -> str:
     )
 
 
-def process_names_sql(raw: str) -> str:
-    """SELECT pid -> process name, from the process_name metadata events."""
+# A raw table's track key: a pid names its process within the file, or within the export (msprof's slices
+# share their process_name events); with many runs' files in one raw table (``insert_timelines``), within the file.
+BY_EXPORT, BY_FILE = "pid", "file_no, pid"
+
+
+def process_names_sql(raw: str, by: str = BY_EXPORT) -> str:
+    """SELECT pid (``by``) -> process name, from the process_name metadata events."""
     return (
-        f"SELECT pid, any_value(json_extract_string(args, '$.name')) AS process FROM {raw} "
-        f"WHERE ph = 'M' AND name = 'process_name' GROUP BY pid"
+        f"SELECT {by}, any_value(json_extract_string(args, '$.name')) AS process FROM {raw} "
+        f"WHERE ph = 'M' AND name = 'process_name' GROUP BY {by}"
     )
 
 
-def _typed_events_sql(raw: str) -> str:
+def _typed_events_sql(raw: str, by: str) -> str:
     """Events with kind, process, thread name and the args fields the kind uses, as raw text."""
     return f"""
         SELECT e.*, p.process, t.thread_name, {_kind_sql()} AS kind
         FROM {raw} e
-        LEFT JOIN ({process_names_sql(raw)}) p USING (pid)
-        LEFT JOIN (SELECT pid, tid, any_value(json_extract_string(args, '$.name')) AS thread_name
-                   FROM {raw} WHERE ph = 'M' AND name = 'thread_name' GROUP BY pid, tid) t USING (pid, tid)
+        LEFT JOIN ({process_names_sql(raw, by)}) p USING ({by})
+        LEFT JOIN (SELECT {by}, tid, any_value(json_extract_string(args, '$.name')) AS thread_name
+                   FROM {raw} WHERE ph = 'M' AND name = 'thread_name' GROUP BY {by}, tid) t USING ({by}, tid)
         WHERE e.ph IS NOT NULL AND e.ph NOT IN ('M', 'C') AND e.ts IS NOT NULL
     """
 
 
-def _fields_sql(raw: str) -> str:
+def _fields_sql(raw: str, by: str) -> str:
     """Pick the per-kind id fields out of the args values (``timeline_json.ARG_PATHS`` order; typed later)."""
     return f"""
         SELECT *, arg_fields AS a,
@@ -64,7 +69,7 @@ def _fields_sql(raw: str) -> str:
             CASE kind WHEN 'device_task' THEN a[4] WHEN 'communication' THEN a[9]
                       WHEN 'host_api' THEN a[6] END AS raw_task_type,
             CASE WHEN kind IN ('device_task', 'host_api') THEN a[5] END AS raw_connection
-        FROM ({_typed_events_sql(raw)})
+        FROM ({_typed_events_sql(raw, by)})
     """
 
 
@@ -80,9 +85,34 @@ def insert_timeline(
     """Insert every timed non-metadata, non-counter event of the raw table into timeline, less the
     device tasks that rows already in supersede (``timeline_store.without_superseded``) and the
     events of the ``left_out`` kinds; returns rows."""
+    return _insert(con, raw, "$run_id::VARCHAR", {"run_id": run_id}, left_out)
+
+
+def insert_timelines(
+    con: duckdb.DuckDBPyConnection, raw: str, runs: list[str], left_out: frozenset[str] = frozenset()
+) -> int:
+    """``insert_timeline`` of a raw table holding many runs' files, file ``file_no`` being run
+    ``runs[file_no]``'s only timeline file: each run's rows are the ones it gets alone, in the same order."""
+    return _insert(con, raw, f"{RUN_OF_FILE}::VARCHAR", {"runs": runs}, left_out, BY_FILE, "$runs")
+
+
+# The run of a raw row of a table holding many runs' files, with their run ids as the list $runs.
+RUN_OF_FILE = "($runs::VARCHAR[])[file_no + 1]"
+
+
+def _insert(
+    con: duckdb.DuckDBPyConnection,
+    raw: str,
+    run_sql: str,
+    params: dict[str, object],
+    left_out: frozenset[str],
+    by: str = BY_EXPORT,
+    among: str | None = None,
+) -> int:
+    """The insert of both: ``run_sql`` each row's run; ``among``: the SQL list of the runs, when many."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     rows = f"""
-        SELECT $run_id::VARCHAR AS run_id, NULL::INTEGER AS device_id, kind, process,
+        SELECT {run_sql} AS run_id, NULL::INTEGER AS device_id, kind, process,
             TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
             {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,
@@ -93,11 +123,10 @@ def insert_timeline(
             {v.integer("raw_connection")} AS connection_id,
             CASE WHEN kind = 'flow' THEN id END AS flow_id,
             CASE WHEN kind = 'flow' THEN ph END AS flow_phase
-        FROM {v.with_trimmed(f"({_fields_sql(raw)})", ["raw_task_type"])}"""
-    params: dict[str, object] = {"run_id": run_id}
+        FROM {v.with_trimmed(f"({_fields_sql(raw, by)})", ["raw_task_type"])}"""
     if left_out:
         rows += " WHERE NOT list_contains($left_out, kind)"
-        params["left_out"] = sorted(left_out)
-    kept = timeline_store.without_superseded(rows, "$run_id")
+        params = {**params, "left_out": sorted(left_out)}
+    kept = timeline_store.without_superseded(rows, "$run_id", among)
     with timeline_store.sides_as_written(con):
         return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]

@@ -15,17 +15,19 @@ import duckdb
 _TASK_KEY = ("stream_id", "task_id", "start_ns")
 
 
-def without_superseded(select_sql: str, run_id: str) -> str:
+def without_superseded(select_sql: str, run_id: str, among: str | None = None) -> str:
     """SQL of the rows of ``select_sql`` (timeline rows with run_id) less those of the run ``run_id``
     (an SQL expression) that ``delete_duplicate_device_tasks`` would delete in any order of
     insertion: device tasks naming no device whose (stream, task, start) the run already holds on a
     row naming one. A reader leaves them out instead of inserting them to be deleted (msprof's
     timeline JSON read after its task_time CSVs). Only that run's tasks are hashed, however many
-    runs the connection holds."""
+    runs the connection holds. ``among``: instead of one run, the SQL list of the runs whose rows
+    ``select_sql`` gives (many runs read together), each run's rows left out against its own."""
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM e.{c}" for c in _TASK_KEY)
+    runs = f"run_id IN (SELECT unnest({among}::VARCHAR[]))" if among else f"run_id = {run_id}"
     named = (
         f"SELECT run_id, {', '.join(_TASK_KEY)} FROM timeline "
-        f"WHERE run_id = {run_id} AND kind = 'device_task' AND device_id IS NOT NULL"
+        f"WHERE {runs} AND kind = 'device_task' AND device_id IS NOT NULL"
     )
     return (
         f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_id = e.run_id "
@@ -69,3 +71,15 @@ def _has_repeats(con: duckdb.DuckDBPyConnection, run_id: str) -> bool:
         f"GROUP BY {', '.join(_TASK_KEY)} HAVING count(*) > 1)",
         [run_id],
     ).fetchall()[0][0]
+
+
+def runs_with_repeats(con: duckdb.DuckDBPyConnection, runs: list[str]) -> list[str]:
+    """Of ``runs``, those holding a device task twice (``delete_duplicate_device_tasks`` has work), in order."""
+    if not runs:
+        return []
+    rows = con.execute(
+        "SELECT DISTINCT run_id FROM timeline WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) "
+        f"AND kind = 'device_task' GROUP BY run_id, {', '.join(_TASK_KEY)} HAVING count(*) > 1 ORDER BY run_id",
+        {"runs": runs},
+    ).fetchall()
+    return [r[0] for r in rows]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from analyzer.ingest.csv import op_summary
+from analyzer.ingest.csv import op_summary, task_time
 from analyzer.ingest.csv.csv_columns import column_types
 from analyzer.ingest.csv.csv_group import GroupRead
 from analyzer.ingest.csv.declared_tables import DECLARED
@@ -12,6 +12,8 @@ from analyzer.ingest.inserts import constant_params
 
 # The JSON kinds read together (``together._read_json``).
 JSON_KINDS = frozenset({"communication", "communication_matrix"})
+# The timeline JSON, read together when it is one file (``timeline_group``).
+TIMELINE = "timeline"
 
 
 @cache
@@ -26,6 +28,9 @@ def group_read(kind: str) -> GroupRead | None:
             op_summary.TIMES,
             op_summary.UNUSABLE_ROWS,
         )
+    if kind == "task_time":
+        t = task_time
+        return GroupRead("timeline", t.statement, t.types, t.ROW_KEY, t.TIMES, "", constant_params(t.CONSTANTS))
     d = DECLARED.get(kind)
     if d is None:
         return None
@@ -36,4 +41,4 @@ def group_read(kind: str) -> GroupRead | None:
 
 def read_together(kind: str) -> bool:
     """Whether files of ``kind`` are read many runs at a time."""
-    return kind in JSON_KINDS or group_read(kind) is not None
+    return kind in JSON_KINDS or kind == TIMELINE or group_read(kind) is not None

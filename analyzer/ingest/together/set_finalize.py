@@ -1,8 +1,8 @@
 """finalize.finalize_run for many runs read together, each step one query over all of them.
 
-The runs come here only when they hold no timeline (no step markers, no device tasks to take ops from or
-to drop twice), one device at most and no problem, so the steps left are the pipeline columns, the steps of
-ops, what each run holds, and the runs rows.
+The runs come here only with no problem and timed ops (none takes its ops from the timeline), so the steps
+left are the device tasks written twice, the step markers' windows, the pipeline columns, the steps of ops,
+what each run holds, the split of a run of several devices, and the runs rows.
 """
 
 from __future__ import annotations
@@ -13,10 +13,21 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest.file_work import each
-from analyzer.ingest.finalize import AIC_COUNTS, PRESENCE, STEP_OF_OP, aic_metrics_of, apply_facts, run_values
+from analyzer.ingest.finalize import (
+    AIC_COUNTS,
+    PRESENCE,
+    STEP_OF_OP,
+    aic_metrics_of,
+    apply_facts,
+    device_tasks_from_one_file,
+    run_values,
+)
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipe_columns import derive_pipelines
+from analyzer.ingest.step_windows import merge_step_markers_of
+from analyzer.ingest.timeline.timeline_store import delete_duplicate_device_tasks, runs_with_repeats
+from analyzer.ingest.together.set_devices import device_run_id, split_devices
 
 _IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
@@ -40,38 +51,65 @@ def devices_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, lis
 
 
 def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dict[str, list[int]]) -> None:
-    """The runs rows of ``runs`` (in their order), their ops given pipeline columns and steps."""
+    """The runs rows of ``runs`` (in their order; a run of several devices split into one run per device,
+    ``devices``: ``devices_of``), their ops given pipeline columns and steps."""
     ids = [r.ctx.run_id for r in runs]
-    args = {"runs": ids}
     for r in runs:
         apply_facts(r.meta, r.ctx)
+    twice = [r.ctx.run_id for r in runs if not device_tasks_from_one_file(r.ctx)]
+    for run_id in runs_with_repeats(con, twice):  # readers mostly leave the repeats out already
+        delete_duplicate_device_tasks(con, run_id)
+    merge_step_markers_of(con, ids)
     derive_pipelines(con, ids)
     con.execute(
         f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{_IN_RUNS} AND s.run_id = o.run_id "
         f"AND {STEP_OF_OP}",
-        args,
+        {"runs": ids},
     )
-    has = _presence(con, ids)
+    rows = _runs_rows(con, runs, devices)  # what each run holds, asked before the split, as finalize asks it
+    split_devices(con, devices)
+    _insert_runs(con, rows)
+
+
+def _runs_rows(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dict[str, list[int]]) -> list[dict]:
+    """The runs rows of ``runs`` but their counts over ops, one per device of a run of several."""
+    has = _presence(con, [r.ctx.run_id for r in runs])
     aic = _aic_counts(con, [r.ctx.run_id for r in runs if not r.meta.aic_metrics])
 
-    def row(r: ReadRun) -> dict[str, object]:
+    def rows(r: ReadRun) -> list[dict[str, object]]:
         run_id = r.ctx.run_id
         found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
         values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
-        device = devices.get(run_id)
-        return {"run_id": run_id, "device_id": device[0] if device else None, **values}
+        device = devices.get(run_id) or []
+        if len(device) <= 1:
+            return [{"run_id": run_id, "device_id": device[0] if device else None, **values}]
+        return [{"run_id": device_run_id(run_id, d), "device_id": d, **values} for d in device]
 
-    rows = each(row, runs)
+    return [row for found in each(rows, runs) for row in found]
+
+
+def _insert_runs(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """The runs rows, in their order, with their counts over ops."""
     con.register("_runs_together", pa.Table.from_pylist(rows))
     try:
         con.execute(
             "INSERT INTO runs BY NAME SELECT p.*, coalesce(o.task_count, 0) AS task_count, o.start_ns, o.end_ns "
             "FROM _runs_together p LEFT JOIN (SELECT run_id, count(*) AS task_count, min(start_ns) AS start_ns, "
             f"max(end_ns) AS end_ns FROM ops WHERE {_IN_RUNS} GROUP BY run_id) o USING (run_id)",
-            args,
+            {"runs": [row["run_id"] for row in rows]},
         )
     finally:
         con.unregister("_runs_together")
+
+
+def untimed(con: duckdb.DuckDBPyConnection, runs: list[str]) -> set[str]:
+    """Of ``runs``, those without an op with a start time and a duration (finalize takes a timeline's device
+    tasks for their ops, and says so: the careful path's)."""
+    rows = con.execute(
+        f"SELECT DISTINCT run_id FROM ops WHERE {_IN_RUNS} AND start_ns IS NOT NULL AND dur_us IS NOT NULL",
+        {"runs": runs},
+    ).fetchall()
+    return set(runs) - {r[0] for r in rows}
 
 
 def _presence(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, set[str]]:

@@ -20,11 +20,13 @@ from analyzer.ingest.csv.csv_group import RunFile, probe_files, read_groups
 from analyzer.ingest.database import in_transaction
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
-from analyzer.ingest.readers import READERS
+from analyzer.ingest.readers import DEVICE_TASK_KINDS, READERS
 from analyzer.ingest.schema import TABLES
-from analyzer.ingest.together.grouped_kinds import JSON_KINDS, group_read, read_together
+from analyzer.ingest.together.grouped_kinds import JSON_KINDS, TIMELINE, group_read, read_together
 from analyzer.ingest.together.run_checks import runs_to_recheck
-from analyzer.ingest.together.set_finalize import ReadRun, devices_of, finalize_together
+from analyzer.ingest.together.set_devices import device_run_id
+from analyzer.ingest.together.set_finalize import ReadRun, devices_of, finalize_together, untimed
+from analyzer.ingest.together.timeline_group import probe_timelines, read_timelines
 from analyzer.stop_signal import stop_requested
 
 # Fewer exports than this are read one by one: a single export gains nothing from a scan of many.
@@ -38,10 +40,16 @@ _ALONE_BESIDE = frozenset({"timeline", "task_time", "ai_core_utilization", "ai_v
 class Together:
     """What was read together: whole exports (by run id, each with nothing to report) and, of exports
     holding other kinds too, the kinds already read (kind -> its reader's part context, for
-    loader._read_source to read the rest)."""
+    loader._read_source to read the rest); ``split``: the whole exports split into one run per device, with
+    their runs' ids."""
 
     done: dict[str, ReadContext] = field(default_factory=dict)
     pre_read: dict[str, dict[str, ReadContext]] = field(default_factory=dict)
+    split: dict[str, list[str]] = field(default_factory=dict)
+
+    def runs_of(self, source_id: str) -> list[str]:
+        """The runs of a whole export read together, by id (as ``loader._runs_of`` lists them)."""
+        return self.split.get(source_id, [source_id])
 
 
 def read_exports_together(
@@ -66,7 +74,14 @@ def read_exports_together(
 
 
 def _single(source: ExportSource, kind: str) -> bool:
-    """A kind read together, of which the export holds one file."""
+    """A kind read together, of which the export holds one file; the timeline only when the export's other
+    device tasks (task_time) are read together too, so that these go in first, as the loader reads them."""
+    if kind == TIMELINE and any(k != kind and not _one(source, k) for k in DEVICE_TASK_KINDS if k in source.files):
+        return False
+    return _one(source, kind)
+
+
+def _one(source: ExportSource, kind: str) -> bool:
     return read_together(kind) and len(source.files.get(kind, ())) == 1
 
 
@@ -102,13 +117,15 @@ def _read(
         for part in parts[run_id].values():  # in READERS order, as loader._read_source takes them over
             run.ctx.absorb(part)
     devices = devices_of(con, list(runs))
-    careful |= {run_id for run_id, found in devices.items() if len(found) > 1}
+    careful |= untimed(con, [run_id for run_id, run in runs.items() if TIMELINE in run.ctx.source.files])
     _remove(con, sorted(careful))
     done = [r for run_id, r in runs.items() if run_id not in careful]
     if done:
         finalize_together(con, done, devices)
     pre_read = {s.source_id: parts[s.source_id] for s in partial if s.source_id not in careful}
-    return Together({r.ctx.run_id: r.ctx for r in done}, pre_read)
+    several = {r.ctx.run_id: devices[r.ctx.run_id] for r in done if len(devices.get(r.ctx.run_id) or ()) > 1}
+    split = {run_id: sorted(device_run_id(run_id, d) for d in found) for run_id, found in several.items()}
+    return Together({r.ctx.run_id: r.ctx for r in done}, pre_read, split)
 
 
 def _read_kinds(
@@ -136,6 +153,8 @@ def _prepare(kind: str, files: list[RunFile]) -> list:
     """The Python work on one kind's files, touching no connection: each file's rows (JSON kinds) or probe."""
     if kind in JSON_KINDS:
         return [_json_rows(kind, f) for f in files]
+    if kind == TIMELINE:
+        return probe_timelines(files)
     return probe_files(files)
 
 
@@ -143,6 +162,8 @@ def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], 
     """Read one kind's files of every run (``prepared``: ``_prepare``'s); the runs needing the careful path."""
     if kind in JSON_KINDS:
         return _insert_json(con, files, prepared)
+    if kind == TIMELINE:
+        return read_timelines(con, files, prepared)
     read = group_read(kind)
     assert read is not None  # _fits let only kinds read together through
     careful = read_groups(con, read, files, prepared)

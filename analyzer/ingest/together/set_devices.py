@@ -1,0 +1,44 @@
+"""finalize._split_devices for many runs read together: each run of several devices becomes one run per
+device, a statement per table for all of them, each device's rows in the order they get alone."""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from analyzer.ingest.schema import TABLES
+from analyzer.ingest.timeline.timeline_store import sides_as_written
+
+_IN_SPLIT = "run_id IN (SELECT run_id FROM _split_devices)"
+
+
+def device_run_id(run_id: str, device: int) -> str:
+    """The run id of one device's part of a run (as finalize._split_devices names it)."""
+    return f"{run_id}/dev{device}"
+
+
+def split_devices(con: duckdb.DuckDBPyConnection, devices: dict[str, list[int]]) -> None:
+    """Split every run of ``devices`` holding several: rows naming a device go to that device's run, rows
+    naming none to every device's run (after its own rows, as they are copied alone), as finalize does."""
+    many = {run_id: found for run_id, found in devices.items() if len(found) > 1}
+    if not many:
+        return
+    pairs = [(run_id, device) for run_id, found in many.items() for device in found]
+    con.register("_split_devices", pa.table({"run_id": [p[0] for p in pairs], "device_id": [p[1] for p in pairs]}))
+    try:
+        for name, table in TABLES.items():
+            if name not in ("runs", "ingest_problems") and any(c.name == "device_id" for c in table.columns):
+                _split_table(con, name)
+    finally:
+        con.unregister("_split_devices")
+
+
+def _split_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    con.execute(f"UPDATE {name} SET run_id = run_id || '/dev' || device_id WHERE {_IN_SPLIT} AND device_id IS NOT NULL")
+    # The table's rows on the probe side, kept as written: each device's copies come in the rows' order.
+    with sides_as_written(con):
+        con.execute(
+            f"INSERT INTO {name} BY NAME SELECT t.* REPLACE (d.run_id || '/dev' || d.device_id AS run_id) "
+            f"FROM {name} t JOIN _split_devices d ON t.run_id = d.run_id WHERE t.{_IN_SPLIT}"
+        )
+    con.execute(f"DELETE FROM {name} WHERE {_IN_SPLIT}")
