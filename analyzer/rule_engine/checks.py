@@ -42,9 +42,10 @@ def _explained_columns(con, rule: Rule, values: dict, columns: list[str], rows: 
     """The columns the rule's [explains] query returns for its first finding on the fixture (none without one)."""
     if not rule.explains.sql:
         return []
-    subject = rows[0][columns.index("subject")] if rows and "subject" in columns else ""
+    first = dict(zip(columns, rows[0], strict=True)) if rows else {}
     sql = rule.explains.sql
-    cursor = con.execute(sql, bind_params(sql, {**values, "subject": subject}))
+    bound = {**values, "subject": first.get("subject", ""), "impact_us": first.get("impact_us", 0.0)}
+    cursor = con.execute(sql, bind_params(sql, bound))
     cursor.fetchall()
     return [d[0] for d in cursor.description]
 
