@@ -108,7 +108,7 @@ def _part_explained(f: Finding, e: Explanation, cost_us: float, summary: Any) ->
     by = replace(by, per=per, waits=waits, partial=partial)
     if not partial:
         return replace(f, severity="info", explained_by=by)
-    left = min(f.impact_us, amount - wait)
+    left = round(min(f.impact_us, amount - wait), 3)
     share = f.span_share if not span else left / span
     details = {**f.details, "impact_before_explained_us": f.impact_us}
     return replace(f, impact_us=left, span_share=share, details=details, explained_by=by)
