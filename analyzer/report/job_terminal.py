@@ -117,13 +117,14 @@ def rank_finding_lines(job: Diagnosis, ranks: Sequence[Diagnosis]) -> list[str]:
         for f in d.findings:
             if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[worst.get((f.code, f.rule), "info")]:
                 worst[(f.code, f.rule)] = f.severity
-            if (by := f.explained_by) is not None:
-                explained[(f.code, f.rule)][(by.partial, by.code, by.note, by.per, by.waits)].append(by)
+            if (e := f.explained_by) is not None:
+                explained[(f.code, f.rule)][(e.partial, e.code, e.note, e.per, e.waits)].append(e)
         for key, severity in worst.items():
             touched[key][severity] += 1
     lines = [f"the {len(ranks)} rank(s) of job {job.run_id} judged on their own (details in their reports):"]
     for (code, rule), by in sorted(touched.items()):
         counts = ", ".join(f"{by[s]} {s}" for s in reversed(SEVERITIES) if by[s])
-        why = "".join(f"; {_explained_note(bys)}" for _, bys in sorted(explained[(code, rule)].items()))
+        notes = explained[(code, rule)]
+        why = "".join(f"; {_explained_note(notes[k])}" for k in sorted(notes))
         lines.append(f"  {code} {rule}: {sum(by.values())} rank(s): {counts}{why}")
     return [*lines, *([] if touched else ["  no findings"]), *overview_notes(ranks)]

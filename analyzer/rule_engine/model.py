@@ -116,13 +116,13 @@ class ExplainedBy:
 class Explanation:
     """What one job finding explains: the findings of ``categories`` of the rank runs ``run_ids``; with
     ``explained_us`` (per run, the time per job step the cause costs it) only the part of the findings of
-    the rules of ``waits`` (rule name -> what its amount is called) that the cost covers."""
+    the rules of ``waits`` (rule name -> what its amount is called and its polarity) that the cost covers."""
 
     by: ExplainedBy  # its severity: "" here; each explained finding keeps its own
     categories: tuple[str, ...]
     run_ids: tuple[str, ...]
     explained_us: Mapping[str, float] | None = None  # None: a one-column [explains], whole findings
-    waits: Mapping[str, str] = field(default_factory=dict)
+    waits: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     job_steps: int = 0  # the job's steps, the unit of explained_us for a rank run without steps of its own
     # A finding of each rank's run asks whether its run is one of these: a set, once, not a scan of the tuple
     # per finding (which grows with the square of the ranks).
