@@ -18,13 +18,17 @@ from analyzer.report.job_terminal import rank_finding_lines
 from analyzer.report.json_export import render_json
 from analyzer.report.markdown import render_markdown
 from analyzer.report.terminal import tripping_findings
+from analyzer.rule_engine.fixture_tables import load_fixture_tables
 from analyzer.rule_engine.loader import load_rules, rule_from_document
-from analyzer.rule_engine.model import ExplainedBy, Explanation
+from analyzer.rule_engine.model import ConfiguredRules, ExplainedBy, Explanation
+from analyzer.rule_engine.runner import bind_params, run_rules
 from analyzer.rule_engine.validation import validate_explains, validate_rule
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
 from tests.json_schema_check import schema_problems
 from tests.report_cases import finding
+from tests.rule_cases import FIXTURES_DIR as FIXTURES
+from tests.rule_cases import RULES
 
 COM001 = ("communication-not-overlapped", "COM001", "warning", "communication", "Communication not hidden", "ratio")
 
@@ -343,3 +347,51 @@ def test_a_user_rules_one_column_explains_still_explains_whole_findings(tmp_path
         "severity": "warning",
         "text": note,
     }
+
+
+def _explained_on_fixture(con, rule_name: str) -> tuple:
+    """The job rule's finding on its fires/ case and the rows its [explains] query returns for it."""
+    rule = RULES[rule_name]
+    run_ids = load_fixture_tables(con, FIXTURES / rule_name / "fires")
+    (f,), _ = run_rules(con, ConfiguredRules((rule,)), run_ids)
+    values = {**rule.params, "run_id": run_ids[0], "subject": f.subject, "impact_us": f.impact_us}
+    return f, con.execute(rule.explains.sql, bind_params(rule.explains.sql, values)).fetchall()
+
+
+def test_slow_rank_explains_each_waiting_rank_its_wait_and_they_average_the_wait_it_causes(con):
+    """JOB001's impact is the others' mean wait beyond the late rank's own: each waiting rank's explained_us
+    is its own share of it, so they average to the finding's impact, and the late rank is not among them."""
+    f, rows = _explained_on_fixture(con, "slow-rank")
+    ranks = [r for r, _ in rows]
+    assert f"rank {f.subject.split()[1]}" == f.subject and int(f.subject.split()[1]) not in ranks
+    assert ranks == sorted(ranks) and len(ranks) >= 2 and all(us > 0 for _, us in rows)
+    assert sum(us for _, us in rows) / len(rows) == pytest.approx(f.impact_us, rel=1e-6)
+
+
+def test_pipeline_stage_imbalance_explains_the_other_stages_their_waits(con):
+    f, rows = _explained_on_fixture(con, "pipeline-stage-imbalance")
+    stage = {r: s for r, s in con.execute("SELECT rank, pp_stage FROM job_ranks").fetchall()}
+    slow = int(f.subject.split()[1])
+    assert {r for r, _ in rows} == {r for r, s in stage.items() if s != slow}
+    waits = dict(
+        con.execute(
+            "SELECT rank, sum(wait_us) / (SELECT count(DISTINCT step_id) FROM job_comm_ops) FROM job_comm_ops "
+            "GROUP BY rank"
+        ).fetchall()
+    )
+    assert {r: round(us, 3) for r, us in rows} == {r: round(waits.get(r) or 0.0, 3) for r, _ in rows}
+
+
+def test_a_rank_without_steps_takes_the_wait_over_the_jobs_steps_in_its_profiled_span():
+    """A rank export without steps of its own: its amount is over its profiled span, the wait per job step
+    times the job's steps, the note in the profiled span."""
+    f = replace(finding(COM001, "rank0", 1, "profiled span"), impact_us=60_000.0, span_share=0.4, threshold=0.2)
+    by = ExplainedBy("JOB001", "slow-rank", "rank 1", "waiting for rank 1", "")
+    waits = {f.rule: ("exposed communication", "lower_is_better")}
+    e = Explanation(by, ("communication",), ("rank0",), {"rank0": 10_000.0}, waits, 3)
+    got = _explained(f, [e], SimpleNamespace(span_us=150_000.0, step_count=0, span_basis="profiled span"))
+    assert (got.severity, got.impact_us, got.span_share) == ("warning", 30_000.0, 0.2)  # left: 30 of 120 ms, 25%
+    assert got.explained_by.text == (
+        "partly explained by JOB001: 30.0 of its 60.0 ms in the profiled span of exposed communication is "
+        "waiting for rank 1; 30.0 ms is its own"
+    )
