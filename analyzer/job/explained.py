@@ -118,8 +118,9 @@ def _explained(f: Finding, explanations: Sequence[Explanation], summary: Any) ->
     """The finding with the note of the first explanation that covers it: a one-column one makes it 'info'
     (its severity kept in the note); one with amounts explains the part it covers (``_part_explained``)."""
     for e in explanations:
-        run = _rank_run(f.run_id, e.run_id_set)
-        if f.explained_by is not None or f.category not in e.categories or run is None:
+        if f.explained_by is not None or f.category not in e.categories:
+            continue
+        if (run := _rank_run(f.run_id, e.run_id_set)) is None:
             continue
         if e.explained_us is None:
             return replace(f, severity="info", explained_by=replace(e.by, severity=f.severity))
