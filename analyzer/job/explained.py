@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 import duckdb
@@ -45,7 +46,8 @@ def _explanation(con: duckdb.DuckDBPyConnection, job: Diagnosis, rule: Rule, f: 
     by = ExplainedBy(f.code, f.rule, f.subject, _note(rule, f, params), "")
     if columns != ["rank", "explained_us"]:
         return Explanation(by, rule.explains.categories, tuple(runs[r] for r, *_ in rows if r in runs))
-    costs = {runs[r]: float(us) for r, us in rows if r in runs and us is not None and us > 0}
+    # A user's query may return a value that is no time (text, NULL): that rank is not explained, as when it fails
+    costs = {runs[r]: float(us) for r, us in rows if r in runs and isinstance(us, (int, float, Decimal)) and us > 0}
     return Explanation(by, rule.explains.categories, tuple(costs), costs, context["waits"], context["steps"])
 
 
