@@ -399,17 +399,22 @@ def test_a_rank_without_steps_takes_the_wait_over_the_jobs_steps_in_its_profiled
 
 @pytest.mark.slow  # a generated job diagnosed whole
 def test_a_user_rules_explains_returning_no_time_explains_nothing_and_breaks_nothing(tmp_path):
-    """explained_us as text (a user's mistake): no rank is explained, no traceback."""
-    bad = "SELECT rank, 'a lot' AS explained_us FROM job_ranks WHERE run_id = $run_id ORDER BY rank"
-    rules = [
-        replace(r, explains=replace(r.explains, sql=bad)) if r.name == "slow-rank" else r
-        for r in load_rules(ROOT / "rules")
-    ]
+    """explained_us as text, or a second column of another name (a user's mistakes; `rules check` names the
+    second on the rule's fires/ case): no rank is explained, no traceback."""
     root = write_job(job_plan("job_slow_rank", 4, 3, 2), tmp_path, kernels=3)
-    trace = analyzer.load(root)
-    try:
-        job, *runs = analyzer.diagnose_all(trace, rule_set=rules)
-    finally:
-        trace.close()
-    assert [f.code for f in job.findings] == ["JOB001"] and [e.run_ids for e in job.explains] == [()]
-    assert {(f.code, f.severity, f.explained_by) for d in runs for f in d.findings} == {("COM001", "warning", None)}
+    for bad in (
+        "SELECT rank, 'a lot' AS explained_us FROM job_ranks WHERE run_id = $run_id ORDER BY rank",
+        "SELECT rank, 1000.0 AS wait_us FROM job_ranks WHERE run_id = $run_id ORDER BY rank",  # not the contract
+    ):
+        rules = [
+            replace(r, explains=replace(r.explains, sql=bad)) if r.name == "slow-rank" else r
+            for r in load_rules(ROOT / "rules")
+        ]
+        trace = analyzer.load(root)
+        try:
+            job, *runs = analyzer.diagnose_all(trace, rule_set=rules)
+        finally:
+            trace.close()
+        assert [f.code for f in job.findings] == ["JOB001"] and [e.run_ids for e in job.explains] == [()]
+        found = {(f.code, f.severity, f.explained_by) for d in runs for f in d.findings}
+        assert found == {("COM001", "warning", None)}, bad

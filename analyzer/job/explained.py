@@ -44,8 +44,9 @@ def _explanation(con: duckdb.DuckDBPyConnection, job: Diagnosis, rule: Rule, f: 
     columns, rows = _explained_rows(con, rule, values)
     runs = context["runs"]
     by = ExplainedBy(f.code, f.rule, f.subject, _note(rule, f, params), "")
-    if columns != ["rank", "explained_us"]:
-        return Explanation(by, rule.explains.categories, tuple(runs[r] for r, *_ in rows if r in runs))
+    if columns != ["rank", "explained_us"]:  # ranks alone: whole findings; other columns (`rules check`): none
+        ranks = [r for (r,) in rows] if columns == ["rank"] else []
+        return Explanation(by, rule.explains.categories, tuple(runs[r] for r in ranks if r in runs))
     # A user's query may return a value that is no time (text, NULL): that rank is not explained, as when it fails
     costs = {runs[r]: float(us) for r, us in rows if r in runs and isinstance(us, (int, float, Decimal)) and us > 0}
     return Explanation(by, rule.explains.categories, tuple(costs), costs, context["waits"], context["steps"])
