@@ -280,6 +280,9 @@ def test_rules_check_names_explains_columns_and_a_waits_rule_that_is_no_share():
         problem.startswith("[explains] sql must return the columns rank, explained_us")
         and "not rank, wait_us" in problem
     )
+    assert validate_explains(rule, ["subject"], ["rank", "explained_us"], ["INTEGER", "DECIMAL(38,1)"]) == []
+    (problem,) = validate_explains(rule, ["subject"], ["rank", "explained_us"], ["INTEGER", "VARCHAR"])
+    assert problem == "[explains] explained_us must be a number (microseconds), not VARCHAR"
     doc = tomllib.loads((ROOT / "rules" / "compute" / "low-aicore-utilization.toml").read_text(encoding="utf-8"))
     assert validate_rule(rule_from_document(doc)) == []
     doc["finding"]["unit"] = "us"
@@ -399,8 +402,8 @@ def test_a_rank_without_steps_takes_the_wait_over_the_jobs_steps_in_its_profiled
 
 @pytest.mark.slow  # a generated job diagnosed whole
 def test_a_user_rules_explains_returning_no_time_explains_nothing_and_breaks_nothing(tmp_path):
-    """explained_us as text, or a second column of another name (a user's mistakes; `rules check` names the
-    second on the rule's fires/ case): no rank is explained, no traceback."""
+    """explained_us as text, or a second column of another name (a user's mistakes; `rules check` names both
+    on the rule's fires/ case): no rank is explained, no traceback."""
     root = write_job(job_plan("job_slow_rank", 4, 3, 2), tmp_path, kernels=3)
     for bad in (
         "SELECT rank, 'a lot' AS explained_us FROM job_ranks WHERE run_id = $run_id ORDER BY rank",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.ingest.finalize import SETTINGS
@@ -65,6 +66,7 @@ EXPLAINS_PARAMS = ("impact_us",)
 # What a job rule's [explains] query returns: the explained ranks and the time per job step the cause costs
 # each; or the ranks alone (explaining whole findings, the first form of the table).
 EXPLAINS_COLUMNS = (["rank", "explained_us"], ["rank"])
+_NUMBER_TYPE = re.compile(r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|DOUBLE|FLOAT|REAL|DECIMAL)\b")
 # Columns every rule query returns; a message may also use them.
 FINDING_COLUMNS = ("run_id", "subject", "value", "impact_us")
 FINDING_FIELDS = FINDING_COLUMNS + ("threshold", "span_share", "title", "rule", "code")
@@ -292,9 +294,12 @@ def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
     return problems
 
 
-def validate_explains(rule: Rule, returned_columns: list[str], explained_columns: list[str]) -> list[str]:
+def validate_explains(
+    rule: Rule, returned_columns: list[str], explained_columns: list[str], explained_types: Sequence[str] = ()
+) -> list[str]:
     """[explains]: its note's placeholders are the job finding's columns, its query returns ``rank`` and
-    ``explained_us`` (or ``rank`` alone: whole findings)."""
+    ``explained_us``, a number (or ``rank`` alone: whole findings); ``explained_types``: the DuckDB types of
+    the columns, when known."""
     if not rule.explains.sql:
         return []
     problems = _placeholder_problems("[explains] note", rule.explains.note, rule, returned_columns)
@@ -303,6 +308,9 @@ def validate_explains(rule: Rule, returned_columns: list[str], explained_columns
             "[explains] sql must return the columns rank, explained_us (the time per job step the cause costs "
             f"the rank), or rank alone, not {', '.join(explained_columns)}"
         )
+    types = dict(zip(explained_columns, explained_types, strict=False))
+    if "explained_us" in types and not _NUMBER_TYPE.match(types["explained_us"]):
+        problems.append(f"[explains] explained_us must be a number (microseconds), not {types['explained_us']}")
     return problems
 
 
