@@ -88,8 +88,9 @@ def diagnose_all(
     """Everything ``npu-triage diagnose`` judges, in its order: each job (``diagnose_jobs``), each usable run,
     then the rules comparing the runs. Options as ``diagnose``; ``on_run``: called with each run id as its
     diagnosis is assembled, after the rules ran over all the runs at once (a command's progress display).
-    A rank's finding that a job finding explains (the job rules' [explains]) is 'info', says so
-    (``Finding.explained_by``) and ranks last."""
+    A rank's finding that a job finding explains (the job rules' [explains]) says so (``Finding.explained_by``):
+    'info' and ranked last when, without the wait, it would not fire; else it keeps its severity and its impact
+    is its own part (docs/job-explained.md)."""
     rules = configured(rule_set, params, preview)
     jobs = _jobs(trace, rules)
     return [*jobs, *_runs(trace, rules, on_run, jobs)]

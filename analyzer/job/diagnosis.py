@@ -98,4 +98,5 @@ def diagnose_job(
         rule_reports={r.name: r.report for r in job_rules.rules},
     )
     with fixed_order(con):
-        return replace(d, explains=job_explanations(con, d, job_rules.rules))
+        # All the rules: the job rules' [explains] and the rank rules' [impact] waits (what part they can explain)
+        return replace(d, explains=job_explanations(con, d, configured.rules))

@@ -194,7 +194,8 @@ def _message(f: Finding) -> str:
     if len(subject) > SUBJECT_CHARS:
         text = text.replace(esc(subject), short_text(subject, tag="span"))
     by = f.explained_by  # a rank's finding that a finding of its job explains: says so under its message
-    note = "" if by is None else f'<p class="meta">{esc(by.text)} ({esc(by.severity)} on its own)</p>'
+    aside = "" if by is None else "recoverable: its own part" if by.partial else f"{by.severity} on its own"
+    note = "" if by is None else f'<p class="meta">{esc(by.text)} ({esc(aside)})</p>'
     return f'<p class="message">{text}</p>{note}'
 
 

@@ -60,9 +60,11 @@ def worst_first_key(d: Diagnosis, top_f: Finding | None) -> tuple[float, int, in
     """Sort key of a report, worst first: its top finding's (``top_finding``) recoverable share, criticals,
     warnings, run id."""
     # A finding a job finding explains is that job finding's time (one cause, one finding): counted again
-    # here, the thousand ranks waiting for one slow rank would list above the job and the slow rank.
+    # here, the thousand ranks waiting for one slow rank would list above the job and the slow rank. One it
+    # explains in part counts with what is left (its own part).
     share = 0.0
-    if top_f is not None and top_f.span_share is not None and top_f.explained_by is None:
+    explained = top_f is not None and top_f.explained_by is not None and not top_f.explained_by.partial
+    if top_f is not None and top_f.span_share is not None and not explained:
         share = top_f.span_share
     top = round(share, 3)  # as printed (0.1%): rows that read alike fall to the tie-breakers
     count = {s: sum(f.severity == s for f in d.findings) for s in _COUNTED}

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from analyzer.diagnosis_model import Diagnosis, job_summary
 from analyzer.report.terminal import findings_table, overview_notes
-from analyzer.rule_engine.model import SEVERITY_RANK
+from analyzer.rule_engine.model import SEVERITY_RANK, ExplainedBy
 from analyzer.vocabulary import SEVERITIES
 
 
@@ -89,23 +89,42 @@ def print_job_diagnosis(d: Diagnosis, console: Console, limit: int = 15, message
             console.print(f"{o.status}: {o.code} {o.rule}: {o.reason}", markup=False)
 
 
+def _span(values: list[float]) -> str:
+    """Values as 'low-high' (one value when they are all alike), as the notes print them."""
+    low, high = f"{min(values):.1f}", f"{max(values):.1f}"
+    return low if low == high else f"{low}-{high}"
+
+
+def _explained_note(bys: list[ExplainedBy]) -> str:
+    """How one job finding explains a rule's findings on ``bys``' ranks: the note, and the amounts (their range
+    over the ranks) when it gave them."""
+    by, n = bys[0], len(bys)
+    head = f"{n} {'partly ' if by.partial else ''}explained by {by.code}: {by.note}"
+    if by.explained_ms is None:
+        return head
+    waited, of, own = (_span([getattr(b, k) or 0.0 for b in bys]) for k in ("explained_ms", "amount_ms", "own_ms"))
+    return f"{head} ({waited} of {of} ms {by.per} of {by.waits}; {own} ms their own)"
+
+
 def rank_finding_lines(job: Diagnosis, ranks: Sequence[Diagnosis]) -> list[str]:
     """The findings of the job's ranks (their own diagnoses), one line per rule: how many ranks it touches and
-    how many of them a job finding explains; the per-rank detail is in the ranks' reports."""
+    how many of them a job finding explains (wholly, or in part: with the range of the amounts); the per-rank
+    detail is in the ranks' reports."""
     touched: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (code, rule) -> severity -> ranks
-    explained: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    explained: dict[tuple[str, str], dict[tuple, list[ExplainedBy]]] = defaultdict(lambda: defaultdict(list))
     for d in ranks:
         worst: dict[tuple[str, str], str] = {}  # per rule its worst severity on this rank (counted once)
         for f in d.findings:
             if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[worst.get((f.code, f.rule), "info")]:
                 worst[(f.code, f.rule)] = f.severity
-            if f.explained_by is not None:
-                explained[(f.code, f.rule)][f.explained_by.text] += 1
+            if (e := f.explained_by) is not None:
+                explained[(f.code, f.rule)][(e.partial, e.code, e.note, e.per, e.waits)].append(e)
         for key, severity in worst.items():
             touched[key][severity] += 1
     lines = [f"the {len(ranks)} rank(s) of job {job.run_id} judged on their own (details in their reports):"]
     for (code, rule), by in sorted(touched.items()):
         counts = ", ".join(f"{by[s]} {s}" for s in reversed(SEVERITIES) if by[s])
-        why = "".join(f"; {n} {text}" for text, n in sorted(explained[(code, rule)].items()))
+        notes = explained[(code, rule)]
+        why = "".join(f"; {_explained_note(notes[k])}" for k in sorted(notes))
         lines.append(f"  {code} {rule}: {sum(by.values())} rank(s): {counts}{why}")
     return [*lines, *([] if touched else ["  no findings"]), *overview_notes(ranks)]

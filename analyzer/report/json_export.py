@@ -9,7 +9,7 @@ from typing import Any
 
 from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
 from analyzer.report.json_text import indented_json
-from analyzer.rule_engine.model import Finding, RuleOutcome
+from analyzer.rule_engine.model import ExplainedBy, Finding, RuleOutcome
 from analyzer.rule_engine.ranking import RANKING
 
 FORMAT_NAME = "npu-triage-diagnosis"
@@ -52,10 +52,18 @@ def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
     }
 
 
+def _explained_dict(by: ExplainedBy) -> dict[str, Any]:
+    """The job finding that explains a rank's finding; the amounts only when its [explains] gave them."""
+    fields = asdict(by)
+    if by.explained_ms is None:
+        fields = {k: fields[k] for k in ("code", "rule", "subject", "note", "severity")}
+    return {**fields, "text": by.text}
+
+
 def finding_dict(rank: int, f: Finding) -> dict[str, Any]:
     """One finding; 'explained_by' only on a rank's finding that a finding of its job explains."""
     by = f.explained_by
-    explained = {} if by is None else {"explained_by": {**asdict(by), "text": by.text}}
+    explained = {} if by is None else {"explained_by": _explained_dict(by)}
     return {
         "rank": rank,
         "rule": f.rule,

@@ -142,7 +142,8 @@ def finding_lines(rank: int, f: Finding, *, recoverable: bool = True) -> list[st
     lines += [f"**{md_text(f.subject)}**: {md_text(f.message)}", ""]
     if f.explained_by is not None:  # a rank's finding that a finding of its job explains: not a warning of its own
         by = f.explained_by
-        lines += [f"*{md_text(by.text)}* ({by.severity} on its own; see the job's diagnosis)", ""]
+        aside = "recoverable: its own part" if by.partial else f"{by.severity} on its own"
+        lines += [f"*{md_text(by.text)}* ({aside}; see the job's diagnosis)", ""]
     if recoverable:
         lines += [
             f"Recoverable: {f.impact_us:.3f} us ({_pct(f.span_share)} of the span); confidence {f.confidence}.",

@@ -105,6 +105,17 @@ def _chart_text(rule: Rule) -> str:
     return ", ".join(parts) + "."
 
 
+def _waits_lines(rule: Rule) -> list[str]:
+    """A rank rule whose impact holds the rank's waits for others ([impact] waits): what a job finding explains."""
+    if not rule.impact_waits:
+        return []
+    return [
+        "",
+        f"Its impact ({rule.impact_waits}) holds the time the rank waits for other ranks: in a job, a job "
+        "finding whose [explains] names this rule's category explains that part of it (docs/job-explained.md).",
+    ]
+
+
 def render_rule_page(rule: Rule) -> str:
     """The documentation page of one rule (ruff's fixed sections), as Markdown."""
     params = [f"- `{k}` = {v!r}" for k, v in rule.params.items()] or ["none"]
@@ -129,6 +140,7 @@ def render_rule_page(rule: Rule) -> str:
         "## Impact (recoverable device time)",
         "",
         rule.doc_impact,
+        *_waits_lines(rule),
         "",
         "## Finding",
         "",
@@ -151,8 +163,11 @@ def render_rule_page(rule: Rule) -> str:
             "",
             "## Explains",
             "",
-            f"The {', '.join(rule.explains.categories)} findings of the ranks its "
-            f"[explains] query returns: each becomes info, noted `explained by {rule.id}: {rule.explains.note}`.",
+            f"The {', '.join(rule.explains.categories)} findings of the ranks its [explains] query returns, for the "
+            "part of each that the wait it returns per rank (explained_us, per job step) covers, in the rules whose "
+            "[impact] declares `waits` (whole findings when it returns the ranks alone): a finding that would not "
+            "fire without the wait becomes info, one that would keeps its severity and ranks by what is left. "
+            f"Noted `explained by {rule.id}: … is {rule.explains.note}` (docs/job-explained.md).",
         ]
     parts += ["", "## What to do", "", rule.advice_summary, ""]
     parts += [f"{i}. {s}" for i, s in enumerate(rule.advice_steps, 1)]

@@ -35,18 +35,20 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
         return [f"on {fires}: {first_line(exc)}"]
     finally:
         con.close()
-    return validate_message(rule, columns) + validate_explains(rule, columns, explained)
+    return validate_message(rule, columns) + validate_explains(rule, columns, *explained)
 
 
-def _explained_columns(con, rule: Rule, values: dict, columns: list[str], rows: list) -> list[str]:
-    """The columns the rule's [explains] query returns for its first finding on the fixture (none without one)."""
+def _explained_columns(con, rule: Rule, values: dict, columns: list[str], rows: list) -> tuple[list[str], list[str]]:
+    """The columns the rule's [explains] query returns for its first finding on the fixture, and their types
+    (none without one)."""
     if not rule.explains.sql:
-        return []
-    subject = rows[0][columns.index("subject")] if rows and "subject" in columns else ""
+        return [], []
+    first = dict(zip(columns, rows[0], strict=True)) if rows else {}
     sql = rule.explains.sql
-    cursor = con.execute(sql, bind_params(sql, {**values, "subject": subject}))
+    bound = {**values, "subject": first.get("subject", ""), "impact_us": first.get("impact_us", 0.0)}
+    cursor = con.execute(sql, bind_params(sql, bound))
     cursor.fetchall()
-    return [d[0] for d in cursor.description]
+    return [d[0] for d in cursor.description], [str(d[1]) for d in cursor.description]
 
 
 def check_rules_folder(rules_dir: Path, fixtures_dir: Path | None = None) -> dict[str, list[str]]:

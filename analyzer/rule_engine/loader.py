@@ -85,6 +85,7 @@ def rule_from_document(doc: dict[str, Any], path: Path | str = "") -> Rule:
         threshold_param=str(finding.get("threshold_param", "")),
         impact_family=str(doc.get("impact", {}).get("family", "")),
         impact_role=str(doc.get("impact", {}).get("role", "part")),
+        impact_waits=str(doc.get("impact", {}).get("waits", "")),
         schema_version=int(doc.get("schema_version", 0) or 0),
         report=_report_spec(doc.get("report", {})),
         explains=_explains_spec(doc.get("explains", {})),

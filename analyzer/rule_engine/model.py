@@ -48,6 +48,9 @@ class Rule:
     threshold_param: str = ""  # the param reported as a finding's threshold ([finding] threshold_param)
     impact_family: str = ""  # ("" = none) which pool of time its impact claims ([impact] family, see impact_sharing.py)
     impact_role: str = "part"  # 'part', or 'umbrella' (claims what the parts of its family leave)
+    # ([impact] waits) what its amount is called, when it holds the time the rank waits for other ranks: a job
+    # finding's [explains] can then explain that part of it (analyzer/job/explained.py); "" = no such part
+    impact_waits: str = ""
     schema_version: int = 1
     report: ReportSpec = field(default_factory=lambda: ReportSpec())
     explains: ExplainsSpec = field(default_factory=lambda: ExplainsSpec())
@@ -68,8 +71,9 @@ class ReportSpec:
 @dataclass(frozen=True)
 class ExplainsSpec:
     """Which rank-level findings a job rule's finding explains ([explains] of its file): those of
-    ``categories`` on the ranks its ``sql`` returns ($run_id: the job, $subject: the job finding's subject;
-    one ``rank`` column), each given the note ``note`` (a template of the job finding's columns)."""
+    ``categories`` on the ranks its ``sql`` returns ($run_id: the job, $subject and $impact_us: the job finding's;
+    columns ``rank`` and ``explained_us``, the time per job step the cause costs the rank, or ``rank`` alone:
+    whole findings), each given the note ``note`` (a template of the job finding's columns)."""
 
     categories: tuple[str, ...] = ()
     note: str = ""
@@ -80,27 +84,46 @@ class ExplainsSpec:
 @dataclass(frozen=True)
 class ExplainedBy:
     """The job finding that explains a rank's finding: its code, rule and subject, the note saying how
-    ("waiting for rank 777"), and the severity the rank's finding had before (it is 'info' now)."""
+    ("waiting for rank 777"), and the severity the rank's finding had before (it is 'info' now, unless
+    ``partial``). With amounts (a two-column [explains]): of the finding's ``amount_ms`` (``per`` step, or in
+    the run) of ``waits``, ``explained_ms`` is the wait and ``own_ms`` the rank's own; ``partial``: what is
+    its own would still be a finding, which stays a warning."""
 
     code: str
     rule: str
     subject: str
     note: str
     severity: Severity | str
+    explained_ms: float | None = None
+    amount_ms: float | None = None
+    own_ms: float | None = None
+    per: str = ""  # 'per step' or 'in the run': the amounts' unit
+    waits: str = ""  # what the amount is ('exposed communication'; the rank rule's [impact] waits)
+    partial: bool = False
 
     @property
     def text(self) -> str:
-        """The note as reports print it: 'explained by <code>: <note>'."""
-        return f"explained by {self.code}: {self.note}"
+        """The note as reports print it: 'explained by <code>: <note>', with the amounts when known."""
+        if self.explained_ms is None:
+            return f"explained by {self.code}: {self.note}"
+        return (
+            f"{'partly ' if self.partial else ''}explained by {self.code}: {self.explained_ms:.1f} of its "
+            f"{self.amount_ms:.1f} ms {self.per} of {self.waits} is {self.note}; {self.own_ms:.1f} ms is its own"
+        )
 
 
 @dataclass(frozen=True)
 class Explanation:
-    """What one job finding explains: the findings of ``categories`` of the rank runs ``run_ids``."""
+    """What one job finding explains: the findings of ``categories`` of the rank runs ``run_ids``; with
+    ``explained_us`` (per run, the time per job step the cause costs it) only the part of the findings of
+    the rules of ``waits`` (rule name -> what its amount is called and its polarity) that the cost covers."""
 
     by: ExplainedBy  # its severity: "" here; each explained finding keeps its own
     categories: tuple[str, ...]
     run_ids: tuple[str, ...]
+    explained_us: Mapping[str, float] | None = None  # None: a one-column [explains], whole findings
+    waits: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    job_steps: int = 0  # the job's steps, the unit of explained_us for a rank run without steps of its own
     # A finding of each rank's run asks whether its run is one of these: a set, once, not a scan of the tuple
     # per finding (which grows with the square of the ranks).
     run_id_set: frozenset[str] = field(init=False, repr=False, compare=False)

@@ -14,10 +14,10 @@ RANKING = (
 
 
 def ranking_key(finding: Finding) -> tuple:
-    """Sort key: findings a job finding explains last; then impact_us descending, severity (critical first),
-    code, subject, run id."""
+    """Sort key: findings a job finding explains last (one it explains in part ranks by what is left, its
+    impact_us); then impact_us descending, severity (critical first), code, subject, run id."""
     return (
-        finding.explained_by is not None,
+        finding.explained_by is not None and not finding.explained_by.partial,
         -round(finding.impact_us, 3),
         -SEVERITY_RANK.get(finding.severity, -1),
         finding.code,

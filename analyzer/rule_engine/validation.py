@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from analyzer.ingest.finalize import SETTINGS
@@ -60,6 +61,12 @@ CHART_ZOOMS = ("step",)
 CHART_MARKS = ("subjects",)
 # Bound by the runner, never declared: the run or job (scope 'run', 'job'), the runs ('runs'), the subject.
 RESERVED_PARAMS = ("run_id", "run_ids", "subject")
+# Bound in a job rule's [explains] query besides those: the job finding's impact (per job step).
+EXPLAINS_PARAMS = ("impact_us",)
+# What a job rule's [explains] query returns: the explained ranks and the time per job step the cause costs
+# each; or the ranks alone (explaining whole findings, the first form of the table).
+EXPLAINS_COLUMNS = (["rank", "explained_us"], ["rank"])
+_NUMBER_TYPE = re.compile(r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|DOUBLE|FLOAT|REAL|DECIMAL)\b")
 # Columns every rule query returns; a message may also use them.
 FINDING_COLUMNS = ("run_id", "subject", "value", "impact_us")
 FINDING_FIELDS = FINDING_COLUMNS + ("threshold", "span_share", "title", "rule", "code")
@@ -154,11 +161,12 @@ def _location_problems(rule: Rule) -> list[str]:
 def _query_problems(rule: Rule) -> list[str]:
     problems = []
     used = sql_params(rule.sql) | sql_params(rule.evidence_sql) | sql_params(rule.explains.sql)
-    for p in sorted(used - set(rule.params) - set(RESERVED_PARAMS)):
+    explains_only = sql_params(rule.explains.sql) - sql_params(rule.sql) - sql_params(rule.evidence_sql)
+    for p in sorted(used - set(rule.params) - set(RESERVED_PARAMS) - (set(EXPLAINS_PARAMS) & explains_only)):
         problems.append(f"${p} is used in the SQL but not declared in [params]")
     for p in sorted(set(rule.params) - used):
         problems.append(f"param {p!r} is declared but never used in the SQL")
-    for p in sorted(set(rule.params) & set(RESERVED_PARAMS)):
+    for p in sorted(set(rule.params) & {*RESERVED_PARAMS, *EXPLAINS_PARAMS}):
         problems.append(f"param {p!r} is reserved (the runner binds it)")
     if rule.sql and not _order_by_has_tie_breaker(rule.sql):
         problems.append("[query] sql must end with an ORDER BY of at least two keys (a tie-breaker)")
@@ -221,6 +229,18 @@ def _explains_problems(rule: Rule) -> list[str]:
     return problems
 
 
+def _waits_problems(rule: Rule) -> list[str]:
+    """[impact] waits: a rank-level rule whose value is its amount's share of the span (or the rest's), so that
+    the part a job finding explains can be taken off both (analyzer/job/explained.py)."""
+    if not rule.impact_waits:
+        return []
+    if rule.scope != "run":
+        return ["[impact] waits is for rules of scope 'run' (a job finding explains part of a rank's finding)"]
+    if rule.unit != "ratio" or not rule.threshold_param:
+        return ["[impact] waits needs a ratio finding with a threshold_param (its value is a share of the span)"]
+    return []
+
+
 def _order_by_has_tie_breaker(sql: str) -> bool:
     match = _ORDER_BY_LAST.search(sql.strip().rstrip(";"))
     return match is not None and "," in match.group(2) and ")" not in match.group(2)
@@ -253,6 +273,7 @@ def validate_rule(rule: Rule) -> list[str]:
         + _requires_problems(rule)
         + _report_problems(rule)
         + _explains_problems(rule)
+        + _waits_problems(rule)
     )
 
 
@@ -273,13 +294,23 @@ def validate_message(rule: Rule, returned_columns: list[str]) -> list[str]:
     return problems
 
 
-def validate_explains(rule: Rule, returned_columns: list[str], explained_columns: list[str]) -> list[str]:
-    """[explains]: its note's placeholders are the job finding's columns, its query returns a ``rank`` column."""
+def validate_explains(
+    rule: Rule, returned_columns: list[str], explained_columns: list[str], explained_types: Sequence[str] = ()
+) -> list[str]:
+    """[explains]: its note's placeholders are the job finding's columns, its query returns ``rank`` and
+    ``explained_us``, a number (or ``rank`` alone: whole findings); ``explained_types``: the DuckDB types of
+    the columns, when known."""
     if not rule.explains.sql:
         return []
     problems = _placeholder_problems("[explains] note", rule.explains.note, rule, returned_columns)
-    if explained_columns != ["rank"]:
-        problems.append(f"[explains] sql must return one column, rank, not {', '.join(explained_columns)}")
+    if explained_columns not in EXPLAINS_COLUMNS:
+        problems.append(
+            "[explains] sql must return the columns rank, explained_us (the time per job step the cause costs "
+            f"the rank), or rank alone, not {', '.join(explained_columns)}"
+        )
+    types = dict(zip(explained_columns, explained_types, strict=False))
+    if "explained_us" in types and not _NUMBER_TYPE.match(types["explained_us"]):
+        problems.append(f"[explains] explained_us must be a number (microseconds), not {types['explained_us']}")
     return problems
 
 
