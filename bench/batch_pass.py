@@ -56,7 +56,7 @@ def floor_command(root: Path) -> list[str]:
 
 
 def batch_command(root: Path, catalog: Path, jobs: int, executor: str) -> list[str]:
-    """The batch, run with the checkout on PYTHONPATH (which every worker process inherits)."""
+    """The batch, run in the checkout and with it on PYTHONPATH (which every worker process inherits)."""
     return [
         "nice", "-n", "10", sys.executable, "-m", "analyzer",
         "batch", str(root), "--catalog", str(catalog), "--jobs", str(jobs), "--executor", executor,
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         catalogs[name].unlink(missing_ok=True)
         os.environ["PYTHONPATH"] = str(checkout)
         cmd = batch_command(runs, catalogs[name], args.jobs, args.executor)
-        m = measure_tree(cmd, args.out / f"{name}-{args.executor}.log")
+        m = measure_tree(cmd, args.out / f"{name}-{args.executor}.log", cwd=checkout)
         ratio = round(m.wall_s / result["parse_floor_s"], 2)
         result[name] = {"wall_s": round(m.wall_s, 2), "cpu_s": round(m.cpu_s, 2), "ratio_to_floor": ratio}
         result[name] |= {"peak_rss_mb": round(m.peak_tree_rss_mb), "exit_code": m.exit_code}

@@ -35,8 +35,9 @@ class TreeMeasurement:
     exit_code: int
 
 
-def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
-    """Run ``cmd`` and sample the RSS of it and all its descendants every 100 ms until it exits.
+def measure_tree(cmd: list[str], log: Path, cwd: Path | None = None) -> TreeMeasurement:
+    """Run ``cmd`` (in ``cwd``: `python -m analyzer` imports the checkout it starts in) and sample the RSS
+    of it and all its descendants every 100 ms until it exits.
 
     CPU time (user + system) is the larger of two lower bounds: the sum over every process of the tree
     as last sampled (it has a worker that its parent never waits for, but misses what each did after its
@@ -50,7 +51,7 @@ def measure_tree(cmd: list[str], log: Path) -> TreeMeasurement:
     cpu: dict[int, float] = {}
     start = time.perf_counter()
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd)
         root = psutil.Process(proc.pid)
         while True:
             rss = []
