@@ -58,8 +58,12 @@ def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
     if args.scheduler and args.executor != "dask":
         raise ExecutorError("--scheduler needs --executor dask")
     if args.executor == "dask":
-        return DaskExecutor(args.scheduler, args.jobs, note=lambda text: err(f"npu-triage: note: {text}"))
-    return LocalPool(args.jobs)
+        return DaskExecutor(args.scheduler, args.jobs, note=_note)
+    return LocalPool(args.jobs, note=_note)
+
+
+def _note(text: str) -> None:
+    err(f"npu-triage: note: {text}")
 
 
 def run(args: argparse.Namespace) -> int:

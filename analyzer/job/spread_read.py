@@ -88,7 +88,7 @@ def insert_chunk(con: duckdb.DuckDBPyConnection, got: ChunkTables) -> None:
 def spread_reader(executor: Executor) -> Callable[..., Ingested]:
     """A reader of a tree's exports with ``load_export``'s keywords (path, con, sources, unreadable,
     left_out_kinds, progress) that spreads them over ``executor``; a lost chunk is said to the executor's
-    ``note`` when it has one (the CLI's DaskExecutor: on stderr)."""
+    ``note`` when it has one (the CLI's executors: on stderr)."""
 
     def read(path: Path, **kwargs: Any) -> Ingested:
         return read_spread(path, executor=executor, note=getattr(executor, "note", None), **kwargs)

@@ -96,8 +96,9 @@ class LocalPool:
     Entered (``with``), it starts its workers at once, so that their start (an interpreter, the
     imports) goes on while the caller plans the work; ``completed`` then hands the work to them."""
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, note: Callable[[str], None] | None = None) -> None:
         self.jobs = jobs
+        self.note = note  # told of work a lost worker left, which the caller then does itself
         self._started: _Pool | None = None
 
     def __enter__(self) -> LocalPool:
