@@ -191,7 +191,7 @@ def _tagged(star: str, file_no: str) -> str:
     """A scan's select list: ``star`` and the run of each row's file (``file_no``: the file's 0-based number in
     ``$group_runs``). A lookup, not a join: a hash join's output follows its build side, in an order that changes
     with the threads' timing, while a projection keeps the scan's order (helper views break ties by rowid)."""
-    return f"{star}, ${RUNS}[{file_no} + 1]::VARCHAR AS run_id"
+    return f"{star}, ${RUNS}[{file_no}::BIGINT + 1]::VARCHAR AS run_id"
 
 
 def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:
