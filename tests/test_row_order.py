@@ -5,6 +5,7 @@ views break ties by rowid (``_intervals_gaps``), so that order is what makes the
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -78,3 +79,19 @@ def test_the_same_when_the_files_are_scanned_as_a_list(job, tmp_path, monkeypatc
     monkeypatch.setattr(csv_group, "_insert", listed)
     _check_file_order(root, 16)
     assert 16 in scanned
+
+
+def test_counters_go_in_in_the_trace_order(tmp_path):
+    """Counter samples come out of window queries (one partition per event): they go in in the trace's order,
+    an event's samples by arg name."""
+    events = [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "NPU MEM"}}]
+    for n in range(3000):
+        args = {"Write(MB/s)": 2.0, "Read(MB/s)": 1.0} if n % 2 else {"KB": n}
+        events.append({"ph": "C", "name": f"APP/{'mem' if n % 2 else 'kb'}", "pid": 1, "ts": 1000 + n, "args": args})
+    trace = tmp_path / "trace_view.json"
+    trace.write_text(json.dumps({"traceEvents": events}))
+    con = load_export(trace).con
+    rows = con.execute("SELECT ts_ns, unit, value FROM counters ORDER BY rowid").fetchall()
+    assert len(rows) == 4500
+    assert rows[:4] == [(1000000, "KB", 0.0), (1001000, "MB/s", 1.0), (1001000, "MB/s", 2.0), (1002000, "KB", 2.0)]
+    assert rows == sorted(rows)
