@@ -27,7 +27,7 @@ _FILES_PER_SCAN = 1024
 # Columns a group scan adds to the rows: a header naming one of them is read file by file.
 _ADDED = frozenset({"filename", "file_index", "run_id"})
 # The parameter listing the runs of a scan's files, in the files' order.
-RUNS = "group_runs"
+_RUNS = "group_runs"
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def _insert(
         scan = checked_scan(typed, rejects, strict=True, parallel=False, select=_tagged("*", "file_index"))
         con.execute(
             statement.sql.replace("{scan}", scan),
-            {"path": paths, "columns": typed, "encoding": group[0][1].encoding, RUNS: runs, **read.params},
+            {"path": paths, "columns": typed, "encoding": group[0][1].encoding, _RUNS: runs, **read.params},
         )
         after = _rows_per_run(con, read.table, runs)
         rejected = _rejected_files(con, rejects)
@@ -180,7 +180,7 @@ def _insert_joined(
         tagged = _tagged("* EXCLUDE (filename)", "filename")
         scan = checked_scan(typed, "", strict=True, parallel=True, header=False, select=tagged)
         columns = {"filename": "INTEGER", **typed}
-        params = {"path": path, "columns": columns, "encoding": group[0][1].encoding, RUNS: runs, **read.params}
+        params = {"path": path, "columns": columns, "encoding": group[0][1].encoding, _RUNS: runs, **read.params}
         con.execute(statement.sql.replace("{scan}", scan), params)
 
     files = [(f.run_id, f.path) for f, _ in group]
@@ -191,7 +191,7 @@ def _tagged(star: str, file_no: str) -> str:
     """A scan's select list: ``star`` and the run of each row's file (``file_no``: the file's 0-based number in
     ``$group_runs``). A lookup, not a join: a hash join's output follows its build side, in an order that changes
     with the threads' timing, while a projection keeps the scan's order (helper views break ties by rowid)."""
-    return f"{star}, ${RUNS}[{file_no}::BIGINT + 1]::VARCHAR AS run_id"
+    return f"{star}, ${_RUNS}[{file_no}::BIGINT + 1]::VARCHAR AS run_id"
 
 
 def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:
