@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from analyzer.ingest.csv.csv_joined import insert_joined
 from analyzer.ingest.csv.csv_shape import ends_mid_row
@@ -26,7 +25,9 @@ _counter = itertools.count()
 # DuckDB's memory limit bounds what a scan holds.
 _FILES_PER_SCAN = 1024
 # Columns a group scan adds to the rows: a header naming one of them is read file by file.
-_ADDED = frozenset({"filename", "run_id"})
+_ADDED = frozenset({"filename", "file_index", "run_id"})
+# The parameter listing the runs of a scan's files, in the files' order.
+_RUNS = "group_runs"
 
 
 @dataclass(frozen=True)
@@ -151,22 +152,19 @@ def _insert(
     """The insert itself; the runs whose file had rows that did not fit or no rows at all."""
     read, typed = statement.read, statement.typed
     n = next(_counter)
-    rejects, names = f"_grej_{n}", f"_group_files_{n}"
+    rejects = f"_grej_{n}"
     paths = [str(f.path) for f, _ in group]
     runs = [f.run_id for f, _ in group]
-    con.register(names, pa.table({"filename": paths, "run_id": runs}))
     try:
         before = _rows_per_run(con, read.table, runs)
-        scan = checked_scan(typed, rejects, strict=True, parallel=False, filename=True)
-        tagged = f"(SELECT s.* EXCLUDE (filename), m.run_id FROM {scan} s JOIN {names} m USING (filename))"
+        scan = checked_scan(typed, rejects, strict=True, parallel=False, select=_tagged("*", "file_index"))
         con.execute(
-            statement.sql.replace("{scan}", tagged),
-            {"path": paths, "columns": typed, "encoding": group[0][1].encoding, **read.params},
+            statement.sql.replace("{scan}", scan),
+            {"path": paths, "columns": typed, "encoding": group[0][1].encoding, _RUNS: runs, **read.params},
         )
         after = _rows_per_run(con, read.table, runs)
         rejected = _rejected_files(con, rejects)
     finally:
-        con.unregister(names)
         con.execute(f"DROP TABLE IF EXISTS {rejects}; DROP TABLE IF EXISTS {rejects}_scan")
     return {f.run_id for f, _ in group if str(f.path) in rejected or after.get(f.run_id, 0) == before.get(f.run_id, 0)}
 
@@ -177,21 +175,23 @@ def _insert_joined(
     """The group's files read as one (csv_joined): the careful path's runs and the positions of the files left
     to read as a list; None having changed nothing when all of them must be read as a list."""
     read, typed = statement.read, statement.typed
-    names = f"_group_numbers_{next(_counter)}"
 
-    def run(path: str, numbers: pa.Table) -> None:
-        con.register(names, numbers)
-        try:
-            scan = checked_scan(typed, "", strict=True, parallel=True, header=False)
-            tagged = f"(SELECT s.* EXCLUDE (filename), m.run_id FROM {scan} s JOIN {names} m USING (filename))"
-            columns = {"filename": "INTEGER", **typed}
-            params = {"path": path, "columns": columns, "encoding": group[0][1].encoding, **read.params}
-            con.execute(statement.sql.replace("{scan}", tagged), params)
-        finally:
-            con.unregister(names)
+    def run(path: str, runs: list[str]) -> None:
+        tagged = _tagged("* EXCLUDE (filename)", "filename")
+        scan = checked_scan(typed, "", strict=True, parallel=True, header=False, select=tagged)
+        columns = {"filename": "INTEGER", **typed}
+        params = {"path": path, "columns": columns, "encoding": group[0][1].encoding, _RUNS: runs, **read.params}
+        con.execute(statement.sql.replace("{scan}", scan), params)
 
     files = [(f.run_id, f.path) for f, _ in group]
     return insert_joined(con, run, files, group[0][1].encoding, lambda runs: _rows_per_run(con, read.table, runs))
+
+
+def _tagged(star: str, file_no: str) -> str:
+    """A scan's select list: ``star`` and the run of each row's file (``file_no``: the file's 0-based number in
+    ``$group_runs``). A lookup, not a join: a hash join's output follows its build side, in an order that changes
+    with the threads' timing, while a projection keeps the scan's order (helper views break ties by rowid)."""
+    return f"{star}, ${_RUNS}[{file_no}::BIGINT + 1]::VARCHAR AS run_id"
 
 
 def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:

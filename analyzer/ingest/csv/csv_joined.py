@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 import duckdb
-import pyarrow as pa
 
-# Runs the kind's statement over the joined file (and the table of its file numbers' runs); counts runs' rows.
-Run = Callable[[str, pa.Table], None]
+# Runs the kind's statement over the joined file (and the runs of its file numbers, in order); counts runs' rows.
+Run = Callable[[str, list[str]], None]
 RowsOf = Callable[[list[str]], dict[str, int]]
 # The encodings the probe names (csv_source._head): both keep a line end one byte, whatever the text.
 _JOINABLE = frozenset({"utf-8", "latin-1"})
@@ -53,9 +52,9 @@ def joined_lines(path: Path, number: int) -> tuple[bytes, int] | None:
 def insert_joined(
     con: duckdb.DuckDBPyConnection, run: Run, files: list[tuple[str, Path]], encoding: str, rows_of: RowsOf
 ) -> tuple[set[str], list[int]] | None:
-    """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, numbers)`` (it runs the
-    kind's statement over the joined file, whose first column is each row's file number, and ``numbers``
-    maps those numbers to runs); ``rows_of(runs)``: those runs' rows in the kind's table. Returns the runs
+    """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, runs)`` (it runs the
+    kind's statement over the joined file, whose first column is each row's file number, and ``runs``
+    lists the runs of those numbers from 0); ``rows_of(runs)``: those runs' rows in the kind's table. Returns the runs
     whose file gave no rows (the careful path's) and the positions in ``files`` of the files left out (whose
     lines might not be their rows), or None having changed nothing when every file must be read the usual way."""
     if encoding not in _JOINABLE:
@@ -97,11 +96,10 @@ def _insert(
     every file gave as many rows as it has lines: the runs whose file gave none, else None."""
     runs = [r for r, _ in taken]
     before = rows_of(runs)
-    numbers = pa.table({"filename": pa.array(range(len(runs)), pa.int32()), "run_id": runs})
     kept = False
     con.execute("BEGIN TRANSACTION")
     try:
-        run(joined, numbers)
+        run(joined, runs)
         after = rows_of(runs)
         kept = all(after.get(r, 0) - before.get(r, 0) == n for r, n in taken)
     except duckdb.Error:

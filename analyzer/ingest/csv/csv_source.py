@@ -244,7 +244,6 @@ def text_scan(
     numbers: bool = False,
     strict: bool = True,
     ignore_errors: bool = False,
-    filename: bool = False,
     header: bool = True,
 ) -> str:
     """The read_csv call reading one file's rows ($path, $columns, $encoding parameters).
@@ -255,14 +254,12 @@ def text_scan(
     that table (and its scan table ``<rejects>_scan``) instead of failing the read. With ``numbers``,
     'N/A' cells (with or without the exporters' trailing TAB) are NULL too, as a typed ($columns) column
     cannot hold them. ``strict=False`` reads
-    mixed line ends. ``ignore_errors`` skips rows that do not fit the header without a trace. ``filename``
-    adds the file's name as a column (a scan of a list of files, ``csv_group``). ``header=False``: the file
+    mixed line ends. ``ignore_errors`` skips rows that do not fit the header without a trace. ``header=False``: the file
     has no header line (``$columns`` names every column, ``csv_joined``).
     """
     store = f"store_rejects=true, rejects_table='{rejects}', rejects_scan='{rejects}_scan', " if rejects else ""
     nulls = "nullstr=['', 'N/A', 'N/A\t', '\t', ' '], " if numbers else ""
     skip = "ignore_errors=true, " if ignore_errors else ""
-    skip += "filename=true, " if filename else ""
     return (
         f"read_csv($path, delim=',', quote='\"', escape='\"', header={str(header).lower()}, columns=$columns, "
         f"auto_detect=false, strict_mode={'true' if strict else 'false'}, null_padding=true, {nulls}"
@@ -279,15 +276,16 @@ def _run_scan(statement: _Statement, file: CsvFile, columns: dict[str, str], par
 
 
 def checked_scan(
-    columns: dict[str, str], rejects: str, strict: bool, parallel: bool, filename: bool = False, header: bool = True
+    columns: dict[str, str], rejects: str, strict: bool, parallel: bool, header: bool = True, select: str = "*"
 ) -> str:
     """``text_scan`` typing ``columns`` (parameters $path, $columns, $encoding), rejects kept in ``rejects``;
-    when every column is text, rows repeating the header are left out (they would pass for data)."""
+    when every column is text, rows repeating the header are left out (they would pass for data). ``select``:
+    the scan's select list (it may name the reader's ``file_index``: the row's file in the list ``$path``)."""
     numbers = any(t != "VARCHAR" for t in columns.values())
-    scan = text_scan(parallel, rejects, numbers, strict, filename=filename, header=header)
+    scan = text_scan(parallel, rejects, numbers, strict, header=header)
     if not numbers:
-        scan = f"(SELECT * FROM {scan} WHERE {_repeats_header(columns)})"
-    return scan
+        return f"(SELECT {select} FROM {scan} WHERE {_repeats_header(columns)})"
+    return scan if select == "*" else f"(SELECT {select} FROM {scan})"
 
 
 def _repeats_header(columns: dict[str, str]) -> str:

@@ -97,6 +97,8 @@ def _insert(con: duckdb.DuckDBPyConnection, raw: str, run_sql: str, params: dict
             ts_ns, value, {_unit_sql()} AS unit
         FROM ({_series_sql(raw, by)})
         WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL
+        -- The windows above give their rows in an order of their own: the rows go in in the trace's order.
+        ORDER BY event_no, key
         """,
         params,
     ).fetchall()[0][0]

@@ -61,7 +61,8 @@ FROM per_key u JOIN keys k USING (part);
 -- @internal
 -- Where a row of `src` (columns key, rid, start_ns, end_ns; the caller filters the rows) starts after
 -- every row that starts before it (per key) has ended: the idle stretch from the latest end before it
--- to its start. Ties are broken by rid (the ops row's number in storage), so results repeat. The row
+-- to its start. Ties are broken by rid (the ops row's number in storage), so results repeat: the readers
+-- insert a run's rows in its files' order, read alone or with other runs (tests/test_row_order.py). The row
 -- ending last is found by one max over (end_ns, rid) packed into a HUGEINT (end_ns * 2^63 + rid, rid
 -- being a non-negative BIGINT): an integer max, not an arg_max comparing STRUCTs at every step of the
 -- window's segment tree.
