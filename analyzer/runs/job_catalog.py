@@ -12,6 +12,7 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.diagnosis_model import job_summary
+from analyzer.duckdb_connect import fixed_order
 from analyzer.ingest.database import connect
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.job.diagnosis import diagnose_job
@@ -19,6 +20,7 @@ from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.runner import build_views
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
@@ -137,8 +139,12 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         judge = configured if settings.diagnose else None
         con = connect()
         try:
-            loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
-            return [_judged_job(con, t.job, found, t.label, t.fingerprint, judge) for t, found in loaded]
+            # Every job query runs on one thread (job/fixed_order.py): set once for the chunk, not per query.
+            with fixed_order(con):
+                loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
+            build_views(con, judge or ConfiguredRules(()))  # on the connection's threads, as diagnose_job builds them
+            with fixed_order(con):
+                return [_judged_job(con, t.job, found, t.label, t.fingerprint, judge) for t, found in loaded]
         finally:
             con.close()
     except Exception:
