@@ -118,8 +118,9 @@ def test_a_batchs_jobs_go_to_the_workers_of_its_chunks_after_them(tmp_path):
 
 
 def test_jobs_judged_in_one_connection_give_the_rows_each_gets_alone(tmp_path):
-    """Several jobs of a batch read into one connection and judged one after the other: each job's catalog
-    rows are those it gets in a connection of its own; the chunks cut by ranks and about one per worker."""
+    """Several jobs of a batch read into one connection, their job rules run once over all of them
+    (judge_jobs): each job's catalog rows, findings included, are those it gets in a connection of its own;
+    the chunks cut by ranks and about one per worker."""
     root = tmp_path / "jobs"
     for i, (name, kernels) in enumerate((("job_slow_rank", 0), ("job_pipeline_imbalance", 6), ("job_balanced", 0))):
         write_job(job_plan(name, ranks=8, seed=30 + i), root, kernels=kernels)
@@ -128,6 +129,7 @@ def test_jobs_judged_in_one_connection_give_the_rows_each_gets_alone(tmp_path):
     assert len(tasks) == 3
     together = analyze_jobs(JobChunk(tuple(tasks)), WorkSettings())
     assert all("catalog_jobs" in t for t in together)
+    assert any("job_findings" in t for t in together)  # the rules' findings split back to their job
     assert together == [analyze_job(t, WorkSettings()) for t in tasks]
     assert [len(c.tasks) for c in plan_job_chunks(tasks, 2)] == [2, 1]
     assert [len(c.tasks) for c in plan_job_chunks(tasks * 20, 1)] == [8] * 7 + [4]  # 64 ranks a chunk

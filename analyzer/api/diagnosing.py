@@ -11,7 +11,7 @@ from analyzer.diagnosis import diagnose as diagnose_run
 from analyzer.diagnosis import diagnose_many
 from analyzer.diagnosis import diagnose_runs as diagnose_together
 from analyzer.diagnosis_model import Diagnosis
-from analyzer.job.diagnosis import diagnose_job
+from analyzer.job.diagnosis import diagnose_job, judge_jobs
 from analyzer.job.explained import explain_findings
 from analyzer.rule_engine.model import ConfiguredRules, Rule
 
@@ -74,7 +74,12 @@ def diagnose_jobs(
 
 
 def _jobs(trace: Trace, rules: ConfiguredRules) -> list[Diagnosis]:
-    return [diagnose_job(trace.con, j.job, j.group_note, j.problems, rules) for j in trace.jobs]
+    ids = [j.job.job_id for j in trace.jobs]
+    # several jobs: their job rules run once over all of them (each job's results as it gets them alone)
+    judged = judge_jobs(trace.con, rules, ids) if 1 < len(ids) == len(set(ids)) else {}
+    return [
+        diagnose_job(trace.con, j.job, j.group_note, j.problems, rules, judged.get(j.job.job_id)) for j in trace.jobs
+    ]
 
 
 def diagnose_all(

@@ -14,27 +14,29 @@ from analyzer.job.explained import job_explanations
 from analyzer.job.fixed_order import job_rows
 from analyzer.job.grouping import Job
 from analyzer.rule_engine.impact_sharing import exclusive_job_impacts
-from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.model import ConfiguredRules, Finding, RuleOutcome
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import build_views, run_rules
+from analyzer.rule_engine.runner import build_views, run_rules, run_rules_alone
 from analyzer.version import __version__
 
+# One scan per table, the counts as FILTERs: DuckDB plans each scalar subquery on its own, which on a job's
+# small tables costs more than the counting.
 _SUMMARY = """
 WITH s AS (SELECT step_id, max(stage_us) AS job_step_us, min(stage_us) AS fastest_us FROM job_steps
            WHERE run_id = $job GROUP BY step_id)
-SELECT (SELECT count(*) FROM job_ranks WHERE run_id = $job) AS rank_count,
-       (SELECT count(*) FROM job_ranks WHERE run_id = $job AND NOT has_kernels) AS summary_only_rank_count,
-       (SELECT count(*) FROM job_ranks WHERE run_id = $job AND NOT has_step_trace AND NOT has_communication)
-           AS rank_without_summaries_count,
-       (SELECT count(*) FROM s) AS step_count,
-       (SELECT avg(job_step_us) FROM s) AS job_step_us,
-       (SELECT avg(job_step_us - fastest_us) FROM s) AS step_spread_us,
-       (SELECT count(DISTINCT (step_id, group_name, op_name)) FROM job_comm_ops WHERE run_id = $job)
-           AS aligned_op_count,
-       (SELECT count(DISTINCT (step_id, group_name, op_name)) FROM job_comm_ops
-        WHERE run_id = $job AND op_rank_count >= 2) AS aligned_op_multi_rank_count,
-       (SELECT count(*) FROM job_links WHERE run_id = $job) AS link_row_count,
-       (SELECT count(DISTINCT pp_stage) FROM job_ranks WHERE run_id = $job) AS pp_stage_count
+SELECT r.rank_count, r.summary_only_rank_count, r.rank_without_summaries_count, st.step_count, st.job_step_us,
+       st.step_spread_us, c.aligned_op_count, c.aligned_op_multi_rank_count, l.link_row_count, r.pp_stage_count
+FROM (SELECT count(*) AS rank_count, count(*) FILTER (WHERE NOT has_kernels) AS summary_only_rank_count,
+             count(*) FILTER (WHERE NOT has_step_trace AND NOT has_communication) AS rank_without_summaries_count,
+             count(DISTINCT pp_stage) AS pp_stage_count
+      FROM job_ranks WHERE run_id = $job) r,
+     (SELECT count(*) AS step_count, avg(job_step_us) AS job_step_us, avg(job_step_us - fastest_us) AS step_spread_us
+      FROM s) st,
+     (SELECT count(DISTINCT (step_id, group_name, op_name)) AS aligned_op_count,
+             count(DISTINCT (step_id, group_name, op_name)) FILTER (WHERE op_rank_count >= 2)
+                 AS aligned_op_multi_rank_count
+      FROM job_comm_ops WHERE run_id = $job) c,
+     (SELECT count(*) AS link_row_count FROM job_links WHERE run_id = $job) l
 """
 
 # The rank the others waited for most (as the rule judging slow ranks counts it), whether or not it fires: what
@@ -58,21 +60,35 @@ FROM job_ranks WHERE run_id = $job ORDER BY rank
 """
 
 
+Judged = tuple[list[Finding], list[RuleOutcome]]
+
+
+def judge_jobs(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, job_ids: list[str]) -> dict[str, Judged]:
+    """Per job of ``job_ids`` (their tables filled), what ``run_rules`` gives its job rules over it alone, in
+    one pass: each rule's query runs once for all the jobs."""
+    job_rules = configured.where(lambda r: r.scope == "job")
+    build_views(con, job_rules)  # on DuckDB's threads, as diagnose_job builds them
+    with fixed_order(con):
+        return run_rules_alone(con, job_rules, job_ids)
+
+
 def diagnose_job(
     con: duckdb.DuckDBPyConnection,
     job: Job,
     group_note: str,
     problems: list[Problem],
     configured: ConfiguredRules,
+    judged: Judged | None = None,
 ) -> Diagnosis:
     """The Diagnosis of a job whose tables are filled (analyzer.job.tables.load_job): the rules of scope
-    'job' of ``configured`` over it, its ranks (each with what its export holds) and its summary numbers."""
+    'job' of ``configured`` over it (``judged``: their findings and outcomes, when ``judge_jobs`` judged it
+    with other jobs), its ranks (each with what its export holds) and its summary numbers."""
     job_rules = configured.where(lambda r: r.scope == "job")
     # The helper tables hold every rank's rows (the ranks' own diagnoses read them next): built on DuckDB's
     # threads, as for any run, before the job's queries go to one thread.
     build_views(con, job_rules)
     with fixed_order(con):
-        findings, outcomes = run_rules(con, job_rules, [job.job_id])
+        findings, outcomes = judged or run_rules(con, job_rules, [job.job_id])
         findings = exclusive_job_impacts(con, findings, list(job_rules.rules))
         findings = mark_damaged(findings, problems, job_rules.rules)
         summary = job_rows(con, _SUMMARY, job.job_id)[0]

@@ -12,13 +12,15 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.diagnosis_model import job_summary
+from analyzer.duckdb_connect import fixed_order
 from analyzer.ingest.database import connect
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
-from analyzer.job.diagnosis import diagnose_job
+from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.runner import build_views
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
@@ -53,12 +55,13 @@ def _judged_job(
     label: str,
     fingerprint: str,
     configured: ConfiguredRules | None,
+    judged: Judged | None = None,
 ) -> dict[str, pa.Table]:
     """The catalog rows of a job whose tables ``con`` holds (``loaded``: load_job's problems and group note),
-    judged by ``configured`` (None: no diagnosis)."""
+    judged by ``configured`` (None: no diagnosis; ``judged``: its job rules' results from ``judge_jobs``)."""
     problems, note = loaded
     job_id = f"{job.job_id}@{fingerprint[:8]}"
-    d = diagnose_job(con, job, note, problems, ConfiguredRules(()) if configured is None else configured)
+    d = diagnose_job(con, job, note, problems, ConfiguredRules(()) if configured is None else configured, judged)
     s = job_summary(d.summary)
     jobs = {
         "job_id": job_id,
@@ -137,14 +140,31 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         judge = configured if settings.diagnose else None
         con = connect()
         try:
-            loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
-            return [_judged_job(con, t.job, found, t.label, t.fingerprint, judge) for t, found in loaded]
+            # Every job query runs on one thread (job/fixed_order.py): set once for the chunk, not per query.
+            with fixed_order(con):
+                loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
+            build_views(con, judge or ConfiguredRules(()))  # on the connection's threads, as diagnose_job builds them
+            judged = _judge_together(con, chunk, judge)
+            with fixed_order(con):
+                return [
+                    _judged_job(con, t.job, found, t.label, t.fingerprint, judge, judged.get(t.job.job_id))
+                    for t, found in loaded
+                ]
         finally:
             con.close()
     except Exception:
         if stop_requested():
             raise
         return [analyze_job(t, settings) for t in chunk.tasks]
+
+
+def _judge_together(con: duckdb.DuckDBPyConnection, chunk: JobChunk, judge: ConfiguredRules | None) -> dict:
+    """The job rules' findings and outcomes of every job of the chunk, judged in one pass (``judge_jobs``);
+    {} (each job judged on its own) without a diagnosis or when two jobs share an id."""
+    ids = [t.job.job_id for t in chunk.tasks]
+    if judge is None or len(set(ids)) < len(ids):
+        return {}
+    return judge_jobs(con, judge, ids)
 
 
 def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:

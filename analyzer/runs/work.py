@@ -7,7 +7,7 @@ It holds no state and touches no catalog, so any executor can run it: the local 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -188,13 +188,21 @@ def catalog_tables(
             [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")
         )
         for name, table in tables.items():
-            parts.setdefault(name, []).append(table.select(_arrow_schema(name).names).cast(_arrow_schema(name)))
+            parts.setdefault(name, []).append(_as_catalog(name, table))
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
+
+
+def _as_catalog(name: str, table: pa.Table) -> pa.Table:
+    """``table`` with the columns and types of the catalog table ``name`` (cast only when they differ)."""
+    schema = _arrow_schema(name)
+    table = table.select(schema.names)
+    return table if table.schema.equals(schema, check_metadata=True) else table.cast(schema)
 
 
 def _rows_of(table: pa.Table, key: str, value: str, columns: dict[str, str]) -> pa.Table:
     """The rows whose ``key`` is ``value`` (in their order), without ``key``, with the text ``columns`` added."""
-    rows = table.filter(pc.equal(table.column(key), value)).drop_columns([key])
+    # a typed scalar: given a str, pyarrow tries optional imports on every call
+    rows = table.filter(pc.equal(table.column(key), pa.scalar(value, pa.string()))).drop_columns([key])
     for name, text in columns.items():
         rows = rows.append_column(name, pa.repeat(pa.scalar(text, pa.string()), rows.num_rows))
     return rows
@@ -259,5 +267,7 @@ _TYPES = {
 }
 
 
+@cache
 def _arrow_schema(table: str) -> pa.Schema:
+    # cached: asked for every table of every run of a chunk
     return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns])
