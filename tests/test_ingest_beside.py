@@ -4,11 +4,14 @@ tables and problems are those of reading one by one, and one thread reads one by
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from analyzer.ingest import load_export, loader
+from analyzer.ingest.csv import task_time
 from analyzer.ingest.database import connect
+from analyzer.ingest.timeline import timeline
 from fixtures.generator import write_export
 
 _TABLES = ("ops", "timeline", "counters", "steps", "runs", "op_stats", "api_stats")
@@ -58,9 +61,9 @@ class _Threads(dict):
         return iter(self.readers)
 
     def __getitem__(self, kind):
-        def read(*args):
+        def read(*args, **kwargs):
             self.seen[kind] = threading.current_thread()
-            return self.readers[kind](*args)
+            return self.readers[kind](*args, **kwargs)
 
         return read
 
@@ -72,3 +75,34 @@ def test_timeline_is_read_on_its_own_thread_only_when_duckdb_has_threads_to_spar
     _read(_export(tmp_path), threads)
     assert readers.seen["op_summary"] is threading.main_thread()
     assert (readers.seen["timeline"] is threading.main_thread()) == (threads == 1)
+
+
+def test_the_timeline_read_beside_writes_its_rows_once_task_time_is_read(tmp_path, monkeypatch):
+    # task_time checks the run's timeline rows (exact copies, negative times) as its own: the timeline
+    # JSON's rows, parsed beside it, must not be there yet, nor come in before task_time's.
+    order = []
+
+    def noted(name, function):
+        def run(*args, **kwargs):
+            order.append(("start", name))
+            try:
+                return function(*args, **kwargs)
+            finally:
+                order.append(("end", name))
+
+        return run
+
+    monkeypatch.setattr(timeline, "insert_timeline", noted("insert_timeline", timeline.insert_timeline))
+
+    def slow_read(*args, **kwargs):  # a task_time slower than the timeline's parse
+        time.sleep(1.0)
+        return read_csv(*args, **kwargs)
+
+    read_csv = task_time.stream_csv
+    monkeypatch.setattr(task_time, "stream_csv", noted("task_time", slow_read))
+    monkeypatch.setattr(task_time, "drop_duplicate_rows", noted("task_time checks", task_time.drop_duplicate_rows))
+    readers = _Threads(loader.READERS)
+    monkeypatch.setattr(loader, "READERS", readers)
+    _read(_export(tmp_path), 2)
+    assert readers.seen["timeline"] is not threading.main_thread()
+    assert order.index(("end", "task_time checks")) < order.index(("start", "insert_timeline"))

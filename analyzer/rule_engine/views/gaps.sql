@@ -118,10 +118,13 @@ keyed AS (
 -- The last gap starting before the event ends: the one gap a host event can explain.
 last_gap AS (
     SELECT e.*, g.gap_no AS last_no FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
--- A device task and every gap from the first one ending after it starts to that last one.
+-- A device task and every gap from the first one ending after it starts to that last one. Only the gaps of
+-- devices with such tasks are sorted for the ASOF join (an export often has none).
 task_spans AS (
     SELECT e.*, g.gap_no AS first_no
-    FROM last_gap AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.start_ns < g.end_ns
+    FROM last_gap AS e
+    ASOF JOIN (SELECT * FROM gaps WHERE key_no IN (SELECT key_no FROM last_gap WHERE is_task)) AS g
+        ON e.key_no = g.key_no AND e.start_ns < g.end_ns
     WHERE e.is_task),
 pairs AS (
     SELECT event_row, is_task, cause, start_ns, end_ns, key_no, last_no AS gap_no FROM last_gap WHERE NOT is_task
@@ -150,10 +153,12 @@ FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 -- @column cause        VARCHAR  the cause of that event (_gap_causes)
 -- @column event_name   VARCHAR  the event overlapping the gap longest
 -- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
--- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event.
-SELECT run_id, device_id, gap_start_ns, arg_max(cause, (overlap_us, cause, event_name)) AS cause,
-       arg_max(event_name, (overlap_us, cause, event_name)) AS event_name, max(overlap_us) AS overlap_us
-FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns;
+-- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event:
+-- the greatest (overlap, cause, name) of the gap, one aggregate where an arg_max per column would be three.
+SELECT run_id, device_id, gap_start_ns, top.cause, top.event_name, top.overlap_us
+FROM (SELECT run_id, device_id, gap_start_ns,
+             max({'overlap_us': overlap_us, 'cause': cause, 'event_name': event_name}) AS top
+      FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns) AS t;
 
 -- @table _classified_gaps
 -- Every device gap with its main cause.
