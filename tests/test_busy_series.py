@@ -52,7 +52,14 @@ def _pages(con, runs: list[str], buckets: int, chunk: int) -> dict[str, str]:
     return {run: _rows(series.busy_over_time(reader, run, bucket_count=buckets)) for run in runs}
 
 
-@pytest.mark.parametrize(("seed", "buckets", "chunk"), [(3, 1000, 5), (41, 7, 256), (97, 1, 4)])
+@pytest.mark.parametrize(
+    ("seed", "buckets", "chunk"),
+    [
+        (3, 1000, 5),
+        pytest.param(41, 7, 256, marks=pytest.mark.slow),
+        pytest.param(97, 1, 4, marks=pytest.mark.slow),
+    ],
+)
 def test_numpy_busy_rows_are_the_query_rows(con, monkeypatch, seed, buckets, chunk):
     runs = _add_runs(con, seed)
     assert busy_series.busy_parts(con, runs, buckets) is not None  # made by numpy, not left to the query

@@ -65,6 +65,7 @@ def _statements(con: duckdb.DuckDBPyConnection, runs: list[str]) -> list[str]:
     return [m for (m,) in con.execute("SELECT message FROM duckdb_logs WHERE type = 'QueryLog'").fetchall()]
 
 
+@pytest.mark.slow  # two traces diagnosed with the query log on: the full suite, not the fast loop
 def test_the_queries_do_not_grow_with_the_runs(trace):
     """Judging 4 ranks of a job sends the very statements that judging 2 of them sends (rule queries, evidence,
     summaries); over all the runs, each rule's query is sent at most once."""

@@ -74,7 +74,7 @@ def test_fixture_roundtrip_ops_equal_truth(scenario: str, layout: str, tmp_path:
         _check_timeline(ingested.con, ingested.run_ids, run)
 
 
-@pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
+@pytest.mark.parametrize("layout", ["torch_npu", pytest.param("msprof", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("scenario", ["comm_not_overlapped", "gappy_multistream", "host_sync_low_util"])
 def test_fixture_roundtrip_db_ops_equal_truth(scenario: str, layout: str, tmp_path: Path) -> None:
     """DB form: same ops; PMU times go through ns in TASK_PMU_INFO, so floats compare to 1e-9 relative."""

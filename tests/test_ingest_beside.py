@@ -37,6 +37,7 @@ def _read(export, threads: int):
     return tables, loaded.problems
 
 
+@pytest.mark.slow  # damaged exports read both ways: the full suite, not the fast loop
 def test_timeline_read_beside_the_csv_readers_gives_what_reading_one_by_one_gives(tmp_path):
     export = _export(tmp_path)
     beside, alone = _read(export, 2), _read(export, 1)
@@ -77,6 +78,7 @@ def test_timeline_is_read_on_its_own_thread_only_when_duckdb_has_threads_to_spar
     assert (readers.seen["timeline"] is threading.main_thread()) == (threads == 1)
 
 
+@pytest.mark.slow  # it waits a second on purpose: the full suite, not the fast loop
 def test_the_timeline_read_beside_writes_its_rows_once_task_time_is_read(tmp_path, monkeypatch):
     # task_time checks the run's timeline rows (exact copies, negative times) as its own: the timeline
     # JSON's rows, parsed beside it, must not be there yet, nor come in before task_time's.

@@ -30,7 +30,7 @@ def _diagnose_job(root: Path, out: Path, *extra: str) -> tuple[int, dict]:
 
 
 @pytest.mark.parametrize("scenario", sorted(_PLANTED))
-@pytest.mark.parametrize(("seed", "ranks"), [(0, 16), (7, 24)])
+@pytest.mark.parametrize(("seed", "ranks"), [(0, 16), pytest.param(7, 24, marks=pytest.mark.slow)])
 def test_job_generated_planted_problem_is_named_first(tmp_path, scenario, seed, ranks):
     root = write_job(job_plan(scenario, ranks, seed, 2), tmp_path / "in")
     truth = json.loads((root / "job_truth.json").read_text())

@@ -322,6 +322,7 @@ SELECT rank FROM job_ranks WHERE run_id = $run_id AND 'rank ' || rank <> $subjec
 """
 
 
+@pytest.mark.slow  # a job diagnosed with a user rule set: the full suite, not the fast loop
 def test_a_user_rules_one_column_explains_still_explains_whole_findings(tmp_path):
     """The first form of [explains] (ranks alone), as user rules may have it: whole findings, as before."""
     rules = [

@@ -41,7 +41,7 @@ class _Colour(enum.Enum):
     RED = 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_DOCS)
 def test_an_indented_document_of_rounded_numbers_is_json_dumps_text(doc):
     rounded = fixed(doc)  # what diagnosis.json holds: floats rounded, NaN and infinity None, str keys
@@ -52,7 +52,7 @@ def test_an_indented_document_of_rounded_numbers_is_json_dumps_text(doc):
     assert indented_json(rounded) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_DOCS)
 def test_compact_text_is_json_dumps_text_or_left_to_it(doc):
     fast = compact_json(doc)

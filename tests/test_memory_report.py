@@ -229,7 +229,7 @@ def test_memory_timeline_draws_sampled_utilisation_without_an_average_row() -> N
     assert {t.name for t in validated(fig).data if t.yaxis == "y4"} == {"AI Core MHz", "AI Core util %"}
 
 
-@pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
+@pytest.mark.parametrize("layout", ["torch_npu", pytest.param("msprof", marks=pytest.mark.slow)])
 def test_memory_peak_generated_db_form_equals_text_form(layout: str, tmp_path: Path) -> None:
     from fixtures.generator import write_export
 

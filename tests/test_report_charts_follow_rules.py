@@ -51,8 +51,8 @@ def _hotspot_trace(figure):
     [
         ({}, {"Add"}),
         ({HOTSPOT_RULE: {"stand_out": 2.5}}, {"Add", "Cast"}),
-        ({HOTSPOT_RULE: {"min_time_share": 0.2}}, {"Add"}),
-        ({HOTSPOT_RULE: {"min_calls": 35}}, {"Add"}),
+        pytest.param({HOTSPOT_RULE: {"min_time_share": 0.2}}, {"Add"}, marks=pytest.mark.slow),
+        pytest.param({HOTSPOT_RULE: {"min_calls": 35}}, {"Add"}, marks=pytest.mark.slow),
         ({HOTSPOT_RULE: {"min_calls": 5, "launch_cost_factor": 0.075, "stand_out": 0.1}}, {"Cast", "Mul"}),
     ],
 )

@@ -117,6 +117,7 @@ def test_a_batchs_jobs_go_to_the_workers_of_its_chunks_after_them(tmp_path):
     assert [type(i) for i in items] == [RunChunk, JobChunk]
 
 
+@pytest.mark.slow  # jobs loaded alone and together: the full suite, not the fast loop
 def test_jobs_judged_in_one_connection_give_the_rows_each_gets_alone(tmp_path):
     """Several jobs of a batch read into one connection, their job rules run once over all of them
     (judge_jobs): each job's catalog rows, findings included, are those it gets in a connection of its own;

@@ -68,6 +68,7 @@ def _together(root: Path):
     return _in_table_order(ingested.con, ingested.run_ids), [p.line() for p in ingested.problems]
 
 
+@pytest.mark.slow  # a tree read together and each run alone: the full suite, not the fast loop
 def test_timelines_read_together_give_each_run_its_rows_in_the_order_read_alone(tree):
     sources = scan(tree)[0]
     done = read_exports_together(connect(), sources, frozenset()).done
