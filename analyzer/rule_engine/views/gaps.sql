@@ -157,7 +157,7 @@ FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 -- the greatest (overlap, cause, name) of the gap, one aggregate where an arg_max per column would be three.
 SELECT run_id, device_id, gap_start_ns, top.cause, top.event_name, top.overlap_us
 FROM (SELECT run_id, device_id, gap_start_ns,
-             max({'overlap_us': overlap_us, 'cause': cause, 'event_name': event_name}) AS top
+             max({ 'overlap_us': overlap_us, 'cause': cause, 'event_name': event_name }) AS top
       FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns) AS t;
 
 -- @table _classified_gaps
