@@ -4,14 +4,11 @@ tables and problems are those of reading one by one, and one thread reads one by
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from analyzer.ingest import load_export, loader
-from analyzer.ingest.csv import task_time
 from analyzer.ingest.database import connect
-from analyzer.ingest.timeline import timeline
 from fixtures.generator import write_export
 
 _TABLES = ("ops", "timeline", "counters", "steps", "runs", "op_stats", "api_stats")
@@ -37,7 +34,6 @@ def _read(export, threads: int):
     return tables, loaded.problems
 
 
-@pytest.mark.slow  # damaged exports read both ways: the full suite, not the fast loop
 def test_timeline_read_beside_the_csv_readers_gives_what_reading_one_by_one_gives(tmp_path):
     export = _export(tmp_path)
     beside, alone = _read(export, 2), _read(export, 1)
@@ -62,9 +58,9 @@ class _Threads(dict):
         return iter(self.readers)
 
     def __getitem__(self, kind):
-        def read(*args, **kwargs):
+        def read(*args):
             self.seen[kind] = threading.current_thread()
-            return self.readers[kind](*args, **kwargs)
+            return self.readers[kind](*args)
 
         return read
 
@@ -78,33 +74,25 @@ def test_timeline_is_read_on_its_own_thread_only_when_duckdb_has_threads_to_spar
     assert (readers.seen["timeline"] is threading.main_thread()) == (threads == 1)
 
 
-@pytest.mark.slow  # it waits a second on purpose: the full suite, not the fast loop
-def test_the_timeline_read_beside_writes_its_rows_once_task_time_is_read(tmp_path, monkeypatch):
-    # task_time checks the run's timeline rows (exact copies, negative times) as its own: the timeline
-    # JSON's rows, parsed beside it, must not be there yet, nor come in before task_time's.
-    order = []
+class _Spans(_Threads):
+    """READERS, each reader noting when it starts and ends, in one list shared by the threads."""
 
-    def noted(name, function):
-        def run(*args, **kwargs):
-            order.append(("start", name))
+    def __getitem__(self, kind):
+        def read(*args):
+            self.seen.setdefault("order", []).append(("start", kind))
             try:
-                return function(*args, **kwargs)
+                return self.readers[kind](*args)
             finally:
-                order.append(("end", name))
+                self.seen["order"].append(("end", kind))
 
-        return run
+        return read
 
-    monkeypatch.setattr(timeline, "insert_timeline", noted("insert_timeline", timeline.insert_timeline))
 
-    def slow_read(*args, **kwargs):  # a task_time slower than the timeline's parse
-        time.sleep(1.0)
-        return read_csv(*args, **kwargs)
-
-    read_csv = task_time.stream_csv
-    monkeypatch.setattr(task_time, "stream_csv", noted("task_time", slow_read))
-    monkeypatch.setattr(task_time, "drop_duplicate_rows", noted("task_time checks", task_time.drop_duplicate_rows))
-    readers = _Threads(loader.READERS)
+def test_task_time_is_read_before_the_timeline_starts_beside_the_others(tmp_path, monkeypatch):
+    # task_time checks the run's timeline rows (exact copies, negative times) as its own: the timeline
+    # JSON's rows, read beside, must not be there yet, nor come in before task_time's.
+    readers = _Spans(loader.READERS)
     monkeypatch.setattr(loader, "READERS", readers)
     _read(_export(tmp_path), 2)
-    assert readers.seen["timeline"] is not threading.main_thread()
-    assert order.index(("end", "task_time checks")) < order.index(("start", "insert_timeline"))
+    order = readers.seen["order"]
+    assert order.index(("end", "task_time")) < order.index(("start", "timeline"))

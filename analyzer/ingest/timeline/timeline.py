@@ -6,7 +6,6 @@ windows are merged into ``steps`` by ``finalize`` (``step_windows.py``), whateve
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -27,14 +26,8 @@ from analyzer.ingest.timeline.timeline_json import (
 )
 
 
-def load_timeline(
-    con: duckdb.DuckDBPyConnection,
-    paths: tuple[Path, ...],
-    ctx: ReadContext,
-    before_writing: Callable[[], object] = lambda: None,
-) -> int:
-    """Read every timeline file (all slices) of one export; returns timeline rows inserted.
-    ``before_writing`` returns when the timeline table may take the rows (the files are parsed before)."""
+def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
+    """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
     raw = create_raw_table(con)
     try:
         # Every array at once (slices in parallel); else (or on failure) one by one.
@@ -44,7 +37,6 @@ def load_timeline(
         ):
             return 0
         _report_unusable_events(con, raw, paths, ctx)
-        before_writing()
         inserted = insert_timeline(con, raw, ctx.run_id, ctx.left_out_kinds)
         insert_counters(con, raw, ctx.run_id)
         _report_unnamed_processes(con, paths[0], ctx)
