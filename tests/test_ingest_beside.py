@@ -72,27 +72,3 @@ def test_timeline_is_read_on_its_own_thread_only_when_duckdb_has_threads_to_spar
     _read(_export(tmp_path), threads)
     assert readers.seen["op_summary"] is threading.main_thread()
     assert (readers.seen["timeline"] is threading.main_thread()) == (threads == 1)
-
-
-class _Spans(_Threads):
-    """READERS, each reader noting when it starts and ends, in one list shared by the threads."""
-
-    def __getitem__(self, kind):
-        def read(*args):
-            self.seen.setdefault("order", []).append(("start", kind))
-            try:
-                return self.readers[kind](*args)
-            finally:
-                self.seen["order"].append(("end", kind))
-
-        return read
-
-
-def test_task_time_is_read_before_the_timeline_starts_beside_the_others(tmp_path, monkeypatch):
-    # task_time checks the run's timeline rows (exact copies, negative times) as its own: the timeline
-    # JSON's rows, read beside, must not be there yet, nor come in before task_time's.
-    readers = _Spans(loader.READERS)
-    monkeypatch.setattr(loader, "READERS", readers)
-    _read(_export(tmp_path), 2)
-    order = readers.seen["order"]
-    assert order.index(("end", "task_time")) < order.index(("start", "timeline"))

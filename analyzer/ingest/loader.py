@@ -52,12 +52,7 @@ def _read_source(
     kinds = [kind for kind in READERS if source.files.get(kind)]
     pre_read = pre_read or {}
     parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
-    todo = [k for k in kinds if k not in pre_read]
-    # The first readers end before the timeline is read beside the others: its rows must not meet their
-    # checks of the run's timeline rows (exact copies, negative times), nor come in before theirs.
-    for kind in [k for k in todo if k in _FIRST]:
-        _guarded(READERS[kind], con, source.files[kind], parts[kind])
-    todo = [k for k in todo if k not in _FIRST]  # in READERS order
+    todo = [k for k in sorted(kinds, key=lambda k: k not in _FIRST) if k not in pre_read]  # else in READERS order
     split = beside_at(con, todo)
     beside = [partial(_guarded, READERS[k], paths=source.files[k], ctx=parts[k]) for k in todo[split : split + 1]]
     with reading_beside(con, beside[0] if beside else None):
