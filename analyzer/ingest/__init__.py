@@ -4,9 +4,8 @@ One sub-package per input format: ``csv/`` (one table of declarations for the si
 each for the others), ``timeline/`` (Chrome-trace JSON), ``sqlite/`` (profiler databases),
 ``communication/`` (communication JSON) and ``metadata/`` (finding exports, their settings and
 fingerprints). At this level: the table model (``schema.toml``, read by ``schema.py``), the reader
-registry (``readers.py``), the loader (``beside.py``: an export's timeline read beside its other files),
-what every reader shares (inserts, value conversions, row checks), and ``finalize.py`` with the
-derivations that need several tables.
+registry (``readers.py``), the loader and what every reader shares (inserts, value conversions, row
+checks), and ``finalize.py`` with the derivations that need several tables.
 """
 
 from analyzer.ingest.loader import Ingested, load_export

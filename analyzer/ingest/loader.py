@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
 
 from analyzer.errors import first_line
-from analyzer.ingest.beside import beside_at, reading_beside
 from analyzer.ingest.database import connect
 from analyzer.ingest.finalize import finalize_run
 from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
@@ -37,6 +37,10 @@ class Ingested:
 # Readers run first: msprof's task_time rows, in before the timeline JSON's device tasks, supersede
 # those (timeline_store.without_superseded), which are then never inserted.
 _FIRST = ("task_time",)
+# Read on a cursor of its own while the readers before it (in READERS order) run, when DuckDB has threads to
+# spare: the timeline JSON, an export's longest read. None of those readers fills its tables (timeline, after
+# task_time; counters), so every table gets its rows in the order the readers one by one give them.
+_BESIDE = "timeline"
 
 
 def _read_source(
@@ -53,9 +57,8 @@ def _read_source(
     pre_read = pre_read or {}
     parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
     todo = [k for k in sorted(kinds, key=lambda k: k not in _FIRST) if k not in pre_read]  # else in READERS order
-    split = beside_at(con, todo)
-    beside = [partial(_guarded, READERS[k], paths=source.files[k], ctx=parts[k]) for k in todo[split : split + 1]]
-    with reading_beside(con, beside[0] if beside else None):
+    split = todo.index(_BESIDE) if _BESIDE in todo and _spare_threads(con) else len(todo)
+    with _beside(con, todo[split : split + 1], source, parts):
         for kind in todo[:split]:
             _guarded(READERS[kind], con, source.files[kind], parts[kind])
     for kind in todo[split + 1 :]:
@@ -64,6 +67,32 @@ def _read_source(
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
     return ctx
+
+
+def _spare_threads(con: duckdb.DuckDBPyConnection) -> bool:
+    return con.execute("SELECT current_setting('threads')").fetchall()[0][0] > 1
+
+
+@contextmanager
+def _beside(
+    con: duckdb.DuckDBPyConnection, kinds: list[str], source: ExportSource, parts: Mapping[str, ReadContext]
+) -> Iterator[None]:
+    """While the block runs, the reader of ``kinds`` (none or one) reads on a cursor of its own, in a thread."""
+    if not kinds:
+        yield
+        return
+    cursor = con.cursor()
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            read = pool.submit(_guarded, READERS[kinds[0]], cursor, source.files[kinds[0]], parts[kinds[0]])
+            try:
+                yield
+            except BaseException:
+                cursor.interrupt()  # a stop, or a failure of the other readers, ends this read too
+                raise
+            read.result()
+    finally:
+        cursor.close()
 
 
 def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:
