@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,10 +35,6 @@ class Ingested:
 # Readers run first: msprof's task_time rows, in before the timeline JSON's device tasks, supersede
 # those (timeline_store.without_superseded), which are then never inserted.
 _FIRST = ("task_time",)
-# Read on a cursor of its own while the readers before it (in READERS order) run, when DuckDB has threads to
-# spare: the timeline JSON, an export's longest read. None of those readers fills its tables (timeline, after
-# task_time; counters), so every table gets its rows in the order the readers one by one give them.
-_BESIDE = "timeline"
 
 
 def _read_source(
@@ -56,43 +50,13 @@ def _read_source(
     kinds = [kind for kind in READERS if source.files.get(kind)]
     pre_read = pre_read or {}
     parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
-    todo = [k for k in sorted(kinds, key=lambda k: k not in _FIRST) if k not in pre_read]  # else in READERS order
-    split = todo.index(_BESIDE) if _BESIDE in todo and _spare_threads(con) else len(todo)
-    with _beside(con, todo[split : split + 1], source, parts):
-        for kind in todo[:split]:
+    for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in READERS order
+        if kind not in pre_read:
             _guarded(READERS[kind], con, source.files[kind], parts[kind])
-    for kind in todo[split + 1 :]:
-        _guarded(READERS[kind], con, source.files[kind], parts[kind])
     for kind in kinds:  # problems in READERS order, whichever reader ran first
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
     return ctx
-
-
-def _spare_threads(con: duckdb.DuckDBPyConnection) -> bool:
-    return con.execute("SELECT current_setting('threads')").fetchall()[0][0] > 1
-
-
-@contextmanager
-def _beside(
-    con: duckdb.DuckDBPyConnection, kinds: list[str], source: ExportSource, parts: Mapping[str, ReadContext]
-) -> Iterator[None]:
-    """While the block runs, the reader of ``kinds`` (none or one) reads on a cursor of its own, in a thread."""
-    if not kinds:
-        yield
-        return
-    cursor = con.cursor()
-    try:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            read = pool.submit(_guarded, READERS[kinds[0]], cursor, source.files[kinds[0]], parts[kinds[0]])
-            try:
-                yield
-            except BaseException:
-                cursor.interrupt()  # a stop, or a failure of the other readers, ends this read too
-                raise
-            read.result()
-    finally:
-        cursor.close()
 
 
 def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:
