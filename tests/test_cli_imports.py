@@ -18,13 +18,18 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"plotly", "polars"}
 """
 
 
-def test_json_diagnosis_and_every_command_parser_load_no_plotting_library(tmp_path):
-    example = ROOT / "fixtures" / "examples" / "job_slow_rank"
+def _last_line(script: str, example: str, out: Path) -> str:
+    """The last line ``script`` prints, run in a fresh interpreter on an example (argv: example, out folder)."""
     run = subprocess.run(
-        [sys.executable, "-c", _CHECK, str(example), str(tmp_path / "out")],
+        [sys.executable, "-c", script, str(ROOT / "fixtures" / "examples" / example), str(out)],
         capture_output=True, text=True, cwd=ROOT, check=False, timeout=120,
     )  # fmt: skip
-    assert run.stdout.split("\n")[-2] == "0 []", run.stdout + run.stderr
+    assert run.stdout, run.stderr
+    return run.stdout.split("\n")[-2]
+
+
+def test_json_diagnosis_and_every_command_parser_load_no_plotting_library(tmp_path):
+    assert _last_line(_CHECK, "job_slow_rank", tmp_path / "out") == "0 []"
     assert (tmp_path / "out" / "job_slow_rank" / "diagnosis.json").is_file()
 
 
@@ -39,9 +44,4 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"numpy", "pyarrow",
 def test_one_export_diagnosed_as_json_and_markdown_loads_no_arrow_or_numpy(tmp_path):
     # pyarrow and numpy are slow to import, and a single export needs neither: only the readers of
     # many exports, jobs and the table API load them
-    example = ROOT / "fixtures" / "examples" / "resnet_host_sync"
-    run = subprocess.run(
-        [sys.executable, "-c", _ONE_EXPORT, str(example), str(tmp_path / "out")],
-        capture_output=True, text=True, cwd=ROOT, check=False, timeout=120,
-    )  # fmt: skip
-    assert run.stdout.split("\n")[-2] == "0 []", run.stdout + run.stderr
+    assert _last_line(_ONE_EXPORT, "resnet_host_sync", tmp_path / "out") == "0 []"
