@@ -9,13 +9,14 @@ import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
 from analyzer.diagnosis_summary import first_rows, run_summaries
+from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.logs.links import failed_operators_of
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts, impact_pools
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import run_rules, run_rules_alone
-from analyzer.rule_engine.set_query import IN_RUNS, split_by_run
+from analyzer.rule_engine.set_query import split_by_run
 from analyzer.version import __version__
 from analyzer.vocabulary import PROFILE_SCOPES
 

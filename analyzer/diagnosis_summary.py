@@ -12,10 +12,8 @@ import duckdb
 
 from analyzer.diagnosis_memory import memory_summaries
 from analyzer.diagnosis_model import BreakdownPart, RunSummary, TimeBreakdown
+from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.rule_engine.runner import plain_value
-from analyzer.rule_engine.set_query import IN_RUNS
-
-# The rows of the runs of the parameter $runs (a WHERE condition).
 
 # The run's whole window (window 0) of the time breakdown: read once for the summary and the breakdown.
 _WHOLE_RUN = (

@@ -9,6 +9,8 @@ import re
 
 import duckdb
 
+from analyzer.ingest.sql_values import IN_RUNS
+
 _AIC = "aicore_time_us"
 _AIV = "aiv_time_us"
 # Each pipe's time, from its time column or else from its ratio times its core's time; named
@@ -107,7 +109,7 @@ def derive_pipeline(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 def derive_pipelines(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
     """``derive_pipeline`` of many runs, in one statement."""
-    _derive(con, "run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": run_ids})
+    _derive(con, IN_RUNS, {"runs": run_ids})
 
 
 def _derive(con: duckdb.DuckDBPyConnection, runs: str, params: dict[str, object]) -> None:

@@ -10,6 +10,9 @@ from decimal import Decimal
 UINT32_NONE = 4294967295
 UINT64_NONE = 18446744073709551615
 
+# The rows of the runs of the parameter $runs (a WHERE condition), for statements over many runs at once.
+IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
+
 
 def ident(name: str) -> str:
     """A quoted SQL identifier.

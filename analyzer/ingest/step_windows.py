@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-_IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
+from analyzer.ingest.sql_values import IN_RUNS
 
 
 def _markers(run: str = "", runs: str = "run_id = $run_id") -> str:
@@ -53,8 +53,8 @@ def merge_step_markers_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> No
     """``merge_step_markers`` of each of ``runs`` (many runs read together): the windows filled in one
     statement for all of them; the steps only markers give are added run by run, as ``merge_step_markers``
     adds them (in the order its statement gives), to the few runs that have any."""
-    markers = _markers("run_id, ", _IN_RUNS)
-    con.execute(f"{_SET_WINDOWS}FROM ({markers}) AS m WHERE s.{_IN_RUNS} AND {_same_step('m.run_id')}", {"runs": runs})
+    markers = _markers("run_id, ", IN_RUNS)
+    con.execute(f"{_SET_WINDOWS}FROM ({markers}) AS m WHERE s.{IN_RUNS} AND {_same_step('m.run_id')}", {"runs": runs})
     adding = con.execute(
         f"SELECT DISTINCT m.run_id FROM ({markers}) AS m "
         f"WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE {_same_step('m.run_id')}) ORDER BY 1",

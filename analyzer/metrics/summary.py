@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analyzer.duckdb_connect import fixed_order
-from analyzer.rule_engine.set_query import IN_RUNS
+from analyzer.ingest.sql_values import IN_RUNS
 
 # Parameters bound in every query: $runs (the ingest run ids); each table's rows are sorted by run_id first,
 # then as one run's own rows are, and their run_id (the ingest one) becomes the catalog one per run.

@@ -17,15 +17,17 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from analyzer.ingest.sql_values import IN_RUNS
+
 # DuckDB turns 100.0 * busy_ns into a decimal of one digit (1000 * busy_ns as an integer) and that into a double:
 # the same double as 100 * busy_ns while 1000 * busy_ns is below 2 ** 53.
 _EXACT_BUSY_NS = 2**53 // 1000
 SCHEMA = {"bucket": pl.Int64, "offset_ms": pl.Float64, "width_ms": pl.Float64, "busy_pct": pl.Float64}
 
-_PIECES = """SELECT run_id, start_ns, end_ns FROM _busy_intervals
-WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) AND end_ns > start_ns ORDER BY run_id, start_ns, end_ns"""
-_WINDOWS = """SELECT run_id, min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
-WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id"""
+_PIECES = f"""SELECT run_id, start_ns, end_ns FROM _busy_intervals
+WHERE {IN_RUNS} AND end_ns > start_ns ORDER BY run_id, start_ns, end_ns"""
+_WINDOWS = f"""SELECT run_id, min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
+WHERE {IN_RUNS} AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id"""
 # busy_over_time's rounding, by DuckDB, of the unrounded numbers (a projection keeps its rows' order).
 _ROUNDED = "bucket, round(offset_ms, 6) AS offset_ms, round(width_ms, 6) AS width_ms, round(busy_pct, 3) AS busy_pct"
 

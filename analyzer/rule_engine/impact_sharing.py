@@ -29,8 +29,8 @@ from typing import Any
 
 import duckdb
 
+from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.rule_engine.model import Finding, Rule
-from analyzer.rule_engine.set_query import IN_RUNS
 
 
 def _claim_order(f: Finding) -> tuple:

@@ -16,7 +16,6 @@ from analyzer.duckdb_connect import fixed_order
 from analyzer.rule_engine.validation import sql_params
 
 # The filter of a query over many runs, their ids bound to $runs.
-IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
 # Where the runs come from inside the set query; $run_id / $run_ids of a scope-'run' rule become its column.
 RUNS_ALIAS = "__triage_runs"

@@ -19,6 +19,7 @@ from analyzer.ingest.csv.csv_joined import insert_joined
 from analyzer.ingest.csv.csv_shape import ends_mid_row
 from analyzer.ingest.csv.csv_source import CsvFile, checked_scan, probe, scans_in_parallel
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.sql_values import IN_RUNS
 
 _counter = itertools.count()
 # Files per scan: enough that the per-statement and per-scan costs vanish (a scan reads its files on every thread);
@@ -196,7 +197,7 @@ def _tagged(star: str, file_no: str) -> str:
 
 def _rows_per_run(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> dict[str, int]:
     rows = con.execute(
-        f"SELECT run_id, count(*) FROM {table} WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) GROUP BY run_id",
+        f"SELECT run_id, count(*) FROM {table} WHERE {IN_RUNS} GROUP BY run_id",
         {"runs": runs},
     ).fetchall()
     return dict(rows)

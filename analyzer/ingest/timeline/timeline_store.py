@@ -11,6 +11,8 @@ from contextlib import contextmanager
 
 import duckdb
 
+from analyzer.ingest.sql_values import IN_RUNS
+
 # What makes two device-task rows one task (msprof writes each to task_time CSVs and timeline JSON).
 _TASK_KEY = ("stream_id", "task_id", "start_ns")
 
@@ -78,7 +80,7 @@ def runs_with_repeats(con: duckdb.DuckDBPyConnection, runs: list[str]) -> list[s
     if not runs:
         return []
     rows = con.execute(
-        "SELECT DISTINCT run_id FROM timeline WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) "
+        f"SELECT DISTINCT run_id FROM timeline WHERE {IN_RUNS} "
         f"AND kind = 'device_task' GROUP BY run_id, {', '.join(_TASK_KEY)} HAVING count(*) > 1 ORDER BY run_id",
         {"runs": runs},
     ).fetchall()

@@ -7,6 +7,7 @@ import duckdb
 
 from analyzer.ingest.csv.csv_group import GroupRead
 from analyzer.ingest.schema import TABLES
+from analyzer.ingest.sql_values import IN_RUNS
 
 # Runs per query: the distinct counts' hash tables stay small.
 _RUNS_PER_QUERY = 256
@@ -20,10 +21,7 @@ def runs_to_recheck(con: duckdb.DuckDBPyConnection, read: GroupRead, runs: list[
     said += [f"count(*) FILTER (WHERE {c} < 0) > 0" for c in read.times if c in columns]
     if read.unusable:
         said.append(f"count(*) FILTER (WHERE {read.unusable}) > 0")
-    sql = (
-        f"SELECT run_id FROM {read.table} WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) "
-        f"GROUP BY run_id HAVING {' OR '.join(said)}"
-    )
+    sql = f"SELECT run_id FROM {read.table} WHERE {IN_RUNS} GROUP BY run_id HAVING {' OR '.join(said)}"
     found: set[str] = set()
     for start in range(0, len(runs), _RUNS_PER_QUERY):
         found |= {r[0] for r in con.execute(sql, {"runs": runs[start : start + _RUNS_PER_QUERY]}).fetchall()}

@@ -25,11 +25,10 @@ from analyzer.ingest.finalize import (
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.pipe_columns import derive_pipelines
+from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.ingest.step_windows import merge_step_markers_of
 from analyzer.ingest.timeline.timeline_store import delete_duplicate_device_tasks, runs_with_repeats
 from analyzer.ingest.together.set_devices import device_run_id, split_devices
-
-_IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
 
 @dataclass
@@ -44,7 +43,7 @@ def devices_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, lis
     """The device ids of each run's ops rows (finalize splits a run of several into one run per device)."""
     rows = con.execute(
         f"SELECT run_id, list(DISTINCT device_id ORDER BY device_id) FILTER (WHERE device_id IS NOT NULL) "
-        f"FROM ops WHERE {_IN_RUNS} GROUP BY run_id",
+        f"FROM ops WHERE {IN_RUNS} GROUP BY run_id",
         {"runs": runs},
     ).fetchall()
     return {r[0]: r[1] or [] for r in rows}
@@ -62,7 +61,7 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
     merge_step_markers_of(con, ids)
     derive_pipelines(con, ids)
     con.execute(
-        f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{_IN_RUNS} AND s.run_id = o.run_id "
+        f"UPDATE ops AS o SET step_id = s.step_id FROM steps s WHERE o.{IN_RUNS} AND s.run_id = o.run_id "
         f"AND {STEP_OF_OP}",
         {"runs": ids},
     )
@@ -95,7 +94,7 @@ def _insert_runs(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         con.execute(
             "INSERT INTO runs BY NAME SELECT p.*, coalesce(o.task_count, 0) AS task_count, o.start_ns, o.end_ns "
             "FROM _runs_together p LEFT JOIN (SELECT run_id, count(*) AS task_count, min(start_ns) AS start_ns, "
-            f"max(end_ns) AS end_ns FROM ops WHERE {_IN_RUNS} GROUP BY run_id) o USING (run_id)",
+            f"max(end_ns) AS end_ns FROM ops WHERE {IN_RUNS} GROUP BY run_id) o USING (run_id)",
             {"runs": [row["run_id"] for row in rows]},
         )
     finally:
@@ -106,7 +105,7 @@ def untimed(con: duckdb.DuckDBPyConnection, runs: list[str]) -> set[str]:
     """Of ``runs``, those without an op with a start time and a duration (finalize takes a timeline's device
     tasks for their ops, and says so: the careful path's)."""
     rows = con.execute(
-        f"SELECT DISTINCT run_id FROM ops WHERE {_IN_RUNS} AND start_ns IS NOT NULL AND dur_us IS NOT NULL",
+        f"SELECT DISTINCT run_id FROM ops WHERE {IN_RUNS} AND start_ns IS NOT NULL AND dur_us IS NOT NULL",
         {"runs": runs},
     ).fetchall()
     return set(runs) - {r[0] for r in rows}
@@ -120,7 +119,7 @@ def _presence(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, set[
         asked.setdefault(table, []).append((key, where))
     for table, questions in asked.items():
         answers = ", ".join(f"bool_or({where})" for _, where in questions)
-        sql = f"SELECT run_id, {answers} FROM {table} WHERE {_IN_RUNS} GROUP BY run_id"
+        sql = f"SELECT run_id, {answers} FROM {table} WHERE {IN_RUNS} GROUP BY run_id"
         for run_id, *yes in con.execute(sql, {"runs": runs}).fetchall():
             for (key, _), answer in zip(questions, yes, strict=True):
                 if answer:
@@ -132,5 +131,5 @@ def _aic_counts(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, tu
     """finalize.AIC_COUNTS of each run."""
     if not runs:
         return {}
-    rows = con.execute(f"SELECT run_id, {AIC_COUNTS} FROM ops WHERE {_IN_RUNS} GROUP BY run_id", {"runs": runs})
+    rows = con.execute(f"SELECT run_id, {AIC_COUNTS} FROM ops WHERE {IN_RUNS} GROUP BY run_id", {"runs": runs})
     return {r[0]: tuple(r[1:]) for r in rows.fetchall()}

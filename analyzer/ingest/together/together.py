@@ -22,6 +22,7 @@ from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
 from analyzer.ingest.readers import DEVICE_TASK_KINDS, READERS
 from analyzer.ingest.schema import TABLES
+from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.ingest.together.grouped_kinds import JSON_KINDS, TIMELINE, group_read, read_together
 from analyzer.ingest.together.run_checks import runs_to_recheck
 from analyzer.ingest.together.set_devices import device_run_id
@@ -209,4 +210,4 @@ def _remove(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
     if not run_ids:
         return
     for name in TABLES:
-        con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest($runs::VARCHAR[]))", {"runs": run_ids})
+        con.execute(f"DELETE FROM {name} WHERE {IN_RUNS}", {"runs": run_ids})
