@@ -76,7 +76,7 @@ def diagnose_jobs(
 def _jobs(trace: Trace, rules: ConfiguredRules) -> list[Diagnosis]:
     ids = [j.job.job_id for j in trace.jobs]
     # several jobs: their job rules run once over all of them (each job's results as it gets them alone)
-    judged = judge_jobs(trace.con, rules, ids) if 1 < len(ids) == len(set(ids)) else {}
+    judged = judge_jobs(trace.con, rules, ids)
     return [
         diagnose_job(trace.con, j.job, j.group_note, j.problems, rules, judged.get(j.job.job_id)) for j in trace.jobs
     ]

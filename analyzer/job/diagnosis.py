@@ -65,7 +65,10 @@ Judged = tuple[list[Finding], list[RuleOutcome]]
 
 def judge_jobs(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, job_ids: list[str]) -> dict[str, Judged]:
     """Per job of ``job_ids`` (their tables filled), what ``run_rules`` gives its job rules over it alone, in
-    one pass: each rule's query runs once for all the jobs."""
+    one pass: each rule's query runs once for all the jobs. {} (each job judged on its own by ``diagnose_job``)
+    for fewer than two jobs, or when two share an id."""
+    if len(set(job_ids)) < max(2, len(job_ids)):
+        return {}
     job_rules = configured.where(lambda r: r.scope == "job")
     build_views(con, job_rules)  # on DuckDB's threads, as diagnose_job builds them
     with fixed_order(con):

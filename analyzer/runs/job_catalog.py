@@ -144,7 +144,7 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
             with fixed_order(con):
                 loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
             build_views(con, judge or ConfiguredRules(()))  # on the connection's threads, as diagnose_job builds them
-            judged = _judge_together(con, chunk, judge)
+            judged = judge_jobs(con, judge, [t.job.job_id for t in chunk.tasks]) if judge else {}
             with fixed_order(con):
                 return [
                     _judged_job(con, t.job, found, t.label, t.fingerprint, judge, judged.get(t.job.job_id))
@@ -156,15 +156,6 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         if stop_requested():
             raise
         return [analyze_job(t, settings) for t in chunk.tasks]
-
-
-def _judge_together(con: duckdb.DuckDBPyConnection, chunk: JobChunk, judge: ConfiguredRules | None) -> dict:
-    """The job rules' findings and outcomes of every job of the chunk, judged in one pass (``judge_jobs``);
-    {} (each job judged on its own) without a diagnosis or when two jobs share an id."""
-    ids = [t.job.job_id for t in chunk.tasks]
-    if judge is None or len(set(ids)) < len(ids):
-        return {}
-    return judge_jobs(con, judge, ids)
 
 
 def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
