@@ -60,8 +60,8 @@ def measure(job: Path, scratch: Path, workers: int, rounds: int, baseline: Path 
         for i, (name, (cwd, options)) in enumerate(ways.items()):
             out = scratch / f"way{i}"
             shutil.rmtree(out, ignore_errors=True)
-            os.chdir(cwd)  # `python -m analyzer` imports the checkout it is started in
-            rows[name].append(measure_tree(_command(job, out, options, workers), scratch / f"way{i}-{r}.log"))
+            log = scratch / f"way{i}-{r}.log"
+            rows[name].append(measure_tree(_command(job, out, options, workers), log, cwd=cwd))
             if i and not _same_tree(scratch / "way0", out):
                 raise SystemExit(f"{name}: its outputs differ from the first way's ({out})")
     return rows

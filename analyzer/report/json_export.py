@@ -54,10 +54,10 @@ def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
 
 def _explained_dict(by: ExplainedBy) -> dict[str, Any]:
     """The job finding that explains a rank's finding; the amounts only when its [explains] gave them."""
-    fields = asdict(by)
+    d = asdict(by)
     if by.explained_ms is None:
-        fields = {k: fields[k] for k in ("code", "rule", "subject", "note", "severity")}
-    return {**fields, "text": by.text}
+        d = {k: d[k] for k in ("code", "rule", "subject", "note", "severity")}
+    return {**d, "text": by.text}
 
 
 def finding_dict(rank: int, f: Finding) -> dict[str, Any]:

@@ -160,8 +160,9 @@ def _location_problems(rule: Rule) -> list[str]:
 
 def _query_problems(rule: Rule) -> list[str]:
     problems = []
-    used = sql_params(rule.sql) | sql_params(rule.evidence_sql) | sql_params(rule.explains.sql)
-    explains_only = sql_params(rule.explains.sql) - sql_params(rule.sql) - sql_params(rule.evidence_sql)
+    query, evidence, explains = sql_params(rule.sql), sql_params(rule.evidence_sql), sql_params(rule.explains.sql)
+    used = query | evidence | explains
+    explains_only = explains - query - evidence
     for p in sorted(used - set(rule.params) - set(RESERVED_PARAMS) - (set(EXPLAINS_PARAMS) & explains_only)):
         problems.append(f"${p} is used in the SQL but not declared in [params]")
     for p in sorted(set(rule.params) - used):
