@@ -229,7 +229,7 @@ class ReportPool:
             self.errors.append(result)
         else:
             self.written[i] = result
-        if self.reader is not None and self.reader.holds(d.run_id):
+        if self.reader is not None:
             self.reader.done(d.run_id)  # its page is written: its series are dropped
         if self.on_report is not None:
             self.on_report(d.run_id)

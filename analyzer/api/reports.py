@@ -63,7 +63,7 @@ def report_all(
         if on_report is not None:
             on_report(d.run_id)
         written.append((d, write_report(d, settings, con, reader)))
-        if reader is not None and reader.holds(d.run_id):
+        if reader is not None:
             reader.done(d.run_id)  # its page is written: its series are dropped
     return written
 
