@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
@@ -54,7 +54,7 @@ def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
 
 def _explained_dict(by: ExplainedBy) -> dict[str, Any]:
     """The job finding that explains a rank's finding; the amounts only when its [explains] gave them."""
-    d = asdict(by)
+    d = {f.name: getattr(by, f.name) for f in fields(by)}  # its fields are scalars: asdict's deep copy is not needed
     if by.explained_ms is None:
         d = {k: d[k] for k in ("code", "rule", "subject", "note", "severity")}
     return {**d, "text": by.text}
