@@ -27,10 +27,11 @@ def fixed(value: Any, digits: int = FLOAT_DIGITS) -> Any:
         return value
     if isinstance(value, float):
         return round(value, digits) if math.isfinite(value) else None
+    # a value of the kinds kept as they are is taken without a call: most of a diagnosis's values
     if isinstance(value, (list, tuple)):
-        return [fixed(v, digits) for v in value]
+        return [v if type(v) in _AS_IS else fixed(v, digits) for v in value]
     if isinstance(value, dict):
-        return {str(k): fixed(v, digits) for k, v in value.items()}
+        return {str(k): v if type(v) in _AS_IS else fixed(v, digits) for k, v in value.items()}
     if isinstance(value, Enum) and not isinstance(value, (str, int)):
         return str(value)  # as json.dumps(default=str) writes it (json_text.py)
     if is_dataclass(value) and not isinstance(value, type):  # as dataclasses.asdict, without its deep copies
