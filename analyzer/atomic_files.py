@@ -39,14 +39,39 @@ def atomic_path(path: Path) -> Iterator[Path]:
     mkstemp's 0600.
     """
     path = Path(path)
+    fd, tmp = _temporary(path, folder_made=False)
+    os.close(fd)
+    with _replacing(tmp, path):
+        yield Path(tmp)
+
+
+def write_text_atomically(path: Path, text: str, folder_made: bool = False) -> Path:
+    """Write UTF-8 text (LF line ends) to ``path`` atomically, as ``atomic_path`` does; returns ``path``.
+    ``folder_made``: its folder exists already (``make_folder``: the files of one folder make it once).
+    The text goes through the temporary file's own descriptor, opened once."""
+    path = Path(path)
+    data = text.encode("utf-8")
+    fd, tmp = _temporary(path, folder_made)
+    with _replacing(tmp, path), open(fd, "wb") as file:
+        file.write(data)
+    return path
+
+
+def _temporary(path: Path, folder_made: bool) -> tuple[int, str]:
+    """A new temporary file beside ``path`` (its folder made first unless ``folder_made``): its descriptor and path."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
+        if not folder_made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise output_error(path, exc) from None
+
+
+@contextmanager
+def _replacing(tmp: str, path: Path) -> Iterator[None]:
+    """The temporary file ``tmp``, once the block has written it, renamed over ``path``; removed otherwise."""
     try:
-        yield Path(tmp)
+        yield
         os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except OSError as exc:  # the block only writes the temporary file: this is an output failure
@@ -56,8 +81,10 @@ def atomic_path(path: Path) -> Iterator[Path]:
             os.unlink(tmp)
 
 
-def write_text_atomically(path: Path, text: str) -> Path:
-    """Write UTF-8 text (LF line ends) to ``path`` atomically; returns ``path``."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-    return Path(path)
+def make_folder(folder: Path) -> Path:
+    """``folder`` made (with its parents) unless it exists; OutputError names it when it cannot be."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise output_error(Path(folder), exc) from None
+    return Path(folder)

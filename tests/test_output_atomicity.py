@@ -134,6 +134,33 @@ def test_output_write_atomically_leaves_no_temporary_on_success(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == [target.name]
 
 
+def test_output_files_of_one_folder_made_once_keep_mode_and_name_what_fails(tmp_path):
+    import os
+
+    from analyzer.atomic_files import OutputError, make_folder, write_text_atomically
+
+    folder = make_folder(tmp_path / "out" / "run")
+    old = write_text_atomically(folder / "a.md", "old\n", folder_made=True)
+    (folder / "b.md").mkdir()  # a folder where a file goes: its rename fails, the other file is written
+    with pytest.raises(OutputError, match="b.md: could not be written"):
+        write_text_atomically(folder / "b.md", "text", folder_made=True)
+    write_text_atomically(folder / "a.md", "new \u00e9\n", folder_made=True)
+    assert old.read_bytes() == "new \u00e9\n".encode() and sorted(p.name for p in folder.iterdir()) == ["a.md", "b.md"]
+    assert old.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(OutputError, match="file/sub: could not be written"):
+        make_folder(tmp_path / "file" / "sub")
+    assert os.listdir(tmp_path / "out") == ["run"]
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def test_output_save_parquet_is_atomic_per_file(export, tmp_path):
     from analyzer.ingest import load_export
     from analyzer.ingest.database import save_parquet

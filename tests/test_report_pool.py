@@ -48,7 +48,7 @@ def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_pat
     settings = Settings(tmp_path / "pool", FORMATS, False, [])
     pool = ReportPool(diagnoses, settings, trace.con, runs_reader.RunsReader(trace.con, runs))
     steps: list[str] = []
-    pooled = pool.write(1, steps.append)
+    pooled = pool.write(report_pool.ReportWorkers(1, html=True), steps.append)
     assert (len(runs), len(diagnoses), pool.written_here) == (5, 6, 4)  # here: each chunk's first, the all-runs
     assert sorted(steps) == sorted(d.run_id for d in diagnoses)
     assert [(d.run_id, [p.relative_to(tmp_path / "pool") for p in paths]) for d, paths in pooled] == [

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from analyzer.atomic_files import write_text_atomically
+from analyzer.atomic_files import make_folder, write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.accuracy_links import accuracy_links
 from analyzer.report.job_markdown import render_job_markdown
@@ -28,27 +28,31 @@ def write_files(
     folder = run_folder(out_dir, diagnosis.run_id)
     # accuracy reports already written under out_dir for this run (accuracy --profile) get a link and notes
     diagnosis = replace(diagnosis, accuracy_links=accuracy_links(out_dir, diagnosis.run_id, folder, found))
+    make_folder(folder)  # once for its files
     written = []
     if "json" in formats:
-        written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))
+        written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis), folder_made=True))
     if "md" in formats:
         md = render_job_markdown(diagnosis) if diagnosis.is_job else render_markdown(diagnosis)
-        written.append(write_text_atomically(folder / "diagnosis.md", md))
+        written.append(write_text_atomically(folder / "diagnosis.md", md, folder_made=True))
     if "html" in formats and con is not None:  # (refused by _checked without the trace)
-        written.append(_html(diagnosis, con, folder, None if self_contained else out_dir))
+        page, text = _html(diagnosis, con, folder, None if self_contained else out_dir)
+        written.append(write_text_atomically(page, text, folder_made=True))
     return written
 
 
-def _html(diagnosis: Diagnosis, con: Any, folder: Path, shared: Path | None) -> Path:
-    """A run's report.html or a job's job.html; plotly.js once per output folder (``shared``), beside the
-    reports, not inlined into every page (unless ``shared`` is None). plotly loads only when HTML is asked for."""
-    if not diagnosis.is_job:
-        from analyzer.report.html import write_html
-
-        return write_html(diagnosis, con, folder / "report.html", shared_js=shared)
-    from analyzer.report.job_page import render_job_page
+def _html(diagnosis: Diagnosis, con: Any, folder: Path, shared: Path | None) -> tuple[Path, str]:
+    """A run's report.html or a job's job.html, and its text; plotly.js once per output folder (``shared``),
+    beside the reports, not inlined into every page (unless ``shared`` is None). plotly loads only when HTML
+    is asked for."""
     from analyzer.report.plotly_asset import plotly_src, write_plotly_js
 
-    page = folder / "job.html"
+    page = folder / ("job.html" if diagnosis.is_job else "report.html")
     src = None if shared is None else plotly_src(page, write_plotly_js(shared))
-    return write_text_atomically(page, render_job_page(diagnosis, con, src))
+    if not diagnosis.is_job:
+        from analyzer.report.html import render_html
+
+        return page, render_html(diagnosis, con, src)
+    from analyzer.report.job_page import render_job_page
+
+    return page, render_job_page(diagnosis, con, src)

@@ -143,20 +143,18 @@ class ReportPool:
         self.written_here = 0  # reports written in this process: a group's first, those a worker gave back
 
     def write(
-        self, workers: int | ReportWorkers, on_report: Callable[[str], object] | None
+        self, workers: ReportWorkers, on_report: Callable[[str], object] | None
     ) -> list[tuple[Diagnosis, list[Path]]]:
-        """Every report written (each diagnosis with its paths, in order) by ``workers`` (a number of processes to
-        start, or those started already: ``start_workers``), shut down at the end; ReportsNotWritten after the
-        others are written when some could not be."""
+        """Every report written (each diagnosis with its paths, in order) by ``workers`` (``start_workers``),
+        shut down at the end; ReportsNotWritten after the others are written when some could not be."""
         self.on_report = on_report
-        started = workers if isinstance(workers, ReportWorkers) else ReportWorkers(workers, self.reader is not None)
         try:
-            self._run(started.pool)
+            self._run(workers.pool)
         except BaseException:
-            started.close(stop=True)
+            workers.close(stop=True)
             raise
         finally:
-            started.close()
+            workers.close()
         if self.errors:
             count = f"{len(self.errors)} of {len(self.diagnoses)} reports could not be written (the others were)"
             raise ReportsNotWritten(f"{count}: " + "; ".join(self.errors))
@@ -229,7 +227,7 @@ class ReportPool:
             self.errors.append(result)
         else:
             self.written[i] = result
-        if self.reader is not None and self.reader.holds(d.run_id):
+        if self.reader is not None:
             self.reader.done(d.run_id)  # its page is written: its series are dropped
         if self.on_report is not None:
             self.on_report(d.run_id)

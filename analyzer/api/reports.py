@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from analyzer.api.report_files import write_files
-from analyzer.api.report_pool import ReportPool, ReportWorkers, Settings, pool_size, write_report
+from analyzer.api.report_pool import ReportPool, ReportWorkers, Settings, start_workers, write_report
 from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
@@ -55,15 +55,15 @@ def report_all(
         reader = RunsReader(trace.con, [d.run_id for d in diagnoses if not d.is_job and not d.compares_runs])
     # accuracy reports under out_dir listed once: these reports write none
     settings = Settings(Path(out_dir), formats, self_contained, accuracy_reports(Path(out_dir)))
-    pool: int | ReportWorkers = workers or pool_size(len(diagnoses))
-    if pool:
+    pool = workers or start_workers(len(diagnoses), formats)
+    if pool is not None:
         return ReportPool(diagnoses, settings, con, reader).write(pool, on_report)
     written = []
     for d in diagnoses:
         if on_report is not None:
             on_report(d.run_id)
         written.append((d, write_report(d, settings, con, reader)))
-        if reader is not None and reader.holds(d.run_id):
+        if reader is not None:
             reader.done(d.run_id)  # its page is written: its series are dropped
     return written
 

@@ -505,12 +505,13 @@ def gap_positions_chart(
     """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted; the
     CANN log records placed on the timeline (``marks``, diagnose --logs) along the top when there are any."""
     traces = []
-    gaps = positions["gap_us"].to_list()  # a missing gap is in neither group
+    columns = {c: positions[c].to_list() for c in positions.columns}  # once for both groups
+    gaps = columns["gap_us"]  # a missing gap is in neither group
     for long_gaps, name, color in (
         (False, "gap", COLORS["muted"]),
         (True, f">= {_us(threshold_us)}", COLORS["hot"]),
     ):
-        part = rows_where(positions, [g is not None and (g >= threshold_us) == long_gaps for g in gaps])
+        part = rows_where(columns, [g is not None and (g >= threshold_us) == long_gaps for g in gaps])
         traces.append(
             trace(
                 "scatter",

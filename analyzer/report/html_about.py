@@ -4,9 +4,10 @@ in words (no empty rows, no raw keys), the rule completeness table and the rule 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis, summary_dict
+from analyzer.diagnosis_model import Diagnosis, JobSummary, RunsSummary, RunSummary
 from analyzer.report.html_sections import card, esc, kv_table
 from analyzer.rule_engine.model import RuleOutcome
 
@@ -95,6 +96,14 @@ def summary_pairs(summary: dict[str, Any]) -> list[tuple[str, Any]]:
     return _present(pairs)
 
 
+def _worded_fields(summary: RunSummary | RunsSummary | JobSummary) -> dict[str, Any]:
+    """The summary's values for summary_pairs, read without summary_dict's deep copy (dataclasses.asdict): its
+    nested values (the breakdown, the memory) are said elsewhere, never worded from this dict."""
+    if isinstance(summary, dict):
+        return summary
+    return {f.name: getattr(summary, f.name) for f in fields(summary)}
+
+
 def _completeness(outcomes: Sequence[RuleOutcome]) -> str:
     counts = {s: sum(1 for o in outcomes if o.status == s) for s in ("ran", "skipped", "failed")}
     ordered = sorted(outcomes, key=lambda o: (_STATUS_ORDER.get(o.status, 3), o.code, o.rule))
@@ -141,7 +150,7 @@ def run_about_section(diagnosis: Diagnosis) -> str:
     cards = [card("Run", kv_table(_present(run_pairs)))]
     if _present(collection):
         cards.append(card("Collection", kv_table(_present(collection))))
-    if summary := summary_pairs(summary_dict(diagnosis.summary)):
+    if summary := summary_pairs(_worded_fields(diagnosis.summary)):
         cards.append(card("Summary", kv_table(summary)))
     missing = "".join(f"<li>{esc(n)}</li>" for n in not_collected)
     extra = (

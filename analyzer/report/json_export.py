@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
@@ -27,10 +27,11 @@ def fixed(value: Any, digits: int = FLOAT_DIGITS) -> Any:
         return value
     if isinstance(value, float):
         return round(value, digits) if math.isfinite(value) else None
+    # a value of the kinds kept as they are is taken without a call: most of a diagnosis's values
     if isinstance(value, (list, tuple)):
-        return [fixed(v, digits) for v in value]
+        return [v if type(v) in _AS_IS else fixed(v, digits) for v in value]
     if isinstance(value, dict):
-        return {str(k): fixed(v, digits) for k, v in value.items()}
+        return {str(k): v if type(v) in _AS_IS else fixed(v, digits) for k, v in value.items()}
     if isinstance(value, Enum) and not isinstance(value, (str, int)):
         return str(value)  # as json.dumps(default=str) writes it (json_text.py)
     if is_dataclass(value) and not isinstance(value, type):  # as dataclasses.asdict, without its deep copies
@@ -54,7 +55,7 @@ def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
 
 def _explained_dict(by: ExplainedBy) -> dict[str, Any]:
     """The job finding that explains a rank's finding; the amounts only when its [explains] gave them."""
-    d = asdict(by)
+    d = {f.name: getattr(by, f.name) for f in fields(by)}  # its fields are scalars: asdict's deep copy is not needed
     if by.explained_ms is None:
         d = {k: d[k] for k in ("code", "rule", "subject", "note", "severity")}
     return {**d, "text": by.text}

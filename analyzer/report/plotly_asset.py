@@ -70,6 +70,7 @@ _MISSING_JS = (
 )
 
 
+@functools.lru_cache(maxsize=8)  # the same for every page of a folder's depth
 def plotly_script_tag(src: str | None) -> str:
     """The page's plotly.js: inline when ``src`` is None, else a script loading the shared file, which,
     when the file is missing (a report copied without it), puts a note in place of each chart."""

@@ -89,8 +89,11 @@ class RunsReader:
         return rows.drop("__run").clear(), {key[0]: part for key, part in parts.items()}
 
     def done(self, run_id: str) -> None:
-        """Forget the run's series (its page is written), and its chunk's once every page of it is written."""
-        chunk = self._chunk[run_id]
+        """Forget the run's series (its page is written), and its chunk's once every page of it is written;
+        nothing for a run it does not hold."""
+        chunk = self._chunk.get(run_id)
+        if chunk is None:
+            return
         self._left[chunk].discard(run_id)
         for key in [k for k in self._read if k[0] == chunk]:
             if self._left[chunk]:
