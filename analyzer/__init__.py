@@ -11,20 +11,42 @@ The library API (``analyzer/api/``; reference: ``docs/api.md``)::
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from analyzer import api
-
-# API names that also name a subpackage (analyzer/diff, analyzer/report): bound now, after the
-# subpackage is imported, or importing it later would set the name to the subpackage.
-from analyzer.api import diff as diff
-from analyzer.api import report as report
 from analyzer.version import __version__
 
 if TYPE_CHECKING:
     from analyzer.api import *  # noqa: F403 (the API is the package's public face)
 
 __all__ = [*api.__all__, "__version__"]
+
+
+class _Package(types.ModuleType):
+    """This package, whose API names that also name a subpackage (analyzer/diff, analyzer/report) stay the API's:
+    the import system's binding of the subpackage to its name is ignored. Nothing is imported before the name is
+    used, so a batch worker, which imports this package first, never loads the report writers."""
+
+    @property
+    def diff(self) -> Any:
+        return api.diff
+
+    @diff.setter
+    def diff(self, _subpackage: types.ModuleType) -> None:
+        pass
+
+    @property
+    def report(self) -> Any:
+        return api.report
+
+    @report.setter
+    def report(self, _subpackage: types.ModuleType) -> None:
+        pass
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
