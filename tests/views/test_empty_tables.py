@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
-from analyzer.rule_engine.views import create_views, empty_tables, helper_definitions
+from analyzer.rule_engine.views import build, create_views, helper_definitions
 from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty, source_tables
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "resnet_host_sync"
@@ -19,10 +17,8 @@ WHERE database_name = 'temp' AND table_name LIKE '\\_%' ESCAPE '\\' ORDER BY tab
 """
 
 
-@pytest.fixture
-def unlearnt(monkeypatch):
-    """This process's known columns forgotten: the next create_views on empty inputs runs every query."""
-    monkeypatch.setattr(empty_tables, "_COLUMNS", {})
+def _every_query_runs(monkeypatch) -> None:
+    monkeypatch.setattr(build, "known_empty", lambda name, empty: None)
 
 
 def _tables_of_sources() -> list[str]:
@@ -33,37 +29,39 @@ def _rows(con, name: str) -> list[tuple]:
     return con.execute(f"SELECT * FROM {name} ORDER BY ALL").fetchall()
 
 
-def test_empty_inputs_give_empty_tables_with_the_columns_their_queries_give(unlearnt):
-    computed = connect()
-    assert all(known_empty(name, empty_sources(computed)) is None for name in _tables_of_sources())
-    create_views(computed)  # every query runs, and teaches the columns
-    assert {name: _rows(computed, name) for name in _tables_of_sources()} == dict.fromkeys(_tables_of_sources(), [])
+def _relations(con) -> dict[str, list[tuple]]:
+    return {d.name: _rows(con, d.name) for d in helper_definitions() if d.kind != "macro"}
+
+
+def test_empty_inputs_give_empty_tables_with_the_columns_their_queries_give(monkeypatch):
     made = connect()
     assert all(known_empty(name, empty_sources(made)) for name in _tables_of_sources())
     create_views(made)
+    _every_query_runs(monkeypatch)
+    computed = connect()
+    create_views(computed)
     assert made.execute(_COLUMNS_SQL).fetchall() == computed.execute(_COLUMNS_SQL).fetchall()
-    assert {name: _rows(made, name) for name in _tables_of_sources()} == dict.fromkeys(_tables_of_sources(), [])
+    assert _relations(made) == _relations(computed)
+    assert {name: _rows(computed, name) for name in _tables_of_sources()} == dict.fromkeys(_tables_of_sources(), [])
 
 
-def test_a_run_without_memory_records_gets_the_same_helper_tables(unlearnt):
-    create_views(connect())  # learnt on empty inputs
+def test_a_run_without_memory_records_gets_the_same_helper_tables(monkeypatch):
     run = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
     assert {"memory_records", "op_memory"} <= empty_sources(run) and "ops" not in empty_sources(run)
     assert known_empty("_memory_total", empty_sources(run)) and not known_empty("_memory_peak", empty_sources(run))
     create_views(run)
-    made = {d.name: _rows(run, d.name) for d in helper_definitions() if d.kind != "macro"}
-    empty_tables._COLUMNS.clear()  # now every query runs on the same rows
-    run.execute("DROP TABLE _helper_views_state")
+    made = _relations(run)
+    _every_query_runs(monkeypatch)
+    run.execute("DROP TABLE _helper_views_state")  # computed again, every query on the same rows
     create_views(run)
-    assert made == {d.name: _rows(run, d.name) for d in helper_definitions() if d.kind != "macro"}
+    assert made == _relations(run)
     assert made["_time_breakdown"]  # the run's own tables were computed
 
 
-def test_a_table_made_empty_is_computed_once_its_inputs_hold_rows(unlearnt):
+def test_a_table_made_empty_is_computed_once_its_inputs_hold_rows():
     run = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
     create_views(run)
     expected = _rows(run, "_busy_intervals")
-    create_views(connect())  # learnt on empty inputs
     con = connect()
     assert known_empty("_busy_intervals", empty_sources(con))
     create_views(con)

@@ -9,7 +9,7 @@ import duckdb
 
 from analyzer.rule_engine.chip_table import NOMINAL_KEYS, chip_table_rows
 from analyzer.rule_engine.views.definitions import helper_definitions
-from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty, remember_columns, source_tables
+from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty
 
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
 # Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names would
@@ -62,14 +62,8 @@ def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = N
 
 def _create_definitions(con: duckdb.DuckDBPyConnection) -> None:
     """Every helper in dependency order; a table whose inputs are all empty made empty without its query
-    (``empty_tables.py``) once this process knows its columns."""
+    (``empty_tables.py``)."""
     empty = empty_sources(con)
-    learnt = []
     for definition in helper_definitions():
         statement = known_empty(definition.name, empty) if definition.kind == "table" else None
         con.execute(statement or definition.create_statement())
-        sources = source_tables()[definition.name]
-        if statement is None and definition.kind == "table" and sources and sources <= empty:
-            learnt.append(definition.name)
-    if learnt:
-        remember_columns(con, learnt)

@@ -1,10 +1,10 @@
-"""Helper tables whose every source table is empty, created empty from their known columns instead of planned.
+"""Helper tables whose every source table is empty, created empty from their documented columns instead of planned.
 
 Planning a helper table's query costs the same whether its inputs hold rows or not, and a connection
 often holds none of a module's inputs (a batch's job tables hold no kernels, a run without memory
 records has nothing for memory.sql). Every helper is empty when its inputs are (views/__init__.py), so
-such a table is created from the columns its query gave the first time this process computed it on
-empty inputs: the same columns and types, without the query.
+such a table is created from its @column lines, whose names and types are DESCRIBE's
+(tests/test_helper_view_docs.py): the same table, without the query.
 """
 
 from __future__ import annotations
@@ -16,15 +16,6 @@ import duckdb
 
 from analyzer.ingest.schema import TABLES
 from analyzer.rule_engine.views.definitions import helper_definitions
-
-# Columns of the helper tables computed on empty inputs in this process: name -> CREATE TABLE column list.
-_COLUMNS: dict[str, str] = {}
-
-_COLUMNS_SQL = """
-SELECT table_name, string_agg('"' || replace(column_name, '"', '""') || '" ' || data_type, ', ' ORDER BY column_index)
-FROM duckdb_columns() WHERE database_name = 'temp' AND table_name IN (SELECT unnest($names::VARCHAR[]))
-GROUP BY table_name
-"""
 
 
 @cache
@@ -39,6 +30,25 @@ def source_tables() -> dict[str, frozenset[str]]:
     return sources
 
 
+@cache
+def _declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """(column, DuckDB type) of every helper whose @column lines give them all: an ``X.*`` line stands for the
+    columns of helper X; a STRUCT (any STRUCT) or the columns of a normalized table leave the helper out."""
+    declared: dict[str, tuple[tuple[str, str], ...]] = {}
+    for d in helper_definitions():
+        columns: list[tuple[str, str]] = []
+        for (column, _doc), type_ in zip(d.columns, d.types, strict=True):
+            if column.endswith(".*") and column[:-2] in declared:
+                columns += declared[column[:-2]]
+            elif column.endswith(".*") or not type_ or type_ == "STRUCT":
+                break
+            else:
+                columns.append((column, type_))
+        else:
+            declared[d.name] = tuple(columns)
+    return declared
+
+
 def empty_sources(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
     """The normalized tables the helpers read that hold no row in ``con``, found in one query."""
     tables = sorted(set().union(*source_tables().values()))
@@ -48,14 +58,10 @@ def empty_sources(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
 
 def known_empty(name: str, empty: frozenset[str]) -> str | None:
     """The statement creating helper table ``name`` empty when every table it derives from is in ``empty``
-    and its columns are known, else None (then its query runs)."""
+    and its documentation gives every column, else None (then its query runs)."""
     sources = source_tables()[name]
-    if not sources or not sources <= empty or name not in _COLUMNS:
+    columns = _declared_columns().get(name)
+    if not sources or not sources <= empty or columns is None:
         return None
-    return f"CREATE OR REPLACE TEMP TABLE {name} ({_COLUMNS[name]})"
-
-
-def remember_columns(con: duckdb.DuckDBPyConnection, names: list[str]) -> None:
-    """Keep the columns of the helper tables ``names``, just computed on empty inputs, for later connections."""
-    for name, columns in con.execute(_COLUMNS_SQL, {"names": names}).fetchall():
-        _COLUMNS[name] = columns
+    listed = ", ".join(f'"{column}" {type_}' for column, type_ in columns)
+    return f"CREATE OR REPLACE TEMP TABLE {name} ({listed})"
