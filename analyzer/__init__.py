@@ -24,26 +24,22 @@ if TYPE_CHECKING:
 __all__ = [*api.__all__, "__version__"]
 
 
+def _api_name(name: str) -> property:
+    """The API's ``name``; the import system's binding of the subpackage of that name to it is ignored."""
+
+    def setter(_module: types.ModuleType, _subpackage: types.ModuleType) -> None:
+        pass
+
+    return property(lambda _module: getattr(api, name), setter)
+
+
 class _Package(types.ModuleType):
-    """This package, whose API names that also name a subpackage (analyzer/diff, analyzer/report) stay the API's:
-    the import system's binding of the subpackage to its name is ignored. Nothing is imported before the name is
-    used, so a batch worker, which imports this package first, never loads the report writers."""
+    """This package, whose API names that also name a subpackage (analyzer/diff, analyzer/report) stay the API's.
+    Nothing is imported before the name is used, so a batch worker, which imports this package first, never
+    loads the report writers."""
 
-    @property
-    def diff(self) -> Any:
-        return api.diff
-
-    @diff.setter
-    def diff(self, _subpackage: types.ModuleType) -> None:
-        pass
-
-    @property
-    def report(self) -> Any:
-        return api.report
-
-    @report.setter
-    def report(self, _subpackage: types.ModuleType) -> None:
-        pass
+    diff = _api_name("diff")
+    report = _api_name("report")
 
 
 sys.modules[__name__].__class__ = _Package

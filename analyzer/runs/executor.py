@@ -74,7 +74,8 @@ def _absent_marked(module: str) -> None:
     try:
         __import__(module)
     except ImportError:
-        sys.modules[module] = None  # type: ignore[assignment] (None: "not importable", as the import system reads it)
+        # None: "not importable", as the import system reads it
+        sys.modules[module] = None  # type: ignore[assignment]
 
 
 def _ready() -> None:
