@@ -11,20 +11,38 @@ The library API (``analyzer/api/``; reference: ``docs/api.md``)::
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from analyzer import api
-
-# API names that also name a subpackage (analyzer/diff, analyzer/report): bound now, after the
-# subpackage is imported, or importing it later would set the name to the subpackage.
-from analyzer.api import diff as diff
-from analyzer.api import report as report
 from analyzer.version import __version__
 
 if TYPE_CHECKING:
     from analyzer.api import *  # noqa: F403 (the API is the package's public face)
 
 __all__ = [*api.__all__, "__version__"]
+
+
+def _api_name(name: str) -> property:
+    """The API's ``name``; the import system's binding of the subpackage of that name to it is ignored."""
+
+    def setter(_module: types.ModuleType, _subpackage: types.ModuleType) -> None:
+        pass
+
+    return property(lambda _module: getattr(api, name), setter)
+
+
+class _Package(types.ModuleType):
+    """This package, whose API names that also name a subpackage (analyzer/diff, analyzer/report) stay the API's.
+    Nothing is imported before the name is used, so a batch worker, which imports this package first, never
+    loads the report writers."""
+
+    diff = _api_name("diff")
+    report = _api_name("report")
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

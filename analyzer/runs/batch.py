@@ -21,7 +21,7 @@ from analyzer.runs.executor import Executor
 from analyzer.runs.history import earlier_failures, earlier_losses, lost_lines, record_copies
 from analyzer.runs.job_catalog import (
     JobTask,
-    commit_job,
+    commit_jobs,
     job_fingerprint,
     job_label,
     known_job_fingerprints,
@@ -186,9 +186,7 @@ def run_batch(
                 status = _account(task, tables, outcome)
                 if on_done:
                     on_done(task, status)
-            for job, tables in done:
-                if isinstance(job, JobTask) and _commit_job(con, job, tables, outcome):
-                    jobs_done.add(job.label)
+            jobs_done.update(_commit_jobs(con, [(j, t) for j, t in done if isinstance(j, JobTask)], outcome))
         outcome.jobs = [t.label for t in jobs if t.label in jobs_done]  # in plan order
     return outcome
 
@@ -302,13 +300,14 @@ def _jobs_to_do(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchO
     return [t for t in todo if t.fingerprint not in known]
 
 
-def _commit_job(con: duckdb.DuckDBPyConnection, task: JobTask, tables: dict, outcome: BatchOutcome) -> bool:
-    """Commit one analysed job (or its failures row); whether it was catalogued."""
-    if "failures" in tables:
+def _commit_jobs(con: duckdb.DuckDBPyConnection, done: list[tuple[JobTask, dict]], outcome: BatchOutcome) -> list[str]:
+    """Commit a chunk's analysed jobs (in one transaction) and their failures rows; the labels of those catalogued."""
+    for tables in [tables for _, tables in done if "failures" in tables]:
         commit_run(con, tables)
         outcome.failed.extend(tables["failures"].to_pylist())
-        return False
-    commit_job(con, tables)
-    if lost := _lost_files(tables, "job_problems"):
-        outcome.partial.append((task.label, lost, "job_problems"))
-    return True
+    judged = [(task, tables) for task, tables in done if "failures" not in tables]
+    commit_jobs(con, [tables for _, tables in judged])
+    for task, tables in judged:
+        if lost := _lost_files(tables, "job_problems"):
+            outcome.partial.append((task.label, lost, "job_problems"))
+    return [task.label for task, _ in judged]

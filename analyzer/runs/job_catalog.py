@@ -158,19 +158,24 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         return [analyze_job(t, settings) for t in chunk.tasks]
 
 
-def commit_job(catalog: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
-    """Write one job's rows in one transaction, replacing earlier rows of the same job."""
-    job_id = tables["catalog_jobs"].column("job_id")[0].as_py()
-    fingerprint = tables["catalog_jobs"].column("fingerprint")[0].as_py()
+def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Table]]) -> None:
+    """Write the analysed jobs' rows (of distinct jobs) in ONE transaction, each replacing earlier rows of the
+    same job: every job is whole or absent, and the catalog pays one commit for all."""
+    if not jobs:
+        return
+    ids = [t["catalog_jobs"].column("job_id")[0].as_py() for t in jobs]
+    prints = [t["catalog_jobs"].column("fingerprint")[0].as_py() for t in jobs]
     catalog.execute("BEGIN TRANSACTION")
     try:
         for name in JOB_TABLES:
-            catalog.execute(f"DELETE FROM {name} WHERE job_id = ?", [job_id])
-        catalog.execute("DELETE FROM failures WHERE fingerprint = ?", [fingerprint])  # an earlier lost attempt
-        for name, table in tables.items():
-            catalog.register("_incoming", table)
-            catalog.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-            catalog.unregister("_incoming")
+            catalog.execute(f"DELETE FROM {name} WHERE job_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+        # an earlier lost attempt
+        catalog.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
+        for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
+            for name, table in tables.items():
+                catalog.register("_incoming", table)
+                catalog.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
+                catalog.unregister("_incoming")
         catalog.execute("COMMIT")
     except BaseException:
         catalog.execute("ROLLBACK")

@@ -9,6 +9,7 @@ import duckdb
 
 from analyzer.rule_engine.chip_table import NOMINAL_KEYS, chip_table_rows
 from analyzer.rule_engine.views.definitions import helper_definitions
+from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty
 
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
 # Timeline rows (millions, only appended by ingest) are summed, not hashed: hashing their names would
@@ -52,9 +53,17 @@ def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = N
     if last and last == (data, chip_text):
         return
     _create_chip_table(con, dict(json.loads(chip_text)))
-    for definition in helper_definitions():
-        con.execute(definition.create_statement())
+    _create_definitions(con)
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature, ?::VARCHAR AS chip",
         [data, chip_text],
     )
+
+
+def _create_definitions(con: duckdb.DuckDBPyConnection) -> None:
+    """Every helper in dependency order; a table whose inputs are all empty made empty without its query
+    (``empty_tables.py``)."""
+    empty = empty_sources(con)
+    for definition in helper_definitions():
+        statement = known_empty(definition.name, empty) if definition.kind == "table" else None
+        con.execute(statement or definition.create_statement())

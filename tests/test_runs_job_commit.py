@@ -1,0 +1,49 @@
+"""A chunk's jobs go into the catalog in one transaction: each replaces its earlier rows, all or none."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.runs.batch import plan_batch
+from analyzer.runs.catalog import open_catalog
+from analyzer.runs.job_catalog import JOB_TABLES, commit_jobs, job_tables
+from analyzer.runs.work import batch_rules
+
+JOB = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "job_slow_rank"
+
+
+@pytest.fixture(scope="module")
+def two_jobs(tmp_path_factory) -> list[dict]:
+    """The example job's catalog rows under two fingerprints: two distinct jobs."""
+    plan = plan_batch(JOB, tmp_path_factory.mktemp("work"))
+    (job, label), *_ = plan.jobs
+    configured = ConfiguredRules(batch_rules(None))
+    return [job_tables(job, label, fingerprint, configured, True) for fingerprint in ("1" * 16, "2" * 16)]
+
+
+def _counts(catalog) -> dict[str, list[tuple]]:
+    return {
+        name: catalog.execute(f"SELECT job_id, count(*) FROM {name} GROUP BY ALL ORDER BY ALL").fetchall()
+        for name in JOB_TABLES
+    }
+
+
+def test_jobs_committed_together_replace_their_earlier_rows(tmp_path, two_jobs):
+    catalog = open_catalog(tmp_path / "catalog.duckdb")
+    commit_jobs(catalog, two_jobs)
+    once = _counts(catalog)
+    assert [row[0] for row in once["catalog_jobs"]] == ["job_slow_rank@11111111", "job_slow_rank@22222222"]
+    assert once["job_rank_metrics"] == [("job_slow_rank@11111111", 8), ("job_slow_rank@22222222", 8)]
+    commit_jobs(catalog, two_jobs)
+    assert _counts(catalog) == once
+
+
+def test_a_job_that_fails_to_go_in_leaves_none_of_the_chunk(tmp_path, two_jobs):
+    catalog = open_catalog(tmp_path / "catalog.duckdb")
+    broken = {**two_jobs[1], "no_such_table": two_jobs[1]["catalog_jobs"]}
+    with pytest.raises(Exception, match="no_such_table"):
+        commit_jobs(catalog, [two_jobs[0], broken])
+    assert _counts(catalog) == {name: [] for name in JOB_TABLES}
