@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import compileall
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,12 +29,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Under pytest-xdist, the workers share the cores as the workers of a batch do (``execution/threads.py``):
-    N workers each starting a thread per core would take turns on the same cores. Set here, in the main
-    process, for the workers to inherit: polars (the fixture generator's frames) sizes its thread pool when
-    it is imported, which in a worker comes before the worker's own hooks (this file imports the program).
-    Counts set by whoever runs the suite are kept; tests whose point is DuckDB's parallel aggregation set
-    their own."""
+    """The test modules' rewritten bytecode is kept (below). Under pytest-xdist, the workers share the cores as
+    the workers of a batch do (``execution/threads.py``): N workers each starting a thread per core would take
+    turns on the same cores. Set here, in the main process, for the workers to inherit: polars (the fixture
+    generator's frames) sizes its thread pool when it is imported, which in a worker comes before the worker's
+    own hooks (this file imports the program). Counts set by whoever runs the suite are kept; tests whose point
+    is DuckDB's parallel aggregation set their own."""
+    # Each process rewrites the test modules' asserts as it imports them; with PYTHONDONTWRITEBYTECODE set (as
+    # in CI) pytest keeps none of it, and every run, in every worker, rewrites every test module again. Kept in
+    # tests/__pycache__ (as pytest_sessionstart keeps the program's bytecode), a later run reads them instead.
+    sys.dont_write_bytecode = False
     workers = config.getoption("numprocesses", None)
     if isinstance(workers, int) and workers > 0:
         os.environ[threads.ENV] = str(threads.worker_thread_count(workers))

@@ -21,7 +21,8 @@ EXAMPLE = EXAMPLES / "resnet_host_sync"
 # An input for each macro with the columns it reads (and no rows): what it returns is then described.
 _MACRO_INPUT = (
     "SELECT {'run_id': 'r'} AS key, 'r' AS run_id, 0::INTEGER AS device_id, 1::BIGINT AS rid, "
-    "1::BIGINT AS start_ns, 2::BIGINT AS end_ns LIMIT 0"
+    "1::BIGINT AS start_ns, 2::BIGINT AS end_ns, 1::INTEGER AS rank, 1::BIGINT AS step_id, 'g' AS group_name, "
+    "'o' AS op_name, 1.0::DOUBLE AS us LIMIT 0"
 )
 
 

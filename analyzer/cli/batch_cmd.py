@@ -13,13 +13,14 @@ from analyzer.cli.archive_limits import add_limit_options, limits_from
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import CATALOG, Output, check_outputs, scan_input
 from analyzer.cli.progress import run_progress
+from analyzer.cli.spread_options import add_scheduler_option, executor_for
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome
 from analyzer.runs.catalog import CatalogError, open_catalog
-from analyzer.runs.dask_executor import DaskExecutor, ExecutorError
-from analyzer.runs.executor import LocalPool, default_jobs
+from analyzer.runs.dask_executor import ExecutorError
+from analyzer.runs.executor import default_jobs
 from analyzer.runs.work import INFRASTRUCTURE
 
 
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
-    """--executor and --scheduler, shared by every command that analyses many exports."""
+    """--executor and --scheduler of a batch."""
     p.add_argument(
         "--executor",
         choices=("local", "dask"),
@@ -45,25 +46,7 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
         help="local: a process pool of --jobs workers (default); dask: a Dask cluster, local or at --scheduler "
         "(needs pip install 'npu-triage[dask]')",
     )
-    p.add_argument(
-        "--scheduler",
-        metavar="URL",
-        help="with --executor dask: a running scheduler, e.g. tcp://HOST:8786 (default: start a local cluster of "
-        "--jobs worker processes); its workers must see the exports at the same paths",
-    )
-
-
-def open_executor(args: argparse.Namespace) -> LocalPool | DaskExecutor:
-    """The executor the options ask for (a context manager); ExecutorError when it cannot start."""
-    if args.scheduler and args.executor != "dask":
-        raise ExecutorError("--scheduler needs --executor dask")
-    if args.executor == "dask":
-        return DaskExecutor(args.scheduler, args.jobs, note=_note)
-    return LocalPool(args.jobs, note=_note)
-
-
-def _note(text: str) -> None:
-    err(f"npu-triage: note: {text}")
+    add_scheduler_option(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         new_catalog = not args.catalog.exists()
         con = _open_catalog(args.catalog)  # a wrong catalog is the user's mistake: said before any work
         try:
-            executor = open_executor(args)
+            executor = executor_for(args.executor, args.scheduler, args.jobs)
             outcome = analyzer.batch(
                 args.root,
                 con,

@@ -151,8 +151,21 @@ def _not_collected(has: dict[str, bool]) -> list[str]:
     return missing
 
 
+# The tables whose rows a run of several devices splits into one run per device (those with a device_id).
+DEVICE_TABLES = tuple(
+    name
+    for name, table in TABLES.items()
+    if name not in ("runs", "ingest_problems") and any(c.name == "device_id" for c in table.columns)
+)
+
+
+def device_run_id(run_id: str, device: int) -> str:
+    """The run id of one device's part of a run of several devices."""
+    return f"{run_id}/dev{device}"
+
+
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
-    """One run per device: with several devices, rows get run ids '<id>/dev<N>'."""
+    """One run per device: with several devices, rows get run ids '<id>/dev<N>' (device_run_id)."""
     devices = [
         r[0]
         for r in con.execute(
@@ -161,9 +174,7 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
     ]
     if len(devices) <= 1:
         return [(run_id, devices[0] if devices else None)]
-    for name, table in TABLES.items():
-        if name in ("runs", "ingest_problems") or not any(c.name == "device_id" for c in table.columns):
-            continue
+    for name in DEVICE_TABLES:
         con.execute(
             f"UPDATE {name} SET run_id = run_id || '/dev' || device_id WHERE run_id = ? AND device_id IS NOT NULL",
             [run_id],
@@ -176,7 +187,7 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
             [run_id, devices, run_id],
         )
         con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
-    return [(f"{run_id}/dev{d}", d) for d in devices]
+    return [(device_run_id(run_id, d), d) for d in devices]
 
 
 def apply_facts(meta: RunMetadata, ctx: ReadContext) -> None:

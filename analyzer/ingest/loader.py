@@ -137,8 +137,7 @@ def _read_sources(
     left_out_kinds: frozenset[str],
     unreadable: Sequence[Unreadable],
 ) -> Ingested:
-    result = Ingested(con=con, sources=sources)
-    result.problems += [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
+    result = reading_started(con, sources, unreadable)
     together = _read_together(con, sources, left_out_kinds)
     for source in sources:
         if progress:
@@ -168,6 +167,15 @@ def _read_sources(
         result.problems.extend(_under_export(p, source) for p in ctx.problems)
         result.run_ids.extend(_runs_of(con, source))
     return result
+
+
+def reading_started(
+    con: duckdb.DuckDBPyConnection, sources: list[ExportSource], unreadable: Sequence[Unreadable]
+) -> Ingested:
+    """The result of reading ``sources`` before any of them is read: no run yet, and a problem for each folder
+    the scan could not read (``unreadable``)."""
+    problems = [Problem(u.path, "", "error", u.reason, "the rest of the tree is read") for u in unreadable]
+    return Ingested(con=con, problems=problems, sources=sources)
 
 
 def _read_together(

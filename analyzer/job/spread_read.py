@@ -21,7 +21,7 @@ import duckdb
 
 from analyzer.errors import first_line
 from analyzer.ingest.database import connect
-from analyzer.ingest.loader import Ingested, load_export
+from analyzer.ingest.loader import Ingested, load_export, reading_started
 from analyzer.ingest.metadata.discover import Unreadable
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
@@ -112,8 +112,7 @@ def read_spread(
     ``note``: told of each chunk read here because its worker lost it (a worker that does not see the files)."""
     if len(sources) < 2:
         return load_export(path, con, progress, left_out_kinds, sources, unreadable)
-    result = load_export(path, con, sources=[], unreadable=unreadable)  # the unreadable folders' problems
-    result.sources = sources
+    result = reading_started(con, sources, unreadable)
     chunks = plan_read_chunks(path, sources, executor.slots, left_out_kinds)
     waiting: dict[int, ChunkTables | BaseException] = {}
     taken = 0

@@ -43,11 +43,17 @@ def step_shapes(steps: pl.DataFrame, yref: str = "paper", xref: str = "x") -> li
     ]
 
 
+def _lists(frame: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, list]:
+    """The frame's ``columns`` as lists, converted once for all the parts a chart picks from them."""
+    return {c: frame[c].to_list() for c in columns}
+
+
 def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[dict]:
     """Allocated (solid) and reserved (dashed) lines per component, the total component first."""
     traces = []
-    for i, component in enumerate(dict.fromkeys(mem["component"].to_list())):
-        part = rows_equal(mem, "component", component, ("offset_ms", "allocated_mb", "reserved_mb"))
+    table = _lists(mem, ("component", "offset_ms", "allocated_mb", "reserved_mb"))
+    for i, component in enumerate(dict.fromkeys(table["component"])):
+        part = rows_equal(table, "component", component, ("offset_ms", "allocated_mb", "reserved_mb"))
         color = _COMPONENT_COLORS[i % len(_COMPONENT_COLORS)]
         name = plotly_text(component)
         for column, kind, dash in (("allocated_mb", "allocated", "solid"), ("reserved_mb", "reserved", "dash")):
@@ -162,6 +168,7 @@ _CORE_SERIES["aivector_utilization"] = "AI Vector util %"
 
 
 def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
+    table = _lists(cores, ("counter", "offset_ms", "value"))
     return [
         trace(
             "scatter",
@@ -174,7 +181,7 @@ def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
             **axes,
         )
         for counter, name in _CORE_SERIES.items()
-        for part in [rows_equal(cores, "counter", counter, ("offset_ms", "value"))]
+        for part in [rows_equal(table, "counter", counter, ("offset_ms", "value"))]
         if part["offset_ms"]
     ]
 

@@ -6,15 +6,10 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.ingest.schema import TABLES
+from analyzer.ingest.finalize import DEVICE_TABLES
 from analyzer.ingest.timeline.timeline_store import sides_as_written
 
 _IN_SPLIT = "run_id IN (SELECT run_id FROM _split_devices)"
-
-
-def device_run_id(run_id: str, device: int) -> str:
-    """The run id of one device's part of a run (as finalize._split_devices names it)."""
-    return f"{run_id}/dev{device}"
 
 
 def split_devices(con: duckdb.DuckDBPyConnection, devices: dict[str, list[int]]) -> None:
@@ -26,9 +21,8 @@ def split_devices(con: duckdb.DuckDBPyConnection, devices: dict[str, list[int]])
     pairs = [(run_id, device) for run_id, found in many.items() for device in found]
     con.register("_split_devices", pa.table({"run_id": [p[0] for p in pairs], "device_id": [p[1] for p in pairs]}))
     try:
-        for name, table in TABLES.items():
-            if name not in ("runs", "ingest_problems") and any(c.name == "device_id" for c in table.columns):
-                _split_table(con, name)
+        for name in DEVICE_TABLES:
+            _split_table(con, name)
     finally:
         con.unregister("_split_devices")
 

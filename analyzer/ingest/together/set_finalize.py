@@ -19,6 +19,7 @@ from analyzer.ingest.finalize import (
     STEP_OF_OP,
     aic_metrics_of,
     apply_facts,
+    device_run_id,
     device_tasks_from_one_file,
     run_values,
 )
@@ -28,7 +29,7 @@ from analyzer.ingest.pipe_columns import derive_pipelines
 from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.ingest.step_windows import merge_step_markers_of
 from analyzer.ingest.timeline.timeline_store import delete_duplicate_device_tasks, runs_with_repeats
-from analyzer.ingest.together.set_devices import device_run_id, split_devices
+from analyzer.ingest.together.set_devices import split_devices
 
 
 @dataclass

@@ -1,0 +1,13 @@
+-- Over a job's aligned communication operations (job_comm_ops): what they cost each rank per job step.
+
+-- @macro _job_rank_step_waits(ops)
+-- Per rank, the time of `ops` (a relation with rank, step_id, group_name, op_name and us: rows of
+-- job_comm_ops, `us` the part of each op that counts, NULL for an op that counts only towards the steps)
+-- per job step: the sum of `us` in (step, group, op) order over the distinct steps of all of `ops`. The job
+-- rules' [explains] queries read it: the wait a job cause costs each rank's own findings.
+-- @column rank        INTEGER  the rank
+-- @column us_per_step DOUBLE   its summed `us` over the steps of `ops`, in us; NULL when none of its rows counts
+WITH steps AS (SELECT count(DISTINCT step_id) AS n FROM query_table(ops))
+SELECT o.rank, sum(o.us ORDER BY o.step_id, o.group_name, o.op_name) / nullif(any_value(s.n), 0) AS us_per_step
+FROM query_table(ops) o, steps s
+GROUP BY o.rank;

@@ -1,0 +1,44 @@
+"""job.sql: what a job's aligned communication operations cost each rank per job step."""
+
+from __future__ import annotations
+
+from tests.views.view_case import module_database, rows
+
+# Job j over 2 steps (a step counts when any op of the query's input is in it): rank 0 waits at three ops,
+# rank 1 at one op, rank 2 only at an op the query does not count (wait NULL), rank 3 only in job k.
+JOB_COMM_OPS = """
+run_id,rank,step_id,op_kind,group_name,op_name,wait_us,transit_us
+j,0,1,collective,g1,allreduce_1,10.0,1.0
+j,0,2,collective,g1,allreduce_1,30.0,1.0
+j,0,2,collective,g2,allgather_1,6.0,2.0
+j,1,1,collective,g1,allreduce_1,4.0,1.0
+j,2,2,p2p,g3,send_1,,5.0
+k,3,1,collective,g1,allreduce_1,99.0,1.0
+"""
+
+con = module_database(job_comm_ops=JOB_COMM_OPS)
+
+
+def _waits(con, where: str = "TRUE", us: str = "wait_us") -> list[tuple]:
+    sql = (
+        f"WITH ops AS (SELECT rank, step_id, group_name, op_name, {us} AS us FROM job_comm_ops "
+        f"WHERE run_id = 'j' AND {where}) SELECT * FROM _job_rank_step_waits(ops) ORDER BY rank"
+    )
+    return rows(con, sql)
+
+
+def test_each_ranks_counted_time_is_summed_over_the_steps_of_the_whole_input(con):
+    # rank 0: (10 + 30 + 6) / 2 steps; rank 1: 4 / 2 (it waited in one step of the two); rank 2 counts for
+    # nothing but its step; job k's rank is not in the input
+    assert _waits(con) == [(0, 23.0), (1, 2.0), (2, None)]
+
+
+def test_the_steps_are_those_of_the_input_only(con):
+    # the input holds step 1 only: one step, each rank's whole sum
+    assert _waits(con, "step_id = 1") == [(0, 10.0), (1, 4.0)]
+
+
+def test_a_rank_with_only_uncounted_ops_gets_null_and_its_steps_still_count(con):
+    # only group g2 counts (others NULL), over both steps of the collectives
+    counted = "CASE WHEN group_name = 'g2' THEN wait_us + transit_us END"
+    assert _waits(con, "op_kind = 'collective'", counted) == [(0, 4.0), (1, None)]
