@@ -36,17 +36,19 @@ def jobs_apart(con: duckdb.DuckDBPyConnection, jobs: list[Job], limit_bytes: int
     ``con`` and the list yielded holds each job's (problems, group note) of ``load_job``, in ``jobs`` order.
     ``limit_bytes``: the job's memory limit (a share of it for the thread's database), or None."""
     side = connect(limit_bytes // _SHARE if limit_bytes else None)
-    side.execute("SET threads = 1")
     loaded: list = []
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        filling = pool.submit(_fill, side, jobs)
-        try:
-            yield loaded
-        except BaseException:
-            side.interrupt()  # the reading failed or was stopped: the job tables are not wanted
-            raise
-        notes, tables = filling.result()
-    side.close()
+    try:
+        side.execute("SET threads = 1")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            filling = pool.submit(_fill, side, jobs)
+            try:
+                yield loaded
+            except BaseException:
+                side.interrupt()  # the reading failed or was stopped: the job tables are not wanted
+                raise
+            notes, tables = filling.result()
+    finally:
+        side.close()
     insert_tables(con, {name: rows for name, rows in tables.items() if rows.num_rows})  # in their order
     loaded.extend(notes)
 
