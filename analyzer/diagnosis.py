@@ -117,8 +117,11 @@ class _Read:
         self.pools = impact_pools(con, found_runs)
 
 
-def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured: ConfiguredRules) -> Diagnosis | None:
-    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size scaling).
+def diagnose_runs(
+    con: duckdb.DuckDBPyConnection, run_ids: list[str], configured: ConfiguredRules, *, views_built: bool = False
+) -> Diagnosis | None:
+    """The all-runs Diagnosis: the rules of scope 'runs' over several runs (batch-size scaling); ``views_built``:
+    as for ``run_rules``.
 
     Returns None when fewer than two runs or no such rule are given, and when none of those rules
     has a finding or failed: skipped (e.g. no run records a batch size) or with nothing to compare
@@ -127,7 +130,7 @@ def diagnose_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], configured
     several = configured.where(lambda r: r.scope == "runs")
     if len(run_ids) < 2 or not several.rules:
         return None
-    findings, outcomes = run_rules(con, several, list(run_ids))
+    findings, outcomes = run_rules(con, several, list(run_ids), views_built=views_built)
     if not findings and all(o.status != "failed" for o in outcomes):
         return None
     return Diagnosis(

@@ -4,6 +4,7 @@ lines might not be their rows refused, and a joined insert that does not give ea
 from __future__ import annotations
 
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,43 @@ def test_without_a_temporary_folder_the_files_are_read_as_a_list(job, monkeypatc
     assert sizes == [6, 6]
     monkeypatch.undo()
     assert _tables(con) == _alone(job)[0]
+
+
+def _joined_left(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob("npu-triage-joined-*"))
+
+
+def test_the_joined_files_are_written_beside_the_connection_and_none_is_left(job, monkeypatch, tmp_path):
+    con = connect()  # its spill folder is made now
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    writers: list[str] = []
+    usual = csv_group.write_joined
+
+    def recorded(paths, encoding):
+        writers.append(threading.current_thread().name)
+        return usual(paths, encoding)
+
+    monkeypatch.setattr(csv_group, "write_joined", recorded)
+    sizes = _list_scans(monkeypatch)
+    assert len(read_exports_together(con, scan(job)[0], frozenset()).done) == 6
+    assert sizes == [] and len(writers) == 2  # kernel_details and step_trace_time, joined
+    assert threading.main_thread().name not in writers  # written by the thread that probes, not the connection's
+    assert _joined_left(folder) == []
+    monkeypatch.undo()
+    assert _tables(con) == _alone(job)[0]
+
+
+def test_a_read_that_stops_leaves_no_joined_file_behind(job, monkeypatch, tmp_path):
+    con = connect()
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+
+    def broken(*args):
+        raise RuntimeError("stopped")
+
+    monkeypatch.setattr(csv_group, "_read_group", broken)  # the first kind's insert stops the read together
+    assert read_exports_together(con, scan(job)[0], frozenset()).done == {}
+    assert _joined_left(folder) == []  # neither that kind's joined file nor the next kinds' written ahead

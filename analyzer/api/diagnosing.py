@@ -61,7 +61,7 @@ def _runs(
     usable = trace.usable_run_ids()
     explanations = [e for j in jobs for e in j.explains]
     found = [explain_findings(d, explanations) for d in diagnose_many(trace.con, usable, rules, on_run)]
-    several = diagnose_together(trace.con, usable, rules)
+    several = diagnose_together(trace.con, usable, rules, views_built=True)  # diagnose_many built them
     return found if several is None else [*found, several]
 
 

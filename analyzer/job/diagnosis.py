@@ -72,7 +72,7 @@ def judge_jobs(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, job_
     job_rules = configured.where(lambda r: r.scope == "job")
     build_views(con, job_rules)  # on DuckDB's threads, as diagnose_job builds them
     with fixed_order(con):
-        return run_rules_alone(con, job_rules, job_ids)
+        return run_rules_alone(con, job_rules, job_ids, views_built=True)
 
 
 def diagnose_job(
@@ -91,7 +91,7 @@ def diagnose_job(
     # threads, as for any run, before the job's queries go to one thread.
     build_views(con, job_rules)
     with fixed_order(con):
-        findings, outcomes = judged or run_rules(con, job_rules, [job.job_id])
+        findings, outcomes = judged or run_rules(con, job_rules, [job.job_id], views_built=True)
         findings = exclusive_job_impacts(con, findings, list(job_rules.rules))
         findings = mark_damaged(findings, problems, job_rules.rules)
         summary = job_rows(con, _SUMMARY, job.job_id)[0]

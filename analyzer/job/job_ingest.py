@@ -59,13 +59,16 @@ def load_with_jobs(
         set_memory_limit(con, job_limit)
     summary_only = {r.source.source_id for j in jobs for r in j.ranks if not r.has_kernels}
     per_run = [s for s in sources if s.source_id not in summary_only]
-    ingested = read_runs(
-        path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable, progress=progress
-    )
-    loaded = []
-    if jobs:  # the job tables' readers (and pyarrow, which they use) load only when a job is found
-        from analyzer.job.tables import load_job
-    for job in jobs:
-        problems, note = load_job(con, job)
-        loaded.append(LoadedJob(job, problems, note))
-    return ingested, loaded
+    if not jobs:
+        ingested = read_runs(
+            path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable, progress=progress
+        )
+        return ingested, []
+    # the job tables' readers (and pyarrow, which they use) load only when a job is found
+    from analyzer.job.tables_apart import jobs_apart
+
+    with jobs_apart(con, jobs, job_limit) as notes:  # the job tables are filled while the exports are read
+        ingested = read_runs(
+            path, con=con, left_out_kinds=left_out_kinds, sources=per_run, unreadable=unreadable, progress=progress
+        )
+    return ingested, [LoadedJob(job, problems, note) for job, (problems, note) in zip(jobs, notes, strict=True)]

@@ -247,7 +247,12 @@ def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
 
 
 def run_rules(
-    con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, run_ids: list[str], *, evidence_limit: int = 10
+    con: duckdb.DuckDBPyConnection,
+    configured: ConfiguredRules,
+    run_ids: list[str],
+    *,
+    evidence_limit: int = 10,
+    views_built: bool = False,
 ) -> tuple[list[Finding], list[RuleOutcome]]:
     """Run every rule: scope 'run' or 'job' once per id ($run_id), scope 'runs' once over all ($run_ids).
 
@@ -256,6 +261,8 @@ def run_rules(
         configured: the (validated) rules with the user's overrides, and whether 'preview' rules run.
         run_ids: the runs to judge.
         evidence_limit: evidence rows kept per finding.
+        views_built: the caller built the helper views for ``configured`` (``build_views``) and has changed
+            no table since: they are not looked at again.
 
     Returns:
         (findings in rule and row order, one outcome per rule and run). A SQL error is a 'failed'
@@ -266,17 +273,23 @@ def run_rules(
     The built-in rules' SQL is the program's own: it leaves ``con`` as it was (a notebook's trace can still
     read files after a diagnosis).
     """
-    results = _judge(con, configured, run_ids, evidence_limit, alone=False)
+    results = _judge(con, configured, run_ids, evidence_limit, alone=False, views_built=views_built)
     return [f for _, found, _ in results for f in found], [outcome for _, _, outcome in results]
 
 
 def run_rules_alone(
-    con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, run_ids: list[str], *, evidence_limit: int = 10
+    con: duckdb.DuckDBPyConnection,
+    configured: ConfiguredRules,
+    run_ids: list[str],
+    *,
+    evidence_limit: int = 10,
+    views_built: bool = False,
 ) -> dict[str, tuple[list[Finding], list[RuleOutcome]]]:
     """Per run, what ``run_rules(con, configured, [run])`` returns, every run judged as if alone (a rule of
-    scope 'runs' is skipped on each), in one pass: a rule's query runs once for all the runs."""
+    scope 'runs' is skipped on each), in one pass: a rule's query runs once for all the runs. ``views_built``:
+    as for ``run_rules``."""
     judged: dict[str, tuple[list[Finding], list[RuleOutcome]]] = {r: ([], []) for r in run_ids}
-    for group, found, outcome in _judge(con, configured, run_ids, evidence_limit, alone=True):
+    for group, found, outcome in _judge(con, configured, run_ids, evidence_limit, alone=True, views_built=views_built):
         judged[group[0]][0].extend(found)
         judged[group[0]][1].append(outcome)
     return judged
@@ -288,11 +301,13 @@ def _judge(
     run_ids: list[str],
     evidence_limit: int,
     alone: bool,
+    views_built: bool,
 ) -> list[tuple[tuple[str, ...], list[Finding], RuleOutcome]]:
     """(runs, findings, outcome) of every (rule, run or runs) in rule order (``_plan``)."""
     if not all(is_built_in(r) for r in configured.rules):
         close_to_files(con)
-    build_views(con, configured)
+    if not views_built:
+        build_views(con, configured)
     planned = _plan(configured, run_ids, Availability(con), alone=alone)
     several = [p.run_ids for p in planned if p.rule.scope == "runs" and not p.skipped]
     if several:  # what the rules comparing runs read; not made (nor pyarrow loaded) when none of them runs

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from analyzer.ingest.csv.csv_joined import insert_joined
+from analyzer.ingest.csv.csv_joined import Joined, insert_joined, remove_joined, write_joined
 from analyzer.ingest.csv.csv_shape import ends_mid_row
 from analyzer.ingest.csv.csv_source import CsvFile, checked_scan, probe, scans_in_parallel
 from analyzer.ingest.model import ReadContext
@@ -70,21 +70,68 @@ def probe_files(files: list[RunFile]) -> list[CsvFile | None]:
     return [_clean_probe(f) for f in files]
 
 
+# The joined files written ahead of a kind's insert (``prewrite_groups``), by the paths of their scan's files.
+Prewritten = dict[tuple[Path, ...], Joined]
+_Group = list[tuple[RunFile, CsvFile]]
+
+
 def read_groups(
-    con: duckdb.DuckDBPyConnection, read: GroupRead, files: list[RunFile], probed: list[CsvFile | None]
+    con: duckdb.DuckDBPyConnection,
+    read: GroupRead,
+    files: list[RunFile],
+    probed: list[CsvFile | None],
+    prewritten: Prewritten | None = None,
 ) -> set[str]:
-    """Insert the rows of every file that reads cleanly (``probed``: ``probe_files(files)``); return the runs
-    whose file needs the careful path (their rows, if any went in, are the caller's to remove)."""
+    """Insert the rows of every file that reads cleanly (``probed``: ``probe_files(files)``; ``prewritten``:
+    ``prewrite_groups(files, probed)``, each removed once read or not needed); return the runs whose file
+    needs the careful path (their rows, if any went in, are the caller's to remove)."""
+    prewritten = dict(prewritten or {})
+    try:
+        careful, groups = _groups(files, probed)
+        for group in groups:
+            careful |= _read_group(con, read, group, prewritten)
+        return careful
+    finally:
+        discard_prewritten(prewritten)
+
+
+def prewrite_groups(files: list[RunFile], probed: list[CsvFile | None]) -> Prewritten:
+    """The joined files (csv_joined) of the scans ``read_groups`` makes of these files, written ahead: Python
+    work only, no connection, so that it may run beside the connection's work on other files."""
+    written: Prewritten = {}
+    try:
+        for group in _groups(files, probed)[1]:
+            for part in _scans(group):
+                paths = tuple(f.path for f, _ in part)
+                if len(part) > 1 and (joined := write_joined(list(paths), part[0][1].encoding)) is not None:
+                    written[paths] = joined
+    except BaseException:
+        discard_prewritten(written)
+        raise
+    return written
+
+
+def discard_prewritten(prewritten: Prewritten) -> None:
+    """The joined files of ``prewritten`` removed (those read are gone already)."""
+    for joined in prewritten.values():
+        remove_joined(joined.path)
+
+
+def _groups(files: list[RunFile], probed: list[CsvFile | None]) -> tuple[set[str], list[_Group]]:
+    """The runs whose file needs the careful path, and the other files by header and encoding."""
     careful: set[str] = set()
-    groups: dict[tuple[str, str], list[tuple[RunFile, CsvFile]]] = {}
+    groups: dict[tuple[str, str], _Group] = {}
     for f, found in zip(files, probed, strict=True):
         if found is None:
             careful.add(f.run_id)
         else:
             groups.setdefault((found.header, found.encoding), []).append((f, found))
-    for group in groups.values():
-        careful |= _read_group(con, read, group)
-    return careful
+    return careful, list(groups.values())
+
+
+def _scans(group: _Group) -> list[_Group]:
+    """The group's files one scan each: _FILES_PER_SCAN at a time."""
+    return [group[start : start + _FILES_PER_SCAN] for start in range(0, len(group), _FILES_PER_SCAN)]
 
 
 def _clean_probe(f: RunFile) -> CsvFile | None:
@@ -102,7 +149,7 @@ def _clean_probe(f: RunFile) -> CsvFile | None:
         return None
 
 
-def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
+def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: _Group, prewritten: Prewritten) -> set[str]:
     """One scan per _FILES_PER_SCAN of the group's files (split in halves while a scan fails); the runs to
     read carefully."""
     first_file = group[0][0]
@@ -117,15 +164,18 @@ def _read_group(con: duckdb.DuckDBPyConnection, read: GroupRead, group: list[tup
     types = read.types(columns)
     statement = GroupStatement(read, sql, {name: types.get(name, kind) for name, kind in first.columns.items()})
     careful: set[str] = set()
-    for start in range(0, len(group), _FILES_PER_SCAN):
-        careful |= _scan(con, statement, group[start : start + _FILES_PER_SCAN])
+    for part in _scans(group):
+        careful |= _scan(con, statement, part, prewritten.pop(tuple(f.path for f, _ in part), None))
     return careful
 
 
-def _scan(con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]) -> set[str]:
-    """Insert the group's rows: joined into one file (csv_joined) where their lines are their rows, the other
-    files (all of them when the joined insert is undone) as a list (``_scan_listed``)."""
-    if len(group) > 1 and (joined := _insert_joined(con, statement, group)) is not None:
+def _scan(
+    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: _Group, written: Joined | None = None
+) -> set[str]:
+    """Insert the group's rows: joined into one file (csv_joined; ``written``: that file, when written ahead)
+    where their lines are their rows, the other files (all of them when the joined insert is undone) as a
+    list (``_scan_listed``)."""
+    if len(group) > 1 and (joined := _insert_joined(con, statement, group, written)) is not None:
         careful, left = joined
         return careful | _scan_listed(con, statement, [group[n] for n in left])
     return _scan_listed(con, statement, group)
@@ -171,7 +221,7 @@ def _insert(
 
 
 def _insert_joined(
-    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: list[tuple[RunFile, CsvFile]]
+    con: duckdb.DuckDBPyConnection, statement: GroupStatement, group: _Group, written: Joined | None
 ) -> tuple[set[str], list[int]] | None:
     """The group's files read as one (csv_joined): the careful path's runs and the positions of the files left
     to read as a list; None having changed nothing when all of them must be read as a list."""
@@ -185,7 +235,8 @@ def _insert_joined(
         con.execute(statement.sql.replace("{scan}", scan), params)
 
     files = [(f.run_id, f.path) for f, _ in group]
-    return insert_joined(con, run, files, group[0][1].encoding, lambda runs: _rows_per_run(con, read.table, runs))
+    encoding = group[0][1].encoding
+    return insert_joined(con, run, files, encoding, lambda runs: _rows_per_run(con, read.table, runs), written)
 
 
 def _tagged(star: str, file_no: str) -> str:

@@ -14,6 +14,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -49,14 +50,19 @@ def joined_lines(path: Path, number: int) -> tuple[bytes, int] | None:
     return (lead + body[:-1].replace(b"\n", b"\n" + lead) + b"\n" if body else b""), lines
 
 
-def insert_joined(
-    con: duckdb.DuckDBPyConnection, run: Run, files: list[tuple[str, Path]], encoding: str, rows_of: RowsOf
-) -> tuple[set[str], list[int]] | None:
-    """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, runs)`` (it runs the
-    kind's statement over the joined file, whose first column is each row's file number, and ``runs``
-    lists the runs of those numbers from 0); ``rows_of(runs)``: those runs' rows in the kind's table. Returns the runs
-    whose file gave no rows (the careful path's) and the positions in ``files`` of the files left out (whose
-    lines might not be their rows), or None having changed nothing when every file must be read the usual way."""
+@dataclass(frozen=True)
+class Joined:
+    """A joined file written ahead of its insert (``write_joined``): its path, and the line count of each file
+    written into it by position in the files given (a file whose lines might not be its rows has none)."""
+
+    path: str
+    lines: dict[int, int]
+
+
+def write_joined(paths: list[Path], encoding: str) -> Joined | None:
+    """The joined lines of ``paths`` written into a new temporary file (Python work only, no connection, so
+    that it may run beside the connection's work); None, leaving nothing behind, when the encoding cannot be
+    joined or no temporary file can be written."""
     if encoding not in _JOINABLE:
         return None
     try:
@@ -65,15 +71,47 @@ def insert_joined(
         return None
     try:
         with os.fdopen(fd, "wb") as fh:
-            lines = _write_lines(fh, [path for _, path in files])
-        taken = [(files[n][0], count) for n, count in lines.items()]
-        careful = _insert(con, run, taken, joined, rows_of) if len(taken) > 1 else None
-        return None if careful is None else (careful, [n for n in range(len(files)) if n not in lines])
+            lines = _write_lines(fh, paths)
+    except OSError:  # the temporary folder is full
+        remove_joined(joined)
+        return None
+    except BaseException:  # the read stops: nothing is left behind
+        remove_joined(joined)
+        raise
+    return Joined(joined, lines)
+
+
+def remove_joined(path: str) -> None:
+    """The joined file at ``path`` removed, if it is still there."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def insert_joined(
+    con: duckdb.DuckDBPyConnection,
+    run: Run,
+    files: list[tuple[str, Path]],
+    encoding: str,
+    rows_of: RowsOf,
+    written: Joined | None = None,
+) -> tuple[set[str], list[int]] | None:
+    """Insert the rows of ``files`` ((run, path), one per run) through ``run(path, runs)`` (it runs the
+    kind's statement over the joined file, whose first column is each row's file number, and ``runs``
+    lists the runs of those numbers from 0); ``rows_of(runs)``: those runs' rows in the kind's table;
+    ``written``: the files' joined file when ``write_joined`` wrote it already (removed here). Returns the runs
+    whose file gave no rows (the careful path's) and the positions in ``files`` of the files left out (whose
+    lines might not be their rows), or None having changed nothing when every file must be read the usual way."""
+    joined = written or write_joined([path for _, path in files], encoding)
+    if joined is None:
+        return None
+    try:
+        taken = [(files[n][0], count) for n, count in joined.lines.items()]
+        careful = _insert(con, run, taken, joined.path, rows_of) if len(taken) > 1 else None
+        return None if careful is None else (careful, [n for n in range(len(files)) if n not in joined.lines])
     except OSError:  # the temporary folder is full
         return None
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(joined)
+        remove_joined(joined.path)
 
 
 def _write_lines(fh: BinaryIO, paths: list[Path]) -> dict[int, int]:

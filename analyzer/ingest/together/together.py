@@ -4,19 +4,27 @@ path (loader._read_source), which reads it alone and reports exactly what it rep
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import contextlib
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from analyzer.execution.threads import cores, thread_count
 from analyzer.ingest.communication.communication_json import (
     check_communication_matrix,
     comm_ops_table,
     communication_rows,
 )
-from analyzer.ingest.csv.csv_group import RunFile, probe_files, read_groups
+from analyzer.ingest.csv.csv_group import (
+    Prewritten,
+    RunFile,
+    discard_prewritten,
+    prewrite_groups,
+    probe_files,
+    read_groups,
+)
 from analyzer.ingest.database import in_transaction
 from analyzer.ingest.finalize import device_run_id
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
@@ -106,11 +114,18 @@ def _read(
 ) -> Together:
     contexts = {s.source_id: ReadContext(s.source_id, s, left_out_kinds=left_out_kinds) for s in [*whole, *partial]}
     careful: set[str] = set()
-    with ThreadPoolExecutor(max_workers=max(1, thread_count() or cores())) as pool:
-        # The whole exports' metadata is read beside their kinds; a run it has anything to say on is removed
-        # afterwards with the runs the kinds send to the careful path.
+    # One thread: its work holds the interpreter, so a second would only slow the first kind, which the
+    # connection waits for, by taking turns with the kinds after it.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        kinds = _kinds(contexts)
+        prepared = [pool.submit(_prepare, kind, files) for kind, files in kinds]
+        # The whole exports' metadata is read after their kinds' files; a run it has anything to say on is
+        # removed afterwards with the runs the kinds send to the careful path.
         metadata = pool.submit(lambda: [read_run_metadata(contexts[s.source_id]) for s in whole])
-        parts = _read_kinds(con, contexts, careful, pool)
+        try:
+            parts = _read_kinds(con, contexts, careful, kinds, prepared)
+        finally:
+            _discard(prepared)
         runs = {s.source_id: ReadRun(contexts[s.source_id], m) for s, m in zip(whole, metadata.result(), strict=True)}
     careful |= {run_id for run_id, run in runs.items() if run.ctx.problems}
     runs = {run_id: run for run_id, run in runs.items() if run_id not in careful}
@@ -129,20 +144,29 @@ def _read(
     return Together({r.ctx.run_id: r.ctx for r in done}, pre_read, split)
 
 
-def _read_kinds(
-    con: duckdb.DuckDBPyConnection, contexts: dict[str, ReadContext], careful: set[str], pool: ThreadPoolExecutor
-) -> dict[str, dict[str, ReadContext]]:
-    """Every kind read together, kind by kind; per run, kind -> the part context its problems went to. The
-    runs needing the careful path are added to ``careful``. The Python work on every kind's files (probing
-    heads and tails, parsing JSON) goes to ``pool`` ahead of the connection's scans, which release the
-    interpreter: both go on at once, and the kinds are still inserted in READERS order."""
-    parts: dict[str, dict[str, ReadContext]] = {run_id: {} for run_id in contexts}
+def _kinds(contexts: dict[str, ReadContext]) -> list[tuple[str, list[RunFile]]]:
+    """Every kind read together, in READERS order, with the files of the runs holding it."""
     kinds = []
     for kind in READERS:
         held = [(i, ctx) for i, ctx in contexts.items() if _single(ctx.source, kind)]
         if held:
             kinds.append((kind, [RunFile(i, ctx.source.files[kind][0], ctx.part()) for i, ctx in held]))
-    prepared = [pool.submit(_prepare, kind, files) for kind, files in kinds]
+    return kinds
+
+
+def _read_kinds(
+    con: duckdb.DuckDBPyConnection,
+    contexts: dict[str, ReadContext],
+    careful: set[str],
+    kinds: list[tuple[str, list[RunFile]]],
+    prepared: list[Future],
+) -> dict[str, dict[str, ReadContext]]:
+    """Every kind of ``kinds`` read, kind by kind; per run, kind -> the part context its problems went to. The
+    runs needing the careful path are added to ``careful``. The Python work on every kind's files (probing
+    heads and tails, writing joined files, parsing JSON: ``prepared``, by a thread) goes on ahead of the
+    connection's scans, which release the interpreter: both go on at once, and the kinds are still inserted
+    in READERS order."""
+    parts: dict[str, dict[str, ReadContext]] = {run_id: {} for run_id in contexts}
     for (kind, files), ready in zip(kinds, prepared, strict=True):
         careful |= _read_kind(con, kind, files, ready.result())
         for f in files:
@@ -150,16 +174,27 @@ def _read_kinds(
     return parts
 
 
-def _prepare(kind: str, files: list[RunFile]) -> list:
-    """The Python work on one kind's files, touching no connection: each file's rows (JSON kinds) or probe."""
+def _prepare(kind: str, files: list[RunFile]) -> list | tuple[list, Prewritten]:
+    """The Python work on one kind's files, touching no connection: each file's rows (JSON kinds) or probe
+    (with the joined files of its scans written, for CSV kinds)."""
     if kind in JSON_KINDS:
         return [_json_rows(kind, f) for f in files]
     if kind == TIMELINE:
         return probe_timelines(files)
-    return probe_files(files)
+    probed = probe_files(files)
+    return probed, prewrite_groups(files, probed)
 
 
-def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], prepared: list) -> set[str]:
+def _discard(prepared: list[Future]) -> None:
+    """The joined files left by kinds not read (a read that stopped), removed once written."""
+    for ready in prepared:
+        with contextlib.suppress(Exception):
+            found = ready.result()
+            if isinstance(found, tuple):
+                discard_prewritten(found[1])
+
+
+def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], prepared: Any) -> set[str]:
     """Read one kind's files of every run (``prepared``: ``_prepare``'s); the runs needing the careful path."""
     if kind in JSON_KINDS:
         return _insert_json(con, files, prepared)
@@ -167,7 +202,8 @@ def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], 
         return read_timelines(con, files, prepared)
     read = group_read(kind)
     assert read is not None  # _fits let only kinds read together through
-    careful = read_groups(con, read, files, prepared)
+    probed, prewritten = prepared
+    careful = read_groups(con, read, files, probed, prewritten)
     for f in files:
         if f.run_id not in careful:
             f.ctx.mark_read(f.path)
