@@ -219,36 +219,6 @@ def test_big_csv_files_are_scanned_in_parallel_small_ones_serially(tmp_path):
     assert scans_in_parallel(big) and not scans_in_parallel(small)
 
 
-def test_a_file_bigger_than_duckdbs_csv_buffer_is_read_in_one_buffer_up_to_a_cap(tmp_path):
-    """A big file is read in one buffer (its size, plus room), never more than the cap; others keep DuckDB's."""
-    from analyzer.ingest.csv import csv_source as cs
-
-    sizes = {"small": 1 << 20, "big": cs._DEFAULT_BUFFER_BYTES + 5, "huge": cs._MAX_BUFFER_BYTES + 1}
-    for name, size in sizes.items():
-        with (tmp_path / name).open("wb") as fh:
-            fh.truncate(size)  # sparse: only the size is read
-    got = {name: cs.whole_file_buffer(tmp_path / name) for name in sizes}
-    want = {"small": None, "big": sizes["big"] + cs._BUFFER_SLACK_BYTES, "huge": cs._MAX_BUFFER_BYTES}
-    assert got == want
-    assert "buffer_size=12345678," in cs.text_scan(True, buffer_bytes=12_345_678)
-    assert "buffer_size" not in cs.text_scan(True)
-
-
-def test_a_file_read_in_one_buffer_gives_the_rows_of_the_default_read(tmp_path, monkeypatch):
-    """The one-buffer read (thresholds lowered so that a small file takes it) inserts the same ops rows."""
-    from analyzer.ingest.csv import csv_source as cs
-
-    export = _metrics_export(tmp_path, "one_buffer", ["1.5", "N/A", "2"] * 40)
-    query = "SELECT * EXCLUDE (run_id) FROM ops ORDER BY rowid"
-    default = load_export(export).con.execute(query).fetchall()
-    buffers, real = [], cs.whole_file_buffer
-    monkeypatch.setattr(cs, "_PARALLEL_FROM_BYTES", 1)
-    monkeypatch.setattr(cs, "_DEFAULT_BUFFER_BYTES", 1)
-    monkeypatch.setattr(cs, "whole_file_buffer", lambda path: buffers.append(real(path)) or buffers[-1])
-    assert load_export(export).con.execute(query).fetchall() == default
-    assert buffers and all(b is not None for b in buffers)
-
-
 def _metrics_export(tmp_path: Path, name: str, cells: list[str]) -> Path:
     export = tmp_path / f"{name}_ascend_pt"
     (export / KD).parent.mkdir(parents=True)
