@@ -227,25 +227,10 @@ def select_text(con: duckdb.DuckDBPyConnection, file: StreamedFile, sql: str) ->
 
 # Files this large are read by DuckDB's parallel reader first (the serial reader is quicker to start on small ones).
 _PARALLEL_FROM_BYTES = 8 << 20
-# DuckDB's CSV buffer when none is given; the largest this reader asks for (its memory is held while the file is
-# read), and the room left over the file's size.
-_DEFAULT_BUFFER_BYTES = 32 << 20
-_MAX_BUFFER_BYTES = 256 << 20
-_BUFFER_SLACK_BYTES = 1 << 20
 _SERIAL_NEEDED = "does not support null_padding in conjunction with quoted new lines"
 # DuckDB's strict parser stops here on mixed LF / CRLF line ends (past the first bytes); the lenient
 # one reads them as line ends.
 _LENIENT_NEEDED = "state machine reached an invalid state"
-
-
-def whole_file_buffer(path: Path) -> int | None:
-    """A reader buffer holding the whole of a file bigger than DuckDB's default buffer (up to
-    _MAX_BUFFER_BYTES), else None (the default). An INSERT keeping the rows' order takes each buffer's
-    rows in batches, and fewer, larger batches are copied less on their way into the table."""
-    size = path.stat().st_size
-    if size <= _DEFAULT_BUFFER_BYTES:
-        return None
-    return min(size + _BUFFER_SLACK_BYTES, _MAX_BUFFER_BYTES)
 
 
 def scans_in_parallel(path: Path) -> bool:
@@ -260,7 +245,6 @@ def text_scan(
     strict: bool = True,
     ignore_errors: bool = False,
     header: bool = True,
-    buffer_bytes: int | None = None,
 ) -> str:
     """The read_csv call reading one file's rows ($path, $columns, $encoding parameters).
 
@@ -271,43 +255,34 @@ def text_scan(
     'N/A' cells (with or without the exporters' trailing TAB) are NULL too, as a typed ($columns) column
     cannot hold them. ``strict=False`` reads
     mixed line ends. ``ignore_errors`` skips rows that do not fit the header without a trace. ``header=False``: the file
-    has no header line (``$columns`` names every column, ``csv_joined``). ``buffer_bytes``: the reader's buffer,
-    when not DuckDB's default (``whole_file_buffer``).
+    has no header line (``$columns`` names every column, ``csv_joined``).
     """
-    buffer = f"buffer_size={buffer_bytes}, " if buffer_bytes else ""
     store = f"store_rejects=true, rejects_table='{rejects}', rejects_scan='{rejects}_scan', " if rejects else ""
     nulls = "nullstr=['', 'N/A', 'N/A\t', '\t', ' '], " if numbers else ""
     skip = "ignore_errors=true, " if ignore_errors else ""
     return (
         f"read_csv($path, delim=',', quote='\"', escape='\"', header={str(header).lower()}, columns=$columns, "
         f"auto_detect=false, strict_mode={'true' if strict else 'false'}, null_padding=true, {nulls}"
-        f"parallel={'true' if parallel else 'false'}, {buffer}{store}{skip}encoding=$encoding)"
+        f"parallel={'true' if parallel else 'false'}, {store}{skip}encoding=$encoding)"
     )
 
 
 def _run_scan(statement: _Statement, file: CsvFile, columns: dict[str, str], parallel: bool) -> tuple[int, str]:
     """(rows the statement reports, the rejects table); raises duckdb.Error when unreadable."""
     rejects = f"_rej_{next(_counter)}"
-    buffer = whole_file_buffer(file.path) if parallel else None
-    sql = statement.sql.replace("{scan}", checked_scan(columns, rejects, file.strict, parallel, buffer_bytes=buffer))
+    sql = statement.sql.replace("{scan}", checked_scan(columns, rejects, file.strict, parallel))
     args = {"path": str(file.path), "columns": columns, "encoding": file.encoding, **statement.params}
     return statement.con.execute(sql, args).fetchall()[0][0], rejects
 
 
 def checked_scan(
-    columns: dict[str, str],
-    rejects: str,
-    strict: bool,
-    parallel: bool,
-    header: bool = True,
-    select: str = "*",
-    buffer_bytes: int | None = None,
+    columns: dict[str, str], rejects: str, strict: bool, parallel: bool, header: bool = True, select: str = "*"
 ) -> str:
     """``text_scan`` typing ``columns`` (parameters $path, $columns, $encoding), rejects kept in ``rejects``;
     when every column is text, rows repeating the header are left out (they would pass for data). ``select``:
     the scan's select list (it may name the reader's ``file_index``: the row's file in the list ``$path``)."""
     numbers = any(t != "VARCHAR" for t in columns.values())
-    scan = text_scan(parallel, rejects, numbers, strict, header=header, buffer_bytes=buffer_bytes)
+    scan = text_scan(parallel, rejects, numbers, strict, header=header)
     if not numbers:
         return f"(SELECT {select} FROM {scan} WHERE {_repeats_header(columns)})"
     return scan if select == "*" else f"(SELECT {select} FROM {scan})"
