@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 from analyzer.errors import TriageError
+from analyzer.report.empty_sources import EmptySources
 from analyzer.rule_engine.views import create_views
 
 _RUN = re.compile(r"\$run\b")
@@ -39,6 +40,9 @@ class RunsReader:
         self._members = [self.runs[i : i + chunk] for i in range(0, len(self.runs), chunk)]
         self._left = [set(members) for members in self._members]
         self._read: dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]] = {}
+        # per query: its rows (none) when a chunk read none from tables that are all empty: so are every chunk's
+        self._none: dict[tuple, pl.DataFrame] = {}
+        self._sources = EmptySources(con)
         create_views(con)
 
     def __getattr__(self, name: str):
@@ -62,7 +66,7 @@ class RunsReader:
         key = (chunk, *_key(sql, params, order))
         if key not in self._read:
             made = compute(self.con, self._members[chunk]) if compute is not None else None
-            self._read[key] = made if made is not None else self._read_all(sql, others, order, self._members[chunk])
+            self._read[key] = made if made is not None else self._query(sql, others, order, chunk)
         empty, parts = self._read[key]
         return parts.get(run, empty)
 
@@ -74,6 +78,16 @@ class RunsReader:
             for key, (empty, parts) in self._read.items()
             if key[0] in chunks
         }
+
+    def _query(self, sql: str, others: dict, order: str, chunk: int) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+        """The query's rows for the chunk's runs; not run again once a chunk read none from empty tables."""
+        key = _key(sql, others, order)
+        if key in self._none:
+            return self._none[key], {}
+        empty, parts = self._read_all(sql, others, order, self._members[chunk])
+        if not parts and self._sources.all_empty(sql):
+            self._none[key] = empty
+        return empty, parts
 
     def _read_all(
         self, sql: str, others: dict, order: str, runs: list[str]
