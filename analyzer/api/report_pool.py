@@ -50,6 +50,7 @@ class Pages:
 
     diagnoses: list[Diagnosis]
     read: dict[tuple, Any] | None
+    job: Any = None  # a job's page: its series (report/job_page.py JobSeries), read from the database here
 
 
 def pool_size(count: int) -> int:
@@ -115,7 +116,9 @@ def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | Non
     """In a worker: per diagnosis the paths written, None when its page needs the database, or the error."""
     con: Any = None
     needs_database: tuple[type[Exception], ...] = ()
-    if pages.read is not None:
+    if pages.job is not None:
+        con = pages.job
+    elif pages.read is not None:
         from analyzer.report.runs_reader import NeedsDatabase, ReadSeries  # polars: HTML only
 
         con, needs_database = ReadSeries(pages.read, [d.run_id for d in pages.diagnoses]), (NeedsDatabase,)
@@ -130,6 +133,35 @@ def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | Non
         except Exception as exc:  # this report is lost, not the others: said once all are written
             done.append(f"{d.run_id}: {first_line(exc)}")
     return done
+
+
+def send_job(d: Diagnosis, settings: Settings, con: Any, workers: ReportWorkers) -> Future:
+    """The job's files written by one of ``workers``, its page's series read here first: the page (its rank
+    heat map the longest to draw) is drawn while this process judges the ranks. ``job_written`` takes it."""
+    job = None
+    if "html" in settings.formats and con is not None:
+        from analyzer.report.job_page import read_job_series
+
+        job = read_job_series(con, d.run_id)
+    try:
+        with ctrl_c_ignored():
+            return workers.pool.submit(write_pages, Pages([d], None, job), settings)
+    except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the job is written here
+        lost: Future = Future()
+        lost.set_exception(exc)
+        return lost
+
+
+def job_written(d: Diagnosis, settings: Settings, con: Any, sent: Future) -> list[Path]:
+    """The paths written for the job sent by ``send_job``; when its worker was lost or could not write them,
+    they are written here (which raises what stopped them, as a job written here does)."""
+    try:
+        (result,) = sent.result()
+    except Exception:  # the worker process died (killed, out of memory)
+        result = None
+    if isinstance(result, list):
+        return result
+    return write_report(d, settings, con, None)
 
 
 class ReportPool:

@@ -6,7 +6,15 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from analyzer.api.report_files import write_files
-from analyzer.api.report_pool import ReportPool, ReportWorkers, Settings, start_workers, write_report
+from analyzer.api.report_pool import (
+    ReportPool,
+    ReportWorkers,
+    Settings,
+    job_written,
+    send_job,
+    start_workers,
+    write_report,
+)
 from analyzer.api.trace import Trace
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
@@ -30,6 +38,27 @@ def report(
     and notes (Markdown, HTML)."""
     formats = _checked(formats, trace)
     return write_files(diagnosis, Path(out_dir), formats, trace.con if trace else None, self_contained)
+
+
+def report_job(
+    diagnosis: Diagnosis,
+    out_dir: Path | str,
+    formats: Iterable[str],
+    *,
+    trace: Trace | None,
+    self_contained: bool,
+    workers: ReportWorkers | None,
+) -> Callable[[], list[Path]]:
+    """``report`` of a job, by one of ``workers`` when given (the caller goes on meanwhile; they must not be
+    shut down before), else here; returns what gives the paths written once they are."""
+    if workers is None:
+        written = report(diagnosis, out_dir, formats, trace=trace, self_contained=self_contained)
+        return lambda: written
+    formats = _checked(formats, trace)
+    con = trace.con if trace else None
+    settings = Settings(Path(out_dir), formats, self_contained, accuracy_reports(Path(out_dir)))
+    sent = send_job(diagnosis, settings, con, workers)
+    return lambda: job_written(diagnosis, settings, con, sent)
 
 
 def report_all(

@@ -9,7 +9,7 @@ from pathlib import Path
 import analyzer
 from analyzer.api import Trace
 from analyzer.api.report_pool import start_workers
-from analyzer.api.reports import report_all
+from analyzer.api.reports import report_all, report_job
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
@@ -83,18 +83,19 @@ def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None =
     return trace
 
 
-def _job_pages(trace: Trace, rules: list[Rule], params, args, formats) -> list:
-    """Each job's diagnosis with the files written for it (diagnosis.json, diagnosis.md, job.html); its verdict is
-    printed on a terminal, before the ranks'."""
+def _job_pages(trace: Trace, rules: list[Rule], params, args, formats, workers) -> list:
+    """Each job's diagnosis with what gives the files written for it (diagnosis.json, diagnosis.md, job.html:
+    by one of ``workers`` when started, while the ranks are judged); its verdict is printed on a terminal,
+    before the ranks'."""
     for loaded in trace.jobs:
         for line in problem_lines(loaded.problems, args.quiet):
             err(line)
     pages = []
     for d in analyzer.diagnose_jobs(trace, rule_set=rules, params=params, preview=args.preview):
-        written = analyzer.report(d, args.out, formats, trace=trace, self_contained=args.self_contained)
+        written = report_job(d, args.out, formats, trace=trace, self_contained=args.self_contained, workers=workers)
         if sys.stdout.isatty() and not args.quiet:
             print_job_diagnosis(d, out)
-            for path in written:
+            for path in written():
                 out.print(f"wrote {path}", markup=False)
         pages.append((d, written))
     return pages
@@ -263,10 +264,11 @@ def _diagnose(args: argparse.Namespace, formats, log_offset, scanned, found, rul
         return 2
     if args.logs is not None or found:
         _attach_logs(args, trace, log_offset, rules, params, formats, found)
-    job_pages = _job_pages(trace, rules, params, args, formats)  # the job verdict first
+    sent = _job_pages(trace, rules, params, args, formats, workers)  # the job verdict first
     problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
-    pages = _judge(trace, usable, rules, params, args, formats, [d for d, _ in job_pages], workers)
+    pages = _judge(trace, usable, rules, params, args, formats, [d for d, _ in sent], workers)
+    job_pages = [(d, written()) for d, written in sent]
     index = analyzer.write_index([(d, p) for d, paths in [*job_pages, *pages] for p in paths], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first
         _print([*job_pages, *pages], index, args)

@@ -3,6 +3,8 @@ ranks and rules (About this job) and problems."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
 
 from analyzer.diagnosis_model import BreakdownPart, Diagnosis, TimeBreakdown, job_summary
@@ -143,21 +145,41 @@ def _div(key: str) -> str:
     return key.replace("_", "-")
 
 
-def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection, plotly_src: str | None = None) -> str:
+@dataclass(frozen=True)
+class JobSeries:
+    """What the job page's charts show, read from the job tables: a page rendered by a report worker (which
+    has no connection) is given these."""
+
+    steps: list[dict]
+    ranks: list[dict]
+    links: list[dict]
+    stages: list[dict]
+
+
+def read_job_series(con: duckdb.DuckDBPyConnection, job_id: str) -> JobSeries:
+    """The job page's series of ``job_id`` read from ``con``."""
+    return JobSeries(
+        job_rows(con, _STEPS, job_id),
+        rank_metrics(con, job_id, job_id).to_pylist(),
+        job_rows(con, _LINKS, job_id),
+        job_rows(con, _STAGES, job_id),
+    )
+
+
+def render_job_page(d: Diagnosis, con: duckdb.DuckDBPyConnection | JobSeries, plotly_src: str | None = None) -> str:
     """The job page as a string: deterministic (fixed div ids, ordered queries), offline; plotly.js
-    inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder)."""
+    inlined, or loaded from ``plotly_src`` (a file shared by the pages of one output folder). ``con`` is the
+    connection, or the series already read from it (``read_job_series``)."""
     rank_step, wait_transit, links, stage_chart = JOB_CHARTS
-    steps = job_rows(con, _STEPS, d.run_id)
+    read = con if isinstance(con, JobSeries) else read_job_series(con, d.run_id)
+    steps = read.steps
     figures = {
         rank_step: job_charts.rank_step_heatmap(steps),
-        wait_transit: job_charts.wait_transit_bars(rank_metrics(con, d.run_id, d.run_id).to_pylist()),
-        links: job_charts.link_bandwidth_figure(
-            job_rows(con, _LINKS, d.run_id), {r["rank"] for r in d.run.get("ranks") or []} or None
-        ),
+        wait_transit: job_charts.wait_transit_bars(read.ranks),
+        links: job_charts.link_bandwidth_figure(read.links, {r["rank"] for r in d.run.get("ranks") or []} or None),
     }
-    stages = job_rows(con, _STAGES, d.run_id)
-    if len(stages) >= 2:
-        figures[stage_chart] = job_charts.stage_bars(stages)
+    if len(read.stages) >= 2:
+        figures[stage_chart] = job_charts.stage_bars(read.stages)
 
     def chart_for(index: int, finding: Finding, draw: bool) -> tuple[str, bool]:
         """A link to the chart the finding's rule names: the job charts are drawn below, once."""

@@ -63,7 +63,8 @@ def memory_over_time(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: 
            round(max(allocated_mb), 3) AS allocated_mb, round(max(reserved_mb), 3) AS reserved_mb
     FROM m, grid, origin GROUP BY m.component, (m.ts_ns - c0) // width
     ORDER BY is_total DESC, m.component, offset_ms"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count}, "is_total DESC, component, offset_ms")
+    order = "is_total DESC, component, offset_ms"
+    return _query(con, sql, {"run": run_id, "n": bucket_count}, order, rows_from=("memory_records",))
 
 
 def step_starts(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 500) -> pl.DataFrame:
@@ -93,7 +94,7 @@ def core_activity(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int
     grid AS (SELECT min(ts_ns) AS c0, greatest(1, ceil((max(ts_ns) - min(ts_ns) + 1) / $n))::BIGINT AS width FROM c)
     SELECT counter, round((min(ts_ns) - any_value(t0)) / 1e6, 6) AS offset_ms, round(avg(value), 3) AS value
     FROM c, grid, origin GROUP BY counter, (ts_ns - c0) // width ORDER BY counter, offset_ms"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count}, "counter, offset_ms")
+    return _query(con, sql, {"run": run_id, "n": bucket_count}, "counter, offset_ms", rows_from=("counters",))
 
 
 def sampled_core_utilization(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
@@ -119,7 +120,7 @@ def memory_peak(con: duckdb.DuckDBPyConnection, run_id: str) -> pl.DataFrame:
            reserved_at_peak_mb, peak_reserved_mb, round((peak_reserved_ns - t0) / 1e6, 6) AS peak_reserved_ms,
            allocated_at_reserved_mb, app_reserved_mb, device_memory_mb, allocated_share, reserved_share, used_share
     FROM _memory_peak, origin WHERE run_id = $run ORDER BY device_id"""
-    return _query(con, sql, {"run": run_id}, "device_id")
+    return _query(con, sql, {"run": run_id}, "device_id", rows_from=("_memory_peak",))
 
 
 def memory_at_peak(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 15) -> pl.DataFrame:
@@ -133,4 +134,5 @@ def memory_at_peak(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 15)
     SELECT device_id, op_name, round(size_kb / 1024, 3) AS size_mb, round((alloc_ns - t0) / 1e6, 6) AS alloc_ms,
            round((release_ns - t0) / 1e6, 6) AS release_ms, alive, round(alive_mb, 3) AS alive_mb
     FROM a, origin ORDER BY device_id, size_kb DESC, alloc_ns, op_name LIMIT $limit"""
-    return _query(con, sql, {"run": run_id, "limit": limit}, "device_id, size_mb DESC, alloc_ms, op_name")
+    order = "device_id, size_mb DESC, alloc_ms, op_name"
+    return _query(con, sql, {"run": run_id, "limit": limit}, order, rows_from=("_memory_at_peak",))

@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 from analyzer.errors import TriageError
+from analyzer.report.empty_sources import EmptySources
 from analyzer.rule_engine.views import create_views
 
 _RUN = re.compile(r"\$run\b")
@@ -39,6 +40,9 @@ class RunsReader:
         self._members = [self.runs[i : i + chunk] for i in range(0, len(self.runs), chunk)]
         self._left = [set(members) for members in self._members]
         self._read: dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]] = {}
+        # per query: its rows (none) when a chunk read none from tables that are all empty: so are every chunk's
+        self._none: dict[tuple, pl.DataFrame] = {}
+        self._sources = EmptySources(con)
         create_views(con)
 
     def __getattr__(self, name: str):
@@ -51,18 +55,20 @@ class RunsReader:
         """The number of the chunk of runs read with ``run_id``; None for a run it does not hold."""
         return self._chunk.get(run_id)
 
-    def series(self, sql: str, params: dict, order: str, compute: Compute | None = None) -> pl.DataFrame:
+    def series(
+        self, sql: str, params: dict, order: str, compute: Compute | None = None, rows_from: tuple[str, ...] = ()
+    ) -> pl.DataFrame:
         """The rows of ``sql`` (a query of one run, ``$run``) for ``params['run']``, read with every run's
         in one query the first time; ``order``: the query's ORDER BY in its output columns. ``compute``, when
         given, makes the same rows for a chunk of runs (the connection, the runs) instead of the query, or
-        returns None to leave them to it."""
+        returns None to leave them to it. ``rows_from``: tables the query has no row without."""
         run = params["run"]
         others = {k: v for k, v in params.items() if k != "run"}
         chunk = self._chunk[run]
         key = (chunk, *_key(sql, params, order))
         if key not in self._read:
             made = compute(self.con, self._members[chunk]) if compute is not None else None
-            self._read[key] = made if made is not None else self._read_all(sql, others, order, self._members[chunk])
+            self._read[key] = made if made is not None else self._query(sql, others, order, chunk, rows_from)
         empty, parts = self._read[key]
         return parts.get(run, empty)
 
@@ -74,6 +80,19 @@ class RunsReader:
             for key, (empty, parts) in self._read.items()
             if key[0] in chunks
         }
+
+    def _query(
+        self, sql: str, others: dict, order: str, chunk: int, rows_from: tuple[str, ...]
+    ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+        """The query's rows for the chunk's runs; not run again once a chunk read none when its tables, or one
+        of the tables it has no row without (``rows_from``), are empty."""
+        key = _key(sql, others, order)
+        if key in self._none:
+            return self._none[key], {}
+        empty, parts = self._read_all(sql, others, order, self._members[chunk])
+        if not parts and (self._sources.all_empty(sql) or any(self._sources.all_empty(f"FROM {t}") for t in rows_from)):
+            self._none[key] = empty
+        return empty, parts
 
     def _read_all(
         self, sql: str, others: dict, order: str, runs: list[str]
@@ -136,7 +155,9 @@ class ReadSeries:
     def holds(self, run_id: str) -> bool:
         return run_id in self._runs
 
-    def series(self, sql: str, params: dict, order: str, compute: Compute | None = None) -> pl.DataFrame:
+    def series(
+        self, sql: str, params: dict, order: str, compute: Compute | None = None, rows_from: tuple[str, ...] = ()
+    ) -> pl.DataFrame:
         """The rows read for ``params['run']`` by the RunsReader's same query (or made by its ``compute``)."""
         key = _key(sql, params, order)
         if key not in self._read:

@@ -43,13 +43,14 @@ def _query(
     order: str,
     batched: bool = True,
     compute: Compute | None = None,
+    rows_from: tuple[str, ...] = (),
 ) -> pl.DataFrame:
     """The query's rows (a few thousand at most) as a DataFrame. From a RunsReader (the pages of many
     runs), read for all its runs at once unless not ``batched`` (parameters of this page only), ``order``
     being the query's ORDER BY in its output columns, or made by ``compute`` (RunsReader.series); else read
-    as Python rows, a few per chart."""
+    as Python rows, a few per chart. ``rows_from``: tables (or views) the query has no row without."""
     if batched and isinstance(con, READERS) and con.holds(params["run"]):
-        return con.series(sql, params, order, compute)
+        return con.series(sql, params, order, compute, rows_from)
     rel = con.sql(sql, params=params)
     return pl.DataFrame(rel.fetchall(), schema=rel.columns, orient="row", infer_schema_length=None)
 
@@ -280,4 +281,4 @@ def hbm_bandwidth(con: duckdb.DuckDBPyConnection, run_id: str, bucket_count: int
     )
     SELECT counter, round((c0 + bucket * width - t0) / 1e6, 6) AS offset_ms, round(sum(value), 3) AS mb_per_s
     FROM per_unit, grid GROUP BY counter, bucket, c0, width, t0 ORDER BY counter, bucket"""
-    return _query(con, sql, {"run": run_id, "n": bucket_count}, "counter, offset_ms")
+    return _query(con, sql, {"run": run_id, "n": bucket_count}, "counter, offset_ms", rows_from=("counters",))

@@ -1,0 +1,41 @@
+"""Whether a page query reads only tables that hold no rows at all (a job without memory, counters or logs):
+its series are then known without running it again for every chunk of runs (report/runs_reader.py)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+# A query's parameters, bound to NULL only to name the tables it reads (DuckDB binds it to list them).
+_PARAM = re.compile(r"\$\w+")
+
+
+class EmptySources:
+    """The tables of ``con`` (unchanged while it is asked: the pages are written after every table is
+    filled) looked at once each: whether a query's tables, its views' included, are all empty."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self._queries: dict[str, bool] = {}
+        self._tables: dict[str, bool] = {}
+
+    def all_empty(self, sql: str) -> bool:
+        """True when every table ``sql`` reads (through its views too) holds no row; False when one holds
+        some, or when the tables cannot be named."""
+        if sql not in self._queries:
+            try:
+                tables = self.con.get_table_names(_PARAM.sub("NULL", sql))
+            except duckdb.Error:  # a query DuckDB will not bind without its parameters: run it, as before
+                tables = None
+            self._queries[sql] = bool(tables) and all(self._empty(t) for t in sorted(tables))
+        return self._queries[sql]
+
+    def _empty(self, table: str) -> bool:
+        if table not in self._tables:
+            try:
+                ident = '"' + table.replace('"', '""') + '"'
+                self._tables[table] = not self.con.execute(f"SELECT EXISTS (FROM {ident})").fetchall()[0][0]
+            except duckdb.Error:  # a name that is not a table of this connection (qualified, a function)
+                self._tables[table] = False
+        return self._tables[table]

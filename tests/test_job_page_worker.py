@@ -1,0 +1,66 @@
+"""A job's files written by a report worker (analyzer/api/reports.py report_job): the same bytes as written here,
+the page never drawn in this process, and written here when the worker is lost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import analyzer
+from analyzer.api import report_pool
+from analyzer.api.reports import report_job
+from analyzer.report import job_page
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMATS = ["json", "md", "html"]
+
+
+@pytest.fixture(scope="module")
+def job():
+    trace = analyzer.load(ROOT / "fixtures" / "examples" / "job_slow_rank")
+    (d,) = analyzer.diagnose_jobs(trace)
+    yield trace, d
+    trace.close()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _not_here(*_args, **_kwargs):
+    raise AssertionError("the job page was drawn in the main process")
+
+
+@pytest.mark.slow  # a worker process: the full suite runs it
+def test_a_job_written_by_a_worker_is_the_one_written_here(job, tmp_path, monkeypatch):
+    trace, d = job
+    here = analyzer.report(d, tmp_path / "here", FORMATS, trace=trace)
+    workers = report_pool.ReportWorkers(1, html=True)
+    monkeypatch.setattr(job_page, "render_job_page", _not_here)  # this process only: the worker is spawned
+    try:
+        written = report_job(d, tmp_path / "pool", FORMATS, trace=trace, self_contained=False, workers=workers)
+        paths = written()
+    finally:
+        workers.close()
+    assert [p.relative_to(tmp_path / "pool") for p in paths] == [p.relative_to(tmp_path / "here") for p in here]
+    assert [p.name for p in paths] == ["diagnosis.json", "diagnosis.md", "job.html"]
+    assert _files(tmp_path / "pool") == _files(tmp_path / "here")
+
+
+@pytest.mark.slow  # a worker process: the full suite runs it
+def test_a_job_whose_worker_is_lost_is_written_here(job, tmp_path):
+    trace, d = job
+    analyzer.report(d, tmp_path / "here", FORMATS, trace=trace)
+    workers = report_pool.ReportWorkers(1, html=True)
+    try:
+        workers.pool.submit(int).result()  # the worker is up
+        for process in list(workers.pool._processes.values()):
+            process.kill()
+            process.join(5)
+        written = report_job(d, tmp_path / "lost", FORMATS, trace=trace, self_contained=False, workers=workers)
+        paths = written()
+    finally:
+        workers.close(stop=True)
+    assert [p.name for p in paths] == ["diagnosis.json", "diagnosis.md", "job.html"]
+    assert _files(tmp_path / "lost") == _files(tmp_path / "here")
