@@ -27,7 +27,7 @@ class EmptySources:
             try:
                 tables = self.con.get_table_names(_PARAM.sub("NULL", sql))
             except duckdb.Error:  # a query DuckDB will not bind without its parameters: run it, as before
-                tables = None
+                tables = set()
             self._queries[sql] = bool(tables) and all(self._empty(t) for t in sorted(tables))
         return self._queries[sql]
 
