@@ -54,8 +54,8 @@ def test_a_job_whose_worker_is_lost_is_written_here(job, tmp_path):
     analyzer.report(d, tmp_path / "here", FORMATS, trace=trace)
     workers = report_pool.ReportWorkers(1, html=True)
     try:
-        workers.pool.submit(int).result()  # the worker is up
-        for process in list(workers.pool._processes.values()):
+        workers.executor.submit(int).result()  # the worker is up
+        for process in list(workers.executor._processes.values()):
             process.kill()
             process.join(5)
         written = report_job(d, tmp_path / "lost", FORMATS, trace=trace, self_contained=False, workers=workers)

@@ -38,8 +38,8 @@ def test_workers_started_before_reading_write_the_same_reports(tmp_path, monkeyp
     trace = analyzer.load(ROOT / "fixtures" / "examples" / "batch_sweep")
     diagnoses = analyzer.diagnose_runs(trace)
     pooled = report_all(diagnoses, tmp_path / "pool", FORMATS, trace=trace, workers=workers)
-    processes = list(workers.pool._processes or {})
-    assert workers.pool._shutdown_thread and not processes  # shut down by report_all, its processes joined
+    processes = list(workers.executor._processes or {})
+    assert workers.executor._shutdown_thread and not processes  # shut down by report_all, its processes joined
     monkeypatch.setattr(report_pool, "POOL_FROM", 10**6)
     here = report_all(diagnoses, tmp_path / "here", FORMATS, trace=trace)
     assert [[p.relative_to(tmp_path / "pool") for p in paths] for _, paths in pooled] == [
@@ -54,7 +54,7 @@ def test_unused_workers_end_when_closed(monkeypatch):
     monkeypatch.setattr(report_pool, "POOL_FROM", 2)
     workers = start_workers(6, ["json"])
     assert workers is not None
-    started = list((workers.pool._processes or {}).values())
+    started = list((workers.executor._processes or {}).values())
     assert started and all(p.is_alive() for p in started)
     workers.close(stop=True)  # nothing usable was read: diagnose ends them at once
     assert not any(p.is_alive() for p in started)

@@ -8,7 +8,6 @@ renders it, from the same data, so the files are the same whatever order the wor
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -22,7 +21,7 @@ from typing import Any
 from analyzer.api.report_files import write_files
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.errors import TriageError, first_line
-from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
+from analyzer.runs.worker_end import StartedPool, start_worker
 from analyzer.stop_signal import ctrl_c_ignored
 
 # Fewer reports are written in this process: starting workers (each imports the renderers) costs more than it saves.
@@ -59,26 +58,14 @@ def pool_size(count: int) -> int:
     return 0 if count < POOL_FROM or cores < 2 else cores
 
 
-class ReportWorkers:
+class ReportWorkers(StartedPool):
     """The worker processes of a report pool, started before its reports are known: a command that will write
     many reports starts them before it reads its runs, so that each worker's start (a new interpreter importing
     the renderers) overlaps the reading instead of delaying the first pages. ``close`` ends them when unused."""
 
     def __init__(self, workers: int, html: bool) -> None:
+        super().__init__(workers, _start, (html,))
         self.count = workers
-        watched, self.alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
-        self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
-                                        initargs=(watched, html))  # fmt: skip
-        with ctrl_c_ignored():  # workers start as work is submitted: one task each starts them all now
-            for _ in range(workers):
-                self.pool.submit(_started)
-
-    def close(self, stop: bool = False) -> None:
-        """Shut the pool down, its queued work done (or ended at once with ``stop``); idempotent."""
-        if stop:
-            stop_workers(self.pool)
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        self.alive.close()
 
 
 def start_workers(count: int, formats: Sequence[str]) -> ReportWorkers | None:
@@ -99,10 +86,6 @@ def _start(watched: Connection, html: bool) -> None:
         from analyzer.report.memory_charts import stacked_layout
 
         stacked_layout()
-
-
-def _started() -> None:
-    """A task that only starts a worker (workers start as tasks are submitted)."""
 
 
 def write_report(d: Diagnosis, settings: Settings, con: Any, reader: Any) -> list[Path]:
@@ -145,7 +128,7 @@ def send_job(d: Diagnosis, settings: Settings, con: Any, workers: ReportWorkers)
         job = read_job_series(con, d.run_id)
     try:
         with ctrl_c_ignored():
-            return workers.pool.submit(write_pages, Pages([d], None, job), settings)
+            return workers.executor.submit(write_pages, Pages([d], None, job), settings)
     except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the job is written here
         lost: Future = Future()
         lost.set_exception(exc)
@@ -181,7 +164,7 @@ class ReportPool:
         shut down at the end; ReportsNotWritten after the others are written when some could not be."""
         self.on_report = on_report
         try:
-            self._run(workers.pool)
+            self._run(workers.executor)
         except BaseException:
             workers.close(stop=True)
             raise

@@ -9,17 +9,16 @@ cluster. Only the caller (the driver) writes anything.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from multiprocessing.connection import Connection
 from typing import Any, Protocol, TypeVar
 
 from analyzer.execution import threads
 from analyzer.runs.work import INFRASTRUCTURE, RunTables, failure_table
-from analyzer.runs.worker_end import driver_pipe, start_worker, stop_workers
+from analyzer.runs.worker_end import StartedPool, start_worker
 from analyzer.stop_signal import ctrl_c_ignored
 
 Item = TypeVar("Item")
@@ -55,9 +54,9 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    # spawn, not fork (DuckDB's threads) nor forkserver, whose socket folder (pymp-*) outlives a killed batch
-    return multiprocessing.get_context("spawn")
+def _pool(workers: int, start_now: bool = False) -> StartedPool:
+    """A pool of ``workers`` batch workers, each with its share of the cores (``execution/threads.py``)."""
+    return StartedPool(workers, _start_pool_worker, (threads.worker_thread_count(workers),), start_now)
 
 
 def _start_pool_worker(watched: Connection, thread_count: int) -> None:
@@ -78,30 +77,6 @@ def _absent_marked(module: str) -> None:
         sys.modules[module] = None  # type: ignore[assignment]
 
 
-def _ready() -> None:
-    """A worker's first task when the pool starts ahead of the work: nothing, once its imports are done."""
-
-
-class _Pool:
-    """A started process pool and the pipe end that keeps its workers alive (``worker_end.driver_pipe``)."""
-
-    def __init__(self, workers: int) -> None:
-        watched, self.alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
-        self.executor = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=_context(),
-            initializer=_start_pool_worker,
-            initargs=(watched, threads.worker_thread_count(workers)),
-        )
-
-    def close(self, stop: bool) -> None:
-        """Shut the pool down; ``stop``: end the workers first (their results are lost anyway)."""
-        if stop:
-            stop_workers(self.executor)
-        self.executor.shutdown(wait=True, cancel_futures=True)
-        self.alive.close()
-
-
 class LocalPool:
     """A process pool on this machine; with ``jobs == 1`` the work runs in this process (tests, debuggers).
 
@@ -111,14 +86,11 @@ class LocalPool:
     def __init__(self, jobs: int, note: Callable[[str], None] | None = None) -> None:
         self.jobs = jobs
         self.note = note  # told of work a lost worker left, which the caller then does itself
-        self._started: _Pool | None = None
+        self._started: StartedPool | None = None
 
     def __enter__(self) -> LocalPool:
         if self.jobs > 1 and self._started is None:
-            self._started = _Pool(self.jobs)
-            with ctrl_c_ignored():  # the workers are started as work is submitted
-                for _ in range(self.jobs):
-                    self._started.executor.submit(_ready)
+            self._started = _pool(self.jobs, start_now=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -141,7 +113,7 @@ class LocalPool:
                 yield item, fn(item, *args)
             return
         # the pool started on entering, else one of no more workers than items (never one with nothing to do)
-        pool, self._started = self._started or _Pool(min(self.jobs, len(items))), None
+        pool, self._started = self._started or _pool(min(self.jobs, len(items))), None
         finished = False
         try:
             with ctrl_c_ignored():  # the workers are started as work is submitted

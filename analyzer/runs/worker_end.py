@@ -14,15 +14,51 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection
+from typing import Any
 
-from analyzer.stop_signal import ignore_ctrl_c
+from analyzer.stop_signal import ctrl_c_ignored, ignore_ctrl_c
 
 
 def driver_pipe() -> tuple[Connection, Connection]:
     """(the end each worker watches, the end the driver keeps open as long as it lives)."""
     return multiprocessing.Pipe(duplex=False)
+
+
+class StartedPool:
+    """A process pool whose workers end with their driver: spawned (not forked: DuckDB's threads; not
+    forkserver, whose socket folder outlives a killed driver), each given the end of ``driver_pipe`` it
+    watches as ``initializer``'s first argument (before ``initargs``). With ``start_now`` one do-nothing task
+    per worker starts them all at once (workers start as work is submitted), so that their start, an
+    interpreter and its imports, overlaps the caller's own work."""
+
+    def __init__(
+        self, workers: int, initializer: Callable[..., None], initargs: tuple[Any, ...] = (), start_now: bool = True
+    ) -> None:
+        watched, self.alive = driver_pipe()  # ``alive`` stays open here until the pool has shut down
+        self.executor = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=initializer,
+            initargs=(watched, *initargs),
+        )
+        if start_now:
+            with ctrl_c_ignored():
+                for _ in range(workers):
+                    self.executor.submit(_started)
+
+    def close(self, stop: bool = False) -> None:
+        """Shut the pool down, its queued work done (or its workers ended at once with ``stop``); idempotent."""
+        if stop:
+            stop_workers(self.executor)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.alive.close()
+
+
+def _started() -> None:
+    """A task that only starts a worker, once its initializer has run."""
 
 
 def start_worker(watched: Connection) -> None:
