@@ -54,9 +54,8 @@ def report_job(
     if workers is None:
         written = report(diagnosis, out_dir, formats, trace=trace, self_contained=self_contained)
         return lambda: written
-    formats = _checked(formats, trace)
+    settings = _settings(out_dir, formats, trace, self_contained)
     con = trace.con if trace else None
-    settings = Settings(Path(out_dir), formats, self_contained, accuracy_reports(Path(out_dir)))
     sent = send_job(diagnosis, settings, con, workers)
     return lambda: job_written(diagnosis, settings, con, sent)
 
@@ -75,16 +74,14 @@ def report_all(
     for all the runs at once (report/runs_reader.py); returns each diagnosis with the paths written. Many
     reports are written by worker processes: ``workers`` when given (``start_workers``; they are shut down
     here), else started here."""
-    formats = _checked(formats, trace)
+    settings = _settings(out_dir, formats, trace, self_contained)
     con = trace.con if trace else None
     reader = None
-    if "html" in formats and trace is not None:
+    if "html" in settings.formats and trace is not None:
         from analyzer.report.runs_reader import RunsReader  # polars: HTML only
 
         reader = RunsReader(trace.con, [d.run_id for d in diagnoses if not d.is_job and not d.compares_runs])
-    # accuracy reports under out_dir listed once: these reports write none
-    settings = Settings(Path(out_dir), formats, self_contained, accuracy_reports(Path(out_dir)))
-    pool = workers or start_workers(len(diagnoses), formats)
+    pool = workers or start_workers(len(diagnoses), settings.formats)
     if pool is not None:
         return ReportPool(diagnoses, settings, con, reader).write(pool, on_report)
     written = []
@@ -95,6 +92,13 @@ def report_all(
         if reader is not None:
             reader.done(d.run_id)  # its page is written: its series are dropped
     return written
+
+
+def _settings(out_dir: Path | str, formats: Iterable[str], trace: Trace | None, self_contained: bool) -> Settings:
+    """What the reports are written with: ``formats`` checked (``_checked``), the accuracy reports under
+    ``out_dir`` listed once (these reports write none)."""
+    checked = _checked(formats, trace)
+    return Settings(Path(out_dir), checked, self_contained, accuracy_reports(Path(out_dir)))
 
 
 def _checked(formats: Iterable[str], trace: Trace | None) -> list[str]:

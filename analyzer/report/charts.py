@@ -262,6 +262,12 @@ def rows_equal(table: Columns, column: str, value: object, columns: Iterable[str
     return rows_where(table, [v == value for v in _values(table, column)], columns)
 
 
+def column_lists(frame: pl.DataFrame, columns: Iterable[str] | None = None) -> dict[str, list]:
+    """The frame's ``columns`` (all by default) as lists, converted once for all the parts a chart picks from them
+    (``rows_where``, ``rows_equal``)."""
+    return {c: frame[c].to_list() for c in (frame.columns if columns is None else columns)}
+
+
 def _values(table: Columns, column: str) -> list:
     return table[column].to_list() if isinstance(table, pl.DataFrame) else table[column]
 
@@ -505,7 +511,7 @@ def gap_positions_chart(
     """Where the longest gaps fall on the timeline; those at or above ``threshold_us`` highlighted; the
     CANN log records placed on the timeline (``marks``, diagnose --logs) along the top when there are any."""
     traces = []
-    columns = {c: positions[c].to_list() for c in positions.columns}  # once for both groups
+    columns = column_lists(positions)  # once for both groups
     gaps = columns["gap_us"]  # a missing gap is in neither group
     for long_gaps, name, color in (
         (False, "gap", COLORS["muted"]),
@@ -540,7 +546,7 @@ def calls_chart(calls: pl.DataFrame, marked_by: str = "", label_top: int = 5, *,
     (the findings of the rules named in ``marked_by``) highlighted. The ``label_top`` types of each group
     with the most device time are named on the chart, so it reads without hovering."""
     traces = []
-    table = {c: calls[c].to_list() for c in ("hotspot", "op_type", "call_count", "avg_us", "total_us")}
+    table = column_lists(calls, ("hotspot", "op_type", "call_count", "avg_us", "total_us"))
     table["total_ms"] = _scaled(calls["total_us"], 1e-3)  # rounded per value: the whole column at once
     for hot, name, color in (
         (False, "operator type", COLORS["muted"]),
@@ -615,7 +621,7 @@ def hbm_chart(hbm: pl.DataFrame, *, title: str) -> Figure:
 def hbm_traces(hbm: pl.DataFrame, gb_per_s: Callable[[pl.Series], list], prefix: str = "", **axes: str) -> list[dict]:
     """The HBM read and write bandwidth lines (``gb_per_s``: the GB/s drawn from a counter's MB/s), named
     ``prefix`` + 'read' / 'write' (``axes``: their panel's)."""
-    table = {"counter": hbm["counter"].to_list(), "offset_ms": hbm["offset_ms"].to_list()}
+    table = column_lists(hbm, ("counter", "offset_ms"))
     table["gb_per_s"] = gb_per_s(hbm["mb_per_s"])  # per value: the whole column at once
     return [
         trace(

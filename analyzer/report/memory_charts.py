@@ -14,6 +14,7 @@ import polars as pl
 from analyzer.report.charts import (
     COLORS,
     busy_trace,
+    column_lists,
     figure,
     figure_layout,
     hbm_traces,
@@ -43,15 +44,10 @@ def step_shapes(steps: pl.DataFrame, yref: str = "paper", xref: str = "x") -> li
     ]
 
 
-def _lists(frame: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, list]:
-    """The frame's ``columns`` as lists, converted once for all the parts a chart picks from them."""
-    return {c: frame[c].to_list() for c in columns}
-
-
 def memory_traces(mem: pl.DataFrame, axes: dict | None = None) -> list[dict]:
     """Allocated (solid) and reserved (dashed) lines per component, the total component first."""
     traces = []
-    table = _lists(mem, ("component", "offset_ms", "allocated_mb", "reserved_mb"))
+    table = column_lists(mem, ("component", "offset_ms", "allocated_mb", "reserved_mb"))
     for i, component in enumerate(dict.fromkeys(table["component"])):
         part = rows_equal(table, "component", component, ("offset_ms", "allocated_mb", "reserved_mb"))
         color = _COMPONENT_COLORS[i % len(_COMPONENT_COLORS)]
@@ -168,7 +164,7 @@ _CORE_SERIES["aivector_utilization"] = "AI Vector util %"
 
 
 def _core_traces(cores: pl.DataFrame, axes: dict) -> list[dict]:
-    table = _lists(cores, ("counter", "offset_ms", "value"))
+    table = column_lists(cores, ("counter", "offset_ms", "value"))
     return [
         trace(
             "scatter",
