@@ -28,10 +28,12 @@ class EmptySources:
                 tables = self.con.get_table_names(_PARAM.sub("NULL", sql))
             except duckdb.Error:  # a query DuckDB will not bind without its parameters: run it, as before
                 tables = set()
-            self._queries[sql] = bool(tables) and all(self._empty(t) for t in sorted(tables))
+            self._queries[sql] = bool(tables) and all(self.table_empty(t) for t in sorted(tables))
         return self._queries[sql]
 
-    def _empty(self, table: str) -> bool:
+    def table_empty(self, table: str) -> bool:
+        """True when ``table`` (a table or view of this connection) holds no row; False when it holds some or is
+        not one."""
         if table not in self._tables:
             try:
                 ident = '"' + table.replace('"', '""') + '"'

@@ -90,7 +90,7 @@ class RunsReader:
         if key in self._none:
             return self._none[key], {}
         empty, parts = self._read_all(sql, others, order, self._members[chunk])
-        if not parts and (self._sources.all_empty(sql) or any(self._sources.all_empty(f"FROM {t}") for t in rows_from)):
+        if not parts and (self._sources.all_empty(sql) or any(self._sources.table_empty(t) for t in rows_from)):
             self._none[key] = empty
         return empty, parts
 
