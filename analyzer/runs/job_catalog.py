@@ -21,6 +21,7 @@ from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from analyzer.rule_engine.model import ConfiguredRules, Finding
 from analyzer.rule_engine.runner import build_views
+from analyzer.runs.catalog import insert_tables
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
@@ -173,10 +174,7 @@ def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Tabl
         # an earlier lost attempt
         catalog.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
         for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
-            for name, table in tables.items():
-                catalog.register("_incoming", table)
-                catalog.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-                catalog.unregister("_incoming")
+            insert_tables(catalog, tables)
         catalog.execute("COMMIT")
     except BaseException:
         catalog.execute("ROLLBACK")
