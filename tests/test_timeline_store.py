@@ -42,7 +42,7 @@ TASK_TIME_ROW = (
 
 
 def _insert_without_superseded(con: duckdb.DuckDBPyConnection, select_sql: str) -> None:
-    rows = timeline_store.without_superseded(select_sql, "'r'")
+    rows = timeline_store.without_superseded(select_sql, "run_id = 'r'")
     con.execute(f"INSERT INTO timeline BY NAME {rows}")
 
 

@@ -12,6 +12,7 @@ import math
 import os
 from collections.abc import Generator
 from pathlib import Path
+from typing import TypeVar
 
 from analyzer.runs.chunk_work import RunChunk, analyze_chunk
 from analyzer.runs.executor import Executor, lost_table
@@ -22,6 +23,8 @@ CHUNKS_PER_WORKER = 1  # the jobs after the chunks fill the end
 MAX_RUNS = 256  # past a few hundred small runs a pass costs no less per run, and its results wait longer
 MAX_BYTES = 64 << 20  # the files of a chunk: a worker holds their tables at once
 MAX_JOB_RANKS = 64  # the ranks of the jobs judged in one connection; a larger job is judged alone
+
+T = TypeVar("T")
 
 
 def export_bytes(path: str) -> int:
@@ -41,34 +44,29 @@ def plan_chunks(tasks: list[RunTask], workers: int, sizes: list[int]) -> list[Ru
     larger than that is a chunk of its own), CHUNKS_PER_WORKER per worker and two at least."""
     # At least two: the first chunk's runs are committed while the next is read, and a stop loses at most half.
     per_chunk = max(1, min(MAX_RUNS, math.ceil(len(tasks) / max(2, workers * CHUNKS_PER_WORKER))))
-    chunks: list[RunChunk] = []
-    current: list[RunTask] = []
-    held = 0
-    for task, size in zip(tasks, sizes, strict=True):
-        if current and (len(current) == per_chunk or held + size > MAX_BYTES):
-            chunks.append(RunChunk(tuple(current)))
-            current, held = [], 0
-        current.append(task)
-        held += size
-    chunks += [RunChunk(tuple(current))] if current else []
-    return chunks
+    return [RunChunk(part) for part in _cut(tasks, sizes, per_chunk, MAX_BYTES)]
 
 
 def plan_job_chunks(jobs: list[JobTask], workers: int) -> list[JobChunk]:
     """``jobs`` in their order, cut into about one chunk per worker of at most MAX_JOB_RANKS ranks in all
     (a larger job is a chunk of its own)."""
     per_chunk = max(1, math.ceil(len(jobs) / max(1, workers)))
-    chunks: list[JobChunk] = []
-    current: list[JobTask] = []
-    ranks = 0
-    for task in jobs:
-        size = len(task.job.ranks)
-        if current and (len(current) == per_chunk or ranks + size > MAX_JOB_RANKS):
-            chunks.append(JobChunk(tuple(current)))
-            current, ranks = [], 0
-        current.append(task)
-        ranks += size
-    return chunks + ([JobChunk(tuple(current))] if current else [])
+    return [JobChunk(part) for part in _cut(jobs, [len(t.job.ranks) for t in jobs], per_chunk, MAX_JOB_RANKS)]
+
+
+def _cut(items: list[T], weights: list[int], per_chunk: int, limit: int) -> list[tuple[T, ...]]:
+    """``items`` in their order, cut into parts of at most ``per_chunk`` items whose ``weights`` sum to at most
+    ``limit`` (an item heavier than that is a part of its own)."""
+    parts: list[tuple[T, ...]] = []
+    current: list[T] = []
+    held = 0
+    for item, weight in zip(items, weights, strict=True):
+        if current and (len(current) == per_chunk or held + weight > limit):
+            parts.append(tuple(current))
+            current, held = [], 0
+        current.append(item)
+        held += weight
+    return parts + ([tuple(current)] if current else [])
 
 
 def _largest_first(chunks: list[RunChunk], sizes: dict[str, int]) -> list[RunChunk]:

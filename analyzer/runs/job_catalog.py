@@ -19,8 +19,9 @@ from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
-from analyzer.rule_engine.model import ConfiguredRules
+from analyzer.rule_engine.model import ConfiguredRules, Finding
 from analyzer.rule_engine.runner import build_views
+from analyzer.runs.catalog import insert_tables
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
@@ -87,7 +88,8 @@ def _judged_job(
     return tables
 
 
-def _finding_row(job_id: str, position: int, f) -> dict[str, object]:
+def _finding_row(job_id: str, position: int, f: Finding) -> dict[str, object]:
+    """The job_findings row of the job's finding ``f`` at ``position`` (from 1)."""
     return {
         "job_id": job_id,
         "position": position,
@@ -172,10 +174,7 @@ def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Tabl
         # an earlier lost attempt
         catalog.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
         for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
-            for name, table in tables.items():
-                catalog.register("_incoming", table)
-                catalog.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-                catalog.unregister("_incoming")
+            insert_tables(catalog, tables)
         catalog.execute("COMMIT")
     except BaseException:
         catalog.execute("ROLLBACK")

@@ -226,16 +226,16 @@ def _insert_joined(
     """The group's files read as one (csv_joined): the careful path's runs and the positions of the files left
     to read as a list; None having changed nothing when all of them must be read as a list."""
     read, typed = statement.read, statement.typed
+    encoding = group[0][1].encoding
 
     def run(path: str, runs: list[str]) -> None:
         tagged = _tagged("* EXCLUDE (filename)", "filename")
         scan = checked_scan(typed, "", strict=True, parallel=True, header=False, select=tagged)
         columns = {"filename": "INTEGER", **typed}
-        params = {"path": path, "columns": columns, "encoding": group[0][1].encoding, _RUNS: runs, **read.params}
+        params = {"path": path, "columns": columns, "encoding": encoding, _RUNS: runs, **read.params}
         con.execute(statement.sql.replace("{scan}", scan), params)
 
     files = [(f.run_id, f.path) for f, _ in group]
-    encoding = group[0][1].encoding
     return insert_joined(con, run, files, encoding, lambda runs: _rows_per_run(con, read.table, runs), written)
 
 

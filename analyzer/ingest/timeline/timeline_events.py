@@ -93,7 +93,7 @@ def insert_timelines(
 ) -> int:
     """``insert_timeline`` of a raw table holding many runs' files, file ``file_no`` being run
     ``runs[file_no]``'s only timeline file: each run's rows are the ones it gets alone, in the same order."""
-    return _insert(con, raw, f"{RUN_OF_FILE}::VARCHAR", {"runs": runs}, left_out, BY_FILE, "$runs")
+    return _insert(con, raw, f"{RUN_OF_FILE}::VARCHAR", {"runs": runs}, left_out, BY_FILE, v.IN_RUNS)
 
 
 # The run of a raw row of a table holding many runs' files, with their run ids as the list $runs.
@@ -107,9 +107,9 @@ def _insert(
     params: dict[str, object],
     left_out: frozenset[str],
     by: str = BY_EXPORT,
-    among: str | None = None,
+    runs: str = "run_id = $run_id",
 ) -> int:
-    """The insert of both: ``run_sql`` each row's run; ``among``: the SQL list of the runs, when many."""
+    """The insert of both: ``run_sql`` each row's run; ``runs``: the condition selecting the runs inserted."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     rows = f"""
         SELECT {run_sql} AS run_id, NULL::INTEGER AS device_id, kind, process,
@@ -127,6 +127,6 @@ def _insert(
     if left_out:
         rows += " WHERE NOT list_contains($left_out, kind)"
         params = {**params, "left_out": sorted(left_out)}
-    kept = timeline_store.without_superseded(rows, "$run_id", among)
+    kept = timeline_store.without_superseded(rows, runs)
     with timeline_store.sides_as_written(con):
         return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]

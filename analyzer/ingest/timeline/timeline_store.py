@@ -17,16 +17,15 @@ from analyzer.ingest.sql_values import IN_RUNS
 _TASK_KEY = ("stream_id", "task_id", "start_ns")
 
 
-def without_superseded(select_sql: str, run_id: str, among: str | None = None) -> str:
-    """SQL of the rows of ``select_sql`` (timeline rows with run_id) less those of the run ``run_id``
-    (an SQL expression) that ``delete_duplicate_device_tasks`` would delete in any order of
-    insertion: device tasks naming no device whose (stream, task, start) the run already holds on a
-    row naming one. A reader leaves them out instead of inserting them to be deleted (msprof's
-    timeline JSON read after its task_time CSVs). Only that run's tasks are hashed, however many
-    runs the connection holds. ``among``: instead of one run, the SQL list of the runs whose rows
-    ``select_sql`` gives (many runs read together), each run's rows left out against its own."""
+def without_superseded(select_sql: str, runs: str) -> str:
+    """SQL of the rows of ``select_sql`` (timeline rows with run_id) less those of the runs ``runs``
+    selects (a condition on run_id: ``run_id = $run_id``, or ``sql_values.IN_RUNS`` for many runs read
+    together) that ``delete_duplicate_device_tasks`` would delete in any order of insertion: device
+    tasks naming no device whose (stream, task, start) their run already holds on a row naming one,
+    each run's rows left out against its own. A reader leaves them out instead of inserting them to be
+    deleted (msprof's timeline JSON read after its task_time CSVs). Only those runs' tasks are hashed,
+    however many runs the connection holds."""
     same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM e.{c}" for c in _TASK_KEY)
-    runs = f"run_id IN (SELECT unnest({among}::VARCHAR[]))" if among else f"run_id = {run_id}"
     named = (
         f"SELECT run_id, {', '.join(_TASK_KEY)} FROM timeline "
         f"WHERE {runs} AND kind = 'device_task' AND device_id IS NOT NULL"
