@@ -88,8 +88,9 @@ def diagnose_job(
     with other jobs), its ranks (each with what its export holds) and its summary numbers."""
     job_rules = configured.where(lambda r: r.scope == "job")
     # The helper tables hold every rank's rows (the ranks' own diagnoses read them next): built on DuckDB's
-    # threads, as for any run, before the job's queries go to one thread.
-    build_views(con, job_rules)
+    # threads, as for any run, before the job's queries go to one thread (by judge_jobs when it judged the job).
+    if judged is None:
+        build_views(con, job_rules)
     with fixed_order(con):
         findings, outcomes = judged or run_rules(con, job_rules, [job.job_id], views_built=True)
         findings = exclusive_job_impacts(con, findings, list(job_rules.rules))

@@ -145,8 +145,10 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
             # Every job query runs on one thread (job/fixed_order.py): set once for the chunk, not per query.
             with fixed_order(con):
                 loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
-            build_views(con, judge or ConfiguredRules(()))  # on the connection's threads, as diagnose_job builds them
+            # on the connection's threads, as diagnose_job builds them; judge_jobs builds them for the rules it runs
             judged = judge_jobs(con, judge, [t.job.job_id for t in chunk.tasks]) if judge else {}
+            if not judged:
+                build_views(con, judge or ConfiguredRules(()))
             with fixed_order(con):
                 return [
                     _judged_job(con, t.job, found, t.label, t.fingerprint, judge, judged.get(t.job.job_id))
