@@ -17,6 +17,7 @@ import pyarrow as pa
 from analyzer.atomic_files import atomic_path
 from analyzer.duckdb_connect import close_to_files, connect_offline, is_duckdb_file
 from analyzer.errors import TriageError, first_line
+from analyzer.ingest.database import insert_tables
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
 from analyzer.runs.work import INFRASTRUCTURE
 
@@ -132,22 +133,11 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             )
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
-        # One Arrow chunk per table: DuckDB scans an Arrow table chunk by chunk, which would cost per run.
-        insert_tables(
-            con, {name: pa.concat_tables([t[name] for t in runs if name in t]).combine_chunks() for name in names}
-        )
+        insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-
-
-def insert_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
-    """Append each Arrow table to the catalog table of its name (BY NAME), in the caller's transaction."""
-    for name, table in tables.items():
-        con.register("_incoming", table)
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-        con.unregister("_incoming")
 
 
 def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:

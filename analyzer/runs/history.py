@@ -9,7 +9,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.runs.catalog import insert_tables
+from analyzer.ingest.database import insert_tables
 from analyzer.runs.work import INFRASTRUCTURE
 
 # The error problems of the catalogued runs (jobs) of some fingerprints: the input they lost.

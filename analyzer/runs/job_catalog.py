@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from analyzer.diagnosis_model import job_summary
 from analyzer.duckdb_connect import fixed_order
-from analyzer.ingest.database import connect
+from analyzer.ingest.database import connect, insert_tables
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
@@ -21,7 +21,6 @@ from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from analyzer.rule_engine.model import ConfiguredRules, Finding
 from analyzer.rule_engine.runner import build_views
-from analyzer.runs.catalog import insert_tables
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 

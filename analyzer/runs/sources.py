@@ -8,10 +8,11 @@ import duckdb
 
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.errors import first_line
+from analyzer.ingest.database import insert_tables
 from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
-from analyzer.runs.catalog import create_catalog_tables, insert_tables
+from analyzer.runs.catalog import create_catalog_tables
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.work import RunTask, WorkSettings, analyze_run
 
