@@ -13,6 +13,9 @@ UINT64_NONE = 18446744073709551615
 # The rows of the runs of the parameter $runs (a WHERE condition), for statements over many runs at once.
 IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
 
+# The timeline events of a pid without process_name metadata (a WHERE condition): kept as kind 'other', said.
+UNNAMED_PROCESS = "process IS NULL AND kind <> 'flow'"
+
 
 def ident(name: str) -> str:
     """A quoted SQL identifier.
