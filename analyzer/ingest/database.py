@@ -10,6 +10,7 @@ import pyarrow as pa
 from analyzer.atomic_files import atomic_path, output_error
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.schema import TABLES, ddl
+from analyzer.ingest.sql_values import in_list
 
 
 def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
@@ -63,9 +64,9 @@ def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str
         create_tables(con, "target")
         con.execute("BEGIN TRANSACTION")
         for name in TABLES:
-            con.execute(f"DELETE FROM target.{name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+            con.execute(f"DELETE FROM target.{name} WHERE {in_list('run_id')}", [run_ids])
             con.execute(
-                f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} WHERE {in_list('run_id')}",
                 [run_ids],
             )
         con.execute("COMMIT")

@@ -18,6 +18,7 @@ from analyzer.diagnosis import diagnose_many
 from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
+from analyzer.ingest.sql_values import in_list
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
@@ -144,11 +145,11 @@ class Judged:
 
 
 # The catalog_runs columns of the runs table; $model and $bs: the user's labels, overriding the metadata's.
-_RUNS_SQL = """
+_RUNS_SQL = f"""
 SELECT run_id AS rid, device_id, rank_id, producer, export_type, cann_version, torch_npu_version, chip,
        coalesce($model, model_name) AS model_name, coalesce($bs, batch_size) AS batch_size, profiler_level,
        aic_metrics, aic_mode, pmu_collected, not_collected
-FROM runs WHERE run_id IN (SELECT unnest($rids::VARCHAR[]))
+FROM runs WHERE {in_list("run_id", "$rids")}
 """
 
 _PROBLEMS_SQL = """
