@@ -6,6 +6,7 @@ It holds no state and touches no catalog, so any executor can run it: the local 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -27,6 +28,21 @@ from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
+
+
+def _absent_marked(module: str) -> None:
+    """Mark ``module`` absent when it is not installed: an import that failed is searched for along sys.path
+    again on every try."""
+    try:
+        __import__(module)
+    except ImportError:
+        # None: "not importable", as the import system reads it
+        sys.modules[module] = None  # type: ignore[assignment]
+
+
+# pyarrow tries to import its optional dateutil on every conversion of Python values (each run's catalog rows):
+# marked once here, in every process that does the work (a pool's or Dask's worker, or this one).
+_absent_marked("dateutil")
 
 RunTables = dict[str, pa.Table]
 
@@ -202,8 +218,7 @@ def _as_catalog(name: str, table: pa.Table) -> pa.Table:
 
 def _rows_of(table: pa.Table, key: str, value: str, columns: dict[str, str]) -> pa.Table:
     """The rows whose ``key`` is ``value`` (in their order), without ``key``, with the text ``columns`` added."""
-    # a typed scalar: given a str, pyarrow tries optional imports on every call
-    rows = table.filter(pc.equal(table.column(key), pa.scalar(value, pa.string()))).drop_columns([key])
+    rows = table.filter(pc.equal(table.column(key), value)).drop_columns([key])
     for name, text in columns.items():
         rows = rows.append_column(name, pa.repeat(pa.scalar(text, pa.string()), rows.num_rows))
     return rows
