@@ -25,12 +25,22 @@ __all__ = [*api.__all__, "__version__"]
 
 
 def _api_name(name: str) -> property:
-    """The API's ``name``; the import system's binding of the subpackage of that name to it is ignored."""
+    """The API's ``name``, unless a value was assigned to it; the import system's binding of the subpackage of
+    that name (``analyzer.<name>``) is ignored, so the name stays the API's once the subpackage is imported."""
+    subpackage = f"{__name__}.{name}"
 
-    def setter(_module: types.ModuleType, _subpackage: types.ModuleType) -> None:
-        pass
+    def getter(module: types.ModuleType) -> Any:
+        assigned = vars(module).get(name, _UNSET)
+        return getattr(api, name) if assigned is _UNSET else assigned
 
-    return property(lambda _module: getattr(api, name), setter)
+    def setter(module: types.ModuleType, value: Any) -> None:
+        if value is not sys.modules.get(subpackage):
+            vars(module)[name] = value
+
+    return property(getter, setter)
+
+
+_UNSET = object()
 
 
 class _Package(types.ModuleType):

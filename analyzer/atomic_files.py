@@ -39,30 +39,32 @@ def atomic_path(path: Path) -> Iterator[Path]:
     mkstemp's 0600.
     """
     path = Path(path)
-    fd, tmp = _temporary(path, folder_made=False)
+    fd, tmp = _temporary(path)
     os.close(fd)
     with _replacing(tmp, path):
         yield Path(tmp)
 
 
-def write_text_atomically(path: Path, text: str, folder_made: bool = False) -> Path:
+def write_text_atomically(path: Path, text: str) -> Path:
     """Write UTF-8 text (LF line ends) to ``path`` atomically, as ``atomic_path`` does; returns ``path``.
-    ``folder_made``: its folder exists already (``make_folder``: the files of one folder make it once).
     The text goes through the temporary file's own descriptor, opened once."""
     path = Path(path)
     data = text.encode("utf-8")
-    fd, tmp = _temporary(path, folder_made)
+    fd, tmp = _temporary(path)
     with _replacing(tmp, path), open(fd, "wb") as file:
         file.write(data)
     return path
 
 
-def _temporary(path: Path, folder_made: bool) -> tuple[int, str]:
-    """A new temporary file beside ``path`` (its folder made first unless ``folder_made``): its descriptor and path."""
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``: its descriptor and path. Its folder is made (``make_folder``) only
+    when it is not there, so the files of one folder make it once."""
     try:
-        if not folder_made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        except FileNotFoundError:
+            make_folder(path.parent)
+            return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise output_error(path, exc) from None
 

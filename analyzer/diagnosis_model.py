@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from analyzer.rule_engine.model import ALL_RUNS, Explanation, Finding, ReportSpec, RuleOutcome
@@ -76,11 +76,6 @@ def job_summary(summary: RunSummary | RunsSummary | JobSummary) -> JobSummary:
     if not isinstance(summary, dict):
         raise TypeError(f"not a job's summary: {type(summary).__name__}")
     return summary
-
-
-def summary_dict(summary: RunSummary | RunsSummary | JobSummary) -> dict[str, Any]:
-    """The summary as diagnosis.json writes it."""
-    return summary if isinstance(summary, dict) else asdict(summary)
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,13 @@ def test_every_api_name_is_its_modules_object():
         module = importlib.import_module(f"analyzer.api.{api._MODULES[name]}")
         assert getattr(analyzer, name) is getattr(module, name) is getattr(api, name), name
     assert set(api.__all__) == set(api._MODULES) and set(api.__all__) <= set(dir(analyzer))
+
+
+def test_an_assigned_value_is_kept_but_the_subpackage_import_leaves_the_api_name(monkeypatch):
+    import analyzer.report.terminal  # noqa: F401 (the import system binds the subpackage to analyzer.report)
+
+    assert analyzer.report is api.report
+    monkeypatch.setattr(analyzer, "report", print)
+    assert analyzer.report is print
+    monkeypatch.undo()
+    assert analyzer.report is api.report and analyzer.diff is api.diff

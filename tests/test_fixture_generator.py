@@ -99,6 +99,22 @@ def test_cli_unknown_scenario_exits_2(tmp_path: Path, capsys: pytest.CaptureFixt
     assert exc.value.code == 2
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["memory_leak", "--steps", "3"], "--steps"),
+        (["healthy", "--ranks", "4", "--tasks", "9"], "--tasks, --ranks"),
+        (["job_slow_rank", "--layout", "msprof"], "--layout"),
+    ],
+)
+def test_cli_refuses_an_option_its_scenario_does_not_take(tmp_path, capsys, argv: list[str], named: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([argv[0], str(tmp_path / "out"), *argv[1:]])
+    assert exc.value.code == 2 and not (tmp_path / "out").exists()
+    error = capsys.readouterr().err
+    assert error.startswith("usage: ") and f"error: {named}: not an option of the scenario {argv[0]!r}" in error
+
+
 def test_mte_bound_conv_conv_dominant_with_mte_share_near_70_percent() -> None:
     (run,) = truth("mte_bound_conv")
     by_type = run.ops.group_by("op_type").agg(pl.col("dur_us").sum()).sort("dur_us", descending=True)

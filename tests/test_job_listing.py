@@ -52,9 +52,9 @@ def test_index_links_each_job_page_with_its_top_finding(two_jobs, tmp_path):
     assert "2 job(s), 0 run(s)" in (out / "index.html").read_text()
 
 
-def test_index_lists_the_job_and_its_ranks_worst_first_on_the_real_two_rank_job(tmp_path, real_dir):
-    """Worst first (the top finding's recoverable share): the ranks, each with a finding, before the job,
-    which has none (its two ranks of eight cannot name a late rank)."""
+def test_index_lists_the_job_above_its_ranks_on_the_real_two_rank_job(tmp_path, real_dir):
+    """The job's row above its ranks' rows, though its ranks each have a finding and the job none (its two ranks
+    of eight cannot name a late rank); the ranks worst first."""
     job = tmp_path / "job"
     for rank in (0, 1):
         shutil.copytree(real_dir / f"torch_npu_level1_rank{rank}_text", job / f"rank{rank}")
@@ -62,9 +62,9 @@ def test_index_lists_the_job_and_its_ranks_worst_first_on_the_real_two_rank_job(
     main(["diagnose", str(job), "--out", str(out), "--format", "json,html", "--quiet"])
     rows = _index_rows(out / "index.html")
     assert [(href, kind) for href, kind, _ in rows] == [
+        ("job/job.html", "job (all ranks)"),
         ("rank0/report.html", "run"),
         ("rank1/report.html", "run"),
-        ("job/job.html", "job (all ranks)"),
     ]
 
 

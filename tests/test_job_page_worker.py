@@ -9,7 +9,7 @@ import pytest
 
 import analyzer
 from analyzer.api import report_pool
-from analyzer.api.reports import report_job
+from analyzer.api.reports import report_job, report_settings
 from analyzer.report import job_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +39,7 @@ def test_a_job_written_by_a_worker_is_the_one_written_here(job, tmp_path, monkey
     workers = report_pool.ReportWorkers(1, html=True)
     monkeypatch.setattr(job_page, "render_job_page", _not_here)  # this process only: the worker is spawned
     try:
-        written = report_job(d, tmp_path / "pool", FORMATS, trace=trace, self_contained=False, workers=workers)
+        written = report_job(d, report_settings(tmp_path / "pool", FORMATS, trace, False), trace=trace, workers=workers)
         paths = written()
     finally:
         workers.close()
@@ -58,7 +58,7 @@ def test_a_job_whose_worker_is_lost_is_written_here(job, tmp_path):
         for process in list(workers.executor._processes.values()):
             process.kill()
             process.join(5)
-        written = report_job(d, tmp_path / "lost", FORMATS, trace=trace, self_contained=False, workers=workers)
+        written = report_job(d, report_settings(tmp_path / "lost", FORMATS, trace, False), trace=trace, workers=workers)
         paths = written()
     finally:
         workers.close(stop=True)

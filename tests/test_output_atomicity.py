@@ -139,12 +139,12 @@ def test_output_files_of_one_folder_made_once_keep_mode_and_name_what_fails(tmp_
 
     from analyzer.atomic_files import OutputError, make_folder, write_text_atomically
 
-    folder = make_folder(tmp_path / "out" / "run")
-    old = write_text_atomically(folder / "a.md", "old\n", folder_made=True)
+    folder = tmp_path / "out" / "run"
+    old = write_text_atomically(folder / "a.md", "old\n")  # its folder made for it, then found by the others
     (folder / "b.md").mkdir()  # a folder where a file goes: its rename fails, the other file is written
     with pytest.raises(OutputError, match="b.md: could not be written"):
-        write_text_atomically(folder / "b.md", "text", folder_made=True)
-    write_text_atomically(folder / "a.md", "new \u00e9\n", folder_made=True)
+        write_text_atomically(folder / "b.md", "text")
+    write_text_atomically(folder / "a.md", "new \u00e9\n")
     assert old.read_bytes() == "new \u00e9\n".encode() and sorted(p.name for p in folder.iterdir()) == ["a.md", "b.md"]
     assert old.stat().st_mode & 0o777 == 0o666 & ~_umask()
     (tmp_path / "file").write_text("x", encoding="utf-8")

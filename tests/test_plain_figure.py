@@ -11,7 +11,7 @@ import plotly.io as pio
 import pytest
 
 import analyzer
-from analyzer.api.reports import report_all
+from analyzer.api.reports import report_all, report_settings
 from analyzer.report import memory_series, roofline_series, series
 from analyzer.report.html import build_figures
 from analyzer.report.job_page import JOB_CHARTS, render_job_page
@@ -118,7 +118,7 @@ def test_series_read_for_all_runs_at_once_are_each_runs_own(sweep):
 def test_pages_written_together_are_the_pages_written_one_by_one(sweep, tmp_path):
     trace, diagnoses = sweep
     one_by_one = [analyzer.report(d, tmp_path / "alone", ["html"], trace=trace) for d in diagnoses]
-    together = report_all(diagnoses, tmp_path / "together", ["html"], trace=trace)
+    together = report_all(diagnoses, report_settings(tmp_path / "together", ["html"], trace, False), trace=trace)
     assert [d.run_id for d, _ in together] == [d.run_id for d in diagnoses]
     for (page,), (_, (same,)) in zip(one_by_one, together, strict=True):
         assert same.read_text(encoding="utf-8") == page.read_text(encoding="utf-8")

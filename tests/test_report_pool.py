@@ -11,7 +11,7 @@ import pytest
 import analyzer
 from analyzer.api import report_pool
 from analyzer.api.report_pool import Pages, ReportPool, ReportsNotWritten, Settings, write_pages
-from analyzer.api.reports import report_all
+from analyzer.api.reports import report_all, report_settings
 from analyzer.report import runs_reader, series
 from analyzer.report.output_files import run_folder
 from analyzer.report.runs_reader import NeedsDatabase, ReadSeries
@@ -42,7 +42,7 @@ def _pooled(monkeypatch) -> None:
 def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_path, monkeypatch):
     trace, diagnoses = sweep
     assert report_pool.pool_size(len(diagnoses)) == 0  # a few reports: written here, no worker started
-    here = report_all(diagnoses, tmp_path / "here", FORMATS, trace=trace)
+    here = report_all(diagnoses, report_settings(tmp_path / "here", FORMATS, trace, False), trace=trace)
     _pooled(monkeypatch)
     runs = [d.run_id for d in diagnoses if not d.compares_runs]
     settings = Settings(tmp_path / "pool", FORMATS, False, [])
@@ -68,7 +68,7 @@ def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tm
     blocked.parent.mkdir(parents=True)
     blocked.write_text("a file where the run's folder goes", encoding="utf-8")
     with pytest.raises(ReportsNotWritten) as error:
-        report_all(diagnoses, tmp_path / "out", ["json", "html"], trace=trace)
+        report_all(diagnoses, report_settings(tmp_path / "out", ["json", "html"], trace, False), trace=trace)
     message = str(error.value)
     assert message.startswith(f"1 of {len(diagnoses)} reports could not be written (the others were): {lost}: ")
     assert "could not be written" in message.split(f"{lost}: ", 1)[1]

@@ -11,7 +11,7 @@ import pytest
 import analyzer
 from analyzer.api import report_pool
 from analyzer.api.report_pool import start_workers
-from analyzer.api.reports import report_all
+from analyzer.api.reports import report_all, report_settings
 from analyzer.report import runs_reader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,11 +37,13 @@ def test_workers_started_before_reading_write_the_same_reports(tmp_path, monkeyp
     assert workers is not None and workers.count >= 2
     trace = analyzer.load(ROOT / "fixtures" / "examples" / "batch_sweep")
     diagnoses = analyzer.diagnose_runs(trace)
-    pooled = report_all(diagnoses, tmp_path / "pool", FORMATS, trace=trace, workers=workers)
+    pooled = report_all(
+        diagnoses, report_settings(tmp_path / "pool", FORMATS, trace, False), trace=trace, workers=workers
+    )
     processes = list(workers.executor._processes or {})
     assert workers.executor._shutdown_thread and not processes  # shut down by report_all, its processes joined
     monkeypatch.setattr(report_pool, "POOL_FROM", 10**6)
-    here = report_all(diagnoses, tmp_path / "here", FORMATS, trace=trace)
+    here = report_all(diagnoses, report_settings(tmp_path / "here", FORMATS, trace, False), trace=trace)
     assert [[p.relative_to(tmp_path / "pool") for p in paths] for _, paths in pooled] == [
         [p.relative_to(tmp_path / "here") for p in paths] for _, paths in here
     ]

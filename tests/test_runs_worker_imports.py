@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from analyzer.runs import executor
+from analyzer.runs import work
 
 
 def test_a_module_not_installed_is_marked_absent(monkeypatch):
     name = "npu_triage_module_never_installed"
     monkeypatch.delitem(sys.modules, name, raising=False)
-    executor._absent_marked(name)
+    work._absent_marked(name)
     assert name in sys.modules and sys.modules[name] is None
     with pytest.raises(ImportError):
         importlib.import_module(name)
@@ -22,7 +22,7 @@ def test_a_module_not_installed_is_marked_absent(monkeypatch):
 
 
 def test_an_installed_module_is_left_as_it_is():
-    executor._absent_marked("json")
+    work._absent_marked("json")
     assert sys.modules["json"].dumps([1]) == "[1]"
 
 

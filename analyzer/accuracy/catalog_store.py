@@ -15,7 +15,8 @@ def store_in_catalog(con: duckdb.DuckDBPyConnection, run_id: str, catalog: Path)
 
     Raises analyzer.runs.catalog.CatalogError when the file is not a catalog or is in use.
     """
-    from analyzer.runs.catalog import insert_tables, open_catalog
+    from analyzer.ingest.database import insert_tables
+    from analyzer.runs.catalog import open_catalog
 
     rows = {
         name: con.sql(f"SELECT * FROM {name} WHERE run_id = $run_id", params={"run_id": run_id}).to_arrow_table()

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from analyzer.atomic_files import make_folder, write_text_atomically
+from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report.accuracy_links import accuracy_links
 from analyzer.report.job_markdown import render_job_markdown
@@ -28,16 +28,15 @@ def write_files(
     folder = run_folder(out_dir, diagnosis.run_id)
     # accuracy reports already written under out_dir for this run (accuracy --profile) get a link and notes
     diagnosis = replace(diagnosis, accuracy_links=accuracy_links(out_dir, diagnosis.run_id, folder, found))
-    make_folder(folder)  # once for its files
     written = []
     if "json" in formats:
-        written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis), folder_made=True))
+        written.append(write_text_atomically(folder / "diagnosis.json", render_json(diagnosis)))
     if "md" in formats:
         md = render_job_markdown(diagnosis) if diagnosis.is_job else render_markdown(diagnosis)
-        written.append(write_text_atomically(folder / "diagnosis.md", md, folder_made=True))
+        written.append(write_text_atomically(folder / "diagnosis.md", md))
     if "html" in formats and con is not None:  # (refused by _checked without the trace)
         page, text = _html(diagnosis, con, folder, None if self_contained else out_dir)
-        written.append(write_text_atomically(page, text, folder_made=True))
+        written.append(write_text_atomically(page, text))
     return written
 
 

@@ -41,40 +41,31 @@ def report(
 
 
 def report_job(
-    diagnosis: Diagnosis,
-    out_dir: Path | str,
-    formats: Iterable[str],
-    *,
-    trace: Trace | None,
-    self_contained: bool,
-    workers: ReportWorkers | None,
+    diagnosis: Diagnosis, settings: Settings, *, trace: Trace | None, workers: ReportWorkers | None
 ) -> Callable[[], list[Path]]:
-    """``report`` of a job, by one of ``workers`` when given (the caller goes on meanwhile; they must not be
-    shut down before), else here; returns what gives the paths written once they are."""
-    if workers is None:
-        written = report(diagnosis, out_dir, formats, trace=trace, self_contained=self_contained)
-        return lambda: written
-    settings = _settings(out_dir, formats, trace, self_contained)
+    """``report`` of a job with ``settings`` (``report_settings``), by one of ``workers`` when given (the caller
+    goes on meanwhile; they must not be shut down before), else here; returns what gives the paths written
+    once they are."""
     con = trace.con if trace else None
+    if workers is None:
+        written = write_report(diagnosis, settings, con, None)
+        return lambda: written
     sent = send_job(diagnosis, settings, con, workers)
     return lambda: job_written(diagnosis, settings, con, sent)
 
 
 def report_all(
     diagnoses: Sequence[Diagnosis],
-    out_dir: Path | str,
-    formats: Iterable[str] = ("json", "md"),
+    settings: Settings,
     *,
     trace: Trace | None = None,
-    self_contained: bool = False,
     on_report: Callable[[str], object] | None = None,
     workers: ReportWorkers | None = None,
 ) -> list[tuple[Diagnosis, list[Path]]]:
-    """``report`` of each diagnosis (``on_report(run_id)`` before each), the charts of the run pages read
-    for all the runs at once (report/runs_reader.py); returns each diagnosis with the paths written. Many
-    reports are written by worker processes: ``workers`` when given (``start_workers``; they are shut down
-    here), else started here."""
-    settings = _settings(out_dir, formats, trace, self_contained)
+    """``report`` of each diagnosis with ``settings`` (``report_settings``; ``on_report(run_id)`` before each),
+    the charts of the run pages read for all the runs at once (report/runs_reader.py); returns each diagnosis
+    with the paths written. Many reports are written by worker processes: ``workers`` when given
+    (``start_workers``; they are shut down here), else started here."""
     con = trace.con if trace else None
     reader = None
     if "html" in settings.formats and trace is not None:
@@ -94,9 +85,9 @@ def report_all(
     return written
 
 
-def _settings(out_dir: Path | str, formats: Iterable[str], trace: Trace | None, self_contained: bool) -> Settings:
-    """What the reports are written with: ``formats`` checked (``_checked``), the accuracy reports under
-    ``out_dir`` listed once (these reports write none)."""
+def report_settings(out_dir: Path | str, formats: Iterable[str], trace: Trace | None, self_contained: bool) -> Settings:
+    """What the reports of one command are written with: ``formats`` checked (``_checked``), the accuracy
+    reports under ``out_dir`` listed once for all of them (these reports write none)."""
     checked = _checked(formats, trace)
     return Settings(Path(out_dir), checked, self_contained, accuracy_reports(Path(out_dir)))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import analyzer
 from analyzer.api import Trace
 from analyzer.api.report_pool import start_workers
-from analyzer.api.reports import report_all, report_job
+from analyzer.api.reports import report_all, report_job, report_settings
 from analyzer.cli.console import err, out
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
@@ -83,7 +83,7 @@ def _load(args: argparse.Namespace, rules: list[Rule], scanned: Scanned | None =
     return trace
 
 
-def _job_pages(trace: Trace, rules: list[Rule], params, args, formats, workers) -> list:
+def _job_pages(trace: Trace, rules: list[Rule], params, args, settings, workers) -> list:
     """Each job's diagnosis with what gives the files written for it (diagnosis.json, diagnosis.md, job.html:
     by one of ``workers`` when started, while the ranks are judged); its verdict is printed on a terminal,
     before the ranks'."""
@@ -92,7 +92,7 @@ def _job_pages(trace: Trace, rules: list[Rule], params, args, formats, workers) 
             err(line)
     pages = []
     for d in analyzer.diagnose_jobs(trace, rule_set=rules, params=params, preview=args.preview):
-        written = report_job(d, args.out, formats, trace=trace, self_contained=args.self_contained, workers=workers)
+        written = report_job(d, settings, trace=trace, workers=workers)
         if sys.stdout.isatty() and not args.quiet:
             print_job_diagnosis(d, out)
             for path in written():
@@ -214,7 +214,7 @@ def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats,
 
 
 def _judge(
-    trace: Trace, usable: list[str], rules: list[Rule], params, args, formats, jobs: list[Diagnosis], workers
+    trace: Trace, usable: list[str], rules: list[Rule], params, args, settings, jobs: list[Diagnosis], workers
 ) -> list:
     """Each run's diagnosis (then the rules comparing them) with its reports written (by ``workers`` when
     started), under a progress bar on a terminal's stderr (``usable``: the trace's usable runs, counted by the
@@ -224,15 +224,7 @@ def _judge(
             trace, jobs=jobs, rule_set=rules, params=params, preview=args.preview, on_run=bar.step
         )
         bar.phase("writing reports", len(diagnoses))
-        return report_all(
-            diagnoses,
-            args.out,
-            formats,
-            trace=trace,
-            self_contained=args.self_contained,
-            on_report=bar.step,
-            workers=workers,
-        )
+        return report_all(diagnoses, settings, trace=trace, on_report=bar.step, workers=workers)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -264,10 +256,11 @@ def _diagnose(args: argparse.Namespace, formats, log_offset, scanned, found, rul
         return 2
     if args.logs is not None or found:
         _attach_logs(args, trace, log_offset, rules, params, formats, found)
-    sent = _job_pages(trace, rules, params, args, formats, workers)  # the job verdict first
+    settings = report_settings(args.out, formats, trace, args.self_contained)  # for the jobs' reports and the runs'
+    sent = _job_pages(trace, rules, params, args, settings, workers)  # the job verdict first
     problems = [*trace.problems, *(p for j in trace.jobs for p in j.problems)]
     # each run, then the rules comparing the runs (batch-size scaling) when they have something to say
-    pages = _judge(trace, usable, rules, params, args, formats, [d for d, _ in sent], workers)
+    pages = _judge(trace, usable, rules, params, args, settings, [d for d, _ in sent], workers)
     job_pages = [(d, written()) for d, written in sent]
     index = analyzer.write_index([(d, p) for d, paths in [*job_pages, *pages] for p in paths], args.out)
     if not sys.stdout.isatty():  # into a pipe: the TSV of every finding, the job's first

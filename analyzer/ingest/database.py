@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from analyzer.atomic_files import atomic_path, output_error
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.schema import TABLES, ddl
+from analyzer.ingest.sql_values import in_list
 
 
 def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
@@ -29,6 +31,15 @@ def append_rows(con: duckdb.DuckDBPyConnection, table: str, select_sql: str, par
     """INSERT BY NAME the rows of a SELECT holding a normalized table's columns (run_id among them)
     into that table of the working connection."""
     con.execute(f"INSERT INTO {table} BY NAME {select_sql}", params)
+
+
+def insert_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
+    """Append each Arrow table to the table of its name (BY NAME), in the caller's transaction, as one chunk:
+    DuckDB scans an Arrow table chunk by chunk, and a chunk per run or file costs more than its rows."""
+    for name, table in tables.items():
+        con.register("_incoming", table.combine_chunks())
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
+        con.unregister("_incoming")  # (left registered when the insert fails: its error is the one to raise)
 
 
 def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
@@ -53,9 +64,9 @@ def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str
         create_tables(con, "target")
         con.execute("BEGIN TRANSACTION")
         for name in TABLES:
-            con.execute(f"DELETE FROM target.{name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+            con.execute(f"DELETE FROM target.{name} WHERE {in_list('run_id')}", [run_ids])
             con.execute(
-                f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                f"INSERT INTO target.{name} BY NAME SELECT * FROM {name} WHERE {in_list('run_id')}",
                 [run_ids],
             )
         con.execute("COMMIT")

@@ -164,6 +164,11 @@ def device_run_id(run_id: str, device: int) -> str:
     return f"{run_id}/dev{device}"
 
 
+def device_run_id_sql(run_sql: str, device_sql: str) -> str:
+    """``device_run_id`` in SQL, of the SQL expressions of a run id and a device."""
+    return f"{run_sql} || '/dev' || {device_sql}"
+
+
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
     """One run per device: with several devices, rows get run ids '<id>/dev<N>' (device_run_id)."""
     devices = [
@@ -176,13 +181,14 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
         return [(run_id, devices[0] if devices else None)]
     for name in DEVICE_TABLES:
         con.execute(
-            f"UPDATE {name} SET run_id = run_id || '/dev' || device_id WHERE run_id = ? AND device_id IS NOT NULL",
+            f"UPDATE {name} SET run_id = {device_run_id_sql('run_id', 'device_id')} "
+            "WHERE run_id = ? AND device_id IS NOT NULL",
             [run_id],
         )
         # Rows that name no device (host APIs, a timeline without device ids) belong to every device's run.
         con.execute(
             f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
-            f"CROSS JOIN (SELECT ? || '/dev' || unnest(?::INTEGER[]) AS run_id) d "
+            f"CROSS JOIN (SELECT {device_run_id_sql('?', 'unnest(?::INTEGER[])')} AS run_id) d "
             f"WHERE {name}.run_id = ?",
             [run_id, devices, run_id],
         )

@@ -16,6 +16,7 @@ from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printab
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
+from analyzer.ingest.sql_values import in_list
 from analyzer.stop_signal import stop_requested
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path
 def usable_run_ids(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
     """The runs holding at least one device task with a start time and a duration (what analyses need)."""
     rows = con.execute(
-        "SELECT DISTINCT run_id FROM ops WHERE run_id IN (SELECT unnest(?::VARCHAR[])) "
+        f"SELECT DISTINCT run_id FROM ops WHERE {in_list('run_id')} "
         "AND start_ns IS NOT NULL AND dur_us IS NOT NULL ORDER BY run_id",
         [run_ids],
     ).fetchall()

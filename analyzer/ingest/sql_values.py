@@ -10,8 +10,17 @@ from decimal import Decimal
 UINT32_NONE = 4294967295
 UINT64_NONE = 18446744073709551615
 
+
+def in_list(column: str, param: str = "?") -> str:
+    """A WHERE condition: ``column`` is one of the VARCHAR list parameter ``param`` (``?`` or ``$name``)."""
+    return f"{column} IN (SELECT unnest({param}::VARCHAR[]))"
+
+
 # The rows of the runs of the parameter $runs (a WHERE condition), for statements over many runs at once.
-IN_RUNS = "run_id IN (SELECT unnest($runs::VARCHAR[]))"
+IN_RUNS = in_list("run_id", "$runs")
+
+# The timeline events of a pid without process_name metadata (a WHERE condition): kept as kind 'other', said.
+UNNAMED_PROCESS = "process IS NULL AND kind <> 'flow'"
 
 
 def ident(name: str) -> str:

@@ -67,7 +67,8 @@ def judge_jobs(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, job_
     """Per job of ``job_ids`` (their tables filled), what ``run_rules`` gives its job rules over it alone, in
     one pass: each rule's query runs once for all the jobs. {} (each job judged on its own by ``diagnose_job``)
     for fewer than two jobs, or when two share an id."""
-    if len(set(job_ids)) < max(2, len(job_ids)):
+    distinct = len(set(job_ids)) == len(job_ids)
+    if len(job_ids) < 2 or not distinct:
         return {}
     job_rules = configured.where(lambda r: r.scope == "job")
     build_views(con, job_rules)  # on DuckDB's threads, as diagnose_job builds them

@@ -9,7 +9,7 @@ from typing import Any
 
 import duckdb
 
-from analyzer.diagnosis_model import Diagnosis, job_summary
+from analyzer.diagnosis_model import Diagnosis, RunSummary, job_summary
 from analyzer.rule_engine.model import ExplainedBy, Explanation, Finding, Rule
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import bind_params
@@ -96,14 +96,14 @@ def _still_fires(f: Finding, polarity: str, amount: float, wait: float, span: fl
     return (amount - wait) / (span - wait) > f.threshold
 
 
-def _part_explained(f: Finding, e: Explanation, cost_us: float, summary: Any) -> Finding:
+def _part_explained(f: Finding, e: Explanation, cost_us: float, summary: RunSummary | None) -> Finding:
     """The finding with the part of it the job cause costs (``cost_us`` per job step) marked: 'info' when what
     is left would not fire on its own, else its severity kept and its impact what is left."""
     waits, polarity = e.waits[f.rule]
-    steps = getattr(summary, "step_count", 0) if getattr(summary, "span_basis", None) == "steps" else 0
+    steps = summary.step_count if summary is not None and summary.span_basis == "steps" else 0
     amount = float(f.details.get("impact_before_overlap_us", f.impact_us))
     wait = min(cost_us * (steps or max(e.job_steps, 1)), amount)
-    span = getattr(summary, "span_us", None)
+    span = summary.span_us if summary is not None else None
     partial = _still_fires(f, polarity, amount, wait, span)
     per, unit = ("per step", steps * 1000.0) if steps else ("in the profiled span", 1000.0)
     shown, of = round(wait / unit, 1), round(amount / unit, 1)
@@ -117,7 +117,7 @@ def _part_explained(f: Finding, e: Explanation, cost_us: float, summary: Any) ->
     return replace(f, impact_us=left, span_share=share, details=details, explained_by=by)
 
 
-def _explained(f: Finding, explanations: Sequence[Explanation], summary: Any) -> Finding:
+def _explained(f: Finding, explanations: Sequence[Explanation], summary: RunSummary | None) -> Finding:
     """The finding with the note of the first explanation that covers it: a one-column one makes it 'info'
     (its severity kept in the note); one with amounts explains the part it covers (``_part_explained``)."""
     for e in explanations:
@@ -135,7 +135,8 @@ def _explained(f: Finding, explanations: Sequence[Explanation], summary: Any) ->
 def explain_findings(d: Diagnosis, explanations: Sequence[Explanation]) -> Diagnosis:
     """The run's Diagnosis with the findings its jobs' findings explain marked (ranked last) or partly
     explained (ranked by what is left); the same object when none is."""
-    findings = [_explained(f, explanations, d.summary) for f in d.findings]
+    summary = d.summary if isinstance(d.summary, RunSummary) else None  # a rank's run has one
+    findings = [_explained(f, explanations, summary) for f in d.findings]
     if all(a is b for a, b in zip(findings, d.findings, strict=True)):
         return d
     return replace(d, findings=tuple(rank_findings(findings)))

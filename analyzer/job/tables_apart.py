@@ -15,11 +15,10 @@ from contextlib import contextmanager
 import duckdb
 import pyarrow as pa
 
-from analyzer.ingest.database import connect
+from analyzer.ingest.database import connect, insert_tables
 from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
 from analyzer.job.tables import load_job
-from analyzer.runs.catalog import insert_tables
 
 # The tables load_job fills (every row carries the job id as run_id).
 JOB_TABLES = ("job_ranks", "job_steps", "job_comm_ops", "job_comm_bandwidth", "job_groups", "job_links")

@@ -8,15 +8,16 @@ from typing import Any
 
 import duckdb
 
+from analyzer.ingest.sql_values import in_list
 from analyzer.rule_engine.runner import plain_value
 from analyzer.rule_engine.set_query import split_by_run
 from analyzer.sql_modules import SqlDefinition, parse_module
 
 _ATTACH = "CREATE TEMP TABLE IF NOT EXISTS _log_attach (log_run_id VARCHAR, run_id VARCHAR, offset_min INTEGER)"
 _EXISTS = "SELECT count(*) FROM duckdb_views() WHERE view_name = '_log_failed_ops'"
-_ROWS = """
+_ROWS = f"""
 SELECT run_id AS __run, * EXCLUDE (run_id, first_time), strftime(first_time, '%Y-%m-%d %H:%M:%S.%f') AS first_time
-FROM _log_failed_ops WHERE run_id IN (SELECT unnest(?::VARCHAR[]))
+FROM _log_failed_ops WHERE {in_list("run_id")}
 ORDER BY run_id, first_time, log_run_id, stream_id, task_id, op_name
 """
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import duckdb
 
+from analyzer.ingest.sql_values import in_list
+
 MAX_ACTIVITY_S = 10  # an activity lasts until its process's next record in the file, at most this long
 
-_MARKS = """
+_MARKS = f"""
 INSERT INTO timeline BY NAME
 WITH a AS (SELECT e.* FROM log_events e
            WHERE e.run_id = $log_run AND e.host_activity IS NOT NULL AND e.wall_time >= TIMESTAMP '2000-01-01'),
@@ -26,7 +28,7 @@ SELECT r.run_id, p.device_id, 'log' AS kind, 'CANN log' AS process, p.pid AS thr
        coalesce(p.process, 'log') || ' ' || coalesce(CAST(p.pid AS VARCHAR), '') AS thread_name,
        p.module || ': ' || left(split_part(p.message, chr(10), 1), 160) AS name, p.host_activity AS category,
        p.start_ns, (p.end_ns - p.start_ns) / 1000.0 AS dur_us, p.end_ns
-FROM placed p JOIN runs r ON r.run_id IN (SELECT unnest($runs::VARCHAR[]))
+FROM placed p JOIN runs r ON {in_list("r.run_id", "$runs")}
      AND (r.rank_id IS NULL OR p.rank_id IS NULL OR r.rank_id = p.rank_id)
      AND p.end_ns >= r.start_ns AND p.start_ns <= r.end_ns
 """

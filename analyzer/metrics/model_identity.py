@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from analyzer.ingest.sql_values import in_list
+
 MIN_OP_MIX_OVERLAP = 0.6
 MIN_SHARED_COUNT_AGREEMENT = 0.9  # the op types both have occur about as often per step (same depth)
 MIN_SHAPE_OVERLAP = 0.3
@@ -51,16 +53,14 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 def load_identities(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[ModelIdentity]:
     """The identity of each run (in ``run_ids`` order) from ``catalog_runs`` and ``op_positions``."""
     names = dict(
-        con.execute(
-            "SELECT run_id, model_name FROM catalog_runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids]
-        ).fetchall()
+        con.execute(f"SELECT run_id, model_name FROM catalog_runs WHERE {in_list('run_id')}", [run_ids]).fetchall()
     )
     ops: dict[str, Counter] = {r: Counter() for r in run_ids}
     shapes: dict[str, set[str]] = {r: set() for r in run_ids}
     if _has_table(con, "op_positions"):
         rows = con.execute(
             "SELECT run_id, op_type, input_shapes, count(*) FROM op_positions "
-            "WHERE run_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY ALL ORDER BY ALL",
+            f"WHERE {in_list('run_id')} GROUP BY ALL ORDER BY ALL",
             [run_ids],
         ).fetchall()
         for run_id, op_type, shape, count in rows:

@@ -97,7 +97,7 @@ def summary_pairs(summary: dict[str, Any]) -> list[tuple[str, Any]]:
 
 
 def _worded_fields(summary: RunSummary | RunsSummary | JobSummary) -> dict[str, Any]:
-    """The summary's values for summary_pairs, read without summary_dict's deep copy (dataclasses.asdict): its
+    """The summary's values for summary_pairs, read without dataclasses.asdict's deep copy: its
     nested values (the breakdown, the memory) are said elsewhere, never worded from this dict."""
     if isinstance(summary, dict):
         return summary

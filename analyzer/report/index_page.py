@@ -19,6 +19,7 @@ _ORDER_NOTE = (
     "step for a job; a rank's finding that a job finding explains counts there, not here), then by the number "
     "of critical and warning findings, then by name."
 )
+_JOB_NOTE = " A job's row comes above its ranks' rows."
 # Hides the rows whose text does not hold every word typed; no network, no library.
 _FILTER_JS = """<script>
 (function () {
@@ -90,11 +91,26 @@ def _row(d: Diagnosis, top: Finding | None, href: str, job: bool = False) -> str
     )
 
 
+def _job_rows_first(tops: list[tuple[Diagnosis, Path, Finding | None]]) -> list:
+    """The reports worst first (``worst_first_key``), a job's row above its ranks' rows: in the place of its worst
+    rank when that rank's row would come before the job's."""
+    keys = {d.run_id: worst_first_key(d, top) for d, _, top in tops}
+
+    def place(report: tuple[Diagnosis, Path, Finding | None]) -> tuple:
+        d, page, _ = report
+        if not _is_job(page):
+            return (keys[d.run_id], 1)
+        ranks = [keys[r["rank_run_id"]] for r in d.run.get("ranks") or [] if r.get("rank_run_id") in keys]
+        return (min([keys[d.run_id], *ranks]), 0)
+
+    return sorted(tops, key=place)
+
+
 def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> str:
     """The index page: every report (Diagnosis and its report.html or job.html, linked relative to
-    ``index_path``), worst first (worst_first_key), with a filter box."""
+    ``index_path``), worst first (``_job_rows_first``), with a filter box."""
     tops = [(d, page, top_finding(d)) for d, page in pages]  # each report's page order, worked out once
-    ordered = sorted(tops, key=lambda t: (worst_first_key(t[0], t[2]), _is_job(t[1])))
+    ordered = _job_rows_first(tops)
     folder = Path(index_path).resolve().parent
     rows = "".join(
         _row(d, top, Path(os.path.relpath(Path(page).resolve(), folder)).as_posix(), _is_job(page))
@@ -105,7 +121,7 @@ def render_index(pages: Sequence[tuple[Diagnosis, Path]], index_path: Path) -> s
     counted = f"{jobs} job(s), {runs} run(s)" if jobs else f"{runs} run(s)"
     body = (
         f'<header><h1>npu-triage reports</h1><p class="subtitle">{counted}; each row links to the report. '
-        f"{esc(_ORDER_NOTE)} {esc(RANKING_NOTE)}</p></header>"
+        f"{esc(_ORDER_NOTE + (_JOB_NOTE if jobs else ''))} {esc(RANKING_NOTE)}</p></header>"
         '<p class="filter"><input id="filter" type="search" placeholder="filter: run, path, finding, severity" '
         f'aria-label="filter the rows" size="40"> <span id="shown">{len(pages)} of {len(pages)} shown</span></p>'
         '<section id="reports"><table><thead><tr><th>report</th><th>path</th><th>kind</th>'

@@ -99,7 +99,7 @@ def diagnosis_dict(d: Diagnosis) -> dict[str, Any]:
             "tool_version": d.tool_version,
             "run_id": d.run_id,
             "run": d.run,
-            "summary": d.summary,  # summary_dict's dict, made by fixed
+            "summary": d.summary,  # its fields as a dict, made by fixed (without asdict's deep copies)
             "completeness": [outcome_dict(o) for o in d.outcomes],
             "ranking": RANKING,
             "findings": [finding_dict(i, f) for i, f in enumerate(d.findings, start=1)],

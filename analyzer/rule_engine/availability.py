@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import duckdb
 
+from analyzer.ingest.sql_values import in_list
 from analyzer.rule_engine.model import Rule
 
 # (table, column, runs); the table 'counters:hbm_read' means the counters rows of 'hbm_read'.
@@ -58,7 +59,7 @@ def _item(key: Key, n: int, params: dict[str, object], answer: str) -> str:
     value ('has'), or the list of the runs that each have one ('which')."""
     table, column, run_ids = key
     name, _, counter = table.partition(":")
-    where = f'"{column}" IS NOT NULL AND run_id IN (SELECT unnest($runs{n}::VARCHAR[]))'
+    where = f'"{column}" IS NOT NULL AND ' + in_list("run_id", f"$runs{n}")
     params[f"runs{n}"] = list(run_ids)
     if counter:
         where += f" AND counter = $counter{n}"

@@ -13,6 +13,7 @@ import duckdb
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.metadata.discover import Scanned, printable, scan
 from analyzer.ingest.metadata.fingerprint import hash_file_sample, source_fingerprint
+from analyzer.ingest.sql_values import in_list
 from analyzer.job.grouping import Job, find_jobs
 from analyzer.runs.archives import DEFAULT_LIMITS, ArchiveError, Limits, is_archive, unpack
 from analyzer.runs.catalog import catalogued_paths, commit_run, commit_runs, record_failure
@@ -284,7 +285,7 @@ def _lost_files(tables: dict, name: str = "run_problems") -> list[str]:
 def _usable_prints(con: duckdb.DuckDBPyConnection, fingerprints: list[str]) -> list[str]:
     """Those of ``fingerprints`` that the catalog holds runs of."""
     rows = con.execute(
-        "SELECT DISTINCT fingerprint FROM catalog_runs WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))",
+        f"SELECT DISTINCT fingerprint FROM catalog_runs WHERE {in_list('fingerprint')}",
         [fingerprints],
     ).fetchall()
     return [r[0] for r in rows]

@@ -17,6 +17,8 @@ import pyarrow as pa
 from analyzer.atomic_files import atomic_path
 from analyzer.duckdb_connect import close_to_files, connect_offline, is_duckdb_file
 from analyzer.errors import TriageError, first_line
+from analyzer.ingest.database import insert_tables
+from analyzer.ingest.sql_values import in_list
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
 from analyzer.runs.work import INFRASTRUCTURE
 
@@ -120,10 +122,10 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
         found = [t["catalog_runs"] for t in runs if "catalog_runs" in t]
         run_ids = [rid for t in found for rid in t.column("run_id").to_pylist()]
         for name in PER_RUN_TABLES:
-            con.execute(f"DELETE FROM {name} WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids])
+            con.execute(f"DELETE FROM {name} WHERE {in_list('run_id')}", [run_ids])
         if run_ids:  # an earlier attempt the machinery lost (work.INFRASTRUCTURE) is done now
             prints = [fp for t in found for fp in t.column("fingerprint").to_pylist()]
-            con.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
+            con.execute(f"DELETE FROM failures WHERE {in_list('fingerprint')}", [prints])
         failed = [t["failures"] for t in runs if "failures" in t]
         if failed:  # the same path and fingerprint failing again: its new message replaces the old
             con.register("_failed_again", pa.concat_tables(failed).select(["path", "fingerprint"]))
@@ -132,22 +134,11 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             )
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
-        # One Arrow chunk per table: DuckDB scans an Arrow table chunk by chunk, which would cost per run.
-        insert_tables(
-            con, {name: pa.concat_tables([t[name] for t in runs if name in t]).combine_chunks() for name in names}
-        )
+        insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-
-
-def insert_tables(con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]) -> None:
-    """Append each Arrow table to the catalog table of its name (BY NAME), in the caller's transaction."""
-    for name, table in tables.items():
-        con.register("_incoming", table)
-        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _incoming")
-        con.unregister("_incoming")
 
 
 def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:

@@ -10,7 +10,6 @@ cluster. Only the caller (the driver) writes anything.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import as_completed
 from multiprocessing.connection import Connection
@@ -63,18 +62,7 @@ def _start_pool_worker(watched: Connection, thread_count: int) -> None:
     """The initializer of every worker process: its share of the cores for DuckDB (``execution/threads.py``),
     and the end of the worker with its driver (``worker_end.start_worker``)."""
     os.environ[threads.ENV] = str(thread_count)
-    _absent_marked("dateutil")
     start_worker(watched)
-
-
-def _absent_marked(module: str) -> None:
-    """Mark ``module`` absent when it is not installed: pyarrow tries to import dateutil on every conversion of
-    Python values (each run's catalog rows), and an import that failed is searched for along sys.path again."""
-    try:
-        __import__(module)
-    except ImportError:
-        # None: "not importable", as the import system reads it
-        sys.modules[module] = None  # type: ignore[assignment]
 
 
 class LocalPool:

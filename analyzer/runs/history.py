@@ -9,15 +9,16 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.runs.catalog import insert_tables
+from analyzer.ingest.database import insert_tables
+from analyzer.ingest.sql_values import in_list
 from analyzer.runs.work import INFRASTRUCTURE
 
 # The error problems of the catalogued runs (jobs) of some fingerprints: the input they lost.
 _LOST_SQL = {
     "run_problems": "SELECT r.fingerprint, p.file, p.problem FROM catalog_runs r JOIN run_problems p USING (run_id) "
-    "WHERE p.severity = 'error' AND r.fingerprint IN (SELECT unnest(?::VARCHAR[]))",
+    f"WHERE p.severity = 'error' AND {in_list('r.fingerprint')}",
     "job_problems": "SELECT j.fingerprint, p.file, p.problem FROM catalog_jobs j JOIN job_problems p USING (job_id) "
-    "WHERE p.severity = 'error' AND j.fingerprint IN (SELECT unnest(?::VARCHAR[]))",
+    f"WHERE p.severity = 'error' AND {in_list('j.fingerprint')}",
 }
 
 
@@ -42,7 +43,7 @@ def earlier_losses(con: duckdb.DuckDBPyConnection, fingerprints: list[str], tabl
 def earlier_failures(con: duckdb.DuckDBPyConnection, fingerprints: list[str]) -> dict[str, str]:
     """Per fingerprint among ``fingerprints`` that an earlier batch could not use, its failure's message."""
     rows = con.execute(
-        "SELECT fingerprint, min(message) FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[])) "
+        f"SELECT fingerprint, min(message) FROM failures WHERE {in_list('fingerprint')} "
         "AND NOT starts_with(message, ?) GROUP BY fingerprint",
         [fingerprints, INFRASTRUCTURE],
     ).fetchall()

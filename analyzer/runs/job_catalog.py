@@ -13,15 +13,15 @@ import pyarrow as pa
 
 from analyzer.diagnosis_model import job_summary
 from analyzer.duckdb_connect import fixed_order
-from analyzer.ingest.database import connect
+from analyzer.ingest.database import connect, insert_tables
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
+from analyzer.ingest.sql_values import in_list
 from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from analyzer.rule_engine.model import ConfiguredRules, Finding
 from analyzer.rule_engine.runner import build_views
-from analyzer.runs.catalog import insert_tables
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
 
@@ -172,9 +172,9 @@ def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Tabl
     catalog.execute("BEGIN TRANSACTION")
     try:
         for name in JOB_TABLES:
-            catalog.execute(f"DELETE FROM {name} WHERE job_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+            catalog.execute(f"DELETE FROM {name} WHERE {in_list('job_id')}", [ids])
         # an earlier lost attempt
-        catalog.execute("DELETE FROM failures WHERE fingerprint IN (SELECT unnest(?::VARCHAR[]))", [prints])
+        catalog.execute(f"DELETE FROM failures WHERE {in_list('fingerprint')}", [prints])
         for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
             insert_tables(catalog, tables)
         catalog.execute("COMMIT")

@@ -8,10 +8,12 @@ import duckdb
 
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.errors import first_line
+from analyzer.ingest.database import insert_tables
 from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.ingest.model import IngestError
-from analyzer.runs.catalog import create_catalog_tables, insert_tables
+from analyzer.ingest.sql_values import in_list
+from analyzer.runs.catalog import create_catalog_tables
 from analyzer.runs.catalog_schema import PER_RUN_TABLES
 from analyzer.runs.work import RunTask, WorkSettings, analyze_run
 
@@ -96,9 +98,7 @@ def _from_path(con: duckdb.DuckDBPyConnection, path: Path, settings: WorkSetting
         raise IngestError(f"{path}: {tables['failures'].column('message')[0].as_py()}")
     run_ids = tables["catalog_runs"].column("run_id").to_pylist()
     # The same export named twice (diff X X, a sweep listing it twice) has one run id: load it once.
-    loaded = con.execute(
-        "SELECT count(*) FROM catalog_runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [run_ids]
-    ).fetchall()[0][0]
+    loaded = con.execute(f"SELECT count(*) FROM catalog_runs WHERE {in_list('run_id')}", [run_ids]).fetchall()[0][0]
     if not loaded:
         insert_tables(con, tables)
     if len(run_ids) > 1:

@@ -6,6 +6,7 @@ It holds no state and touches no catalog, so any executor can run it: the local 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from analyzer.diagnosis import diagnose_many
 from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
+from analyzer.ingest.sql_values import in_list
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
@@ -26,6 +28,21 @@ from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
+
+
+def _absent_marked(module: str) -> None:
+    """Mark ``module`` absent when it is not installed: an import that failed is searched for along sys.path
+    again on every try."""
+    try:
+        __import__(module)
+    except ImportError:
+        # None: "not importable", as the import system reads it
+        sys.modules[module] = None  # type: ignore[assignment]
+
+
+# pyarrow tries to import its optional dateutil on every conversion of Python values (each run's catalog rows):
+# marked once here, in every process that does the work (a pool's or Dask's worker, or this one).
+_absent_marked("dateutil")
 
 RunTables = dict[str, pa.Table]
 
@@ -144,11 +161,11 @@ class Judged:
 
 
 # The catalog_runs columns of the runs table; $model and $bs: the user's labels, overriding the metadata's.
-_RUNS_SQL = """
+_RUNS_SQL = f"""
 SELECT run_id AS rid, device_id, rank_id, producer, export_type, cann_version, torch_npu_version, chip,
        coalesce($model, model_name) AS model_name, coalesce($bs, batch_size) AS batch_size, profiler_level,
        aic_metrics, aic_mode, pmu_collected, not_collected
-FROM runs WHERE run_id IN (SELECT unnest($rids::VARCHAR[]))
+FROM runs WHERE {in_list("run_id", "$rids")}
 """
 
 _PROBLEMS_SQL = """
@@ -201,8 +218,7 @@ def _as_catalog(name: str, table: pa.Table) -> pa.Table:
 
 def _rows_of(table: pa.Table, key: str, value: str, columns: dict[str, str]) -> pa.Table:
     """The rows whose ``key`` is ``value`` (in their order), without ``key``, with the text ``columns`` added."""
-    # a typed scalar: given a str, pyarrow tries optional imports on every call
-    rows = table.filter(pc.equal(table.column(key), pa.scalar(value, pa.string()))).drop_columns([key])
+    rows = table.filter(pc.equal(table.column(key), value)).drop_columns([key])
     for name, text in columns.items():
         rows = rows.append_column(name, pa.repeat(pa.scalar(text, pa.string()), rows.num_rows))
     return rows

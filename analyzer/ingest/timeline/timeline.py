@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.sql_values import UNNAMED_PROCESS
 from analyzer.ingest.timeline.timeline_counters import insert_counters
 from analyzer.ingest.timeline.timeline_events import insert_timeline
 from analyzer.ingest.timeline.timeline_json import (
@@ -110,7 +111,7 @@ def _report_unusable_events(
 
 def _report_unnamed_processes(con: duckdb.DuckDBPyConnection, path: Path, ctx: ReadContext) -> None:
     missing = con.execute(
-        "SELECT count(*) FROM timeline WHERE run_id = ? AND process IS NULL AND kind <> 'flow'", [ctx.run_id]
+        f"SELECT count(*) FROM timeline WHERE run_id = ? AND {UNNAMED_PROCESS}", [ctx.run_id]
     ).fetchall()[0][0]
     if missing:
         ctx.report(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.ingest.csv.csv_group import RunFile
-from analyzer.ingest.sql_values import IN_RUNS
+from analyzer.ingest.sql_values import IN_RUNS, UNNAMED_PROCESS
 from analyzer.ingest.timeline.timeline_counters import insert_counters_of_files
 from analyzer.ingest.timeline.timeline_events import insert_timelines
 from analyzer.ingest.timeline.timeline_json import create_raw_table, first_char, insert_arrays
@@ -85,7 +85,6 @@ def _unclean_files(con: duckdb.DuckDBPyConnection, raw: str, files: list[RunFile
 def _unnamed_processes(con: duckdb.DuckDBPyConnection, runs: list[str]) -> set[str]:
     """The runs holding events of a pid without process_name metadata (timeline._report_unnamed_processes)."""
     rows = con.execute(
-        f"SELECT DISTINCT run_id FROM timeline WHERE {IN_RUNS} AND process IS NULL AND kind <> 'flow'",
-        {"runs": runs},
+        f"SELECT DISTINCT run_id FROM timeline WHERE {IN_RUNS} AND {UNNAMED_PROCESS}", {"runs": runs}
     ).fetchall()
     return {r[0] for r in rows}

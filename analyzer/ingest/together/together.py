@@ -25,7 +25,7 @@ from analyzer.ingest.csv.csv_group import (
     probe_files,
     read_groups,
 )
-from analyzer.ingest.database import in_transaction
+from analyzer.ingest.database import in_transaction, insert_tables
 from analyzer.ingest.finalize import device_run_id
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
@@ -215,12 +215,7 @@ def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: li
     careful = {f.run_id for f, rows in zip(files, found, strict=True) if rows is None}
     tables = [rows for rows in found if rows is not None and rows.num_rows]
     if tables:
-        # One chunk: DuckDB scans an Arrow table chunk by chunk, and a chunk per run costs more than its rows.
-        con.register("_comm_ops_together", pa.concat_tables(tables).combine_chunks())
-        try:
-            con.execute("INSERT INTO comm_ops BY NAME SELECT * FROM _comm_ops_together")
-        finally:
-            con.unregister("_comm_ops_together")
+        insert_tables(con, {"comm_ops": pa.concat_tables(tables)})
     return careful
 
 
