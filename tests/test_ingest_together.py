@@ -77,8 +77,10 @@ def _bad_duration(header: str, row: str) -> str:
 @pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_a_damaged_rank_keeps_its_messages_and_spoils_no_other(job, tmp_path, monkeypatch):
     from analyzer.ingest.csv import csv_group
+    from analyzer.ingest.together import together
 
     monkeypatch.setattr(csv_group, "_FILES_PER_SCAN", 3)  # several scans per group, damaged files among them
+    monkeypatch.setattr(together, "_RUNS_PER_TABLE", 3)  # communication rows in several tables, a damaged file in one
     root = Path(shutil.copytree(job, tmp_path / "job"))
     ranks = _damage(root)
     sources = scan(root)[0]

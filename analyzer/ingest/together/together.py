@@ -43,6 +43,8 @@ _AT_LEAST = 2
 # Kinds read one export at a time beside kinds read together: their readers fill tables no kind read
 # together fills, and read no rows of those.
 _ALONE_BESIDE = frozenset({"timeline", "task_time", "ai_core_utilization", "ai_vector_core_utilization"})
+# communication.json files whose rows are converted to Arrow columns at once (together._json_found).
+_RUNS_PER_TABLE = 256
 
 
 @dataclass
@@ -174,11 +176,11 @@ def _read_kinds(
     return parts
 
 
-def _prepare(kind: str, files: list[RunFile]) -> list | tuple[list, Prewritten]:
-    """The Python work on one kind's files, touching no connection: each file's rows (JSON kinds) or probe
+def _prepare(kind: str, files: list[RunFile]) -> JsonFound | list | tuple[list, Prewritten]:
+    """The Python work on one kind's files, touching no connection: their rows (JSON kinds) or each file's probe
     (with the joined files of its scans written, for CSV kinds)."""
     if kind in JSON_KINDS:
-        return [_json_rows(kind, f) for f in files]
+        return _json_found(kind, files)
     if kind == TIMELINE:
         return probe_timelines(files)
     probed = probe_files(files)
@@ -197,7 +199,7 @@ def _discard(prepared: list[Future]) -> None:
 def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], prepared: Any) -> set[str]:
     """Read one kind's files of every run (``prepared``: ``_prepare``'s); the runs needing the careful path."""
     if kind in JSON_KINDS:
-        return _insert_json(con, files, prepared)
+        return _insert_json(con, prepared)
     if kind == TIMELINE:
         return read_timelines(con, files, prepared)
     read = group_read(kind)
@@ -210,18 +212,46 @@ def _read_kind(con: duckdb.DuckDBPyConnection, kind: str, files: list[RunFile], 
     return careful | runs_to_recheck(con, read, [f.run_id for f in files])
 
 
-def _insert_json(con: duckdb.DuckDBPyConnection, files: list[RunFile], found: list[pa.Table | None]) -> set[str]:
+@dataclass(frozen=True)
+class JsonFound:
+    """What ``_json_found`` read of a JSON kind's files: the runs the careful path reads, and the comm_ops rows
+    of the others (tagged with their runs, in the files' order)."""
+
+    careful: set[str]
+    tables: list[pa.Table]
+
+
+def _insert_json(con: duckdb.DuckDBPyConnection, found: JsonFound) -> set[str]:
     """communication.json rows of every run in one insert (the matrix files are only checked)."""
-    careful = {f.run_id for f, rows in zip(files, found, strict=True) if rows is None}
-    tables = [rows for rows in found if rows is not None and rows.num_rows]
+    tables = [rows for rows in found.tables if rows.num_rows]
     if tables:
         insert_tables(con, {"comm_ops": pa.concat_tables(tables)})
-    return careful
+    return found.careful
 
 
-def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
-    """The comm_ops rows of one run's file, tagged with its run (columns, not a Python object per row
-    held for every run at once); None when the reader has anything to say."""
+def _json_found(kind: str, files: list[RunFile]) -> JsonFound:
+    """The comm_ops rows of the files that read without a word to say, tagged with their runs: converted to
+    columns _RUNS_PER_TABLE files at a time (an Arrow conversion per file costs more than its few rows, and
+    rows held as Python objects for every run at once would cost memory)."""
+    careful: set[str] = set()
+    tables: list[pa.Table] = []
+    for start in range(0, len(files), _RUNS_PER_TABLE):
+        rows: list[dict[str, object]] = []
+        runs: list[str] = []
+        for f in files[start : start + _RUNS_PER_TABLE]:
+            found = _json_rows(kind, f)
+            if found is None:
+                careful.add(f.run_id)
+            else:
+                rows += found
+                runs += [f.run_id] * len(found)
+        table = comm_ops_table(rows)
+        tables.append(table.add_column(0, pa.field("run_id", pa.string()), pa.array(runs, pa.string())))
+    return JsonFound(careful, tables)
+
+
+def _json_rows(kind: str, f: RunFile) -> list[dict[str, object]] | None:
+    """The comm_ops rows of one run's file; None when the reader has anything to say."""
     try:
         rows = []
         if kind == "communication":
@@ -230,10 +260,7 @@ def _json_rows(kind: str, f: RunFile) -> pa.Table | None:
             check_communication_matrix((f.path,), f.ctx)
     except Exception:  # the careful path names it (loader._guarded)
         return None
-    if f.ctx.problems:
-        return None
-    table = comm_ops_table(rows)
-    return table.add_column(0, pa.field("run_id", pa.string()), pa.array([f.run_id] * table.num_rows, pa.string()))
+    return None if f.ctx.problems else rows
 
 
 def _remove(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
