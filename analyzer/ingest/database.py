@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from analyzer.atomic_files import atomic_path, output_error
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.schema import TABLES, ddl
 from analyzer.ingest.sql_values import in_list
+
+if TYPE_CHECKING:  # a single export's reading never loads pyarrow (tests/test_cli_imports.py)
+    import pyarrow as pa
 
 
 def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
