@@ -21,7 +21,6 @@ from collections.abc import Collection
 import duckdb
 import polars as pl
 
-from analyzer.report.busy_series import busy_parts
 from analyzer.report.runs_reader import READERS, Compute, RunsReader
 
 # The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
@@ -88,7 +87,11 @@ def busy_over_time(
     WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
     params = {"run": run_id, "n": bucket_count, "lo": lo, "hi": hi}
-    compute = functools.partial(busy_parts, bucket_count=bucket_count)  # the pages of many runs: numpy's rows
+    compute = None
+    if isinstance(con, RunsReader):  # the pages of many runs: numpy's rows (pyarrow: not in a page's worker)
+        from analyzer.report.busy_series import busy_parts
+
+        compute = functools.partial(busy_parts, bucket_count=bucket_count)
     return _query(con, sql, params, "bucket", batched=window_ns is None, compute=compute)
 
 
