@@ -94,7 +94,7 @@ def test_every_series_filter_on_its_run_keeps_only_the_chunks_runs(sweep, monkey
     reader = RunsReader(trace.con, [d.run_id for d in diagnoses])
     for read in SERIES:
         read(reader, diagnoses[0].run_id)
-    assert len(asked) >= len(SERIES)
+    assert len(asked) >= len(SERIES) - 1  # op_type_pareto and op_type_calls read one query
     for sql in asked:
         assert chunk_sql(sql).count("IN (SELECT unnest($__runs::VARCHAR[]))") == sql.count("$run"), sql
 
