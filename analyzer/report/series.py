@@ -193,7 +193,7 @@ def op_type_calls(
     Columns: op_type, call_count, avg_us, total_us, time_rank, hotspot.
     """
     # the hotspots are marked here, not in the query, so that one query serves every run's page
-    calls = _op_types(con, run_id, limit).select("op_type", "call_count", "avg_us", "total_us", "time_rank")
+    calls = _op_types(con, run_id, limit)[["op_type", "call_count", "avg_us", "total_us", "time_rank"]]
     hot = frozenset(hotspots)
     return calls.hstack([pl.Series("hotspot", [t in hot for t in calls["op_type"].to_list()], dtype=pl.Boolean)])
 
