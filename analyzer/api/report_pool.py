@@ -65,7 +65,6 @@ class ReportWorkers(StartedPool):
 
     def __init__(self, workers: int, html: bool) -> None:
         super().__init__(workers, _start, (html,))
-        self.count = workers
 
 
 def start_workers(count: int, formats: Sequence[str]) -> ReportWorkers | None:
