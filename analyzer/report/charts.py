@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
-import html
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import numpy as np
 import polars as pl
 
+from analyzer.report.escaped_text import escaped
 from analyzer.report.plain_figure import NO_TEMPLATE, Figure, merged, trace
 from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
 
@@ -210,13 +210,7 @@ def plotly_text(value: object) -> str:
     >>> plotly_text("<b>x</b>")
     '&lt;b&gt;x&lt;/b&gt;'
     """
-    return _plotly_escaped("" if value is None else str(value))
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _plotly_escaped(text: str) -> str:
-    """``plotly_text`` of a text, remembered: the charts of many runs repeat the same operator names."""
-    return html.escape(text, quote=False)
+    return escaped("plotly", "" if value is None else str(value))
 
 
 def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | None]:
