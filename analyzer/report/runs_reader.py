@@ -27,7 +27,7 @@ _IN_CHUNK = r"\1 = $run AND \1 BETWEEN $__first AND $__last AND \1 IN (SELECT un
 Compute = Callable[[duckdb.DuckDBPyConnection, list[str]], "tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None"]
 # Runs read per query: enough to pay a query's fixed cost once for many pages, few enough that the rows held
 # at once (and DuckDB's memory for them) stay small however many ranks a job has.
-CHUNK = 256
+CHUNK = 512
 
 
 class RunsReader:
