@@ -20,6 +20,9 @@ from analyzer.rule_engine.views import create_views
 _RUN = re.compile(r"\$run\b")
 # A page query's filter on its run, `<alias.>run_id = $run`.
 _RUN_FILTER = re.compile(r"(\b[\w.]*run_id) = \$run\b")
+# A query's last ORDER BY, after which nothing is nested (a window's or a subquery's is inside parentheses).
+_LAST_ORDER = re.compile(r"\s+ORDER BY [^()]*$")
+_LIMITED = re.compile(r"\b(LIMIT|OFFSET)\b")
 # That filter with the chunk's runs beside it (chunk_sql).
 _IN_CHUNK = r"\1 = $run AND \1 BETWEEN $__first AND $__last AND \1 IN (SELECT unnest($__runs::VARCHAR[]))"
 # What makes a query's rows for a chunk of runs without it: (the connection, the runs) -> (no rows, the rows
@@ -134,12 +137,17 @@ def chunk_sql(sql: str) -> str:
     run ids (``$__first``, ``$__last``) is a constant DuckDB compares with each row group's run ids, so it
     skips the row groups of other runs unread; the list alone is looked up row by row.
 
-    >>> print(chunk_sql("SELECT x FROM t WHERE t.run_id = $run AND y = $y").replace(" AND t.", "\\n AND t."))
+    The query's own last ORDER BY (without LIMIT) is left out: the chunk's query orders every row by the
+    query's ORDER BY in its output columns, and a sort of each run's rows before that one is wasted.
+
+    >>> print(chunk_sql("SELECT x FROM t WHERE t.run_id = $run AND y = $y ORDER BY x").replace(" AND t.", "\\n AND t."))
     SELECT x FROM t WHERE t.run_id = __runs.run_id
      AND t.run_id BETWEEN $__first AND $__last
      AND t.run_id IN (SELECT unnest($__runs::VARCHAR[])) AND y = $y
     """
-    return _RUN.sub("__runs.run_id", _RUN_FILTER.sub(_IN_CHUNK, sql))
+    last = _LAST_ORDER.search(sql)
+    unordered = sql if last is None or _LIMITED.search(last.group(0)) else sql[: last.start()]
+    return _RUN.sub("__runs.run_id", _RUN_FILTER.sub(_IN_CHUNK, unordered))
 
 
 class NeedsDatabase(TriageError):
