@@ -65,7 +65,7 @@ def test_numpy_busy_rows_are_the_query_rows(con, monkeypatch, seed, buckets, chu
     assert busy_series.busy_parts(con, runs, buckets) is not None  # made by numpy, not left to the query
     made = _pages(con, runs, buckets, chunk)
     assert sum(1 for run in runs if "[]" not in made[run]) == 12  # the communication-only and instant runs: none
-    monkeypatch.setattr(series, "busy_parts", lambda *args, **kwargs: None)  # the chunk's query
+    monkeypatch.setattr(busy_series, "busy_parts", lambda *args, **kwargs: None)  # the chunk's query
     assert made == _pages(con, runs, buckets, chunk)
     for run in runs[:3]:  # and a page read alone, by its own query
         alone = series.busy_over_time(con, run, bucket_count=buckets)

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analyzer.report.charts import _scaled, rows_equal, rows_where
+from analyzer.report.charts import _scaled, column_lists, rows_equal, rows_where
 
 
 def _values() -> pl.Series:
@@ -39,9 +39,8 @@ def test_rows_where_is_polars_filter_as_lists() -> None:
     table = pl.DataFrame({"x": [3, None, 1, 2], "y": ["a", "b", None, "d"], "z": [0.5, float("nan"), None, 2.0]})
     keep = [True, True, False, True]
     expected = table.filter(pl.Series(keep)).to_dict(as_series=False)
-    assert repr(rows_where(table, keep)) == repr(expected)
-    assert repr(rows_where(table.to_dict(as_series=False), keep, ["z", "x"])) == repr(
-        {"z": expected["z"], "x": expected["x"]}
-    )
-    assert rows_where(table, [False] * 4) == {"x": [], "y": [], "z": []}
-    assert rows_equal(table, "y", "b", ["x"]) == {"x": [None]}
+    columns = column_lists(table)
+    assert repr(rows_where(columns, keep)) == repr(expected)
+    assert repr(rows_where(columns, keep, ["z", "x"])) == repr({"z": expected["z"], "x": expected["x"]})
+    assert rows_where(columns, [False] * 4) == {"x": [], "y": [], "z": []}
+    assert rows_equal(columns, "y", "b", ["x"]) == {"x": [None]}

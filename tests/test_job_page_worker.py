@@ -10,6 +10,7 @@ import pytest
 import analyzer
 from analyzer.api import report_pool
 from analyzer.api.reports import report_job, report_settings
+from analyzer.errors import TriageError
 from analyzer.report import job_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,3 +65,18 @@ def test_a_job_whose_worker_is_lost_is_written_here(job, tmp_path):
         workers.close(stop=True)
     assert [p.name for p in paths] == ["diagnosis.json", "diagnosis.md", "job.html"]
     assert _files(tmp_path / "lost") == _files(tmp_path / "here")
+
+
+@pytest.mark.slow  # a worker process: the full suite runs it
+def test_a_job_its_worker_cannot_write_fails_with_the_workers_error_not_drawn_again(job, tmp_path, monkeypatch):
+    trace, d = job
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / d.run_id).write_text("a file where the job's folder goes")
+    workers = report_pool.ReportWorkers(1, html=True)
+    monkeypatch.setattr(report_pool, "write_report", _not_here)  # this process only: the worker is spawned
+    try:
+        written = report_job(d, report_settings(tmp_path / "out", FORMATS, trace, False), trace=trace, workers=workers)
+        with pytest.raises(TriageError, match=d.run_id):
+            written()
+    finally:
+        workers.close()

@@ -34,7 +34,7 @@ def test_workers_started_before_reading_write_the_same_reports(tmp_path, monkeyp
     monkeypatch.setattr(report_pool, "TASK_PAGES", 2)
     monkeypatch.setattr(runs_reader, "CHUNK", 2)
     workers = start_workers(6, FORMATS)  # before the runs are read, as diagnose starts them
-    assert workers is not None and workers.count >= 2
+    assert workers is not None and workers.executor._max_workers >= 2
     trace = analyzer.load(ROOT / "fixtures" / "examples" / "batch_sweep")
     diagnoses = analyzer.diagnose_runs(trace)
     pooled = report_all(

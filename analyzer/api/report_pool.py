@@ -65,7 +65,6 @@ class ReportWorkers(StartedPool):
 
     def __init__(self, workers: int, html: bool) -> None:
         super().__init__(workers, _start, (html,))
-        self.count = workers
 
 
 def start_workers(count: int, formats: Sequence[str]) -> ReportWorkers | None:
@@ -99,9 +98,7 @@ def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | Non
     """In a worker: per diagnosis the paths written, None when its page needs the database, or the error."""
     con: Any = None
     needs_database: tuple[type[Exception], ...] = ()
-    if pages.job is not None:
-        con = pages.job
-    elif pages.read is not None:
+    if pages.read is not None:
         from analyzer.report.runs_reader import NeedsDatabase, ReadSeries  # polars: HTML only
 
         con, needs_database = ReadSeries(pages.read, [d.run_id for d in pages.diagnoses]), (NeedsDatabase,)
@@ -118,9 +115,10 @@ def write_pages(pages: Pages, settings: Settings) -> list[list[Path] | str | Non
     return done
 
 
-def send_job(d: Diagnosis, settings: Settings, con: Any, workers: ReportWorkers) -> Future:
+def send_job(d: Diagnosis, settings: Settings, con: Any, workers: ReportWorkers) -> Future | None:
     """The job's files written by one of ``workers``, its page's series read here first: the page (its rank
-    heat map the longest to draw) is drawn while this process judges the ranks. ``job_written`` takes it."""
+    heat map the longest to draw) is drawn while this process judges the ranks. ``job_written`` takes it; None
+    when the pool is broken (a worker died: killed, out of memory), and then ``job_written`` writes them here."""
     job = None
     if "html" in settings.formats and con is not None:
         from analyzer.report.job_page import read_job_series
@@ -128,22 +126,26 @@ def send_job(d: Diagnosis, settings: Settings, con: Any, workers: ReportWorkers)
         job = read_job_series(con, d.run_id)
     try:
         with ctrl_c_ignored():
-            return workers.executor.submit(write_pages, Pages([d], None, job), settings)
-    except BrokenProcessPool as exc:  # a worker died (killed, out of memory): the job is written here
-        lost: Future = Future()
-        lost.set_exception(exc)
-        return lost
+            return workers.executor.submit(write_job, Pages([d], None, job), settings)
+    except BrokenProcessPool:
+        return None
 
 
-def job_written(d: Diagnosis, settings: Settings, con: Any, sent: Future) -> list[Path]:
-    """The paths written for the job sent by ``send_job``; when its worker was lost or could not write them,
-    they are written here (which raises what stopped them, as a job written here does)."""
-    try:
-        (result,) = sent.result()
-    except Exception:  # the worker process died (killed, out of memory)
-        result = None
-    if isinstance(result, list):
-        return result
+def write_job(pages: Pages, settings: Settings) -> list[Path]:
+    """In a worker: the paths written for the job of ``pages`` (its page's series: ``pages.job``); what stops
+    them is raised where they are awaited (``job_written``)."""
+    (d,) = pages.diagnoses
+    return write_files(d, settings.out_dir, settings.formats, pages.job, settings.self_contained, settings.found)
+
+
+def job_written(d: Diagnosis, settings: Settings, con: Any, sent: Future | None) -> list[Path]:
+    """The paths written for the job sent by ``send_job``; written here when no worker could (the pool broken,
+    or its worker died while writing them). What stopped a worker writing them is raised, as here."""
+    if sent is not None:
+        try:
+            return sent.result()
+        except BrokenProcessPool:  # its worker died (killed, out of memory)
+            pass
     return write_report(d, settings, con, None)
 
 

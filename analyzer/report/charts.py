@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import functools
-import html
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import numpy as np
 import polars as pl
 
+from analyzer.report.escaped_text import escaped
 from analyzer.report.plain_figure import NO_TEMPLATE, Figure, merged, trace
 from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
 
@@ -210,13 +210,7 @@ def plotly_text(value: object) -> str:
     >>> plotly_text("<b>x</b>")
     '&lt;b&gt;x&lt;/b&gt;'
     """
-    return _plotly_escaped("" if value is None else str(value))
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _plotly_escaped(text: str) -> str:
-    """``plotly_text`` of a text, remembered: the charts of many runs repeat the same operator names."""
-    return html.escape(text, quote=False)
+    return escaped("plotly", "" if value is None else str(value))
 
 
 def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | None]:
@@ -242,34 +236,29 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     return out
 
 
-Columns = pl.DataFrame | dict[str, list]  # a table, or its columns as lists
+def rows_where(table: dict[str, list], keep: list[bool], columns: Iterable[str] | None = None) -> dict[str, list]:
+    """The values of ``columns`` (all by default) of ``table`` (columns as lists: ``column_lists``) in the rows
+    where ``keep`` (one flag per row, made by a Python pass over a column) is true, in their order, as lists: a
+    chart draws lists, and a polars gather or filter per part of a chart costs more than picking a few thousand
+    values.
 
-
-def rows_where(table: Columns, keep: list[bool], columns: Iterable[str] | None = None) -> dict[str, list]:
-    """The values of ``columns`` (all by default) in the rows of ``table`` where ``keep`` (one flag per row, made
-    by a Python pass over a column) is true, in their order, as lists: a chart draws lists, and a polars gather
-    or filter per part of a chart costs more than picking a few thousand values.
-
-    >>> rows_where(pl.DataFrame({"x": [1, None, 3], "y": list("abc")}), [False, True, True])
+    >>> rows_where({"x": [1, None, 3], "y": list("abc")}, [False, True, True])
     {'x': [None, 3], 'y': ['b', 'c']}
     """
-    names = list(columns or (table.columns if isinstance(table, pl.DataFrame) else table))
-    return {c: [v for v, k in zip(_values(table, c), keep, strict=True) if k] for c in names}
+    return {c: [v for v, k in zip(table[c], keep, strict=True) if k] for c in (columns or table)}
 
 
-def rows_equal(table: Columns, column: str, value: object, columns: Iterable[str] | None = None) -> dict[str, list]:
+def rows_equal(
+    table: dict[str, list], column: str, value: object, columns: Iterable[str] | None = None
+) -> dict[str, list]:
     """``rows_where`` the ``column`` is ``value``."""
-    return rows_where(table, [v == value for v in _values(table, column)], columns)
+    return rows_where(table, [v == value for v in table[column]], columns)
 
 
 def column_lists(frame: pl.DataFrame, columns: Iterable[str] | None = None) -> dict[str, list]:
     """The frame's ``columns`` (all by default) as lists, converted once for all the parts a chart picks from them
     (``rows_where``, ``rows_equal``)."""
     return {c: frame[c].to_list() for c in (frame.columns if columns is None else columns)}
-
-
-def _values(table: Columns, column: str) -> list:
-    return table[column].to_list() if isinstance(table, pl.DataFrame) else table[column]
 
 
 def _labels(values: pl.Series | list) -> list[str]:

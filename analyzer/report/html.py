@@ -20,7 +20,7 @@ import polars as pl
 
 from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis, RunSummary
-from analyzer.report import charts, memory_charts, memory_series, runs_series, series
+from analyzer.report import charts, memory_charts, memory_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
 from analyzer.report.chart_placement import ChartPlacement
 from analyzer.report.html_about import run_about_section, runs_about_section
@@ -117,8 +117,15 @@ SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
 # Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
 RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], Figure]
 RUNS_CHARTS: dict[str, RunsChart] = {
-    "scaling": lambda con, runs, subject: sweep_chart(runs_series.scaling_rows(con, runs, subject)),
+    "scaling": lambda con, runs, subject: sweep_chart(_scaling_rows(con, runs, subject)),
 }
+
+
+def _scaling_rows(con: duckdb.DuckDBPyConnection, runs: list[str], subject: str) -> pl.DataFrame:
+    """runs_series.scaling_rows, imported only for an all-runs page (with pyarrow, which no run page needs)."""
+    from analyzer.report.runs_series import scaling_rows
+
+    return scaling_rows(con, runs, subject)
 
 
 def _device_memory_mb(p: PageSeries) -> float | None:

@@ -5,14 +5,13 @@ Every value that may come from an export goes through ``cell`` or ``esc`` (``htm
 
 from __future__ import annotations
 
-import functools
-import html
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import failed_ops
+from analyzer.report.escaped_text import escaped
 from analyzer.rule_engine.model import Finding
 
 
@@ -22,14 +21,7 @@ def esc(value: Any) -> str:
     >>> esc("<img src=x onerror=alert(1)>")
     '&lt;img src=x onerror=alert(1)&gt;'
     """
-    return _escaped("" if value is None else str(value))
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def _escaped(text: str) -> str:
-    """``html.escape`` of a text, remembered: the pages of many runs repeat the same rule, operator and column
-    names thousands of times."""
-    return html.escape(text, quote=True)
+    return escaped("html", "" if value is None else str(value))
 
 
 def cell(value: Any) -> str:

@@ -21,7 +21,6 @@ from collections.abc import Collection
 import duckdb
 import polars as pl
 
-from analyzer.report.busy_series import busy_parts
 from analyzer.report.runs_reader import READERS, Compute, RunsReader
 
 # The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
@@ -88,7 +87,11 @@ def busy_over_time(
     WHERE EXISTS (SELECT 1 FROM pieces)
     ORDER BY b.bucket"""
     params = {"run": run_id, "n": bucket_count, "lo": lo, "hi": hi}
-    compute = functools.partial(busy_parts, bucket_count=bucket_count)  # the pages of many runs: numpy's rows
+    compute = None
+    if isinstance(con, RunsReader):  # the pages of many runs: numpy's rows (pyarrow: not in a page's worker)
+        from analyzer.report.busy_series import busy_parts
+
+        compute = functools.partial(busy_parts, bucket_count=bucket_count)
     return _query(con, sql, params, "bucket", batched=window_ns is None, compute=compute)
 
 
@@ -153,6 +156,19 @@ ranked AS (
 """
 
 
+# Operator types read for both charts of them (the calls chart's default limit): one query serves both.
+_OP_TYPE_ROWS = 2000
+
+
+def _op_types(con: duckdb.DuckDBPyConnection, run_id: str, rows: int) -> pl.DataFrame:
+    """The first ``rows`` operator types by summed compute-task time, with every column either chart draws."""
+    sql = f"""WITH {_OP_TYPES}
+    SELECT time_rank, op_type, call_count, round(total_us, 3) AS total_us, round(avg_us, 3) AS avg_us,
+           round(share, 6) AS share, round(cumulative_share, 6) AS cumulative_share
+    FROM ranked WHERE time_rank <= $limit ORDER BY time_rank"""
+    return _query(con, sql, {"run": run_id, "limit": max(rows, _OP_TYPE_ROWS)}, "time_rank").head(rows)
+
+
 def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20) -> pl.DataFrame:
     """The ``top_n`` operator types by summed compute-task time, with calls and cumulative share.
 
@@ -160,11 +176,7 @@ def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20)
     Columns: time_rank, op_type, call_count, total_us, avg_us, share (0-1 of all compute-task time),
     cumulative_share.
     """
-    sql = f"""WITH {_OP_TYPES}
-    SELECT time_rank, op_type, call_count, round(total_us, 3) AS total_us, round(avg_us, 3) AS avg_us,
-           round(share, 6) AS share, round(cumulative_share, 6) AS cumulative_share
-    FROM ranked WHERE time_rank <= $top ORDER BY time_rank"""
-    return _query(con, sql, {"run": run_id, "top": top_n}, "time_rank")
+    return _op_types(con, run_id, top_n)
 
 
 def op_type_calls(
@@ -180,11 +192,8 @@ def op_type_calls(
     here, so the chart shows what the rule (with its effective params) reported.
     Columns: op_type, call_count, avg_us, total_us, time_rank, hotspot.
     """
-    sql = f"""WITH {_OP_TYPES}
-    SELECT op_type, call_count, round(avg_us, 3) AS avg_us, round(total_us, 3) AS total_us, time_rank
-    FROM ranked WHERE time_rank <= $limit ORDER BY time_rank"""
     # the hotspots are marked here, not in the query, so that one query serves every run's page
-    calls = _query(con, sql, {"run": run_id, "limit": limit}, "time_rank")
+    calls = _op_types(con, run_id, limit)[["op_type", "call_count", "avg_us", "total_us", "time_rank"]]
     hot = frozenset(hotspots)
     return calls.hstack([pl.Series("hotspot", [t in hot for t in calls["op_type"].to_list()], dtype=pl.Boolean)])
 
@@ -246,7 +255,7 @@ def log_marks(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) ->
     SELECT round((start_ns - t0) / 1e6, 6) AS offset_ms, category AS activity, name
     FROM timeline, origin WHERE run_id = $run AND kind = 'log'
     ORDER BY start_ns, end_ns, name LIMIT $limit"""
-    return _query(con, sql, {"run": run_id, "limit": limit}, "offset_ms, name")
+    return _query(con, sql, {"run": run_id, "limit": limit}, "offset_ms, name", rows_from=("timeline",))
 
 
 def step_breakdown(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 5000) -> pl.DataFrame:

@@ -10,6 +10,7 @@ such a table is created from its @column lines, whose names and types are DESCRI
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 
 import duckdb
@@ -51,9 +52,17 @@ def _declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
 
 def empty_sources(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
     """The normalized tables the helpers read that hold no row in ``con``, found in one query."""
-    tables = sorted(set().union(*source_tables().values()))
-    row = con.execute(f"SELECT [{', '.join(f'NOT EXISTS (FROM {t})' for t in tables)}]").fetchall()[0][0]
-    return frozenset(t for t, empty in zip(tables, row, strict=True) if empty)
+    return empty_among(con, set().union(*source_tables().values()))
+
+
+def empty_among(con: duckdb.DuckDBPyConnection, tables: Iterable[str]) -> frozenset[str]:
+    """Those of ``tables`` (tables of ``con``, not views, whose query would run) that hold no row, found in one
+    query."""
+    names = sorted(set(tables))
+    if not names:
+        return frozenset()
+    row = con.execute(f"SELECT [{', '.join(f'NOT EXISTS (FROM {t})' for t in names)}]").fetchall()[0][0]
+    return frozenset(t for t, empty in zip(names, row, strict=True) if empty)
 
 
 def known_empty(name: str, empty: frozenset[str]) -> str | None:
