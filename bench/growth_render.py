@@ -105,7 +105,8 @@ scenarios, both layouts, a seed each) given to `batch --jobs 2`; `ranks` a `job_
 whose every rank holds its kernel_details.csv (about 400 kernels; `diagnose --format
 json,md,html`: the job page and per-rank reports). The parse floor is DuckDB reading every file of
 the input (one `read_csv` per kind of CSV, the timeline JSON as events, the other JSON as objects)
-and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder. "to floor" and
+and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder. Every input is read
+once before its commands run, so each finds it in the page cache. "to floor" and
 "to msprof" are wall-time ratios on the same input, "to floor, CPU" the ratio of CPU times. CPU s
 is user + system time (a batch's workers included), CPU % that over wall time (200 = both cores
 busy); peak RSS is the largest of the command's processes (a batch's workers each alone). A
