@@ -51,10 +51,11 @@ def test_api_writes_the_command_lines_json_on_every_example(path: Path, tmp_path
 
 @pytest.mark.slow
 def test_api_writes_the_command_lines_json_on_every_real_export(real_dir: Path, tmp_path: Path) -> None:
-    folders = sorted(p for p in real_dir.iterdir() if p.is_dir())
-    assert len(folders) >= 10
-    for n, folder in enumerate(folders):
-        _same(folder, tmp_path / str(n))
+    # the whole tree at once, as `diagnose` reads it: every export (each alone is the examples' case) and the job
+    # they form, in one pass
+    assert len([p for p in real_dir.iterdir() if p.is_dir()]) >= 10
+    _same(real_dir, tmp_path)
+    assert len(list((tmp_path / "cli").rglob("diagnosis.json"))) >= 18
 
 
 def test_a_job_comes_through_the_api() -> None:
