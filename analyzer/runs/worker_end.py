@@ -89,7 +89,7 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
                 process.kill()
-                process.join(1)
+                process.join(5)  # a killed process is gone once the kernel has torn it down: slower on a busy machine
         except (OSError, ValueError, AttributeError):
             pass
     pool.shutdown(wait=False, cancel_futures=True)
