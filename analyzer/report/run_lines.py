@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.ingest.model import Problem
+from analyzer.ingest.sql_values import in_list
 
 
 def run_lines(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
@@ -12,7 +13,7 @@ def run_lines(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[str]:
     rows = con.execute(
         "SELECT run_id, producer, export_type, coalesce(cann_version, '?'), coalesce(torch_npu_version, '-'), "
         "coalesce(chip, '?'), coalesce(profiler_level, '-'), coalesce(aic_metrics, 'none'), "
-        "coalesce(aic_mode, '-'), task_count FROM runs WHERE run_id IN (SELECT unnest(?::VARCHAR[])) "
+        f"coalesce(aic_mode, '-'), task_count FROM runs WHERE {in_list('run_id')} "
         "ORDER BY run_id",
         [run_ids],
     ).fetchall()

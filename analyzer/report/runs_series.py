@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 
 if TYPE_CHECKING:  # DuckDB loads pyarrow when the rows are fetched: a one-run report never does
@@ -34,7 +35,7 @@ def scaling_rows(con: duckdb.DuckDBPyConnection, run_ids: list[str], subject: st
     return con.sql(
         "SELECT model_name, batch_size, run_id, busy_ratio, step_time_us, per_sample_us, "
         "throughput_samples_per_s FROM batch_size_scaling "
-        "WHERE run_id IN (SELECT unnest($runs::VARCHAR[])) "
+        f"WHERE {IN_RUNS} "
         "AND CASE WHEN coalesce(model_name, '') = '' THEN 'unnamed model' ELSE model_name END "
         "= $subject ORDER BY batch_size, run_id",
         params={"runs": list(run_ids), "subject": subject},
