@@ -75,9 +75,7 @@ def plotly_script_tag(src: str | None) -> str:
     """The page's plotly.js: inline when ``src`` is None, else a script loading the shared file, which,
     when the file is missing (a report copied without it), puts a note in place of each chart."""
     if src is None:
-        from plotly.offline import get_plotlyjs
-
-        return f'<script type="text/javascript">{get_plotlyjs()}</script>'
+        return f'<script type="text/javascript">{_plotly_js()[0]}</script>'
     missing = _MISSING_JS % json.dumps(missing_plotly_note(Path(src).name))
     attributes = f'src="{escape(src, quote=True)}" onerror="{escape(missing, quote=True)}"'
     return f'<script type="text/javascript" {attributes}></script>'

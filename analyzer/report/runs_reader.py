@@ -73,7 +73,7 @@ class RunsReader:
         key = (chunk, *_key(sql, params, order))
         if key not in self._read:
             made = compute(self.con, self._members[chunk]) if compute is not None else None
-            self._read[key] = made if made is not None else self._query(sql, others, order, chunk, rows_from)
+            self._read[key] = made if made is not None else self._query(sql, others, order, key, rows_from)
         empty, parts = self._read[key]
         return parts.get(run, empty)
 
@@ -87,15 +87,16 @@ class RunsReader:
         }
 
     def _query(
-        self, sql: str, others: dict, order: str, chunk: int, rows_from: tuple[str, ...]
+        self, sql: str, others: dict, order: str, read_key: tuple, rows_from: tuple[str, ...]
     ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-        """The query's rows for the chunk's runs; not run again once a chunk read none when its tables, or one
-        of the tables it has no row without (``rows_from``), are empty."""
-        key = _key(sql, others, order)
+        """The query's rows for the chunk's runs (``read_key``: the chunk, then the query's key); not run again
+        once a chunk read none when its tables, or one of the tables it has no row without (``rows_from``), are
+        empty."""
+        chunk, key = read_key[0], read_key[1:]
         if key in self._none:
             return self._none[key], {}
         empty, parts = self._read_all(sql, others, order, self._members[chunk])
-        if not parts and (self._sources.all_empty(sql) or any(self._sources.table_empty(t) for t in rows_from)):
+        if not parts and (any(self._sources.table_empty(t) for t in rows_from) or self._sources.all_empty(sql)):
             self._none[key] = empty
         return empty, parts
 

@@ -166,7 +166,9 @@ def _op_types(con: duckdb.DuckDBPyConnection, run_id: str, rows: int) -> pl.Data
     SELECT time_rank, op_type, call_count, round(total_us, 3) AS total_us, round(avg_us, 3) AS avg_us,
            round(share, 6) AS share, round(cumulative_share, 6) AS cumulative_share
     FROM ranked WHERE time_rank <= $limit ORDER BY time_rank"""
-    return _query(con, sql, {"run": run_id, "limit": max(rows, _OP_TYPE_ROWS)}, "time_rank").head(rows)
+    # a reader reads the rows of both charts at once; a connection only the rows asked for
+    limit = max(rows, _OP_TYPE_ROWS) if isinstance(con, READERS) else rows
+    return _query(con, sql, {"run": run_id, "limit": limit}, "time_rank").head(rows)
 
 
 def op_type_pareto(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int = 20) -> pl.DataFrame:
