@@ -11,13 +11,13 @@ from analyzer.api.trace import Trace, load
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.job.job_ingest import LoadedJob
 from analyzer.job.metrics import link_metrics, rank_metrics
+from analyzer.job.tables import JOB_TABLES
 from analyzer.rule_engine.model import Rule
 
 if TYPE_CHECKING:
     import polars as pl
 
 # The job tables of the table model (docs/schema.md), each holding the job's rows under run_id = job id.
-JOB_TABLES = ("job_ranks", "job_groups", "job_steps", "job_comm_ops", "job_comm_bandwidth", "job_links")
 
 
 @dataclass

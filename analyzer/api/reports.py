@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -51,7 +52,8 @@ def report_job(
         written = write_report(diagnosis, settings, con, None)
         return lambda: written
     sent = send_job(diagnosis, settings, con, workers)
-    return lambda: job_written(diagnosis, settings, con, sent)
+    # asked for twice by diagnose (the terminal's lines, then the files): a lost worker's page written here once
+    return functools.cache(lambda: job_written(diagnosis, settings, con, sent))
 
 
 def report_all(

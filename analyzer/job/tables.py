@@ -16,6 +16,8 @@ from analyzer.job.rank_checks import account_ranks
 from analyzer.job.summary_scan import load_job_summaries
 
 SUMMARY_KINDS = ("step_trace_time", "communication", "communication_matrix")
+# The tables a job is read into (ingest/schema.toml), in schema order.
+JOB_TABLES = ("job_ranks", "job_groups", "job_steps", "job_comm_ops", "job_comm_bandwidth", "job_links")
 
 
 def _rank_table(job: Job) -> pa.Table:

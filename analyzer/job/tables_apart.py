@@ -18,10 +18,9 @@ import pyarrow as pa
 from analyzer.ingest.database import connect, insert_tables
 from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
-from analyzer.job.tables import load_job
+from analyzer.job.tables import JOB_TABLES, load_job
 
 # The tables load_job fills (every row carries the job id as run_id).
-JOB_TABLES = ("job_ranks", "job_steps", "job_comm_ops", "job_comm_bandwidth", "job_groups", "job_links")
 # The share of the job's memory limit the job tables' database may take before it spills: it works beside
 # the connection, whose limit is the job's.
 _SHARE = 4

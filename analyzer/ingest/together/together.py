@@ -190,6 +190,8 @@ def _prepare(kind: str, files: list[RunFile]) -> JsonFound | list | tuple[list, 
 def _discard(prepared: list[Future]) -> None:
     """The joined files left by kinds not read (a read that stopped), removed once written."""
     for ready in prepared:
+        if ready.cancel():  # not started: nothing written, nothing to wait for
+            continue
         with contextlib.suppress(Exception):
             found = ready.result()
             if isinstance(found, tuple):
