@@ -22,20 +22,18 @@ from analyzer.ingest.timeline.timeline_json import (
     NOT_AN_EVENT,
     NS_LIKE_TS,
     create_raw_table,
+    raw_table_columns,
     read_arrays_at_once,
     read_raw_events,
 )
+from analyzer.ingest.timeline.track_heads import skipped_tracks, tracks_named
 
 
 def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
     """Read every timeline file (all slices) of one export; returns timeline rows inserted."""
     raw = create_raw_table(con)
     try:
-        # Every array at once (slices in parallel); else (or on failure) one by one.
-        if not (
-            read_arrays_at_once(con, raw, paths, ctx)
-            or any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])
-        ):
+        if not _read_events(con, raw, paths, ctx):
             return 0
         _report_unusable_events(con, raw, paths, ctx)
         inserted = insert_timeline(con, raw, ctx.run_id, ctx.left_out_kinds)
@@ -44,6 +42,19 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
         return inserted
     finally:
         con.execute(f"DROP TABLE IF EXISTS {raw}")
+
+
+def _read_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> bool:
+    """Every array at once (slices in parallel), the tracks the heads name as left out skipped; else (or
+    on failure) one by one. True when something was read."""
+    skipped = skipped_tracks(paths, ctx.left_out_kinds)
+    if read_arrays_at_once(con, raw, paths, ctx, tuple(skipped)):
+        if not skipped or tracks_named(con, raw, skipped):
+            return True
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} ({raw_table_columns()})")  # a head misled: every event
+        if read_arrays_at_once(con, raw, paths, ctx):
+            return True
+    return any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])
 
 
 def _report_unusable_events(

@@ -34,7 +34,6 @@ _FIELDS = {
     "id": "VARCHAR",
     "args": "JSON",
 }
-_COLUMNS = "{" + ", ".join(f"{k}: '{t}'" for k, t in _FIELDS.items()) + "}"
 _STRUCT = "STRUCT(" + ", ".join(f"{k} {t}" for k, t in _FIELDS.items()) + ")"
 _MAX_EVENT_BYTES = 16 << 20
 _MAX_OBJECT_BYTES = (1 << 32) - 1
@@ -76,21 +75,31 @@ def create_raw_table(con: duckdb.DuckDBPyConnection) -> str:
     return name
 
 
-def _kept_events(left_out: frozenset[str]) -> str:
+def _kept_events(left_out: frozenset[str], skipped: bool = False) -> str:
     """The events a raw table needs when the timeline leaves ``left_out`` kinds out: flow events ('s',
-    't', 'f': kind 'flow' whatever their process; often a third of a msprof trace's events) only when
-    they have a problem to count."""
-    return "(ph NOT IN ('s', 't', 'f') OR problems <> 0)" if "flow" in left_out else "true"
+    't', 'f': kind 'flow' whatever their process; often a third of a msprof trace's events), and with
+    ``skipped`` the events of the tracks ``$skipped`` names (left-out processes, ``track_heads``), only
+    when they have a problem to count."""
+    kept = "(ph NOT IN ('s', 't', 'f') OR problems <> 0)" if "flow" in left_out else "true"
+    return f"{kept} AND NOT ({_skipped_event('')} AND problems = 0)" if skipped else kept
 
 
-def _kept_fields(event: str) -> str:
+def _skipped_event(event: str) -> str:
+    """An event of a track of ``$skipped`` other than its metadata and counters: never a timeline row."""
+    return f"(list_contains($skipped, {event}pid) AND {event}ph NOT IN ('M', 'C'))"
+
+
+def _kept_fields(event: str, left_out: frozenset[str] = frozenset(), skipped: bool = False) -> str:
     """The raw columns to store: full args only for metadata and counters; for other events only the
-    ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept)."""
-    plain = ", ".join(f"{event}{k}" for k in _FIELDS if k != "args")
+    ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept), none for the
+    events of skipped tracks; ``id`` only when flows (the only events whose id is read) are kept."""
+    plain = ", ".join(f"{event}{k}" for k in _FIELDS if k not in ("args", "id"))
     paths = "[" + ", ".join(f"'{p}'" for p in ARG_PATHS) + "]"
+    wanted = f"{event}ph NOT IN ('M', 'C')" + (f" AND NOT {_skipped_event(event)}" if skipped else "")
+    flow_id = "NULL::VARCHAR" if "flow" in left_out else f"{event}id"
     return (
-        f"{plain}, CASE WHEN {event}ph IN ('M', 'C') THEN {event}args END AS args, "
-        f"CASE WHEN {event}ph NOT IN ('M', 'C') THEN json_extract_string({event}args, {paths}) END AS arg_fields, "
+        f"{plain}, {flow_id} AS id, CASE WHEN {event}ph IN ('M', 'C') THEN {event}args END AS args, "
+        f"CASE WHEN {wanted} THEN json_extract_string({event}args, {paths}) END AS arg_fields, "
         f"{_problem_bits(event)} AS problems"
     )
 
@@ -107,7 +116,12 @@ def _problem_bits(event: str) -> str:
         NEGATIVE_TS: f"{ph} <> 'M' AND {ts} < 0",
     }
     bits = " | ".join(f"CASE WHEN {test} THEN {bit} ELSE 0 END" for bit, test in tests.items())
-    return f"({bits})::UTINYINT"
+    # Most events have none: one pass of plain compares settles them before the six tests.
+    usable = (
+        f"{ph} IS NOT NULL AND ({ph} = 'M' OR ({ts} >= 0 AND {ts} <= {_MAX_EPOCH_US} "
+        f"AND ({ph} <> 'X' OR ({dur} >= 0 AND isfinite({dur})))))"
+    )
+    return f"(CASE WHEN {usable} THEN 0 ELSE {bits} END)::UTINYINT"
 
 
 def first_char(path: Path) -> str | None:
@@ -127,30 +141,44 @@ def insert_arrays(
     file_no: int | None = None,
     strict: bool = False,
     left_out: frozenset[str] = frozenset(),
+    skipped: tuple[str, ...] = (),
 ) -> None:
     """Append the events of top-level-array files in one read_json call (DuckDB parses files in
     parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None; of
-    the events of ``left_out`` kinds only those ``_kept_events`` keeps.
+    the events of ``left_out`` kinds and of the tracks (pids) ``skipped`` only those ``_kept_events`` keeps.
 
     Lenient by default (a field that does not cast is NULL); ``strict`` makes any such field, like
     any piece that does not parse, fail the whole INSERT, which then inserts nothing."""
-    files = [str(p) for p in paths]
-    number = "$file_no" if file_no is not None else "list_position($files::VARCHAR[], filename) - 1"
+    number = "$file_no" if file_no is not None else "file_index"
+    params: dict[str, object] = {"files": [str(p) for p in paths]}
+    if file_no is not None:
+        params["file_no"] = file_no
+    if skipped:
+        params["skipped"] = list(skipped)
     con.execute(
-        f"INSERT INTO {raw} SELECT * FROM (SELECT file_no, {_kept_fields('')} FROM ("
+        f"INSERT INTO {raw} SELECT * FROM (SELECT file_no, {_kept_fields('', left_out, bool(skipped))} FROM ("
         f"SELECT *, CAST({number} AS INTEGER) AS file_no FROM read_json($files, format='array', "
-        f"records=true, columns={_COLUMNS}, maximum_object_size={_MAX_EVENT_BYTES}, "
-        f"ignore_errors={'false' if strict else 'true'}, filename=true))) WHERE {_kept_events(left_out)}",
-        {"files": files, **({"file_no": file_no} if file_no is not None else {})},
+        f"records=true, columns={_columns(left_out)}, maximum_object_size={_MAX_EVENT_BYTES}, "
+        f"ignore_errors={'false' if strict else 'true'}))) WHERE {_kept_events(left_out, bool(skipped))}",
+        params,
     )
 
 
-def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> bool:
-    """Read several array files (msprof's slices) in one read_json call, which parses files in parallel.
+def _columns(left_out: frozenset[str]) -> str:
+    """read_json's columns: every raw field, less ``id`` when flows are left out (``_kept_fields``)."""
+    fields = {k: t for k, t in _FIELDS.items() if not (k == "id" and "flow" in left_out)}
+    return "{" + ", ".join(f"{k}: '{t}'" for k, t in fields.items()) + "}"
 
-    Returns False, having inserted nothing, when there is one file, a file is not an array, or the
-    read fails: the caller then reads the files one by one, with a diagnosis per file."""
-    if len(paths) < 2:
+
+def read_arrays_at_once(
+    con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext, skipped: tuple[str, ...] = ()
+) -> bool:
+    """Read several array files (msprof's slices) in one read_json call, which parses files in parallel;
+    one file too when it has ``skipped`` tracks (``insert_arrays``).
+
+    Returns False, having inserted nothing, when there is one file (and nothing skipped), a file is not
+    an array, or the read fails: the caller then reads the files one by one, with a diagnosis per file."""
+    if len(paths) < (1 if skipped else 2):
         return False
     try:
         if any(first_char(p) != "[" for p in paths):
@@ -158,7 +186,7 @@ def read_arrays_at_once(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[P
     except OSError:
         return False
     try:
-        insert_arrays(con, raw, list(paths), left_out=ctx.left_out_kinds)
+        insert_arrays(con, raw, list(paths), left_out=ctx.left_out_kinds, skipped=skipped)
     except duckdb.Error:
         return False
     for path in paths:

@@ -1,0 +1,84 @@
+"""Tracks left out before the read (ingest/timeline/track_heads.py): skipped only where the heads tell the truth."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from analyzer.ingest import load_export
+from analyzer.ingest.database import connect
+from analyzer.ingest.timeline.timeline_json import create_raw_table, read_arrays_at_once
+from analyzer.ingest.timeline.track_heads import skipped_tracks
+from tests.read_context import context_for
+
+LEFT_OUT = frozenset({"flow", "overlap"})
+
+
+def _meta(pid: int, name: str) -> dict:
+    return {"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": name}}
+
+
+def _x(pid: int, name: str, ts: str, **args) -> dict:
+    return {"ph": "X", "name": name, "pid": pid, "tid": 1, "ts": ts, "dur": 2.5, "args": args}
+
+
+EVENTS = [
+    _meta(9, "CANN"),
+    _meta(11, "Ascend Hardware"),
+    _meta(13, "Overlap Analysis"),
+    _meta(7, "Python"),
+    _x(9, "AscendCL@aclrtSynchronizeStream", "1736408883000020.000", level="acl", connection_id=5),
+    _x(11, "add_kernel", "1736408883000060.123", **{"Task Type": "AI_CORE", "Physic Stream Id": 2, "Task Id": 41}),
+    _x(13, "Computing", "1736408883000060.123"),
+    {"ph": "X", "name": "Free", "pid": 13, "tid": 2, "dur": 1.0},  # no ts: counted though its track is skipped
+    _x(7, "ProfilerStep#1", "1736408883000000.000"),
+]
+
+
+def _write(folder: Path, slices: list[list[dict]]) -> tuple[Path, ...]:
+    """Slices whose names sort in their order; the heads read are the first MiB of each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, events in enumerate(slices):
+        (folder / f"msprof_slice_{n}_20250101000000.json").write_text(json.dumps(events), encoding="utf-8")
+    return tuple(sorted(folder.glob("msprof_slice_*.json")))
+
+
+def _timeline(ing) -> list[tuple]:
+    return ing.con.execute("SELECT * EXCLUDE (run_id) FROM timeline WHERE kind <> 'overlap' ORDER BY rowid").fetchall()
+
+
+def _same_as_read_whole(folder: Path) -> None:
+    """Leaving overlap out gives the rows and the problems of reading it and dropping its rows."""
+    skipping, whole = load_export(folder, left_out_kinds=LEFT_OUT), load_export(folder, left_out_kinds={"flow"})
+    assert _timeline(skipping) == _timeline(whole) and len(_timeline(whole)) >= 3
+    assert [p.line() for p in skipping.problems] == [p.line() for p in whole.problems]
+
+
+def test_left_out_tracks_named_by_the_heads_are_never_stored(tmp_path):
+    paths = _write(tmp_path / "run", [EVENTS[:5], EVENTS[5:]])
+    assert skipped_tracks(paths, LEFT_OUT) == {"13": "Overlap Analysis"}
+    assert skipped_tracks(paths, frozenset({"framework_op", "flow"})) == {}  # Python: its step markers stay
+    con, ctx = connect(), replace(context_for(tmp_path / "run"), left_out_kinds=LEFT_OUT)
+    raw = create_raw_table(con)
+    assert read_arrays_at_once(con, raw, paths, ctx, ("13",))
+    rows = con.execute(f"SELECT ph, name FROM {raw} WHERE pid = '13' ORDER BY name").fetchall()
+    assert rows == [("X", "Free"), ("M", "process_name")]  # the event with a problem stays, to be counted
+    _same_as_read_whole(tmp_path / "run")
+
+
+def test_a_head_that_misleads_is_read_again_whole(tmp_path):
+    """A copy of a process_name event inside another event's args looks like one to the head, and the real
+    one comes past the head: the track is CANN's, and its events are all kept."""
+    decoy = _x(7, "aten::copy", "1736408883000001.000", saved=_meta(9, "Overlap Analysis"))
+    paths = _write(tmp_path / "two", [[decoy, *EVENTS[:5]], EVENTS[5:]])
+    assert skipped_tracks(paths, LEFT_OUT) == {"13": "Overlap Analysis"}  # two names for pid 9: not skipped
+    padding = [_x(7, f"aten::pad_{i}", "1736408883000002.000") for i in range(12000)]  # past the first MiB
+    rest = [e for e in EVENTS if e != _meta(9, "CANN")]
+    paths = _write(tmp_path / "one", [[decoy, *padding, _meta(9, "CANN"), *rest]])
+    assert skipped_tracks(paths, LEFT_OUT) == {"9": "Overlap Analysis"}
+    _same_as_read_whole(tmp_path / "one")
+    ing = load_export(tmp_path / "one", left_out_kinds=LEFT_OUT)
+    assert ing.con.execute("SELECT name FROM timeline WHERE kind = 'host_api'").fetchall() == [
+        ("AscendCL@aclrtSynchronizeStream",)
+    ]
