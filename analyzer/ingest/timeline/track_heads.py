@@ -58,7 +58,7 @@ def _process_names(path: Path) -> list[tuple[str, str]]:
 
 
 def tracks_named(con: duckdb.DuckDBPyConnection, raw: str, skipped: dict[str, str]) -> bool:
-    """Whether every process_name event of the raw table names a skipped pid's process as its head did."""
+    """Whether every process_name event the raw table holds for a skipped pid names the process its head named."""
     return not con.execute(
         f"SELECT count(*) FROM {raw} r JOIN (SELECT unnest($pids) AS pid, unnest($names) AS process) s "
         "ON r.pid = s.pid WHERE r.ph = 'M' AND r.name = 'process_name' "
