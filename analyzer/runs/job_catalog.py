@@ -20,7 +20,7 @@ from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
-from analyzer.rule_engine.model import ConfiguredRules, Finding
+from analyzer.rule_engine.model import ConfiguredRules, Explanation, Finding
 from analyzer.rule_engine.runner import build_views
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table
 from analyzer.stop_signal import stop_requested
@@ -85,7 +85,51 @@ def _judged_job(
         tables["job_findings"] = pa.Table.from_pylist([_finding_row(job_id, i, f) for i, f in enumerate(d.findings, 1)])
     if problems:
         tables["job_problems"] = pa.Table.from_pylist([{"job_id": job_id, **asdict(p)} for p in problems])
+    if d.explains:
+        tables[JOB_EXPLAINS] = _explains_table(job, d.explains)
     return tables
+
+
+# The table a job's tables bring besides its catalog rows (never committed): per job finding with an
+# [explains] (in the job's finding order) and per rank export it explains, what the batch needs to explain
+# that rank's findings as ``diagnose`` does (runs/job_ranks.py). explained_us NULL: whole findings.
+JOB_EXPLAINS = "job_explains"
+_EXPLAINS_SCHEMA = pa.schema(
+    [
+        ("position", pa.int32()),
+        ("export_path", pa.string()),
+        ("code", pa.string()),
+        ("rule", pa.string()),
+        ("subject", pa.string()),
+        ("note", pa.string()),
+        ("categories", pa.list_(pa.string())),
+        ("explained_us", pa.float64()),
+        ("job_steps", pa.int64()),
+    ]
+)
+
+
+def _explains_table(job: Job, explains: tuple[Explanation, ...]) -> pa.Table:
+    """The job's explanations by the export folder of each rank they explain (their run ids: the ranks'
+    source ids in the job's connection)."""
+    roots = {r.source.source_id: str(r.source.root) for r in job.ranks}
+    rows = [
+        {
+            "position": i,
+            "export_path": roots[run],
+            "code": e.by.code,
+            "rule": e.by.rule,
+            "subject": e.by.subject,
+            "note": e.by.note,
+            "categories": list(e.categories),
+            "explained_us": None if e.explained_us is None else e.explained_us[run],
+            "job_steps": e.job_steps,
+        }
+        for i, e in enumerate(explains)
+        for run in e.run_ids
+        if run in roots
+    ]
+    return pa.Table.from_pylist(rows, schema=_EXPLAINS_SCHEMA)
 
 
 def _finding_row(job_id: str, position: int, f: Finding) -> dict[str, object]:

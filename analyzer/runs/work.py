@@ -16,14 +16,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analyzer.diagnosis import diagnose_many
+from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
 from analyzer.ingest.sql_values import in_list
+from analyzer.job.explained import span_basis
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
-from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.model import ConfiguredRules, ExplainedBy, Rule
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
@@ -54,6 +56,8 @@ class RunTask:
     export_path: str
     label: str
     fingerprint: str
+    # a rank of a job the batch judges: its tables bring what explaining its findings needs (EXPLAIN_INPUTS)
+    job_rank: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ class Judged:
     summaries: dict[str, dict[str, pa.Table]]
     runs: pa.Table
     problems: pa.Table
+    bases: dict[str, tuple[int, float | None]] = field(default_factory=dict)  # job/explained.span_basis per run
 
 
 # The catalog_runs columns of the runs table; $model and $bs: the user's labels, overriding the metadata's.
@@ -178,14 +183,15 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
     (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
     rids = [rid for rid, _ in runs]
-    findings = _findings_by_run(con, rids, settings)
+    diagnoses = _diagnoses(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     labels = {"rids": rids, "model": settings.model_name, "bs": settings.batch_size}
     return Judged(
-        findings,
+        {rid: list(d.findings) for rid, d in diagnoses.items()},
         runs_summary_tables(con, runs),
         con.sql(_RUNS_SQL, params=labels).to_arrow_table(),
         con.sql(_PROBLEMS_SQL).to_arrow_table(),
+        {rid: span_basis(d.summary) for rid, d in diagnoses.items()},
     )
 
 
@@ -199,14 +205,46 @@ def catalog_tables(
         tables = dict(judged.summaries[rid])
         keys = {"path": task.label, "fingerprint": task.fingerprint, "run_id": cid}
         tables["catalog_runs"] = _rows_of(judged.runs, "rid", rid, keys)
-        tables["findings"] = _findings_table(cid, judged.findings.get(rid, []))
+        tables["findings"] = findings_table(cid, judged.findings.get(rid, []))
+        if task.job_rank:
+            tables[EXPLAIN_INPUTS] = _explain_inputs(cid, judged.findings.get(rid, []), judged.bases.get(rid))
         tables["run_problems"] = _rows_of(judged.problems, "sid", source_id, {"run_id": cid})
         tables["log_findings"] = pa.Table.from_pylist(
             [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")
         )
         for name, table in tables.items():
-            parts.setdefault(name, []).append(_as_catalog(name, table))
+            parts.setdefault(name, []).append(table if name == EXPLAIN_INPUTS else _as_catalog(name, table))
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
+
+
+# The table a job rank's tables bring besides its catalog rows (never committed): per finding of each of its
+# runs, what the catalog row lacks to explain it (job/explained.py): its amount before impacts were shared, and
+# the run's span basis.
+EXPLAIN_INPUTS = "explain_inputs"
+_EXPLAIN_INPUTS_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("rank", pa.int32()),
+        ("amount_us", pa.float64()),
+        ("steps", pa.int64()),
+        ("span_us", pa.float64()),
+    ]
+)
+
+
+def _explain_inputs(cid: str, findings: list, basis: tuple[int, float | None] | None) -> pa.Table:
+    steps, span = basis or (0, None)
+    rows = [
+        {
+            "run_id": cid,
+            "rank": i,
+            "amount_us": float(f.details.get("impact_before_overlap_us", f.impact_us)),
+            "steps": steps,
+            "span_us": span,
+        }
+        for i, f in enumerate(findings, start=1)
+    ]
+    return pa.Table.from_pylist(rows, schema=_EXPLAIN_INPUTS_SCHEMA)
 
 
 def _as_catalog(name: str, table: pa.Table) -> pa.Table:
@@ -234,20 +272,22 @@ def _why_unusable(problems: list) -> str:
     return "no device task could be read"
 
 
-def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:
-    """Ranked findings per run from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass); empty
-    when diagnosis is off."""
+def _diagnoses(con, run_ids: list[str], settings: WorkSettings) -> dict[str, Diagnosis]:
+    """Each run's diagnosis from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass); empty when
+    diagnosis is off."""
     if not settings.diagnose:
         return {}
     configured = _configured(settings)
-    return {d.run_id: list(d.findings) for d in diagnose_many(con, run_ids, configured)}
+    return {d.run_id: d for d in diagnose_many(con, run_ids, configured)}
 
 
 def _configured(settings: WorkSettings) -> ConfiguredRules:
     return ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
 
 
-def _findings_table(cid: str, findings: list) -> pa.Table:
+def findings_table(cid: str, findings: list) -> pa.Table:
+    """The findings rows of the run ``cid``, in the order given; the explained_* columns of a finding that a
+    finding of its job explains, else NULL."""
     rows = [
         {
             "run_id": cid,
@@ -266,10 +306,32 @@ def _findings_table(cid: str, findings: list) -> pa.Table:
             "span_share": f.span_share,
             "confidence": f.confidence,
             "message": f.message,
+            **({} if f.explained_by is None else _explained_columns(f.explained_by, f.details)),
         }
         for i, f in enumerate(findings, start=1)
     ]
     return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
+
+
+def _explained_columns(by: ExplainedBy, details: dict[str, Any]) -> dict[str, Any]:
+    """The explained_* columns of a finding (``details``: its details): what diagnosis.json says of the job
+    finding that explains it, ``by`` (the amounts only when the job rule's [explains] gave them)."""
+    amounts = by.explained_ms is not None
+    return {
+        "explained_by": by.text,
+        "explained_code": by.code,
+        "explained_rule": by.rule,
+        "explained_subject": by.subject,
+        "explained_note": by.note,
+        "severity_before_explained": by.severity,
+        "explained_ms": by.explained_ms,
+        "explained_amount_ms": by.amount_ms,
+        "explained_own_ms": by.own_ms,
+        "explained_per": by.per if amounts else None,
+        "explained_waits": by.waits if amounts else None,
+        "explained_partial": by.partial if amounts else None,
+        "impact_before_explained_us": details.get("impact_before_explained_us"),
+    }
 
 
 _TYPES = {
