@@ -220,7 +220,7 @@ def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Tabl
         # an earlier lost attempt
         catalog.execute(f"DELETE FROM failures WHERE {in_list('fingerprint')}", [prints])
         for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
-            insert_tables(catalog, tables)
+            insert_tables(catalog, {name: t for name, t in tables.items() if name != JOB_EXPLAINS})
         catalog.execute("COMMIT")
     except BaseException:
         catalog.execute("ROLLBACK")
