@@ -221,15 +221,6 @@ def catalog_tables(
 # runs, what the catalog row lacks to explain it (job/explained.py): its amount before impacts were shared, and
 # the run's span basis.
 EXPLAIN_INPUTS = "explain_inputs"
-_EXPLAIN_INPUTS_SCHEMA = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("rank", pa.int32()),
-        ("amount_us", pa.float64()),
-        ("steps", pa.int64()),
-        ("span_us", pa.float64()),
-    ]
-)
 
 
 def _explain_inputs(cid: str, findings: list, basis: tuple[int, float | None] | None) -> pa.Table:
@@ -244,7 +235,9 @@ def _explain_inputs(cid: str, findings: list, basis: tuple[int, float | None] | 
         }
         for i, f in enumerate(findings, start=1)
     ]
-    return pa.Table.from_pylist(rows, schema=_EXPLAIN_INPUTS_SCHEMA)
+    return pa.Table.from_pylist(
+        rows, schema=side_schema("run_id VARCHAR, rank INTEGER, amount_us DOUBLE, steps BIGINT, span_us DOUBLE")
+    )
 
 
 def _as_catalog(name: str, table: pa.Table) -> pa.Table:
@@ -349,3 +342,10 @@ _TYPES = {
 def _arrow_schema(table: str) -> pa.Schema:
     # cached: asked for every table of every run of a chunk
     return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns])
+
+
+@cache
+def side_schema(columns: str) -> pa.Schema:
+    """The Arrow schema of 'name TYPE, ...' (the catalog's types): of a table a worker sends besides its catalog
+    rows, for the driver only."""
+    return pa.schema([(name, _TYPES[kind]) for name, kind in (c.split() for c in columns.split(","))])
