@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.metadata.discover import Scanned, printable, scan
@@ -187,28 +188,17 @@ def run_batch(
         jobs_done: set[str] = set()
         for done in stack.enter_context(closing(run_chunked(todo, settings, executor, jobs))):
             runs = hold.runs([(task, tables) for task, tables in done if isinstance(task, RunTask)])
+            if runs:
+                commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
+            for task, tables in runs:
+                status = _account(task, tables, outcome)
+                if on_done:
+                    on_done(task, status)
             judged = [(j, t) for j, t in done if isinstance(j, JobTask)]
-            runs += [rank for job, tables in judged for rank in hold.job(job, tables)]
-            jobs_done.update(_commit_jobs(con, judged, outcome))
-            _commit(con, runs, outcome, on_done)
-        _commit(con, hold.rest(), outcome, on_done)
+            explained = [found for job, tables in judged for found in hold.job(job, tables)]
+            jobs_done.update(_commit_jobs(con, judged, outcome, explained))
         outcome.jobs = [t.label for t in jobs if t.label in jobs_done]  # in plan order
     return outcome
-
-
-def _commit(
-    con: duckdb.DuckDBPyConnection,
-    runs: list[tuple[RunTask, dict]],
-    outcome: BatchOutcome,
-    on_done: Callable[[RunTask, str], None] | None,
-) -> None:
-    """Commit runs (in one transaction) and tell ``outcome`` and ``on_done`` of each."""
-    if runs:
-        commit_runs(con, [tables for _, tables in runs])
-    for task, tables in runs:
-        status = _account(task, tables, outcome)
-        if on_done:
-            on_done(task, status)
 
 
 def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome, again: set[str]) -> list[RunTask]:
@@ -321,13 +311,16 @@ def _jobs_to_do(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchO
     return [t for t in todo if t.fingerprint not in known]
 
 
-def _commit_jobs(con: duckdb.DuckDBPyConnection, done: list[tuple[JobTask, dict]], outcome: BatchOutcome) -> list[str]:
-    """Commit a chunk's analysed jobs (in one transaction) and their failures rows; the labels of those catalogued."""
+def _commit_jobs(
+    con: duckdb.DuckDBPyConnection, done: list[tuple[JobTask, dict]], outcome: BatchOutcome, explained: list[pa.Table]
+) -> list[str]:
+    """Commit a chunk's analysed jobs with the ``explained`` findings rows of their ranks catalogued before them
+    (in one transaction) and their failures rows; the labels of those catalogued."""
     for tables in [tables for _, tables in done if "failures" in tables]:
         commit_run(con, tables)
         outcome.failed.extend(tables["failures"].to_pylist())
     judged = [(task, tables) for task, tables in done if "failures" not in tables]
-    commit_jobs(con, [tables for _, tables in judged])
+    commit_jobs(con, [tables for _, tables in judged], explained)
     for task, tables in judged:
         if lost := _lost_files(tables, "job_problems"):
             outcome.partial.append((task.label, lost, "job_problems"))

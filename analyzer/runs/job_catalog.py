@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -197,9 +197,13 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         return [analyze_job(t, settings) for t in chunk.tasks]
 
 
-def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Table]]) -> None:
+def commit_jobs(
+    catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Table]], rank_findings: Sequence[pa.Table] = ()
+) -> None:
     """Write the analysed jobs' rows (of distinct jobs) in ONE transaction, each replacing earlier rows of the
-    same job: every job is whole or absent, and the catalog pays one commit for all."""
+    same job: every job is whole or absent, and the catalog pays one commit for all. ``rank_findings``: the
+    findings rows of runs catalogued already (the jobs' ranks, their findings explained by the jobs'), which
+    replace those runs' rows in the same transaction: a job is never in the catalog without its explanations."""
     if not jobs:
         return
     ids = [t["catalog_jobs"].column("job_id")[0].as_py() for t in jobs]
@@ -212,6 +216,12 @@ def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Tabl
         catalog.execute(f"DELETE FROM failures WHERE {in_list('fingerprint')}", [prints])
         for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
             insert_tables(catalog, {name: t for name, t in tables.items() if name != JOB_EXPLAINS})
+        if rank_findings:
+            found = pa.concat_tables(rank_findings)
+            catalog.execute(
+                f"DELETE FROM findings WHERE {in_list('run_id')}", [found.column("run_id").unique().to_pylist()]
+            )
+            insert_tables(catalog, {"findings": found})
         catalog.execute("COMMIT")
     except BaseException:
         catalog.execute("ROLLBACK")

@@ -1,9 +1,10 @@
-"""A batch's job ranks wait for their job's explanations, then their findings read as `diagnose` writes them.
+"""A batch's job ranks read as `diagnose` writes them: their findings explained by their job's findings.
 
-A batch judges a job's ranks in run chunks and the job in a job chunk, in any order. A rank's tables
-are held in the driver until its job is judged; then the job findings' [explains] (their rows as the
-job's worker sent them, ``job_catalog.JOB_EXPLAINS``) are applied by ``job/explained.py`` to the
-rank's findings, rebuilt from its catalog rows and ``work.EXPLAIN_INPUTS``, before it is committed.
+A batch judges a job's ranks in run chunks and the job in a job chunk, in any order. A rank judged
+after its job gets its job's explanations (their rows as the job's worker sent them,
+``job_catalog.JOB_EXPLAINS``) applied by ``job/explained.py`` before it is committed; a rank committed
+before its job keeps its findings rows and what explaining them needs (``work.EXPLAIN_INPUTS``) here,
+and once the job is judged, the rows of those it explains replace theirs in the job's own transaction.
 Runs of no job pass straight through.
 """
 
@@ -29,73 +30,71 @@ def rank_paths(jobs: Iterable[JobTask]) -> set[str]:
 
 
 class RankHold:
-    """The ranks of the batch's jobs, each held until its job's explanations are in (or its job failed)."""
+    """The findings of the batch's job ranks committed before their job was judged, until it is."""
 
     def __init__(self, jobs: list[JobTask], settings: WorkSettings) -> None:
         self._job_of = {str(r.source.root): t for t in jobs for r in t.job.ranks if r.has_kernels}
-        self._held: dict[str, tuple[RunTask, RunTables]] = {}
+        self._waiting: dict[str, tuple[pa.Table, pa.Table]] = {}  # export folder -> its findings and inputs
         self._ready: dict[str, list[dict[str, Any]]] = {}  # export folder -> its job's explanation rows
         self._settings = settings
 
     def runs(self, done: Done) -> Done:
-        """Of a chunk's runs, those to commit now (a job rank whose job is judged: explained); the ranks of jobs
-        not judged yet are held."""
+        """A chunk's runs as they are to be committed now: a job rank whose job is judged explained, one whose
+        job is not judged yet as it is (its findings kept here); neither with its EXPLAIN_INPUTS."""
         out = []
         for task, tables in done:
+            inputs = tables.pop(EXPLAIN_INPUTS, None)
             path = task.export_path
-            if path not in self._job_of:
+            if inputs is None or "findings" not in tables or path not in self._job_of:
                 out.append((task, tables))
             elif path in self._ready:
-                out.append((task, self._explained(tables, self._ready[path])))
+                found = self._explained(tables["findings"], inputs, self._ready[path])
+                out.append((task, tables if found is None else {**tables, "findings": found}))
             else:
-                self._held[path] = (task, tables)
+                self._waiting[path] = (tables["findings"], inputs)
+                out.append((task, tables))
         return out
 
-    def job(self, task: JobTask, tables: RunTables) -> Done:
-        """The held ranks of a judged (or failed) job, explained, to commit now; its explanation rows are taken
-        out of ``tables``, which holds its catalog rows only then."""
+    def job(self, task: JobTask, tables: RunTables) -> list[pa.Table]:
+        """The findings rows, explained, of the ranks of a judged (or failed) job committed before it, those
+        its findings change only: they replace those ranks' rows. Its explanation rows are taken out of
+        ``tables``, which holds its catalog rows only then."""
         explains = tables.pop(JOB_EXPLAINS, None)
         rows = explains.to_pylist() if explains is not None else []
-        mine = [path for path, of in self._job_of.items() if of == task]
         out = []
-        for path in sorted(mine):
+        for path in sorted(path for path, of in self._job_of.items() if of == task):
             self._ready[path] = [r for r in rows if r["export_path"] == path]
-            if path in self._held:
-                held_task, held_tables = self._held.pop(path)
-                out.append((held_task, self._explained(held_tables, self._ready[path])))
+            if path in self._waiting:
+                found = self._explained(*self._waiting.pop(path), self._ready[path])
+                out += [] if found is None else [found]
         return out
 
-    def rest(self) -> Done:
-        """The ranks still held (their job lost before it was judged): as they were judged, unexplained."""
-        out = [(task, self._explained(tables, [])) for task, tables in self._held.values()]
-        self._held.clear()
-        return sorted(out, key=lambda d: d[0].label)
-
-    def _explained(self, tables: RunTables, rows: list[dict[str, Any]]) -> RunTables:
-        """The rank's tables with its findings explained by ``rows`` (its job's), without EXPLAIN_INPUTS."""
-        inputs = tables.pop(EXPLAIN_INPUTS, None)
-        if not rows or inputs is None or "findings" not in tables:
-            return tables
+    def _explained(self, findings: pa.Table, inputs: pa.Table, rows: list[dict[str, Any]]) -> pa.Table | None:
+        """A rank's findings rows explained by ``rows`` (its job's); None when they explain none of them."""
+        if not rows:
+            return None
         waits = {r.name: (r.impact_waits, r.polarity) for r in batch_rules(self._settings.rules_dir) if r.impact_waits}
-        return {**tables, "findings": explained_table(tables["findings"], inputs, rows, waits)}
+        return explained_table(findings, inputs, rows, waits)
 
 
 def explained_table(
     findings: pa.Table, inputs: pa.Table, rows: list[dict[str, Any]], waits: dict[str, tuple[str, str]]
-) -> pa.Table:
-    """A rank's findings rows (of each of its runs) with its job's explanation ``rows`` applied, ranked again;
-    ``inputs``: its EXPLAIN_INPUTS; ``waits``: the rank rules' [impact] waits and polarity by rule name."""
+) -> pa.Table | None:
+    """A rank's findings rows (of each of its runs) with its job's explanation ``rows`` applied, ranked again
+    (None: they explain none); ``inputs``: its EXPLAIN_INPUTS; ``waits``: the rank rules' [impact] waits and
+    polarity by rule name."""
     basis = {r["run_id"]: (r["steps"], r["span_us"]) for r in inputs.to_pylist()}
     amounts = {(r["run_id"], r["rank"]): r["amount_us"] for r in inputs.to_pylist()}
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in findings.to_pylist():
         by_run.setdefault(row["run_id"], []).append(row)
-    parts = []
+    parts, changed = [], False
     for cid, run_rows in by_run.items():
         found = [_finding(row, amounts[cid, row["rank"]]) for row in run_rows]
         explained = explained_findings(found, _explanations(rows, cid, waits), basis[cid])
+        changed |= explained is not None
         parts.append(findings_table(cid, explained if explained is not None else found))
-    return pa.concat_tables(parts) if parts else findings
+    return pa.concat_tables(parts) if changed else None
 
 
 def _explanations(rows: list[dict[str, Any]], cid: str, waits: dict[str, tuple[str, str]]) -> list[Explanation]:

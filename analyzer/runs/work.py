@@ -224,6 +224,7 @@ EXPLAIN_INPUTS = "explain_inputs"
 
 
 def _explain_inputs(cid: str, findings: list, basis: tuple[int, float | None] | None) -> pa.Table:
+    """The EXPLAIN_INPUTS rows of the run ``cid``: per finding (by its rank) its amount, and the run's basis."""
     steps, span = basis or (0, None)
     rows = [
         {
