@@ -15,11 +15,12 @@ from dataclasses import replace
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from analyzer.job.explained import explained_findings
 from analyzer.rule_engine.model import ExplainedBy, Explanation, Finding
 from analyzer.runs.job_catalog import JOB_EXPLAINS, JobTask
-from analyzer.runs.work import EXPLAIN_INPUTS, RunTables, RunTask, WorkSettings, batch_rules, findings_table
+from analyzer.runs.work import EXPLAIN_INPUTS, RunTables, RunTask, WorkSettings, batch_rules, findings_rows
 
 Done = list[tuple[RunTask, RunTables]]
 
@@ -48,53 +49,70 @@ class RankHold:
             if inputs is None or "findings" not in tables or path not in self._job_of:
                 out.append((task, tables))
             elif path in self._ready:
-                found = self._explained(tables["findings"], inputs, self._ready[path])
-                out.append((task, tables if found is None else {**tables, "findings": found}))
+                found = self._explained([(tables["findings"], inputs, self._ready[path])])
+                out.append(
+                    (task, tables if found is None else {**tables, "findings": _merged(tables["findings"], found)})
+                )
             else:
                 self._waiting[path] = (tables["findings"], inputs)
                 out.append((task, tables))
         return out
 
     def job(self, task: JobTask, tables: RunTables) -> list[pa.Table]:
-        """The findings rows, explained, of the ranks of a judged (or failed) job committed before it, those
-        its findings change only: they replace those ranks' rows. Its explanation rows are taken out of
-        ``tables``, which holds its catalog rows only then."""
+        """The findings rows, explained, of the runs of a judged (or failed) job's ranks committed before it
+        whose findings its findings change: they replace those runs' rows. Its explanation rows are taken out
+        of ``tables``, which holds its catalog rows only then."""
         explains = tables.pop(JOB_EXPLAINS, None)
-        rows = explains.to_pylist() if explains is not None else []
-        out = []
+        by_path: dict[str, list[dict[str, Any]]] = {}
+        for row in explains.to_pylist() if explains is not None else []:
+            by_path.setdefault(row["export_path"], []).append(row)
+        parts = []
         for path in sorted(path for path, of in self._job_of.items() if of == task):
-            self._ready[path] = [r for r in rows if r["export_path"] == path]
-            if path in self._waiting:
-                found = self._explained(*self._waiting.pop(path), self._ready[path])
-                out += [] if found is None else [found]
-        return out
+            self._ready[path] = by_path.get(path, [])
+            if path in self._waiting and self._ready[path]:
+                parts.append((*self._waiting.pop(path), self._ready[path]))
+            self._waiting.pop(path, None)
+        found = self._explained(parts)
+        return [] if found is None else [found]
 
-    def _explained(self, findings: pa.Table, inputs: pa.Table, rows: list[dict[str, Any]]) -> pa.Table | None:
-        """A rank's findings rows explained by ``rows`` (its job's); None when they explain none of them."""
-        if not rows:
+    def _explained(self, parts: list[tuple[pa.Table, pa.Table, list[dict[str, Any]]]]) -> pa.Table | None:
+        """The findings rows of the runs whose findings the explanation rows change, of the ranks of ``parts``
+        (each: its findings rows, its EXPLAIN_INPUTS, its job's explanation rows); None when none changes."""
+        parts = [part for part in parts if part[2]]
+        if not parts:
             return None
         waits = {r.name: (r.impact_waits, r.polarity) for r in batch_rules(self._settings.rules_dir) if r.impact_waits}
-        return explained_table(findings, inputs, rows, waits)
+        explains = {cid: _explanations(rows, cid, waits) for f, _, rows in parts for cid in _run_ids(f)}
+        findings = pa.concat_tables([f for f, _, _ in parts])
+        return explained_table(findings, pa.concat_tables([i for _, i, _ in parts]), explains)
 
 
-def explained_table(
-    findings: pa.Table, inputs: pa.Table, rows: list[dict[str, Any]], waits: dict[str, tuple[str, str]]
-) -> pa.Table | None:
-    """A rank's findings rows (of each of its runs) with its job's explanation ``rows`` applied, ranked again
-    (None: they explain none); ``inputs``: its EXPLAIN_INPUTS; ``waits``: the rank rules' [impact] waits and
-    polarity by rule name."""
-    basis = {r["run_id"]: (r["steps"], r["span_us"]) for r in inputs.to_pylist()}
-    amounts = {(r["run_id"], r["rank"]): r["amount_us"] for r in inputs.to_pylist()}
+def _run_ids(findings: pa.Table) -> list[str]:
+    return findings.column("run_id").unique().to_pylist()
+
+
+def _merged(findings: pa.Table, changed: pa.Table) -> pa.Table:
+    """A rank's findings rows with those of the runs of ``changed`` replaced by its rows."""
+    kept = findings.filter(pc.invert(pc.is_in(findings.column("run_id"), changed.column("run_id").unique())))
+    return pa.concat_tables([kept, changed])
+
+
+def explained_table(findings: pa.Table, inputs: pa.Table, explains: dict[str, list[Explanation]]) -> pa.Table | None:
+    """The findings rows of the runs whose findings ``explains`` (per run id, its job's explanations) change,
+    explained and ranked again (None: none changes); ``findings``: the rows of every run of ``explains``,
+    ``inputs``: their EXPLAIN_INPUTS."""
+    rows = inputs.to_pylist()
+    basis = {r["run_id"]: (r["steps"], r["span_us"]) for r in rows}
+    amounts = {(r["run_id"], r["rank"]): r["amount_us"] for r in rows}
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in findings.to_pylist():
         by_run.setdefault(row["run_id"], []).append(row)
-    parts, changed = [], False
+    out = []
     for cid, run_rows in by_run.items():
         found = [_finding(row, amounts[cid, row["rank"]]) for row in run_rows]
-        explained = explained_findings(found, _explanations(rows, cid, waits), basis[cid])
-        changed |= explained is not None
-        parts.append(findings_table(cid, explained if explained is not None else found))
-    return pa.concat_tables(parts) if changed else None
+        explained = explained_findings(found, explains[cid], basis[cid])
+        out += [] if explained is None else findings_rows(cid, explained)
+    return pa.Table.from_pylist(out, schema=findings.schema) if out else None
 
 
 def _explanations(rows: list[dict[str, Any]], cid: str, waits: dict[str, tuple[str, str]]) -> list[Explanation]:

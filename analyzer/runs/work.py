@@ -280,9 +280,14 @@ def _configured(settings: WorkSettings) -> ConfiguredRules:
 
 
 def findings_table(cid: str, findings: list) -> pa.Table:
+    """The findings rows of the run ``cid`` (``findings_rows``)."""
+    return pa.Table.from_pylist(findings_rows(cid, findings), schema=_arrow_schema("findings"))
+
+
+def findings_rows(cid: str, findings: list) -> list[dict[str, Any]]:
     """The findings rows of the run ``cid``, in the order given; the explained_* columns of a finding that a
-    finding of its job explains, else NULL."""
-    rows = [
+    finding of its job explains, else none (NULL)."""
+    return [
         {
             "run_id": cid,
             "rank": i,
@@ -304,7 +309,6 @@ def findings_table(cid: str, findings: list) -> pa.Table:
         }
         for i, f in enumerate(findings, start=1)
     ]
-    return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
 
 
 def _explained_columns(by: ExplainedBy, details: dict[str, Any]) -> dict[str, Any]:
