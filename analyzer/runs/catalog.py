@@ -170,7 +170,11 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             )
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
-        insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
+        # a run's findings explained in the driver hold columns a worker's leave out (work.DRIVER_COLUMNS)
+        insert_tables(
+            con,
+            {name: pa.concat_tables([t[name] for t in runs if name in t], promote_options="default") for name in names},
+        )
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -3,7 +3,7 @@
 A batch judges a job's ranks in run chunks and the job in a job chunk, in any order. A rank judged
 after its job gets its job's explanations (their rows as the job's worker sent them,
 ``job_catalog.JOB_EXPLAINS``) applied by ``job/explained.py`` before it is committed; a rank committed
-before its job keeps its findings rows and what explaining them needs (``work.EXPLAIN_INPUTS``) here,
+before its job keeps its findings rows with what explaining them needs (``work.EXPLAIN_INPUTS``) here,
 and once the job is judged, the rows of those it explains replace theirs in the job's own transaction.
 Runs of no job pass straight through.
 """
@@ -20,7 +20,15 @@ import pyarrow.compute as pc
 from analyzer.job.explained import explained_findings
 from analyzer.rule_engine.model import ExplainedBy, Explanation, Finding
 from analyzer.runs.job_catalog import JOB_EXPLAINS, JobTask
-from analyzer.runs.work import EXPLAIN_INPUTS, RunTables, RunTask, WorkSettings, batch_rules, findings_rows
+from analyzer.runs.work import (
+    EXPLAIN_INPUTS,
+    RunTables,
+    RunTask,
+    WorkSettings,
+    batch_rules,
+    catalog_schema,
+    findings_rows,
+)
 
 Done = list[tuple[RunTask, RunTables]]
 
@@ -35,27 +43,27 @@ class RankHold:
 
     def __init__(self, jobs: list[JobTask], settings: WorkSettings) -> None:
         self._job_of = {str(r.source.root): t for t in jobs for r in t.job.ranks if r.has_kernels}
-        self._waiting: dict[str, tuple[pa.Table, pa.Table]] = {}  # export folder -> its findings and inputs
+        self._waiting: dict[str, pa.Table] = {}  # export folder -> its findings rows, with their EXPLAIN_INPUTS
         self._ready: dict[str, list[dict[str, Any]]] = {}  # export folder -> its job's explanation rows
         self._settings = settings
 
     def runs(self, done: Done) -> Done:
-        """A chunk's runs as they are to be committed now: a job rank whose job is judged explained, one whose
-        job is not judged yet as it is (its findings kept here); neither with its EXPLAIN_INPUTS."""
+        """A chunk's runs as they are to be committed now, their findings rows without the EXPLAIN_INPUTS: a job
+        rank whose job is judged explained, one whose job is not judged yet as it is (its rows kept here)."""
         out = []
         for task, tables in done:
-            inputs = tables.pop(EXPLAIN_INPUTS, None)
+            findings = tables.get("findings")
+            if findings is None or EXPLAIN_INPUTS[0] not in findings.column_names:
+                out.append((task, tables))
+                continue
+            plain = {**tables, "findings": findings.drop_columns(list(EXPLAIN_INPUTS))}
             path = task.export_path
-            if inputs is None or "findings" not in tables or path not in self._job_of:
-                out.append((task, tables))
-            elif path in self._ready:
-                found = self._explained([(tables["findings"], inputs, self._ready[path])])
-                out.append(
-                    (task, tables if found is None else {**tables, "findings": _merged(tables["findings"], found)})
-                )
-            else:
-                self._waiting[path] = (tables["findings"], inputs)
-                out.append((task, tables))
+            if path in self._ready:
+                found = self._explained([(findings, self._ready[path])])
+                plain = plain if found is None else {**plain, "findings": _merged(plain["findings"], found)}
+            elif path in self._job_of:
+                self._waiting[path] = findings
+            out.append((task, plain))
         return out
 
     def job(self, task: JobTask, tables: RunTables) -> list[pa.Table]:
@@ -69,22 +77,21 @@ class RankHold:
         parts = []
         for path in sorted(path for path, of in self._job_of.items() if of == task):
             self._ready[path] = by_path.get(path, [])
-            if path in self._waiting and self._ready[path]:
-                parts.append((*self._waiting.pop(path), self._ready[path]))
-            self._waiting.pop(path, None)
+            waiting = self._waiting.pop(path, None)
+            if waiting is not None and self._ready[path]:
+                parts.append((waiting, self._ready[path]))
         found = self._explained(parts)
         return [] if found is None else [found]
 
-    def _explained(self, parts: list[tuple[pa.Table, pa.Table, list[dict[str, Any]]]]) -> pa.Table | None:
+    def _explained(self, parts: list[tuple[pa.Table, list[dict[str, Any]]]]) -> pa.Table | None:
         """The findings rows of the runs whose findings the explanation rows change, of the ranks of ``parts``
-        (each: its findings rows, its EXPLAIN_INPUTS, its job's explanation rows); None when none changes."""
-        parts = [part for part in parts if part[2]]
+        (each: its findings rows with their EXPLAIN_INPUTS, its job's explanation rows); None when none changes."""
+        parts = [part for part in parts if part[1]]
         if not parts:
             return None
         waits = {r.name: (r.impact_waits, r.polarity) for r in batch_rules(self._settings.rules_dir) if r.impact_waits}
-        explains = {cid: _explanations(rows, cid, waits) for f, _, rows in parts for cid in _run_ids(f)}
-        findings = pa.concat_tables([f for f, _, _ in parts])
-        return explained_table(findings, pa.concat_tables([i for _, i, _ in parts]), explains)
+        explains = {cid: _explanations(rows, cid, waits) for f, rows in parts for cid in _run_ids(f)}
+        return explained_table(pa.concat_tables([f for f, _ in parts]), explains)
 
 
 def _run_ids(findings: pa.Table) -> list[str]:
@@ -94,25 +101,23 @@ def _run_ids(findings: pa.Table) -> list[str]:
 def _merged(findings: pa.Table, changed: pa.Table) -> pa.Table:
     """A rank's findings rows with those of the runs of ``changed`` replaced by its rows."""
     kept = findings.filter(pc.invert(pc.is_in(findings.column("run_id"), changed.column("run_id").unique())))
-    return pa.concat_tables([kept, changed])
+    return pa.concat_tables([kept, changed], promote_options="default")  # kept: without the DRIVER_COLUMNS
 
 
-def explained_table(findings: pa.Table, inputs: pa.Table, explains: dict[str, list[Explanation]]) -> pa.Table | None:
+def explained_table(findings: pa.Table, explains: dict[str, list[Explanation]]) -> pa.Table | None:
     """The findings rows of the runs whose findings ``explains`` (per run id, its job's explanations) change,
-    explained and ranked again (None: none changes); ``findings``: the rows of every run of ``explains``,
-    ``inputs``: their EXPLAIN_INPUTS."""
-    rows = inputs.to_pylist()
-    basis = {r["run_id"]: (r["steps"], r["span_us"]) for r in rows}
-    amounts = {(r["run_id"], r["rank"]): r["amount_us"] for r in rows}
+    explained and ranked again (None: none changes); ``findings``: the rows, with their EXPLAIN_INPUTS, of
+    every run of ``explains``."""
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in findings.to_pylist():
         by_run.setdefault(row["run_id"], []).append(row)
+    amount, steps, span = EXPLAIN_INPUTS
     out = []
-    for cid, run_rows in by_run.items():
-        found = [_finding(row, amounts[cid, row["rank"]]) for row in run_rows]
-        explained = explained_findings(found, explains[cid], basis[cid])
+    for cid, rows in by_run.items():
+        found = [_finding(row, row[amount]) for row in rows]
+        explained = explained_findings(found, explains[cid], (rows[0][steps], rows[0][span]))
         out += [] if explained is None else findings_rows(cid, explained)
-    return pa.Table.from_pylist(out, schema=findings.schema) if out else None
+    return pa.Table.from_pylist(out, schema=catalog_schema("findings")) if out else None
 
 
 def _explanations(rows: list[dict[str, Any]], cid: str, waits: dict[str, tuple[str, str]]) -> list[Explanation]:

@@ -56,7 +56,7 @@ class RunTask:
     export_path: str
     label: str
     fingerprint: str
-    # a rank of a job the batch judges: its tables bring what explaining its findings needs (EXPLAIN_INPUTS)
+    # a rank of a job the batch judges: its findings rows bring what explaining them needs (EXPLAIN_INPUTS)
     job_rank: bool = False
 
 
@@ -205,40 +205,23 @@ def catalog_tables(
         tables = dict(judged.summaries[rid])
         keys = {"path": task.label, "fingerprint": task.fingerprint, "run_id": cid}
         tables["catalog_runs"] = _rows_of(judged.runs, "rid", rid, keys)
-        tables["findings"] = findings_table(cid, judged.findings.get(rid, []))
-        if task.job_rank:
-            tables[EXPLAIN_INPUTS] = _explain_inputs(cid, judged.findings.get(rid, []), judged.bases.get(rid))
+        basis = judged.bases.get(rid, (0, None)) if task.job_rank else None
+        tables["findings"] = findings_table(cid, judged.findings.get(rid, []), basis)
         tables["run_problems"] = _rows_of(judged.problems, "sid", source_id, {"run_id": cid})
         tables["log_findings"] = pa.Table.from_pylist(
             [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")
         )
         for name, table in tables.items():
-            parts.setdefault(name, []).append(table if name == EXPLAIN_INPUTS else _as_catalog(name, table))
+            # findings: made in its own schema (a job rank's with its EXPLAIN_INPUTS)
+            parts.setdefault(name, []).append(table if name == "findings" else _as_catalog(name, table))
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
 
 
-# The table a job rank's tables bring besides its catalog rows (never committed): per finding of each of its
-# runs, what the catalog row lacks to explain it (job/explained.py): its amount before impacts were shared, and
-# the run's span basis.
-EXPLAIN_INPUTS = "explain_inputs"
-
-
-def _explain_inputs(cid: str, findings: list, basis: tuple[int, float | None] | None) -> pa.Table:
-    """The EXPLAIN_INPUTS rows of the run ``cid``: per finding (by its rank) its amount, and the run's basis."""
-    steps, span = basis or (0, None)
-    rows = [
-        {
-            "run_id": cid,
-            "rank": i,
-            "amount_us": float(f.details.get("impact_before_overlap_us", f.impact_us)),
-            "steps": steps,
-            "span_us": span,
-        }
-        for i, f in enumerate(findings, start=1)
-    ]
-    return pa.Table.from_pylist(
-        rows, schema=side_schema("run_id VARCHAR, rank INTEGER, amount_us DOUBLE, steps BIGINT, span_us DOUBLE")
-    )
+# The columns a job rank's findings rows bring besides the catalog's (the driver takes them off): what explaining
+# its findings needs (job/explained.py) that the catalog rows lack: each finding's amount before impacts were
+# shared, and its run's span basis (its steps, or 0, and its span). Columns, not a table: each table a worker
+# sends back costs its pickling for every run.
+EXPLAIN_INPUTS = ("input_amount_us", "input_steps", "input_span_us")
 
 
 def _as_catalog(name: str, table: pa.Table) -> pa.Table:
@@ -279,9 +262,26 @@ def _configured(settings: WorkSettings) -> ConfiguredRules:
     return ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
 
 
-def findings_table(cid: str, findings: list) -> pa.Table:
-    """The findings rows of the run ``cid`` (``findings_rows``)."""
-    return pa.Table.from_pylist(findings_rows(cid, findings), schema=_arrow_schema("findings"))
+def findings_table(cid: str, findings: list, basis: tuple[int, float | None] | None = None) -> pa.Table:
+    """The findings rows of the run ``cid`` (``findings_rows``), without the DRIVER_COLUMNS (NULL: a worker's
+    findings are explained by no job finding); with ``basis`` (a job rank's: its span basis), its
+    EXPLAIN_INPUTS."""
+    rows = findings_rows(cid, findings)
+    if basis is None:
+        return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
+    amounts, (steps, span) = [float(f.details.get("impact_before_overlap_us", f.impact_us)) for f in findings], basis
+    inputs = {EXPLAIN_INPUTS[1]: steps, EXPLAIN_INPUTS[2]: span}
+    rows = [{**row, EXPLAIN_INPUTS[0]: amount, **inputs} for row, amount in zip(rows, amounts, strict=True)]
+    return pa.Table.from_pylist(rows, schema=_with_inputs())
+
+
+@cache
+def _with_inputs() -> pa.Schema:
+    """The schema of a job rank's findings rows: the worker's columns and the EXPLAIN_INPUTS."""
+    kinds = (pa.float64(), pa.int64(), pa.float64())
+    return pa.schema(
+        [*_arrow_schema("findings"), *(pa.field(n, t) for n, t in zip(EXPLAIN_INPUTS, kinds, strict=True))]
+    )
 
 
 def findings_rows(cid: str, findings: list) -> list[dict[str, Any]]:
@@ -343,9 +343,23 @@ _TYPES = {
 }
 
 
+# The columns a worker's rows leave out (they are NULL in the catalog): the driver fills them for the runs it
+# explains (runs/job_ranks.py). A worker's tables are pickled back to the driver, and every column costs that
+# for every run.
+DRIVER_COLUMNS = {"findings": frozenset(c.name for c in CATALOG_TABLES["findings"].columns if "explained" in c.name)}
+
+
 @cache
 def _arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of the catalog table's columns that a worker sends (all but its DRIVER_COLUMNS)."""
     # cached: asked for every table of every run of a chunk
+    left_out = DRIVER_COLUMNS.get(table, frozenset())
+    return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns if c.name not in left_out])
+
+
+@cache
+def catalog_schema(table: str) -> pa.Schema:
+    """The Arrow schema of every column of the catalog table (the driver's rows)."""
     return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns])
 
 
