@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analyzer.diagnosis import diagnose_many
-from analyzer.diagnosis_model import Diagnosis
 from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
@@ -183,15 +182,15 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
     (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
     rids = [rid for rid, _ in runs]
-    diagnoses = _diagnoses(con, rids, settings)
+    findings, bases = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     labels = {"rids": rids, "model": settings.model_name, "bs": settings.batch_size}
     return Judged(
-        {rid: list(d.findings) for rid, d in diagnoses.items()},
+        findings,
         runs_summary_tables(con, runs),
         con.sql(_RUNS_SQL, params=labels).to_arrow_table(),
         con.sql(_PROBLEMS_SQL).to_arrow_table(),
-        {rid: span_basis(d.summary) for rid, d in diagnoses.items()},
+        bases,
     )
 
 
@@ -249,13 +248,17 @@ def _why_unusable(problems: list) -> str:
     return "no device task could be read"
 
 
-def _diagnoses(con, run_ids: list[str], settings: WorkSettings) -> dict[str, Diagnosis]:
-    """Each run's diagnosis from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass); empty when
-    diagnosis is off."""
+def _findings_by_run(
+    con, run_ids: list[str], settings: WorkSettings
+) -> tuple[dict[str, list], dict[str, tuple[int, float | None]]]:
+    """Ranked findings per run from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass), and each
+    run's ``span_basis``; empty when diagnosis is off."""
     if not settings.diagnose:
-        return {}
-    configured = _configured(settings)
-    return {d.run_id: d for d in diagnose_many(con, run_ids, configured)}
+        return {}, {}
+    findings, bases = {}, {}
+    for d in diagnose_many(con, run_ids, _configured(settings)):  # the diagnoses themselves are not kept
+        findings[d.run_id], bases[d.run_id] = list(d.findings), span_basis(d.summary)
+    return findings, bases
 
 
 def _configured(settings: WorkSettings) -> ConfiguredRules:
