@@ -187,18 +187,30 @@ def run_batch(
         hold = RankHold(jobs, settings)
         jobs_done: set[str] = set()
         for done in stack.enter_context(closing(run_chunked(todo, settings, executor, jobs))):
-            runs = hold.runs([(task, tables) for task, tables in done if isinstance(task, RunTask)])
-            if runs:
-                commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
-            for task, tables in runs:
-                status = _account(task, tables, outcome)
-                if on_done:
-                    on_done(task, status)
-            judged = [(j, t) for j, t in done if isinstance(j, JobTask)]
-            explained = [found for job, tables in judged for found in hold.job(job, tables)]
-            jobs_done.update(_commit_jobs(con, judged, outcome, explained))
+            jobs_done.update(_commit_done(con, done, hold, outcome, on_done))
         outcome.jobs = [t.label for t in jobs if t.label in jobs_done]  # in plan order
     return outcome
+
+
+def _commit_done(
+    con: duckdb.DuckDBPyConnection,
+    done: list,
+    hold: RankHold,
+    outcome: BatchOutcome,
+    on_done: Callable[[RunTask, str], None] | None,
+) -> list[str]:
+    """Commit what a chunk gave: its runs (one transaction; a job's ranks as ``hold`` says), or its jobs with
+    the explained findings rows of their ranks committed before them; the labels of the jobs catalogued."""
+    runs = hold.runs([(task, tables) for task, tables in done if isinstance(task, RunTask)])
+    if runs:
+        commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
+    for task, tables in runs:
+        status = _account(task, tables, outcome)
+        if on_done:
+            on_done(task, status)
+    judged = [(j, t) for j, t in done if isinstance(j, JobTask)]
+    explained = [found for job, tables in judged for found in hold.job(job, tables)]
+    return _commit_jobs(con, judged, outcome, explained)
 
 
 def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome, again: set[str]) -> list[RunTask]:
