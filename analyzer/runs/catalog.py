@@ -170,15 +170,19 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             )
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
-        # a run's findings explained in the driver hold columns a worker's leave out (work.DRIVER_COLUMNS)
-        insert_tables(
-            con,
-            {name: pa.concat_tables([t[name] for t in runs if name in t], promote_options="default") for name in names},
-        )
+        insert_tables(con, {name: _concat([t[name] for t in runs if name in t]) for name in names})
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """The runs' rows of one table; a run's findings explained in the driver hold columns a worker's leave out
+    (work.DRIVER_COLUMNS): only then are the schemas merged, which costs several times a plain concatenation."""
+    schema = tables[0].schema
+    same = all(t.schema.equals(schema) for t in tables)
+    return pa.concat_tables(tables, promote_options="none" if same else "default")
 
 
 def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:
