@@ -7,7 +7,6 @@ import tomllib
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -115,10 +114,6 @@ def test_a_rank_whose_wait_covers_its_finding_is_explained_and_the_rest_stays_a_
         assert [f.code for f in d.findings] == ["COM001", "CMP001"]  # the explained one last
 
 
-def _summary(span_us: float, steps: int = 1) -> SimpleNamespace:
-    return SimpleNamespace(span_us=span_us, step_count=steps, span_basis="steps")
-
-
 @pytest.mark.parametrize(
     ("wait_us", "explained"),
     [(12_500.0, True), (12_000.0, False)],  # left 17.5 of 87.5 ms: 20%, not above; 18 of 88: above 20%
@@ -136,7 +131,7 @@ def test_explained_when_what_is_left_would_not_fire_near_miss_just_above(wait_us
         {f.rule: ("exposed communication", "lower_is_better")},
         1,
     )
-    got = _explained(f, [e], _summary(100_000.0))
+    got = _explained(f, [e], (1, 100_000.0))
     assert (got.severity == "info", got.explained_by.partial) == (explained, not explained)
     assert got.impact_us == (30_000.0 if explained else 18_000.0)
     assert got.explained_by.text.endswith(f"is waiting for rank 1; {30 - wait_us / 1000:.1f} ms is its own")
@@ -149,7 +144,7 @@ def test_a_finding_of_a_rule_without_waits_is_not_explained_by_an_amount():
     e = Explanation(
         by, ("compute",), ("rank0",), {"rank0": 50_000.0}, {"low-aicore-utilization": ("x", "higher_is_better")}, 1
     )
-    assert _explained(f, [e], _summary(100_000.0)) is f
+    assert _explained(f, [e], (1, 100_000.0)) is f
 
 
 @pytest.mark.slow  # a whole command or process: the full suite runs it
@@ -393,7 +388,7 @@ def test_a_rank_without_steps_takes_the_wait_over_the_jobs_steps_in_its_profiled
     by = ExplainedBy("JOB001", "slow-rank", "rank 1", "waiting for rank 1", "")
     waits = {f.rule: ("exposed communication", "lower_is_better")}
     e = Explanation(by, ("communication",), ("rank0",), {"rank0": 10_000.0}, waits, 3)
-    got = _explained(f, [e], SimpleNamespace(span_us=150_000.0, step_count=0, span_basis="profiled span"))
+    got = _explained(f, [e], (0, 150_000.0))  # no steps: its profiled span
     assert (got.severity, got.impact_us, got.span_share) == ("warning", 30_000.0, 0.2)  # left: 30 of 120 ms, 25%
     assert got.explained_by.text == (
         "partly explained by JOB001: 30.0 of its 60.0 ms in the profiled span of exposed communication is "

@@ -96,14 +96,22 @@ def _still_fires(f: Finding, polarity: str, amount: float, wait: float, span: fl
     return (amount - wait) / (span - wait) > f.threshold
 
 
-def _part_explained(f: Finding, e: Explanation, cost_us: float, summary: RunSummary | None) -> Finding:
+def span_basis(summary: object) -> tuple[int, float | None]:
+    """What the part a job finding explains is measured against: the run's steps (0 when its span is not its
+    steps) and its span (None: ``summary`` is no run's RunSummary)."""
+    if not isinstance(summary, RunSummary):
+        return 0, None
+    return (summary.step_count if summary.span_basis == "steps" else 0), summary.span_us
+
+
+def _part_explained(f: Finding, e: Explanation, cost_us: float, basis: tuple[int, float | None]) -> Finding:
     """The finding with the part of it the job cause costs (``cost_us`` per job step) marked: 'info' when what
-    is left would not fire on its own, else its severity kept and its impact what is left."""
+    is left would not fire on its own, else its severity kept and its impact what is left (``basis``: the
+    run's ``span_basis``)."""
     waits, polarity = e.waits[f.rule]
-    steps = summary.step_count if summary is not None and summary.span_basis == "steps" else 0
+    steps, span = basis
     amount = float(f.details.get("impact_before_overlap_us", f.impact_us))
     wait = min(cost_us * (steps or max(e.job_steps, 1)), amount)
-    span = summary.span_us if summary is not None else None
     partial = _still_fires(f, polarity, amount, wait, span)
     per, unit = ("per step", steps * 1000.0) if steps else ("in the profiled span", 1000.0)
     shown, of = round(wait / unit, 1), round(amount / unit, 1)
@@ -117,7 +125,7 @@ def _part_explained(f: Finding, e: Explanation, cost_us: float, summary: RunSumm
     return replace(f, impact_us=left, span_share=share, details=details, explained_by=by)
 
 
-def _explained(f: Finding, explanations: Sequence[Explanation], summary: RunSummary | None) -> Finding:
+def _explained(f: Finding, explanations: Sequence[Explanation], basis: tuple[int, float | None]) -> Finding:
     """The finding with the note of the first explanation that covers it: a one-column one makes it 'info'
     (its severity kept in the note); one with amounts explains the part it covers (``_part_explained``)."""
     for e in explanations:
@@ -128,15 +136,23 @@ def _explained(f: Finding, explanations: Sequence[Explanation], summary: RunSumm
         if e.explained_us is None:
             return replace(f, severity="info", explained_by=replace(e.by, severity=f.severity))
         if f.rule in e.waits:
-            return _part_explained(f, e, e.explained_us[run], summary)
+            return _part_explained(f, e, e.explained_us[run], basis)
     return f
+
+
+def explained_findings(
+    findings: Sequence[Finding], explanations: Sequence[Explanation], basis: tuple[int, float | None]
+) -> list[Finding] | None:
+    """A run's findings (``basis``: its ``span_basis``) with those its jobs' findings explain marked (ranked
+    last) or partly explained (ranked by what is left), ranked again; None when none is."""
+    found = [_explained(f, explanations, basis) for f in findings]
+    if all(a is b for a, b in zip(found, findings, strict=True)):
+        return None
+    return rank_findings(found)
 
 
 def explain_findings(d: Diagnosis, explanations: Sequence[Explanation]) -> Diagnosis:
     """The run's Diagnosis with the findings its jobs' findings explain marked (ranked last) or partly
     explained (ranked by what is left); the same object when none is."""
-    summary = d.summary if isinstance(d.summary, RunSummary) else None  # a rank's run has one
-    findings = [_explained(f, explanations, summary) for f in d.findings]
-    if all(a is b for a, b in zip(findings, d.findings, strict=True)):
-        return d
-    return replace(d, findings=tuple(rank_findings(findings)))
+    found = explained_findings(d.findings, explanations, span_basis(d.summary))  # a rank's run has a RunSummary
+    return d if found is None else replace(d, findings=tuple(found))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from contextlib import ExitStack, closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from analyzer.duckdb_connect import connect_offline
 from analyzer.ingest.metadata.discover import Scanned, printable, scan
@@ -27,6 +28,7 @@ from analyzer.runs.job_catalog import (
     job_label,
     known_job_fingerprints,
 )
+from analyzer.runs.job_ranks import RankHold, rank_paths
 from analyzer.runs.scratch import scratch_folder
 from analyzer.runs.work import RunTask, WorkSettings
 
@@ -174,27 +176,47 @@ def run_batch(
     with scratch_folder() as tmp, ExitStack() as stack:
         plan = plan_batch(root, Path(tmp), limits, scanned)
         outcome.job_parts = plan.job_parts
-        todo = _sort_out(con, plan, outcome)
         jobs = _jobs_to_do(con, plan, outcome)
+        # A job judged now explains its ranks' findings: its ranks are judged now too, catalogued before or not.
+        ranks = rank_paths(jobs)
+        todo = [
+            replace(t, job_rank=True) if t.export_path in ranks else t for t in _sort_out(con, plan, outcome, ranks)
+        ]
         if on_start:
             on_start(len(todo))
+        hold = RankHold(jobs, settings)
         jobs_done: set[str] = set()
         for done in stack.enter_context(closing(run_chunked(todo, settings, executor, jobs))):
-            runs = [(task, tables) for task, tables in done if isinstance(task, RunTask)]
-            if runs:
-                commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
-            for task, tables in runs:
-                status = _account(task, tables, outcome)
-                if on_done:
-                    on_done(task, status)
-            jobs_done.update(_commit_jobs(con, [(j, t) for j, t in done if isinstance(j, JobTask)], outcome))
+            jobs_done.update(_commit_done(con, done, hold, outcome, on_done))
         outcome.jobs = [t.label for t in jobs if t.label in jobs_done]  # in plan order
     return outcome
 
 
-def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome) -> list[RunTask]:
+def _commit_done(
+    con: duckdb.DuckDBPyConnection,
+    done: list,
+    hold: RankHold,
+    outcome: BatchOutcome,
+    on_done: Callable[[RunTask, str], None] | None,
+) -> list[str]:
+    """Commit what a chunk gave: its runs (one transaction; a job's ranks as ``hold`` says), or its jobs with
+    the explained findings rows of their ranks committed before them; the labels of the jobs catalogued."""
+    runs = hold.runs([(task, tables) for task, tables in done if isinstance(task, RunTask)])
+    if runs:
+        commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
+    for task, tables in runs:
+        status = _account(task, tables, outcome)
+        if on_done:
+            on_done(task, status)
+    judged = [(j, t) for j, t in done if isinstance(j, JobTask)]
+    explained = [found for job, tables in judged for found in hold.job(job, tables)]
+    return _commit_jobs(con, judged, outcome, explained)
+
+
+def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome, again: set[str]) -> list[RunTask]:
     """Record the folders not read and the archives that failed, and the copies; tell ``outcome`` what the
-    catalog knows of the tree already; return the exports to analyse."""
+    catalog knows of the tree already; return the exports to analyse: those not catalogued yet, and those of
+    ``again`` (export folders: the ranks of a job judged now), catalogued or not."""
     homes = catalogued_paths(con)
     for row in plan.unreadable:  # reported on every batch: the folder is never catalogued
         record_failure(con, row)
@@ -208,12 +230,12 @@ def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOut
     originals, copies = _originals(plan.tasks, homes)
     record_copies(con, [(t.label, t.fingerprint, of) for t, of in copies])
     outcome.copies = [(t.label, of) for t, of in copies]
-    known = [t for t in originals if t.fingerprint in homes]
+    known = [t for t in originals if t.fingerprint in homes and t.export_path not in again]
     # the contents of the tree the catalog holds: those of its known originals and of the copies standing in
     usable = set(_usable_prints(con, [t.fingerprint for t in plan.tasks if t.fingerprint in homes]))
     outcome.known_usable = len(usable)
     _recall(con, known, outcome, _stand_ins(plan.tasks, copies), usable)
-    return [t for t in originals if t.fingerprint not in homes]
+    return [t for t in originals if t.fingerprint not in homes or t.export_path in again]
 
 
 def _stand_ins(tasks: list[RunTask], copies: list[tuple[RunTask, str]]) -> list[RunTask]:
@@ -301,13 +323,16 @@ def _jobs_to_do(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchO
     return [t for t in todo if t.fingerprint not in known]
 
 
-def _commit_jobs(con: duckdb.DuckDBPyConnection, done: list[tuple[JobTask, dict]], outcome: BatchOutcome) -> list[str]:
-    """Commit a chunk's analysed jobs (in one transaction) and their failures rows; the labels of those catalogued."""
+def _commit_jobs(
+    con: duckdb.DuckDBPyConnection, done: list[tuple[JobTask, dict]], outcome: BatchOutcome, explained: list[pa.Table]
+) -> list[str]:
+    """Commit a chunk's analysed jobs with the ``explained`` findings rows of their ranks catalogued before them
+    (in one transaction) and their failures rows; the labels of those catalogued."""
     for tables in [tables for _, tables in done if "failures" in tables]:
         commit_run(con, tables)
         outcome.failed.extend(tables["failures"].to_pylist())
     judged = [(task, tables) for task, tables in done if "failures" not in tables]
-    commit_jobs(con, [tables for _, tables in judged])
+    commit_jobs(con, [tables for _, tables in judged], explained)
     for task, tables in judged:
         if lost := _lost_files(tables, "job_problems"):
             outcome.partial.append((task.label, lost, "job_problems"))

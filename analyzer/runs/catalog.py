@@ -28,11 +28,46 @@ class CatalogError(TriageError):
 
 
 def create_catalog_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """CREATE every catalog table (idempotent) and record the format version."""
+    """CREATE every catalog table (idempotent), add the columns an older format lacks (its rows read NULL
+    there) and record the format version."""
     for name in CATALOG_TABLES:
         con.execute(catalog_ddl(name))
+    _add_missing_columns(con)
     con.execute("CREATE TABLE IF NOT EXISTS catalog_info (key VARCHAR PRIMARY KEY, value VARCHAR)")
     con.execute("INSERT OR REPLACE INTO catalog_info VALUES ('format_version', ?)", [str(CATALOG_FORMAT_VERSION)])
+
+
+def _add_missing_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """ALTER TABLE ADD COLUMN for each column of the schema that a table written by an older format lacks."""
+    present = con.execute(
+        "SELECT table_name, list(column_name) FROM duckdb_columns() WHERE NOT internal AND database_name = "
+        "current_database() AND schema_name = 'main' GROUP BY table_name"
+    ).fetchall()
+    have = {table: set(columns) for table, columns in present}
+    for name, table in CATALOG_TABLES.items():
+        for c in table.columns:
+            if c.name not in have.get(name, ()):
+                con.execute(f'ALTER TABLE {name} ADD COLUMN "{c.name}" {c.type}')
+
+
+def format_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The catalog format a catalog file records (None: none recorded, or not a number)."""
+    if not _has_table(con, "catalog_info"):
+        return None
+    rows = con.execute("SELECT value FROM catalog_info WHERE key = 'format_version'").fetchall()
+    return int(rows[0][0]) if rows and str(rows[0][0]).isdigit() else None
+
+
+def _refuse_newer(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """CatalogError when the catalog was written by a newer npu-triage: its tables may mean what this one
+    cannot keep, so it is not written (nor its format recorded as this one's)."""
+    found = format_version(con)
+    if found is not None and found > CATALOG_FORMAT_VERSION:
+        con.close()
+        raise CatalogError(
+            f"{path}: catalog format {found} was written by a newer npu-triage (this one writes format "
+            f"{CATALOG_FORMAT_VERSION}); upgrade npu-triage to add to it, or give another catalog file"
+        )
 
 
 def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -61,6 +96,7 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
     if read_only:
         _absent_as_empty(con)
     else:
+        _refuse_newer(con, path)
         create_catalog_tables(con)
     return con
 
@@ -134,11 +170,19 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             )
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
-        insert_tables(con, {name: pa.concat_tables([t[name] for t in runs if name in t]) for name in names})
+        insert_tables(con, {name: _concat([t[name] for t in runs if name in t]) for name in names})
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """The runs' rows of one table; a run's findings explained in the driver hold columns a worker's leave out
+    (work.DRIVER_COLUMNS): only then are the schemas merged, which costs several times a plain concatenation."""
+    schema = tables[0].schema
+    same = all(t.schema.equals(schema) for t in tables)
+    return pa.concat_tables(tables, promote_options="none" if same else "default")
 
 
 def record_failure(con: duckdb.DuckDBPyConnection, row: dict[str, str]) -> None:

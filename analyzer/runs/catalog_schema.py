@@ -12,7 +12,8 @@ from pathlib import Path
 
 from analyzer.ingest.schema import Table, load_tables
 
-CATALOG_FORMAT_VERSION = 1
+# 2: findings.explained_* (a job's explanations applied to its ranks' findings); catalog.py migrates a format 1
+CATALOG_FORMAT_VERSION = 2
 CATALOG_TABLES: dict[str, Table] = load_tables(Path(__file__).with_name("catalog_schema.toml"))[0]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,9 +20,9 @@ from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
-from analyzer.rule_engine.model import ConfiguredRules, Finding
+from analyzer.rule_engine.model import ConfiguredRules, Explanation, Finding
 from analyzer.rule_engine.runner import build_views
-from analyzer.runs.work import WorkSettings, batch_rules, failure_table
+from analyzer.runs.work import WorkSettings, batch_rules, failure_table, side_schema
 from analyzer.stop_signal import stop_requested
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings", "job_problems")
@@ -85,7 +85,42 @@ def _judged_job(
         tables["job_findings"] = pa.Table.from_pylist([_finding_row(job_id, i, f) for i, f in enumerate(d.findings, 1)])
     if problems:
         tables["job_problems"] = pa.Table.from_pylist([{"job_id": job_id, **asdict(p)} for p in problems])
+    if d.explains:
+        tables[JOB_EXPLAINS] = _explains_table(job, d.explains)
     return tables
+
+
+# The table a job's tables bring besides its catalog rows (never committed): per job finding with an
+# [explains] (in the job's finding order) and per rank export it explains, what the batch needs to explain
+# that rank's findings as ``diagnose`` does (runs/job_ranks.py). explained_us NULL: whole findings.
+JOB_EXPLAINS = "job_explains"
+_EXPLAINS_COLUMNS = (
+    "position INTEGER, export_path VARCHAR, code VARCHAR, rule VARCHAR, subject VARCHAR, note VARCHAR, "
+    "categories VARCHAR[], explained_us DOUBLE, job_steps BIGINT"
+)
+
+
+def _explains_table(job: Job, explains: tuple[Explanation, ...]) -> pa.Table:
+    """The job's explanations by the export folder of each rank they explain (their run ids: the ranks'
+    source ids in the job's connection)."""
+    roots = {r.source.source_id: str(r.source.root) for r in job.ranks}
+    rows = [
+        {
+            "position": i,
+            "export_path": roots[run],
+            "code": e.by.code,
+            "rule": e.by.rule,
+            "subject": e.by.subject,
+            "note": e.by.note,
+            "categories": list(e.categories),
+            "explained_us": None if e.explained_us is None else e.explained_us[run],
+            "job_steps": e.job_steps,
+        }
+        for i, e in enumerate(explains)
+        for run in e.run_ids
+        if run in roots
+    ]
+    return pa.Table.from_pylist(rows, schema=side_schema(_EXPLAINS_COLUMNS))
 
 
 def _finding_row(job_id: str, position: int, f: Finding) -> dict[str, object]:
@@ -162,9 +197,13 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         return [analyze_job(t, settings) for t in chunk.tasks]
 
 
-def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Table]]) -> None:
+def commit_jobs(
+    catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Table]], rank_findings: Sequence[pa.Table] = ()
+) -> None:
     """Write the analysed jobs' rows (of distinct jobs) in ONE transaction, each replacing earlier rows of the
-    same job: every job is whole or absent, and the catalog pays one commit for all."""
+    same job: every job is whole or absent, and the catalog pays one commit for all. ``rank_findings``: the
+    findings rows of runs catalogued already (the jobs' ranks, their findings explained by the jobs'), which
+    replace those runs' rows in the same transaction: a job is never in the catalog without its explanations."""
     if not jobs:
         return
     ids = [t["catalog_jobs"].column("job_id")[0].as_py() for t in jobs]
@@ -176,7 +215,13 @@ def commit_jobs(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Tabl
         # an earlier lost attempt
         catalog.execute(f"DELETE FROM failures WHERE {in_list('fingerprint')}", [prints])
         for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
-            insert_tables(catalog, tables)
+            insert_tables(catalog, {name: t for name, t in tables.items() if name != JOB_EXPLAINS})
+        if rank_findings:
+            found = pa.concat_tables(rank_findings)
+            catalog.execute(
+                f"DELETE FROM findings WHERE {in_list('run_id')}", [found.column("run_id").unique().to_pylist()]
+            )
+            insert_tables(catalog, {"findings": found})
         catalog.execute("COMMIT")
     except BaseException:
         catalog.execute("ROLLBACK")

@@ -20,10 +20,11 @@ from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
 from analyzer.ingest.sql_values import in_list
+from analyzer.job.explained import span_basis
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
-from analyzer.rule_engine.model import ConfiguredRules, Rule
+from analyzer.rule_engine.model import ConfiguredRules, ExplainedBy, Rule
 from analyzer.rule_engine.timeline_use import unread_timeline_kinds
 from analyzer.rule_engine.views import create_views
 from analyzer.runs.catalog_schema import CATALOG_TABLES
@@ -54,6 +55,8 @@ class RunTask:
     export_path: str
     label: str
     fingerprint: str
+    # a rank of a job the batch judges: its findings rows bring what explaining them needs (EXPLAIN_INPUTS)
+    job_rank: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,7 @@ class Judged:
     summaries: dict[str, dict[str, pa.Table]]
     runs: pa.Table
     problems: pa.Table
+    bases: dict[str, tuple[int, float | None]] = field(default_factory=dict)  # job/explained.span_basis per run
 
 
 # The catalog_runs columns of the runs table; $model and $bs: the user's labels, overriding the metadata's.
@@ -178,7 +182,7 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
     (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
     rids = [rid for rid, _ in runs]
-    findings = _findings_by_run(con, rids, settings)
+    findings, bases = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
     labels = {"rids": rids, "model": settings.model_name, "bs": settings.batch_size}
     return Judged(
@@ -186,6 +190,7 @@ def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
         runs_summary_tables(con, runs),
         con.sql(_RUNS_SQL, params=labels).to_arrow_table(),
         con.sql(_PROBLEMS_SQL).to_arrow_table(),
+        bases,
     )
 
 
@@ -199,14 +204,23 @@ def catalog_tables(
         tables = dict(judged.summaries[rid])
         keys = {"path": task.label, "fingerprint": task.fingerprint, "run_id": cid}
         tables["catalog_runs"] = _rows_of(judged.runs, "rid", rid, keys)
-        tables["findings"] = _findings_table(cid, judged.findings.get(rid, []))
+        basis = judged.bases.get(rid, (0, None)) if task.job_rank else None
+        tables["findings"] = findings_table(cid, judged.findings.get(rid, []), basis)
         tables["run_problems"] = _rows_of(judged.problems, "sid", source_id, {"run_id": cid})
         tables["log_findings"] = pa.Table.from_pylist(
             [{**row, "run_id": cid} for row in log_rows], schema=_arrow_schema("log_findings")
         )
         for name, table in tables.items():
-            parts.setdefault(name, []).append(_as_catalog(name, table))
+            # findings: made in its own schema (a job rank's with its EXPLAIN_INPUTS)
+            parts.setdefault(name, []).append(table if name == "findings" else _as_catalog(name, table))
     return {name: pa.concat_tables(ts) for name, ts in parts.items()}
+
+
+# The columns a job rank's findings rows bring besides the catalog's (the driver takes them off): what explaining
+# its findings needs (job/explained.py) that the catalog rows lack: each finding's amount before impacts were
+# shared, and its run's span basis (its steps, or 0, and its span). Columns, not a table: each table a worker
+# sends back costs its pickling for every run.
+EXPLAIN_INPUTS = ("input_amount_us", "input_steps", "input_span_us")
 
 
 def _as_catalog(name: str, table: pa.Table) -> pa.Table:
@@ -234,21 +248,49 @@ def _why_unusable(problems: list) -> str:
     return "no device task could be read"
 
 
-def _findings_by_run(con, run_ids: list[str], settings: WorkSettings) -> dict[str, list]:
-    """Ranked findings per run from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass); empty
-    when diagnosis is off."""
+def _findings_by_run(
+    con, run_ids: list[str], settings: WorkSettings
+) -> tuple[dict[str, list], dict[str, tuple[int, float | None]]]:
+    """Ranked findings per run from ``analyzer.diagnosis.diagnose_many`` (the runs judged in one pass), and each
+    run's ``span_basis``; empty when diagnosis is off."""
     if not settings.diagnose:
-        return {}
-    configured = _configured(settings)
-    return {d.run_id: list(d.findings) for d in diagnose_many(con, run_ids, configured)}
+        return {}, {}
+    findings, bases = {}, {}
+    for d in diagnose_many(con, run_ids, _configured(settings)):  # the diagnoses themselves are not kept
+        findings[d.run_id], bases[d.run_id] = list(d.findings), span_basis(d.summary)
+    return findings, bases
 
 
 def _configured(settings: WorkSettings) -> ConfiguredRules:
     return ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
 
 
-def _findings_table(cid: str, findings: list) -> pa.Table:
-    rows = [
+def findings_table(cid: str, findings: list, basis: tuple[int, float | None] | None = None) -> pa.Table:
+    """The findings rows of the run ``cid`` (``findings_rows``), without the DRIVER_COLUMNS (NULL: a worker's
+    findings are explained by no job finding); with ``basis`` (a job rank's: its span basis), its
+    EXPLAIN_INPUTS."""
+    rows = findings_rows(cid, findings)
+    if basis is None:
+        return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
+    amounts, (steps, span) = [float(f.details.get("impact_before_overlap_us", f.impact_us)) for f in findings], basis
+    inputs = {EXPLAIN_INPUTS[1]: steps, EXPLAIN_INPUTS[2]: span}
+    rows = [{**row, EXPLAIN_INPUTS[0]: amount, **inputs} for row, amount in zip(rows, amounts, strict=True)]
+    return pa.Table.from_pylist(rows, schema=_with_inputs())
+
+
+@cache
+def _with_inputs() -> pa.Schema:
+    """The schema of a job rank's findings rows: the worker's columns and the EXPLAIN_INPUTS."""
+    kinds = (pa.float64(), pa.int64(), pa.float64())
+    return pa.schema(
+        [*_arrow_schema("findings"), *(pa.field(n, t) for n, t in zip(EXPLAIN_INPUTS, kinds, strict=True))]
+    )
+
+
+def findings_rows(cid: str, findings: list) -> list[dict[str, Any]]:
+    """The findings rows of the run ``cid``, in the order given; the explained_* columns of a finding that a
+    finding of its job explains, else none (NULL)."""
+    return [
         {
             "run_id": cid,
             "rank": i,
@@ -266,10 +308,31 @@ def _findings_table(cid: str, findings: list) -> pa.Table:
             "span_share": f.span_share,
             "confidence": f.confidence,
             "message": f.message,
+            **({} if f.explained_by is None else _explained_columns(f.explained_by, f.details)),
         }
         for i, f in enumerate(findings, start=1)
     ]
-    return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
+
+
+def _explained_columns(by: ExplainedBy, details: dict[str, Any]) -> dict[str, Any]:
+    """The explained_* columns of a finding (``details``: its details): what diagnosis.json says of the job
+    finding that explains it, ``by`` (the amounts only when the job rule's [explains] gave them)."""
+    amounts = by.explained_ms is not None
+    return {
+        "explained_by": by.text,
+        "explained_code": by.code,
+        "explained_rule": by.rule,
+        "explained_subject": by.subject,
+        "explained_note": by.note,
+        "severity_before_explained": by.severity,
+        "explained_ms": by.explained_ms,
+        "explained_amount_ms": by.amount_ms,
+        "explained_own_ms": by.own_ms,
+        "explained_per": by.per if amounts else None,
+        "explained_waits": by.waits if amounts else None,
+        "explained_partial": by.partial if amounts else None,
+        "impact_before_explained_us": details.get("impact_before_explained_us"),
+    }
 
 
 _TYPES = {
@@ -283,7 +346,28 @@ _TYPES = {
 }
 
 
+# The columns a worker's rows leave out (they are NULL in the catalog): the driver fills them for the runs it
+# explains (runs/job_ranks.py). A worker's tables are pickled back to the driver, and every column costs that
+# for every run.
+DRIVER_COLUMNS = {"findings": frozenset(c.name for c in CATALOG_TABLES["findings"].columns if "explained" in c.name)}
+
+
 @cache
 def _arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of the catalog table's columns that a worker sends (all but its DRIVER_COLUMNS)."""
     # cached: asked for every table of every run of a chunk
+    left_out = DRIVER_COLUMNS.get(table, frozenset())
+    return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns if c.name not in left_out])
+
+
+@cache
+def catalog_schema(table: str) -> pa.Schema:
+    """The Arrow schema of every column of the catalog table (the driver's rows)."""
     return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns])
+
+
+@cache
+def side_schema(columns: str) -> pa.Schema:
+    """The Arrow schema of 'name TYPE, ...' (the catalog's types): of a table a worker sends besides its catalog
+    rows, for the driver only."""
+    return pa.schema([(name, _TYPES[kind]) for name, kind in (c.split() for c in columns.split(","))])
