@@ -15,7 +15,7 @@ from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts, impact_pools
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import run_rules, run_rules_alone
+from analyzer.rule_engine.runner import build_views, run_rules, run_rules_alone
 from analyzer.rule_engine.set_query import split_by_run
 from analyzer.version import __version__
 from analyzer.vocabulary import PROFILE_SCOPES
@@ -75,7 +75,8 @@ def diagnose_many(
         per run (in ``run_ids`` order) its metadata, summary numbers, one outcome per rule, ranked findings.
     """
     configured = configured.where(lambda r: r.scope in PROFILE_SCOPES)
-    judged = run_rules_alone(con, configured, list(run_ids))
+    build_views(con, configured)  # every helper: the summaries and the impact pools read them too
+    judged = run_rules_alone(con, configured, list(run_ids), views_built=True)
     read = _Read(con, run_ids, {f.run_id for found, _ in judged.values() for f in found})
     rules = list(configured.rules)
     in_effect = configured.params_in_effect()
