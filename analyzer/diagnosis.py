@@ -9,6 +9,7 @@ import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
 from analyzer.diagnosis_summary import first_rows, run_summaries
+from analyzer.ingest.finalize import device_part_sql
 from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.logs.links import failed_operators_of
 from analyzer.rule_engine.chip_table import CHIP_KEY
@@ -33,10 +34,10 @@ def step_computing_text(summary: RunSummary) -> str | None:
 
 
 # Ingest problems of each run (also those recorded before the run was split per device).
-_PROBLEMS = """
+_PROBLEMS = f"""
 WITH runs AS (SELECT unnest($runs::VARCHAR[]) AS run)
 SELECT runs.run, file, location, severity, problem, hint
-FROM runs JOIN ingest_problems p ON p.run_id = runs.run OR starts_with(runs.run, p.run_id || '/dev')
+FROM runs JOIN ingest_problems p ON p.run_id = runs.run OR {device_part_sql("runs.run", "p.run_id")}
 ORDER BY runs.run, CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, file, location, problem
 """
 
