@@ -33,7 +33,9 @@ def _create_chip_table(con: duckdb.DuckDBPyConnection, overrides: dict[str, Any]
     columns = ["chip VARCHAR", *(f"{k} DOUBLE" for k in NOMINAL_KEYS), "is_default BOOLEAN"]
     columns.append("ai_core_count_set BOOLEAN")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _chip_table ({', '.join(columns)})")
-    con.executemany(f"INSERT INTO _chip_table VALUES ({', '.join('?' * len(columns))})", rows)
+    row = f"({', '.join('?' * len(columns))})"  # every row in one statement: executemany runs one per row
+    if rows:
+        con.execute(f"INSERT INTO _chip_table VALUES {', '.join([row] * len(rows))}", [v for r in rows for v in r])
 
 
 def create_views(
