@@ -57,13 +57,13 @@ def write_text_atomically(path: Path, text: str) -> Path:
 
 
 def _temporary(path: Path) -> tuple[int, str]:
-    """A new temporary file beside ``path``: its descriptor and path. Its folder is made (``make_folder``) only
+    """A new temporary file beside ``path``: its descriptor and path. Its folder is made (with its parents) only
     when it is not there, so the files of one folder make it once."""
     try:
         try:
             return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         except FileNotFoundError:
-            make_folder(path.parent)
+            path.parent.mkdir(parents=True, exist_ok=True)
             return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise output_error(path, exc) from None
@@ -81,12 +81,3 @@ def _replacing(tmp: str, path: Path) -> Iterator[None]:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-
-
-def make_folder(folder: Path) -> Path:
-    """``folder`` made (with its parents) unless it exists; OutputError names it when it cannot be."""
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise output_error(Path(folder), exc) from None
-    return Path(folder)

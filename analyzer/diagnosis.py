@@ -9,13 +9,14 @@ import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
 from analyzer.diagnosis_summary import first_rows, run_summaries
+from analyzer.ingest.finalize import device_part_sql
 from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.logs.links import failed_operators_of
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.impact_sharing import exclusive_impacts, impact_pools
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules
 from analyzer.rule_engine.ranking import rank_findings
-from analyzer.rule_engine.runner import run_rules, run_rules_alone
+from analyzer.rule_engine.runner import build_views, run_rules, run_rules_alone
 from analyzer.rule_engine.set_query import split_by_run
 from analyzer.version import __version__
 from analyzer.vocabulary import PROFILE_SCOPES
@@ -33,10 +34,10 @@ def step_computing_text(summary: RunSummary) -> str | None:
 
 
 # Ingest problems of each run (also those recorded before the run was split per device).
-_PROBLEMS = """
+_PROBLEMS = f"""
 WITH runs AS (SELECT unnest($runs::VARCHAR[]) AS run)
 SELECT runs.run, file, location, severity, problem, hint
-FROM runs JOIN ingest_problems p ON p.run_id = runs.run OR starts_with(runs.run, p.run_id || '/dev')
+FROM runs JOIN ingest_problems p ON p.run_id = runs.run OR {device_part_sql("runs.run", "p.run_id")}
 ORDER BY runs.run, CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, file, location, problem
 """
 
@@ -75,7 +76,8 @@ def diagnose_many(
         per run (in ``run_ids`` order) its metadata, summary numbers, one outcome per rule, ranked findings.
     """
     configured = configured.where(lambda r: r.scope in PROFILE_SCOPES)
-    judged = run_rules_alone(con, configured, list(run_ids))
+    build_views(con, configured)  # every helper: the summaries and the impact pools read them too
+    judged = run_rules_alone(con, configured, list(run_ids), views_built=True)
     read = _Read(con, run_ids, {f.run_id for found, _ in judged.values() for f in found})
     rules = list(configured.rules)
     in_effect = configured.params_in_effect()

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeAlias
 
 from analyzer.rule_engine.model import ALL_RUNS, Explanation, Finding, ReportSpec, RuleOutcome
+
+
+def field_values(value: Any) -> dict[str, Any]:
+    """A dataclass's fields by name, its values as they are (not dataclasses.asdict's deep copy of them)."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}
+
 
 # Bumped whenever diagnosis.json changes incompatibly; documented in docs/diagnosis-json.md.
 DIAGNOSIS_FORMAT_VERSION = 2

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 import pytest
 
@@ -34,6 +33,8 @@ def _close_to_float64(got: dict, x: np.ndarray, y: np.ndarray) -> None:
 
 
 def _cases(seed: int):
+    import ml_dtypes  # imported where it is needed, not by every collection of the tests
+
     rng = np.random.default_rng(seed)
     y = (rng.standard_normal(70_001) * 10.0 ** rng.uniform(-3, 3, 70_001)).astype(np.float32)
     y[rng.integers(0, y.size, 500)] = 0.0  # |y| <= 1e-6: left out of the relative error

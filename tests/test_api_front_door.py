@@ -89,20 +89,26 @@ def test_logs_given_to_the_api_reach_the_run_as_the_commands_do(tmp_path: Path) 
     assert logs.run_id == "logs" and logs.summary["timeline_marks"] == 2
 
 
-def test_none_means_every_rule_and_an_empty_list_none(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def resnet():
+    """The example run loaded and diagnosed with the built-in rules, once for the tests that only read them."""
     with analyzer.load(EXAMPLES / "resnet_host_sync") as trace:
-        nothing = analyzer.diagnose(trace, rule_set=[])
-        assert nothing.findings == () and nothing.outcomes == ()
-        every = analyzer.diagnose(trace, rule_set=None)
-        assert {o.rule for o in every.outcomes} == {r.name for r in analyzer.rules() if r.scope in ("run", "runs")}
+        yield trace, analyzer.diagnose(trace)
 
 
-def test_the_trace_reads_files_after_a_diagnosis_with_the_built_in_rules(tmp_path: Path) -> None:
+def test_none_means_every_rule_and_an_empty_list_none(resnet) -> None:
+    trace, _ = resnet
+    nothing = analyzer.diagnose(trace, rule_set=[])
+    assert nothing.findings == () and nothing.outcomes == ()
+    every = analyzer.diagnose(trace, rule_set=None)
+    assert {o.rule for o in every.outcomes} == {r.name for r in analyzer.rules() if r.scope in ("run", "runs")}
+
+
+def test_the_trace_reads_files_after_a_diagnosis_with_the_built_in_rules(tmp_path: Path, resnet) -> None:
     (tmp_path / "a.csv").write_text("x\n1\n2\n", encoding="utf-8")
     read = f"SELECT sum(x) AS s FROM read_csv('{tmp_path / 'a.csv'}')"
-    with analyzer.load(EXAMPLES / "resnet_host_sync") as trace:
-        analyzer.diagnose(trace)
-        assert trace.query(read).to_pylist() == [{"s": 3}]
+    trace, _ = resnet  # diagnosed with the built-in rules
+    assert trace.query(read).to_pylist() == [{"s": 3}]
     # a rules folder of the user's own is SQL the user wrote: that diagnosis closes the trace to files
     mine = tmp_path / "rules" / "scheduling"
     mine.mkdir(parents=True)
@@ -113,14 +119,13 @@ def test_the_trace_reads_files_after_a_diagnosis_with_the_built_in_rules(tmp_pat
             trace.query(read)
 
 
-def test_breakdown_steps_and_op_types_are_the_diagnosis_numbers() -> None:
-    with analyzer.load(EXAMPLES / "resnet_host_sync") as trace:
-        d = analyzer.diagnose(trace)
-        parts = trace.breakdown()
-        steps = trace.steps()
-        ops = trace.op_types()
-        families = trace.op_families()
-        total = trace.query("SELECT sum(dur_us) FROM _compute_tasks").to_pylist()[0]
+def test_breakdown_steps_and_op_types_are_the_diagnosis_numbers(resnet) -> None:
+    trace, d = resnet
+    parts = trace.breakdown()
+    steps = trace.steps()
+    ops = trace.op_types()
+    families = trace.op_families()
+    total = trace.query("SELECT sum(dur_us) FROM _compute_tasks").to_pylist()[0]
     printed = d.summary.breakdown.parts
     assert parts.rows() == [(p.part, p.label, p.us, p.pct) for p in printed]
     assert round(parts["share_pct"].sum(), 1) == 100.0
@@ -131,9 +136,8 @@ def test_breakdown_steps_and_op_types_are_the_diagnosis_numbers() -> None:
     assert families["total_us"].sum() == pytest.approx(next(iter(total.values())))
 
 
-def test_findings_print_as_a_table_and_diagnoses_in_a_line() -> None:
-    with analyzer.load(EXAMPLES / "resnet_host_sync") as trace:
-        d = analyzer.diagnose(trace)
+def test_findings_print_as_a_table_and_diagnoses_in_a_line(resnet) -> None:
+    _, d = resnet
     table = analyzer.findings_table(d)
     assert isinstance(table, pl.DataFrame) and table.columns[:4] == ["code", "severity", "subject", "impact_us"]
     assert table["code"].to_list() == [f.code for f in d.findings]

@@ -115,6 +115,23 @@ def test_cli_refuses_an_option_its_scenario_does_not_take(tmp_path, capsys, argv
     assert error.startswith("usage: ") and f"error: {named}: not an option of the scenario {argv[0]!r}" in error
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("--scale", "0", "must be at least 1, not 0"),
+        ("--slice-rows", "0", "must be at least 1, not 0"),
+        ("--steps", "-2", "must be at least 1, not -2"),
+        ("--scale", "two", "expected a whole number, not 'two'"),
+    ],
+)
+def test_cli_refuses_a_count_below_one_instead_of_taking_the_default(tmp_path, capsys, option, value, said) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["comm_not_overlapped", str(tmp_path / "out"), option, value])
+    assert exc.value.code == 2 and not (tmp_path / "out").exists()
+    error = capsys.readouterr().err
+    assert error.startswith("usage: ") and f"error: argument {option}: {said}" in error
+
+
 def test_mte_bound_conv_conv_dominant_with_mte_share_near_70_percent() -> None:
     (run,) = truth("mte_bound_conv")
     by_type = run.ops.group_by("op_type").agg(pl.col("dur_us").sum()).sort("dur_us", descending=True)

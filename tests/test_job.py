@@ -55,19 +55,24 @@ def test_job_balanced_has_no_job_warning_and_lists_every_summary_only_rank(tmp_p
     assert (tmp_path / "out" / "job_balanced" / "job.html").exists() is False  # json only was asked
 
 
-def test_job_page_draws_the_job_charts(tmp_path):
-    root = write_job(job_plan("job_pipeline_imbalance", 8, 1, 2), tmp_path / "in")
-    main(["diagnose", str(root), "--out", str(tmp_path / "out"), "--format", "json,html"])
-    page = (tmp_path / "out" / "job_pipeline_imbalance" / "job.html").read_text()
+@pytest.fixture(scope="module")
+def pipeline_page(tmp_path_factory) -> str:
+    """The job page of a generated 8-rank pipeline-imbalance job, written once for the tests that read it."""
+    tmp = tmp_path_factory.mktemp("pipeline")
+    root = write_job(job_plan("job_pipeline_imbalance", 8, 1, 2), tmp / "in")
+    main(["diagnose", str(root), "--out", str(tmp / "out"), "--format", "json,html"])
+    return (tmp / "out" / "job_pipeline_imbalance" / "job.html").read_text()
+
+
+def test_job_page_draws_the_job_charts(pipeline_page):
+    page = pipeline_page
     for div in ("job-rank-step", "job-wait-transit", "job-links", "job-stages"):
         assert f'id="{div}"' in page
     assert "JOB003" in page and "stage 1 (ranks 2, 3)" in page
 
 
-def test_job_page_finding_links_the_chart_its_rule_names_and_lists_the_job_rules(tmp_path):
-    root = write_job(job_plan("job_pipeline_imbalance", 8, 1, 2), tmp_path / "in")
-    main(["diagnose", str(root), "--out", str(tmp_path / "out"), "--format", "json,html"])
-    page = (tmp_path / "out" / "job_pipeline_imbalance" / "job.html").read_text()
+def test_job_page_finding_links_the_chart_its_rule_names_and_lists_the_job_rules(pipeline_page):
+    page = pipeline_page
     finding = page[page.index('id="finding-1"') : page.index("</section>", page.index('id="finding-1"'))]
     assert "JOB003" in finding and 'href="#job-stages"' in finding  # pipeline-stage-imbalance: [report] chart
     assert "ms per step</b>" in finding  # a job finding's impact is per step

@@ -62,9 +62,9 @@ def test_a_jobs_helper_tables_are_built_on_the_connections_threads(monkeypatch: 
     seen: list[int] = []
     build = runner.create_views
 
-    def counting(con, chip=None) -> None:
+    def counting(con, *args) -> None:
         seen.append(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
-        build(con, chip)
+        build(con, *args)
 
     monkeypatch.setattr(runner, "create_views", counting)
     with analyzer.load(EXAMPLES / "job_slow_rank", logs=False) as trace:

@@ -137,7 +137,7 @@ def test_output_write_atomically_leaves_no_temporary_on_success(tmp_path):
 def test_output_files_of_one_folder_made_once_keep_mode_and_name_what_fails(tmp_path):
     import os
 
-    from analyzer.atomic_files import OutputError, make_folder, write_text_atomically
+    from analyzer.atomic_files import OutputError, write_text_atomically
 
     folder = tmp_path / "out" / "run"
     old = write_text_atomically(folder / "a.md", "old\n")  # its folder made for it, then found by the others
@@ -148,8 +148,8 @@ def test_output_files_of_one_folder_made_once_keep_mode_and_name_what_fails(tmp_
     assert old.read_bytes() == "new \u00e9\n".encode() and sorted(p.name for p in folder.iterdir()) == ["a.md", "b.md"]
     assert old.stat().st_mode & 0o777 == 0o666 & ~_umask()
     (tmp_path / "file").write_text("x", encoding="utf-8")
-    with pytest.raises(OutputError, match="file/sub: could not be written"):
-        make_folder(tmp_path / "file" / "sub")
+    with pytest.raises(OutputError, match="file/sub/c.md: could not be written"):  # its folder cannot be made
+        write_text_atomically(tmp_path / "file" / "sub" / "c.md", "text")
     assert os.listdir(tmp_path / "out") == ["run"]
 
 

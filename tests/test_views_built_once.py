@@ -15,7 +15,7 @@ def test_the_helper_views_are_looked_at_once_per_pass_over_the_tables(tmp_path: 
     job = write_job(job_plan("job_slow_rank", ranks=4, seed=11), tmp_path / "job", kernels=5)
     looks: list[int] = []
     usual = runner.create_views
-    monkeypatch.setattr(runner, "create_views", lambda con, chip=None: looks.append(1) or usual(con, chip))
+    monkeypatch.setattr(runner, "create_views", lambda con, *args: looks.append(1) or usual(con, *args))
     with analyzer.load(job) as trace:
         diagnoses = analyzer.diagnose_all(trace)
     # diagnose_job before its rules; diagnose_many before the ranks' (neither the job's run_rules nor the

@@ -35,23 +35,19 @@ def write_files(
         md = render_job_markdown(diagnosis) if diagnosis.is_job else render_markdown(diagnosis)
         written.append(write_text_atomically(folder / "diagnosis.md", md))
     if "html" in formats and con is not None:  # (refused by _checked without the trace)
-        page, text = _html(diagnosis, con, folder, None if self_contained else out_dir)
-        written.append(write_text_atomically(page, text))
+        written.append(_html(diagnosis, con, folder, None if self_contained else out_dir))
     return written
 
 
-def _html(diagnosis: Diagnosis, con: Any, folder: Path, shared: Path | None) -> tuple[Path, str]:
-    """A run's report.html or a job's job.html, and its text; plotly.js once per output folder (``shared``),
-    beside the reports, not inlined into every page (unless ``shared`` is None). plotly loads only when HTML
-    is asked for."""
-    from analyzer.report.plotly_asset import plotly_src, write_plotly_js
-
-    page = folder / ("job.html" if diagnosis.is_job else "report.html")
-    src = None if shared is None else plotly_src(page, write_plotly_js(shared))
+def _html(diagnosis: Diagnosis, con: Any, folder: Path, shared: Path | None) -> Path:
+    """A run's report.html (``report.html.write_html``) or a job's job.html; plotly.js once per output folder
+    (``shared``), beside the reports, not inlined into every page (unless ``shared`` is None). plotly loads
+    only when HTML is asked for."""
     if not diagnosis.is_job:
-        from analyzer.report.html import render_html
+        from analyzer.report.html import write_html
 
-        return page, render_html(diagnosis, con, src)
+        return write_html(diagnosis, con, folder / "report.html", shared)
     from analyzer.report.job_page import render_job_page
+    from analyzer.report.plotly_asset import write_page
 
-    return page, render_job_page(diagnosis, con, src)
+    return write_page(folder / "job.html", lambda src: render_job_page(diagnosis, con, src), shared)

@@ -159,14 +159,23 @@ DEVICE_TABLES = tuple(
 )
 
 
+_DEVICE_MARK = "/dev"  # between a run's id and the device number of one device's part of it
+
+
 def device_run_id(run_id: str, device: int) -> str:
     """The run id of one device's part of a run of several devices."""
-    return f"{run_id}/dev{device}"
+    return f"{run_id}{_DEVICE_MARK}{device}"
 
 
 def device_run_id_sql(run_sql: str, device_sql: str) -> str:
     """``device_run_id`` in SQL, of the SQL expressions of a run id and a device."""
-    return f"{run_sql} || '/dev' || {device_sql}"
+    return f"{run_sql} || '{_DEVICE_MARK}' || {device_sql}"
+
+
+def device_part_sql(run_sql: str, parent_sql: str) -> str:
+    """SQL true when the run id ``run_sql`` is one device's part (``device_run_id``) of the run ``parent_sql``.
+    A prefix test, not LIKE: a run id may hold '_' or '%', which LIKE would read as wildcards."""
+    return f"starts_with({run_sql}, {parent_sql} || '{_DEVICE_MARK}')"
 
 
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:

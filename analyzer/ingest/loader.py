@@ -11,7 +11,7 @@ import duckdb
 
 from analyzer.errors import first_line
 from analyzer.ingest.database import connect
-from analyzer.ingest.finalize import finalize_run
+from analyzer.ingest.finalize import device_part_sql, finalize_run
 from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
@@ -192,12 +192,12 @@ def _read_together(
 
 
 def _runs_of(con: duckdb.DuckDBPyConnection, source: ExportSource) -> list[str]:
-    """The runs of an export just read: its own, or one per device. A prefix test, not LIKE: an export's
-    name may hold '_' or '%', which LIKE would read as wildcards and so take another export's runs."""
+    """The runs of an export just read: its own, or one per device (``device_part_sql``: not another export's
+    runs whose name LIKE would match)."""
     return [
         r[0]
         for r in con.execute(
-            "SELECT run_id FROM runs WHERE run_id = $id OR starts_with(run_id, $id || '/dev') ORDER BY run_id",
+            f"SELECT run_id FROM runs WHERE run_id = $id OR {device_part_sql('run_id', '$id')} ORDER BY run_id",
             {"id": source.source_id},
         ).fetchall()
     ]

@@ -18,7 +18,6 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from analyzer.atomic_files import write_text_atomically
 from analyzer.diagnosis_model import Diagnosis, RunSummary
 from analyzer.report import charts, memory_charts, memory_series, series
 from analyzer.report.chart_marks import ChartMarks, chart_marks
@@ -36,7 +35,7 @@ from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import verdict_section
 from analyzer.report.memory_section import memory_section
 from analyzer.report.plain_figure import Figure, figure_div
-from analyzer.report.plotly_asset import plotly_src, write_plotly_js
+from analyzer.report.plotly_asset import write_page
 from analyzer.report.runs_reader import READERS
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec
@@ -230,6 +229,4 @@ def write_html(
 
     With ``shared_js`` (a folder), plotly.js is written there once and the page loads it from there.
     """
-    path = Path(path)
-    src = plotly_src(path, write_plotly_js(shared_js)) if shared_js is not None else None
-    return write_text_atomically(path, render_html(diagnosis, con, src))
+    return write_page(Path(path), lambda src: render_html(diagnosis, con, src), shared_js)

@@ -4,10 +4,9 @@ in words (no empty rows, no raw keys), the rule completeness table and the rule 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis, JobSummary, RunsSummary, RunSummary
+from analyzer.diagnosis_model import Diagnosis, JobSummary, RunsSummary, RunSummary, field_values
 from analyzer.report.html_sections import card, esc, kv_table
 from analyzer.rule_engine.model import RuleOutcome
 
@@ -101,7 +100,7 @@ def _worded_fields(summary: RunSummary | RunsSummary | JobSummary) -> dict[str, 
     nested values (the breakdown, the memory) are said elsewhere, never worded from this dict."""
     if isinstance(summary, dict):
         return summary
-    return {f.name: getattr(summary, f.name) for f in fields(summary)}
+    return field_values(summary)
 
 
 def _completeness(outcomes: Sequence[RuleOutcome]) -> str:

@@ -7,7 +7,7 @@ from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
-from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis
+from analyzer.diagnosis_model import DIAGNOSIS_FORMAT_VERSION, Diagnosis, field_values
 from analyzer.report.json_text import indented_json
 from analyzer.rule_engine.model import ExplainedBy, Finding, RuleOutcome
 from analyzer.rule_engine.ranking import RANKING
@@ -55,7 +55,7 @@ def outcome_dict(o: RuleOutcome) -> dict[str, Any]:
 
 def _explained_dict(by: ExplainedBy) -> dict[str, Any]:
     """The job finding that explains a rank's finding; the amounts only when its [explains] gave them."""
-    d = {f.name: getattr(by, f.name) for f in fields(by)}  # its fields are scalars: asdict's deep copy is not needed
+    d = field_values(by)
     if by.explained_ms is None:
         d = {k: d[k] for k in ("code", "rule", "subject", "note", "severity")}
     return {**d, "text": by.text}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
@@ -35,6 +36,13 @@ def _plotly_js() -> tuple[str, int]:
 
     text = get_plotlyjs()
     return text, len(text.encode("utf-8"))
+
+
+def write_page(path: Path, render: Callable[[str | None], str], shared_js: Path | None) -> Path:
+    """A page written atomically from ``render(src)``: plotly.js loaded from ``src``, the copy written once into
+    the folder ``shared_js``, or inlined (``src`` None) without one. Returns its path."""
+    src = None if shared_js is None else plotly_src(path, write_plotly_js(shared_js))
+    return write_text_atomically(path, render(src))
 
 
 def plotly_src(page: Path, script: Path) -> str:

@@ -23,7 +23,7 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
     try:
         run_ids = load_fixture_tables(con, fires) or ["fixture"]
         close_to_files(con)  # the rule's SQL runs in the sandbox of every run (rule_engine/runner.py)
-        create_views(con)
+        create_views(con, needs=[rule.sql, rule.explains.sql])
         if rule.scope == "runs":
             create_run_scaling_views(con, run_ids)
         values = {**rule.params, "run_id": outcome_run(rule, run_ids), "run_ids": run_ids}

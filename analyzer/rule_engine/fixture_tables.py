@@ -28,10 +28,13 @@ def load_fixture_tables(con: duckdb.DuckDBPyConnection, folder: Path) -> list[st
     and empty fields are NULL. A table of another instrument's model (an accuracy dump's, CANN logs')
     is created in ``con``, with the rest of its model, when a CSV names it.
     """
+    present = _present(con)
     for path in sorted(Path(folder).glob("*.csv")):
         model = _model(path)
         table = model[path.stem]
-        con.execute(";\n".join(t.ddl() for t in model.values()))
+        if not model.keys() <= present:  # (a connection of ingest.database.connect holds the profile's)
+            con.execute(";\n".join(t.ddl() for t in model.values()))
+            present |= model.keys()
         declared = {c.name: c.type for c in table.columns}
         header = _csv_header(path)
         if unknown := [name for name in header if name not in declared]:
@@ -55,9 +58,14 @@ def _model(path: Path) -> dict[str, Table]:
     return model
 
 
+def _present(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The names of the tables ``con`` holds."""
+    return {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+
+
 def fixture_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Every run id present in any table (an instrument's too, when created), sorted."""
-    present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    present = _present(con)
     names = [*TABLES]
     names += [
         name

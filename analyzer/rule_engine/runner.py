@@ -234,16 +234,21 @@ def _precheck(
     return RuleOutcome(rule.name, rule.id, outcome_run(rule, run_ids), "skipped", reason=reason, enable_hint=hint)
 
 
-def build_views(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules) -> None:
+def build_views(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, *, every: bool = True) -> None:
     """The helper views for ``configured`` (its chip overrides), on the connection's threads; kept by the
     rules' own call while the tables are unchanged, so that a caller judging on one thread (a job's rules,
-    job/fixed_order.py) builds them first."""
-    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})))
+    job/fixed_order.py) builds them first. ``every=False``: only those its rules' queries and the runner read
+    (a few rules need a few of them; those not made are made by the next caller reading them)."""
+    texts = [_SPANS, *(t for r in configured.rules for t in (r.sql, r.evidence_sql, r.explains.sql))]
+    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})), None if every else texts)
+
+
+_SPANS = "SELECT run_id, span_us FROM _run_span"
 
 
 def _run_spans(con: duckdb.DuckDBPyConnection) -> dict[str, float | None]:
     """The analysed span of every run (_run_span, a row per run), read once for all the rules' findings."""
-    return {run_id: _number(span) for run_id, span in con.execute("SELECT run_id, span_us FROM _run_span").fetchall()}
+    return {run_id: _number(span) for run_id, span in con.execute(_SPANS).fetchall()}
 
 
 def run_rules(
@@ -257,7 +262,7 @@ def run_rules(
     """Run every rule: scope 'run' or 'job' once per id ($run_id), scope 'runs' once over all ($run_ids).
 
     Args:
-        con: connection holding the normalized tables; the helper views are (re)created in it.
+        con: connection holding the normalized tables; the helper views its rules read are (re)created in it.
         configured: the (validated) rules with the user's overrides, and whether 'preview' rules run.
         run_ids: the runs to judge.
         evidence_limit: evidence rows kept per finding.
@@ -307,7 +312,7 @@ def _judge(
     if not all(is_built_in(r) for r in configured.rules):
         close_to_files(con)
     if not views_built:
-        build_views(con, configured)
+        build_views(con, configured, every=False)
     planned = _plan(configured, run_ids, Availability(con), alone=alone)
     several = [p.run_ids for p in planned if p.rule.scope == "runs" and not p.skipped]
     if several:  # what the rules comparing runs read; not made (nor pyarrow loaded) when none of them runs

@@ -31,9 +31,10 @@ from analyzer.runs.catalog_schema import CATALOG_TABLES
 from analyzer.stop_signal import stop_requested
 
 
+@cache
 def _absent_marked(module: str) -> None:
     """Mark ``module`` absent when it is not installed: an import that failed is searched for along sys.path
-    again on every try."""
+    again on every try. Once per process."""
     try:
         __import__(module)
     except ImportError:
@@ -41,9 +42,12 @@ def _absent_marked(module: str) -> None:
         sys.modules[module] = None  # type: ignore[assignment]
 
 
-# pyarrow tries to import its optional dateutil on every conversion of Python values (each run's catalog rows):
-# marked once here, in every process that does the work (a pool's or Dask's worker, or this one).
-_absent_marked("dateutil")
+def _converting() -> None:
+    """Before converting Python values to Arrow (``judge``, then the catalog rows; or a failures row): pyarrow
+    tries to import its optional dateutil on every conversion, so it is marked absent once, by the process's
+    first task (a pool's or Dask's worker, or this one), not by every command that imports this module."""
+    _absent_marked("dateutil")
+
 
 RunTables = dict[str, pa.Table]
 
@@ -105,6 +109,7 @@ INFRASTRUCTURE = "infrastructure: "
 
 def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
     """The tables of a run that failed: one failures row."""
+    _converting()
     schema = _arrow_schema("failures")
     return {
         "failures": pa.Table.from_pylist(
@@ -181,6 +186,7 @@ ORDER BY severity, file, location, problem
 def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
     (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
+    _converting()
     rids = [rid for rid, _ in runs]
     findings, bases = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)

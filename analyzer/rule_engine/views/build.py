@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import duckdb
 
 from analyzer.rule_engine.chip_table import NOMINAL_KEYS, chip_table_rows
-from analyzer.rule_engine.views.definitions import helper_definitions
+from analyzer.rule_engine.views.definitions import helper_definitions, helpers_read
 from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty
 
 # What the helper views are derived from; when it has not changed since the last call, they are kept.
@@ -32,12 +33,17 @@ def _create_chip_table(con: duckdb.DuckDBPyConnection, overrides: dict[str, Any]
     columns = ["chip VARCHAR", *(f"{k} DOUBLE" for k in NOMINAL_KEYS), "is_default BOOLEAN"]
     columns.append("ai_core_count_set BOOLEAN")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _chip_table ({', '.join(columns)})")
-    con.executemany(f"INSERT INTO _chip_table VALUES ({', '.join('?' * len(columns))})", rows)
+    row = f"({', '.join('?' * len(columns))})"  # every row in one statement: executemany runs one per row
+    if rows:
+        con.execute(f"INSERT INTO _chip_table VALUES {', '.join([row] * len(rows))}", [v for r in rows for v in r])
 
 
-def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = None) -> None:
-    """Create every helper macro and relation, visible to ``con`` under its name (nothing is written into a
-    database file).
+def create_views(
+    con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = None, needs: Iterable[str] | None = None
+) -> None:
+    """Create the helper macros and relations, visible to ``con`` under their names (nothing is written into a
+    database file): every one, or with ``needs`` (SQL texts: a set of rules') those the texts name and those
+    they read. Those an earlier call made are kept.
 
     Definitions marked ``@view`` stay views; ``@table`` ones are computed once into TEMP tables, in
     dependency order, and recomputed on a later call only when ops, steps, timeline, memory_records or
@@ -48,22 +54,30 @@ def create_views(con: duckdb.DuckDBPyConnection, chip: dict[str, Any] | None = N
     """
     data = con.execute(_SIGNATURE_SQL).fetchall()[0][0]
     state = con.execute(_STATE_EXISTS).fetchall()[0][0]
-    last = con.execute("SELECT signature, chip FROM _helper_views_state").fetchall()[0] if state else None
+    last = con.execute("SELECT signature, chip, made FROM _helper_views_state").fetchall()[0] if state else None
     chip_text = json.dumps(sorted(chip.items())) if chip is not None else (last[1] if last else "[]")
-    if last and last == (data, chip_text):
-        return
-    _create_chip_table(con, dict(json.loads(chip_text)))
-    _create_definitions(con)
+    made = set(last[2]) if last else set()
+    wanted = {d.name for d in helper_definitions()} if needs is None else set(helpers_read(needs))
+    if last and last[:2] == (data, chip_text):
+        wanted -= made
+        if not wanted:
+            return
+    else:  # what was made before is made again, so that no helper holds what the tables held before
+        wanted |= made
+        _create_chip_table(con, dict(json.loads(chip_text)))
+    _create_definitions(con, wanted)
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _helper_views_state AS SELECT ?::VARCHAR AS signature, ?::VARCHAR AS chip",
-        [data, chip_text],
+        "CREATE OR REPLACE TEMP TABLE _helper_views_state AS"
+        " SELECT ?::VARCHAR AS signature, ?::VARCHAR AS chip, ?::VARCHAR[] AS made",
+        [data, chip_text, sorted(made | wanted)],
     )
 
 
-def _create_definitions(con: duckdb.DuckDBPyConnection) -> None:
-    """Every helper in dependency order; a table whose inputs are all empty made empty without its query
-    (``empty_tables.py``)."""
+def _create_definitions(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
+    """The helpers ``names`` in dependency order; a table whose inputs are all empty made empty without its
+    query (``empty_tables.py``)."""
     empty = empty_sources(con)
     for definition in helper_definitions():
-        statement = known_empty(definition.name, empty) if definition.kind == "table" else None
-        con.execute(statement or definition.create_statement())
+        if definition.name in names:
+            statement = known_empty(definition.name, empty) if definition.kind == "table" else None
+            con.execute(statement or definition.create_statement())

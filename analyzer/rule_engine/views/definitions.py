@@ -7,16 +7,22 @@ style: everything else in the database is the normalized schema).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 
 from analyzer.sql_modules import SqlDefinition, SqlModuleError, parse_module
 
 
+def _named_in(sql: str, names: Iterable[str]) -> set[str]:
+    """Those of ``names`` that ``sql`` names as a word."""
+    return set(re.findall(r"\w+", sql)).intersection(names)
+
+
 def _in_dependency_order(definitions: list[SqlDefinition]) -> tuple[SqlDefinition, ...]:
     """Each definition after those its SQL names; otherwise in module and file order."""
     names = {d.name for d in definitions}
-    needs = {d.name: {n for n in names if n != d.name and re.search(rf"\b{n}\b", d.sql)} for d in definitions}
+    needs = {d.name: _named_in(d.sql, names) - {d.name} for d in definitions}
     placed: list[SqlDefinition] = []
     done: set[str] = set()
     while len(placed) < len(definitions):
@@ -53,3 +59,20 @@ def helper_definitions() -> tuple[SqlDefinition, ...]:
             raise SqlModuleError(f"{d.module}.sql: {d.name} is defined twice")
         seen.add(d.name)
     return _in_dependency_order(definitions)
+
+
+@cache
+def _helper_reads() -> dict[str, frozenset[str]]:
+    """Per helper, the helpers it reads, directly or through others (computed in dependency order)."""
+    reads: dict[str, frozenset[str]] = {}
+    for d in helper_definitions():
+        direct = _named_in(d.sql, reads)
+        reads[d.name] = frozenset(direct).union(*(reads[n] for n in direct))
+    return reads
+
+
+def helpers_read(texts: Iterable[str]) -> frozenset[str]:
+    """The helpers that the SQL ``texts`` name, with every helper those read in turn."""
+    reads = _helper_reads()
+    named = set().union(*(_named_in(text, reads) for text in texts))
+    return frozenset(named).union(*(reads[n] for n in named))
