@@ -62,12 +62,52 @@ def write_archive(root: Path, runs: int) -> None:
     (root / "corrupt.zip").write_bytes(b"PK\x03\x04 truncated archive")
 
 
-def dump(catalog: Path) -> dict[str, list]:
+def dump(catalog: Path, columns: dict[str, list[str]] | None = None) -> dict[str, list]:
+    """Every catalog table's rows, sorted; of ``columns`` (per table) only, when given."""
     con = duckdb.connect(str(catalog), read_only=True)
     try:
-        return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in CATALOG_TABLES}
+        return {
+            t: con.execute(f"SELECT {_select(columns, t)} FROM {t} ORDER BY ALL").fetchall() for t in CATALOG_TABLES
+        }
     finally:
         con.close()
+
+
+def _select(columns: dict[str, list[str]] | None, table: str) -> str:
+    return "*" if columns is None else ", ".join(f'"{c}"' for c in columns[table])
+
+
+def _columns(catalog: Path) -> dict[str, list[str]]:
+    con = duckdb.connect(str(catalog), read_only=True)
+    try:
+        found = con.execute(
+            "SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns() "
+            "WHERE schema_name = 'main' AND NOT internal GROUP BY table_name"
+        ).fetchall()
+    finally:
+        con.close()
+    return {t: list(cs) for t, cs in found}
+
+
+def same_catalogs(base: Path, new: Path) -> dict[str, bool]:
+    """Per table, whether ``new``'s rows equal ``base``'s over the columns both have, every column only ``new``
+    has (a later catalog format's) being NULL: a newer format holds the same catalog."""
+    theirs, ours = _columns(base), _columns(new)
+    shared = {t: [c for c in ours.get(t, []) if c in theirs.get(t, [])] for t in CATALOG_TABLES}
+    extra = {t: [c for c in ours.get(t, []) if c not in theirs.get(t, [])] for t in CATALOG_TABLES}
+    a, b = dump(base, shared), dump(new, shared)
+    con = duckdb.connect(str(new), read_only=True)
+    try:
+        null = {
+            t: not extra[t]
+            or not con.execute(
+                f"SELECT count(*) FROM {t} WHERE " + " OR ".join(f'"{c}" IS NOT NULL' for c in extra[t])
+            ).fetchall()[0][0]
+            for t in CATALOG_TABLES
+        }
+    finally:
+        con.close()
+    return {t: a[t] == b[t] and null[t] for t in CATALOG_TABLES}
 
 
 RULES: list[str] = []  # ["--rules", snapshot]: every batch of one benchmark judges with the same rules

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.batch_archive import dump  # noqa: E402
+from bench.batch_archive import dump, same_catalogs  # noqa: E402
 from bench.executor_row import measure_tree  # noqa: E402
 from fixtures.generator import LAYOUTS, write_export  # noqa: E402
 
@@ -91,12 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         ratio = round(m.wall_s / result["parse_floor_s"], 2)
         result[name] = {"wall_s": round(m.wall_s, 2), "cpu_s": round(m.cpu_s, 2), "ratio_to_floor": ratio}
         result[name] |= {"peak_rss_mb": round(m.peak_tree_rss_mb), "exit_code": m.exit_code}
-    base = dump(catalogs.pop("base"))
-    result["rows"] = {t: len(rows) for t, rows in base.items()}
+    base = catalogs.pop("base")
+    result["rows"] = {t: len(rows) for t, rows in dump(base).items()}
     for name, catalog in catalogs.items():
-        tables = dump(catalog)
-        result[name]["catalog_equal"] = all(base[t] == tables[t] for t in base)
-        result[name]["tables_differing"] = [t for t in base if base[t] != tables[t]]
+        same = same_catalogs(base, catalog)
+        result[name]["catalog_equal"] = all(same.values())
+        result[name]["tables_differing"] = [t for t, equal in same.items() if not equal]
     print(json.dumps(result, indent=1))
     return 0 if all(result[name]["catalog_equal"] for name in catalogs) else 1
 

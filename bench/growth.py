@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import msprof_analyze  # noqa: E402
-from bench.batch_archive import dump  # noqa: E402
+from bench.batch_archive import same_catalogs  # noqa: E402
 from bench.growth_commands import BASE, NPU, Command, commands, compile_baseline, fresh  # noqa: E402
 from bench.growth_inputs import GrowthInput, gaps_input, kernels_input, ranks_input, runs_input  # noqa: E402
 from bench.growth_render import print_results, write_docs  # noqa: E402
@@ -172,7 +172,7 @@ def _same_catalog(cmds: dict[str, Command]) -> bool | None:
     if BASE not in cmds:
         return None
     ours, theirs = (cmds[t].output / "catalog.duckdb" for t in (NPU, BASE))
-    return ours.exists() and theirs.exists() and dump(ours) == dump(theirs)
+    return ours.exists() and theirs.exists() and all(same_catalogs(theirs, ours).values())
 
 
 def input_rows(args: argparse.Namespace, item: GrowthInput, msprof: Path | None) -> list[dict]:
