@@ -6,8 +6,11 @@ import math
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from analyzer.runs.catalog import open_catalog
+from bench.batch_archive import same_catalogs
 from bench.growth import _limits, plan
 from bench.growth_commands import BASE, FLOOR, MSPROF, NPU
 from bench.growth_fit import fits, loglog_slope
@@ -182,3 +185,19 @@ def test_a_measurement_counts_the_cpu_time_of_the_command_and_its_children(tmp_p
     child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {spin!r}])"
     m = measure([sys.executable, "-c", child], tmp_path / "spin.log")
     assert m.exit_code == 0 and 0.2 <= m.cpu_s <= m.wall_s * 2 + 0.1
+
+
+def test_a_newer_catalog_format_is_the_same_catalog_while_its_own_columns_are_null(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.duckdb", tmp_path / "new.duckdb"
+    for path in (old, new):
+        con = open_catalog(path)
+        con.execute("INSERT INTO findings (run_id, rank, code, impact_us) VALUES ('r', 1, 'COM001', 5.0)")
+        con.close()
+    con = duckdb.connect(str(old))
+    con.execute("ALTER TABLE findings DROP COLUMN explained_by")  # as an older format wrote it
+    con.close()
+    assert all(same_catalogs(old, new).values())
+    con = duckdb.connect(str(new))
+    con.execute("UPDATE findings SET explained_by = 'partly explained by JOB001'")
+    con.close()
+    assert [t for t, same in same_catalogs(old, new).items() if not same] == ["findings"]
