@@ -4,6 +4,7 @@ the workers end with the pool, used or not."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,23 @@ def test_unused_workers_end_when_closed(monkeypatch):
     started = list((workers.executor._processes or {}).values())
     assert started and all(p.is_alive() for p in started)
     workers.close(stop=True)  # nothing usable was read: diagnose ends them at once
-    for process in started:  # ended, not only asked to: a busy machine may still be tearing one down
-        process.join(10)
-    assert not any(p.is_alive() for p in started)
+    deadline = time.monotonic() + 10  # ended, not only asked to: a busy machine may still be tearing one down
+    while any(_running(p) for p in started) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert {p.pid: _state(p.pid) for p in started if _running(p)} == {}
+
+
+def _state(pid: int | None) -> str | None:
+    """The process's state as the kernel tells it (None: no such process). Asked of the kernel, not of
+    Process.is_alive: that says alive whenever its waitpid finds no child, as when another waiter in this test
+    process has reaped it already."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def _running(process) -> bool:
+    if not Path("/proc/self/stat").exists():  # no /proc: only the process object can tell
+        return process.is_alive()
+    return _state(process.pid) not in (None, "Z", "X")  # a zombie has ended; only its exit status is left to read
