@@ -59,10 +59,20 @@ def job_explanations(con: duckdb.DuckDBPyConnection, job: Diagnosis, rules: Sequ
     explaining = {r.name: r for r in rules if r.explains.sql}
     context = {
         "runs": {r["rank"]: r["rank_run_id"] for r in _ranks_with_runs(job)},
-        "waits": {r.name: (r.impact_waits, r.polarity) for r in rules if r.impact_waits},
+        "waits": rule_waits(rules),
         "steps": int(job_summary(job.summary).get("step_count") or 0),
     }
     return tuple(_explanation(con, job, explaining[f.rule], f, context) for f in job.findings if f.rule in explaining)
+
+
+def rule_waits(rules: Sequence[Rule]) -> dict[str, tuple[str, str]]:
+    """Per rank rule whose [impact] says what its amount waits on: that, and the rule's polarity."""
+    return {r.name: (r.impact_waits, r.polarity) for r in rules if r.impact_waits}
+
+
+def explained_amount(f: Finding) -> float:
+    """The amount of ``f`` a job finding's part is taken off: its impact before impacts were shared."""
+    return float(f.details.get("impact_before_overlap_us", f.impact_us))
 
 
 def is_rank(run_id: str, rank_runs: Collection[str]) -> bool:
@@ -110,7 +120,7 @@ def _part_explained(f: Finding, e: Explanation, cost_us: float, basis: tuple[int
     run's ``span_basis``)."""
     waits, polarity = e.waits[f.rule]
     steps, span = basis
-    amount = float(f.details.get("impact_before_overlap_us", f.impact_us))
+    amount = explained_amount(f)
     wait = min(cost_us * (steps or max(e.job_steps, 1)), amount)
     partial = _still_fires(f, polarity, amount, wait, span)
     per, unit = ("per step", steps * 1000.0) if steps else ("in the profiled span", 1000.0)

@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analyzer.job.explained import explained_findings
+from analyzer.job.explained import explained_findings, rule_waits
 from analyzer.rule_engine.model import ExplainedBy, Explanation, Finding
 from analyzer.runs.job_catalog import JOB_EXPLAINS, JobTask
 from analyzer.runs.work import (
@@ -89,7 +89,7 @@ class RankHold:
         parts = [part for part in parts if part[1]]
         if not parts:
             return None
-        waits = {r.name: (r.impact_waits, r.polarity) for r in batch_rules(self._settings.rules_dir) if r.impact_waits}
+        waits = rule_waits(batch_rules(self._settings.rules_dir))
         explains = {cid: _explanations(rows, cid, waits) for f, rows in parts for cid in _run_ids(f)}
         return explained_table(pa.concat_tables([f for f, _ in parts]), explains)
 

@@ -20,7 +20,7 @@ from analyzer.ingest import load_export
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.model import IngestError
 from analyzer.ingest.sql_values import in_list
-from analyzer.job.explained import span_basis
+from analyzer.job.explained import explained_amount, span_basis
 from analyzer.logs.catalog_rows import log_finding_rows, read_logs_beside
 from analyzer.metrics.summary import runs_summary_tables
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
@@ -278,7 +278,7 @@ def findings_table(cid: str, findings: list, basis: tuple[int, float | None] | N
     rows = findings_rows(cid, findings)
     if basis is None:
         return pa.Table.from_pylist(rows, schema=_arrow_schema("findings"))
-    amounts, (steps, span) = [float(f.details.get("impact_before_overlap_us", f.impact_us)) for f in findings], basis
+    amounts, (steps, span) = [explained_amount(f) for f in findings], basis
     inputs = {EXPLAIN_INPUTS[1]: steps, EXPLAIN_INPUTS[2]: span}
     rows = [{**row, EXPLAIN_INPUTS[0]: amount, **inputs} for row, amount in zip(rows, amounts, strict=True)]
     return pa.Table.from_pylist(rows, schema=_with_inputs())
