@@ -28,7 +28,7 @@ from analyzer.runs.job_catalog import (
     job_label,
     known_job_fingerprints,
 )
-from analyzer.runs.job_ranks import RankHold, rank_paths
+from analyzer.runs.job_ranks import RankHold
 from analyzer.runs.scratch import scratch_folder
 from analyzer.runs.work import RunTask, WorkSettings
 
@@ -178,13 +178,13 @@ def run_batch(
         outcome.job_parts = plan.job_parts
         jobs = _jobs_to_do(con, plan, outcome)
         # A job judged now explains its ranks' findings: its ranks are judged now too, catalogued before or not.
-        ranks = rank_paths(jobs)
+        hold = RankHold(jobs, settings)
+        ranks = hold.paths
         todo = [
             replace(t, job_rank=True) if t.export_path in ranks else t for t in _sort_out(con, plan, outcome, ranks)
         ]
         if on_start:
             on_start(len(todo))
-        hold = RankHold(jobs, settings)
         jobs_done: set[str] = set()
         for done in stack.enter_context(closing(run_chunked(todo, settings, executor, jobs))):
             jobs_done.update(_commit_done(con, done, hold, outcome, on_done))

@@ -10,7 +10,6 @@ Runs of no job pass straight through.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -33,16 +32,13 @@ from analyzer.runs.work import (
 Done = list[tuple[RunTask, RunTables]]
 
 
-def rank_paths(jobs: Iterable[JobTask]) -> set[str]:
-    """The export folders of the ranks of ``jobs`` that are runs of their own (they hold per-task data)."""
-    return {str(r.source.root) for t in jobs for r in t.job.ranks if r.has_kernels}
-
-
 class RankHold:
     """The findings of the batch's job ranks committed before their job was judged, until it is."""
 
     def __init__(self, jobs: list[JobTask], settings: WorkSettings) -> None:
-        self._job_of = {str(r.source.root): t for t in jobs for r in t.job.ranks if r.has_kernels}
+        # per job, the export folders of its ranks that are runs of their own (they hold per-task data)
+        self._paths_of = {t.label: sorted(str(r.source.root) for r in t.job.ranks if r.has_kernels) for t in jobs}
+        self.paths = {path for paths in self._paths_of.values() for path in paths}
         self._waiting: dict[str, pa.Table] = {}  # export folder -> its findings rows, with their EXPLAIN_INPUTS
         self._ready: dict[str, list[dict[str, Any]]] = {}  # export folder -> its job's explanation rows
         self._settings = settings
@@ -61,21 +57,21 @@ class RankHold:
             if path in self._ready:
                 found = self._explained([(findings, self._ready[path])])
                 plain = plain if found is None else {**plain, "findings": _merged(plain["findings"], found)}
-            elif path in self._job_of:
+            elif path in self.paths:
                 self._waiting[path] = findings
             out.append((task, plain))
         return out
 
     def job(self, task: JobTask, tables: RunTables) -> list[pa.Table]:
         """The findings rows, explained, of the runs of a judged (or failed) job's ranks committed before it
-        whose findings its findings change: they replace those runs' rows. Its explanation rows are taken out
-        of ``tables``, which holds its catalog rows only then."""
-        explains = tables.pop(JOB_EXPLAINS, None)
+        whose findings its findings change: they replace those runs' rows (``tables``: the job's, with its
+        explanation rows, which ``commit_jobs`` leaves out)."""
+        explains = tables.get(JOB_EXPLAINS)
         by_path: dict[str, list[dict[str, Any]]] = {}
         for row in explains.to_pylist() if explains is not None else []:
             by_path.setdefault(row["export_path"], []).append(row)
         parts = []
-        for path in sorted(path for path, of in self._job_of.items() if of == task):
+        for path in self._paths_of.get(task.label, ()):
             self._ready[path] = by_path.get(path, [])
             waiting = self._waiting.pop(path, None)
             if waiting is not None and self._ready[path]:
@@ -111,10 +107,10 @@ def explained_table(findings: pa.Table, explains: dict[str, list[Explanation]]) 
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in findings.to_pylist():
         by_run.setdefault(row["run_id"], []).append(row)
-    amount, steps, span = EXPLAIN_INPUTS
+    _, steps, span = EXPLAIN_INPUTS
     out = []
     for cid, rows in by_run.items():
-        found = [_finding(row, row[amount]) for row in rows]
+        found = [_finding(row) for row in rows]
         explained = explained_findings(found, explains[cid], (rows[0][steps], rows[0][span]))
         out += [] if explained is None else findings_rows(cid, explained)
     return pa.Table.from_pylist(out, schema=catalog_schema("findings")) if out else None
@@ -133,11 +129,14 @@ def _explanations(rows: list[dict[str, Any]], cid: str, waits: dict[str, tuple[s
     return out
 
 
-def _finding(row: dict[str, Any], amount_us: float) -> Finding:
-    """A finding as its catalog row holds it, with its amount before impacts were shared (what part of it a
-    job finding explains is taken off that)."""
-    keep = ("rule", "code", "severity", "category", "title", "run_id", "subject", "value", "threshold", "metric")
-    rest = ("unit", "impact_us", "span_share", "confidence", "message")
-    fields = {k: row[k] for k in (*keep, *rest)}
-    finding = Finding(**fields, advice_summary="", advice_steps=())
-    return replace(finding, details={"impact_before_overlap_us": amount_us})
+_FINDING_FIELDS = (
+    "rule", "code", "severity", "category", "title", "run_id", "subject", "value", "threshold", "metric", "unit",
+    "impact_us", "span_share", "confidence", "message",
+)  # fmt: skip
+
+
+def _finding(row: dict[str, Any]) -> Finding:
+    """A finding as its catalog row holds it, with its amount before impacts were shared (its EXPLAIN_INPUTS'
+    first: what part of it a job finding explains is taken off that)."""
+    finding = Finding(**{k: row[k] for k in _FINDING_FIELDS}, advice_summary="", advice_steps=())
+    return replace(finding, details={"impact_before_overlap_us": row[EXPLAIN_INPUTS[0]]})

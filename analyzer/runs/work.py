@@ -166,7 +166,7 @@ class Judged:
     summaries: dict[str, dict[str, pa.Table]]
     runs: pa.Table
     problems: pa.Table
-    bases: dict[str, tuple[int, float | None]] = field(default_factory=dict)  # job/explained.span_basis per run
+    bases: dict[str, tuple[int, float | None]]  # job/explained.span_basis per run
 
 
 # The catalog_runs columns of the runs table; $model and $bs: the user's labels, overriding the metadata's.
@@ -210,7 +210,7 @@ def catalog_tables(
         tables = dict(judged.summaries[rid])
         keys = {"path": task.label, "fingerprint": task.fingerprint, "run_id": cid}
         tables["catalog_runs"] = _rows_of(judged.runs, "rid", rid, keys)
-        basis = judged.bases.get(rid, (0, None)) if task.job_rank else None
+        basis = judged.bases.get(rid) or span_basis(None) if task.job_rank else None
         tables["findings"] = findings_table(cid, judged.findings.get(rid, []), basis)
         tables["run_problems"] = _rows_of(judged.problems, "sid", source_id, {"run_id": cid})
         tables["log_findings"] = pa.Table.from_pylist(
