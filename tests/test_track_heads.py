@@ -82,3 +82,21 @@ def test_a_head_that_misleads_is_read_again_whole(tmp_path):
     assert ing.con.execute("SELECT name FROM timeline WHERE kind = 'host_api'").fetchall() == [
         ("AscendCL@aclrtSynchronizeStream",)
     ]
+
+
+def test_events_without_a_pid_or_of_a_pid_no_metadata_names_are_kept_as_a_whole_read_keeps_them(tmp_path):
+    """A decoy head names pid 21, which has no process_name event of its own, and one event has no pid: the
+    whole read keeps both (kind 'other', the unnamed process warned of), so the skipping read must too."""
+    decoy = _x(7, "aten::copy", "1736408883000001.000", saved=_meta(21, "Overlap Analysis"))
+    orphan = {"ph": "X", "name": "orphan", "tid": 1, "ts": "1736408883000070.000", "dur": 1.0}
+    mystery = _x(21, "mystery", "1736408883000080.000")
+    paths = _write(tmp_path / "run", [[decoy, *EVENTS[:5]], [*EVENTS[5:], orphan, mystery]])
+    assert skipped_tracks(paths, LEFT_OUT) == {"13": "Overlap Analysis", "21": "Overlap Analysis"}
+    _same_as_read_whole(tmp_path / "run")
+    names = {
+        n
+        for (n,) in load_export(tmp_path / "run", left_out_kinds=LEFT_OUT)
+        .con.execute("SELECT name FROM timeline")
+        .fetchall()
+    }
+    assert {"orphan", "mystery"} <= names

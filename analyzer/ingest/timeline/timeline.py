@@ -22,7 +22,6 @@ from analyzer.ingest.timeline.timeline_json import (
     NOT_AN_EVENT,
     NS_LIKE_TS,
     create_raw_table,
-    raw_table_columns,
     read_arrays_at_once,
     read_raw_events,
 )
@@ -51,7 +50,7 @@ def _read_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ..
     if read_arrays_at_once(con, raw, paths, ctx, tuple(skipped)):
         if not skipped or tracks_named(con, raw, skipped):
             return True
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} ({raw_table_columns()})")  # a head misled: every event
+        con.execute(f"DELETE FROM {raw}")  # a head misled: every event
         if read_arrays_at_once(con, raw, paths, ctx):
             return True
     return any([read_raw_events(con, raw, p, n, ctx) for n, p in enumerate(paths)])

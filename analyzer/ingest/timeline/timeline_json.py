@@ -86,7 +86,8 @@ def _kept_events(left_out: frozenset[str], skipped: bool = False) -> str:
 
 def _skipped_event(event: str) -> str:
     """An event of a track of ``$skipped`` other than its metadata and counters: never a timeline row."""
-    return f"(list_contains($skipped, {event}pid) AND {event}ph NOT IN ('M', 'C'))"
+    # an event without a pid is of no skipped track (list_contains would be NULL, and NULL drops the row)
+    return f"(coalesce(list_contains($skipped, {event}pid), false) AND {event}ph NOT IN ('M', 'C'))"
 
 
 def _kept_fields(event: str, left_out: frozenset[str] = frozenset(), skipped: bool = False) -> str:

@@ -58,10 +58,11 @@ def _process_names(path: Path) -> list[tuple[str, str]]:
 
 
 def tracks_named(con: duckdb.DuckDBPyConnection, raw: str, skipped: dict[str, str]) -> bool:
-    """Whether every process_name event the raw table holds for a skipped pid names the process its head named."""
+    """Whether every skipped pid has process_name events in the raw table and each names the process its head
+    named (a head may have matched text that is no metadata event of the file)."""
     return not con.execute(
-        f"SELECT count(*) FROM {raw} r JOIN (SELECT unnest($pids) AS pid, unnest($names) AS process) s "
-        "ON r.pid = s.pid WHERE r.ph = 'M' AND r.name = 'process_name' "
-        "AND json_extract_string(r.args, '$.name') IS DISTINCT FROM s.process",
+        f"SELECT count(*) FROM (SELECT unnest($pids) AS pid, unnest($names) AS process) s LEFT JOIN "
+        f"(SELECT pid, json_extract_string(args, '$.name') AS process FROM {raw} "
+        "WHERE ph = 'M' AND name = 'process_name') r ON r.pid = s.pid WHERE r.process IS DISTINCT FROM s.process",
         {"pids": list(skipped), "names": list(skipped.values())},
     ).fetchall()[0][0]
