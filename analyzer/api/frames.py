@@ -32,10 +32,9 @@ GROUP BY op_family, op_type ORDER BY total_us DESC NULLS LAST, op_family NULLS L
 
 
 def _views(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """``con`` with the helper views: those a diagnosis made, else made now (as a diagnosis makes them)."""
-    made = con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_time_shares'")
-    if not made.fetchall()[0][0]:
-        create_views(con)
+    """``con`` with every helper view: those made before kept while the tables are unchanged (create_views),
+    the others made now (run_rules may have made only its rules' helpers)."""
+    create_views(con)
     return con
 
 

@@ -12,7 +12,7 @@ from analyzer.ingest.database import connect
 from analyzer.rule_engine.fixture_tables import FixtureError, load_fixture_tables
 from analyzer.rule_engine.loader import RuleFileError, load_rule, rule_files
 from analyzer.rule_engine.model import Rule
-from analyzer.rule_engine.runner import bind_params, outcome_run
+from analyzer.rule_engine.runner import bind_params, outcome_run, rule_queries
 from analyzer.rule_engine.scaling_views import create_run_scaling_views
 from analyzer.rule_engine.validation import validate_explains, validate_message, validate_rules
 from analyzer.rule_engine.views import create_views
@@ -23,7 +23,7 @@ def _fixture_problems(rule: Rule, fires: Path) -> list[str]:
     try:
         run_ids = load_fixture_tables(con, fires) or ["fixture"]
         close_to_files(con)  # the rule's SQL runs in the sandbox of every run (rule_engine/runner.py)
-        create_views(con, needs=[rule.sql, rule.explains.sql])
+        create_views(con, needs=rule_queries(rule))
         if rule.scope == "runs":
             create_run_scaling_views(con, run_ids)
         values = {**rule.params, "run_id": outcome_run(rule, run_ids), "run_ids": run_ids}

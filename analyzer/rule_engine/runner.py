@@ -239,8 +239,13 @@ def build_views(con: duckdb.DuckDBPyConnection, configured: ConfiguredRules, *, 
     rules' own call while the tables are unchanged, so that a caller judging on one thread (a job's rules,
     job/fixed_order.py) builds them first. ``every=False``: only those its rules' queries and the runner read
     (a few rules need a few of them; those not made are made by the next caller reading them)."""
-    texts = [_SPANS, *(t for r in configured.rules for t in (r.sql, r.evidence_sql, r.explains.sql))]
-    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})), None if every else texts)
+    texts = None if every else [_SPANS, *(t for r in configured.rules for t in rule_queries(r))]
+    create_views(con, dict(configured.overrides.get(CHIP_KEY, {})), texts)
+
+
+def rule_queries(rule: Rule) -> tuple[str, ...]:
+    """The SQL a rule runs: its query, its evidence query and its [explains] query (each may be empty)."""
+    return (rule.sql, rule.evidence_sql, rule.explains.sql)
 
 
 _SPANS = "SELECT run_id, span_us FROM _run_span"

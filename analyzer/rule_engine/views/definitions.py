@@ -15,8 +15,9 @@ from analyzer.sql_modules import SqlDefinition, SqlModuleError, parse_module
 
 
 def _named_in(sql: str, names: Iterable[str]) -> set[str]:
-    """Those of ``names`` that ``sql`` names as a word."""
-    return set(re.findall(r"\w+", sql)).intersection(names)
+    """Those of ``names`` (lower case, as every helper's is) that ``sql`` names as a word, in any case: DuckDB's
+    names are not case-sensitive."""
+    return {word.lower() for word in re.findall(r"\w+", sql)}.intersection(names)
 
 
 def _in_dependency_order(definitions: list[SqlDefinition]) -> tuple[SqlDefinition, ...]:
