@@ -17,8 +17,6 @@ from analyzer.rule_engine.model import Rule
 if TYPE_CHECKING:
     import polars as pl
 
-# The job tables of the table model (docs/schema.md), each holding the job's rows under run_id = job id.
-
 
 @dataclass
 class Job:

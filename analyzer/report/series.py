@@ -185,7 +185,7 @@ def op_type_calls(
     con: duckdb.DuckDBPyConnection,
     run_id: str,
     hotspots: Collection[str] = (),
-    limit: int = 2000,
+    limit: int = _OP_TYPE_ROWS,
 ) -> pl.DataFrame:
     """Call count against average time per operator type: compute tasks, the ``limit`` types with
     most time.
