@@ -22,7 +22,7 @@ from analyzer.job.metrics import link_metrics, rank_metrics
 from analyzer.job.tables import load_job
 from analyzer.rule_engine.model import ConfiguredRules, Explanation, Finding
 from analyzer.rule_engine.runner import build_views
-from analyzer.runs.work import WorkSettings, batch_rules, failure_table, side_schema
+from analyzer.runs.work import WorkSettings, batch_rules, failure_table, mark_converting
 from analyzer.stop_signal import stop_requested
 
 JOB_TABLES = ("catalog_jobs", "job_rank_metrics", "job_link_metrics", "job_findings", "job_problems")
@@ -94,9 +94,15 @@ def _judged_job(
 # [explains] (in the job's finding order) and per rank export it explains, what the batch needs to explain
 # that rank's findings as ``diagnose`` does (runs/job_ranks.py). explained_us NULL: whole findings.
 JOB_EXPLAINS = "job_explains"
-_EXPLAINS_COLUMNS = (
-    "position INTEGER, export_path VARCHAR, code VARCHAR, rule VARCHAR, subject VARCHAR, note VARCHAR, "
-    "categories VARCHAR[], explained_us DOUBLE, job_steps BIGINT"
+_TEXT = ("export_path", "code", "rule", "subject", "note")
+_EXPLAINS_SCHEMA = pa.schema(
+    [
+        ("position", pa.int32()),
+        *((name, pa.string()) for name in _TEXT),
+        ("categories", pa.list_(pa.string())),
+        ("explained_us", pa.float64()),
+        ("job_steps", pa.int64()),
+    ]
 )
 
 
@@ -120,7 +126,7 @@ def _explains_table(job: Job, explains: tuple[Explanation, ...]) -> pa.Table:
         for run in e.run_ids
         if run in roots
     ]
-    return pa.Table.from_pylist(rows, schema=side_schema(_EXPLAINS_COLUMNS))
+    return pa.Table.from_pylist(rows, schema=_EXPLAINS_SCHEMA)
 
 
 def _finding_row(job_id: str, position: int, f: Finding) -> dict[str, object]:
@@ -150,6 +156,7 @@ class JobTask:
 def analyze_job(task: JobTask, settings: WorkSettings) -> dict[str, pa.Table]:
     """A job's catalog rows, or a failures row; never raises on bad input. Runs in a worker (local
     pool or Dask), like analyze_run; the rules are read there from ``settings.rules_dir``, once per process."""
+    mark_converting()  # a worker's first task may be a job's
     try:
         configured = ConfiguredRules(batch_rules(settings.rules_dir), settings.params)
         return job_tables(task.job, task.label, task.fingerprint, configured, settings.diagnose)

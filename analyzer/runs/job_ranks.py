@@ -27,6 +27,7 @@ from analyzer.runs.work import (
     batch_rules,
     catalog_schema,
     findings_rows,
+    mark_converting,
 )
 
 Done = list[tuple[RunTask, RunTables]]
@@ -104,6 +105,7 @@ def explained_table(findings: pa.Table, explains: dict[str, list[Explanation]]) 
     """The findings rows of the runs whose findings ``explains`` (per run id, its job's explanations) change,
     explained and ranked again (None: none changes); ``findings``: the rows, with their EXPLAIN_INPUTS, of
     every run of ``explains``."""
+    mark_converting()
     by_run: dict[str, list[dict[str, Any]]] = {}
     for row in findings.to_pylist():
         by_run.setdefault(row["run_id"], []).append(row)

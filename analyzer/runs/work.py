@@ -42,10 +42,11 @@ def _absent_marked(module: str) -> None:
         sys.modules[module] = None  # type: ignore[assignment]
 
 
-def _converting() -> None:
-    """Before converting Python values to Arrow (``judge``, then the catalog rows; or a failures row): pyarrow
-    tries to import its optional dateutil on every conversion, so it is marked absent once, by the process's
-    first task (a pool's or Dask's worker, or this one), not by every command that imports this module."""
+def mark_converting() -> None:
+    """Before converting Python values to Arrow (a run's ``judge``, a job's analysis, a failures row, the driver's
+    explained rows): pyarrow tries to import its optional dateutil on every conversion, so it is marked absent
+    once, by the process's first such task (a pool's or Dask's worker, or this one), not by every command that
+    imports this module."""
     _absent_marked("dateutil")
 
 
@@ -109,7 +110,7 @@ INFRASTRUCTURE = "infrastructure: "
 
 def failure_table(label: str, fingerprint: str, message: str) -> RunTables:
     """The tables of a run that failed: one failures row."""
-    _converting()
+    mark_converting()
     schema = _arrow_schema("failures")
     return {
         "failures": pa.Table.from_pylist(
@@ -186,7 +187,7 @@ ORDER BY severity, file, location, problem
 def judge(con, runs: list[tuple[str, str]], settings: WorkSettings) -> Judged:
     """Judge every (ingest run id, catalog run id) of ``runs`` on ``con``: one export's runs, or a chunk's
     (``chunk_work.py``). The one place a batch calls the diagnosis and the summaries."""
-    _converting()
+    mark_converting()
     rids = [rid for rid, _ in runs]
     findings, bases = _findings_by_run(con, rids, settings)
     create_views(con)  # run_metrics reads the helper views (kept from the diagnosis when it ran)
@@ -370,10 +371,3 @@ def _arrow_schema(table: str) -> pa.Schema:
 def catalog_schema(table: str) -> pa.Schema:
     """The Arrow schema of every column of the catalog table (the driver's rows)."""
     return pa.schema([(c.name, _TYPES[c.type]) for c in CATALOG_TABLES[table].columns])
-
-
-@cache
-def side_schema(columns: str) -> pa.Schema:
-    """The Arrow schema of 'name TYPE, ...' (the catalog's types): of a table a worker sends besides its catalog
-    rows, for the driver only."""
-    return pa.schema([(name, _TYPES[kind]) for name, kind in (c.split() for c in columns.split(","))])
