@@ -91,7 +91,8 @@ def _columns(catalog: Path) -> dict[str, list[str]]:
 
 def same_catalogs(base: Path, new: Path) -> dict[str, bool]:
     """Per table, whether ``new``'s rows equal ``base``'s over the columns both have, every column only ``new``
-    has (a later catalog format's) being NULL: a newer format holds the same catalog."""
+    has (a later catalog format's) being NULL and none of ``base``'s missing: a newer format holds the same
+    catalog."""
     theirs, ours = _columns(base), _columns(new)
     shared = {t: [c for c in ours.get(t, []) if c in theirs.get(t, [])] for t in CATALOG_TABLES}
     extra = {t: [c for c in ours.get(t, []) if c not in theirs.get(t, [])] for t in CATALOG_TABLES}
@@ -107,7 +108,8 @@ def same_catalogs(base: Path, new: Path) -> dict[str, bool]:
         }
     finally:
         con.close()
-    return {t: a[t] == b[t] and null[t] for t in CATALOG_TABLES}
+    kept = {t: set(theirs.get(t, [])) <= set(ours.get(t, [])) for t in CATALOG_TABLES}
+    return {t: a[t] == b[t] and null[t] and kept[t] for t in CATALOG_TABLES}
 
 
 RULES: list[str] = []  # ["--rules", snapshot]: every batch of one benchmark judges with the same rules

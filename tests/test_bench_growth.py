@@ -201,3 +201,4 @@ def test_a_newer_catalog_format_is_the_same_catalog_while_its_own_columns_are_nu
     con.execute("UPDATE findings SET explained_by = 'partly explained by JOB001'")
     con.close()
     assert [t for t, same in same_catalogs(old, new).items() if not same] == ["findings"]
+    assert [t for t, same in same_catalogs(new, old).items() if not same] == ["findings"]  # a column lost
