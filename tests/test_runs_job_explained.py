@@ -209,6 +209,26 @@ def test_an_older_catalog_is_migrated_by_a_batch_and_its_old_rows_read_null(tree
     ]
 
 
+def test_an_older_catalog_read_only_shows_the_current_columns_as_null_and_is_not_written(tmp_path, capsys):
+    catalog = tmp_path / "old.duckdb"
+    open_catalog(catalog).close()
+    _sql(
+        catalog,
+        "INSERT INTO findings (run_id, rank, code) VALUES ('r', 1, 'X001')",
+        *[f"ALTER TABLE findings DROP COLUMN {c}" for c in EXPLAINED],
+        "UPDATE catalog_info SET value = '1' WHERE key = 'format_version'",
+    )
+    before = catalog.read_bytes()
+    capsys.readouterr()
+    sql = "SELECT code, count(explained_by) AS explained FROM findings GROUP BY ALL"
+    assert main(["query", str(catalog), sql, "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["code,explained", "X001,0"]
+    assert main(["export", str(catalog), "--parquet", str(tmp_path / "parquet")]) == 0
+    exported = duckdb.sql(f"SELECT * FROM '{tmp_path / 'parquet' / 'findings.parquet'}'")
+    assert exported.columns == [c.name for c in CATALOG_TABLES["findings"].columns]
+    assert catalog.read_bytes() == before and _findings_columns(catalog)[-1] not in EXPLAINED
+
+
 def test_a_catalog_newer_than_the_code_is_refused_before_any_work(tree, tmp_path, capsys):
     catalog = tmp_path / "new.duckdb"
     open_catalog(catalog).close()

@@ -39,15 +39,20 @@ def create_catalog_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 def _add_missing_columns(con: duckdb.DuckDBPyConnection) -> None:
     """ALTER TABLE ADD COLUMN for each column of the schema that a table written by an older format lacks."""
-    present = con.execute(
-        "SELECT table_name, list(column_name) FROM duckdb_columns() WHERE NOT internal AND database_name = "
-        "current_database() AND schema_name = 'main' GROUP BY table_name"
-    ).fetchall()
-    have = {table: set(columns) for table, columns in present}
+    have = _columns_present(con)
     for name, table in CATALOG_TABLES.items():
         for c in table.columns:
             if c.name not in have.get(name, ()):
                 con.execute(f'ALTER TABLE {name} ADD COLUMN "{c.name}" {c.type}')
+
+
+def _columns_present(con: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
+    """The columns of each table the catalog file holds."""
+    rows = con.execute(
+        "SELECT table_name, list(column_name) FROM duckdb_columns() WHERE NOT internal AND database_name = "
+        "current_database() AND schema_name = 'main' GROUP BY table_name"
+    ).fetchall()
+    return {table: set(columns) for table, columns in rows}
 
 
 def format_version(con: duckdb.DuckDBPyConnection) -> int | None:
@@ -94,20 +99,28 @@ def open_catalog(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnecti
             "give a catalog or a new file"
         )
     if read_only:
-        _absent_as_empty(con)
+        _as_current_format(con)
     else:
         _refuse_newer(con, path)
         create_catalog_tables(con)
     return con
 
 
-def _absent_as_empty(con: duckdb.DuckDBPyConnection) -> None:
-    """Give a catalog written before one of its tables existed (e.g. ``copies``) that table empty, as a temporary
-    table of this connection: readers see every table of the schema, and the file is not written."""
-    present = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT temporary").fetchall()}
-    for name in CATALOG_TABLES:
+def _as_current_format(con: duckdb.DuckDBPyConnection) -> None:
+    """Show a catalog written by an older format as the current schema, without writing the file: a table it
+    lacks (e.g. ``copies``) as an empty temporary table, a table lacking columns (e.g. ``findings`` before its
+    explained_* columns) as a temporary view over it adding them as NULL, as a batch's migration would. A
+    temporary object of that name is found before the file's table, so every reader sees one schema."""
+    present = _columns_present(con)
+    database = con.execute("SELECT current_database()").fetchall()[0][0]
+    for name, table in CATALOG_TABLES.items():
         if name not in present:
             con.execute(catalog_ddl(name).replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+        elif any(c.name not in present[name] for c in table.columns):
+            items = [
+                f'"{c.name}"' if c.name in present[name] else f'NULL::{c.type} AS "{c.name}"' for c in table.columns
+            ]
+            con.execute(f'CREATE TEMP VIEW {name} AS SELECT {", ".join(items)} FROM "{database}".main.{name}')
 
 
 def _table_count(con: duckdb.DuckDBPyConnection) -> int:
