@@ -110,12 +110,19 @@ _DOCS = pa.schema([("path", pa.string()), ("rank", pa.int32()), ("tbl", pa.strin
 
 
 def _as_text(column: str) -> str:
-    """SQLite SQL of a value as the text a JSON file would hold: a real with the digits that read back as the
-    same double (SQLite's text of a real keeps 15), anything else as SQLite writes it ('Inf' included)."""
+    """SQLite SQL of a value as text: a real with 17 significant digits, which read back as the same double
+    (SQLite's text of a real keeps 15; its 17th digit may be off by one, so _shortest writes it again),
+    anything else as SQLite writes it ('Inf' included)."""
     c = f'"{column}"'
+    return f"CASE WHEN typeof({c}) = 'real' THEN printf('%!.17g', {c}) ELSE CAST({c} AS TEXT) END"
+
+
+def _shortest(expr: str) -> str:
+    """DuckDB SQL: a real's text (digits with a decimal point) as the shortest text of its double, as a JSON
+    file writes it: a start time's text is read to the nanosecond (summary_scan), so both forms must agree."""
     return (
-        f"CASE WHEN typeof({c}) = 'real' AND CAST(CAST({c} AS TEXT) AS REAL) <> {c} "
-        f"THEN printf('%!.17g', {c}) ELSE CAST({c} AS TEXT) END"
+        f"CASE WHEN regexp_full_match({expr}, '-?[0-9]+\\.[0-9]*(e[-+]?[0-9]+)?') "
+        f"THEN CAST(CAST({expr} AS DOUBLE) AS VARCHAR) ELSE {expr} END"
     )
 
 
@@ -158,9 +165,14 @@ def pack_tables(wanted: list[tuple[int, tuple[Path, ...], tuple[str, ...]]]) -> 
 
 
 def _rows(table: str) -> str:
-    """SQL: the rows of ``table`` of every packed file: path, rank and ``r``, a struct of the columns as text."""
+    """SQL: the rows of ``table`` of every packed file: path, rank and ``r``, a struct of its row id and
+    columns as text."""
     shape = json.dumps([{"_rowid": "BIGINT", **dict.fromkeys(_COLUMNS[table], "VARCHAR")}])
-    return f"SELECT path, rank, unnest(json_transform(doc, '{shape}')) AS r FROM _job_db_docs WHERE tbl = '{table}'"
+    cells = ", ".join(f"'{c}': {_shortest(f'x.{c}')}" for c in _COLUMNS[table])
+    return (
+        f"SELECT path, rank, {{'_rowid': x._rowid, {cells}}} AS r FROM "
+        f"(SELECT path, rank, unnest(json_transform(doc, '{shape}')) AS x FROM _job_db_docs WHERE tbl = '{table}')"
+    )
 
 
 def _step(expr: str) -> str:
