@@ -184,13 +184,15 @@ def _struct(names: dict[str, str], alias: str) -> str:
     return "{" + ", ".join(f"'{name}': {alias}.\"{col}\"" for name, col in names.items()) + "}"
 
 
-# The rows of step_trace_time.csv's raw table (summary_scan.step_sql); line_no is the row id.
+# The rows of step_trace_time.csv's raw table (summary_scan.step_sql); line_no is the row id. The rows of
+# each table come in rank order, as the files are read: the job's sums then add their terms in the same order
+# whatever the form (fixed_order.py).
 _STEP_CELLS = ", ".join(
     f"{_step('r.step') if c == 'step_id' else f'r.{src}'} AS {c}" for c, src in STEP_COLUMNS.items()
 )
 STEPS = f"""
 SELECT rank, path, r._rowid AS line_no, 'StepTraceTime' AS db_table, {_STEP_CELLS}
-FROM ({_rows("StepTraceTime")})
+FROM ({_rows("StepTraceTime")}) ORDER BY rank, path, line_no
 """
 
 # The rows of communication.json's raw table (summary_scan._OPS): one per CommAnalyzerTime row, its bandwidth
@@ -216,7 +218,7 @@ FROM t LEFT JOIN info ON info.path = t.path AND info.step IS NOT DISTINCT FROM t
      AND info.type IS NOT DISTINCT FROM t.r.type AND info.op IS NOT DISTINCT FROM t.r.hccl_op_name
      AND info.grp IS NOT DISTINCT FROM t.r.group_name
 WHERE t.r.type IN ('collective', 'p2p') AND t.r.hccl_op_name IS NOT NULL AND t.r.hccl_op_name <> 'Total Op Info'
-ORDER BY t.path, t.r._rowid
+ORDER BY t.rank, t.path, t.r._rowid
 """
 
 # The rows of communication_matrix.json's raw table: one per (file, step, kind, '<op>-<stat>@<group>'), its
@@ -233,5 +235,5 @@ WITH l AS (
 )
 SELECT rank, path, 'CommAnalyzerMatrix' AS db_table, TRY_CAST({_step("step")} AS BIGINT) AS step_id, op_kind, op_key,
        CAST(map_from_entries(list({{'key': link, 'value': v}} ORDER BY first)) AS {MATRIX_OP_TYPE}) AS op
-FROM l GROUP BY rank, path, step, op_kind, op_key ORDER BY path, min(first)
+FROM l GROUP BY rank, path, step, op_kind, op_key ORDER BY rank, path, min(first)
 """
