@@ -66,6 +66,8 @@ def test_job_of_db_ranks_balanced_has_no_slow_rank(tmp_path: Path) -> None:
     assert not [f for f in job["findings"] if f["code"] == "JOB001"]
 
 
+# the whole command on four generated jobs: in the full suite, not the fast loop
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("table", "column", "json_name", "value", "reason"),
     [
@@ -106,6 +108,7 @@ def test_job_unreadable_analysis_db_is_an_error_naming_the_file(tmp_path: Path) 
     assert named and named[0]["severity"] == "error" and named[0]["problem"].startswith("rank 2: cannot read the file")
 
 
+@pytest.mark.slow
 def test_job_mixing_text_and_db_ranks_gets_the_findings_of_the_text_job(tmp_path: Path) -> None:
     plan = job_plan("job_slow_rank", 8, 5, 3)
     text = write_job(plan, tmp_path / "text")

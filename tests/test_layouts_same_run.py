@@ -48,7 +48,10 @@ def _job_findings(root: Path, out: Path) -> list[tuple]:
     return [(f["code"], f["subject"], f["severity"], f["impact_us"], f["message"]) for f in job["findings"]]
 
 
-@pytest.mark.parametrize(("scenario", "ranks"), [("job_slow_rank", 8), ("job_slow_link", 16)])
+# the slow rank in the fast loop; the slow link in the full suite
+@pytest.mark.parametrize(
+    ("scenario", "ranks"), [("job_slow_rank", 8), pytest.param("job_slow_link", 16, marks=pytest.mark.slow)]
+)
 def test_text_and_db_forms_of_one_job_get_the_same_job_findings(tmp_path: Path, scenario: str, ranks: int) -> None:
     plan = job_plan(scenario, ranks, 515, 3)
     got = {
