@@ -117,6 +117,8 @@ def test_job_mixing_text_and_db_ranks_gets_the_findings_of_the_text_job(tmp_path
     for rank in range(0, 8, 2):  # every other rank in DB form
         shutil.rmtree(_rank_dir(mixed, rank))
         shutil.copytree(_rank_dir(db, rank), mixed / _rank_dir(db, rank).name)
+    # a rank holding both forms (export_type=[text, db]) is read from its text files only, not twice
+    shutil.copy(_rank_dir(db, 1) / _APO / "analysis.db", _rank_dir(mixed, 1) / _APO / "analysis.db")
     _, text_job = _diagnose(text, tmp_path / "out_text")
     code, mixed_job = _diagnose(mixed, tmp_path / "out_mixed")
     assert code == 0 and mixed_job["ingest_problems"] == []
