@@ -12,18 +12,26 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.ingest.model import Problem
+from analyzer.job.analysis_db_scan import LINK_NAMES, RANK_NAMES
 from analyzer.job.value_checks import Field, checked, damaged_values
 
 # The numbers of a matrix row and its ranks ('src-dst'), as value_checks reads them from _job_links_raw.
 LINK_FIELDS = {
-    "src_group_rank": Field("source rank", "split_part(ln.key, '-', 1)", kind="id"),
-    "dst_group_rank": Field("destination rank", "split_part(ln.key, '-', 2)", kind="id"),
-    "transit_size_mb": Field("Transit Size(MB)", 'ln.value."Transit Size(MB)"', kind="size_mb"),
-    "transit_us": Field("Transit Time(ms)", 'ln.value."Transit Time(ms)"', 1000.0, "time_us"),
-    "bandwidth_gb_per_s": Field("Bandwidth(GB/s)", 'ln.value."Bandwidth(GB/s)"', kind="gb_per_s"),
+    "src_group_rank": Field("source rank", "split_part(ln.key, '-', 1)", kind="id", db_name=RANK_NAMES["source rank"]),
+    "dst_group_rank": Field(
+        "destination rank", "split_part(ln.key, '-', 2)", kind="id", db_name=RANK_NAMES["destination rank"]
+    ),
+    **{
+        col: Field(name, f'ln.value."{name}"', scale, kind, LINK_NAMES[name])
+        for col, name, scale, kind in (
+            ("transit_size_mb", "Transit Size(MB)", 1.0, "size_mb"),
+            ("transit_us", "Transit Time(ms)", 1000.0, "time_us"),
+            ("bandwidth_gb_per_s", "Bandwidth(GB/s)", 1.0, "gb_per_s"),
+        )
+    },
 }
 _RAW = """
-SELECT rank, path, step_id, op_kind, op_key, unnest(map_entries(op)) AS ln FROM _job_matrix_raw
+SELECT rank, path, db_table, step_id, op_kind, op_key, unnest(map_entries(op)) AS ln FROM _job_matrix_raw
 """
 # A row with any unsound number is left out whole: a link's bandwidth is its data over its time, and
 # either one alone would misstate it.

@@ -4,12 +4,12 @@ step_trace_time.csv -> job_steps; communication.json -> job_comm_bandwidth and j
 communication_matrix.json -> the raw links (matrix_links.py maps them to global ranks). The files
 of all ranks are given to one read_text call (the JSON parsed once per file by DuckDB); a file that
 cannot be read is found by reading the files one by one only after that scan failed, named as a
-problem, and left out.
+problem, and left out. A rank without one of these files gives the same rows from its analysis.db
+(analysis_db_scan.py), added to the same raw tables before they are checked and typed.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import duckdb
@@ -18,6 +18,8 @@ import pyarrow as pa
 from analyzer.errors import first_line
 from analyzer.ingest.csv.declared_tables import DECLARED
 from analyzer.ingest.model import Problem
+from analyzer.job import analysis_db_scan as db
+from analyzer.job.summary_shapes import COMM_SHAPE, MATRIX_SHAPE
 from analyzer.job.value_checks import Field, checked, damaged_values
 
 # step_trace_time.csv columns as ingest declares them: name -> (header, SQL type); the device column is
@@ -26,50 +28,6 @@ _STEP_COLUMNS = {
     f.target: (f.headers[0], f.how.upper()) for f in DECLARED["step_trace_time"].fields if f.target != "device_id"
 }
 
-_TIME_FIELDS = ("Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)")
-_LINK_FIELDS = ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Large Packet Ratio")
-
-
-def _struct(fields: dict[str, str]) -> str:
-    return "STRUCT(" + ", ".join(f'"{name}" {type_}' for name, type_ in fields.items()) + ")"
-
-
-def _nested(leaf: str, levels: int) -> str:
-    """A json_transform shape: ``levels`` maps keyed by text around ``leaf``, as a JSON string."""
-    type_ = leaf
-    for _ in range(levels):
-        type_ = f"MAP(VARCHAR, {type_})"
-    return json.dumps(type_)
-
-
-# communication.json: step -> kind -> op -> time info and per-transport bandwidth info. Each file is
-# parsed once, into these types only (json_transform); an entry of another shape reads as NULL. Numbers
-# are read as their text and checked (value_checks.py): a NaN, a negative or a word is named, not used.
-COMM_SHAPE = _nested(
-    _struct(
-        {
-            "Communication Time Info": _struct(
-                {"Start Timestamp(us)": "VARCHAR", **dict.fromkeys(_TIME_FIELDS, "VARCHAR")}
-            ),
-            "Communication Bandwidth Info": f"MAP(VARCHAR, {_struct(dict.fromkeys(_LINK_FIELDS, 'VARCHAR'))})",
-        }
-    ),
-    3,
-)
-# communication_matrix.json: step -> kind -> '<op>-<stat>@<group>' -> 'src-dst' -> link.
-MATRIX_SHAPE = _nested(
-    _struct(
-        {
-            "Transport Type": "VARCHAR",
-            "Transit Size(MB)": "VARCHAR",
-            "Transit Time(ms)": "VARCHAR",
-            "Bandwidth(GB/s)": "VARCHAR",
-            "Op Name": "VARCHAR",
-        }
-    ),
-    4,
-)
-
 # One row per (file, step, kind, op key); the value is the typed entry (a struct or a map).
 _OPS = """
 WITH f AS (SELECT filename, json_transform(content::JSON, $shape) AS doc FROM read_text($paths)),
@@ -77,8 +35,8 @@ s AS (SELECT filename, unnest(map_entries(doc)) AS st FROM f),
 k AS (SELECT filename, st.key AS step_key, unnest(map_entries(st.value)) AS kd FROM s),
 o AS (SELECT filename, step_key, kd.key AS op_kind, unnest(map_entries(kd.value)) AS op
       FROM k WHERE kd.key IN ('collective', 'p2p'))
-SELECT r.rank, r.path, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id, op_kind,
-       op.key AS op_key, op.value AS op
+SELECT r.rank, r.path, NULL::VARCHAR AS db_table, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id,
+       op_kind, op.key AS op_key, op.value AS op
 FROM o JOIN _job_files r ON r.path = o.filename
 WHERE op.key <> 'Total Op Info' AND op.value IS NOT NULL
 """
@@ -87,7 +45,7 @@ _TIME = 'op."Communication Time Info"'
 # The numbers of communication.json as value_checks reads them: per op (over _job_comm_raw) and per op
 # and transport (over _job_comm_bw_raw).
 OP_FIELDS = {
-    col: Field(name, f'{_TIME}."{name}"', 1000.0, "time_us")
+    col: Field(name, f'{_TIME}."{name}"', 1000.0, "time_us", db.TIME_NAMES[name])
     for col, name in (
         ("elapse_us", "Elapse Time(ms)"),
         ("transit_us", "Transit Time(ms)"),
@@ -96,15 +54,19 @@ OP_FIELDS = {
         ("idle_us", "Idle Time(ms)"),
     )
 }
-_START = Field("Start Timestamp(us)", f'{_TIME}."Start Timestamp(us)"')
+_START = Field("Start Timestamp(us)", f'{_TIME}."Start Timestamp(us)"', db_name=db.TIME_NAMES["Start Timestamp(us)"])
 BW_FIELDS = {
-    "transit_size_mb": Field("Transit Size(MB)", 't.value."Transit Size(MB)"', kind="size_mb"),
-    "transit_us": Field("Transit Time(ms)", 't.value."Transit Time(ms)"', 1000.0, "time_us"),
-    "bandwidth_gb_per_s": Field("Bandwidth(GB/s)", 't.value."Bandwidth(GB/s)"', kind="gb_per_s"),
-    "large_packet_ratio": Field("Large Packet Ratio", 't.value."Large Packet Ratio"'),
+    col: Field(name, f't.value."{name}"', scale, kind, db.TRANSPORT_NAMES[name])
+    for col, name, scale, kind in (
+        ("transit_size_mb", "Transit Size(MB)", 1.0, "size_mb"),
+        ("transit_us", "Transit Time(ms)", 1000.0, "time_us"),
+        ("bandwidth_gb_per_s", "Bandwidth(GB/s)", 1.0, "gb_per_s"),
+        ("large_packet_ratio", "Large Packet Ratio", 1.0, "any"),
+    )
 }
 _BW_RAW = """
-SELECT rank, path, step_id, op_key, unnest(map_entries(op."Communication Bandwidth Info")) AS t FROM _job_comm_raw
+SELECT rank, path, db_table, step_id, op_key, unnest(map_entries(op."Communication Bandwidth Info")) AS t
+FROM _job_comm_raw
 """
 _BANDWIDTH = f"""
 SELECT $job AS run_id, rank, step_id, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
@@ -205,7 +167,7 @@ def scan_files(
 
 
 STEP_FIELDS = {
-    name: Field(raw, f'"{name}"', kind="id" if name == "step_id" else "time_us")
+    name: Field(raw, f'"{name}"', kind="id" if name == "step_id" else "time_us", db_name=db.STEP_COLUMNS[name])
     for name, (raw, _) in _STEP_COLUMNS.items()
 }
 
@@ -222,7 +184,7 @@ def step_sql() -> str:
     WITH t AS (SELECT filename, string_split(replace(content, chr(13), ''), chr(10)) AS lines FROM read_text($paths)),
     r AS (SELECT filename, list_transform(string_split(lines[1], ','), lambda h: trim(h)) AS header,
                  unnest(lines[2:]) AS line, generate_subscripts(lines[2:], 1) + 1 AS line_no FROM t)
-    SELECT f.rank, f.path, line_no, {cols}
+    SELECT f.rank, f.path, line_no, NULL::VARCHAR AS db_table, {cols}
     FROM (SELECT filename, header, line_no, string_split(line, ',') AS cells FROM r WHERE trim(line) <> '') c
     JOIN _job_files f ON f.path = c.filename
     """
@@ -235,21 +197,41 @@ STEP_INSERT = (
 )
 
 
-def _load_steps(con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]]) -> list[Problem]:
-    """job_steps from the step_trace_time.csv files; each unsound number named and left out."""
+def _add_db_rows(con: duckdb.DuckDBPyConnection, target: str, sql: str, tables: set[str], table: str) -> None:
+    """The rows ``sql`` makes of the packed analysis.db ``table`` added to the raw table ``target`` (made when
+    no text file made it), when a rank's database holds that table."""
+    if table not in tables:
+        return
+    if _exists(con, target):
+        con.execute(f"INSERT INTO {target} BY NAME {sql}")
+    else:
+        con.execute(f"CREATE TEMP TABLE {target} AS {sql}")
+
+
+def _load_steps(
+    con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]], tables: set[str]
+) -> list[Problem]:
+    """job_steps from the step_trace_time.csv files and StepTraceTime tables; each unsound number named and
+    left out."""
     problems = scan_files(con, step_sql(), files, "_job_steps_raw")
+    _add_db_rows(con, "_job_steps_raw", db.STEPS, tables, "StepTraceTime")
     if _exists(con, "_job_steps_raw"):
         con.execute(STEP_INSERT, {"job": job_id})
+        place = "coalesce(db_table || ' row ', 'line ') || line_no"
         problems += damaged_values(
-            con, "_job_steps_raw", list(STEP_FIELDS.values()), "'line ' || line_no", "this rank's value of that step"
+            con, "_job_steps_raw", list(STEP_FIELDS.values()), place, "this rank's value of that step"
         )
         con.execute("DROP TABLE _job_steps_raw")
     return problems
 
 
-def _load_comm(con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]]) -> list[Problem]:
-    """job_comm_bandwidth and job_comm_ops from the communication.json files; each unsound number named."""
+def _load_comm(
+    con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]], tables: set[str]
+) -> list[Problem]:
+    """job_comm_bandwidth and job_comm_ops from the communication.json files and CommAnalyzerTime /
+    CommAnalyzerBandwidth tables; each unsound number named."""
     problems = scan_files(con, _OPS, files, "_job_comm_raw", {"shape": COMM_SHAPE})
+    _add_db_rows(con, "_job_comm_raw", db.COMM, tables, "CommAnalyzerTime")
     if not _exists(con, "_job_comm_raw"):
         return problems
     con.execute(f"CREATE TEMP TABLE _job_comm_bw_raw AS {_BW_RAW}")
@@ -268,15 +250,24 @@ def _load_comm(con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Pa
 
 
 def load_job_summaries(
-    con: duckdb.DuckDBPyConnection, job_id: str, kinds: dict[str, list[tuple[Path, int]]]
+    con: duckdb.DuckDBPyConnection, job_id: str, kinds: dict[str, list[tuple[Path, int]]], docs: pa.Table
 ) -> list[Problem]:
     """Fill job_steps, job_comm_bandwidth and job_comm_ops of one job, and the temp table
-    _job_matrix_raw (rank, path, step_id, op_kind, op_key, op) for the links; ``kinds`` maps a file kind
-    (step_trace_time, communication, communication_matrix) to its (path, rank) pairs."""
-    problems = _load_steps(con, job_id, kinds.get("step_trace_time", []))
-    problems += _load_comm(con, job_id, kinds.get("communication", []))
-    matrix = kinds.get("communication_matrix", [])
-    problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"shape": MATRIX_SHAPE})
+    _job_matrix_raw (rank, path, db_table, step_id, op_kind, op_key, op) for the links; ``kinds`` maps a file
+    kind (step_trace_time, communication, communication_matrix) to its (path, rank) pairs, ``docs`` holds the
+    analysis.db tables of the ranks without such a file (analysis_db_scan.pack_tables)."""
+    tables = set(docs.column("tbl").to_pylist())
+    if tables:
+        con.register("_job_db_docs", docs)
+    try:
+        problems = _load_steps(con, job_id, kinds.get("step_trace_time", []), tables)
+        problems += _load_comm(con, job_id, kinds.get("communication", []), tables)
+        matrix = kinds.get("communication_matrix", [])
+        problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"shape": MATRIX_SHAPE})
+        _add_db_rows(con, "_job_matrix_raw", db.MATRIX, tables, "CommAnalyzerMatrix")
+    finally:
+        if tables:
+            con.unregister("_job_db_docs")
     return problems
 
 

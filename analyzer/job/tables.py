@@ -9,7 +9,8 @@ import pyarrow as pa
 
 from analyzer.duckdb_connect import fixed_order
 from analyzer.ingest.model import Problem
-from analyzer.job.grouping import Job
+from analyzer.job.analysis_db_scan import DB_TABLES, pack_tables
+from analyzer.job.grouping import Job, JobRank
 from analyzer.job.groups import load_job_groups, set_pp_stages
 from analyzer.job.matrix_links import load_job_links
 from analyzer.job.rank_checks import account_ranks
@@ -20,9 +21,25 @@ SUMMARY_KINDS = ("step_trace_time", "communication", "communication_matrix")
 JOB_TABLES = ("job_ranks", "job_groups", "job_steps", "job_comm_ops", "job_comm_bandwidth", "job_links")
 
 
-def _rank_table(job: Job) -> pa.Table:
-    """One row per rank: its export and what it holds (a small table, one row per rank)."""
+def _db_tables(job: Job) -> list[tuple[int, tuple[Path, ...], tuple[str, ...]]]:
+    """Per rank holding an analysis.db, the database's tables that stand for the summary files it lacks."""
+    wanted = []
+    for r in job.ranks:
+        tables = tuple(t for kind, names in DB_TABLES.items() if not r.source.has(kind) for t in names)
+        if tables and (paths := r.source.files.get("analysis_db", ())):
+            wanted.append((r.rank, tuple(paths), tables))
+    return wanted
+
+
+def _rank_table(job: Job, docs: pa.Table) -> pa.Table:
+    """One row per rank: its export and what it holds (a small table, one row per rank); a summary counts
+    as held from its file or its analysis.db table (``docs``)."""
     ranks = job.ranks
+    held = set(zip(docs.column("rank").to_pylist(), docs.column("tbl").to_pylist(), strict=True))
+
+    def holds(r: JobRank, kind: str) -> bool:
+        return r.source.has(kind) or (r.rank, DB_TABLES[kind][0]) in held
+
     return pa.table(
         {
             "rank": pa.array([r.rank for r in ranks], pa.int32()),
@@ -31,9 +48,9 @@ def _rank_table(job: Job) -> pa.Table:
             "rank_source": [r.rank_source for r in ranks],
             "world_size": pa.array([r.meta.world_size for r in ranks], pa.int32()),
             "has_kernels": [r.has_kernels for r in ranks],
-            "has_step_trace": [r.source.has("step_trace_time") for r in ranks],
-            "has_communication": [r.source.has("communication") for r in ranks],
-            "has_matrix": [r.source.has("communication_matrix") for r in ranks],
+            "has_step_trace": [holds(r, "step_trace_time") for r in ranks],
+            "has_communication": [holds(r, "communication") for r in ranks],
+            "has_matrix": [holds(r, "communication_matrix") for r in ranks],
             "files": [",".join(sorted(r.source.files)) for r in ranks],
             "collection_end_ns": pa.array([r.meta.collection_end_ns for r in ranks], pa.int64()),
         }
@@ -43,14 +60,15 @@ def _rank_table(job: Job) -> pa.Table:
 def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], str]:
     """Fill every job table for ``job``. Returns the problems met (files that could not be read) and a
     note on where the parallel groups came from."""
+    docs, unreadable = pack_tables(_db_tables(job))
     with fixed_order(con):
-        con.register("_job_rank_rows", _rank_table(job))
+        con.register("_job_rank_rows", _rank_table(job, docs))
         con.execute("INSERT INTO job_ranks BY NAME SELECT $job AS run_id, * FROM _job_rank_rows", {"job": job.job_id})
         con.unregister("_job_rank_rows")
         kinds: dict[str, list[tuple[Path, int]]] = {
             kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
         }
-        problems = list(job.problems) + load_job_summaries(con, job.job_id, kinds)
+        problems = list(job.problems) + unreadable + load_job_summaries(con, job.job_id, kinds, docs)
         note = load_job_groups(con, job)
         problems += load_job_links(con, job.job_id)
         set_pp_stages(con, job.job_id)

@@ -23,12 +23,21 @@ CEILINGS = {"time_us": 86_400e6, "size_mb": 1e9, "gb_per_s": 1e6, "id": 2**31 - 
 @dataclass(frozen=True)
 class Field:
     """One number of a job file: its name as the file writes it, the SQL of its raw text in the raw
-    table, its scale to the table's unit and the kind of its ceiling (CEILINGS)."""
+    table, its scale to the table's unit, the kind of its ceiling (CEILINGS) and its column in analysis.db
+    (the name given to a value of a row whose ``db_table`` is set)."""
 
     name: str
     raw: str
     scale: float = 1.0
     kind: str = "any"
+    db_name: str = ""
+
+
+def _label(f: Field) -> str:
+    """SQL: the field's name as the file of the row writes it."""
+    if not f.db_name:
+        return f"'{f.name}'"
+    return f"CASE WHEN db_table IS NULL THEN '{f.name}' ELSE '{f.db_name}' END"
 
 
 def _number(f: Field) -> tuple[str, str]:
@@ -69,7 +78,7 @@ def damaged_values(
     if not fields or not _any_damaged(con, table, fields):
         return []
     parts = " UNION ALL ".join(
-        f"SELECT path, rank, '{f.name}' AS field, CAST({f.raw} AS VARCHAR) AS value, {place} AS place, "
+        f"SELECT path, rank, {_label(f)} AS field, CAST({f.raw} AS VARCHAR) AS value, {place} AS place, "
         f"{_reason(f)} AS reason FROM {table} WHERE {f.raw} IS NOT NULL"
         for f in fields
     )
