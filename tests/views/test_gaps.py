@@ -116,8 +116,9 @@ def test_the_task_switch_a_host_event_must_exceed_is_the_chip_tables():
 def test_events_overlapping_a_gap_equally_long_give_one_event_its_cause_and_name():
     tied = TIMELINE + "r,,host_api,aclopCompile,,12000,28000\n"
     con = database(ops=OPS, steps=STEPS, timeline=tied)
-    top = "SELECT cause, event_name FROM _gap_cause_top t JOIN _device_gaps g ON g.rowid = t.gap_row WHERE g.start_ns = 10000"
-    assert rows(con, top) == [
-        ("host_sync", "aclrtSynchronizeStream")
-    ]
+    top = (
+        "SELECT cause, event_name FROM _gap_cause_top t JOIN _device_gaps g ON g.rowid = t.gap_row "
+        "WHERE g.start_ns = 10000"
+    )
+    assert rows(con, top) == [("host_sync", "aclrtSynchronizeStream")]
     con.close()

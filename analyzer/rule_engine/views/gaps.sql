@@ -145,7 +145,10 @@ host_pairs AS (
            (least(p.end_ns, p.gap_end_ns) - greatest(p.start_ns, p.gap_start_ns)) / 1000.0 AS overlap_us, p.gap_row
     FROM last_gap AS p JOIN gap_keys AS k ON p.key_no = k.key_no
     WHERE NOT p.is_task AND p.start_ns < p.gap_end_ns AND p.end_ns <= p.gap_end_ns AND p.gap_us > k.task_switch_us),
-found AS (SELECT * FROM host_pairs UNION ALL SELECT * FROM task_pairs)
+found AS (
+    SELECT * FROM host_pairs
+    UNION ALL
+    SELECT * FROM task_pairs)
 SELECT f.run_id, f.device_id, f.gap_start_ns, f.cause, e.name AS event_name, f.overlap_us, f.gap_row
 FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 
