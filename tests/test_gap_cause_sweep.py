@@ -83,7 +83,7 @@ def test_the_sweep_finds_the_rows_of_the_interval_join(con, seed: int) -> None:
     create_views(con)
     expected = Counter(con.execute(_INTERVAL_JOIN).fetchall())
     assert sum(expected.values()) > 20  # the tables overlap: the comparison is not between two empty sets
-    assert Counter(con.execute("SELECT * FROM _gap_causes").fetchall()) == expected
+    assert Counter(con.execute("SELECT * EXCLUDE (gap_row) FROM _gap_causes").fetchall()) == expected
 
 
 def test_the_sweep_has_no_nested_loop_join(con) -> None:

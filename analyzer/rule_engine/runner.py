@@ -14,6 +14,7 @@ from analyzer.duckdb_connect import close_to_files
 from analyzer.errors import first_line
 from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
+from analyzer.rule_engine.evidence_count import count_rows
 from analyzer.rule_engine.loader import is_built_in
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.set_evidence import Evidence, evidence_of
@@ -153,8 +154,7 @@ class _RuleRun:
         top = tuple(tuple(plain_value(v) for v in row) for row in cursor.fetchall())
         if len(top) < self.evidence_limit:
             return columns, top, len(top)
-        total = self.con.execute(f"SELECT count(*) FROM ({sql})", params).fetchall()[0][0]
-        return columns, top, total
+        return columns, top, count_rows(self.con, sql, params)
 
     def _span_us(self, row: dict[str, Any]) -> float | None:
         """The span the finding's share is of: the row's own span_us, else its run's analysed span."""

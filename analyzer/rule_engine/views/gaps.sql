@@ -79,12 +79,14 @@ FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid 
 --                               init, a retry)
 -- @column event_name   VARCHAR  name of the timeline event
 -- @column overlap_us   DOUBLE   event time inside the gap, in microseconds
+-- @column gap_row      BIGINT   the gap's rowid in _device_gaps (_gap_cause_top groups and _classified_gaps joins on it)
+-- A device (key) with its run's task switch time (one _run_nominal row per run), which the host events' test reads.
 WITH gap_keys AS (
-    SELECT run_id, device_id, row_number() OVER (ORDER BY run_id, device_id) AS key_no
-    FROM (SELECT DISTINCT run_id, device_id FROM _device_gaps) AS k),
+    SELECT k.run_id, k.device_id, row_number() OVER (ORDER BY k.run_id, k.device_id) AS key_no, n.task_switch_us
+    FROM (SELECT DISTINCT run_id, device_id FROM _device_gaps) AS k JOIN _run_nominal AS n ON k.run_id = n.run_id),
 -- Narrow rows (numbers and short codes; names are joined at the end): the joins below sort them.
 gaps AS (
-    SELECT k.key_no, g.start_ns, g.end_ns, g.gap_us, row_number() OVER (PARTITION BY k.key_no ORDER BY g.start_ns) AS gap_no
+    SELECT k.key_no, g.rowid AS gap_row, g.start_ns, g.end_ns, g.gap_us
     FROM _device_gaps AS g JOIN gap_keys AS k ON g.run_id = k.run_id AND g.device_id IS NOT DISTINCT FROM k.device_id),
 events AS (
     SELECT * FROM (
@@ -115,50 +117,54 @@ keyed AS (
     UNION ALL
     SELECT e.event_row, e.is_task, e.cause, e.start_ns, e.end_ns, k.key_no
     FROM events AS e JOIN gap_keys AS k ON e.run_id = k.run_id WHERE e.device_id IS NULL),
--- The last gap starting before the event ends: the one gap a host event can explain.
+-- The last gap starting before the event ends, carried along: the one gap a host event can explain.
 last_gap AS (
-    SELECT e.*, g.gap_no AS last_no FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
--- A device task and every gap from the first one ending after it starts to that last one. Only the gaps of
--- devices with such tasks are sorted for the ASOF join (an export often has none).
+    SELECT e.*, g.gap_row, g.start_ns AS gap_start_ns, g.end_ns AS gap_end_ns, g.gap_us
+    FROM keyed AS e ASOF JOIN gaps AS g ON e.key_no = g.key_no AND e.end_ns > g.start_ns),
+-- A device task and every gap from the first one ending after it starts to that last one, by their numbers
+-- in time order. Only the gaps of devices with such tasks are numbered (an export often has none).
+numbered AS (
+    SELECT key_no, gap_row, start_ns, end_ns, row_number() OVER (PARTITION BY key_no ORDER BY start_ns) AS gap_no
+    FROM gaps WHERE key_no IN (SELECT key_no FROM last_gap WHERE is_task)),
 task_spans AS (
-    SELECT e.*, g.gap_no AS first_no
-    FROM last_gap AS e
-    ASOF JOIN (SELECT * FROM gaps WHERE key_no IN (SELECT key_no FROM last_gap WHERE is_task)) AS g
-        ON e.key_no = g.key_no AND e.start_ns < g.end_ns
-    WHERE e.is_task),
-pairs AS (
-    SELECT event_row, is_task, cause, start_ns, end_ns, key_no, last_no AS gap_no FROM last_gap WHERE NOT is_task
-    UNION ALL
-    SELECT event_row, is_task, cause, start_ns, end_ns, key_no, unnest(range(first_no, last_no + 1)) AS gap_no
-    FROM task_spans WHERE first_no <= last_no),
+    SELECT e.event_row, e.cause, e.start_ns, e.end_ns, e.key_no, f.gap_no AS first_no, l.gap_no AS last_no
+    FROM (SELECT * FROM last_gap WHERE is_task) AS e
+    ASOF JOIN numbered AS f ON e.key_no = f.key_no AND e.start_ns < f.end_ns
+    JOIN numbered AS l ON e.key_no = l.key_no AND e.gap_start_ns = l.start_ns),
+task_pairs AS (
+    SELECT s.event_row, s.cause, k.run_id, k.device_id, g.start_ns AS gap_start_ns,
+           (least(s.end_ns, g.end_ns) - greatest(s.start_ns, g.start_ns)) / 1000.0 AS overlap_us, g.gap_row
+    FROM (SELECT *, unnest(range(first_no, last_no + 1)) AS gap_no FROM task_spans WHERE first_no <= last_no) AS s
+    JOIN numbered AS g ON s.key_no = g.key_no AND s.gap_no = g.gap_no JOIN gap_keys AS k ON s.key_no = k.key_no),
+-- A host event explains a gap only where it explains the device's idleness, the same in every layout:
+-- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
+-- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
+-- switch between two queued tasks (the chip table's task_switch_us).
+host_pairs AS (
+    SELECT p.event_row, p.cause, k.run_id, k.device_id, p.gap_start_ns,
+           (least(p.end_ns, p.gap_end_ns) - greatest(p.start_ns, p.gap_start_ns)) / 1000.0 AS overlap_us, p.gap_row
+    FROM last_gap AS p JOIN gap_keys AS k ON p.key_no = k.key_no
+    WHERE NOT p.is_task AND p.start_ns < p.gap_end_ns AND p.end_ns <= p.gap_end_ns AND p.gap_us > k.task_switch_us),
 found AS (
-    SELECT p.event_row, p.cause, k.run_id, k.device_id, g.start_ns AS gap_start_ns,
-           (least(p.end_ns, g.end_ns) - greatest(p.start_ns, g.start_ns)) / 1000.0 AS overlap_us
-    FROM pairs AS p JOIN gaps AS g ON p.key_no = g.key_no AND p.gap_no = g.gap_no
-    JOIN gap_keys AS k ON p.key_no = k.key_no JOIN _run_nominal AS n ON k.run_id = n.run_id
-    -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
-    -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
-    -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
-    -- switch between two queued tasks (the chip table's task_switch_us).
-    WHERE p.is_task OR (p.start_ns < g.end_ns AND p.end_ns <= g.end_ns AND g.gap_us > n.task_switch_us))
-SELECT f.run_id, f.device_id, f.gap_start_ns, f.cause, e.name AS event_name, f.overlap_us
+    SELECT * FROM host_pairs
+    UNION ALL
+    SELECT * FROM task_pairs)
+SELECT f.run_id, f.device_id, f.gap_start_ns, f.cause, e.name AS event_name, f.overlap_us, f.gap_row
 FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 
 -- @table _gap_cause_top
 -- @internal
--- Per device gap, the cause whose event overlaps it longest; gaps with no classified event are absent.
--- @column run_id       VARCHAR  the run
--- @column device_id    INTEGER  the device of the gap
--- @column gap_start_ns BIGINT   start_ns of the gap (_device_gaps)
+-- Per device gap, the cause whose event overlaps it longest; gaps with no classified event are absent. A gap is
+-- its row of _device_gaps (one integer to group on and join on, not its run, device and start).
+-- @column gap_row      BIGINT   the gap's rowid in _device_gaps
 -- @column cause        VARCHAR  the cause of that event (_gap_causes)
 -- @column event_name   VARCHAR  the event overlapping the gap longest
 -- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
 -- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event:
 -- the greatest (overlap, cause, name) of the gap, one aggregate where an arg_max per column would be three.
-SELECT run_id, device_id, gap_start_ns, top.cause, top.event_name, top.overlap_us
-FROM (SELECT run_id, device_id, gap_start_ns,
-             max({ 'overlap_us': overlap_us, 'cause': cause, 'event_name': event_name }) AS top
-      FROM _gap_causes GROUP BY run_id, device_id, gap_start_ns) AS t;
+SELECT gap_row, top.cause, top.event_name, top.overlap_us
+FROM (SELECT gap_row, max({ 'overlap_us': overlap_us, 'cause': cause, 'event_name': event_name }) AS top
+      FROM _gap_causes GROUP BY gap_row) AS t;
 
 -- @table _classified_gaps
 -- Every device gap with its main cause.
@@ -167,5 +173,4 @@ FROM (SELECT run_id, device_id, gap_start_ns,
 --                                 'unattributed' when the timeline shows nothing inside the gap
 -- @column cause_event    VARCHAR  the event behind the cause (NULL when unattributed)
 SELECT g.*, coalesce(c.cause, 'unattributed') AS cause, c.event_name AS cause_event
-FROM _device_gaps g LEFT JOIN _gap_cause_top c ON c.run_id = g.run_id AND c.gap_start_ns = g.start_ns
-     AND c.device_id IS NOT DISTINCT FROM g.device_id;
+FROM _device_gaps g LEFT JOIN _gap_cause_top c ON c.gap_row = g.rowid;
