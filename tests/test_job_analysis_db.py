@@ -124,3 +124,14 @@ def test_job_mixing_text_and_db_ranks_gets_the_findings_of_the_text_job(tmp_path
     assert code == 0 and mixed_job["ingest_problems"] == []
     assert _findings(mixed_job) == _findings(text_job)
     assert _findings(text_job)[0][:2] == ("JOB001", f"rank {plan.slow_rank}")
+
+
+def test_groups_inferred_from_db_ranks_say_analysis_db_names_them(tmp_path: Path) -> None:
+    root = write_job(job_plan("job_slow_rank", 4, 7, 3), tmp_path / "in", export_type="db")
+    for meta in root.glob("*/profiler_metadata.json"):  # no parallel_group_info: groups are inferred
+        doc = json.loads(meta.read_text())
+        doc.pop("parallel_group_info")
+        meta.write_text(json.dumps(doc))
+    _code, job = _diagnose(root, tmp_path / "out")
+    assert job["run"]["groups"].startswith("no parallel_group_info")
+    assert "inferred from the ranks whose analysis.db names them" in job["run"]["groups"]

@@ -47,7 +47,7 @@ SELECT group_name, list(DISTINCT rank ORDER BY rank) FROM (
 """
 
 
-def load_job_groups(con: duckdb.DuckDBPyConnection, job: Job) -> str:
+def load_job_groups(con: duckdb.DuckDBPyConnection, job: Job, named_in: str = "communication.json") -> str:
     """Fill job_groups: every parallel_group_info group under its communication group id, and each
     other communication group named in the files with the ranks naming it: of a metadata group's
     kind when its members are exactly that group's, else 'unknown'. Returns a note on where the
@@ -86,7 +86,7 @@ def load_job_groups(con: duckdb.DuckDBPyConnection, job: Job) -> str:
     if not meta:
         return (
             "no parallel_group_info in the ranks' profiler_metadata.json: communication groups are inferred "
-            "from the ranks whose communication.json names them; pipeline stages are unknown"
+            f"from the ranks whose {named_in} names them; pipeline stages are unknown"
         )
     return (
         f"parallel groups from profiler_metadata.json; {matched} of {len(members)} communication groups "

@@ -57,6 +57,13 @@ def _rank_table(job: Job, docs: pa.Table) -> pa.Table:
     )
 
 
+def _comm_files(job: Job, docs: pa.Table) -> str:
+    """The files the ranks' communication groups were read from, as the note on inferred groups names them."""
+    texts = any(r.source.has("communication") for r in job.ranks)
+    dbs = "CommAnalyzerTime" in docs.column("tbl").to_pylist()
+    return " or ".join([*(["communication.json"] if texts or not dbs else []), *(["analysis.db"] if dbs else [])])
+
+
 def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], str]:
     """Fill every job table for ``job``. Returns the problems met (files that could not be read) and a
     note on where the parallel groups came from."""
@@ -69,7 +76,7 @@ def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], s
             kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
         }
         problems = list(job.problems) + unreadable + load_job_summaries(con, job.job_id, kinds, docs)
-        note = load_job_groups(con, job)
+        note = load_job_groups(con, job, _comm_files(job, docs))
         problems += load_job_links(con, job.job_id)
         set_pp_stages(con, job.job_id)
         problems += account_ranks(con, job)
