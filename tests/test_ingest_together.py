@@ -128,3 +128,18 @@ def test_exports_with_a_timeline_are_read_together_whole():
     done = read_exports_together(connect(), sources, frozenset()).done
     assert len(done) == len(sources) > 1 and all("trace_view.json" in " ".join(c.files_read) for c in done.values())
     assert _together(root) == _alone(root)
+
+
+def test_a_rank_with_a_repeated_row_is_read_as_alone(job, tmp_path):
+    """A row repeated in one rank's kernels (runs_to_recheck tells it by each row's hash) sends that rank to the
+    per-run checks: its copy is dropped and said, as when it is read alone; the other ranks stay read together."""
+    root = Path(shutil.copytree(job, tmp_path / "job"))
+    rank = sorted(p for p in root.iterdir() if p.is_dir())[5]
+    lines = _kernels(rank).read_text().splitlines(keepends=True)
+    _kernels(rank).write_text("".join([*lines[:4], lines[3], *lines[4:]]))
+    sources = scan(root)[0]
+    read = read_exports_together(connect(), sources, frozenset()).done
+    assert set(read) == {s.source_id for s in sources} - {s.source_id for s in sources if s.root == rank}
+    tables, problems = _together(root)
+    assert (tables, problems) == _alone(root)
+    assert any(rank.name in p and "duplicate" in p.lower() for p in problems), problems

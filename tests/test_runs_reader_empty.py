@@ -1,6 +1,7 @@
 """A page query that read no rows from tables that are all empty is not run again for the next chunks of runs
 (analyzer/report/runs_reader.py, report/empty_sources.py): the same pages, fewer queries, and a query that makes
-rows from empty tables still run for every chunk."""
+rows from empty tables still run for every chunk. One that has no row without a table that is empty is read
+over no run at all."""
 
 from __future__ import annotations
 
@@ -66,3 +67,25 @@ def test_pages_are_the_same_and_an_empty_query_runs_for_the_first_chunk_only(swe
     assert any(asked.count(sql) == 3 for sql in asked)  # a query with rows: each chunk
     counts = [reader.series(COUNT, {"run": run}, "n")["n"].to_list() for run in reversed(runs)]
     assert counts == [[0]] * len(runs)  # rows made from empty tables: every chunk's own
+
+
+def test_a_query_with_no_row_without_an_empty_table_is_read_over_no_run(sweep, monkeypatch):
+    trace, diagnoses = sweep
+    runs = [d.run_id for d in diagnoses]
+    reader = RunsReader(trace.con, runs, chunk=2)
+    read_over: list[list[str]] = []
+    read_all = RunsReader._read_all
+
+    def counted(self, sql, others, order, members):
+        read_over.append(list(members))
+        return read_all(self, sql, others, order, members)
+
+    monkeypatch.setattr(RunsReader, "_read_all", counted)
+    sql = "SELECT m.ts_ns, o.op_name FROM memory_records m JOIN ops o USING (run_id) WHERE m.run_id = $run"
+    alone = trace.con.sql(sql, params={"run": runs[0]}).pl()
+    for run in runs:
+        rows = reader.series(sql, {"run": run}, "ts_ns", rows_from=("memory_records",))
+        assert rows.is_empty() and rows.schema == alone.schema
+    assert read_over == [[]]  # its columns only, once: no chunk of runs
+    reader.series(sql, {"run": runs[0]}, "ts_ns, op_name")  # another query (its order): without rows_from, run
+    assert read_over == [[], runs[:2]]

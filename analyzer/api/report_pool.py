@@ -76,15 +76,11 @@ def start_workers(count: int, formats: Sequence[str]) -> ReportWorkers | None:
 
 def _start(watched: Connection, html: bool) -> None:
     """A worker's start: its end with the driver; polars on one thread (its tables are a page's, small); the
-    page renderers imported now, and the run page's stacked chart laid out (plotly's subplots, once per
-    process), while this process reads the first pages' series."""
+    page renderers imported now, while this process reads the first pages' series."""
     os.environ["POLARS_MAX_THREADS"] = "1"  # read by polars on import, which comes after
     start_worker(watched)
     if html:
         import analyzer.report.html  # noqa: F401
-        from analyzer.report.memory_charts import stacked_layout
-
-        stacked_layout()
 
 
 def write_report(d: Diagnosis, settings: Settings, con: Any, reader: Any) -> list[Path]:

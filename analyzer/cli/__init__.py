@@ -18,6 +18,7 @@ import duckdb
 
 from analyzer.cli import commands
 from analyzer.cli.console import err
+from analyzer.collector import collect_rarely
 from analyzer.errors import TriageError, first_line
 from analyzer.execution import threads
 from analyzer.execution.memory import ENV, memory_limit_bytes
@@ -116,5 +117,7 @@ def _exit_code(exc: BaseException) -> int:
 
 
 def run() -> NoReturn:
-    """The program (``npu-triage``, ``python -m analyzer``): ``main()`` on the process's arguments."""
+    """The program (``npu-triage``, ``python -m analyzer``): ``main()`` on the process's arguments, the
+    collector run rarely (analyzer/collector.py)."""
+    collect_rarely()
     sys.exit(main())

@@ -11,6 +11,7 @@ import polars as pl
 
 from analyzer.report.escaped_text import escaped
 from analyzer.report.plain_figure import NO_TEMPLATE, Figure, merged, trace
+from analyzer.report.subplot_grid import grid_layout
 from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
 
 # One palette and one layout for every chart of every report, so pages look alike.
@@ -108,7 +109,8 @@ def panels_layout(titles: list[str], shared_y: bool = False) -> dict:
 
 def subplots_layout(**grid: Any) -> dict:
     """The layout plotly's ``make_subplots(**grid)`` makes (axis domains and anchors, the panels'
-    titles), without its template: figure_layout names the template. Computed once per grid."""
+    titles), without its template: figure_layout names the template. Computed once per grid, without
+    plotly (subplot_grid.py)."""
     return _json_copy(_subplots_layout(tuple(sorted(grid.items()))))
 
 
@@ -132,14 +134,7 @@ def _json_copy(value: Any) -> Any:
 
 @functools.cache
 def _subplots_layout(grid: tuple) -> dict:
-    import plotly.graph_objects as go  # only for the grid's arithmetic, once per grid
-    from plotly.subplots import make_subplots
-
-    # laid out on a figure without plotly's default template, which is slow to apply and replaced anyway
-    unstyled = go.Figure(layout={"template": "none"})
-    layout = make_subplots(**dict(grid), figure=unstyled).layout.to_plotly_json()
-    layout.pop("template", None)
-    return layout
+    return grid_layout(**dict(grid))
 
 
 def panel_axes(panel: int) -> dict:

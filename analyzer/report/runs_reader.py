@@ -89,10 +89,12 @@ class RunsReader:
     def _query(
         self, sql: str, others: dict, order: str, read_key: tuple, rows_from: tuple[str, ...]
     ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
-        """The query's rows for the chunk's runs (``read_key``: the chunk, then the query's key); not run again
-        once a chunk read none when its tables, or one of the tables it has no row without (``rows_from``), are
-        empty."""
+        """The query's rows for the chunk's runs (``read_key``: the chunk, then the query's key); none, read over
+        no run (for their columns), when one of the tables it has no row without (``rows_from``) is empty; not
+        run again once a chunk read none when its tables are all empty."""
         chunk, key = read_key[0], read_key[1:]
+        if key not in self._none and any(self._sources.table_empty(t) for t in rows_from):
+            self._none[key] = self._read_all(sql, others, order, [])[0]  # no run: only its columns are made
         if key in self._none:
             return self._none[key], {}
         empty, parts = self._read_all(sql, others, order, self._members[chunk])
@@ -109,7 +111,7 @@ class RunsReader:
             "SELECT __runs.run_id AS __run, __q.* FROM (SELECT unnest($__runs::VARCHAR[]) AS run_id) __runs, "
             f"LATERAL ({inner}) __q ORDER BY {ordered}"
         )
-        chunk = {"__runs": runs, "__first": min(runs), "__last": max(runs)}
+        chunk = {"__runs": runs, "__first": min(runs, default=None), "__last": max(runs, default=None)}
         rows = self.con.sql(query, params={**others, **chunk}).pl()
         parts = rows.partition_by("__run", as_dict=True, include_key=False, maintain_order=True)
         return rows.drop("__run").clear(), {key[0]: part for key, part in parts.items()}

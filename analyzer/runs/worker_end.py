@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any
 
+from analyzer.collector import collect_rarely
 from analyzer.stop_signal import ctrl_c_ignored, ignore_ctrl_c
 
 
@@ -62,8 +63,10 @@ def _started() -> None:
 
 
 def start_worker(watched: Connection) -> None:
-    """The initializer of every worker process: ignore Ctrl-C, and exit once the driver is gone."""
+    """The initializer of every worker process: ignore Ctrl-C, exit once the driver is gone, and run the
+    collector rarely, as the command's process does (analyzer/collector.py)."""
     ignore_ctrl_c()
+    collect_rarely()
 
     def watch() -> None:
         try:

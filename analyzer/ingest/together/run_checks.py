@@ -17,7 +17,10 @@ def runs_to_recheck(con: duckdb.DuckDBPyConnection, read: GroupRead, runs: list[
     """Of ``runs``, those whose rows in the kind's table a per-run check would report on."""
     columns = TABLES[read.table].column_names()
     key = ", ".join(read.key or [c for c in columns if c != "run_id"])
-    said = [f"count(*) > count(DISTINCT ({key}))"]  # row_checks.drop_duplicate_rows
+    # row_checks.drop_duplicate_rows, told by each row's hash: a third of the work of telling whole rows apart.
+    # Equal rows hash alike; two rows whose hashes collide only send their run to the per-run checks, which
+    # find no duplicate there and read it as before.
+    said = [f"count(*) > count(DISTINCT hash({key}))"]
     said += [f"count(*) FILTER (WHERE {c} < 0) > 0" for c in read.times if c in columns]
     if read.unusable:
         said.append(f"count(*) FILTER (WHERE {read.unusable}) > 0")
