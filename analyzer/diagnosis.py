@@ -21,18 +21,6 @@ from analyzer.rule_engine.set_query import split_by_run
 from analyzer.version import __version__
 from analyzer.vocabulary import PROFILE_SCOPES
 
-
-def step_computing_text(summary: RunSummary) -> str | None:
-    """The spread of the computing share over several steps, as one phrase; None with fewer than two steps."""
-    low = summary.step_computing_ratio_min
-    if low is None:
-        return None
-    return (
-        f"per step: lowest {low:.1%} (step {summary.step_computing_lowest_step}), "
-        f"median {summary.step_computing_ratio_median or 0:.1%}"
-    )
-
-
 # Ingest problems of each run (also those recorded before the run was split per device).
 _PROBLEMS = f"""
 WITH runs AS (SELECT unnest($runs::VARCHAR[]) AS run)

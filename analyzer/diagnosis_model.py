@@ -128,3 +128,14 @@ class Diagnosis:
     def is_job(self) -> bool:
         """True for a multi-rank job's Diagnosis (analyzer/job/diagnosis.py): ``run`` holds its ranks."""
         return self.run.get("scope") == "job"
+
+
+def step_computing_text(summary: RunSummary) -> str | None:
+    """The spread of the computing share over several steps, as one phrase; None with fewer than two steps."""
+    low = summary.step_computing_ratio_min
+    if low is None:
+        return None
+    return (
+        f"per step: lowest {low:.1%} (step {summary.step_computing_lowest_step}), "
+        f"median {summary.step_computing_ratio_median or 0:.1%}"
+    )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.diagnosis import step_computing_text
-from analyzer.diagnosis_model import Diagnosis, RunSummary
+from analyzer.diagnosis_model import Diagnosis, RunSummary, step_computing_text
 from analyzer.report import failed_ops
 from analyzer.report.escaped_text import escaped
 from analyzer.report.memory_peak import COLLECT_MEMORY, PEAK_COLUMNS, peak_cells

@@ -18,8 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from analyzer.diagnosis import step_computing_text
-from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary
+from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary, step_computing_text
 from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
 from analyzer.vocabulary import SEVERITIES
