@@ -9,6 +9,7 @@ would take CPU from every test that runs after their modules on that worker.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -22,6 +23,11 @@ from pathlib import Path
 import pytest
 
 GROUP = "real_processes"  # the xdist group of every module using these fixtures
+# Skips a test without the dask extra. A mark, not a module-level importorskip: every pytest-xdist worker
+# collects every module, and importing distributed there would cost each of them its import (fast loop too).
+NEEDS_DASK = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="needs the dask extra: pip install 'npu-triage[dask]'"
+)
 
 
 @pytest.fixture(scope="session")

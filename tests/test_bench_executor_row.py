@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.executor_row import END, START, write_section
-
-pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
+from tests.real_process_fixtures import NEEDS_DASK
 
 
 def test_write_section_replaces_its_markers_and_keeps_the_rest(tmp_path):
@@ -20,6 +19,7 @@ def test_write_section_replaces_its_markers_and_keeps_the_rest(tmp_path):
 
 
 @pytest.mark.slow
+@NEEDS_DASK
 def test_executor_row_measures_both_executors_and_writes_the_row(tmp_path):
     from bench.batch_archive import executor_row
 

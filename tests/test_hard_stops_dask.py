@@ -17,12 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.real_process_fixtures import GROUP
+from tests.real_process_fixtures import GROUP, NEEDS_DASK
 from tests.test_hard_stops import TRACEBACK, _live_group, _wait_for
 
-distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
-
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # big_tree (the session's) and cluster
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP), NEEDS_DASK]  # big_tree (the session's) and cluster
 
 
 def _start_batch(tree: Path, tmp_path: Path, *executor: str) -> tuple[subprocess.Popen, Path]:

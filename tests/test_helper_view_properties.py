@@ -34,13 +34,15 @@ def _empty_database():
 @contextmanager
 def _loaded(
     tasks: list[tuple[int, int, int, int]],
+    query: str,
     steps: list[tuple[int, int, int]] = (),
     op_step_ns: int = 0,
     comm_stream: int | None = None,
 ):
-    """The connection holding ``tasks`` (and ``steps``) and the helper views over them, until the block ends;
-    with ``op_step_ns``, each task's own step_id is its start // op_step_ns (steps read from the ops); the
-    tasks of stream ``comm_stream`` are communication (HCCL), the others compute (AI_CORE)."""
+    """The connection holding ``tasks`` (and ``steps``) and the helpers ``query`` reads over them (as a rule's
+    query gets them: the others would only cost time), until the block ends; with ``op_step_ns``, each task's
+    own step_id is its start // op_step_ns (steps read from the ops); the tasks of stream ``comm_stream`` are
+    communication (HCCL), the others compute (AI_CORE)."""
     con = _empty_database()
     con.execute("BEGIN")
     try:
@@ -62,7 +64,7 @@ def _loaded(
                 "INSERT INTO steps (run_id, step_id, start_ns, end_ns) VALUES ('r', ?, ?, ?)",
                 [step_id, start * 1000, end * 1000],
             )
-        create_views(con)
+        create_views(con, needs=[query])
         yield con
     finally:
         con.execute("ROLLBACK")
@@ -70,7 +72,7 @@ def _loaded(
 
 def _rows(tasks: list[tuple[int, int, int, int]], sql: str) -> list[tuple]:
     """The rows of ``sql`` over the helper views of a database holding ``tasks``."""
-    with _loaded(tasks) as con:
+    with _loaded(tasks, sql) as con:
         return con.execute(sql).fetchall()
 
 
@@ -138,11 +140,12 @@ def test_device_gaps_lie_between_the_islands(tasks):
 
 def test_a_gap_takes_the_step_window_holding_its_start_and_ties_go_to_the_longest_then_lowest_id():
     # Gap [5, 20) us. Steps 3, 1 and 2 all start at 0; 3 and 2 end last (at 10), the lower id wins.
-    with _loaded([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(3, 0, 10), (1, 0, 8), (2, 0, 10)]) as con:
-        assert con.execute("SELECT step_id, start_ns, end_ns FROM _device_gaps").fetchall() == [(2, 5000, 20000)]
+    query = "SELECT step_id, start_ns, end_ns FROM _device_gaps"
+    with _loaded([(0, 1, 0, 5), (0, 1, 20, 5)], query, steps=[(3, 0, 10), (1, 0, 8), (2, 0, 10)]) as con:
+        assert con.execute(query).fetchall() == [(2, 5000, 20000)]
     # Outside every step window the gap takes the step of the task after it (none here: NULL).
-    with _loaded([(0, 1, 0, 5), (0, 1, 20, 5)], steps=[(7, 0, 4)]) as con:
-        assert con.execute("SELECT step_id FROM _device_gaps").fetchall() == [(None,)]
+    with _loaded([(0, 1, 0, 5), (0, 1, 20, 5)], query, steps=[(7, 0, 4)]) as con:
+        assert con.execute(query).fetchall() == [(None, 5000, 20000)]
 
 
 @_RANDOM_TASKS
@@ -155,8 +158,9 @@ def test_op_type_busy_is_the_length_of_each_types_union(tasks):
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_without_step_windows_a_gap_takes_the_step_of_the_task_after_it(tasks):
-    with _loaded(tasks, op_step_ns=7000) as con:  # each task's own step, from the ops
-        gaps = con.execute("SELECT step_id, end_ns FROM _device_gaps").fetchall()
+    query = "SELECT step_id, end_ns FROM _device_gaps"
+    with _loaded(tasks, query, op_step_ns=7000) as con:  # each task's own step, from the ops
+        gaps = con.execute(query).fetchall()
     assert all(step == end // 7000 for step, end in gaps)  # the step of the task after the gap
 
 
@@ -165,18 +169,18 @@ def test_without_step_windows_a_gap_takes_the_step_of_the_task_after_it(tasks):
 def test_active_intervals_are_the_union_of_every_task_per_device_whatever_its_kind(tasks):
     # Stream 2 communicates on some devices' tasks only: a device of compute tasks only copies its busy
     # intervals, the others are merged from all their tasks; both must be the union of every task.
-    with _loaded(tasks, comm_stream=2) as con:
-        got = con.execute(_INTERVALS.format(table="_active_intervals")).fetchall()
+    query = _INTERVALS.format(table="_active_intervals")
+    with _loaded(tasks, query, comm_stream=2) as con:
+        got = con.execute(query).fetchall()
     assert got == _numbered_islands(tasks)
 
 
 @_RANDOM_TASKS
 @given(st.lists(_TASK, max_size=25))
 def test_the_task_before_a_gap_is_the_one_ending_last_and_of_those_the_last_stored(tasks):
-    with _loaded(tasks) as con:
-        got = con.execute(
-            "SELECT device_id, start_ns, op_before FROM _device_gaps ORDER BY device_id, start_ns"
-        ).fetchall()
+    query = "SELECT device_id, start_ns, op_before FROM _device_gaps ORDER BY device_id, start_ns"
+    with _loaded(tasks, query) as con:
+        got = con.execute(query).fetchall()
     before = {}  # (device, end ns) -> name of the last stored task ending there
     for n, (device, _, start, dur) in enumerate(tasks):
         before[device, (start + dur) * 1000] = f"op{n}"

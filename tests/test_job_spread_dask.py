@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
-from tests.real_process_fixtures import GROUP
+from tests.real_process_fixtures import GROUP, NEEDS_DASK
 from tests.spread_jobs import DAMAGED_RANK, write_damaged_job
 
-distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
-
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # with the other real-process modules
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP), NEEDS_DASK]  # with the other real-process modules
 
 
 def _diagnose(job: Path, out: Path, *options: str) -> tuple[int, str, str, dict[str, bytes]]:
@@ -44,6 +42,8 @@ def one_process(job, tmp_path_factory) -> tuple[int, str, str, dict[str, bytes]]
 
 @pytest.mark.parametrize("where", ["running cluster", "local pool"])
 def test_ranks_read_by_workers_give_the_diagnosis_of_one_process(job, one_process, tmp_path, cluster, where):
+    import distributed
+
     address, client = cluster
     options = ["--executor", "dask", "--scheduler", address] if where == "running cluster" else []
     options = options or ["--executor", "local", "--jobs", "2"]

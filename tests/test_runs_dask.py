@@ -19,13 +19,12 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.runs.catalog_schema import CATALOG_TABLES
-from tests.real_process_fixtures import GROUP, stop_session
+from tests.real_process_fixtures import GROUP, NEEDS_DASK, stop_session
 from tests.tiny_exports import write_tiny_export
 
-distributed = pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
 psutil = pytest.importorskip("psutil")
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]  # with the other real-process modules
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP), NEEDS_DASK]  # with the other real-process modules
 
 SCENARIOS = ["host_sync_low_util", "mte_bound_conv", "gappy_multistream", "call_count_hotspot"]
 # Two tiny runs in each of three folders: every kind of input (plain folders in groups, scenarios with findings,

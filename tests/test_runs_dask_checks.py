@@ -17,11 +17,10 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.runs import dask_executor
-from tests.real_process_fixtures import GROUP, _scheduler_address, start_logged, stop_session
+from tests.real_process_fixtures import GROUP, NEEDS_DASK, _scheduler_address, start_logged, stop_session
 from tests.tiny_exports import write_tiny_export
 
-pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP)]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP), NEEDS_DASK]
 
 # A worker's Python without the package: the editable install's finder and the checkout left off its path.
 _WITHOUT_PACKAGE = """
