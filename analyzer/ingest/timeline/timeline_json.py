@@ -18,7 +18,9 @@ import duckdb
 
 from analyzer.errors import first_line
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.timeline import timeline_store
 from analyzer.ingest.timeline.json_surrogates import copy_without_lone_surrogates
+from analyzer.ingest.timeline.superseded_events import SupersededTasks
 
 _counter = itertools.count()
 
@@ -143,10 +145,12 @@ def insert_arrays(
     strict: bool = False,
     left_out: frozenset[str] = frozenset(),
     skipped: tuple[str, ...] = (),
+    superseded: SupersededTasks | None = None,
 ) -> None:
     """Append the events of top-level-array files in one read_json call (DuckDB parses files in
     parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None; of
-    the events of ``left_out`` kinds and of the tracks (pids) ``skipped`` only those ``_kept_events`` keeps.
+    the events of ``left_out`` kinds and of the tracks (pids) ``skipped`` only those ``_kept_events`` keeps;
+    without the device tasks ``superseded`` names.
 
     Lenient by default (a field that does not cast is NULL); ``strict`` makes any such field, like
     any piece that does not parse, fail the whole INSERT, which then inserts nothing."""
@@ -156,13 +160,17 @@ def insert_arrays(
         params["file_no"] = file_no
     if skipped:
         params["skipped"] = list(skipped)
-    con.execute(
-        f"INSERT INTO {raw} SELECT * FROM (SELECT file_no, {_kept_fields('', left_out, bool(skipped))} FROM ("
+    rows = (
+        f"SELECT * FROM (SELECT file_no, {_kept_fields('', left_out, bool(skipped))} FROM ("
         f"SELECT *, CAST({number} AS INTEGER) AS file_no FROM read_json($files, format='array', "
         f"records=true, columns={_columns(left_out)}, maximum_object_size={_MAX_EVENT_BYTES}, "
-        f"ignore_errors={'false' if strict else 'true'}))) WHERE {_kept_events(left_out, bool(skipped))}",
-        params,
+        f"ignore_errors={'false' if strict else 'true'}))) WHERE {_kept_events(left_out, bool(skipped))}"
     )
+    if superseded is None:
+        con.execute(f"INSERT INTO {raw} {rows}", params)
+        return
+    with timeline_store.sides_as_written(con):
+        con.execute(f"INSERT INTO {raw} {superseded.without(rows)}", {**params, **superseded.params()})
 
 
 def _columns(left_out: frozenset[str]) -> str:
@@ -172,14 +180,19 @@ def _columns(left_out: frozenset[str]) -> str:
 
 
 def read_arrays_at_once(
-    con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext, skipped: tuple[str, ...] = ()
+    con: duckdb.DuckDBPyConnection,
+    raw: str,
+    paths: tuple[Path, ...],
+    ctx: ReadContext,
+    skipped: tuple[str, ...] = (),
+    superseded: SupersededTasks | None = None,
 ) -> bool:
     """Read several array files (msprof's slices) in one read_json call, which parses files in parallel;
-    one file too when it has ``skipped`` tracks (``insert_arrays``).
+    one file too when it has ``skipped`` tracks or ``superseded`` tasks (``insert_arrays``).
 
-    Returns False, having inserted nothing, when there is one file (and nothing skipped), a file is not
+    Returns False, having inserted nothing, when there is one file (and nothing left out), a file is not
     an array, or the read fails: the caller then reads the files one by one, with a diagnosis per file."""
-    if len(paths) < (1 if skipped else 2):
+    if len(paths) < (1 if skipped or superseded else 2):
         return False
     try:
         if any(first_char(p) != "[" for p in paths):
@@ -187,7 +200,7 @@ def read_arrays_at_once(
     except OSError:
         return False
     try:
-        insert_arrays(con, raw, list(paths), left_out=ctx.left_out_kinds, skipped=skipped)
+        insert_arrays(con, raw, list(paths), left_out=ctx.left_out_kinds, skipped=skipped, superseded=superseded)
     except duckdb.Error:
         return False
     for path in paths:
