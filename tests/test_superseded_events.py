@@ -11,7 +11,7 @@ from analyzer.ingest.database import connect
 from analyzer.ingest.timeline.superseded_events import SupersededTasks
 from analyzer.ingest.timeline.timeline import load_timeline
 from analyzer.ingest.timeline.timeline_json import create_raw_table, read_arrays_at_once
-from analyzer.ingest.timeline.track_heads import device_tracks, head_tracks
+from analyzer.ingest.timeline.track_heads import head_tracks, tracks_of_kind
 from tests.read_context import context_for
 
 
@@ -58,7 +58,7 @@ def _device_rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 
 def test_device_tasks_the_run_holds_are_never_stored(tmp_path):
     paths = _write(tmp_path / "run", [HEAD, TASKS])
-    assert device_tracks(head_tracks(paths)) == {"11": "Ascend Hardware"}
+    assert tracks_of_kind(head_tracks(paths), "device_task") == {"11": "Ascend Hardware"}
     con = _with_csv_task()
     superseded = SupersededTasks.of_run(con, "run", ("11",))
     assert superseded is not None and SupersededTasks.of_run(connect(), "run", ("11",)) is None
@@ -81,7 +81,7 @@ def test_a_head_naming_a_host_track_a_device_track_is_read_again_whole(tmp_path)
     host_twin = {**_task(9, "AscendCL@twin", "1736408883000060.123", 41)}
     padding = [{**TASKS[3], "name": f"pad_{i}"} for i in range(12000)]
     paths = _write(tmp_path / "run", [[_meta(11, "Ascend Hardware"), decoy, *padding, _meta(9, "CANN"), host_twin]])
-    assert device_tracks(head_tracks(paths)) == {"9": "Ascend Hardware", "11": "Ascend Hardware"}
+    assert tracks_of_kind(head_tracks(paths), "device_task") == {"9": "Ascend Hardware", "11": "Ascend Hardware"}
     con = _with_csv_task()
     load_timeline(con, paths, context_for(tmp_path / "run"))
     assert con.execute("SELECT kind FROM timeline WHERE name = 'AscendCL@twin'").fetchall() == [("host_api",)]

@@ -9,7 +9,7 @@ from pathlib import Path
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from analyzer.ingest.timeline.timeline_json import create_raw_table, read_arrays_at_once
-from analyzer.ingest.timeline.track_heads import head_tracks, skipped_tracks
+from analyzer.ingest.timeline.track_heads import head_tracks, skipped_tracks, tracks_of_kind
 from tests.read_context import context_for
 
 LEFT_OUT = frozenset({"flow", "overlap"})
@@ -100,3 +100,22 @@ def test_events_without_a_pid_or_of_a_pid_no_metadata_names_are_kept_as_a_whole_
         .fetchall()
     }
     assert {"orphan", "mystery"} <= names
+
+
+def test_host_call_tracks_named_by_the_heads_keep_a_host_calls_args_values(tmp_path):
+    """Of a head-named CANN track only connection_id and level are extracted; a head that names a device track
+    CANN (a decoy; the real process_name past the first MiB) is read again whole: its task keeps its ids."""
+    decoy = _x(7, "aten::copy", "1736408883000001.000", saved=_meta(11, "CANN"))
+    padding = [_x(7, f"aten::pad_{i}", "1736408883000002.000") for i in range(12000)]
+    rest = [e for e in EVENTS if e not in (_meta(9, "CANN"), _meta(11, "Ascend Hardware"))]
+    paths = _write(tmp_path / "run", [[_meta(9, "CANN"), decoy, *padding, _meta(11, "Ascend Hardware"), *rest]])
+    assert tracks_of_kind(head_tracks(paths), "host_api") == {"9": "CANN", "11": "CANN"}
+    con = connect()
+    raw = create_raw_table(con)
+    assert read_arrays_at_once(con, raw, paths, context_for(tmp_path / "run"), hosts=("9",))
+    assert con.execute(f"SELECT len(arg_fields) FROM {raw} WHERE pid = '9' AND ph = 'X'").fetchall() == [(2,)]
+    rows = load_export(tmp_path / "run", left_out_kinds=LEFT_OUT).con.execute(
+        "SELECT kind, stream_id, task_id, task_type, connection_id FROM timeline "
+        "WHERE name IN ('add_kernel', 'AscendCL@aclrtSynchronizeStream') ORDER BY name"
+    )
+    assert rows.fetchall() == [("host_api", None, None, "acl", 5), ("device_task", 2, 41, "AI_CORE", None)]

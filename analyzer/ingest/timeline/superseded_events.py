@@ -22,7 +22,7 @@ from analyzer.ingest.timeline.timeline_events import DEVICE_STREAM, DEVICE_TASK
 @dataclass(frozen=True)
 class SupersededTasks:
     """What a raw insert needs to leave a run's superseded device tasks out: the run, the pids of its
-    device tracks (``track_heads.device_tracks``), and a start of one of its tasks, the anchor of the
+    device tracks (``track_heads.tracks_of_kind``), and a start of one of its tasks, the anchor of the
     nanosecond arithmetic (``sql_values.decimal_us_to_ns``: any anchor gives the same values)."""
 
     run_id: str

@@ -3,7 +3,8 @@
 A profiler writes its metadata events first, so the first bytes of each file name its processes. The
 events of a process whose timeline kind is left out (msprof's 'Overlap Analysis': a third of its
 events) are then never stored (``timeline_json.insert_arrays``), nor the device tasks the task_time
-CSVs supersede (``superseded_events``) on the device tracks they name. The heads are only a hint:
+CSVs supersede (``superseded_events``) on the device tracks they name, nor args values a host call
+does not read on the host-call tracks they name. The heads are only a hint:
 ``tracks_named`` checks them against every process_name event read, and the reader reads again
 without skipping when a head misled it.
 """
@@ -37,9 +38,10 @@ def skipped_tracks(heads: dict[str, str], left_out: frozenset[str]) -> dict[str,
     return {pid: p for pid, p in heads.items() if PROCESS_KINDS.get(p) in left_out and p != "Python"}
 
 
-def device_tracks(heads: dict[str, str]) -> dict[str, str]:
-    """The ``head_tracks`` whose events are device tasks (``superseded_events``)."""
-    return {pid: p for pid, p in heads.items() if PROCESS_KINDS.get(p) == "device_task"}
+def tracks_of_kind(heads: dict[str, str], kind: str) -> dict[str, str]:
+    """The ``head_tracks`` whose events are of the timeline kind ``kind``: device tasks (``superseded_events``),
+    host calls (``timeline_json.insert_arrays``)."""
+    return {pid: p for pid, p in heads.items() if PROCESS_KINDS.get(p) == kind}
 
 
 def _process_names(path: Path) -> list[tuple[str, str]]:
