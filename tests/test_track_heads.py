@@ -9,7 +9,7 @@ from pathlib import Path
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from analyzer.ingest.timeline.timeline_json import create_raw_table, read_arrays_at_once
-from analyzer.ingest.timeline.track_heads import skipped_tracks
+from analyzer.ingest.timeline.track_heads import head_tracks, skipped_tracks, tracks_of_kind
 from tests.read_context import context_for
 
 LEFT_OUT = frozenset({"flow", "overlap"})
@@ -57,8 +57,8 @@ def _same_as_read_whole(folder: Path) -> None:
 
 def test_left_out_tracks_named_by_the_heads_are_never_stored(tmp_path):
     paths = _write(tmp_path / "run", [EVENTS[:5], EVENTS[5:]])
-    assert skipped_tracks(paths, LEFT_OUT) == {"13": "Overlap Analysis"}
-    assert skipped_tracks(paths, frozenset({"framework_op", "flow"})) == {}  # Python: its step markers stay
+    assert skipped_tracks(head_tracks(paths), LEFT_OUT) == {"13": "Overlap Analysis"}
+    assert skipped_tracks(head_tracks(paths), frozenset({"framework_op", "flow"})) == {}  # not Python: step markers
     con, ctx = connect(), replace(context_for(tmp_path / "run"), left_out_kinds=LEFT_OUT)
     raw = create_raw_table(con)
     assert read_arrays_at_once(con, raw, paths, ctx, ("13",))
@@ -72,11 +72,11 @@ def test_a_head_that_misleads_is_read_again_whole(tmp_path):
     one comes past the head: the track is CANN's, and its events are all kept."""
     decoy = _x(7, "aten::copy", "1736408883000001.000", saved=_meta(9, "Overlap Analysis"))
     paths = _write(tmp_path / "two", [[decoy, *EVENTS[:5]], EVENTS[5:]])
-    assert skipped_tracks(paths, LEFT_OUT) == {"13": "Overlap Analysis"}  # two names for pid 9: not skipped
+    assert skipped_tracks(head_tracks(paths), LEFT_OUT) == {"13": "Overlap Analysis"}  # pid 9 has two names
     padding = [_x(7, f"aten::pad_{i}", "1736408883000002.000") for i in range(12000)]  # past the first MiB
     rest = [e for e in EVENTS if e != _meta(9, "CANN")]
     paths = _write(tmp_path / "one", [[decoy, *padding, _meta(9, "CANN"), *rest]])
-    assert skipped_tracks(paths, LEFT_OUT) == {"9": "Overlap Analysis"}
+    assert skipped_tracks(head_tracks(paths), LEFT_OUT) == {"9": "Overlap Analysis"}
     _same_as_read_whole(tmp_path / "one")
     ing = load_export(tmp_path / "one", left_out_kinds=LEFT_OUT)
     assert ing.con.execute("SELECT name FROM timeline WHERE kind = 'host_api'").fetchall() == [
@@ -91,7 +91,7 @@ def test_events_without_a_pid_or_of_a_pid_no_metadata_names_are_kept_as_a_whole_
     orphan = {"ph": "X", "name": "orphan", "tid": 1, "ts": "1736408883000070.000", "dur": 1.0}
     mystery = _x(21, "mystery", "1736408883000080.000")
     paths = _write(tmp_path / "run", [[decoy, *EVENTS[:5]], [*EVENTS[5:], orphan, mystery]])
-    assert skipped_tracks(paths, LEFT_OUT) == {"13": "Overlap Analysis", "21": "Overlap Analysis"}
+    assert skipped_tracks(head_tracks(paths), LEFT_OUT) == {"13": "Overlap Analysis", "21": "Overlap Analysis"}
     _same_as_read_whole(tmp_path / "run")
     names = {
         n
@@ -100,3 +100,22 @@ def test_events_without_a_pid_or_of_a_pid_no_metadata_names_are_kept_as_a_whole_
         .fetchall()
     }
     assert {"orphan", "mystery"} <= names
+
+
+def test_host_call_tracks_named_by_the_heads_keep_a_host_calls_args_values(tmp_path):
+    """Of a head-named CANN track only connection_id and level are extracted; a head that names a device track
+    CANN (a decoy; the real process_name past the first MiB) is read again whole: its task keeps its ids."""
+    decoy = _x(7, "aten::copy", "1736408883000001.000", saved=_meta(11, "CANN"))
+    padding = [_x(7, f"aten::pad_{i}", "1736408883000002.000") for i in range(12000)]
+    rest = [e for e in EVENTS if e not in (_meta(9, "CANN"), _meta(11, "Ascend Hardware"))]
+    paths = _write(tmp_path / "run", [[_meta(9, "CANN"), decoy, *padding, _meta(11, "Ascend Hardware"), *rest]])
+    assert tracks_of_kind(head_tracks(paths), "host_api") == {"9": "CANN", "11": "CANN"}
+    con = connect()
+    raw = create_raw_table(con)
+    assert read_arrays_at_once(con, raw, paths, context_for(tmp_path / "run"), hosts=("9",))
+    assert con.execute(f"SELECT len(arg_fields) FROM {raw} WHERE pid = '9' AND ph = 'X'").fetchall() == [(2,)]
+    rows = load_export(tmp_path / "run", left_out_kinds=LEFT_OUT).con.execute(
+        "SELECT kind, stream_id, task_id, task_type, connection_id FROM timeline "
+        "WHERE name IN ('add_kernel', 'AscendCL@aclrtSynchronizeStream') ORDER BY name"
+    )
+    assert rows.fetchall() == [("host_api", None, None, "acl", 5), ("device_task", 2, 41, "AI_CORE", None)]

@@ -12,6 +12,7 @@ import duckdb
 
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sql_values import UNNAMED_PROCESS
+from analyzer.ingest.timeline.superseded_events import SupersededTasks
 from analyzer.ingest.timeline.timeline_counters import insert_counters
 from analyzer.ingest.timeline.timeline_events import insert_timeline
 from analyzer.ingest.timeline.timeline_json import (
@@ -25,7 +26,7 @@ from analyzer.ingest.timeline.timeline_json import (
     read_arrays_at_once,
     read_raw_events,
 )
-from analyzer.ingest.timeline.track_heads import skipped_tracks, tracks_named
+from analyzer.ingest.timeline.track_heads import head_tracks, skipped_tracks, tracks_named, tracks_of_kind
 
 
 def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> int:
@@ -44,11 +45,16 @@ def load_timeline(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: 
 
 
 def _read_events(con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext) -> bool:
-    """Every array at once (slices in parallel), the tracks the heads name as left out skipped; else (or
-    on failure) one by one. True when something was read."""
-    skipped = skipped_tracks(paths, ctx.left_out_kinds)
-    if read_arrays_at_once(con, raw, paths, ctx, tuple(skipped)):
-        if not skipped or tracks_named(con, raw, skipped):
+    """Every array at once (slices in parallel), the tracks the heads name as left out skipped, the device
+    tasks the run holds already left out and of the host-call tracks they name only a host call's args
+    values kept; else (or on failure) one by one. True when something was read."""
+    heads = head_tracks(paths)
+    skipped, devices = skipped_tracks(heads, ctx.left_out_kinds), tracks_of_kind(heads, "device_task")
+    hosts = tracks_of_kind(heads, "host_api")
+    superseded = SupersededTasks.of_run(con, ctx.run_id, tuple(devices))
+    named = {**skipped, **(devices if superseded else {}), **hosts}
+    if read_arrays_at_once(con, raw, paths, ctx, tuple(skipped), superseded, tuple(hosts)):
+        if not named or tracks_named(con, raw, named):
             return True
         con.execute(f"DELETE FROM {raw}")  # a head misled: every event
         if read_arrays_at_once(con, raw, paths, ctx):

@@ -23,6 +23,8 @@ PROCESS_KINDS = {
     "Overlap Analysis": "overlap",
 }
 STEP_MARKER_PREFIX = "ProfilerStep#"
+# A device task's stream and task id, as raw text of a raw row (``timeline_json.ARG_PATHS`` order).
+DEVICE_STREAM, DEVICE_TASK = "coalesce(arg_fields[3], arg_fields[4], tid)", "arg_fields[5]"
 
 
 def _kind_sql() -> str:
@@ -63,12 +65,12 @@ def _fields_sql(raw: str, by: str) -> str:
     """Pick the per-kind id fields out of the args values (``timeline_json.ARG_PATHS`` order; typed later)."""
     return f"""
         SELECT *, arg_fields AS a,
-            CASE kind WHEN 'device_task' THEN coalesce(a[1], a[2], tid)
+            CASE kind WHEN 'device_task' THEN {DEVICE_STREAM}
                       WHEN 'communication' THEN a[7] END AS raw_stream,
-            CASE kind WHEN 'device_task' THEN a[3] WHEN 'communication' THEN a[8] END AS raw_task,
-            CASE kind WHEN 'device_task' THEN a[4] WHEN 'communication' THEN a[9]
-                      WHEN 'host_api' THEN a[6] END AS raw_task_type,
-            CASE WHEN kind IN ('device_task', 'host_api') THEN a[5] END AS raw_connection
+            CASE kind WHEN 'device_task' THEN {DEVICE_TASK} WHEN 'communication' THEN a[8] END AS raw_task,
+            CASE kind WHEN 'device_task' THEN a[6] WHEN 'communication' THEN a[9]
+                      WHEN 'host_api' THEN a[2] END AS raw_task_type,
+            CASE WHEN kind IN ('device_task', 'host_api') THEN a[1] END AS raw_connection
         FROM ({_typed_events_sql(raw, by)})
     """
 

@@ -18,7 +18,9 @@ import duckdb
 
 from analyzer.errors import first_line
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.timeline import timeline_store
 from analyzer.ingest.timeline.json_surrogates import copy_without_lone_surrogates
+from analyzer.ingest.timeline.superseded_events import SupersededTasks
 
 _counter = itertools.count()
 
@@ -48,14 +50,15 @@ NOT_AN_EVENT, NO_TS, NO_DUR, NEGATIVE_DUR, NS_LIKE_TS, NEGATIVE_TS = 1, 2, 4, 8,
 # Epoch microseconds above this are nanoseconds written as microseconds. A DECIMAL literal: against
 # 1e17 (a DOUBLE) DuckDB would cast every DECIMAL(38,3) ts to DOUBLE.
 _MAX_EPOCH_US = "100000000000000000::DECIMAL(38,3)"
-# args values that events other than metadata and counters need, in this order (see timeline_events.py).
+# args values that events other than metadata and counters need, in this order (see timeline_events.py):
+# a host call's first, so that the events of tracks known to be host calls extract those alone.
+HOST_ARG_PATHS = ("$.connection_id", "$.level")
 ARG_PATHS = (
+    *HOST_ARG_PATHS,
     '$."Physic Stream Id"',
     '$."Stream Id"',
     '$."Task Id"',
     '$."Task Type"',
-    "$.connection_id",
-    "$.level",
     '$."stream id"',
     '$."task id"',
     '$."task type"',
@@ -90,19 +93,27 @@ def _skipped_event(event: str) -> str:
     return f"(coalesce(list_contains($skipped, {event}pid), false) AND {event}ph NOT IN ('M', 'C'))"
 
 
-def _kept_fields(event: str, left_out: frozenset[str] = frozenset(), skipped: bool = False) -> str:
+def _kept_fields(event: str, left_out: frozenset[str] = frozenset(), skipped: bool = False, hosts: bool = False) -> str:
     """The raw columns to store: full args only for metadata and counters; for other events only the
-    ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept), none for the
-    events of skipped tracks; ``id`` only when flows (the only events whose id is read) are kept."""
+    ARG_PATHS values (so megabytes of call stacks in Python events' args are never kept), only the
+    HOST_ARG_PATHS ones for the events of the tracks ``$host_tracks`` names (with ``hosts``; a host call
+    reads no other), none for the events of skipped tracks; ``id`` only when flows (the only events whose
+    id is read) are kept."""
     plain = ", ".join(f"{event}{k}" for k in _FIELDS if k not in ("args", "id"))
-    paths = "[" + ", ".join(f"'{p}'" for p in ARG_PATHS) + "]"
+    values = f"json_extract_string({event}args, {_paths(ARG_PATHS)})"
+    if hosts:
+        host_values = f"json_extract_string({event}args, {_paths(HOST_ARG_PATHS)})"
+        values = f"CASE WHEN list_contains($host_tracks, {event}pid) THEN {host_values} ELSE {values} END"
     wanted = f"{event}ph NOT IN ('M', 'C')" + (f" AND NOT {_skipped_event(event)}" if skipped else "")
     flow_id = "NULL::VARCHAR" if "flow" in left_out else f"{event}id"
     return (
         f"{plain}, {flow_id} AS id, CASE WHEN {event}ph IN ('M', 'C') THEN {event}args END AS args, "
-        f"CASE WHEN {wanted} THEN json_extract_string({event}args, {paths}) END AS arg_fields, "
-        f"{_problem_bits(event)} AS problems"
+        f"CASE WHEN {wanted} THEN {values} END AS arg_fields, {_problem_bits(event)} AS problems"
     )
+
+
+def _paths(paths: tuple[str, ...]) -> str:
+    return "[" + ", ".join(f"'{p}'" for p in paths) + "]"
 
 
 def _problem_bits(event: str) -> str:
@@ -143,10 +154,14 @@ def insert_arrays(
     strict: bool = False,
     left_out: frozenset[str] = frozenset(),
     skipped: tuple[str, ...] = (),
+    superseded: SupersededTasks | None = None,
+    hosts: tuple[str, ...] = (),
 ) -> None:
     """Append the events of top-level-array files in one read_json call (DuckDB parses files in
     parallel), all as ``file_no``, or each as its position in ``paths`` when ``file_no`` is None; of
-    the events of ``left_out`` kinds and of the tracks (pids) ``skipped`` only those ``_kept_events`` keeps.
+    the events of ``left_out`` kinds and of the tracks (pids) ``skipped`` only those ``_kept_events`` keeps;
+    without the device tasks ``superseded`` names; of the events of the host-call tracks ``hosts`` only
+    the args values a host call reads (``_kept_fields``).
 
     Lenient by default (a field that does not cast is NULL); ``strict`` makes any such field, like
     any piece that does not parse, fail the whole INSERT, which then inserts nothing."""
@@ -156,13 +171,19 @@ def insert_arrays(
         params["file_no"] = file_no
     if skipped:
         params["skipped"] = list(skipped)
-    con.execute(
-        f"INSERT INTO {raw} SELECT * FROM (SELECT file_no, {_kept_fields('', left_out, bool(skipped))} FROM ("
+    if hosts:
+        params["host_tracks"] = list(hosts)
+    rows = (
+        f"SELECT * FROM (SELECT file_no, {_kept_fields('', left_out, bool(skipped), bool(hosts))} FROM ("
         f"SELECT *, CAST({number} AS INTEGER) AS file_no FROM read_json($files, format='array', "
         f"records=true, columns={_columns(left_out)}, maximum_object_size={_MAX_EVENT_BYTES}, "
-        f"ignore_errors={'false' if strict else 'true'}))) WHERE {_kept_events(left_out, bool(skipped))}",
-        params,
+        f"ignore_errors={'false' if strict else 'true'}))) WHERE {_kept_events(left_out, bool(skipped))}"
     )
+    if superseded is None:
+        con.execute(f"INSERT INTO {raw} {rows}", params)
+        return
+    with timeline_store.sides_as_written(con):
+        con.execute(f"INSERT INTO {raw} {superseded.without(rows)}", {**params, **superseded.params()})
 
 
 def _columns(left_out: frozenset[str]) -> str:
@@ -172,14 +193,20 @@ def _columns(left_out: frozenset[str]) -> str:
 
 
 def read_arrays_at_once(
-    con: duckdb.DuckDBPyConnection, raw: str, paths: tuple[Path, ...], ctx: ReadContext, skipped: tuple[str, ...] = ()
+    con: duckdb.DuckDBPyConnection,
+    raw: str,
+    paths: tuple[Path, ...],
+    ctx: ReadContext,
+    skipped: tuple[str, ...] = (),
+    superseded: SupersededTasks | None = None,
+    hosts: tuple[str, ...] = (),
 ) -> bool:
     """Read several array files (msprof's slices) in one read_json call, which parses files in parallel;
-    one file too when it has ``skipped`` tracks (``insert_arrays``).
+    one file too when it has ``skipped`` tracks, ``superseded`` tasks or ``hosts`` tracks (``insert_arrays``).
 
-    Returns False, having inserted nothing, when there is one file (and nothing skipped), a file is not
+    Returns False, having inserted nothing, when there is one file (and nothing left out), a file is not
     an array, or the read fails: the caller then reads the files one by one, with a diagnosis per file."""
-    if len(paths) < (1 if skipped else 2):
+    if len(paths) < (1 if skipped or superseded or hosts else 2):
         return False
     try:
         if any(first_char(p) != "[" for p in paths):
@@ -187,7 +214,9 @@ def read_arrays_at_once(
     except OSError:
         return False
     try:
-        insert_arrays(con, raw, list(paths), left_out=ctx.left_out_kinds, skipped=skipped)
+        insert_arrays(
+            con, raw, list(paths), left_out=ctx.left_out_kinds, skipped=skipped, superseded=superseded, hosts=hosts
+        )
     except duckdb.Error:
         return False
     for path in paths:

@@ -2,7 +2,9 @@
 
 A profiler writes its metadata events first, so the first bytes of each file name its processes. The
 events of a process whose timeline kind is left out (msprof's 'Overlap Analysis': a third of its
-events) are then never stored (``timeline_json.insert_arrays``). The heads are only a hint:
+events) are then never stored (``timeline_json.insert_arrays``), nor the device tasks the task_time
+CSVs supersede (``superseded_events``) on the device tracks they name, nor args values a host call
+does not read on the host-call tracks they name. The heads are only a hint:
 ``tracks_named`` checks them against every process_name event read, and the reader reads again
 without skipping when a head misled it.
 """
@@ -22,17 +24,24 @@ _HEAD_BYTES = 1 << 20
 _EVENT = re.compile(rb'\{[^{}]*"process_name"[^{}]*(?:\{[^{}]*\}[^{}]*)?\}')
 
 
-def skipped_tracks(paths: tuple[Path, ...], left_out: frozenset[str]) -> dict[str, str]:
-    """pid (as the raw table's text) -> process name, of the processes the heads of ``paths`` name
-    whose kind is in ``left_out``. 'Python' never: its step markers are a kind of their own."""
-    names = {p for p, kind in PROCESS_KINDS.items() if kind in left_out and p != "Python"}
-    if not names:
-        return {}
+def head_tracks(paths: tuple[Path, ...]) -> dict[str, str]:
+    """pid (as the raw table's text) -> process name, of the pids the heads of ``paths`` name by one name."""
     found: dict[str, set[str]] = {}
     for path in paths:
         for pid, process in _process_names(path):
             found.setdefault(pid, set()).add(process)
-    return {pid: next(iter(p)) for pid, p in sorted(found.items()) if len(p) == 1 and p <= names}
+    return {pid: next(iter(p)) for pid, p in sorted(found.items()) if len(p) == 1}
+
+
+def skipped_tracks(heads: dict[str, str], left_out: frozenset[str]) -> dict[str, str]:
+    """The ``head_tracks`` whose kind is in ``left_out``. 'Python' never: its step markers are a kind of their own."""
+    return {pid: p for pid, p in heads.items() if PROCESS_KINDS.get(p) in left_out and p != "Python"}
+
+
+def tracks_of_kind(heads: dict[str, str], kind: str) -> dict[str, str]:
+    """The ``head_tracks`` whose events are of the timeline kind ``kind``: device tasks (``superseded_events``),
+    host calls (``timeline_json.insert_arrays``)."""
+    return {pid: p for pid, p in heads.items() if PROCESS_KINDS.get(p) == kind}
 
 
 def _process_names(path: Path) -> list[tuple[str, str]]:
@@ -58,8 +67,9 @@ def _process_names(path: Path) -> list[tuple[str, str]]:
 
 
 def tracks_named(con: duckdb.DuckDBPyConnection, raw: str, skipped: dict[str, str]) -> bool:
-    """Whether every skipped pid has process_name events in the raw table and each names the process its head
-    named (a head may have matched text that is no metadata event of the file)."""
+    """Whether every pid of ``skipped`` (tracks a read left out, or left some events of out) has
+    process_name events in the raw table and each names the process its head named (a head may have
+    matched text that is no metadata event of the file)."""
     return not con.execute(
         f"SELECT count(*) FROM (SELECT unnest($pids) AS pid, unnest($names) AS process) s LEFT JOIN "
         f"(SELECT pid, json_extract_string(args, '$.name') AS process FROM {raw} "
