@@ -35,9 +35,15 @@ DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
 
 
 def connect_offline(
-    database: str = ":memory:", read_only: bool = False, limit_bytes: int | None = None, *, spill_now: bool = True
+    database: str = ":memory:",
+    read_only: bool = False,
+    limit_bytes: int | None = None,
+    *,
+    spill_now: bool = True,
+    threads: int | None = None,
 ) -> duckdb.DuckDBPyConnection:
-    """``duckdb.connect`` with extension autoinstall and autoload off, on the process's thread count.
+    """``duckdb.connect`` with extension autoinstall and autoload off, on ``threads`` threads, else the process's
+    thread count.
 
     DuckDB spills to disk past its memory limit (``limit_bytes``, else the process's limit:
     ``execution/memory.py``) into a private temporary folder, removed when the connection is freed
@@ -48,7 +54,7 @@ def connect_offline(
     only named, and DuckDB makes it if it spills, so that a batch's driver leaves nothing in the
     temporary folder it shares with its workers (whose spill folders go with the batch's).
     """
-    threads = thread_count()
+    threads = threads or thread_count()
     config: dict[str, str | bool | int | float | list[str]] = {**OFFLINE}
     if threads is not None:
         config["threads"] = threads

@@ -5,6 +5,7 @@ a doc block in a fixed format, Perfetto stdlib style::
 
     -- @table _busy_intervals            (or @view NAME, or @macro NAME(ARGS))
     -- @internal                         (optional: a step of other helpers, which rules must not read)
+    -- @empty_without memory_records     (optional, a @table's: input tables without a row of which it has none)
     -- What the relation holds, in prose (any number of lines).
     -- @column run_id  VARCHAR  the run  (one per column it returns, in order, with its DuckDB type when the
     -- @column ops.*  every column of ops    module is typed; more lines continue it; X.* stands for
@@ -13,7 +14,8 @@ a doc block in a fixed format, Perfetto stdlib style::
 ``@table``: computed once into a TEMP table (read many times); ``@view``: a TEMP view (cheap
 filters, or relations read once and filtered before their expensive joins); ``@macro``: a DuckDB
 table macro (``CREATE MACRO name(args) AS TABLE body``). A definition is public (rules may read it)
-unless marked ``@internal``.
+unless marked ``@internal``. ``@empty_without``: tables whose emptiness alone makes the table empty, so
+that it is created empty without its query when one of them holds no row (``rule_engine/views/empty_tables.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from analyzer.errors import TriageError
 
 _HEAD = re.compile(r"-- @(macro|view|table) (\w+)(?:\(([\w, ]*)\))?\s*")
+_EMPTY_WITHOUT = re.compile(r"@empty_without (\w+(?:, \w+)*)")
 _COLUMN = re.compile(r"@column (\S+)\s+(\S.*)")
 # A typed column: its DuckDB type as DESCRIBE spells it (STRUCT stands for any STRUCT(...)).
 _TYPED_COLUMN = re.compile(r"@column (\S+)\s+([A-Z][A-Z0-9_]*(?:\([0-9, ]+\))?(?:\[\])*)\s+(\S.*)")
@@ -42,6 +45,7 @@ class SqlDefinition:
     params: str = ""  # a macro's arguments
     types: tuple[str, ...] = ()  # each column's DuckDB type ('' for X.*), in a typed module
     internal: bool = False  # a step of other definitions, not for rules
+    empty_without: tuple[str, ...] = ()  # input tables without a row of which a @table has none
 
     def create_statement(self) -> str:
         """The SQL creating it in a connection (TEMP: never written into a database file)."""
@@ -94,17 +98,20 @@ def _definition(lines: list[str], line_no: int, module: str, typed: bool) -> Sql
     where = f"{module}.sql line {line_no} ({name})"
     description: list[str] = []
     columns: list[list[str]] = []
-    internal = False
+    tags: list[str] = []  # those before the description: @internal, @empty_without
     body = 1
     while body < len(lines) and lines[body].startswith("--"):
         text = _doc_text(lines[body])
         column = _column(text, typed, where)
         if column:
             columns.append(column)
-        elif text == "@internal" and not columns and not description:
-            internal = True
+        elif text.split()[0] in ("@internal", "@empty_without") and not columns and not description:
+            tags.append(text)
         elif text.startswith("@"):
-            raise SqlModuleError(f"{where}: unknown tag {text.split()[0]} (known: @internal first, then @column)")
+            raise SqlModuleError(
+                f"{where}: unknown tag {text.split()[0]} (known: @internal, then a @table's "
+                "@empty_without TABLE[, TABLE], before the description; then @column)"
+            )
         elif text:
             if columns:
                 columns[-1][2] += " " + text
@@ -129,5 +136,17 @@ def _definition(lines: list[str], line_no: int, module: str, typed: bool) -> Sql
         sql,
         params or "",
         tuple(t for _c, t, _d in columns),
-        internal,
+        "@internal" in tags,
+        _empty_without(tags, kind, where),
     )
+
+
+def _empty_without(tags: list[str], kind: str, where: str) -> tuple[str, ...]:
+    """The tables of the definition's @empty_without tag, if it has one (only a @table may)."""
+    for tag in tags:
+        if tag.startswith("@empty_without"):
+            tables = _EMPTY_WITHOUT.fullmatch(tag)
+            if not tables or kind != "table":
+                raise SqlModuleError(f"{where}: {tag!r}: only a @table says -- @empty_without TABLE[, TABLE]")
+            return tuple(tables[1].split(", "))
+    return ()

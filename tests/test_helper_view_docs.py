@@ -129,6 +129,7 @@ def test_helper_kinds_keep_the_plain_views_plain() -> None:
         ("-- @view _x\n-- Holds one row.\n-- @column n INTEGER  one\nSELECT 1;\n-- @tabel _y\n", "not a definition"),
         ("-- @view _x\n-- Holds one row.\n-- @column n  a number\nSELECT 1 AS n;\n", "gives no type"),
         ("-- @view _x\n-- Holds one row.\n-- @internal\n-- @column n INTEGER  a number\nSELECT 1;\n", "@internal"),
+        ("-- @view _x\n-- @empty_without ops\n-- Holds one row.\n-- @column n INTEGER  one\nSELECT 1;\n", "@empty_"),
     ],
 )
 def test_helper_module_undocumented_definition_is_refused(text: str, problem: str) -> None:

@@ -1,20 +1,30 @@
 """DuckDB's threads: DuckDB's default, or one count per process set by option or environment; a batch's
-workers share the cores."""
+workers share the cores; a small export without a count set is read on one."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import duckdb
 import pytest
 
+from analyzer.api import load
 from analyzer.cli import main
 from analyzer.duckdb_connect import connect_offline
-from analyzer.execution.threads import ENV, ThreadCountError, thread_count, worker_thread_count
+from analyzer.execution.threads import (
+    ENV,
+    SMALL_INPUT_BYTES,
+    ThreadCountError,
+    small_input_threads,
+    thread_count,
+    worker_thread_count,
+)
 from analyzer.ingest.database import connect
 from analyzer.runs.executor import LocalPool
 
 CORES = os.cpu_count() or 1
+SMALL_EXPORT = Path(__file__).parent.parent / "fixtures" / "examples" / "resnet_host_sync"
 
 
 def _threads(con: duckdb.DuckDBPyConnection) -> int:
@@ -101,3 +111,25 @@ def test_local_dask_cluster_workers_share_the_cores(monkeypatch):
         assert len(executor.cluster.workers) == 2
     assert got == {0: max(1, CORES // 2), 1: max(1, CORES // 2)}
     assert notes == ["--jobs 6 is more than the 2 exports to analyse: 2 Dask workers"]
+
+
+def test_a_small_export_without_a_count_is_read_and_judged_on_one_thread(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    assert small_input_threads(SMALL_EXPORT) == 1
+    with load(SMALL_EXPORT, logs=False) as trace:
+        assert _threads(trace.con) == 1
+    monkeypatch.setenv(ENV, str(CORES))  # a count set wins
+    assert small_input_threads(SMALL_EXPORT) is None
+    with load(SMALL_EXPORT, logs=False) as trace:
+        assert _threads(trace.con) == CORES
+
+
+def test_an_export_of_the_small_size_or_more_keeps_the_count_in_force(monkeypatch, tmp_path):
+    monkeypatch.delenv(ENV, raising=False)
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "kernel_details.csv").write_bytes(b"x" * (SMALL_INPUT_BYTES - 1))
+    assert small_input_threads(tmp_path) == 1
+    (tmp_path / "a" / "op_summary.csv").write_bytes(b"x")
+    assert small_input_threads(tmp_path) is None
+    assert small_input_threads(tmp_path / "a" / "op_summary.csv") == 1
+    assert small_input_threads(tmp_path / "missing") is None

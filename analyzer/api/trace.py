@@ -11,6 +11,7 @@ import duckdb
 
 from analyzer.api import frames
 from analyzer.execution.memory import capped_default, memory_limit_bytes
+from analyzer.execution.threads import small_input_threads
 from analyzer.ingest.database import connect, load_duckdb, save_duckdb, save_parquet
 from analyzer.ingest.loader import usable_run_ids
 from analyzer.ingest.metadata.discover import Scanned
@@ -134,7 +135,7 @@ def load(
 
     Raises IngestError when nothing readable is there; problems with single files are listed in
     ``Trace.problems`` (and a job's in its ``problems``) instead."""
-    con = connect(memory_limit_bytes(memory_limit))
+    con = connect(memory_limit_bytes(memory_limit), small_input_threads(Path(path)))
     job_limit = capped_default(JOB_MEMORY_BYTES, memory_limit)
     reader = {"read_runs": spread_reader(executor)} if executor is not None else {}
     ingested, jobs = load_with_jobs(

@@ -38,8 +38,8 @@ _MEMORY_HELP = (
     f"(default: {ENV}, else a quarter of the machine's memory, at most 4 GiB; at most 1 GiB for a multi-rank job)"
 )
 _THREADS_HELP = (
-    f"DuckDB's threads per process (default: {threads.ENV}, else one per core; "
-    "a batch gives each of its N workers an N-th of the cores)"
+    f"DuckDB's threads per process (default: {threads.ENV}, else one per core, one for an export under "
+    f"{threads.SMALL_INPUT_BYTES // 2**20} MB; a batch gives each of its N workers an N-th of the cores)"
 )
 
 

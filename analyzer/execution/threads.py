@@ -1,7 +1,8 @@
 """DuckDB's worker threads: DuckDB's own default (one per core), or one fixed count per process.
 
 The count is, in order: the command line's ``--threads``, the environment variable
-``NPU_TRIAGE_THREADS``, else DuckDB's default. Every connection of the process uses it. A batch of N
+``NPU_TRIAGE_THREADS``, else DuckDB's default. Every connection of the process uses it, but for a small
+export read without a count set, which is read and judged on one thread (``small_input_threads``). A batch of N
 worker processes gives each an N-th of the cores unless a count was set, so that N DuckDBs do not
 each start a thread per core and take turns on the same cores.
 """
@@ -9,6 +10,7 @@ each start a thread per core and take turns on the same cores.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from analyzer.errors import TriageError
 
@@ -41,6 +43,35 @@ def thread_count(option: str | None = None) -> int | None:
         return capped(parse_threads(option, "--threads"), "--threads")[0]
     env = os.environ.get(ENV, "").strip()
     return capped(parse_threads(env, ENV), ENV)[0] if env else None
+
+
+# Below this many bytes of files, an export fills no table past a row group or two, which DuckDB scans on one
+# thread anyway: a second thread only adds the hand-offs of its tasks to every one of a diagnosis's
+# hundred-odd small statements.
+SMALL_INPUT_BYTES = 4 * 2**20
+
+
+def small_input_threads(path: Path) -> int | None:
+    """1 when no count is set (``thread_count``) and the files under ``path`` (a file, or a folder walked
+    until they pass SMALL_INPUT_BYTES) hold fewer bytes than that; else None (the count in force)."""
+    if thread_count() is not None:
+        return None
+    total, folders = 0, [path]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except NotADirectoryError:
+            return 1 if path.stat().st_size < SMALL_INPUT_BYTES else None
+        except OSError:
+            return None
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            elif entry.is_file():
+                total += entry.stat().st_size
+                if total >= SMALL_INPUT_BYTES:
+                    return None
+    return 1
 
 
 def cores() -> int:

@@ -16,10 +16,11 @@ if TYPE_CHECKING:  # a single export's reading never loads pyarrow (tests/test_c
     import pyarrow as pa
 
 
-def connect(limit_bytes: int | None = None) -> duckdb.DuckDBPyConnection:
+def connect(limit_bytes: int | None = None, threads: int | None = None) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection (``duckdb_connect``: memory limit ``limit_bytes``, else the
-    process's; a private spill folder) holding every normalized table, empty."""
-    con = connect_offline(limit_bytes=limit_bytes)
+    process's; ``threads``, else the process's count; a private spill folder) holding every normalized table,
+    empty."""
+    con = connect_offline(limit_bytes=limit_bytes, threads=threads)
     create_tables(con)
     return con
 

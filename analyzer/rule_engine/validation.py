@@ -6,6 +6,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 from analyzer.ingest.finalize import SETTINGS
@@ -176,14 +177,22 @@ def _query_problems(rule: Rule) -> list[str]:
     return problems
 
 
+@cache
+def _internal_helper_names() -> re.Pattern[str]:
+    """Any @internal helper's name as a word: one search of a rule's SQL for all of them (each rule is validated
+    on every load of the rules, a small run's diagnosis among them)."""
+    return re.compile(r"\b(" + "|".join(d.name for d in helper_definitions() if d.internal) + r")\b")
+
+
 def _helper_problems(rule: Rule) -> list[str]:
     """A rule reads public helpers only: an @internal one is a step that may change with its module."""
     sql = re.sub(r"--[^\n]*", "", "\n".join((rule.sql, rule.evidence_sql, rule.explains.sql)))
+    read = set(_internal_helper_names().findall(sql))
     return [
         f"reads the internal helper {d.name} (a step of {d.module}.sql, marked @internal): read a public helper"
         " (docs/rules.md) or the tables instead"
         for d in helper_definitions()
-        if d.internal and re.search(rf"\b{d.name}\b", sql)
+        if d.internal and d.name in read
     ]
 
 

@@ -1,4 +1,5 @@
-"""Helper tables of empty inputs made without their queries: the same columns, types and rows as computed."""
+"""Helper tables of empty inputs made without their queries: the same columns, types and rows as computed; a
+table whose @empty_without line names an empty input is empty when computed."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from analyzer.rule_engine.views import build, create_views, helper_definitions
 from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty, source_tables
+from tests.views.test_memory import MEMORY, OP_MEMORY, RUNS, STEPS
+from tests.views.view_case import database
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "resnet_host_sync"
 
@@ -48,7 +51,8 @@ def test_empty_inputs_give_empty_tables_with_the_columns_their_queries_give(monk
 def test_a_run_without_memory_records_gets_the_same_helper_tables(monkeypatch):
     run = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
     assert {"memory_records", "op_memory"} <= empty_sources(run) and "ops" not in empty_sources(run)
-    assert known_empty("_memory_total", empty_sources(run)) and not known_empty("_memory_peak", empty_sources(run))
+    assert known_empty("_memory_total", empty_sources(run)) and known_empty("_memory_peak", empty_sources(run))
+    assert not known_empty("_time_breakdown", empty_sources(run))
     create_views(run)
     made = _relations(run)
     _every_query_runs(monkeypatch)
@@ -69,3 +73,16 @@ def test_a_table_made_empty_is_computed_once_its_inputs_hold_rows():
     con.execute("INSERT INTO ops SELECT * FROM _their_ops")
     create_views(con)
     assert expected and _rows(con, "_busy_intervals") == expected
+
+
+def test_a_table_computed_without_a_table_of_its_empty_without_line_is_empty(monkeypatch):
+    inputs = {"memory_records": MEMORY, "op_memory": OP_MEMORY, "steps": STEPS, "runs": RUNS}
+    claims = [(d.name, table) for d in helper_definitions() for table in d.empty_without]
+    assert {name for name, _ in claims} == {"_memory_peak", "_memory_at_peak", "_memory_steps"}
+    _every_query_runs(monkeypatch)
+    full = database(**inputs)
+    for name, table in claims:
+        assert _rows(full, name), name  # rows with every input: the empty one below is the missing table's doing
+        without = database(**{t: rows for t, rows in inputs.items() if t != table})
+        assert _rows(without, name) == [], (name, table)
+        assert known_empty(name, empty_sources(without)), (name, table)

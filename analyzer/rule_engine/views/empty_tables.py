@@ -1,4 +1,5 @@
-"""Helper tables whose every source table is empty, created empty from their documented columns instead of planned.
+"""Helper tables whose every source table is empty, or one of the tables their ``@empty_without`` line names,
+created empty from their documented columns instead of planned.
 
 Planning a helper table's query costs the same whether its inputs hold rows or not, and a connection
 often holds none of a module's inputs (a batch's job tables hold no kernels, a run without memory
@@ -17,6 +18,7 @@ import duckdb
 
 from analyzer.ingest.schema import TABLES
 from analyzer.rule_engine.views.definitions import helper_definitions
+from analyzer.sql_modules import SqlModuleError
 
 
 @cache
@@ -65,12 +67,23 @@ def empty_among(con: duckdb.DuckDBPyConnection, tables: Iterable[str]) -> frozen
     return frozenset(t for t, empty in zip(names, row, strict=True) if empty)
 
 
+@cache
+def _empty_without() -> dict[str, frozenset[str]]:
+    """Per helper definition, the tables of its @empty_without line (a memory table is empty without memory
+    records, whatever the run's tasks); each must be a table it derives from."""
+    for d in helper_definitions():
+        if stray := sorted(set(d.empty_without) - source_tables()[d.name]):
+            raise SqlModuleError(f"{d.module}.sql: {d.name} is not derived from {', '.join(stray)} (@empty_without)")
+    return {d.name: frozenset(d.empty_without) for d in helper_definitions()}
+
+
 def known_empty(name: str, empty: frozenset[str]) -> str | None:
-    """The statement creating helper table ``name`` empty when every table it derives from is in ``empty``
-    and its documentation gives every column, else None (then its query runs)."""
+    """The statement creating helper table ``name`` empty when every table it derives from, or one of its
+    @empty_without tables, is in ``empty`` and its documentation gives every column, else None (then its
+    query runs)."""
     sources = source_tables()[name]
     columns = _declared_columns().get(name)
-    if not sources or not sources <= empty or columns is None:
+    if columns is None or not (sources and sources <= empty or _empty_without()[name] & empty):
         return None
     listed = ", ".join(f'"{column}" {type_}' for column, type_ in columns)
     return f"CREATE OR REPLACE TEMP TABLE {name} ({listed})"

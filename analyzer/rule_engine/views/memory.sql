@@ -30,6 +30,7 @@ FROM rec r JOIN pick p USING (run_id, device_id, component)
 WHERE p.choice = 1;
 
 -- @table _memory_peak
+-- @empty_without memory_records
 -- Per run and device, the peak of _memory_total and how it compares with the chip's memory
 -- (_run_nominal.device_memory_gb). The peak allocated is the first sample reaching the maximum.
 -- @column run_id                   VARCHAR  the run
@@ -79,6 +80,7 @@ SELECT s.*, app.app_reserved_mb, n.device_memory_gb * 1024 AS device_memory_mb,
 FROM peaks s LEFT JOIN app USING (run_id, device_id) LEFT JOIN _run_nominal n USING (run_id);
 
 -- @table _memory_at_peak
+-- @empty_without memory_records, op_memory
 -- The allocations of op_memory alive at each device's peak allocated sample (_memory_peak): allocated at or
 -- before it, released after it or never in the window. Allocations of a device-less op_memory row count
 -- for every device of the run.
@@ -96,6 +98,7 @@ WHERE m.size_kb > 0 AND m.alloc_ns <= p.peak_allocated_ns
   AND (m.release_ns IS NULL OR m.release_ns > p.peak_allocated_ns);
 
 -- @table _memory_steps
+-- @empty_without memory_records, steps
 -- Per step and device, the allocated memory of _memory_total inside the step's window: its floor (what
 -- stays allocated through the step, the same point of every step) and its peak.
 -- @column run_id           VARCHAR  the run
