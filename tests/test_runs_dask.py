@@ -28,8 +28,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(GROUP), NEEDS_DASK]  # w
 
 SCENARIOS = ["host_sync_low_util", "mte_bound_conv", "gappy_multistream", "call_count_hotspot"]
 # Two tiny runs in each of three folders: every kind of input (plain folders in groups, scenarios with findings,
-# a corrupt zip) is there, and after the 3 commits at which the kill tests strike, 7 runs are still to do
-# (the scenarios among them), so the kill lands mid-batch. More runs would only repeat the same work.
+# a corrupt zip) is there, and after the 3 commits at which the driver-kill test strikes, the chunk of the
+# scenarios is still to do, so the kill lands mid-batch. More runs would only repeat the same work.
 TINY_RUNS = 6
 RUNS = TINY_RUNS + len(SCENARIOS)
 
@@ -113,14 +113,11 @@ def test_dask_worker_killed_mid_batch_loses_and_duplicates_no_run(archive, pool_
     catalog = archive.parent / "worker-killed.duckdb"
     proc = _driver(archive, catalog, "--executor", "dask", "--scheduler", address)
     try:
-        lines = []
-        for line in proc.stdout:
-            lines.append(line)
-            if len(lines) == 3:
-                victim = _busy_worker_pid(client)
-                os.kill(victim, signal.SIGKILL)
-                break
-        lines += proc.stdout.readlines()
+        # struck as soon as a worker runs a chunk: the batch's first chunks run for seconds, so the kill lands
+        # mid-task; waiting for the first commits instead raced the last chunk, which may have ended by then
+        victim = _busy_worker_pid(client)
+        os.kill(victim, signal.SIGKILL)
+        lines = proc.stdout.readlines()
         assert proc.wait(120) == 0
     finally:
         stop_session(proc)
