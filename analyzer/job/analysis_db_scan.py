@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from analyzer.errors import first_line
 from analyzer.ingest.model import Problem
+from analyzer.ingest.sqlite.sqlite_analysis import STEP_TRACE_COLUMNS
 from analyzer.ingest.sqlite.sqlite_open import UnusableDb, open_readonly
 from analyzer.job.summary_shapes import COMM_OP_TYPE, MATRIX_OP_TYPE
 
@@ -27,19 +28,9 @@ DB_TABLES = {
     "communication": ("CommAnalyzerTime", "CommAnalyzerBandwidth"),
     "communication_matrix": ("CommAnalyzerMatrix",),
 }
-# StepTraceTime's columns by job_steps column (step_trace_time.csv's headers, lower-cased, words joined by '_').
-STEP_COLUMNS = {
-    "step_id": "step",
-    "computing_us": "computing",
-    "comm_not_overlapped_us": "communication_not_overlapped",
-    "overlapped_us": "overlapped",
-    "comm_us": "communication",
-    "free_us": "free",
-    "stage_us": "stage",
-    "bubble_us": "bubble",
-    "comm_not_overlapped_excl_receive_us": "communication_not_overlapped_and_exclude_receive",
-    "preparing_us": "preparing",
-}
+# StepTraceTime's columns by job_steps column (step_trace_time.csv's headers, lower-cased, words joined by '_'),
+# as the single-run read maps them.
+STEP_COLUMNS = {"step_id": "step", **{col: raw for raw, col in STEP_TRACE_COLUMNS.items()}}
 # The columns read of each table (a column a file lacks reads as NULL).
 _COLUMNS = {
     "StepTraceTime": tuple(STEP_COLUMNS.values()),

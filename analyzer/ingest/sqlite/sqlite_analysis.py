@@ -15,7 +15,8 @@ from analyzer.ingest.sqlite.sqlite_open import StagedDb
 from analyzer.ingest.sqlite.sqlite_sql import device_of, window
 from analyzer.ingest.sqlite.sqlite_timeline import upsert_steps
 
-_STEP_COLUMNS = {
+# StepTraceTime's columns -> the steps' columns (the job tables read them too: job/analysis_db_scan.py).
+STEP_TRACE_COLUMNS = {
     "computing": "computing_us",
     "communication_not_overlapped": "comm_not_overlapped_us",
     "overlapped": "overlapped_us",
@@ -45,7 +46,7 @@ def load_step_trace_time(db: StagedDb, ctx: ReadContext) -> int:
     t = "StepTraceTime"
     if not db.has(t, "step"):
         return 0
-    present = {raw: col for raw, col in _STEP_COLUMNS.items() if db.has(t, raw)}
+    present = {raw: col for raw, col in STEP_TRACE_COLUMNS.items() if db.has(t, raw)}
     items = [f'TRY_CAST(s."{raw}" AS DOUBLE) AS {col}' for raw, col in present.items()]
     work = db.work_table("step_trace")
     db.con.execute(
