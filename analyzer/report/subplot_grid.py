@@ -1,6 +1,6 @@
 """The layout plotly's ``make_subplots`` makes for a grid of panels (axis domains, anchors, shared axes and the
-panels' titles), computed as plotly computes it, float for float, without plotly's figure classes: importing
-them and laying out one figure is a tenth of a second of every process that draws a page of panels."""
+panels' titles), computed as plotly computes it, float for float, without plotly's figure classes, whose import and
+validation every process drawing a page of panels would otherwise pay."""
 
 from __future__ import annotations
 
