@@ -211,7 +211,7 @@ def catalog_tables(
         tables = dict(judged.summaries[rid])
         keys = {"path": task.label, "fingerprint": task.fingerprint, "run_id": cid}
         tables["catalog_runs"] = _rows_of(judged.runs, "rid", rid, keys)
-        basis = judged.bases.get(rid) or span_basis(None) if task.job_rank else None
+        basis = (judged.bases.get(rid) or span_basis(None)) if task.job_rank else None
         tables["findings"] = findings_table(cid, judged.findings.get(rid, []), basis)
         tables["run_problems"] = _rows_of(judged.problems, "sid", source_id, {"run_id": cid})
         tables["log_findings"] = pa.Table.from_pylist(
