@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.runs.batch import plan_batch
 from analyzer.runs.catalog import open_catalog
-from analyzer.runs.job_catalog import JOB_TABLES, commit_jobs, job_tables
+from analyzer.runs.job_catalog import JOB_TABLES, _inserts, commit_jobs, job_tables
 from analyzer.runs.work import batch_rules
 
 JOB = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "job_slow_rank"
@@ -47,3 +48,26 @@ def test_a_job_that_fails_to_go_in_leaves_none_of_the_chunk(tmp_path, two_jobs):
     with pytest.raises(Exception, match="no_such_table"):
         commit_jobs(catalog, [two_jobs[0], broken])
     assert _counts(catalog) == {name: [] for name in JOB_TABLES}
+
+
+def _rows(catalog) -> dict[str, list[tuple]]:
+    return {name: catalog.execute(f"SELECT * FROM {name} ORDER BY ALL").fetchall() for name in JOB_TABLES}
+
+
+def test_jobs_tables_of_one_schema_go_in_as_one_and_a_differing_one_alone(tmp_path, two_jobs):
+    jobs = two_jobs[1]["catalog_jobs"]
+    # a job whose column is NULL is made with Arrow's null type there: its table goes in on its own
+    untyped = {
+        **two_jobs[1],
+        "catalog_jobs": jobs.set_column(jobs.schema.get_field_index("groups"), "groups", pa.nulls(1)),
+    }
+    inserts = [name for name, _ in _inserts([two_jobs[0], untyped])]
+    assert inserts.count("catalog_jobs") == 2 and inserts.count("job_rank_metrics") == 1
+    together = open_catalog(tmp_path / "together.duckdb")
+    commit_jobs(together, [two_jobs[0], untyped])
+    alone = open_catalog(tmp_path / "alone.duckdb")
+    for job in (two_jobs[0], untyped):
+        commit_jobs(alone, [job])
+    assert _rows(together) == _rows(alone)
+    groups = together.execute("SELECT groups FROM catalog_jobs ORDER BY job_id").fetchall()
+    assert groups[0][0] is not None and groups[1][0] is None

@@ -17,6 +17,7 @@ from typing import TypeVar
 from analyzer.runs.chunk_work import RunChunk, analyze_chunk
 from analyzer.runs.executor import Executor, lost_table
 from analyzer.runs.job_catalog import JobChunk, JobTask, analyze_jobs
+from analyzer.runs.packed_results import PackedResults
 from analyzer.runs.work import RunTables, RunTask, WorkSettings
 
 CHUNKS_PER_WORKER = 1  # the jobs after the chunks fill the end
@@ -75,10 +76,11 @@ def _largest_first(chunks: list[RunChunk], sizes: dict[str, int]) -> list[RunChu
 
 
 def analyze_item(item: RunChunk | JobChunk, settings: WorkSettings) -> list[RunTables]:
-    """What a worker does with one item: a chunk's runs' tables, or its jobs' (in its order)."""
+    """What a worker does with one item: a chunk's runs' tables, or its jobs' (in its order), packed to be sent
+    to the driver (``packed_results.py``)."""
     if isinstance(item, JobChunk):
-        return analyze_jobs(item, settings)
-    return analyze_chunk(item, settings)
+        return PackedResults(analyze_jobs(item, settings))
+    return PackedResults(analyze_chunk(item, settings))
 
 
 def run_chunked(

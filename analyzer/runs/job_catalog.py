@@ -221,8 +221,8 @@ def commit_jobs(
             catalog.execute(f"DELETE FROM {name} WHERE {in_list('job_id')}", [ids])
         # an earlier lost attempt
         catalog.execute(f"DELETE FROM failures WHERE {in_list('fingerprint')}", [prints])
-        for tables in jobs:  # a job's tables as it made them: two jobs' columns may differ in type (all NULL)
-            insert_tables(catalog, {name: t for name, t in tables.items() if name != JOB_EXPLAINS})
+        for name, table in _inserts(jobs):
+            insert_tables(catalog, {name: table})
         if rank_findings:
             found = pa.concat_tables(rank_findings)
             catalog.execute(
@@ -233,6 +233,21 @@ def commit_jobs(
     except BaseException:
         catalog.execute("ROLLBACK")
         raise
+
+
+def _inserts(jobs: list[dict[str, pa.Table]]) -> list[tuple[str, pa.Table]]:
+    """The jobs' tables to insert, in job order per catalog table: the jobs' tables of one name as one table when
+    their schemas agree (one INSERT), else each on its own (a job's tables as it made them: two jobs' columns
+    may differ in type, all NULL)."""
+    names = dict.fromkeys(name for tables in jobs for name in tables if name != JOB_EXPLAINS)
+    found: list[tuple[str, pa.Table]] = []
+    for name in names:
+        parts = [tables[name] for tables in jobs if name in tables]
+        if all(part.schema.equals(parts[0].schema) for part in parts):
+            found.append((name, pa.concat_tables(parts)))
+        else:
+            found += [(name, part) for part in parts]
+    return found
 
 
 # One row per catalogued job, by path then id, with its first finding (position 1: the most job step
