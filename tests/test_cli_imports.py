@@ -1,5 +1,6 @@
 """What the command line imports: a diagnosis written as JSON never loads plotly or polars, and neither does the
-parser of every command (`npu-triage --help`); the page modules load them when a page is drawn."""
+parser of every command (`npu-triage --help`); the page modules load them when a page is drawn, but not DuckDB,
+which a report worker drawing pages from the series read for it never needs."""
 
 from __future__ import annotations
 
@@ -45,3 +46,17 @@ def test_one_export_diagnosed_as_json_and_markdown_loads_no_arrow_or_numpy(tmp_p
     # pyarrow and numpy are slow to import, and a single export needs neither: only the readers of
     # many exports, jobs and the table API load them
     assert _last_line(_ONE_EXPORT, "resnet_host_sync", tmp_path / "out") == "0 []"
+
+
+_PAGE_WORKER = """
+import sys
+from analyzer.api.report_pool import _start, write_pages
+import analyzer.report.html  # what a report worker imports to draw pages (_start with html)
+print(sorted({m.split(".")[0] for m in sys.modules} & {"duckdb", "pyarrow"}), "analyzer.ingest" in sys.modules)
+"""
+
+
+def test_a_report_worker_drawing_pages_loads_no_duckdb():
+    # each report worker is a fresh interpreter: DuckDB's import is a tenth of a second of its start
+    run = subprocess.run([sys.executable, "-c", _PAGE_WORKER], capture_output=True, text=True, check=False, timeout=120)
+    assert run.stdout.strip() == "[] False", run.stderr

@@ -10,8 +10,7 @@ The general charts section draws the charts no finding drew.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from analyzer.diagnosis_model import Diagnosis
 from analyzer.report import charts, series
@@ -19,6 +18,9 @@ from analyzer.report.chart_marks import ChartMarks, finding_step
 from analyzer.report.html_sections import esc
 from analyzer.report.plain_figure import Figure
 from analyzer.rule_engine.model import Finding
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
+    import duckdb
 
 TIME_AXIS_CHARTS = ("hbm", "gap_positions", "memory", "timeline")  # zoomed by their x range only
 WIDE_CHARTS = ("timeline",)  # as wide as the page: its panels stack on one time axis

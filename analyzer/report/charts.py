@@ -12,7 +12,7 @@ import polars as pl
 from analyzer.report.escaped_text import escaped
 from analyzer.report.plain_figure import NO_TEMPLATE, Figure, merged, trace
 from analyzer.report.subplot_grid import grid_layout
-from analyzer.rule_engine.views import COMPUTE_TASK_TYPES
+from analyzer.rule_engine.compute_task_types import COMPUTE_TASK_TYPES
 
 # One palette and one layout for every chart of every report, so pages look alike.
 COLORS = {

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import polars as pl
 
 from analyzer.diagnosis_model import Diagnosis, RunSummary
@@ -39,7 +39,9 @@ from analyzer.report.plotly_asset import write_page
 from analyzer.report.runs_reader import READERS
 from analyzer.report.scaling_chart import sweep_chart
 from analyzer.rule_engine.model import Finding, ReportSpec
-from analyzer.rule_engine.views import create_views
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
+    import duckdb
 
 FIGURE_CONFIG = {
     "displaylogo": False,
@@ -114,7 +116,7 @@ CHARTS: dict[str, Callable[[PageSeries, Diagnosis, ChartMarks], Figure]] = {
 SHARED_TIME_AXIS = ("busy", "hbm", "gap_positions", "memory")
 
 # Chart key -> builder from the runs compared and the finding's subject, for the all-runs page.
-RunsChart = Callable[[duckdb.DuckDBPyConnection, list[str], str], Figure]
+RunsChart = Callable[["duckdb.DuckDBPyConnection", list[str], str], Figure]
 RUNS_CHARTS: dict[str, RunsChart] = {
     "scaling": lambda con, runs, subject: sweep_chart(_scaling_rows(con, runs, subject)),
 }
@@ -164,6 +166,8 @@ def build_figures(
     absent or stale; limits and highlights are the ones the rules' [report] tables declare.
     """
     if not isinstance(con, READERS):  # a reader of many pages made the views once
+        from analyzer.rule_engine.views import create_views
+
         create_views(con)
     marks = marks if marks is not None else chart_marks(diagnosis)
     page = PageSeries(con, diagnosis.run_id)

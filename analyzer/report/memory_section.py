@@ -3,14 +3,16 @@ against the roofline, the cores' sampled utilisation; each part says why when it
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import polars as pl
 
 from analyzer.report import memory_series, roofline_series
 from analyzer.report.html_sections import esc, table
 from analyzer.report.memory_peak import COLLECT_MEMORY, PEAK_COLUMNS, peak_cells
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
+    import duckdb
 
 # What to collect for each part when an export lacks it.
 COLLECT_ROOFLINE = (

@@ -8,10 +8,14 @@ analyzer/rule_engine/views/memory.sql), never recomputed here. Call ``create_vie
 
 from __future__ import annotations
 
-import duckdb
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from analyzer.report.series import _query
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
+    import duckdb
 
 # The run's time origin: its first device task, else its first memory or counter sample.
 _ORIGIN = """

@@ -10,10 +10,14 @@ says which group to collect for the other.
 
 from __future__ import annotations
 
-import duckdb
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from analyzer.report.series import _query
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
+    import duckdb
 
 # main-memory bandwidth (GB/s) x core time (us) = KB moved (1e9 B/s x 1e-6 s = 1e3 B)
 _SQL = """

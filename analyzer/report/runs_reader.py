@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-import duckdb
 import polars as pl
 
 from analyzer.errors import TriageError
-from analyzer.report.empty_sources import EmptySources
-from analyzer.rule_engine.views import create_views
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker answers its pages from ReadSeries alone
+    import duckdb
 
 _RUN = re.compile(r"\$run\b")
 # A page query's filter on its run, `<alias.>run_id = $run`.
@@ -27,7 +28,7 @@ _LIMITED = re.compile(r"\b(LIMIT|OFFSET)\b")
 _IN_CHUNK = r"\1 = $run AND \1 BETWEEN $__first AND $__last AND \1 IN (SELECT unnest($__runs::VARCHAR[]))"
 # What makes a query's rows for a chunk of runs without it: (the connection, the runs) -> (no rows, the rows
 # per run), or None to leave them to the query.
-Compute = Callable[[duckdb.DuckDBPyConnection, list[str]], "tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None"]
+Compute = Callable[["duckdb.DuckDBPyConnection", list[str]], "tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None"]
 # Runs read per query: enough to pay a query's fixed cost once for many pages, few enough that the rows held
 # at once (and DuckDB's memory for them) stay small however many ranks a job has.
 CHUNK = 512
@@ -39,6 +40,9 @@ class RunsReader:
     Pages are expected in the order of ``runs`` (any order is right, that one holds the fewest rows)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, runs: Iterable[str], chunk: int | None = None) -> None:
+        from analyzer.report.empty_sources import EmptySources
+        from analyzer.rule_engine.views import create_views
+
         self.con, self.runs = con, list(dict.fromkeys(runs))
         chunk = chunk or CHUNK
         self._chunk = {run: i // chunk for i, run in enumerate(self.runs)}

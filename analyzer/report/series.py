@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
-import duckdb
 import polars as pl
 
 from analyzer.report.runs_reader import READERS, Compute, RunsReader
+
+if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
+    import duckdb
 
 # The rules' compute-busy intervals of the run (disjoint pieces) and its first-to-last task window.
 _PIECES = """

@@ -10,11 +10,8 @@ into a saved database file.
 
 from __future__ import annotations
 
+from analyzer.rule_engine.compute_task_types import COMPUTE_TASK_TYPES
 from analyzer.rule_engine.views.build import create_views
 from analyzer.rule_engine.views.definitions import helper_definitions, helper_modules
-
-# The task types _compute_tasks (tasks.sql) counts as computing; charts name them when there are none.
-COMPUTE_TASK_TYPES = ("AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU")
-
 
 __all__ = ["COMPUTE_TASK_TYPES", "create_views", "helper_definitions", "helper_modules"]
