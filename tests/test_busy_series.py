@@ -1,5 +1,6 @@
-"""The compute-busy series of many run pages made with numpy (report/busy_series.py) are the rows DuckDB's query
-gives each page alone (series.busy_over_time), to the last bit, on runs of other shapes than the examples'."""
+"""The compute-busy series and idle stretches of many run pages made with numpy (report/busy_series.py) are the rows
+DuckDB's queries give (series.busy_over_time, series.idle_stretches), to the last bit, on runs of other shapes than
+the examples'."""
 
 from __future__ import annotations
 
@@ -69,6 +70,24 @@ def test_numpy_busy_rows_are_the_query_rows(con, monkeypatch, seed, buckets, chu
     assert made == _pages(con, runs, buckets, chunk)
     for run in runs[:3]:  # and a page read alone, by its own query
         alone = series.busy_over_time(con, run, bucket_count=buckets)
+        assert made[run] == _rows(alone) or alone.is_empty()
+
+
+def _idle_pages(con, runs: list[str], share: float, limit: int, chunk: int) -> dict[str, str]:
+    reader = runs_reader.RunsReader(con, runs, chunk)
+    return {run: _rows(series.idle_stretches(reader, run, share, limit)) for run in runs}
+
+
+@pytest.mark.parametrize(("seed", "share", "limit"), [(5, 0.01, 200), (8, 0.0, 3), (13, 0.0005, 40)])
+def test_numpy_idle_rows_are_the_query_rows(con, monkeypatch, seed, share, limit):
+    runs = _add_runs(con, seed)
+    assert busy_series.idle_parts(con, runs, share, limit) is not None  # made by numpy, not left to the query
+    made = _idle_pages(con, runs, share, limit, 5)
+    assert sum(1 for run in runs if "[]" not in made[run]) >= 4  # runs with stretches, not only empty pages
+    monkeypatch.setattr(busy_series, "idle_parts", lambda *args, **kwargs: None)  # the chunk's query
+    assert made == _idle_pages(con, runs, share, limit, 5)
+    for run in runs[:3]:  # and a page read alone, by its own query
+        alone = series.idle_stretches(con, run, share, limit)
         assert made[run] == _rows(alone) or alone.is_empty()
 
 

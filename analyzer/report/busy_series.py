@@ -1,6 +1,7 @@
 """The compute-busy series of many run pages at once, their bucket sums made with numpy from the rules' busy
 intervals: the rows ``series.busy_over_time`` reads for one run, to the last bit, without a query that joins,
-sorts and groups a thousand buckets per run for every run of a chunk.
+sorts and groups a thousand buckets per run for every run of a chunk; and the idle stretches between those
+intervals (``series.idle_stretches``' rows), without a window over every interval of the chunk.
 
 Each number is made as DuckDB makes it: integer bucket sums, doubles divided as DuckDB divides them, and
 rounded by DuckDB itself (its ``round`` is the exact value's, half away from zero), in one projection of the
@@ -11,6 +12,7 @@ instead (``None``).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
@@ -30,6 +32,8 @@ _WINDOWS = f"""SELECT run_id, min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
 WHERE {IN_RUNS} AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id"""
 # busy_over_time's rounding, by DuckDB, of the unrounded numbers (a projection keeps its rows' order).
 _ROUNDED = "bucket, round(offset_ms, 6) AS offset_ms, round(width_ms, 6) AS width_ms, round(busy_pct, 3) AS busy_pct"
+IDLE_SCHEMA = {"start_ms": pl.Float64, "end_ms": pl.Float64, "idle_us": pl.Float64}
+_IDLE_ROUNDED = "round(start_ms, 6) AS start_ms, round(end_ms, 6) AS end_ms, round(idle_us, 3) AS idle_us"
 
 
 def busy_parts(
@@ -38,6 +42,23 @@ def busy_parts(
     """(no rows, per run of ``runs`` with busy intervals and a task window its ``busy_over_time`` rows), with
     ``bucket_count`` buckets over the whole run; None when a chunk's numbers could differ from DuckDB's (then
     they are read by the query)."""
+    return _per_run(con, runs, SCHEMA, _ROUNDED, lambda s, e, w: _unrounded(s, e, w, bucket_count))
+
+
+def idle_parts(
+    con: duckdb.DuckDBPyConnection, runs: list[str], min_share: float, limit: int
+) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
+    """(no rows, per run of ``runs`` with busy intervals its ``idle_stretches`` rows); None when a run's
+    stretches are not surely the query's (then they are read by it)."""
+    return _per_run(con, runs, IDLE_SCHEMA, _IDLE_ROUNDED, lambda s, e, w: _idle(s, e, w, min_share, limit))
+
+
+def _per_run(
+    con: duckdb.DuckDBPyConnection, runs: list[str], schema: dict, rounded: str, made_of: Callable
+) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
+    """Each run's unrounded columns ``made_of(starts, ends, window)`` (its busy intervals in time order, its
+    task window), or None for the chunk when one run's are None; rounded by DuckDB (``rounded``) in one
+    projection of the chunk's rows."""
     pieces = con.sql(_PIECES, params={"runs": runs}).fetchnumpy()
     windows = con.sql(_WINDOWS, params={"runs": runs}).fetchnumpy()
     window = dict(zip(windows["run_id"].tolist(), zip(windows["t0"].tolist(), windows["t1"].tolist())))  # noqa: B905
@@ -47,16 +68,16 @@ def busy_parts(
     made: list[tuple[str, list[np.ndarray]]] = []
     for lo_i, hi_i in zip(edges[:-1], edges[1:], strict=True):
         run = str(names[lo_i])
-        columns = _unrounded(starts[lo_i:hi_i], ends[lo_i:hi_i], window.get(run), bucket_count)
+        columns = made_of(starts[lo_i:hi_i], ends[lo_i:hi_i], window.get(run))
         if columns is None:
             return None
         if len(columns[0]):
             made.append((run, columns))
-    empty = pl.DataFrame(schema=SCHEMA)
+    empty = pl.DataFrame(schema=schema)
     if not made:
         return empty, {}
-    stacked = [np.concatenate([c[k] for _, c in made]) for k in range(4)]
-    rows = con.from_arrow(pa.table(dict(zip(SCHEMA, stacked, strict=True)))).project(_ROUNDED).pl()
+    stacked = [np.concatenate([c[k] for _, c in made]) for k in range(len(schema))]
+    rows = con.from_arrow(pa.table(dict(zip(schema, stacked, strict=True)))).project(rounded).pl()
     offsets = np.cumsum([0, *(len(c[0]) for _, c in made)]).tolist()
     return empty, {run: rows.slice(offsets[i], offsets[i + 1] - offsets[i]) for i, (run, _) in enumerate(made)}
 
@@ -87,3 +108,26 @@ def _unrounded(s: np.ndarray, e: np.ndarray, window: tuple | None, n: int) -> li
     bucket = np.arange(count, dtype=np.int64)
     offset = (bucket * width).astype(np.float64) / 1e6
     return [bucket, offset, np.full(count, width / 1e6), (100 * busy).astype(np.float64) / float(width)]
+
+
+def _idle(s: np.ndarray, e: np.ndarray, window: tuple | None, min_share: float, limit: int) -> list[np.ndarray] | None:
+    """One run's idle stretches as idle_stretches finds them, unrounded: between its intervals (in time order),
+    where none that began before has ended (the running end of the earlier ones), and from the window's start to
+    the first and from the last end to the window's end; those longer than ``min_share`` of the window (and
+    than 1 ns), the ``limit`` longest (the earlier first among equals), in time order. None when the run has no
+    task window, or when two stretches start together (the query's order would then be its own)."""
+    if window is None or window[0] is None or window[1] is None:
+        return None
+    t0, t1 = int(window[0]), int(window[1])
+    reach = np.maximum.accumulate(e)  # the latest end of the intervals up to each one
+    between = np.flatnonzero(s[1:] > reach[:-1]) + 1
+    starts = np.concatenate([reach[between - 1], [t0, reach[-1]]])
+    ends = np.concatenate([s[between], [s[0], t1]])
+    length = ends - starts
+    keep = np.flatnonzero(length > max(1.0, min_share * float(t1 - t0)))
+    chosen = keep[np.lexsort((starts[keep], -length[keep]))][:limit]
+    chosen = chosen[np.argsort(starts[chosen], kind="stable")]
+    begin, end = starts[chosen], ends[chosen]
+    if len(np.unique(begin)) < len(begin):
+        return None
+    return [(begin - t0).astype(np.float64) / 1e6, (end - t0).astype(np.float64) / 1e6, (end - begin) / 1e3]

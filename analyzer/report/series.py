@@ -140,7 +140,12 @@ def idle_stretches(
     SELECT round((gap_start - t0) / 1e6, 6) AS start_ms, round((gap_end - t0) / 1e6, 6) AS end_ms,
            round((gap_end - gap_start) / 1e3, 3) AS idle_us
     FROM long_gaps, win WHERE EXISTS (SELECT 1 FROM pieces) ORDER BY gap_start"""
-    return _query(con, sql, {"run": run_id, "share": min_share, "limit": limit}, "start_ms, end_ms")
+    compute = None
+    if isinstance(con, RunsReader):  # the pages of many runs: numpy's rows (pyarrow: not in a page's worker)
+        from analyzer.report.busy_series import idle_parts
+
+        compute = functools.partial(idle_parts, min_share=min_share, limit=limit)
+    return _query(con, sql, {"run": run_id, "share": min_share, "limit": limit}, "start_ms, end_ms", compute=compute)
 
 
 _OP_TYPES = """
