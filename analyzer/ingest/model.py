@@ -31,6 +31,9 @@ class ExportSource:
 
     def rel(self, path: Path) -> str:
         """Path of a file relative to the export folder, for messages."""
+        text, root = str(path), str(self.root)
+        if text[len(root) : len(root) + 1] == "/" and text.startswith(root):  # inside: what relative_to gives
+            return text[len(root) + 1 :]
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:

@@ -58,9 +58,14 @@ def comm_ops_table(rows: list[dict[str, object]]) -> pa.Table:
 
 
 def _number(value: object) -> Decimal | None:
-    """A finite number from a JSON value (Decimal, int, numeric text), else None."""
+    """A finite number from a JSON value (numeric text, int), else None."""
+    if value is None:
+        return None
+    if type(value) is int:
+        return Decimal(value)
+    # a number with a fraction or an exponent is its text (_parse), read as the JSON wrote it
     try:
-        d = Decimal(str(value).strip())
+        d = Decimal(value.strip() if type(value) is str else str(value).strip())
     except (ArithmeticError, ValueError):
         return None
     return d if d.is_finite() else None
@@ -141,7 +146,7 @@ def _parse(path: Path, ctx: ReadContext) -> dict | None:
     """The JSON object of a file, or None with a problem reported."""
     try:
         with path.open("rb") as fh:
-            doc = json.loads(fh.read().decode("utf-8-sig"), parse_float=Decimal)
+            doc = json.loads(fh.read().decode("utf-8-sig"), parse_float=str)
     except OSError as exc:
         ctx.report(
             path,

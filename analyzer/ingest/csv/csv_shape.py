@@ -22,6 +22,8 @@ def header_line(data: bytes, encoding: str) -> str:
 def mixed_line_ends(data: bytes) -> bool:
     """Whether ``data`` ends lines in more than one way (CRLF beside a lone LF or CR), which DuckDB's strict
     parser cannot read."""
+    if b"\r" not in data:  # a search that stops at the first CR; most files have none, and no CRLF then
+        return False
     crlf = data.count(b"\r\n")
     return bool(crlf) and (data.count(b"\n") > crlf or data.count(b"\r") > crlf)
 

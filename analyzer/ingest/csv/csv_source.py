@@ -32,6 +32,7 @@ _counter = itertools.count()
 
 _HEAD_BYTES = 1 << 16
 _HEADER_LIMIT = 16 << 20
+_CR_OR_LF = re.compile(rb"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,12 @@ class _Head:
 
     data: bytes
     encoding: str
+
+
+def _two_line_ends(data: bytes) -> bool:
+    """Whether ``data`` holds two CR or LF bytes: found from its start, not counted through the whole head."""
+    first = _CR_OR_LF.search(data)
+    return first is not None and _CR_OR_LF.search(data, first.end()) is not None
 
 
 def _head(path: Path, ctx: ReadContext) -> _Head | None:
@@ -58,7 +65,7 @@ def _head(path: Path, ctx: ReadContext) -> _Head | None:
     with path.open("rb") as fh:
         head = fh.read(_HEAD_BYTES)
         # A very wide header goes past the first bytes: read on to its line end (and a row after it).
-        while len(head) < _HEADER_LIMIT and head.count(b"\n") + head.count(b"\r") < 2:
+        while len(head) < _HEADER_LIMIT and not _two_line_ends(head):
             more = fh.read(len(head))
             if not more:
                 break

@@ -47,13 +47,16 @@ def _name_matcher(patterns: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(p) for p in patterns))
 
 
+_INFO = _name_matcher(["profiler_info*.json"])
 _MATCHERS = {kind: _name_matcher(patterns) for kinds in (_TEXT_KINDS, _DB_KINDS) for kind, patterns in kinds.items()}
 
 
-def _files_in(folder: Path) -> list[Path]:
-    """The files (links to files included) of a folder, sorted by name."""
+def _files_in(folder: Path) -> list[str]:
+    """The names of the files (links to files included) of a folder, sorted; none when it is not a folder."""
+    if not folder.is_dir():
+        return []
     with os.scandir(folder) as entries:
-        return sorted(folder / e.name for e in entries if _is_file(e))
+        return sorted(e.name for e in entries if _is_file(e))
 
 
 def _is_file(entry: os.DirEntry) -> bool:
@@ -63,29 +66,46 @@ def _is_file(entry: os.DirEntry) -> bool:
         return False
 
 
-def _glob_kinds(folder: Path, kinds: dict[str, list[str]]) -> dict[str, tuple[Path, ...]]:
+def _glob_kinds(
+    folder: Path, kinds: dict[str, list[str]], names: list[str] | None = None
+) -> dict[str, tuple[Path, ...]]:
+    """The files of each kind of ``kinds`` in ``folder``; ``names``: its ``_files_in``, when listed already (a
+    folder holding both kinds is listed once)."""
     found: dict[str, tuple[Path, ...]] = {}
-    if not folder.is_dir():
-        return found
-    names = _files_in(folder)
+    names = _files_in(folder) if names is None else names
     for kind in kinds:
         matcher = _MATCHERS[kind]
-        hits = [p for p in names if matcher.match(p.name) and not _EXCLUDED.match(p.name)]
+        hits = [n for n in names if matcher.match(n) and not _EXCLUDED.match(n)]
         if kind == "step_trace":
-            hits = [p for p in hits if not p.name.startswith("step_trace_time")]
+            hits = [n for n in hits if not n.startswith("step_trace_time")]
         if hits:
-            found[kind] = tuple(hits)
+            found[kind] = tuple(folder / n for n in hits)
     return found
 
 
 def _metadata(root: Path) -> dict[str, tuple[Path, ...]]:
+    """The export's metadata files; the folder is listed once, and globbed below only for the folders that
+    hold info.json (a glob lists its folder again)."""
+    try:
+        with os.scandir(root) as entries:
+            names = [e.name for e in entries]
+    except OSError:  # globbed as before, which says nothing of a folder it cannot list
+        names = None
     meta: dict[str, tuple[Path, ...]] = {}
-    info = sorted(root.glob("profiler_info*.json"))
+    info = (
+        sorted(root.glob("profiler_info*.json"))
+        if names is None
+        else [root / n for n in sorted(names) if _INFO.match(n)]
+    )
     if info:
         meta["profiler_info"] = tuple(info)
     if (root / "profiler_metadata.json").is_file():
         meta["profiler_metadata"] = (root / "profiler_metadata.json",)
-    device_info = sorted(root.glob("device_*/info.json*")) + sorted(root.glob("PROF_*/device_*/info.json*"))
+    device_info: list[Path] = []
+    if names is None or any(n.startswith("device_") for n in names):
+        device_info += sorted(root.glob("device_*/info.json*"))
+    if names is None or any(n.startswith("PROF_") for n in names):
+        device_info += sorted(root.glob("PROF_*/device_*/info.json*"))
     if device_info:
         meta["info_json"] = tuple(device_info)
     return meta
@@ -93,8 +113,9 @@ def _metadata(root: Path) -> dict[str, tuple[Path, ...]]:
 
 def _torch_source(root: Path) -> ExportSource | None:
     out = root / APO
-    text = _glob_kinds(out, _TEXT_KINDS)
-    dbs = _glob_kinds(out, _DB_KINDS)
+    names = _files_in(out)
+    text = _glob_kinds(out, _TEXT_KINDS, names)
+    dbs = _glob_kinds(out, _DB_KINDS, names)
     files = {**text, **dbs}
     if not files:
         return None
@@ -116,8 +137,9 @@ def _msprof_source(root: Path) -> ExportSource | None:
 
 
 def _bare_source(folder: Path) -> ExportSource | None:
-    text = _glob_kinds(folder, _TEXT_KINDS)
-    dbs = _glob_kinds(folder, _DB_KINDS)
+    names = _files_in(folder)
+    text = _glob_kinds(folder, _TEXT_KINDS, names)
+    dbs = _glob_kinds(folder, _DB_KINDS, names)
     if not text and not dbs:
         return None
     if dbs and not text:

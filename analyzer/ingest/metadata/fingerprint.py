@@ -33,7 +33,8 @@ def hash_file_sample(h, path: Path, name: str) -> None:
     size = path.stat().st_size
     h.update(f"{name}:{size}".encode())
     with path.open("rb") as fh:
-        h.update(fh.read(_CHUNK_BYTES))
+        # read(n) makes room for n bytes first: a small file is read at its size, not into a MiB
+        h.update(fh.read(min(size, _CHUNK_BYTES)))
         if size > 2 * _CHUNK_BYTES:
             fh.seek(-_CHUNK_BYTES, 2)
             h.update(fh.read())
