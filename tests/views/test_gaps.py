@@ -72,7 +72,10 @@ def test_stream_gaps_are_per_stream_with_the_step_of_the_task_after(con):
 
 
 def test_gap_causes_are_the_events_that_explain_the_idleness(con):
-    causes = "SELECT * EXCLUDE (gap_row) FROM _gap_causes ORDER BY run_id, gap_start_ns, cause"
+    causes = (
+        "SELECT g.run_id, g.device_id, g.start_ns, c.cause, c.event_name, c.overlap_us FROM _gap_causes c "
+        "JOIN _device_gaps g ON g.rowid = c.gap_row ORDER BY g.run_id, g.start_ns, c.cause"
+    )
     assert rows(con, causes) == [
         ("r", 0, 10000, "compile", "aclopCompile", 4.0),
         ("r", 0, 10000, "host_sync", "aclrtSynchronizeStream", 16.0),
@@ -107,9 +110,11 @@ def test_the_task_switch_a_host_event_must_exceed_is_the_chip_tables():
     # the same copy explains it.
     con = database(ops=OPS, steps=STEPS, timeline=TIMELINE)
     create_views(con, {"task_switch_us": 0.5})
-    assert rows(con, "SELECT cause, event_name, overlap_us FROM _gap_causes WHERE gap_start_ns = 251000") == [
-        ("host_sync", "aclrtMemcpy", 0.9)
-    ]
+    causes = (
+        "SELECT c.cause, c.event_name, c.overlap_us FROM _gap_causes c JOIN _device_gaps g ON g.rowid = c.gap_row "
+        "WHERE g.start_ns = 251000"
+    )
+    assert rows(con, causes) == [("host_sync", "aclrtMemcpy", 0.9)]
     con.close()
 
 

@@ -70,9 +70,8 @@ FROM _intervals_gaps(src) g JOIN ops a ON a.rowid = g.rid JOIN ops b ON b.rowid 
 -- starting before it ends (ASOF joins). A host event counts only in a gap lasting until it is over
 -- (below), which only that last gap can be: one ASOF join. The events of no device (and the gaps of no
 -- device) meet every device's: the OR of the device match is three equi-joins, no nested loop.
--- @column run_id       VARCHAR  the run
--- @column device_id    INTEGER  the device of the gap
--- @column gap_start_ns BIGINT   start_ns of the gap (_device_gaps)
+-- A gap is its row of _device_gaps (gap_row), which holds its run, device and start: its events' rows do
+-- not carry them.
 -- @column cause        VARCHAR  'host_sync' (stream/device synchronize, memcpy, .cpu()/item()), 'compile' (op
 --                               compile), 'memory_alloc' (malloc), 'stream_wait' (device EVENT_WAIT / Notify Wait),
 --                               or from a log record: 'memory_alloc', 'compile' or 'host_setup' (device / HCCL
@@ -132,16 +131,16 @@ task_spans AS (
     ASOF JOIN numbered AS f ON e.key_no = f.key_no AND e.start_ns < f.end_ns
     JOIN numbered AS l ON e.key_no = l.key_no AND e.gap_start_ns = l.start_ns),
 task_pairs AS (
-    SELECT s.event_row, s.cause, k.run_id, k.device_id, g.start_ns AS gap_start_ns,
-           (least(s.end_ns, g.end_ns) - greatest(s.start_ns, g.start_ns)) / 1000.0 AS overlap_us, g.gap_row
+    SELECT s.event_row, s.cause, (least(s.end_ns, g.end_ns) - greatest(s.start_ns, g.start_ns)) / 1000.0 AS overlap_us,
+           g.gap_row
     FROM (SELECT *, unnest(range(first_no, last_no + 1)) AS gap_no FROM task_spans WHERE first_no <= last_no) AS s
-    JOIN numbered AS g ON s.key_no = g.key_no AND s.gap_no = g.gap_no JOIN gap_keys AS k ON s.key_no = k.key_no),
+    JOIN numbered AS g ON s.key_no = g.key_no AND s.gap_no = g.gap_no),
 -- A host event explains a gap only where it explains the device's idleness, the same in every layout:
 -- the gap lasts until the event is over (a synchronize waiting while queued work runs spans gaps the
 -- device closes by itself, before the call returns), and it is longer than the device's own 1-2 us
 -- switch between two queued tasks (the chip table's task_switch_us).
 host_pairs AS (
-    SELECT p.event_row, p.cause, k.run_id, k.device_id, p.gap_start_ns,
+    SELECT p.event_row, p.cause,
            (least(p.end_ns, p.gap_end_ns) - greatest(p.start_ns, p.gap_start_ns)) / 1000.0 AS overlap_us, p.gap_row
     FROM last_gap AS p JOIN gap_keys AS k ON p.key_no = k.key_no
     WHERE NOT p.is_task AND p.start_ns < p.gap_end_ns AND p.end_ns <= p.gap_end_ns AND p.gap_us > k.task_switch_us),
@@ -149,7 +148,7 @@ found AS (
     SELECT * FROM host_pairs
     UNION ALL
     SELECT * FROM task_pairs)
-SELECT f.run_id, f.device_id, f.gap_start_ns, f.cause, e.name AS event_name, f.overlap_us, f.gap_row
+SELECT f.cause, e.name AS event_name, f.overlap_us, f.gap_row
 FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 
 -- @table _gap_cause_top
@@ -162,9 +161,15 @@ FROM found AS f JOIN timeline AS e ON f.event_row = e.rowid;
 -- @column overlap_us   DOUBLE   its time inside the gap, in microseconds
 -- Events overlapping a gap equally long are told apart by cause, then name, so both columns name one event:
 -- the greatest (overlap, cause, name) of the gap, one aggregate where an arg_max per column would be three.
+-- Only the gaps with several events are aggregated: a gap's only event is its top one as it is. Comparing
+-- STRUCTs in a hash aggregate costs far more than counting integers, and in many exports most gaps hold one
+-- event (msprof's host synchronize before every task).
+WITH several AS (SELECT gap_row FROM _gap_causes GROUP BY gap_row HAVING count(*) > 1)
+SELECT c.gap_row, c.cause, c.event_name, c.overlap_us FROM _gap_causes AS c ANTI JOIN several AS s ON s.gap_row = c.gap_row
+UNION ALL
 SELECT gap_row, top.cause, top.event_name, top.overlap_us
-FROM (SELECT gap_row, max({ 'overlap_us': overlap_us, 'cause': cause, 'event_name': event_name }) AS top
-      FROM _gap_causes GROUP BY gap_row) AS t;
+FROM (SELECT c.gap_row, max({ 'overlap_us': c.overlap_us, 'cause': c.cause, 'event_name': c.event_name }) AS top
+      FROM _gap_causes AS c SEMI JOIN several AS s ON s.gap_row = c.gap_row GROUP BY c.gap_row) AS t;
 
 -- @table _classified_gaps
 -- Every device gap with its main cause.
