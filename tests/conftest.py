@@ -1,5 +1,5 @@
 """Shared pytest fixtures: the real exports folder, a fresh DuckDB connection with the schema, golden updates,
-a Dask cluster per module and the session's big export tree (tests/real_process_fixtures.py)."""
+a Dask cluster shared by consecutive modules and the session's big export tree (tests/real_process_fixtures.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.execution import threads
-from tests.real_process_fixtures import big_tree, cluster  # noqa: F401 (session fixtures of several modules)
+from tests.real_process_fixtures import SHARED_CLUSTER, big_tree, cluster, shared_cluster  # noqa: F401 (fixtures of several modules)
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "real"
@@ -67,6 +67,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             _name_the_group_in_the_node_id(item)
     return result
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """The shared Dask cluster stopped once the next test's module uses none (tests/real_process_fixtures.py)."""
+    keeper = item.config.stash.get(SHARED_CLUSTER, None)
+    if keeper is not None:
+        keeper.stop_unless_needed(nextitem)
 
 
 def _name_the_group_in_the_node_id(item: pytest.Item) -> None:

@@ -57,21 +57,56 @@ def _check_timeline(con, run_ids: list[str], run) -> None:
     assert n == run.device_tasks.filter(pl.col("device_id") == run.device_ids()[0]).height
 
 
+LAYOUTS = ("torch_npu", "msprof")
+
+
+@pytest.fixture(scope="module")
+def every_scenario_read(tmp_path_factory):
+    """Every scenario's export in both layouts written under one tree and read by one ``load_export``, the
+    exports read together as a batch's chunk reads them (each export read alone gives the same tables:
+    test_ingest_together.py): the connection, and per (scenario, layout) the roots written. Read alone,
+    each export would pay again for a connection and a read of each of its files."""
+    tree = tmp_path_factory.mktemp("roundtrip")
+    roots = {
+        (scenario, layout): write_export(
+            scenario, tree / f"{scenario}-{layout}", layout=layout, slice_rows=500, **SMALL.get(scenario, {})
+        )
+        for scenario in sorted(SCENARIOS)
+        for layout in LAYOUTS
+    }
+    ingested = load_export(tree)
+    yield tree, ingested, roots
+    ingested.con.close()
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_fixture_roundtrip_ops_equal_truth(scenario: str, layout: str, tmp_path: Path) -> None:
-    params = SMALL.get(scenario, {})
-    roots = write_export(scenario, tmp_path, layout=layout, slice_rows=500, **params)
-    units = export_units(truth(scenario, **params), layout)
-    assert len(roots) == len(units)
-    for root, (run, _device) in zip(roots, units, strict=True):
-        ingested = load_export(root)
-        assert not [p for p in ingested.problems if p.severity == "error"], [p.line() for p in ingested.problems]
-        got = _read_ops(ingested.con, ingested.run_ids)
+def test_fixture_roundtrip_ops_equal_truth(scenario: str, layout: str, every_scenario_read) -> None:
+    tree, ingested, roots = every_scenario_read
+    units = export_units(truth(scenario, **SMALL.get(scenario, {})), layout)
+    assert len(roots[scenario, layout]) == len(units)
+    for root, (run, _device) in zip(roots[scenario, layout], units, strict=True):
+        rel = root.relative_to(tree).as_posix()
+        errors = [p.line() for p in ingested.problems if p.severity == "error" and p.file.startswith(f"{rel}/")]
+        assert not errors, errors
+        run_ids = [
+            r[0]
+            for r in ingested.con.execute(
+                "SELECT run_id FROM runs WHERE source_path = ? ORDER BY run_id", [rel]
+            ).fetchall()
+        ]
+        got = _read_ops(ingested.con, run_ids)
         assert_frame_equal(_sorted(got), _sorted(expected_ops(run, layout)), check_dtypes=False, check_exact=True)
-        _check_steps(ingested.con, ingested.run_ids, run, layout)
-        _check_timeline(ingested.con, ingested.run_ids, run)
+        _check_steps(ingested.con, run_ids, run, layout)
+        _check_timeline(ingested.con, run_ids, run)
+
+
+@pytest.mark.slow
+def test_fixture_roundtrip_read_of_every_scenario_has_no_error_outside_an_export(every_scenario_read) -> None:
+    _tree, ingested, roots = every_scenario_read
+    folders = tuple(f"{scenario}-{layout}/" for scenario, layout in roots)
+    assert not [p.line() for p in ingested.problems if p.severity == "error" and not p.file.startswith(folders)]
 
 
 @pytest.mark.parametrize("layout", ["torch_npu", pytest.param("msprof", marks=pytest.mark.slow)])

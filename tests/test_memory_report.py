@@ -14,7 +14,7 @@ import analyzer
 from analyzer.report import memory_charts, memory_series
 from analyzer.report.html import build_figures, render_html
 from analyzer.rule_engine.views import create_views
-from fixtures.evaluate.diagnosed import diagnose_root
+from fixtures.evaluate.diagnosed import Seen, diagnose_tree_by_folder
 from fixtures.generator.matrix import Cell, cell_truth, write_cell
 from tests.plotly_view import validated, validated_all
 
@@ -120,24 +120,39 @@ def test_memory_peak_real_db_matches_plain_sqlite(real_dir: Path) -> None:
     assert held == [tuple(r) for r in alive]
 
 
+PROBLEM_LAYOUTS = (("torch_npu", "llm"), ("msprof", "cnn"))
+HEALTHY_CELLS = (("torch_npu", "cnn", 1), ("msprof", "llm", 64), ("torch_npu", "llm", 16))
+
+
+@pytest.fixture(scope="module")
+def memory_cells_seen(tmp_path_factory) -> dict[str, tuple[Seen, ...]]:
+    """Each injected memory problem in both layouts (seed 29: not a seed the rules or the generator were developed
+    against) and three healthy runs (seed 17), written under one tree and diagnosed by ``diagnose_tree_by_folder``:
+    each run's folder -> its ranked findings."""
+    tree = tmp_path_factory.mktemp("memory_cells")
+    for problem in INJECTED:
+        for layout, model in PROBLEM_LAYOUTS:
+            write_cell(Cell(problem, model, 16, layout), tree / f"{problem}-{layout}", 29)
+    for layout, model, batch in HEALTHY_CELLS:
+        write_cell(Cell("healthy", model, batch, layout), tree / f"healthy-{layout}-{model}", seed=17)
+    seen = diagnose_tree_by_folder(tree, analyzer.rules())
+    assert len(seen) == len(INJECTED) * len(PROBLEM_LAYOUTS) + len(HEALTHY_CELLS)
+    return seen
+
+
 @pytest.mark.slow  # generated exports of each problem in both layouts, diagnosed whole
 @pytest.mark.parametrize("problem", sorted(INJECTED))
-def test_memory_problem_named_first_among_memory_findings(problem: str, tmp_path: Path) -> None:
-    seed = 29  # not a seed the rules or the generator were developed against
-    rules = analyzer.rules()
-    for layout, model in (("torch_npu", "llm"), ("msprof", "cnn")):
-        (root,) = write_cell(Cell(problem, model, 16, layout), tmp_path / layout, seed)
-        ((_, seen),) = diagnose_root(root, rules)
+def test_memory_problem_named_first_among_memory_findings(problem: str, memory_cells_seen) -> None:
+    for layout, _model in PROBLEM_LAYOUTS:
+        seen = memory_cells_seen[f"{problem}-{layout}"]
         memory = [s for s in seen if s.code.startswith("MEM") and s.severity in ("warning", "critical")]
         assert memory and memory[0].rule == INJECTED[problem], (layout, [(s.rule, s.subject) for s in seen])
 
 
 @pytest.mark.slow
-def test_memory_rules_silent_on_healthy_runs(tmp_path: Path) -> None:
-    rules = analyzer.rules()
-    for layout, model, batch in (("torch_npu", "cnn", 1), ("msprof", "llm", 64), ("torch_npu", "llm", 16)):
-        (root,) = write_cell(Cell("healthy", model, batch, layout), tmp_path / f"{layout}_{model}", seed=17)
-        ((_, seen),) = diagnose_root(root, rules)
+def test_memory_rules_silent_on_healthy_runs(memory_cells_seen) -> None:
+    for layout, model, _batch in HEALTHY_CELLS:
+        seen = memory_cells_seen[f"healthy-{layout}-{model}"]
         assert not [s for s in seen if s.rule in MEMORY_RULES], [(s.rule, s.severity) for s in seen]
 
 
