@@ -88,23 +88,19 @@ def _metadata(root: Path) -> dict[str, tuple[Path, ...]]:
     hold info.json (a glob lists its folder again)."""
     try:
         with os.scandir(root) as entries:
-            names = [e.name for e in entries]
-    except OSError:  # globbed as before, which says nothing of a folder it cannot list
-        names = None
+            names = sorted(e.name for e in entries)
+    except OSError:  # a folder that cannot be listed holds nothing a glob would find either
+        names = []
     meta: dict[str, tuple[Path, ...]] = {}
-    info = (
-        sorted(root.glob("profiler_info*.json"))
-        if names is None
-        else [root / n for n in sorted(names) if _INFO.match(n)]
-    )
+    info = [root / n for n in names if _INFO.match(n)]
     if info:
         meta["profiler_info"] = tuple(info)
     if (root / "profiler_metadata.json").is_file():
         meta["profiler_metadata"] = (root / "profiler_metadata.json",)
     device_info: list[Path] = []
-    if names is None or any(n.startswith("device_") for n in names):
+    if any(n.startswith("device_") for n in names):
         device_info += sorted(root.glob("device_*/info.json*"))
-    if names is None or any(n.startswith("PROF_") for n in names):
+    if any(n.startswith("PROF_") for n in names):
         device_info += sorted(root.glob("PROF_*/device_*/info.json*"))
     if device_info:
         meta["info_json"] = tuple(device_info)
