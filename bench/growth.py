@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 from bench import msprof_analyze  # noqa: E402
 from bench.batch_archive import same_catalogs  # noqa: E402
-from bench.growth_commands import BASE, NPU, Command, commands, compile_baseline, fresh  # noqa: E402
+from bench.growth_commands import BASE, NPU, Command, clean_up, commands, compile_baseline, fresh  # noqa: E402
 from bench.growth_inputs import GrowthInput, gaps_input, kernels_input, ranks_input, runs_input  # noqa: E402
 from bench.growth_render import print_results, write_docs  # noqa: E402
 from bench.growth_results import AXES  # noqa: E402
@@ -136,16 +136,19 @@ def read_once(root: Path) -> None:
                     pass
 
 
-def measure_input(item: GrowthInput, cmds: dict[str, Command], repeat: int) -> dict[str, list[Measurement]]:
-    """Every command ``repeat`` times, round by round, on an input read once before; none may write inside it."""
+def measure_input(
+    item: GrowthInput, cmds: dict[str, Command], repeat: int, trash: Path
+) -> dict[str, list[Measurement]]:
+    """Every command ``repeat`` times, round by round, each round into a new folder, on an input read once
+    before; none may write inside it."""
     before = msprof_analyze.tree_digest(item.path)
     read_once(item.path)
     samples: dict[str, list[Measurement]] = {tool: [] for tool in cmds}
-    for run in range(repeat):
+    for run in range(1, repeat + 1):
         for tool, cmd in cmds.items():
-            fresh(cmd)
-            log = cmd.output.parent / f"{cmd.output.name}_{run + 1}.log"
-            samples[tool].append(measure(cmd.argv, log, cwd=cmd.cwd, env=cmd.env))
+            out = fresh(cmd, run, trash)
+            log = cmd.output.parent / f"{cmd.output.name}_{run}.log"
+            samples[tool].append(measure(cmd.argv_for(out), log, cwd=cmd.cwd, env=cmd.env))
     if msprof_analyze.tree_digest(item.path) != before:
         raise SystemExit(f"a command wrote inside its input {item.path}")
     return samples
@@ -171,14 +174,12 @@ def _same_catalog(cmds: dict[str, Command]) -> bool | None:
     """A batch's catalog against the baseline's, table by table (None without a baseline)."""
     if BASE not in cmds:
         return None
-    ours, theirs = (cmds[t].output / "catalog.duckdb" for t in (NPU, BASE))
+    ours, theirs = (cmds[t].round_output(1) / "catalog.duckdb" for t in (NPU, BASE))
     return ours.exists() and theirs.exists() and all(same_catalogs(theirs, ours).values())
 
 
-def input_rows(args: argparse.Namespace, item: GrowthInput, msprof: Path | None) -> list[dict]:
-    work = args.out / "runs" / f"{item.axis}-{item.size}"
-    cmds = commands(item, work, args.baseline, msprof, args.out / "pycache-baseline")
-    samples = measure_input(item, cmds, args.repeat)
+def input_rows(args: argparse.Namespace, item: GrowthInput, cmds: dict[str, Command]) -> list[dict]:
+    samples = measure_input(item, cmds, args.repeat, args.out / "trash")
     size_mb = _input_mb(item.path)
     rows = [_row(item, tool, ms, size_mb) for tool, ms in samples.items()]
     if item.axis == "runs":
@@ -195,13 +196,18 @@ def run(args: argparse.Namespace, argv: list[str]) -> dict:
     if args.baseline:
         compile_baseline(args.baseline, args.out / "pycache-baseline")
     args.commit, load, msprof, rows = _commit(), os.getloadavg(), _msprof_tool(args), []
+    measured: list[dict[str, Command]] = []
     for axis, sizes in plan(args).items():
         for size in sizes:
             item = growth_input(args, axis, size)
             print(f"measuring {axis} {size:,} ...", file=sys.stderr, flush=True)
-            rows += input_rows(args, item, msprof)
+            work = args.out / "runs" / f"{item.axis}-{item.size}"
+            measured.append(commands(item, work, args.baseline, msprof, args.out / "pycache-baseline"))
+            rows += input_rows(args, item, measured[-1])
             doc = _document(args, argv, rows, load, time.perf_counter() - start)
             write_json_atomically(results_path(args), doc)
+    for cmds in measured:  # after the last measurement: deleting files slows the next runs' file creation
+        clean_up(cmds, args.repeat, args.out / "trash")
     return _document(args, argv, rows, load, time.perf_counter() - start)
 
 

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +26,19 @@ BATCH_JOBS = 2
 
 @dataclass(frozen=True)
 class Command:
-    """One measured command: argv, working folder, environment, and what it writes (removed before each run)."""
+    """One measured command: its argv given the folder it writes, working folder, environment, and the
+    stem of that folder (each round writes a new one: ``round_output``)."""
 
-    argv: list[str]
+    argv_for: Callable[[Path], list[str]]
     cwd: Path
     env: dict[str, str]
     output: Path
+
+    def round_output(self, run: int) -> Path:
+        """The folder round ``run`` (from 1) writes: a new one per round. Deleting an earlier round's
+        thousands of files just before a run makes the file system slow to create the next ones (ext4
+        skips recently freed inodes one by one), a cost of the benchmark's cleanup, not of the command."""
+        return self.output.with_name(f"{self.output.name}.{run}")
 
 
 def _engine_env(base: Path | None, cache: Path) -> dict[str, str]:
@@ -54,12 +62,15 @@ def compile_baseline(base: Path, cache: Path) -> None:
 def engine_command(item: GrowthInput, work: Path, base: Path | None, cache: Path) -> Command:
     """``diagnose`` of a run or job, or ``batch`` of a tree of runs (into a fresh catalog), run from
     this checkout or from the baseline's (``python -m analyzer`` in its folder imports its code)."""
-    out = work / ("baseline" if base else "npu-triage")
-    if item.axis == "runs":
-        tail = ["batch", str(item.path), "--catalog", str(out / "catalog.duckdb"), "--jobs", str(BATCH_JOBS)]
-    else:
-        tail = ["diagnose", str(item.path), "--out", str(out), "--format", FORMATS[item.axis]]
-    return Command([sys.executable, "-m", "analyzer", *tail], base or ROOT, _engine_env(base, cache), out)
+
+    def argv(out: Path) -> list[str]:
+        if item.axis == "runs":
+            tail = ["batch", str(item.path), "--catalog", str(out / "catalog.duckdb"), "--jobs", str(BATCH_JOBS)]
+        else:
+            tail = ["diagnose", str(item.path), "--out", str(out), "--format", FORMATS[item.axis]]
+        return [sys.executable, "-m", "analyzer", *tail]
+
+    return Command(argv, base or ROOT, _engine_env(base, cache), work / ("baseline" if base else "npu-triage"))
 
 
 def floor_command(item: GrowthInput, work: Path) -> Command:
@@ -68,13 +79,15 @@ def floor_command(item: GrowthInput, work: Path) -> Command:
     args.parent.mkdir(parents=True, exist_ok=True)
     args.write_text("\n".join(floor_arguments(item.path)) + "\n", encoding="utf-8")
     argv = [sys.executable, str(ROOT / "bench" / "parse_floor.py"), f"@{args}"]
-    return Command(argv, ROOT, dict(os.environ), work / "parse_floor")
+    return Command(lambda _out: argv, ROOT, dict(os.environ), work / "parse_floor")
 
 
 def msprof_command(item: GrowthInput, work: Path, tool: Path) -> Command:
-    out = work / "msprof-analyze"
     return Command(
-        [str(tool), "cluster", "-d", str(item.path), "-m", "all", "-o", str(out)], work, dict(os.environ), out
+        lambda out: [str(tool), "cluster", "-d", str(item.path), "-m", "all", "-o", str(out)],
+        work,
+        dict(os.environ),
+        work / "msprof-analyze",
     )
 
 
@@ -90,8 +103,21 @@ def commands(item: GrowthInput, work: Path, base: Path | None, msprof: Path | No
     return found
 
 
-def fresh(command: Command) -> None:
-    """Remove what an earlier run of ``command`` wrote (a batch skips the runs its catalog holds)."""
-    if command.output.is_dir():
-        shutil.rmtree(command.output)
-    command.output.mkdir(parents=True)
+def fresh(command: Command, run: int, trash: Path) -> Path:
+    """The new, empty folder round ``run`` of ``command`` writes (a batch skips the runs its catalog holds).
+    What an earlier benchmark left there is moved into ``trash`` (deleted once the benchmark is done)."""
+    out = command.round_output(run)
+    if out.exists():
+        trash.mkdir(parents=True, exist_ok=True)
+        out.rename(trash / f"{len(list(trash.iterdir()))}-{out.name}")
+    out.mkdir(parents=True)
+    return out
+
+
+def clean_up(cmds: dict[str, Command], keep: int, trash: Path) -> None:
+    """Once every input is measured: remove every round's folder but round ``keep``'s, and ``trash``."""
+    for cmd in cmds.values():
+        for folder in cmd.output.parent.glob(f"{cmd.output.name}.*"):
+            if folder.is_dir() and folder != cmd.round_output(keep):
+                shutil.rmtree(folder)
+    shutil.rmtree(trash, ignore_errors=True)

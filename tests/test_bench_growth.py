@@ -12,7 +12,7 @@ import pytest
 from analyzer.runs.catalog import open_catalog
 from bench.batch_archive import same_catalogs
 from bench.growth import _limits, plan
-from bench.growth_commands import BASE, FLOOR, MSPROF, NPU
+from bench.growth_commands import BASE, FLOOR, MSPROF, NPU, Command, clean_up, fresh
 from bench.growth_fit import fits, loglog_slope
 from bench.growth_inputs import floor_arguments
 from bench.growth_render import END, START, section, write_docs
@@ -202,3 +202,18 @@ def test_a_newer_catalog_format_is_the_same_catalog_while_its_own_columns_are_nu
     con.close()
     assert [t for t, same in same_catalogs(old, new).items() if not same] == ["findings"]
     assert [t for t, same in same_catalogs(new, old).items() if not same] == ["findings"]  # a column lost
+
+
+def test_each_round_writes_a_new_folder_and_earlier_ones_go_only_at_the_end(tmp_path):
+    cmd = Command(lambda out: ["tool", "-o", str(out)], tmp_path, {}, tmp_path / "work" / "npu-triage")
+    trash = tmp_path / "trash"
+    left = cmd.round_output(1)
+    (left / "old").mkdir(parents=True)  # what an earlier benchmark into the same --out left
+    first = fresh(cmd, 1, trash)
+    (first / "report.html").write_text("1")
+    second = fresh(cmd, 2, trash)
+    assert first != second and list(first.iterdir()) == [first / "report.html"]
+    assert list(second.iterdir()) == [] and cmd.argv_for(second) == ["tool", "-o", str(second)]
+    assert [p.name for p in trash.iterdir()] == ["0-npu-triage.1"]  # moved aside, not deleted between runs
+    clean_up({NPU: cmd}, 2, trash)
+    assert not first.exists() and second.is_dir() and not trash.exists()
