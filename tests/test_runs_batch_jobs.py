@@ -58,14 +58,26 @@ def _summary(out: str) -> str:
     return next(line for line in out.splitlines() if "run(s) catalogued" in line)
 
 
+def write_failing_job(root: Path) -> Path:
+    """A tree of a job of 4 ranks (each with its kernels: a run of its own too) whose rank 1 carries a rank number
+    its analysis fails on, and a run of no job that fails (its start times unreadable); returns ``root``."""
+    job = write_job(job_plan("job_slow_rank", 4, 0, 2), root, kernels=3)
+    _rank_named_only(next(job.glob("rank1_*")), HUGE_RANK)
+    _unreadable_starts(root / "no_starts")
+    return root
+
+
+def a_rank_changed(root: Path) -> Path:
+    """The kernel_details.csv of rank 2 of ``write_failing_job``'s job, a line end added: its export's fingerprint
+    changes, and so the job's; returns the file."""
+    kernels = next((root / "job_slow_rank").glob("rank2_*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
+    kernels.write_bytes(kernels.read_bytes() + b"\n")
+    return kernels
+
+
 @pytest.fixture
 def failing_job(tmp_path) -> Path:
-    """A tree of a job of 4 ranks (each with its kernels: a run of its own too) whose rank 1 carries a rank number
-    its analysis fails on, and a run of no job that fails (its start times unreadable)."""
-    job = write_job(job_plan("job_slow_rank", 4, 0, 2), tmp_path / "tree", kernels=3)
-    _rank_named_only(next(job.glob("rank1_*")), HUGE_RANK)
-    _unreadable_starts(tmp_path / "tree" / "no_starts")
-    return tmp_path / "tree"
+    return write_failing_job(tmp_path / "tree")
 
 
 def test_a_failed_job_is_said_again_not_analysed_again_until_one_of_its_ranks_changes(failing_job, tmp_path, capsys):
@@ -90,8 +102,7 @@ def test_a_failed_job_is_said_again_not_analysed_again_until_one_of_its_ranks_ch
     assert _tables(catalog) == before
 
     # one rank's export changes: the job is a new one, tried again (and fails again), its known ranks re-judged
-    trace = next((failing_job / "job_slow_rank").glob("rank2_*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
-    trace.write_text(trace.read_text() + "\n")
+    a_rank_changed(failing_job)
     assert _batch(failing_job, catalog) == 0
     changed = capsys.readouterr()
     assert _summary(changed.out).startswith(
