@@ -243,3 +243,29 @@ def test_dask_batch_names_copies_and_reruns_as_the_local_pool(cluster, tmp_path,
     assert first[0] == again[0] == 3 and again[2] == first[2]
     assert "copy: mirror/good is identical to good," in first[1] and len(catalog["copies"]) == 1
     assert [r[0] for r in catalog["failures"]] == ["no_starts"]
+
+
+def test_dask_batch_knows_a_failed_job_and_counts_re_judged_ranks_as_the_local_pool(cluster, tmp_path, capsys):
+    """A job whose analysis fails said again and not analysed again, then, one of its ranks changed, tried again
+    with its known ranks counted as re-judged: the same lines, codes and catalog on the cluster as in the pool."""
+    from tests.test_runs_batch_jobs import a_rank_changed, write_failing_job
+
+    address, _ = cluster
+    root = write_failing_job(tmp_path / "tree")
+    said = {}
+    for name, executor in (("pool", ["--jobs", "1"]), ("dask", ["--executor", "dask", "--scheduler", address])):
+        catalog = tmp_path / f"{name}.duckdb"
+        batches = []
+        for changed in (False, False, True):
+            kernels = a_rank_changed(root) if changed else None
+            code = main(["batch", str(root), "--catalog", str(catalog), *executor])
+            captured = capsys.readouterr()
+            batches.append((code, captured.out.replace(str(catalog), "CATALOG"), captured.err))
+            if kernels:  # the tree as it was, for the other executor
+                kernels.write_bytes(kernels.read_bytes()[:-1])
+        said[name] = batches, _dump(catalog)
+    assert said["dask"] == said["pool"]
+    (first, again, changed), catalog = said["dask"]
+    assert "0 run(s) catalogued, 4 already in the catalog (skipped)" in again[1] and again[2] == first[2]
+    assert "1 run(s) catalogued, 3 known job rank(s) re-judged with their job" in changed[1]
+    assert [r[0] for r in catalog["failures"]] == ["job_slow_rank", "job_slow_rank", "no_starts"]

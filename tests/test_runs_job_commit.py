@@ -25,6 +25,14 @@ def two_jobs(tmp_path_factory) -> list[dict]:
     return [job_tables(job, label, fingerprint, configured, True) for fingerprint in ("1" * 16, "2" * 16)]
 
 
+@pytest.fixture(scope="module")
+def job_elsewhere(tmp_path_factory) -> dict:
+    """The example job's catalog rows as found in another folder ('copy/job_slow_rank'), under a third fingerprint."""
+    plan = plan_batch(JOB, tmp_path_factory.mktemp("work"))
+    (job, _), *_ = plan.jobs
+    return job_tables(job, "copy/job_slow_rank", "3" * 16, ConfiguredRules(batch_rules(None)), True)
+
+
 def _counts(catalog) -> dict[str, list[tuple]]:
     return {
         name: catalog.execute(f"SELECT job_id, count(*) FROM {name} GROUP BY ALL ORDER BY ALL").fetchall()
@@ -42,6 +50,22 @@ def test_jobs_committed_together_replace_their_earlier_rows(tmp_path, two_jobs):
     assert _counts(catalog) == once
 
 
+def test_a_job_judged_again_replaces_its_earlier_state_at_its_folder_and_no_other_job(
+    tmp_path, two_jobs, job_elsewhere
+):
+    """The same job (folder and name) with other ranks' exports, e.g. it gained ranks: one job, the latest."""
+    catalog = open_catalog(tmp_path / "catalog.duckdb")
+    for tables in (two_jobs[0], job_elsewhere, two_jobs[1]):
+        commit_jobs(catalog, [tables])
+    found = _counts(catalog)
+    assert [row[0] for row in found["catalog_jobs"]] == ["job_slow_rank@22222222", "job_slow_rank@33333333"]
+    assert all(job_id != "job_slow_rank@11111111" for rows in found.values() for job_id, _ in rows)
+
+    # the near miss: a job the batch's tree still holds (kept) is no earlier state of another
+    commit_jobs(catalog, [two_jobs[0]], kept={"2" * 16, "1" * 16})
+    assert [row[0] for row in _counts(catalog)["catalog_jobs"]] == [f"job_slow_rank@{d * 8}" for d in "123"]
+
+
 def test_a_job_that_fails_to_go_in_leaves_none_of_the_chunk(tmp_path, two_jobs):
     catalog = open_catalog(tmp_path / "catalog.duckdb")
     broken = {**two_jobs[1], "no_such_table": two_jobs[1]["catalog_jobs"]}
@@ -54,11 +78,11 @@ def _rows(catalog) -> dict[str, list[tuple]]:
     return {name: catalog.execute(f"SELECT * FROM {name} ORDER BY ALL").fetchall() for name in JOB_TABLES}
 
 
-def test_jobs_tables_of_one_schema_go_in_as_one_and_a_differing_one_alone(tmp_path, two_jobs):
-    jobs = two_jobs[1]["catalog_jobs"]
+def test_jobs_tables_of_one_schema_go_in_as_one_and_a_differing_one_alone(tmp_path, two_jobs, job_elsewhere):
+    jobs = job_elsewhere["catalog_jobs"]
     # a job whose column is NULL is made with Arrow's null type there: its table goes in on its own
     untyped = {
-        **two_jobs[1],
+        **job_elsewhere,
         "catalog_jobs": jobs.set_column(jobs.schema.get_field_index("groups"), "groups", pa.nulls(1)),
     }
     inserts = [name for name, _ in _inserts([two_jobs[0], untyped])]

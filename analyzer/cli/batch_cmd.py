@@ -121,8 +121,10 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
     failed = sorted([*outcome.failed, *outcome.failed_before], key=lambda row: (row["path"], row["message"]))
     earlier = f" ({len(outcome.failed_before)} by an earlier batch)" if outcome.failed_before else ""
+    # a known rank judged again with its job is no new run: said apart, so that the counts add up to the tree's runs
+    again = f", {len(outcome.rejudged)} known job rank(s) re-judged with their job" if outcome.rejudged else ""
     out.print(
-        f"{len(outcome.catalogued)} run(s) catalogued, {len(outcome.skipped)} already in the catalog "
+        f"{len(outcome.catalogued)} run(s) catalogued{again}, {len(outcome.skipped)} already in the catalog "
         f"(skipped), {len(failed)} failure(s) recorded{earlier} in {catalog}; "
         f"{len(outcome.copies)} identical cop{'y' if len(outcome.copies) == 1 else 'ies'} of another input",
         markup=False,

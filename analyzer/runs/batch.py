@@ -139,9 +139,11 @@ def plan_batch(root: Path, workdir: Path, limits: Limits = DEFAULT_LIMITS, scann
 
 @dataclass
 class BatchOutcome:
-    """What a batch found: runs catalogued now, runs and failures catalogued by an earlier batch, copies."""
+    """What a batch found: runs catalogued now, known job ranks judged again with their job, runs and failures
+    catalogued by an earlier batch, copies."""
 
-    catalogued: list[str] = field(default_factory=list)  # labels
+    catalogued: list[str] = field(default_factory=list)  # labels of runs new to the catalog
+    rejudged: list[str] = field(default_factory=list)  # labels of runs catalogued before, judged again with their job
     skipped: list[str] = field(default_factory=list)  # labels of runs catalogued by an earlier batch
     failed: list[dict[str, str]] = field(default_factory=list)  # failures rows recorded now
     failed_before: list[dict[str, str]] = field(default_factory=list)  # failures of this tree, recorded earlier
@@ -168,7 +170,8 @@ def run_batch(
     it finishes into the catalog open on ``con`` (``catalog.open_catalog``).
 
     ``on_start(n)`` is told how many exports will be analysed; ``on_done(task, status)`` is
-    called after each commit with status 'catalogued' or 'failed'. ``scanned`` is the root folder's
+    called after each commit with status 'catalogued', 'rejudged' (a run catalogued before, judged again with
+    its job) or 'failed'. ``scanned`` is the root folder's
     ``discover.scan`` when the caller has it already.
     """
     outcome = BatchOutcome()
@@ -176,20 +179,33 @@ def run_batch(
     with scratch_folder() as tmp, ExitStack() as stack:
         plan = plan_batch(root, Path(tmp), limits, scanned)
         outcome.job_parts = plan.job_parts
-        jobs = _jobs_to_do(con, plan, outcome)
+        found = [JobTask(job, label, job_fingerprint(job, plan.prints)) for job, label in plan.jobs]
+        jobs = _jobs_to_do(con, found, outcome)
         # A job judged now explains its ranks' findings: its ranks are judged now too, catalogued before or not.
         hold = RankHold(jobs, settings)
         ranks = hold.paths
         todo = [
             replace(t, job_rank=True) if t.export_path in ranks else t for t in _sort_out(con, plan, outcome, ranks)
         ]
+        before = _Before(
+            frozenset(_usable_prints(con, [t.fingerprint for t in todo if t.job_rank])),
+            frozenset(t.fingerprint for t in found),
+        )
         if on_start:
             on_start(len(todo))
         jobs_done: set[str] = set()
         for done in stack.enter_context(closing(run_chunked(todo, settings, executor, jobs))):
-            jobs_done.update(_commit_done(con, done, hold, outcome, on_done))
+            jobs_done.update(_commit_done(con, done, hold, outcome, on_done, before))
         outcome.jobs = [t.label for t in jobs if t.label in jobs_done]  # in plan order
     return outcome
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What the catalog held of the tree before the batch committed anything."""
+
+    rank_prints: frozenset[str]  # the job ranks judged again that it held runs of: re-judged, no new runs
+    job_prints: frozenset[str]  # every job of the tree, known or not: none is an earlier state of a job judged now
 
 
 def _commit_done(
@@ -198,6 +214,7 @@ def _commit_done(
     hold: RankHold,
     outcome: BatchOutcome,
     on_done: Callable[[RunTask, str], None] | None,
+    before: _Before,
 ) -> list[str]:
     """Commit what a chunk gave: its runs (one transaction; a job's ranks as ``hold`` says), or its jobs with
     the explained findings rows of their ranks committed before them; the labels of the jobs catalogued."""
@@ -205,12 +222,12 @@ def _commit_done(
     if runs:
         commit_runs(con, [tables for _, tables in runs])  # a chunk's runs: one transaction
     for task, tables in runs:
-        status = _account(task, tables, outcome)
+        status = _account(task, tables, outcome, task.fingerprint in before.rank_prints)
         if on_done:
             on_done(task, status)
     judged = [(j, t) for j, t in done if isinstance(j, JobTask)]
     explained = [found for job, tables in judged for found in hold.job(job, tables)]
-    return _commit_jobs(con, judged, outcome, explained)
+    return _commit_jobs(con, judged, outcome, explained, before.job_prints)
 
 
 def _sort_out(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome, again: set[str]) -> list[RunTask]:
@@ -287,15 +304,16 @@ def _recall(
             outcome.failed_before.append(row)
 
 
-def _account(task: RunTask, tables: dict, outcome: BatchOutcome) -> str:
-    """Tell ``outcome`` what one committed export gave; returns 'catalogued' or 'failed'."""
+def _account(task: RunTask, tables: dict, outcome: BatchOutcome, known: bool) -> str:
+    """Tell ``outcome`` what one committed export gave (``known``: the catalog held its runs before, a job rank
+    judged again with its job); returns 'catalogued', 'rejudged' or 'failed'."""
     if "failures" in tables:
         outcome.failed.extend(tables["failures"].to_pylist())
         return "failed"
-    outcome.catalogued.append(task.label)
+    (outcome.rejudged if known else outcome.catalogued).append(task.label)
     if lost := _lost_files(tables):
         outcome.partial.append((task.label, lost, "run_problems"))
-    return "catalogued"
+    return "rejudged" if known else "catalogued"
 
 
 def _lost_files(tables: dict, name: str = "run_problems") -> list[str]:
@@ -313,26 +331,37 @@ def _usable_prints(con: duckdb.DuckDBPyConnection, fingerprints: list[str]) -> l
     return [r[0] for r in rows]
 
 
-def _jobs_to_do(con: duckdb.DuckDBPyConnection, plan: BatchPlan, outcome: BatchOutcome) -> list[JobTask]:
-    """The jobs of the plan not known yet (by their fingerprint), in plan order; a job known already that lost
-    input is told to ``outcome.partial`` again."""
+def _jobs_to_do(con: duckdb.DuckDBPyConnection, todo: list[JobTask], outcome: BatchOutcome) -> list[JobTask]:
+    """The jobs of the plan (``todo``) not known yet (by their fingerprint), in plan order; a job known already
+    that lost input is told to ``outcome.partial`` again, one whose analysis failed to ``outcome.failed_before``
+    (as a run's failure, it is tried again once one of its ranks' files changes, or when the machinery lost it)."""
     known = known_job_fingerprints(con)
-    todo = [JobTask(job, label, job_fingerprint(job, plan.prints)) for job, label in plan.jobs]
     losses = earlier_losses(con, [t.fingerprint for t in todo if t.fingerprint in known], "job_problems")
     outcome.partial += [(t.label, losses[t.fingerprint], "job_problems") for t in todo if t.fingerprint in losses]
-    return [t for t in todo if t.fingerprint not in known]
+    failures = earlier_failures(con, [t.fingerprint for t in todo if t.fingerprint not in known])
+    outcome.failed_before += [
+        {"path": t.label, "fingerprint": t.fingerprint, "message": failures[t.fingerprint]}
+        for t in todo
+        if t.fingerprint in failures
+    ]
+    return [t for t in todo if t.fingerprint not in known and t.fingerprint not in failures]
 
 
 def _commit_jobs(
-    con: duckdb.DuckDBPyConnection, done: list[tuple[JobTask, dict]], outcome: BatchOutcome, explained: list[pa.Table]
+    con: duckdb.DuckDBPyConnection,
+    done: list[tuple[JobTask, dict]],
+    outcome: BatchOutcome,
+    explained: list[pa.Table],
+    kept: frozenset[str],
 ) -> list[str]:
     """Commit a chunk's analysed jobs with the ``explained`` findings rows of their ranks catalogued before them
-    (in one transaction) and their failures rows; the labels of those catalogued."""
+    (in one transaction), replacing the earlier states of each but the jobs of ``kept`` (fingerprints: the
+    tree's), and their failures rows; the labels of those catalogued."""
     for tables in [tables for _, tables in done if "failures" in tables]:
         commit_run(con, tables)
         outcome.failed.extend(tables["failures"].to_pylist())
     judged = [(task, tables) for task, tables in done if "failures" not in tables]
-    commit_jobs(con, [tables for _, tables in judged], explained)
+    commit_jobs(con, [tables for _, tables in judged], explained, kept)
     for task, tables in judged:
         if lost := _lost_files(tables, "job_problems"):
             outcome.partial.append((task.label, lost, "job_problems"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -205,18 +205,25 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
 
 
 def commit_jobs(
-    catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, pa.Table]], rank_findings: Sequence[pa.Table] = ()
+    catalog: duckdb.DuckDBPyConnection,
+    jobs: list[dict[str, pa.Table]],
+    rank_findings: Sequence[pa.Table] = (),
+    kept: Collection[str] = (),
 ) -> None:
     """Write the analysed jobs' rows (of distinct jobs) in ONE transaction, each replacing earlier rows of the
-    same job: every job is whole or absent, and the catalog pays one commit for all. ``rank_findings``: the
-    findings rows of runs catalogued already (the jobs' ranks, their findings explained by the jobs'), which
-    replace those runs' rows in the same transaction: a job is never in the catalog without its explanations."""
+    same job: every job is whole or absent, and the catalog pays one commit for all. The same job is one of the
+    same id, or of the same folder (path) and name but another fingerprint, not one of ``kept`` (the jobs the
+    batch's tree holds): a job whose ranks grew or changed replaces what the catalog said of it before.
+    ``rank_findings``: the findings rows of runs catalogued already (the jobs' ranks, their
+    findings explained by the jobs'), which replace those runs' rows in the same transaction: a job is never in
+    the catalog without its explanations."""
     if not jobs:
         return
-    ids = [t["catalog_jobs"].column("job_id")[0].as_py() for t in jobs]
-    prints = [t["catalog_jobs"].column("fingerprint")[0].as_py() for t in jobs]
+    rows = [t["catalog_jobs"].select(["job_id", "path", "fingerprint"]).to_pylist()[0] for t in jobs]
+    prints = [row["fingerprint"] for row in rows]
     catalog.execute("BEGIN TRANSACTION")
     try:
+        ids = [row["job_id"] for row in rows] + _earlier_states(catalog, rows, kept)
         for name in JOB_TABLES:
             catalog.execute(f"DELETE FROM {name} WHERE {in_list('job_id')}", [ids])
         # an earlier lost attempt
@@ -233,6 +240,27 @@ def commit_jobs(
     except BaseException:
         catalog.execute("ROLLBACK")
         raise
+
+
+def _earlier_states(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, str]], kept: Collection[str]) -> list[str]:
+    """The ids of the catalog's jobs at the folder and of the name of one of ``jobs`` (catalog_jobs rows), but
+    of no fingerprint of ``kept``: the job as an earlier batch found it, e.g. with some of its ranks."""
+    keys = [[row["path"], _job_name(row["job_id"])] for row in jobs]
+    found = catalog.execute(
+        "SELECT job_id FROM catalog_jobs WHERE [path, split_part(job_id, '@', 1)] IN (SELECT unnest(?::VARCHAR[][])) "
+        "AND NOT list_contains(?::VARCHAR[], fingerprint)",
+        [keys, list(kept)],
+    ).fetchall()
+    return [job_id for (job_id,) in found]
+
+
+def _job_name(job_id: str) -> str:
+    """The job's name in its catalog id '<name>@<fingerprint digits>' (a name holds no '@': grouping._job_id).
+
+    >>> _job_name("job_slow_rank@1a2b3c4d")
+    'job_slow_rank'
+    """
+    return job_id.rpartition("@")[0]
 
 
 def _inserts(jobs: list[dict[str, pa.Table]]) -> list[tuple[str, pa.Table]]:
