@@ -54,8 +54,8 @@ class Availability:
             items = [_item(key, n, params) for n, key in enumerate(together)]
             row = self._con.execute(f"SELECT {', '.join(items)}", params).fetchall()[0]
             self._seen.update(zip(together, row, strict=True))
-        for (table, runs), columns in per_run.items():
-            self._each_run(table, columns, runs)
+        for (table, asked), columns in per_run.items():
+            self._each_run(table, columns, asked)
 
     def _each_run(self, table: str, columns: list[str], runs: tuple[str, ...]) -> None:
         """Whether each of ``runs`` alone has a value in each of ``columns`` of ``table``: one scan, grouped by
