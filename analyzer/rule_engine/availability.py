@@ -28,13 +28,15 @@ class Availability:
     def missing(self, rule: Rule, run_ids: tuple[str, ...]) -> list[str]:
         """'table.column' of every requirement of ``rule`` that these runs do not meet."""
         keys = required_keys(rule, run_ids)
-        if not all(key in self._seen for key in keys):  # most were answered by one prefetch of all
+        try:  # most were answered by one prefetch of all: each key looked up once
+            return [f"{table}.{column}" for table, column, runs in keys if not self._seen[table, column, runs]]
+        except KeyError:
             self.prefetch(keys)
         return [f"{table}.{column}" for table, column, runs in keys if not self._seen[table, column, runs]]
 
     def prefetch(self, keys: Iterable[Key]) -> None:
-        """Answer every key not known yet, all in one query (one round trip instead of one per column): a
-        column asked about for each of several runs alone is one scan for all of them."""
+        """Answer every key not known yet, in one query for the keys of several runs and one per table for the
+        columns asked about for each of several runs alone (one scan of the table for all its columns)."""
         todo = [key for key in dict.fromkeys(keys) if key not in self._seen]
         if not todo:
             return
@@ -42,21 +44,36 @@ class Availability:
         for table, column, run_ids in todo:
             if len(run_ids) == 1:
                 each.setdefault((table, column), []).append(run_ids[0])
-        per_run = [(table, column, tuple(runs)) for (table, column), runs in each.items() if len(runs) > 1]
+        per_run: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+        for (table, column), runs in each.items():
+            if len(runs) > 1:
+                per_run.setdefault((table, tuple(runs)), []).append(column)
         together = [key for key in todo if len(key[2]) > 1 or len(each.get(key[:2], ())) == 1]
-        params: dict[str, object] = {}
-        items = [_item(key, n, params, "has") for n, key in enumerate(together)]
-        items += [_item(key, n, params, "which") for n, key in enumerate(per_run, start=len(together))]
-        row = self._con.execute(f"SELECT {', '.join(items)}", params).fetchall()[0]
-        self._seen.update(zip(together, row[: len(together)], strict=True))
-        for (table, column, runs), having in zip(per_run, row[len(together) :], strict=True):
-            having = set(having or ())
-            self._seen.update(((table, column, (r,)), r in having) for r in runs)
+        if together:
+            params: dict[str, object] = {}
+            items = [_item(key, n, params) for n, key in enumerate(together)]
+            row = self._con.execute(f"SELECT {', '.join(items)}", params).fetchall()[0]
+            self._seen.update(zip(together, row, strict=True))
+        for (table, asked), columns in per_run.items():
+            self._each_run(table, columns, asked)
+
+    def _each_run(self, table: str, columns: list[str], runs: tuple[str, ...]) -> None:
+        """Whether each of ``runs`` alone has a value in each of ``columns`` of ``table``: one scan, grouped by
+        run (a subquery per column scanned the table once for each)."""
+        name, _, counter = table.partition(":")
+        where = in_list("run_id", "$runs") + (" AND counter = $counter" if counter else "")
+        params: dict[str, object] = {"runs": list(runs), **({"counter": counter} if counter else {})}
+        counts = ", ".join(f'count("{column}") > 0' for column in columns)
+        rows = self._con.execute(f"SELECT run_id, {counts} FROM {name} WHERE {where} GROUP BY run_id", params)
+        having = {run: flags for run, *flags in rows.fetchall()}
+        none = (False,) * len(columns)
+        for r in runs:
+            flags = having.get(r, none)
+            self._seen.update(((table, column, (r,)), flag) for column, flag in zip(columns, flags, strict=True))
 
 
-def _item(key: Key, n: int, params: dict[str, object], answer: str) -> str:
-    """The query item for ``key`` (its parameters added to ``params``): whether the runs together have a
-    value ('has'), or the list of the runs that each have one ('which')."""
+def _item(key: Key, n: int, params: dict[str, object]) -> str:
+    """The query item for ``key`` (its parameters added to ``params``): whether the runs together have a value."""
     table, column, run_ids = key
     name, _, counter = table.partition(":")
     where = f'"{column}" IS NOT NULL AND ' + in_list("run_id", f"$runs{n}")
@@ -64,7 +81,5 @@ def _item(key: Key, n: int, params: dict[str, object], answer: str) -> str:
     if counter:
         where += f" AND counter = $counter{n}"
         params[f"counter{n}"] = counter
-    if answer == "which":
-        return f"(SELECT list(DISTINCT run_id) FROM {name} WHERE {where})"
     # LIMIT 1: each scan stops at the first non-NULL value instead of counting them all.
     return f"(SELECT count(*) FROM (SELECT 1 FROM {name} WHERE {where} LIMIT 1)) > 0"

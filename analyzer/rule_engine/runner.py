@@ -39,9 +39,15 @@ def _skip_reason(rule: Rule, missing: list[str], run_count: int) -> str:
     return f"needs {', '.join(missing)}, which this {rule.scope} does not have (all NULL or absent)"
 
 
+# Values that are JSON-friendly as they are, told by their exact type: most values a query returns are these.
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+
+
 def plain_value(value: Any) -> Any:
     """A JSON-friendly value: Decimal -> float, NaN/inf -> None, dates -> ISO text, lists and dicts
     converted item by item."""
+    if type(value) in _PLAIN_TYPES:
+        return value
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, float) and not math.isfinite(value):

@@ -65,7 +65,7 @@ FROM per_key u JOIN keys k USING (part);
 -- insert a run's rows in its files' order, read alone or with other runs (tests/test_row_order.py). The row
 -- ending last is found by one max over (end_ns, rid) packed into a HUGEINT (end_ns * 2^63 + rid, rid
 -- being a non-negative BIGINT): an integer max, not an arg_max comparing STRUCTs at every step of the
--- window's segment tree.
+-- window's segment tree; the latest end is that max shifted back (>> 63 floors), not a second max.
 -- @column key      STRUCT  the key of src
 -- @column start_ns BIGINT  the latest end of the rows before the gap
 -- @column end_ns   BIGINT  the start of the row after the gap
@@ -73,9 +73,10 @@ FROM per_key u JOIN keys k USING (part);
 -- @column rid      BIGINT  rid of the row after the gap
 WITH keys AS (SELECT key, row_number() OVER (ORDER BY key) AS part FROM (SELECT DISTINCT key FROM query_table(src))),
 keyed AS (SELECT k.part, t.rid, t.start_ns, t.end_ns FROM query_table(src) t JOIN keys k ON t.key IS NOT DISTINCT FROM k.key),
-running AS (SELECT *, max(end_ns) OVER w AS prev_end, max(end_ns::HUGEINT * 9223372036854775808 + rid) OVER w AS prev_end_rid
-            FROM keyed
-            WINDOW w AS (PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+packed AS (SELECT *, max(end_ns::HUGEINT * 9223372036854775808 + rid) OVER (
+                PARTITION BY part ORDER BY start_ns, end_ns, rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end_rid
+            FROM keyed),
+running AS (SELECT *, (prev_end_rid >> 63)::BIGINT AS prev_end FROM packed)
 SELECT k.key, p.prev_end AS start_ns, p.start_ns AS end_ns,
        (p.prev_end_rid - p.prev_end::HUGEINT * 9223372036854775808)::BIGINT AS prev_rid, p.rid
 FROM running p JOIN keys k USING (part) WHERE p.start_ns > p.prev_end;
