@@ -20,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from analyzer.ingest.sql_values import IN_RUNS
+from analyzer.report.runs_reader import Rows
 
 # DuckDB turns 100.0 * busy_ns into a decimal of one digit (1000 * busy_ns as an integer) and that into a double:
 # the same double as 100 * busy_ns while 1000 * busy_ns is below 2 ** 53.
@@ -36,26 +37,22 @@ IDLE_SCHEMA = {"start_ms": pl.Float64, "end_ms": pl.Float64, "idle_us": pl.Float
 _IDLE_ROUNDED = "round(start_ms, 6) AS start_ms, round(end_ms, 6) AS end_ms, round(idle_us, 3) AS idle_us"
 
 
-def busy_parts(
-    con: duckdb.DuckDBPyConnection, runs: list[str], bucket_count: int
-) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
-    """(no rows, per run of ``runs`` with busy intervals and a task window its ``busy_over_time`` rows), with
-    ``bucket_count`` buckets over the whole run; None when a chunk's numbers could differ from DuckDB's (then
-    they are read by the query)."""
+def busy_parts(con: duckdb.DuckDBPyConnection, runs: list[str], bucket_count: int) -> Rows | None:
+    """The ``busy_over_time`` rows of ``runs`` (those with busy intervals and a task window: runs_reader.Rows),
+    with ``bucket_count`` buckets over the whole run; None when a chunk's numbers could differ from DuckDB's
+    (then they are read by the query)."""
     return _per_run(con, runs, SCHEMA, _ROUNDED, lambda s, e, w: _unrounded(s, e, w, bucket_count))
 
 
-def idle_parts(
-    con: duckdb.DuckDBPyConnection, runs: list[str], min_share: float, limit: int
-) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
-    """(no rows, per run of ``runs`` with busy intervals its ``idle_stretches`` rows); None when a run's
+def idle_parts(con: duckdb.DuckDBPyConnection, runs: list[str], min_share: float, limit: int) -> Rows | None:
+    """The ``idle_stretches`` rows of ``runs`` (those with busy intervals: runs_reader.Rows); None when a run's
     stretches are not surely the query's (then they are read by it)."""
     return _per_run(con, runs, IDLE_SCHEMA, _IDLE_ROUNDED, lambda s, e, w: _idle(s, e, w, min_share, limit))
 
 
 def _per_run(
     con: duckdb.DuckDBPyConnection, runs: list[str], schema: dict, rounded: str, made_of: Callable
-) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
+) -> Rows | None:
     """Each run's unrounded columns ``made_of(starts, ends, window)`` (its busy intervals in time order, its
     task window), or None for the chunk when one run's are None; rounded by DuckDB (``rounded``) in one
     projection of the chunk's rows."""
@@ -75,11 +72,11 @@ def _per_run(
             made.append((run, columns))
     empty = pl.DataFrame(schema=schema)
     if not made:
-        return empty, {}
+        return empty, empty, {}
     stacked = [np.concatenate([c[k] for _, c in made]) for k in range(len(schema))]
     rows = con.from_arrow(pa.table(dict(zip(schema, stacked, strict=True)))).project(rounded).pl()
     offsets = np.cumsum([0, *(len(c[0]) for _, c in made)]).tolist()
-    return empty, {run: rows.slice(offsets[i], offsets[i + 1] - offsets[i]) for i, (run, _) in enumerate(made)}
+    return empty, rows, {run: (offsets[i], offsets[i + 1] - offsets[i]) for i, (run, _) in enumerate(made)}
 
 
 def _unrounded(s: np.ndarray, e: np.ndarray, window: tuple | None, n: int) -> list[np.ndarray] | None:
