@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
@@ -199,6 +201,10 @@ def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int 
     }
 
 
+# What plotly_text changes in a text.
+_PLOTLY_ESCAPED = re.compile("[<>&]")
+
+
 def plotly_text(value: object) -> str:
     """Text for plotly labels: plotly reads a few HTML tags in strings, so '<', '>' and '&' are escaped.
 
@@ -240,7 +246,9 @@ def rows_where(table: dict[str, list], keep: list[bool], columns: Iterable[str] 
     >>> rows_where({"x": [1, None, 3], "y": list("abc")}, [False, True, True])
     {'x': [None, 3], 'y': ['b', 'c']}
     """
-    return {c: [v for v, k in zip(table[c], keep, strict=True) if k] for c in (columns or table)}
+    if any(len(table[c]) != len(keep) for c in (columns or table)):
+        raise ValueError("rows_where: a column and its flags differ in length")
+    return {c: list(itertools.compress(table[c], keep)) for c in (columns or table)}
 
 
 def rows_equal(
@@ -257,9 +265,13 @@ def column_lists(frame: pl.DataFrame, columns: Iterable[str] | None = None) -> d
 
 
 def _labels(values: pl.Series | list) -> list[str]:
-    """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks)."""
+    """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks), none
+    when the texts hold nothing plotly_text escapes (most operator names)."""
     raw = values if isinstance(values, list) else values.to_list()
-    text = {v: plotly_text(v) for v in set(raw)}
+    distinct = set(raw)
+    if all(type(v) is str for v in distinct) and not _PLOTLY_ESCAPED.search("".join(distinct)):
+        return list(raw)
+    text = {v: plotly_text(v) for v in distinct}
     return [text[v] for v in raw]
 
 
