@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, cast
@@ -225,6 +226,8 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     >>> _scaled(pl.Series([1234.5678, None, 0.00125]), 1e-3)
     [1.2346, None, 0.0]
     """
+    if values.len() <= _FEW_VALUES:
+        return _scaled_few(values.cast(pl.Float64).to_list(), factor, 10.0**digits)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found below, as polars finds it
         scaled = values.cast(pl.Float64).to_numpy() * factor
         rounded = np.round(scaled, digits)
@@ -234,6 +237,33 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     out = rounded.tolist()
     if values.null_count():  # a null is NaN in numpy: put each back as None
         return [None if v is None else r for v, r in zip(values.to_list(), out, strict=True)]
+    return out
+
+
+# Up to this many values, _scaled's numbers are made one by one: numpy's fixed cost per call is more than theirs.
+_FEW_VALUES = 32
+
+
+def _scaled_few(values: list[float | None], factor: float, power: float) -> list[float | None]:
+    """``_scaled``'s numbers made as numpy makes them (``power``: ten to the digits): scaled, times the power,
+    rounded half to even (``rint``, a zero keeping its sign), divided by it; a value whose product overflows left
+    scaled, a null None.
+
+    >>> _scaled_few([2.5e-4, -1e-5, None, 1e308, float("inf")], 1.0, 1e4)
+    [0.0002, -0.0, None, 1e+308, inf]
+    """
+    out: list[float | None] = []
+    for v in values:
+        if v is None:
+            out.append(None)
+            continue
+        scaled = v * factor
+        product = scaled * power
+        if not math.isfinite(product):  # numpy's rint keeps it; a finite value then stays as scaled
+            out.append(scaled)
+            continue
+        rounded = round(product) / power
+        out.append(rounded if rounded else math.copysign(0.0, product))
     return out
 
 
