@@ -4,6 +4,7 @@ database written by the parent."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,36 @@ def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tm
     for d in diagnoses:
         folder = run_folder(tmp_path / "out", d.run_id)
         assert (folder / "diagnosis.json").is_file() == (d.run_id != lost), d.run_id
+
+
+@pytest.mark.slow  # worker processes: the full suite runs it
+def test_the_other_files_of_sent_pages_are_written_before_any_series_is_read(sweep, tmp_path, monkeypatch):
+    trace, diagnoses = sweep
+    _pooled(monkeypatch)
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    here = report_pool.write_report
+    seen: list[list[str]] = []
+
+    def first_page_waits(d, settings, con, reader):
+        """The first page written here reads the first chunk's series: the workers write the json and md of the
+        reports sent to them meanwhile (they need no series), so they appear before it is written."""
+        if not seen:
+            sent = runs[1::2]  # the second of each chunk of two (the first: written here)
+            files = [run_folder(tmp_path, r) / name for r in sent for name in ("diagnosis.json", "diagnosis.md")]
+            deadline = time.monotonic() + 60
+            while not all(f.is_file() for f in files) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            seen.append([f.relative_to(tmp_path).as_posix() for f in files if f.is_file()])
+            assert len(seen[0]) == 2 * len(sent) == 4, seen
+        return here(d, settings, con, reader)
+
+    monkeypatch.setattr(report_pool, "write_report", first_page_waits)
+    pool = ReportPool(
+        diagnoses, Settings(tmp_path, FORMATS, False, []), trace.con, runs_reader.RunsReader(trace.con, runs)
+    )
+    written = pool.write(report_pool.ReportWorkers(1, html=True), None)
+    assert len(seen) == 1
+    assert [[p.name for p in paths] for _, paths in written] == [["diagnosis.json", "diagnosis.md", "report.html"]] * 6
 
 
 def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep, tmp_path):
