@@ -121,3 +121,25 @@ def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep,
         series.step_window(given, runs[0].run_id, 1)  # a step's zoom queries the database itself
     with pytest.raises(NeedsDatabase):
         series.gap_histogram(given, runs[0].run_id)
+
+
+def test_a_task_gets_one_table_per_query_and_each_page_its_own_rows(sweep):
+    """A task's series (RunsReader.taken) are one table per query holding its runs' rows, in the task's order even
+    when it is not the chunk's; each page reads from them the rows a connection gives it."""
+    trace, diagnoses = sweep
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    reader = runs_reader.RunsReader(trace.con, runs)
+    charts = (series.busy_over_time, series.gap_histogram, series.op_type_pareto, series.step_breakdown)
+    for chart in charts:
+        chart(reader, runs[0])  # the chunk's rows read
+    task = [runs[3], runs[0], runs[2]]
+    taken = reader.taken(task)
+    assert {len(read) for read in taken.values()} == {3}  # (no rows, the task's rows, where each run's are)
+    given = ReadSeries(taken, task)
+    for chart in charts:
+        for run in task:
+            expected = chart(trace.con, run)
+            assert expected.height, (chart.__name__, run)
+            assert chart(given, run).equals(expected), (chart.__name__, run)
+    for _, rows, at in taken.values():
+        assert rows.height == sum(n for _, n in at.values())  # the task's runs' rows only

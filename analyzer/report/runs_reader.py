@@ -115,9 +115,10 @@ class RunsReader:
         rows = self.con.sql(query, params={**others, **chunk}).pl()
         # ordered by run first: each run's rows are one stretch, told by the lengths of the run column's runs
         stretches = rows.get_column("__run").rle().struct.unnest()
-        starts = itertools.accumulate(stretches.get_column("len").to_list(), initial=0)
         lengths = stretches.get_column("len").to_list()
-        spans = dict(zip(stretches.get_column("value").to_list(), zip(starts, lengths), strict=False))
+        starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
+        runs_read = stretches.get_column("value").to_list()
+        spans = {run: (start, n) for run, start, n in zip(runs_read, starts, lengths, strict=False)}
         rows = rows.drop("__run")
         return rows.clear(), rows, spans
 
@@ -207,7 +208,7 @@ def _runs_rows(read: Rows, runs: list[str]) -> Rows:
         else:
             stretches.append([start, length])
     parts = [rows.slice(start, length) for start, length in stretches]
-    starts = itertools.accumulate((spans[run][1] for run in held), initial=0)
+    starts = itertools.accumulate((spans[run][1] for run in held), initial=0)  # and the end, which zip leaves
     at = {run: (start, spans[run][1]) for run, start in zip(held, starts, strict=False)}
     return empty, parts[0] if len(parts) == 1 else pl.concat(parts, rechunk=True), at
 
