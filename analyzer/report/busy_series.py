@@ -27,8 +27,11 @@ from analyzer.report.runs_reader import Rows
 _EXACT_BUSY_NS = 2**53 // 1000
 SCHEMA = {"bucket": pl.Int64, "offset_ms": pl.Float64, "width_ms": pl.Float64, "busy_pct": pl.Float64}
 
-_PIECES = f"""SELECT run_id, start_ns, end_ns FROM _busy_intervals
-WHERE {IN_RUNS} AND end_ns > start_ns ORDER BY run_id, start_ns, end_ns"""
+# Each interval's run by its place in the list of runs (from 1), not its name: numpy makes no string per interval.
+_PIECES = """SELECT r.run_no, p.start_ns, p.end_ns FROM _busy_intervals AS p
+INNER JOIN (SELECT unnest($runs::VARCHAR []) AS run_id, generate_subscripts($runs::VARCHAR [], 1) AS run_no) AS r
+    ON p.run_id = r.run_id
+WHERE p.end_ns > p.start_ns ORDER BY r.run_no, p.start_ns, p.end_ns"""
 _WINDOWS = f"""SELECT run_id, min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
 WHERE {IN_RUNS} AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id"""
 # busy_over_time's rounding, by DuckDB, of the unrounded numbers (a projection keeps its rows' order).
@@ -59,12 +62,12 @@ def _per_run(
     pieces = con.sql(_PIECES, params={"runs": runs}).fetchnumpy()
     windows = con.sql(_WINDOWS, params={"runs": runs}).fetchnumpy()
     window = dict(zip(windows["run_id"].tolist(), zip(windows["t0"].tolist(), windows["t1"].tolist())))  # noqa: B905
-    names = pieces["run_id"]
+    numbers = pieces["run_no"]
     starts, ends = np.asarray(pieces["start_ns"], dtype=np.int64), np.asarray(pieces["end_ns"], dtype=np.int64)
-    edges = [0, *(np.flatnonzero(names[1:] != names[:-1]) + 1).tolist(), len(names)] if len(names) else [0]
+    edges = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)] if len(numbers) else [0]
     made: list[tuple[str, list[np.ndarray]]] = []
     for lo_i, hi_i in zip(edges[:-1], edges[1:], strict=True):
-        run = str(names[lo_i])
+        run = runs[int(numbers[lo_i]) - 1]
         columns = made_of(starts[lo_i:hi_i], ends[lo_i:hi_i], window.get(run))
         if columns is None:
             return None
