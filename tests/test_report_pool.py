@@ -129,7 +129,13 @@ def test_a_task_gets_one_table_per_query_and_each_page_its_own_rows(sweep):
     trace, diagnoses = sweep
     runs = [d.run_id for d in diagnoses if not d.compares_runs]
     reader = runs_reader.RunsReader(trace.con, runs)
-    charts = (series.busy_over_time, series.gap_histogram, series.op_type_pareto, series.step_breakdown)
+    charts = (
+        series.busy_over_time,
+        series.gap_positions,
+        series.gap_histogram,
+        series.op_type_pareto,
+        series.step_breakdown,
+    )
     for chart in charts:
         chart(reader, runs[0])  # the chunk's rows read
     task = [runs[3], runs[0], runs[2]]

@@ -112,15 +112,7 @@ class RunsReader:
             f"LATERAL ({inner}) __q ORDER BY {ordered}"
         )
         chunk = {"__runs": runs, "__first": min(runs, default=None), "__last": max(runs, default=None)}
-        rows = self.con.sql(query, params={**others, **chunk}).pl()
-        # ordered by run first: each run's rows are one stretch, told by the lengths of the run column's runs
-        stretches = rows.get_column("__run").rle().struct.unnest()
-        lengths = stretches.get_column("len").to_list()
-        starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
-        runs_read = stretches.get_column("value").to_list()
-        spans = {run: (start, n) for run, start, n in zip(runs_read, starts, lengths, strict=False)}
-        rows = rows.drop("__run")
-        return rows.clear(), rows, spans
+        return rows_by_run(self.con.sql(query, params={**others, **chunk}).pl())
 
     def done(self, run_id: str) -> None:
         """The run's page is written: its chunk's series are forgotten once every page of the chunk is; nothing
@@ -184,6 +176,17 @@ class ReadSeries:
         if key not in self._read:
             raise NeedsDatabase("the page asked a query that was not read for it")
         return _run_rows(self._read[key], params["run"])
+
+
+def rows_by_run(rows: pl.DataFrame) -> Rows:
+    """The Rows of a chunk's query whose rows are ordered by their run (column ``__run``) first: each run's rows
+    are one stretch, told by the lengths of the run column's runs."""
+    stretches = rows.get_column("__run").rle().struct.unnest()
+    lengths = stretches.get_column("len").to_list()
+    starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
+    runs = stretches.get_column("value").to_list()
+    rows = rows.drop("__run")
+    return rows.clear(), rows, {run: (start, n) for run, start, n in zip(runs, starts, lengths, strict=False)}
 
 
 def _run_rows(read: Rows, run: str) -> pl.DataFrame:
