@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analyzer.report.charts import _scaled, column_lists, rows_equal, rows_where
+from analyzer.report.charts import _FEW_VALUES, _scaled, column_lists, rows_equal, rows_where
 
 
 def _values() -> pl.Series:
@@ -22,6 +22,16 @@ def test_scaled_is_polars_round(factor: float, digits: int) -> None:
     expected = (values.cast(pl.Float64) * factor).round(digits).to_list()
     got = _scaled(values, factor, digits)
     assert [repr(v) for v in got] == [repr(v) for v in expected]  # repr: -0.0, nan and inf compared too
+
+
+@pytest.mark.parametrize(("factor", "digits"), [(1e-3, 4), (100, 4), (1.0, 3), (1e-6, 6)])
+def test_scaled_of_few_values_is_polars_round(factor: float, digits: int) -> None:
+    """A series of a few values (made one by one, not by numpy) gives polars' numbers too."""
+    values = _values().extend(pl.Series([None, 1.0]))
+    parts = [values.slice(start, _FEW_VALUES) for start in range(0, values.len(), _FEW_VALUES)]
+    expected = [(part.cast(pl.Float64) * factor).round(digits).to_list() for part in parts]
+    got = [_scaled(part, factor, digits) for part in parts]
+    assert [[repr(v) for v in part] for part in got] == [[repr(v) for v in part] for part in expected]
 
 
 def test_scaled_keeps_nulls_and_integers() -> None:

@@ -92,6 +92,7 @@ def test_every_series_filter_on_its_run_keeps_only_the_chunks_runs(sweep, monkey
     monkeypatch.setattr(RunsReader, "_read_all", lambda self, sql, *a: asked.append(sql) or read_all(self, sql, *a))
     monkeypatch.setattr(busy_series, "busy_parts", lambda *a, **k: None)  # busy rows by query (numpy's fallback)
     monkeypatch.setattr(busy_series, "idle_parts", lambda *a, **k: None)  # and idle stretches
+    monkeypatch.setattr(series, "_chunk_gap_positions", lambda *a, **k: None)  # and the longest gaps
     reader = RunsReader(trace.con, [d.run_id for d in diagnoses])
     for read in SERIES:
         read(reader, diagnoses[0].run_id)

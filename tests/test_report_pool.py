@@ -4,6 +4,7 @@ database written by the parent."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,36 @@ def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tm
         assert (folder / "diagnosis.json").is_file() == (d.run_id != lost), d.run_id
 
 
+@pytest.mark.slow  # worker processes: the full suite runs it
+def test_the_other_files_of_sent_pages_are_written_before_any_series_is_read(sweep, tmp_path, monkeypatch):
+    trace, diagnoses = sweep
+    _pooled(monkeypatch)
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    here = report_pool.write_report
+    seen: list[list[str]] = []
+
+    def first_page_waits(d, settings, con, reader):
+        """The first page written here reads the first chunk's series: the workers write the json and md of the
+        reports sent to them meanwhile (they need no series), so they appear before it is written."""
+        if not seen:
+            sent = runs[1::2]  # the second of each chunk of two (the first: written here)
+            files = [run_folder(tmp_path, r) / name for r in sent for name in ("diagnosis.json", "diagnosis.md")]
+            deadline = time.monotonic() + 60
+            while not all(f.is_file() for f in files) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            seen.append([f.relative_to(tmp_path).as_posix() for f in files if f.is_file()])
+            assert len(seen[0]) == 2 * len(sent) == 4, seen
+        return here(d, settings, con, reader)
+
+    monkeypatch.setattr(report_pool, "write_report", first_page_waits)
+    pool = ReportPool(
+        diagnoses, Settings(tmp_path, FORMATS, False, []), trace.con, runs_reader.RunsReader(trace.con, runs)
+    )
+    written = pool.write(report_pool.ReportWorkers(1, html=True), None)
+    assert len(seen) == 1
+    assert [[p.name for p in paths] for _, paths in written] == [["diagnosis.json", "diagnosis.md", "report.html"]] * 6
+
+
 def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep, tmp_path):
     trace, diagnoses = sweep
     runs = [d for d in diagnoses if not d.compares_runs][:2]
@@ -90,3 +121,31 @@ def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep,
         series.step_window(given, runs[0].run_id, 1)  # a step's zoom queries the database itself
     with pytest.raises(NeedsDatabase):
         series.gap_histogram(given, runs[0].run_id)
+
+
+def test_a_task_gets_one_table_per_query_and_each_page_its_own_rows(sweep):
+    """A task's series (RunsReader.taken) are one table per query holding its runs' rows, in the task's order even
+    when it is not the chunk's; each page reads from them the rows a connection gives it."""
+    trace, diagnoses = sweep
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    reader = runs_reader.RunsReader(trace.con, runs)
+    charts = (
+        series.busy_over_time,
+        series.gap_positions,
+        series.gap_histogram,
+        series.op_type_pareto,
+        series.step_breakdown,
+    )
+    for chart in charts:
+        chart(reader, runs[0])  # the chunk's rows read
+    task = [runs[3], runs[0], runs[2]]
+    taken = reader.taken(task)
+    assert {len(read) for read in taken.values()} == {3}  # (no rows, the task's rows, where each run's are)
+    given = ReadSeries(taken, task)
+    for chart in charts:
+        for run in task:
+            expected = chart(trace.con, run)
+            assert expected.height, (chart.__name__, run)
+            assert chart(given, run).equals(expected), (chart.__name__, run)
+    for _, rows, at in taken.values():
+        assert rows.height == sum(n for _, n in at.values())  # the task's runs' rows only

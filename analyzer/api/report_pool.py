@@ -4,6 +4,9 @@ runs at a time, report/runs_reader.py) while worker processes render and write t
 Workers are spawned (no connection, no DuckDB or polars threads inherited) and never query: a page that asks
 what was not read for it (a step's zoom) is written here afterwards. Each file is written atomically by whoever
 renders it, from the same data, so the files are the same whatever order the workers finish in.
+
+The json and md files of the reports whose pages the workers draw are sent first, apart from the pages: they need
+no series, so the workers write them while this process reads the first chunk's series, instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -154,6 +157,14 @@ class ReportPool:
         self.written: dict[int, list[Path]] = {}
         self.errors: list[str] = []
         self.written_here = 0  # reports written in this process: a group's first, those a worker gave back
+        # with a reader, the reports whose pages are sent have their other files sent first (``_send_text``):
+        # the settings of each part, and per report its text files' paths (or error) until its page is written
+        text = [f for f in settings.formats if f != "html"]
+        split = reader is not None and bool(text) and "html" in settings.formats
+        self.text_settings = replace(settings, formats=text) if split else None
+        self.page_settings = replace(settings, formats=["html"]) if split else settings
+        self.text: dict[int, list[Path] | str] = {}
+        self.text_tasks: list[tuple[list[int], Future]] = []
 
     def write(
         self, workers: ReportWorkers, on_report: Callable[[str], object] | None
@@ -177,7 +188,9 @@ class ReportPool:
         """Group by group: its first report here (which reads the group's series), the others sent to the
         workers; a group's results are taken once the next group's series are read."""
         waiting: deque[list[tuple[list[int], Future]]] = deque()
-        for here, there in self._groups():
+        groups = self._groups()
+        self._send_text(pool, [i for _, there in groups for i in there])
+        for here, there in groups:
             for i in here:
                 self._write_here(i)
             with ctrl_c_ignored():  # the workers are started as work is submitted
@@ -201,11 +214,46 @@ class ReportPool:
             (alone if chunk is None else chunks.setdefault(chunk, [])).append(i)
         return [*(([c[0]], c[1:]) for c in chunks.values()), *(([i], []) for i in alone)]
 
-    def _submit(self, pool: ProcessPoolExecutor, indices: list[int]) -> tuple[list[int], Future]:
-        diagnoses = [self.diagnoses[i] for i in indices]
-        read = None if self.reader is None else self.reader.taken([d.run_id for d in diagnoses])
+    def _send_text(self, pool: ProcessPoolExecutor, sent: list[int]) -> None:
+        """The json and md files of the reports ``sent`` (whose pages the workers draw) sent to the workers before
+        any page, when the formats are split (``text_settings``)."""
+        if self.text_settings is None:
+            return
+        with ctrl_c_ignored():
+            for k in range(0, len(sent), TASK_PAGES):
+                indices = sent[k : k + TASK_PAGES]
+                self.text_tasks.append(self._submit(pool, indices, self.text_settings))
+
+    def _take_text(self) -> None:
+        """The results of the text tasks (sent before any page, so done first); a task whose worker was lost
+        written here."""
+        assert self.text_settings is not None
+        for indices, future in self.text_tasks:
+            try:
+                results = future.result()
+            except Exception:  # the worker process died (killed, out of memory): these files are written here
+                results = [self._write_text_here(i) for i in indices]
+            self.text.update(zip(indices, results, strict=True))
+        self.text_tasks = []
+
+    def _write_text_here(self, i: int) -> list[Path] | str:
+        assert self.text_settings is not None
+        d = self.diagnoses[i]
         try:
-            return indices, pool.submit(write_pages, Pages(diagnoses, read), self.settings)
+            return write_report(d, self.text_settings, None, None)
+        except Exception as exc:  # as in a worker: the others are written, this one is named at the end
+            return f"{d.run_id}: {first_line(exc)}"
+
+    def _submit(
+        self, pool: ProcessPoolExecutor, indices: list[int], text_settings: Settings | None = None
+    ) -> tuple[list[int], Future]:
+        """A task writing the reports ``indices``: their pages (with the series read for them), or with
+        ``text_settings`` their other files."""
+        diagnoses = [self.diagnoses[i] for i in indices]
+        pages = text_settings is None and self.reader is not None
+        read = self.reader.taken([d.run_id for d in diagnoses]) if pages else None
+        try:
+            return indices, pool.submit(write_pages, Pages(diagnoses, read), text_settings or self.page_settings)
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory): these pages are written here
             lost: Future = Future()
             lost.set_exception(exc)
@@ -213,6 +261,8 @@ class ReportPool:
 
     def _take(self, tasks: list[tuple[list[int], Future]]) -> None:
         """The results of a group's tasks; a page that needs the database, or whose worker was lost, written here."""
+        if self.text_tasks:
+            self._take_text()
         for indices, future in tasks:
             try:
                 results = future.result()
@@ -220,21 +270,26 @@ class ReportPool:
                 results = [None] * len(indices)
             for i, result in zip(indices, results, strict=True):
                 if result is None:
-                    self._write_here(i)
+                    self._write_here(i, self.page_settings)
                     continue
                 self._done(i, result)
 
-    def _write_here(self, i: int) -> None:
+    def _write_here(self, i: int, settings: Settings | None = None) -> None:
+        """Report ``i`` written here with ``settings`` (all its files by default; its page alone when its other
+        files were sent apart)."""
         self.written_here += 1
         d = self.diagnoses[i]
         paths: list[Path] | str
         try:
-            paths = write_report(d, self.settings, self.con, self.reader)
+            paths = write_report(d, settings or self.settings, self.con, self.reader)
         except Exception as exc:  # as in a worker: the others are written, this one is named at the end
             paths = f"{d.run_id}: {first_line(exc)}"
         self._done(i, paths)
 
     def _done(self, i: int, result: list[Path] | str) -> None:
+        """Report ``i`` written (its paths, with its text files' when sent apart, or the first error of its parts)."""
+        text = self.text.pop(i, [])
+        result = text if isinstance(text, str) else result if isinstance(result, str) else [*text, *result]
         d = self.diagnoses[i]
         if isinstance(result, str):
             self.errors.append(result)

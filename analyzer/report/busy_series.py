@@ -11,6 +11,7 @@ instead (``None``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -20,14 +21,18 @@ import polars as pl
 import pyarrow as pa
 
 from analyzer.ingest.sql_values import IN_RUNS
+from analyzer.report.runs_reader import Rows
 
 # DuckDB turns 100.0 * busy_ns into a decimal of one digit (1000 * busy_ns as an integer) and that into a double:
 # the same double as 100 * busy_ns while 1000 * busy_ns is below 2 ** 53.
 _EXACT_BUSY_NS = 2**53 // 1000
 SCHEMA = {"bucket": pl.Int64, "offset_ms": pl.Float64, "width_ms": pl.Float64, "busy_pct": pl.Float64}
 
-_PIECES = f"""SELECT run_id, start_ns, end_ns FROM _busy_intervals
-WHERE {IN_RUNS} AND end_ns > start_ns ORDER BY run_id, start_ns, end_ns"""
+# Each interval's run by its place in the list of runs (from 1), not its name: numpy makes no string per interval.
+_PIECES = """SELECT r.run_no, p.start_ns, p.end_ns FROM _busy_intervals AS p
+INNER JOIN (SELECT unnest($runs::VARCHAR []) AS run_id, generate_subscripts($runs::VARCHAR [], 1) AS run_no) AS r
+    ON p.run_id = r.run_id
+WHERE p.end_ns > p.start_ns ORDER BY r.run_no, p.start_ns, p.end_ns"""
 _WINDOWS = f"""SELECT run_id, min(start_ns) AS t0, max(end_ns) AS t1 FROM ops
 WHERE {IN_RUNS} AND start_ns IS NOT NULL AND end_ns IS NOT NULL GROUP BY run_id"""
 # busy_over_time's rounding, by DuckDB, of the unrounded numbers (a projection keeps its rows' order).
@@ -36,78 +41,129 @@ IDLE_SCHEMA = {"start_ms": pl.Float64, "end_ms": pl.Float64, "idle_us": pl.Float
 _IDLE_ROUNDED = "round(start_ms, 6) AS start_ms, round(end_ms, 6) AS end_ms, round(idle_us, 3) AS idle_us"
 
 
-def busy_parts(
-    con: duckdb.DuckDBPyConnection, runs: list[str], bucket_count: int
-) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
-    """(no rows, per run of ``runs`` with busy intervals and a task window its ``busy_over_time`` rows), with
-    ``bucket_count`` buckets over the whole run; None when a chunk's numbers could differ from DuckDB's (then
-    they are read by the query)."""
-    return _per_run(con, runs, SCHEMA, _ROUNDED, lambda s, e, w: _unrounded(s, e, w, bucket_count))
+def busy_parts(con: duckdb.DuckDBPyConnection, runs: list[str], bucket_count: int) -> Rows | None:
+    """The ``busy_over_time`` rows of ``runs`` (those with busy intervals and a task window: runs_reader.Rows),
+    with ``bucket_count`` buckets over the whole run; None when a chunk's numbers could differ from DuckDB's
+    (then they are read by the query)."""
+    made = _buckets(*_intervals(con, runs), bucket_count)
+    return None if made is None else _rows(con, SCHEMA, _ROUNDED, *made)
 
 
-def idle_parts(
-    con: duckdb.DuckDBPyConnection, runs: list[str], min_share: float, limit: int
-) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
-    """(no rows, per run of ``runs`` with busy intervals its ``idle_stretches`` rows); None when a run's
+def idle_parts(con: duckdb.DuckDBPyConnection, runs: list[str], min_share: float, limit: int) -> Rows | None:
+    """The ``idle_stretches`` rows of ``runs`` (those with busy intervals: runs_reader.Rows); None when a run's
     stretches are not surely the query's (then they are read by it)."""
     return _per_run(con, runs, IDLE_SCHEMA, _IDLE_ROUNDED, lambda s, e, w: _idle(s, e, w, min_share, limit))
 
 
-def _per_run(
-    con: duckdb.DuckDBPyConnection, runs: list[str], schema: dict, rounded: str, made_of: Callable
-) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None:
-    """Each run's unrounded columns ``made_of(starts, ends, window)`` (its busy intervals in time order, its
-    task window), or None for the chunk when one run's are None; rounded by DuckDB (``rounded``) in one
-    projection of the chunk's rows."""
+# A chunk's busy intervals: per run with intervals (in the order of the list of runs), its name, where its
+# intervals start and end among the chunk's (in time order), and its task window; the intervals' starts and ends.
+Intervals = tuple[list[tuple[str, int, int, tuple | None]], np.ndarray, np.ndarray]
+
+
+def _intervals(con: duckdb.DuckDBPyConnection, runs: list[str]) -> Intervals:
+    """The busy intervals and task windows of the runs of ``runs`` that have intervals (``Intervals``)."""
     pieces = con.sql(_PIECES, params={"runs": runs}).fetchnumpy()
     windows = con.sql(_WINDOWS, params={"runs": runs}).fetchnumpy()
     window = dict(zip(windows["run_id"].tolist(), zip(windows["t0"].tolist(), windows["t1"].tolist())))  # noqa: B905
-    names = pieces["run_id"]
+    numbers = pieces["run_no"]
     starts, ends = np.asarray(pieces["start_ns"], dtype=np.int64), np.asarray(pieces["end_ns"], dtype=np.int64)
-    edges = [0, *(np.flatnonzero(names[1:] != names[:-1]) + 1).tolist(), len(names)] if len(names) else [0]
-    made: list[tuple[str, list[np.ndarray]]] = []
+    edges = [0, *(np.flatnonzero(numbers[1:] != numbers[:-1]) + 1).tolist(), len(numbers)] if len(numbers) else [0]
+    held = []
     for lo_i, hi_i in zip(edges[:-1], edges[1:], strict=True):
-        run = str(names[lo_i])
-        columns = made_of(starts[lo_i:hi_i], ends[lo_i:hi_i], window.get(run))
+        run = runs[int(numbers[lo_i]) - 1]
+        held.append((run, lo_i, hi_i, window.get(run)))
+    return held, starts, ends
+
+
+def _per_run(
+    con: duckdb.DuckDBPyConnection, runs: list[str], schema: dict, rounded: str, made_of: Callable
+) -> Rows | None:
+    """Each run's unrounded columns ``made_of(starts, ends, window)`` (its busy intervals in time order, its
+    task window), or None for the chunk when one run's are None; rounded by DuckDB (``rounded``) in one
+    projection of the chunk's rows."""
+    held, starts, ends = _intervals(con, runs)
+    made: list[tuple[str, list[np.ndarray]]] = []
+    for run, lo_i, hi_i, window in held:
+        columns = made_of(starts[lo_i:hi_i], ends[lo_i:hi_i], window)
         if columns is None:
             return None
         if len(columns[0]):
             made.append((run, columns))
+    stacked = [np.concatenate([c[k] for _, c in made]) for k in range(len(schema))] if made else []
+    return _rows(con, schema, rounded, [run for run, _ in made], [len(c[0]) for _, c in made], stacked)
+
+
+def _rows(
+    con: duckdb.DuckDBPyConnection, schema: dict, rounded: str, runs: list[str], lengths: list, stacked: list
+) -> Rows:
+    """The Rows of ``runs``, each ``lengths`` rows of the ``stacked`` unrounded columns, rounded by DuckDB
+    (``rounded``) in one projection of the chunk's rows."""
     empty = pl.DataFrame(schema=schema)
-    if not made:
-        return empty, {}
-    stacked = [np.concatenate([c[k] for _, c in made]) for k in range(len(schema))]
+    if not runs:
+        return empty, empty, {}
     rows = con.from_arrow(pa.table(dict(zip(schema, stacked, strict=True)))).project(rounded).pl()
-    offsets = np.cumsum([0, *(len(c[0]) for _, c in made)]).tolist()
-    return empty, {run: rows.slice(offsets[i], offsets[i + 1] - offsets[i]) for i, (run, _) in enumerate(made)}
+    starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
+    return empty, rows, {run: (start, n) for run, start, n in zip(runs, starts, lengths, strict=False)}
 
 
-def _unrounded(s: np.ndarray, e: np.ndarray, window: tuple | None, n: int) -> list[np.ndarray] | None:
-    """One run's buckets (busy_over_time's grid, clipping and sums) with its unrounded offset, width and busy
-    share; no bucket without a task window; None outside the range where the numbers are DuckDB's."""
-    if window is None or window[0] is None or window[1] is None or not window[1] > window[0]:
-        return [np.array([], dtype=np.int64)] + [np.array([], dtype=np.float64)] * 3
-    lo, hi = int(window[0]), int(window[1])
-    width = int(max(1.0, math.ceil(float(hi - lo) / n)))
-    if width >= _EXACT_BUSY_NS:
-        return None
-    keep = (e > lo) & (s < hi)
-    s, e = np.maximum(s[keep], lo), np.minimum(e[keep], hi)
-    first, last = (s - lo) // width, (e - 1 - lo) // width
-    count = (hi - lo + width - 1) // width
-    busy = np.zeros(count + 1, dtype=np.int64)
+def _buckets(
+    held: list[tuple[str, int, int, tuple | None]], s: np.ndarray, e: np.ndarray, n: int
+) -> tuple[list[str], list[int], list[np.ndarray]] | None:
+    """The buckets of every run of ``held`` (busy_over_time's grid, clipping and sums, per run) with their
+    unrounded offset, width and busy share, the runs' all at once: (the runs with buckets, their counts of
+    buckets, the stacked columns); no bucket for a run without a task window; None when a run's numbers could
+    leave the range where they are DuckDB's."""
+    runs: list[str] = []
+    counts, los, his, widths = [], [], [], []
+    piece_run = np.full(len(s), -1, dtype=np.int64)  # per interval: its run's place in ``runs`` (-1: none)
+    for run, lo_i, hi_i, window in held:
+        if window is None or window[0] is None or window[1] is None or not window[1] > window[0]:
+            continue
+        lo, hi = int(window[0]), int(window[1])
+        width = int(max(1.0, math.ceil(float(hi - lo) / n)))
+        if width >= _EXACT_BUSY_NS:
+            return None
+        piece_run[lo_i:hi_i] = len(runs)
+        runs.append(run)
+        counts.append((hi - lo + width - 1) // width)
+        los.append(lo)
+        his.append(hi)
+        widths.append(width)
+    if not runs:
+        return [], [], []
+    # each run's buckets, then one slot where its running sum of whole buckets ends, in one array
+    base = np.asarray([0, *itertools.accumulate(c + 1 for c in counts)], dtype=np.int64)
+    lo_of, hi_of, width_of = (np.asarray(v, dtype=np.int64) for v in (los, his, widths))
+    k = piece_run[piece_run >= 0]
+    s, e = s[piece_run >= 0], e[piece_run >= 0]
+    keep = (e > lo_of[k]) & (s < hi_of[k])
+    k = k[keep]
+    start, step = lo_of[k], width_of[k]  # each interval's run's window start and bucket width
+    s, e = np.maximum(s[keep], start), np.minimum(e[keep], hi_of[k])
+    first, last = (s - start) // step, (e - 1 - start) // step
+    busy = np.zeros(int(base[-1]), dtype=np.int64)
     inside = first == last
-    np.add.at(busy, first[inside], (e - s)[inside])
-    f, la, ps, pe = first[~inside], last[~inside], s[~inside], e[~inside]
-    np.add.at(busy, f, lo + (f + 1) * width - ps)  # a piece over several buckets: its part of the first,
-    np.add.at(busy, la, pe - (lo + la * width))  # its part of the last,
-    full = np.zeros(count + 1, dtype=np.int64)  # and the whole buckets between, as a running sum
-    np.add.at(full, f + 1, width)
-    np.add.at(full, la, -width)
-    busy = (busy + np.cumsum(full))[:count]
-    bucket = np.arange(count, dtype=np.int64)
-    offset = (bucket * width).astype(np.float64) / 1e6
-    return [bucket, offset, np.full(count, width / 1e6), (100 * busy).astype(np.float64) / float(width)]
+    np.add.at(busy, base[k[inside]] + first[inside], (e - s)[inside])
+    out = ~inside
+    f, la, ps, pe, start, step, at = first[out], last[out], s[out], e[out], start[out], step[out], base[k[out]]
+    np.add.at(busy, at + f, start + (f + 1) * step - ps)  # a piece over several buckets: its part of the first,
+    np.add.at(busy, at + la, pe - (start + la * step))  # its part of the last,
+    full = np.zeros(int(base[-1]), dtype=np.int64)  # and the whole buckets between, as a running sum
+    np.add.at(full, at + f + 1, step)
+    np.add.at(full, at + la, -step)
+    busy = busy + np.cumsum(full)  # each run's whole buckets add up to none by its end
+    return runs, counts, _columns(busy, base, counts, width_of)
+
+
+def _columns(busy: np.ndarray, base: np.ndarray, counts: list[int], width_of: np.ndarray) -> list[np.ndarray]:
+    """busy_over_time's unrounded columns of the runs' buckets: ``busy`` holds each run's sums from its ``base``
+    on, ``counts`` buckets of ``width_of`` ns."""
+    row_run = np.repeat(np.arange(len(counts)), counts)
+    bucket = np.arange(len(row_run), dtype=np.int64) - np.repeat(base[:-1] - np.arange(len(counts)), counts)
+    row_width = width_of[row_run]
+    offset = (bucket * row_width).astype(np.float64) / 1e6
+    busy_pct = (100 * busy[base[row_run] + bucket]).astype(np.float64) / row_width.astype(np.float64)
+    return [bucket, offset, row_width.astype(np.float64) / 1e6, busy_pct]
 
 
 def _idle(s: np.ndarray, e: np.ndarray, window: tuple | None, min_share: float, limit: int) -> list[np.ndarray] | None:

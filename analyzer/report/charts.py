@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import math
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
@@ -199,6 +202,10 @@ def figure_layout(title: str, x_title: str = "", y_title: str = "", height: int 
     }
 
 
+# What plotly_text changes in a text.
+_PLOTLY_ESCAPED = re.compile("[<>&]")
+
+
 def plotly_text(value: object) -> str:
     """Text for plotly labels: plotly reads a few HTML tags in strings, so '<', '>' and '&' are escaped.
 
@@ -219,6 +226,8 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     >>> _scaled(pl.Series([1234.5678, None, 0.00125]), 1e-3)
     [1.2346, None, 0.0]
     """
+    if values.len() <= _FEW_VALUES:
+        return _scaled_few(values.cast(pl.Float64).to_list(), factor, 10.0**digits)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found below, as polars finds it
         scaled = values.cast(pl.Float64).to_numpy() * factor
         rounded = np.round(scaled, digits)
@@ -231,6 +240,33 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     return out
 
 
+# Up to this many values, _scaled's numbers are made one by one: numpy's fixed cost per call is more than theirs.
+_FEW_VALUES = 32
+
+
+def _scaled_few(values: list[float | None], factor: float, power: float) -> list[float | None]:
+    """``_scaled``'s numbers made as numpy makes them (``power``: ten to the digits): scaled, times the power,
+    rounded half to even (``rint``, a zero keeping its sign), divided by it; a value whose product overflows left
+    scaled, a null None.
+
+    >>> _scaled_few([2.5e-4, -1e-5, None, 1e308, float("inf")], 1.0, 1e4)
+    [0.0002, -0.0, None, 1e+308, inf]
+    """
+    out: list[float | None] = []
+    for v in values:
+        if v is None:
+            out.append(None)
+            continue
+        scaled = v * factor
+        product = scaled * power
+        if not math.isfinite(product):  # numpy's rint keeps it; a finite value then stays as scaled
+            out.append(scaled)
+            continue
+        rounded = round(product) / power
+        out.append(rounded if rounded else math.copysign(0.0, product))
+    return out
+
+
 def rows_where(table: dict[str, list], keep: list[bool], columns: Iterable[str] | None = None) -> dict[str, list]:
     """The values of ``columns`` (all by default) of ``table`` (columns as lists: ``column_lists``) in the rows
     where ``keep`` (one flag per row, made by a Python pass over a column) is true, in their order, as lists: a
@@ -240,7 +276,9 @@ def rows_where(table: dict[str, list], keep: list[bool], columns: Iterable[str] 
     >>> rows_where({"x": [1, None, 3], "y": list("abc")}, [False, True, True])
     {'x': [None, 3], 'y': ['b', 'c']}
     """
-    return {c: [v for v, k in zip(table[c], keep, strict=True) if k] for c in (columns or table)}
+    if any(len(table[c]) != len(keep) for c in (columns or table)):
+        raise ValueError("rows_where: a column and its flags differ in length")
+    return {c: list(itertools.compress(table[c], keep)) for c in (columns or table)}
 
 
 def rows_equal(
@@ -257,9 +295,13 @@ def column_lists(frame: pl.DataFrame, columns: Iterable[str] | None = None) -> d
 
 
 def _labels(values: pl.Series | list) -> list[str]:
-    """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks)."""
+    """Each value as plotly text; each distinct one escaped once (a few op names label thousands of marks), none
+    when the texts hold nothing plotly_text escapes (most operator names)."""
     raw = values if isinstance(values, list) else values.to_list()
-    text = {v: plotly_text(v) for v in set(raw)}
+    distinct = set(raw)
+    if all(type(v) is str for v in distinct) and not _PLOTLY_ESCAPED.search("".join(distinct)):
+        return list(raw)
+    text = {v: plotly_text(v) for v in distinct}
     return [text[v] for v in raw]
 
 

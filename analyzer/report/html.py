@@ -34,7 +34,7 @@ from analyzer.report.html_sections import (
 from analyzer.report.html_style import report_page
 from analyzer.report.html_verdict import verdict_section
 from analyzer.report.memory_section import memory_section
-from analyzer.report.plain_figure import Figure, figure_div
+from analyzer.report.plain_figure import Figure, figure_div, figure_json
 from analyzer.report.plotly_asset import write_page
 from analyzer.report.runs_reader import READERS
 from analyzer.report.scaling_chart import sweep_chart
@@ -57,6 +57,9 @@ FIGURE_CONFIG = {
         "hoverCompareCartesian",
     ],
 }
+
+# Every chart of every page has the same config: its JSON is written once.
+_CONFIG_JSON = figure_json(FIGURE_CONFIG)
 
 
 class PageSeries:
@@ -154,7 +157,7 @@ def figure_html(fig: Figure, div_id: str) -> str:
     figure_json (plain_figure.py) writes '<', '>' and '/' inside strings as \\u003c, \\u003e and \\u002f,
     so no export string can close the script tag.
     """
-    return figure_div(fig.to_dict(), div_id, FIGURE_CONFIG)
+    return figure_div(fig.to_dict(), div_id, _CONFIG_JSON)
 
 
 def build_figures(

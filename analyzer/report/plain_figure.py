@@ -98,13 +98,14 @@ def _plotly_default(value: Any) -> Any:
     return PlotlyJSONEncoder().default(value)
 
 
-def figure_div(fig: dict, div_id: str, config: dict) -> str:
+def figure_div(fig: dict, div_id: str, config: str) -> str:
     """A figure (plotly's JSON: data and layout) as the HTML plotly.io.to_html(full_html=False) writes: a box
-    as high as the layout says, and the script drawing the figure into it once plotly.js is loaded."""
+    as high as the layout says, and the script drawing the figure into it once plotly.js is loaded; ``config``:
+    the plot's config as ``figure_json`` writes it (the same for every chart of a page, written once)."""
     layout = fig.get("layout") or {}
     height = f"{layout['height']}px" if isinstance(layout.get("height"), int | float) else "100%"
     width = f"{layout['width']}px" if isinstance(layout.get("width"), int | float) else "100%"
-    plot = f'"{div_id}", {figure_json(fig.get("data") or [])}, {figure_json(layout)}, {figure_json(config)}'
+    plot = f'"{div_id}", {figure_json(fig.get("data") or [])}, {figure_json(layout)}, {config}'
     return (
         f'<div style="height:{height}; width:{width};"><div id="{div_id}" class="plotly-graph-div" '
         'style="height:100%; width:100%;"></div><script>window.PLOTLYENV=window.PLOTLYENV || {};'

@@ -7,6 +7,7 @@ every run: per page, a job of N ranks would pay N times for each of them.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -26,9 +27,13 @@ _LAST_ORDER = re.compile(r"\s+ORDER BY [^()]*$")
 _LIMITED = re.compile(r"\b(LIMIT|OFFSET)\b")
 # That filter with the chunk's runs beside it (chunk_sql).
 _IN_CHUNK = r"\1 = $run AND \1 BETWEEN $__first AND $__last AND \1 IN (SELECT unnest($__runs::VARCHAR[]))"
-# What makes a query's rows for a chunk of runs without it: (the connection, the runs) -> (no rows, the rows
-# per run), or None to leave them to the query.
-Compute = Callable[["duckdb.DuckDBPyConnection", list[str]], "tuple[pl.DataFrame, dict[str, pl.DataFrame]] | None"]
+# A query's rows for some runs: (no rows, the runs' rows one run after another, per run the first of its rows
+# there and their count; a run without rows has none). A page's rows are a slice of them, and the rows of a
+# task's pages go to its worker as one frame per query (each frame pickled has a fixed cost of its own).
+Rows = tuple[pl.DataFrame, pl.DataFrame, dict[str, tuple[int, int]]]
+# What makes a query's rows for a chunk of runs without it: (the connection, the runs) -> their Rows, or None to
+# leave them to the query.
+Compute = Callable[["duckdb.DuckDBPyConnection", list[str]], "Rows | None"]
 # Runs read per query: enough to pay a query's fixed cost once for many pages, few enough that the rows held
 # at once (and DuckDB's memory for them) stay small however many ranks a job has.
 CHUNK = 512
@@ -48,7 +53,7 @@ class RunsReader:
         self._chunk = {run: i // chunk for i, run in enumerate(self.runs)}
         self._members = [self.runs[i : i + chunk] for i in range(0, len(self.runs), chunk)]
         self._left = [set(members) for members in self._members]
-        self._read: dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]] = {}
+        self._read: dict[tuple, Rows] = {}
         # per query: its rows (none) when a chunk read none from tables that are all empty: so are every chunk's
         self._none: dict[tuple, pl.DataFrame] = {}
         self._sources = EmptySources(con)
@@ -78,21 +83,14 @@ class RunsReader:
         if key not in self._read:
             made = compute(self.con, self._members[chunk]) if compute is not None else None
             self._read[key] = made if made is not None else self._query(sql, others, order, key, rows_from)
-        empty, parts = self._read[key]
-        return parts.get(run, empty)
+        return _run_rows(self._read[key], run)
 
-    def taken(self, runs: list[str]) -> dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]]:
+    def taken(self, runs: list[str]) -> dict[tuple, Rows]:
         """The series read so far for ``runs`` (each of one chunk), for a ReadSeries to answer their pages."""
         chunks = {self._chunk[run] for run in runs}
-        return {
-            key[1:]: (empty, {run: parts[run] for run in runs if run in parts})
-            for key, (empty, parts) in self._read.items()
-            if key[0] in chunks
-        }
+        return {key[1:]: _runs_rows(read, runs) for key, read in self._read.items() if key[0] in chunks}
 
-    def _query(
-        self, sql: str, others: dict, order: str, read_key: tuple, rows_from: tuple[str, ...]
-    ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    def _query(self, sql: str, others: dict, order: str, read_key: tuple, rows_from: tuple[str, ...]) -> Rows:
         """The query's rows for the chunk's runs (``read_key``: the chunk, then the query's key); none, read over
         no run (for their columns), when one of the tables it has no row without (``rows_from``) is empty; not
         run again once a chunk read none when its tables are all empty."""
@@ -100,15 +98,13 @@ class RunsReader:
         if key not in self._none and any(self._sources.table_empty(t) for t in rows_from):
             self._none[key] = self._read_all(sql, others, order, [])[0]  # no run: only its columns are made
         if key in self._none:
-            return self._none[key], {}
-        empty, parts = self._read_all(sql, others, order, self._members[chunk])
-        if not parts and (any(self._sources.table_empty(t) for t in rows_from) or self._sources.all_empty(sql)):
+            return self._none[key], self._none[key], {}
+        empty, rows, spans = self._read_all(sql, others, order, self._members[chunk])
+        if not spans and (any(self._sources.table_empty(t) for t in rows_from) or self._sources.all_empty(sql)):
             self._none[key] = empty
-        return empty, parts
+        return empty, rows, spans
 
-    def _read_all(
-        self, sql: str, others: dict, order: str, runs: list[str]
-    ) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
+    def _read_all(self, sql: str, others: dict, order: str, runs: list[str]) -> Rows:
         inner = chunk_sql(sql)
         ordered = f"__runs.run_id, {order}" if order else "__runs.run_id"
         query = (
@@ -116,21 +112,17 @@ class RunsReader:
             f"LATERAL ({inner}) __q ORDER BY {ordered}"
         )
         chunk = {"__runs": runs, "__first": min(runs, default=None), "__last": max(runs, default=None)}
-        rows = self.con.sql(query, params={**others, **chunk}).pl()
-        parts = rows.partition_by("__run", as_dict=True, include_key=False, maintain_order=True)
-        return rows.drop("__run").clear(), {key[0]: part for key, part in parts.items()}
+        return rows_by_run(self.con.sql(query, params={**others, **chunk}).pl())
 
     def done(self, run_id: str) -> None:
-        """Forget the run's series (its page is written), and its chunk's once every page of it is written;
-        nothing for a run it does not hold."""
+        """The run's page is written: its chunk's series are forgotten once every page of the chunk is; nothing
+        for a run it does not hold."""
         chunk = self._chunk.get(run_id)
         if chunk is None:
             return
         self._left[chunk].discard(run_id)
-        for key in [k for k in self._read if k[0] == chunk]:
-            if self._left[chunk]:
-                self._read[key][1].pop(run_id, None)
-            else:
+        if not self._left[chunk]:
+            for key in [k for k in self._read if k[0] == chunk]:
                 del self._read[key]
 
 
@@ -167,7 +159,7 @@ class ReadSeries:
     without a connection: a page written in another process, which has none, raises NeedsDatabase for any
     other query (a step's zoom, a query of its own)."""
 
-    def __init__(self, read: dict[tuple, tuple[pl.DataFrame, dict[str, pl.DataFrame]]], runs: Iterable[str]) -> None:
+    def __init__(self, read: dict[tuple, Rows], runs: Iterable[str]) -> None:
         self._read, self._runs = read, frozenset(runs)
 
     def __getattr__(self, name: str):
@@ -183,8 +175,45 @@ class ReadSeries:
         key = _key(sql, params, order)
         if key not in self._read:
             raise NeedsDatabase("the page asked a query that was not read for it")
-        empty, parts = self._read[key]
-        return parts.get(params["run"], empty)
+        return _run_rows(self._read[key], params["run"])
+
+
+def rows_by_run(rows: pl.DataFrame) -> Rows:
+    """The Rows of a chunk's query whose rows are ordered by their run (column ``__run``) first: each run's rows
+    are one stretch, told by the lengths of the run column's runs."""
+    stretches = rows.get_column("__run").rle().struct.unnest()
+    lengths = stretches.get_column("len").to_list()
+    starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
+    runs = stretches.get_column("value").to_list()
+    rows = rows.drop("__run")
+    return rows.clear(), rows, {run: (start, n) for run, start, n in zip(runs, starts, lengths, strict=False)}
+
+
+def _run_rows(read: Rows, run: str) -> pl.DataFrame:
+    """The rows of ``run`` among ``read`` (a slice of its frame), its no rows when it has none."""
+    empty, rows, spans = read
+    span = spans.get(run)
+    return empty if span is None else rows.slice(*span)
+
+
+def _runs_rows(read: Rows, runs: list[str]) -> Rows:
+    """The rows of ``runs`` among ``read``: one slice when their rows are one stretch (the runs of a task are
+    consecutive runs of its chunk), else the slices put together."""
+    empty, rows, spans = read
+    held = [run for run in runs if run in spans]
+    if not held:
+        return empty, empty, {}
+    stretches: list[list[int]] = []  # [first row, count] of each stretch of the held runs' rows
+    for run in held:
+        start, length = spans[run]
+        if stretches and sum(stretches[-1]) == start:
+            stretches[-1][1] += length
+        else:
+            stretches.append([start, length])
+    parts = [rows.slice(start, length) for start, length in stretches]
+    starts = itertools.accumulate((spans[run][1] for run in held), initial=0)  # and the end, which zip leaves
+    at = {run: (start, spans[run][1]) for run, start in zip(held, starts, strict=False)}
+    return empty, parts[0] if len(parts) == 1 else pl.concat(parts, rechunk=True), at
 
 
 def _key(sql: str, params: dict, order: str) -> tuple:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from analyzer.report.runs_reader import READERS, Compute, RunsReader
+from analyzer.report.runs_reader import READERS, Compute, Rows, RunsReader, rows_by_run
 
 if TYPE_CHECKING:  # DuckDB is the main process's: a report worker draws pages from the series read for it
     import duckdb
@@ -252,7 +252,35 @@ def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000
     SELECT round((start_ns - t0) / 1e6, 6) AS offset_ms, round(gap_us, 3) AS gap_us,
            op_before AS before_op, op_after AS after_op
     FROM longest, origin ORDER BY start_ns, end_ns, device_id NULLS FIRST"""
-    return _query(con, sql, {"run": run_id, "limit": limit}, "offset_ms, gap_us, before_op, after_op")
+    compute = functools.partial(_chunk_gap_positions, limit=limit) if isinstance(con, RunsReader) else None
+    return _query(con, sql, {"run": run_id, "limit": limit}, "offset_ms, gap_us, before_op, after_op", compute=compute)
+
+
+# gap_positions' rows of a chunk's runs, each run's longest gaps ranked by a window: a LATERAL join's LIMIT per run
+# costs more, and so does a sort of all of a run's gaps by its ORDER BY.
+_CHUNK_GAPS = """WITH ranked AS (
+    SELECT
+        run_id, device_id, start_ns, end_ns, gap_us, op_before, op_after,
+        row_number() OVER (PARTITION BY run_id ORDER BY gap_us DESC, start_ns, device_id NULLS FIRST) AS n
+    FROM _device_gaps WHERE run_id BETWEEN $first AND $last AND run_id IN (SELECT unnest($runs::VARCHAR []))
+),
+
+origin AS (
+    SELECT run_id, min(start_ns) AS t0 FROM ops
+    WHERE run_id BETWEEN $first AND $last AND run_id IN (SELECT unnest($runs::VARCHAR [])) GROUP BY run_id
+)
+
+SELECT
+    r.run_id AS __run, round((r.start_ns - o.t0) / 1e6, 6) AS offset_ms, round(r.gap_us, 3) AS gap_us,
+    r.op_before AS before_op, r.op_after AS after_op
+FROM ranked AS r LEFT JOIN origin AS o ON r.run_id = o.run_id WHERE r.n <= $limit
+ORDER BY __run, offset_ms, gap_us, before_op, after_op"""
+
+
+def _chunk_gap_positions(con: duckdb.DuckDBPyConnection, runs: list[str], limit: int) -> Rows:
+    """gap_positions' rows of ``runs`` (a chunk of a RunsReader), in the order the chunk's query gives them."""
+    params = {"runs": runs, "first": min(runs), "last": max(runs), "limit": limit}
+    return rows_by_run(con.sql(_CHUNK_GAPS, params=params).pl())
 
 
 def log_marks(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000) -> pl.DataFrame:
