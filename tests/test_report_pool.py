@@ -59,6 +59,33 @@ def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_pat
     assert len(_files(tmp_path / "here")) == 3 * len(diagnoses) + 1  # and plotly.js once
 
 
+@pytest.mark.slow  # worker processes: the full suite runs it
+def test_reports_whose_workers_are_lost_are_written_here(sweep, tmp_path, monkeypatch):
+    """Workers killed before the pool sends them anything: the json and md sent ahead of the pages and the pages
+    themselves are all written here, the same bytes as written one by one."""
+    trace, diagnoses = sweep
+    here = report_all(diagnoses, report_settings(tmp_path / "here", FORMATS, trace, False), trace=trace)
+    _pooled(monkeypatch)
+    runs = [d.run_id for d in diagnoses if not d.compares_runs]
+    pool = ReportPool(
+        diagnoses, Settings(tmp_path / "lost", FORMATS, False, []), trace.con, runs_reader.RunsReader(trace.con, runs)
+    )
+    workers = report_pool.ReportWorkers(1, html=True)
+    try:
+        workers.executor.submit(int).result()  # the worker is up
+        for process in list(workers.executor._processes.values()):
+            process.kill()
+            process.join(5)
+        written = pool.write(workers, None)
+    finally:
+        workers.close(stop=True)
+    assert pool.text_settings is not None and pool.written_here == len(diagnoses)
+    assert [(d.run_id, [p.relative_to(tmp_path / "lost") for p in paths]) for d, paths in written] == [
+        (d.run_id, [p.relative_to(tmp_path / "here") for p in paths]) for d, paths in here
+    ]
+    assert _files(tmp_path / "lost") == _files(tmp_path / "here")
+
+
 @pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_a_report_that_cannot_be_written_is_named_after_the_others_are(sweep, tmp_path, monkeypatch):
     trace, diagnoses = sweep
