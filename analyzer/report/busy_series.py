@@ -21,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 
 from analyzer.ingest.sql_values import IN_RUNS
-from analyzer.report.runs_reader import Rows
+from analyzer.report.runs_reader import Rows, spans_of
 
 # DuckDB turns 100.0 * busy_ns into a decimal of one digit (1000 * busy_ns as an integer) and that into a double:
 # the same double as 100 * busy_ns while 1000 * busy_ns is below 2 ** 53.
@@ -102,8 +102,7 @@ def _rows(
     if not runs:
         return empty, empty, {}
     rows = con.from_arrow(pa.table(dict(zip(schema, stacked, strict=True)))).project(rounded).pl()
-    starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
-    return empty, rows, {run: (start, n) for run, start, n in zip(runs, starts, lengths, strict=False)}
+    return empty, rows, spans_of(runs, lengths)
 
 
 def _buckets(

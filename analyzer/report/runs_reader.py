@@ -182,11 +182,16 @@ def rows_by_run(rows: pl.DataFrame) -> Rows:
     """The Rows of a chunk's query whose rows are ordered by their run (column ``__run``) first: each run's rows
     are one stretch, told by the lengths of the run column's runs."""
     stretches = rows.get_column("__run").rle().struct.unnest()
-    lengths = stretches.get_column("len").to_list()
-    starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
-    runs = stretches.get_column("value").to_list()
+    runs, lengths = stretches.get_column("value").to_list(), stretches.get_column("len").to_list()
     rows = rows.drop("__run")
-    return rows.clear(), rows, {run: (start, n) for run, start, n in zip(runs, starts, lengths, strict=False)}
+    return rows.clear(), rows, spans_of(runs, lengths)
+
+
+def spans_of(runs: list[str], lengths: Iterable[int]) -> dict[str, tuple[int, int]]:
+    """Rows' spans (first row, count) per run, of rows holding ``lengths`` rows of each of ``runs`` in turn."""
+    lengths = list(lengths)  # read twice
+    starts = itertools.accumulate(lengths, initial=0)  # and the end of the last, which zip leaves
+    return {run: (start, n) for run, start, n in zip(runs, starts, lengths, strict=False)}
 
 
 def _run_rows(read: Rows, run: str) -> pl.DataFrame:
@@ -211,8 +216,7 @@ def _runs_rows(read: Rows, runs: list[str]) -> Rows:
         else:
             stretches.append([start, length])
     parts = [rows.slice(start, length) for start, length in stretches]
-    starts = itertools.accumulate((spans[run][1] for run in held), initial=0)  # and the end, which zip leaves
-    at = {run: (start, spans[run][1]) for run, start in zip(held, starts, strict=False)}
+    at = spans_of(held, (spans[run][1] for run in held))
     return empty, parts[0] if len(parts) == 1 else pl.concat(parts, rechunk=True), at
 
 
