@@ -245,22 +245,14 @@ def commit_jobs(
 def _earlier_states(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, str]], kept: Collection[str]) -> list[str]:
     """The ids of the catalog's jobs at the folder and of the name of one of ``jobs`` (catalog_jobs rows), but
     of no fingerprint of ``kept``: the job as an earlier batch found it, e.g. with some of its ranks."""
-    keys = [[row["path"], _job_name(row["job_id"])] for row in jobs]
+    # a job's name is its catalog id '<name>@<fingerprint digits>' up to the '@' (a name holds none: grouping._job_id)
     found = catalog.execute(
-        "SELECT job_id FROM catalog_jobs WHERE [path, split_part(job_id, '@', 1)] IN (SELECT unnest(?::VARCHAR[][])) "
+        "SELECT job_id FROM catalog_jobs WHERE [path, split_part(job_id, '@', 1)] IN "
+        "(SELECT [k[1], split_part(k[2], '@', 1)] FROM (SELECT unnest(?::VARCHAR[][]) AS k)) "
         "AND NOT list_contains(?::VARCHAR[], fingerprint)",
-        [keys, list(kept)],
+        [[[row["path"], row["job_id"]] for row in jobs], list(kept)],
     ).fetchall()
     return [job_id for (job_id,) in found]
-
-
-def _job_name(job_id: str) -> str:
-    """The job's name in its catalog id '<name>@<fingerprint digits>' (a name holds no '@': grouping._job_id).
-
-    >>> _job_name("job_slow_rank@1a2b3c4d")
-    'job_slow_rank'
-    """
-    return job_id.rpartition("@")[0]
 
 
 def _inserts(jobs: list[dict[str, pa.Table]]) -> list[tuple[str, pa.Table]]:
