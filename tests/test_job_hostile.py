@@ -236,3 +236,32 @@ def test_job_partial_copy_of_another_job_in_a_folder_of_its_own_is_a_job_of_its_
         shutil.rmtree(_rank_dir(b, rank))
     jobs = find_jobs(con, discover(tmp_path / "in"), (tmp_path / "in").resolve())
     assert [(j.job_id, [r.rank for r in j.ranks]) for j in jobs] == [("a", list(range(8))), ("b", [0, 1, 2])]
+
+
+def _rank_named_only(rank: Path, name: str) -> Path:
+    """The rank's export with its rank in its folder ``name`` only: the metadata's rank fields dropped."""
+    meta = rank / "profiler_metadata.json"
+    doc = json.loads(meta.read_text())
+    del doc["distributed_args"]["rank"]
+    meta.write_text(json.dumps(doc))
+    (info,) = rank.glob("profiler_info_*.json")
+    doc = json.loads(info.read_text())
+    del doc["rank_id"]
+    info.write_text(json.dumps(doc))
+    return rank.rename(rank.with_name(name))
+
+
+@pytest.mark.parametrize("name", ["rank99999999999_ascend_pt", "rank1_ascend_pt"])
+def test_job_rank_number_of_a_folder_name_beyond_an_integer_names_no_rank(tmp_path, capsys, name):
+    """A rank's export without a rank in its metadata, whose folder name holds a number too large for an INTEGER:
+    the number names no rank, as a rank in the metadata read as an INTEGER, so the export is a run of its own and
+    the job is missing rank 1 (exit 3), every report written. The near miss: in 'rank1_ascend_pt' it joins."""
+    root = write_job(job_plan("job_slow_rank", 4, SEEDS[0], 2), tmp_path / "in", kernels=3)
+    _rank_named_only(_rank_dir(root, 1), name)
+    code, (d,) = _diagnose(root, tmp_path / "out")
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.err
+    reports = sorted(p.parent.name for p in (tmp_path / "out").glob("*/diagnosis.json"))
+    assert name in reports and len(reports) == 5  # the job and its 4 exports, each a report
+    missing = [p for p in d["ingest_problems"] if "have no export here: rank(s) 1;" in p["problem"]]
+    assert (code, len(missing)) == ((3, 1) if name.startswith("rank9") else (0, 0)), (code, d["ingest_problems"])

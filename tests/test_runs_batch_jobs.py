@@ -4,7 +4,6 @@ ranks judged again with their job apart from the runs new to the catalog."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.cli.batch_cmd import _report
+from analyzer.runs import job_catalog
 from analyzer.runs.batch import BatchOutcome, run_batch
 from analyzer.runs.catalog import open_catalog
 from analyzer.runs.catalog_schema import CATALOG_TABLES
@@ -21,25 +21,8 @@ from analyzer.runs.executor import LocalPool
 from analyzer.runs.work import WorkSettings
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
+from tests.job_failure import FAILING_JOB, MESSAGE, failing
 from tests.test_runs_batch_state import _unreadable_starts
-
-# A rank number too large for the catalog's INTEGER rank: the job's analysis fails on it (job_rank_metrics.rank),
-# while each rank's export is a run as any other.
-HUGE_RANK = 99_999_999_999
-
-
-def _rank_named_only(rank: Path, number: int) -> Path:
-    """The rank's export with its rank in its folder name only: the metadata's rank fields dropped, the folder
-    renamed 'rank<number>_ascend_pt'."""
-    meta = rank / "profiler_metadata.json"
-    doc = json.loads(meta.read_text())
-    del doc["distributed_args"]["rank"]
-    meta.write_text(json.dumps(doc))
-    (info,) = rank.glob("profiler_info_*.json")
-    doc = json.loads(info.read_text())
-    del doc["rank_id"]
-    info.write_text(json.dumps(doc))
-    return rank.rename(rank.with_name(f"rank{number}_ascend_pt"))
 
 
 def _batch(root: Path, catalog: Path) -> int:
@@ -59,10 +42,9 @@ def _summary(out: str) -> str:
 
 
 def write_failing_job(root: Path) -> Path:
-    """A tree of a job of 4 ranks (each with its kernels: a run of its own too) whose rank 1 carries a rank number
-    its analysis fails on, and a run of no job that fails (its start times unreadable); returns ``root``."""
-    job = write_job(job_plan("job_slow_rank", 4, 0, 2), root, kernels=3)
-    _rank_named_only(next(job.glob("rank1_*")), HUGE_RANK)
+    """A tree of a job of 4 ranks (each with its kernels: a run of its own too), the job whose analysis
+    tests/job_failure.py makes fail, and a run of no job that fails (its start times unreadable); returns ``root``."""
+    write_job(job_plan(FAILING_JOB, 4, 0, 2), root, kernels=3)
     _unreadable_starts(root / "no_starts")
     return root
 
@@ -76,7 +58,9 @@ def a_rank_changed(root: Path) -> Path:
 
 
 @pytest.fixture
-def failing_job(tmp_path) -> Path:
+def failing_job(tmp_path, monkeypatch) -> Path:
+    """The tree of ``write_failing_job``, its job's analysis failing in this process (where `--jobs 1` works)."""
+    monkeypatch.setattr(job_catalog, "job_tables", failing(job_catalog.job_tables))
     return write_failing_job(tmp_path / "tree")
 
 
@@ -87,7 +71,7 @@ def test_a_failed_job_is_said_again_not_analysed_again_until_one_of_its_ranks_ch
     assert _summary(first.out).startswith("4 run(s) catalogued, 0 already in the catalog (skipped), 2 failure(s)")
     failures = {row[0]: row for row in _tables(catalog)["failures"]}
     _, job_print, message = failures["job_slow_rank"]
-    assert message.startswith("job analysis failed: ") and str(HUGE_RANK) in message
+    assert message == f"job analysis failed: RuntimeError: {MESSAGE}"
     assert "failed: job_slow_rank: job analysis failed" in first.err and "failed: no_starts:" in first.err
     assert not _tables(catalog)["catalog_jobs"]
     before = _tables(catalog)

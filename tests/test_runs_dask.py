@@ -245,12 +245,34 @@ def test_dask_batch_names_copies_and_reruns_as_the_local_pool(cluster, tmp_path,
     assert [r[0] for r in catalog["failures"]] == ["no_starts"]
 
 
-def test_dask_batch_knows_a_failed_job_and_counts_re_judged_ranks_as_the_local_pool(cluster, tmp_path, capsys):
+@pytest.fixture
+def job_failing_everywhere(cluster, monkeypatch):
+    """The cluster's (address, client), the analysis of tests/job_failure.py's job failing on its workers and in this
+    process (where `--jobs 1` works) until the test ends."""
+    import cloudpickle
+
+    from analyzer.runs import job_catalog
+    from tests import job_failure
+
+    _, client = cluster
+    cloudpickle.register_pickle_by_value(job_failure)  # the workers need not import the tests
+    monkeypatch.setattr(job_catalog, "job_tables", job_failure.failing(job_catalog.job_tables))
+    client.run(job_failure.install)
+    try:
+        yield cluster
+    finally:
+        client.run(job_failure.uninstall)
+        cloudpickle.unregister_pickle_by_value(job_failure)
+
+
+def test_dask_batch_knows_a_failed_job_and_counts_re_judged_ranks_as_the_local_pool(
+    job_failing_everywhere, tmp_path, capsys
+):
     """A job whose analysis fails said again and not analysed again, then, one of its ranks changed, tried again
     with its known ranks counted as re-judged: the same lines, codes and catalog on the cluster as in the pool."""
     from tests.test_runs_batch_jobs import a_rank_changed, write_failing_job
 
-    address, _ = cluster
+    address, _ = job_failing_everywhere
     root = write_failing_job(tmp_path / "tree")
     said = {}
     for name, executor in (("pool", ["--jobs", "1"]), ("dask", ["--executor", "dask", "--scheduler", address])):

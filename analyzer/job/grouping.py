@@ -12,6 +12,7 @@ from typing import TypeGuard
 
 import duckdb
 
+from analyzer.ingest.metadata.metadata_values import INT_MAX
 from analyzer.ingest.model import ExportSource, Problem
 from analyzer.job.rank_metadata import RankMetadata, read_rank_metadata
 
@@ -52,9 +53,14 @@ class Job:
 
 
 def _rank_from_name(name: str) -> int | None:
-    """A rank number in a folder name ('rank_3', 'rank3_ascend_pt', 'worker-rank-12')."""
+    """A rank number in a folder name ('rank_3', 'rank3_ascend_pt', 'worker-rank-12'); none beyond an INTEGER, as
+    a rank in the metadata (rank_metadata.py reads it as one): such a number names no rank.
+
+    >>> _rank_from_name("rank12_ascend_pt"), _rank_from_name("rank99999999999_ascend_pt"), _rank_from_name("run_3")
+    (12, None, None)
+    """
     m = re.search(r"rank[_-]?(\d+)", name, re.IGNORECASE)
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) if m and int(m.group(1)) <= INT_MAX else None
 
 
 def _job_id(ranks: list[JobRank], top: Path, taken: set[str]) -> str:
