@@ -51,13 +51,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
-    """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data; under
+    """A test reading the real exports (through the ``real_dir`` fixture) is marked real_data; a test that reads
+    them or drives Chromium is slow as well (the fast loop, ``-m "not slow"``, runs neither); under
     pytest-xdist, the tests sharing a module-scoped fixture form one group (unless their module names one).
 
-    A wrapper: the marks are set before pytest-xdist's own hook of this name reads them."""
+    A wrapper: the marks are set before pytest-xdist's own hook of this name, and the deselection by ``-m``, read
+    them."""
     for item in items:
         if "real_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.real_data)
+        if item.get_closest_marker("real_data") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:
             if item.get_closest_marker("xdist_group") is None and _uses_a_module_fixture(item):

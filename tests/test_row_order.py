@@ -56,10 +56,12 @@ def _check_file_order(root: Path, ranks: int) -> None:
         assert _ops_in_table_order(con) == {source.source_id: together[source.source_id]}
 
 
+@pytest.mark.slow  # a job of many ranks read together: the full suite, not the fast loop
 def test_a_run_read_with_others_keeps_its_rows_in_file_order(job):
     _check_file_order(job, _RANKS)  # the files joined into one scanned file (csv_joined)
 
 
+@pytest.mark.slow  # a job of many ranks read together: the full suite, not the fast loop
 def test_the_same_when_the_files_are_scanned_as_a_list(job, tmp_path, monkeypatch):
     """A quote in a header keeps the files out of the joined file: one scan of the list of files (of fewer
     ranks: each costs more this way)."""

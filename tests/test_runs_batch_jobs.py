@@ -64,6 +64,7 @@ def failing_job(tmp_path, monkeypatch) -> Path:
     return write_failing_job(tmp_path / "tree")
 
 
+@pytest.mark.slow  # three batches: the full suite, not the fast loop
 def test_a_failed_job_is_said_again_not_analysed_again_until_one_of_its_ranks_changes(failing_job, tmp_path, capsys):
     catalog = tmp_path / "c.duckdb"
     assert _batch(failing_job, catalog) == 0
@@ -142,7 +143,7 @@ def test_a_job_batched_with_some_ranks_then_all_is_catalogued_once_as_a_fresh_ba
     assert not grown.outcomes[2].jobs and grown.tables[2] == grown.tables[1]  # all known: nothing changes
 
 
-@pytest.mark.slow  # the failed job's test counts re-judged ranks on the fast loop
+@pytest.mark.slow  # four batches (the fixture's)
 def test_known_ranks_judged_again_with_their_grown_job_are_counted_apart_from_new_runs(grown, capsys):
     partial, whole, again = grown.outcomes
     assert [label.split("/")[1][:6] for label in whole.catalogued] == ["rank3_"]  # the one run new to the catalog

@@ -104,6 +104,7 @@ def _from_json(f: dict) -> dict:
     }
 
 
+@pytest.mark.slow  # a batch of a job with its ranks: the full suite, not the fast loop
 def test_a_batch_catalogs_each_rank_finding_as_its_diagnosis_json_says(tree, diagnosed, tmp_path):
     catalog = tmp_path / "c.duckdb"
     assert _batch(tree, catalog, jobs=2) == 0
@@ -131,7 +132,7 @@ class _JobsFirst:
         yield from sorted(done, key=lambda d: type(d[0]).__name__ != "JobChunk")
 
 
-@pytest.mark.slow  # a second batch of the same tree: the first test checks the explaining on the fast loop
+@pytest.mark.slow  # a second batch of the same tree
 def test_ranks_judged_after_their_job_are_explained_too(tree, slow_catalog, tmp_path):
     con = open_catalog(tmp_path / "first.duckdb")
     outcome = run_batch(tree / "slow", con, WorkSettings(), _JobsFirst())
@@ -148,7 +149,7 @@ def _tables(catalog: Path, names: tuple[str, ...] = PER_RUN_TABLES) -> dict[str,
         con.close()
 
 
-@pytest.mark.slow  # a second batch of the same tree: the first test checks the explaining on the fast loop
+@pytest.mark.slow  # a second batch of the same tree
 def test_incremental_batches_come_out_as_a_fresh_one(tree, slow_catalog, tmp_path):
     """Ranks catalogued before their job is complete are judged again with it; a rerun changes nothing."""
     job = tree / "slow" / "job_slow_rank"
@@ -190,7 +191,7 @@ def _sql(catalog: Path, *statements: str) -> list[tuple]:
         con.close()
 
 
-@pytest.mark.slow  # a second batch of the same tree: the first test checks the explaining on the fast loop
+@pytest.mark.slow  # a second batch of the same tree
 def test_an_older_catalog_is_migrated_by_a_batch_and_its_old_rows_read_null(tree, tmp_path, capsys):
     catalog = tmp_path / "old.duckdb"
     assert _batch(tree / "alone", catalog) == 0

@@ -29,6 +29,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # a sweep diagnosed (the fixture): the full suite, not the fast loop
 def test_tables_are_told_empty_through_views_and_never_for_a_query_not_bound(sweep):
     trace, _ = sweep
     sources = EmptySources(trace.con)
@@ -69,6 +70,7 @@ def test_pages_are_the_same_and_an_empty_query_runs_for_the_first_chunk_only(swe
     assert counts == [[0]] * len(runs)  # rows made from empty tables: every chunk's own
 
 
+@pytest.mark.slow  # a sweep diagnosed (the fixture): the full suite, not the fast loop
 def test_a_query_with_no_row_without_an_empty_table_is_read_over_no_run(sweep, monkeypatch):
     trace, diagnoses = sweep
     runs = [d.run_id for d in diagnoses]

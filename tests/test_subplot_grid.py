@@ -49,6 +49,7 @@ def test_the_run_pages_stacked_chart_is_plotlys():
     assert json.dumps(stacked_layout()) == json.dumps(expected)
 
 
+@pytest.mark.slow  # a whole command or process: the full suite runs it
 def test_a_run_page_is_drawn_without_plotlys_figure_classes(tmp_path):
     args = ["diagnose", "fixtures/examples/resnet_host_sync", "--format", "html", "--out", str(tmp_path), "--quiet"]
     code = f"import sys; from analyzer.cli import main; print(main({args!r}), 'plotly.graph_objs' in sys.modules)"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from analyzer.rule_engine.views import build, create_views, helper_definitions
@@ -75,6 +77,7 @@ def test_a_table_made_empty_is_computed_once_its_inputs_hold_rows():
     assert expected and _rows(con, "_busy_intervals") == expected
 
 
+@pytest.mark.slow  # every helper table computed twice: the full suite, not the fast loop
 def test_a_table_computed_without_a_table_of_its_empty_without_line_is_empty(monkeypatch):
     inputs = {"memory_records": MEMORY, "op_memory": OP_MEMORY, "steps": STEPS, "runs": RUNS}
     claims = [(d.name, table) for d in helper_definitions() for table in d.empty_without]
