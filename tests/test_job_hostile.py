@@ -162,11 +162,12 @@ def test_job_deleted_slow_rank_is_named_with_the_wait_it_leaves_exit_3(tmp_path,
 
 
 @pytest.mark.parametrize(
-    "how",
-    ["clock 700 s off", "no end_info", "world size 16"],
+    ("how", "form"),
+    [("clock 700 s off", "text"), ("no end_info", "text"), ("world size 16", "text"), ("clock 700 s off", "db")],
 )
-def test_job_rank_standing_apart_joins_its_job_with_the_reason(tmp_path, how):
-    root = write_job(job_plan("job_slow_rank", 8, SEEDS[0], 2), tmp_path / "in")
+def test_job_rank_standing_apart_joins_its_job_with_the_reason(tmp_path, how, form):
+    """In either form: the collectives of the db form are its analysis.db's tables."""
+    root = write_job(job_plan("job_slow_rank", 8, SEEDS[0], 2), tmp_path / "in", export_type=form)
     slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
     folder = _rank_dir(root, slow)
     name = "profiler_metadata.json" if how == "world size 16" else f"profiler_info_{slow}.json"
@@ -185,6 +186,28 @@ def test_job_rank_standing_apart_joins_its_job_with_the_reason(tmp_path, how):
     reason = {"clock 700 s off": "ended 700 s from", "no end_info": "no end of collection", "world size 16": "16"}
     assert reason[how] in note["problem"]
     assert d["findings"][0]["subject"] == f"rank {slow}"
+
+
+def test_job_rank_standing_apart_without_collectives_in_its_analysis_db_stays_apart(tmp_path):
+    """The near miss of the db form: the rank whose analysis.db holds no collective table is a run of its own, and
+    the job lacks it (exit 3)."""
+    import sqlite3
+
+    root = write_job(job_plan("job_slow_rank", 8, SEEDS[0], 2), tmp_path / "in", export_type="db")
+    slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
+    folder = _rank_dir(root, slow)
+    info = folder / f"profiler_info_{slow}.json"
+    doc = json.loads(info.read_text())
+    doc["end_info"]["collectionTimeEnd"] += 700 * 10**9
+    info.write_text(json.dumps(doc))
+    (db,) = folder.rglob("analysis.db")
+    with sqlite3.connect(db) as conn:
+        for table in ("CommAnalyzerTime", "CommAnalyzerBandwidth", "CommAnalyzerMatrix"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.close()
+    code, (d,) = _diagnose(root, tmp_path / "out")
+    assert code == 3 and slow not in [r["rank"] for r in d["run"]["ranks"]]
+    assert not [p for p in d["ingest_problems"] if "is taken into this job" in p["problem"]]
 
 
 def test_job_stray_copy_of_a_rank_in_a_node_folder_does_not_cut_the_job_in_two(tmp_path):

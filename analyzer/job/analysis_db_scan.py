@@ -126,6 +126,20 @@ def _pack(conn: sqlite3.Connection, table: str) -> str | None:
     return conn.execute(f"SELECT json_group_array(json_object('_rowid', rowid{items})) FROM \"{table}\"").fetchone()[0]
 
 
+def holds_any(paths: tuple[Path, ...], tables: tuple[str, ...]) -> bool:
+    """Whether one of the databases ``paths`` holds one of ``tables``; a database that cannot be read holds none
+    (reading its rank names it)."""
+    for path in paths:
+        try:
+            with open_readonly(path) as conn:
+                present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except (UnusableDb, sqlite3.Error):
+            continue
+        if present.intersection(tables):
+            return True
+    return False
+
+
 def pack_tables(wanted: list[tuple[int, tuple[Path, ...], tuple[str, ...]]]) -> tuple[pa.Table, list[Problem]]:
     """For each (rank, its analysis databases, tables wanted), each table from the first database holding it,
     as rows (path, rank, tbl, doc); a file that cannot be read is a Problem, as a text file would be."""

@@ -264,11 +264,11 @@ def _apart(r: JobRank, job: Job) -> str:
 
 
 def _place_lone_ranks(jobs: list[Job], lone: list[JobRank]) -> list[Job]:
-    """Each rank left on its own that holds collectives joins the one job of known world size that lacks
-    its rank id (and holds it), with a warning saying why it stood apart; a rank several jobs could take
-    is named as left out. A rank without collectives, or that no job lacks, is a run of its own."""
+    """Each rank left on its own that holds collectives (``_holds_collectives``) joins the one job of known world
+    size that lacks its rank id (and holds it), with a warning saying why it stood apart; a rank several jobs
+    could take is named as left out. A rank without collectives, or that no job lacks, is a run of its own."""
     for r in sorted(lone, key=lambda r: (r.rank, r.source.rel_path)):
-        if not (r.source.has("communication") or r.source.has("communication_matrix")):
+        if not _holds_collectives(r.source):
             continue
         fits = [
             i
@@ -290,6 +290,17 @@ def _place_lone_ranks(jobs: list[Job], lone: list[JobRank]) -> list[Job]:
             first = jobs[fits[0]]
             jobs[fits[0]] = replace(first, problems=(*first.problems, _left_out(r, len(fits))))
     return jobs
+
+
+def _holds_collectives(source: ExportSource) -> bool:
+    """Whether the export holds a job's collectives: communication.json or communication_matrix.json, or, in the
+    db form, an analysis.db holding their tables (which the job reads as it reads the files)."""
+    if source.has("communication") or source.has("communication_matrix"):
+        return True
+    from analyzer.job.analysis_db_scan import DB_TABLES, holds_any  # a db-form rank standing apart: seldom
+
+    tables = (*DB_TABLES["communication"], *DB_TABLES["communication_matrix"])
+    return holds_any(source.files.get("analysis_db", ()), tables)
 
 
 def _left_out(r: JobRank, fitting: int) -> Problem:
