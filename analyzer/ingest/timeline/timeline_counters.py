@@ -22,7 +22,7 @@ _UTILIZATION = {"AI Core Utilization": "aicore_utilization", "AI Vector Core Uti
 def _samples_sql(raw: str, by: str) -> str:
     """One row per (counter event, arg): name, process, ts, key, numeric value, id-like arg of the event."""
     return f"""
-        SELECT c.file_no, c.name, p.process, {decimal_us_to_ns("c.ts")} AS ts_ns, c.event_no,
+        SELECT c.file_no, c.name, p.process, {decimal_us_to_ns("c.ts")} AS ts_ns, c.event_no, c.pid,
             kv.key AS key, TRY_CAST(json_extract_string(kv.value, '$') AS DOUBLE) AS value,
             regexp_matches(lower(kv.key), '(^|[_ ])id$') AS is_id
         FROM (SELECT rowid AS event_no, file_no, name, pid, ts, args FROM {raw}
@@ -69,6 +69,13 @@ def _instance_sql() -> str:
     END"""
 
 
+def _device_sql() -> str:
+    """The device of a counter's track, from its pid: the Ascend profilers write a device track's pid as
+    (host pid << 10) | (track index << 5) | device id, one track group per device of a multi-device timeline.
+    finalize.py keeps it only when the run's tasks ran on that device (a pid written otherwise names none)."""
+    return f"CASE WHEN TRY_CAST(pid AS BIGINT) >= {1 << 10} THEN (TRY_CAST(pid AS BIGINT) & 31)::INTEGER END"
+
+
 def _unit_sql() -> str:
     bare = ", ".join(f"'{u}'" for u in _BARE_UNITS)
     return f"coalesce(NULLIF(regexp_extract(key, '\\(([^)]*)\\)\\s*$', 1), ''), CASE WHEN key IN ({bare}) THEN key END)"
@@ -93,8 +100,8 @@ def _insert(con: duckdb.DuckDBPyConnection, raw: str, run_sql: str, params: dict
     return con.execute(
         f"""
         INSERT INTO counters BY NAME
-        SELECT {run_sql} AS run_id, {_counter_sql()} AS counter, {_instance_sql()} AS instance,
-            ts_ns, value, {_unit_sql()} AS unit
+        SELECT {run_sql} AS run_id, {_device_sql()} AS device_id, {_counter_sql()} AS counter,
+            {_instance_sql()} AS instance, ts_ns, value, {_unit_sql()} AS unit
         FROM ({_series_sql(raw, by)})
         WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL
         -- The windows above give their rows in an order of their own: the rows go in in the trace's order.
