@@ -179,15 +179,16 @@ def device_part_sql(run_sql: str, parent_sql: str) -> str:
     return f"starts_with({run_sql}, {parent_sql} || '{_DEVICE_MARK}')"
 
 
-def keep_counter_devices(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
-    """A counter sample keeps the device its timeline track names (timeline_counters._device_sql) only when the
-    run's tasks ran on that device, before the split gives it to that device's run alone: a track whose pid is
-    written otherwise names no device, and its samples stay the whole run's, every device's."""
-    con.execute(
-        f"UPDATE counters AS c SET device_id = NULL WHERE c.{IN_RUNS} AND c.device_id IS NOT NULL "
-        "AND NOT EXISTS (SELECT 1 FROM ops AS o WHERE o.run_id = c.run_id AND o.device_id = c.device_id)",
-        {"runs": runs},
-    )
+def keep_track_devices(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
+    """A counter sample or a timeline row keeps the device its track names (timeline_events.track_device_sql)
+    only when the run's tasks ran on that device, before the split gives it to that device's run alone: a track
+    whose pid is written another way names no device, and its rows stay the whole run's, every device's."""
+    for table in ("counters", "timeline"):
+        con.execute(
+            f"UPDATE {table} AS c SET device_id = NULL WHERE c.{IN_RUNS} AND c.device_id IS NOT NULL "
+            "AND NOT EXISTS (SELECT 1 FROM ops AS o WHERE o.run_id = c.run_id AND o.device_id = c.device_id)",
+            {"runs": runs},
+        )
 
 
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
@@ -266,7 +267,7 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
     has = _presence(con, run_id)
     values = run_values(ctx, meta, has, meta.aic_metrics or _infer_aic_metrics(con, run_id))
     given = ", ".join(f"${name} AS {name}" for name in values)
-    keep_counter_devices(con, [run_id])
+    keep_track_devices(con, [run_id])
     for rid, device in _split_devices(con, run_id):
         con.execute(
             f"INSERT INTO runs BY NAME SELECT $run_id AS run_id, $device_id AS device_id, {given}, "

@@ -10,7 +10,13 @@ from __future__ import annotations
 import duckdb
 
 from analyzer.ingest.sql_values import decimal_us_to_ns
-from analyzer.ingest.timeline.timeline_events import BY_EXPORT, BY_FILE, RUN_OF_FILE, process_names_sql
+from analyzer.ingest.timeline.timeline_events import (
+    BY_EXPORT,
+    BY_FILE,
+    RUN_OF_FILE,
+    process_names_sql,
+    track_device_sql,
+)
 
 _BARE_UNITS = ("KB", "MB", "GB", "B", "MHz", "GHz", "%", "ns", "us", "ms")
 _HBM = r"^(HBM|DDR) ?(\d*)/(Read|Write)$"
@@ -69,13 +75,6 @@ def _instance_sql() -> str:
     END"""
 
 
-def _device_sql() -> str:
-    """The device of a counter's track, from its pid: the Ascend profilers write a device track's pid as
-    (host pid << 10) | (track index << 5) | device id, one track group per device of a multi-device timeline.
-    finalize.py keeps it only when the run's tasks ran on that device (a pid written otherwise names none)."""
-    return f"CASE WHEN TRY_CAST(pid AS BIGINT) >= {1 << 10} THEN (TRY_CAST(pid AS BIGINT) & 31)::INTEGER END"
-
-
 def _unit_sql() -> str:
     bare = ", ".join(f"'{u}'" for u in _BARE_UNITS)
     return f"coalesce(NULLIF(regexp_extract(key, '\\(([^)]*)\\)\\s*$', 1), ''), CASE WHEN key IN ({bare}) THEN key END)"
@@ -100,7 +99,7 @@ def _insert(con: duckdb.DuckDBPyConnection, raw: str, run_sql: str, params: dict
     return con.execute(
         f"""
         INSERT INTO counters BY NAME
-        SELECT {run_sql} AS run_id, {_device_sql()} AS device_id, {_counter_sql()} AS counter,
+        SELECT {run_sql} AS run_id, {track_device_sql("pid")} AS device_id, {_counter_sql()} AS counter,
             {_instance_sql()} AS instance, ts_ns, value, {_unit_sql()} AS unit
         FROM ({_series_sql(raw, by)})
         WHERE NOT is_id AND value IS NOT NULL AND ts_ns IS NOT NULL

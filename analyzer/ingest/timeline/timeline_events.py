@@ -36,6 +36,19 @@ def _kind_sql() -> str:
     )
 
 
+# The kinds of a device's own track group besides its tasks (whose device comes from the ops they match,
+# timeline_store.py): host APIs (CANN), communication (HCCL) and overlap segments.
+DEVICE_GROUP_KINDS = ("host_api", "communication", "overlap")
+
+
+def track_device_sql(pid: str) -> str:
+    """SQL: the device of a track, from its ``pid`` (raw text): the Ascend profilers write the pid of a device's
+    track as (host pid << 10) | (track index << 5) | device id, one track group per device of a multi-device
+    timeline. finalize.keep_track_devices keeps it only when the run's tasks ran on that device (a pid written
+    another way names none)."""
+    return f"CASE WHEN TRY_CAST({pid} AS BIGINT) >= {1 << 10} THEN (TRY_CAST({pid} AS BIGINT) & 31)::INTEGER END"
+
+
 # A raw table's track key: a pid names its process within the file, or within the export (msprof's slices
 # share their process_name events); with many runs' files in one raw table (``insert_timelines``), within the file.
 BY_EXPORT, BY_FILE = "pid", "file_no, pid"
@@ -114,7 +127,9 @@ def _insert(
     """The insert of both: ``run_sql`` each row's run; ``runs``: the condition selecting the runs inserted."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     rows = f"""
-        SELECT {run_sql} AS run_id, NULL::INTEGER AS device_id, kind, process,
+        SELECT {run_sql} AS run_id,
+            CASE WHEN kind IN ({", ".join(f"'{k}'" for k in DEVICE_GROUP_KINDS)}) THEN {track_device_sql("pid")} END
+                AS device_id, kind, process,
             TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
             {start_ns} AS start_ns,
             CASE WHEN ph = 'X' AND isfinite(dur) THEN dur END AS dur_us,

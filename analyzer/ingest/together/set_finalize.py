@@ -21,7 +21,7 @@ from analyzer.ingest.finalize import (
     apply_facts,
     device_run_id,
     device_tasks_from_one_file,
-    keep_counter_devices,
+    keep_track_devices,
     run_values,
 )
 from analyzer.ingest.metadata.run_metadata import RunMetadata
@@ -68,7 +68,7 @@ def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devic
         {"runs": ids},
     )
     rows = _runs_rows(con, runs, devices)  # what each run holds, asked before the split, as finalize asks it
-    keep_counter_devices(con, ids)
+    keep_track_devices(con, ids)
     split_devices(con, devices)
     _insert_runs(con, rows)
 

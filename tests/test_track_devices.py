@@ -1,6 +1,6 @@
-"""The counters of a timeline holding several devices (msprof's one PROF folder): each device's run holds its own
-device's samples only, as the same run's torch_npu rank exports hold them; a track whose pid names no device of the
-run keeps its samples in every device's run, none lost."""
+"""A timeline holding several devices (msprof's one PROF folder): each device's run holds its own device's counter
+samples and host rows only, as the same run's torch_npu rank exports hold them, and is diagnosed as the device's
+export alone is; a track whose pid names no device of the run keeps its rows in every device's run, none lost."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import analyzer
-from fixtures.generator import truth, write_export
+from fixtures.generator import truth, write_export, write_runs
 
 SEED = 27  # a seed the counters were not developed on
 _HBM = "SELECT run_id, device_id, counter, count(*), sum(value) FROM counters WHERE counter LIKE 'hbm%' GROUP BY ALL"
@@ -70,3 +70,32 @@ def test_a_track_whose_pid_names_no_device_of_the_run_stays_every_devices(export
         for counter in ("hbm_read", "hbm_write"):
             every = t.counters.filter(counter=counter)
             assert together[(f"dev{device}", counter)][:2] == (None, every.height)
+
+
+def _verdict(out: Path) -> dict[str, tuple]:
+    """Per report folder: its time parts and its findings (code, subject, impact)."""
+    found = {}
+    for path in sorted(out.rglob("diagnosis.json")):
+        d = json.loads(path.read_text())
+        parts = [(p["part"], p["us"]) for p in d["summary"]["breakdown"]["parts"]]
+        found[path.parent.name] = (parts, [(f["code"], f["subject"], f["impact_us"]) for f in d["findings"]])
+    return found
+
+
+@pytest.mark.slow  # six diagnoses: the full suite, not the fast loop
+@pytest.mark.parametrize("seed", [11, 12])
+def test_each_device_of_a_multi_device_timeline_is_diagnosed_as_its_export_alone(tmp_path, seed):
+    """Two devices waiting on their hosts, in one PROF folder: a device's gaps are explained by its own host's
+    synchronizes, not the other's (seed 11 put one of device 1's in an unexplained gap of device 0)."""
+    from analyzer.cli import main
+
+    (t,) = truth("host_sync_low_util", seed=seed, devices=2)
+    write_runs([t], tmp_path / "both", "msprof", "text", 1_000_000)
+    assert main(["diagnose", str(tmp_path / "both"), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
+    both = _verdict(tmp_path / "out")
+    for device in t.device_ids():
+        write_runs([t.for_device(device)], tmp_path / f"alone{device}", "msprof", "text", 1_000_000)
+        out = tmp_path / f"out{device}"
+        assert main(["diagnose", str(tmp_path / f"alone{device}"), "--out", str(out), "--format", "json"]) == 0
+        (alone,) = _verdict(out).values()
+        assert both[f"dev{device}"] == alone
