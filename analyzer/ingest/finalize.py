@@ -207,7 +207,8 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
             "WHERE run_id = ? AND device_id IS NOT NULL",
             [run_id],
         )
-        # Rows that name no device (host APIs, a timeline without device ids) belong to every device's run.
+        # Rows that name no device (framework ops, a track whose pid names none: keep_track_devices) belong to
+        # every device's run.
         con.execute(
             f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
             f"CROSS JOIN (SELECT {device_run_id_sql('?', 'unnest(?::INTEGER[])')} AS run_id) d "
