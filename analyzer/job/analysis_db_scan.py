@@ -19,7 +19,7 @@ import pyarrow as pa
 from analyzer.errors import first_line
 from analyzer.ingest.model import Problem
 from analyzer.ingest.sqlite.sqlite_analysis import STEP_TRACE_COLUMNS
-from analyzer.ingest.sqlite.sqlite_open import UnusableDb, open_readonly
+from analyzer.ingest.sqlite.sqlite_open import UnusableDb, open_readonly, table_names
 from analyzer.job.summary_shapes import COMM_OP_TYPE, MATRIX_OP_TYPE
 
 # The summary kinds a db-form rank holds in analysis.db, and the tables that hold each.
@@ -132,7 +132,7 @@ def holds_any(paths: tuple[Path, ...], tables: tuple[str, ...]) -> bool:
     for path in paths:
         try:
             with open_readonly(path) as conn:
-                present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                present = table_names(conn)
         except (UnusableDb, sqlite3.Error):
             continue
         if present.intersection(tables):

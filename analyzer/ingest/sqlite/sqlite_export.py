@@ -99,7 +99,6 @@ def _read_one(
 ) -> None:
     try:
         with open_readonly(path) as conn:
-            present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             db = stage_tables(con, conn, path, tables, ctx, usable_rows)
     except UnusableDb as exc:
         ctx.report(path, "", "error", str(exc), "the file is skipped; re-export it or remove it")
@@ -118,7 +117,7 @@ def _read_one(
             )
             return
         if tables is PROFILER_TABLES:
-            _check_profiler_db(db, present, ctx)
+            _check_profiler_db(db, ctx)
         for section in sections:
             _run_section(section, db, ctx)
         ctx.mark_read(path)
@@ -126,10 +125,10 @@ def _read_one(
         db.drop()
 
 
-def _check_profiler_db(db: StagedDb, present: set[str], ctx: ReadContext) -> None:
+def _check_profiler_db(db: StagedDb, ctx: ReadContext) -> None:
     """The checks of ``sqlite_checks`` on a staged profiler database (ids decoded where stored as text)."""
     db.id_columns = {(t, c) for t, checks in EXPECTED.items() for c, kind in checks.items() if kind == "id"}
-    report_missing_tables(db, present, ctx)
+    report_missing_tables(db, db.present, ctx)
     report_unknown_ids(db, ctx)
     report_negative_durations(db, ctx)
     drop_duplicate_tasks(db, ctx)

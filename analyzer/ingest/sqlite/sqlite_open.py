@@ -38,6 +38,11 @@ class UnusableDb(TriageError):
     """The file cannot be read as SQLite at all; the message says why, for the user."""
 
 
+def table_names(conn: sqlite3.Connection) -> set[str]:
+    """The names of the tables of an open SQLite database."""
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 @contextmanager
 def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
     """A read-only SQLite connection to the export that never writes beside the file.
@@ -142,6 +147,7 @@ class StagedDb:
     scratch: list[str] = field(default_factory=list)  # work tables to drop at the end
     decoded_columns: dict[str, set[str]] = field(default_factory=dict)  # columns added by decoded()
     id_columns: set[tuple[str, str]] = field(default_factory=set)  # (table, column) holding STRING_IDS ids
+    present: set[str] = field(default_factory=set)  # every table of the file, staged or not (table_names)
 
     def work_table(self, suffix: str) -> str:
         """Name of a temporary work table of this database, dropped with it."""
@@ -232,8 +238,8 @@ def stage_tables(
     ``usable_rows(conn, path, table, columns, ctx)`` gives the SQLite condition of the rows to copy
     (reporting the others), '' for all.
     """
-    staged = StagedDb(con, path, f"_sq{next(_counter)}")
-    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    staged = StagedDb(con, path, f"_sq{next(_counter)}", present=table_names(conn))
+    present = staged.present
     for table in wanted:
         if table not in present or table.startswith("_"):
             continue
