@@ -238,3 +238,12 @@ def test_job_verdict_bar_is_the_rank_computing_longest():
     assert bar is not None and bar.subject == "rank 1, computing longest; mean of 2 step(s)"
     assert [(p.us, p.pct) for p in bar.parts] == [(90.0, 90.0), (10.0, 10.0), (0.0, 0.0)]
     assert job_step_breakdown([]) is None
+
+
+def test_job_verdict_bar_shares_add_up_to_100_as_the_runs_do():
+    """Each share rounded alone would give 6.7 + 73.0 + 20.2 = 99.9% (the real 2-rank job's rank 1, in ms): the
+    tenths left over go to the largest remainders, as the run's breakdown rounds them."""
+    steps = [{"rank": 1, "step_id": 50, "computing_us": 8878.0, "comm_not_overlapped_us": 96359.0, "free_us": 26675.0}]
+    bar = job_step_breakdown(steps)
+    assert bar is not None and [p.pct for p in bar.parts] == [6.7, 73.1, 20.2]
+    assert round(sum(p.pct for p in bar.parts), 1) == 100.0

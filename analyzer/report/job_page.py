@@ -3,6 +3,7 @@ ranks and rules (About this job) and problems."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import duckdb
@@ -111,6 +112,24 @@ _STEP_PARTS = (
 )
 
 
+def _shares_pct(times: list[float]) -> list[float]:
+    """Each time's share of their sum in percent, one decimal, rounded as the run's breakdown rounds its shares
+    (largest remainder, views/breakdown.sql _time_shares): the shares add up to exactly 100.0 (all 0 for no time).
+
+    >>> _shares_pct([8.878, 96.359, 26.675]), _shares_pct([0.0, 0.0])
+    ([6.7, 73.1, 20.2], [0.0, 0.0])
+    """
+    whole = sum(times)
+    if whole <= 0:
+        return [0.0] * len(times)
+    tenths = [1000 * t / whole for t in times]
+    floors = [math.floor(x) for x in tenths]
+    # the tenths left over go to the largest remainders, the earlier part first on a tie
+    for i in sorted(range(len(times)), key=lambda i: (floors[i] - tenths[i], i))[: 1000 - sum(floors)]:
+        floors[i] += 1
+    return [f / 10 for f in floors]
+
+
 def job_step_breakdown(steps: list[dict]) -> TimeBreakdown | None:
     """The job step's time breakdown for the verdict bar: the mean computing, not-overlapped communication and free
     time per step of the rank computing longest (then the longest mean step, then the lowest rank); None without
@@ -131,10 +150,10 @@ def job_step_breakdown(steps: list[dict]) -> TimeBreakdown | None:
         return sum(mean(per_rank[rank], col) for col, _, _ in _STEP_PARTS)
 
     rank = min(per_rank, key=lambda r: (-mean(per_rank[r], "computing_us"), -total(r), r))
-    whole = total(rank) or 1.0
+    times = [mean(per_rank[rank], col) for col, _, _ in _STEP_PARTS]
     parts = tuple(
-        BreakdownPart(part, label, mean(per_rank[rank], col), round(100 * mean(per_rank[rank], col) / whole, 1))
-        for col, label, part in _STEP_PARTS
+        BreakdownPart(part, label, us, pct)
+        for (_, label, part), us, pct in zip(_STEP_PARTS, times, _shares_pct(times), strict=True)
     )
     subject = f"rank {rank}, computing longest; mean of {len(per_rank[rank])} step(s)"
     # the page words the job's verdict itself: no sentence of the parts (text)
