@@ -12,6 +12,7 @@ from analyzer.api import report_pool
 from analyzer.api.reports import report_job, report_settings
 from analyzer.errors import TriageError
 from analyzer.report import job_page
+from tests.test_report_pool import lost_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = ["json", "md", "html"]
@@ -53,16 +54,9 @@ def test_a_job_written_by_a_worker_is_the_one_written_here(job, tmp_path, monkey
 def test_a_job_whose_worker_is_lost_is_written_here(job, tmp_path):
     trace, d = job
     analyzer.report(d, tmp_path / "here", FORMATS, trace=trace)
-    workers = report_pool.ReportWorkers(1, html=True)
-    try:
-        workers.executor.submit(int).result()  # the worker is up
-        for process in list(workers.executor._processes.values()):
-            process.kill()
-            process.join(5)
+    with lost_workers() as workers:
         written = report_job(d, report_settings(tmp_path / "lost", FORMATS, trace, False), trace=trace, workers=workers)
         paths = written()
-    finally:
-        workers.close(stop=True)
     assert [p.name for p in paths] == ["diagnosis.json", "diagnosis.md", "job.html"]
     assert _files(tmp_path / "lost") == _files(tmp_path / "here")
 

@@ -5,6 +5,8 @@ database written by the parent."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -59,6 +61,21 @@ def test_reports_written_by_the_workers_are_the_ones_written_here(sweep, tmp_pat
     assert len(_files(tmp_path / "here")) == 3 * len(diagnoses) + 1  # and plotly.js once
 
 
+@contextmanager
+def lost_workers() -> Iterator[report_pool.ReportWorkers]:
+    """Report workers whose one worker process is killed once up, before it is given anything: every task sent
+    to them is lost; ended at the end."""
+    workers = report_pool.ReportWorkers(1, html=True)
+    try:
+        workers.executor.submit(int).result()  # the worker is up
+        for process in list(workers.executor._processes.values()):
+            process.kill()
+            process.join(5)
+        yield workers
+    finally:
+        workers.close(stop=True)
+
+
 @pytest.mark.slow  # worker processes: the full suite runs it
 def test_reports_whose_workers_are_lost_are_written_here(sweep, tmp_path, monkeypatch):
     """Workers killed before the pool sends them anything: the json and md sent ahead of the pages and the pages
@@ -70,15 +87,8 @@ def test_reports_whose_workers_are_lost_are_written_here(sweep, tmp_path, monkey
     pool = ReportPool(
         diagnoses, Settings(tmp_path / "lost", FORMATS, False, []), trace.con, runs_reader.RunsReader(trace.con, runs)
     )
-    workers = report_pool.ReportWorkers(1, html=True)
-    try:
-        workers.executor.submit(int).result()  # the worker is up
-        for process in list(workers.executor._processes.values()):
-            process.kill()
-            process.join(5)
+    with lost_workers() as workers:
         written = pool.write(workers, None)
-    finally:
-        workers.close(stop=True)
     assert pool.text_settings is not None and pool.written_here == len(diagnoses)
     assert [(d.run_id, [p.relative_to(tmp_path / "lost") for p in paths]) for d, paths in written] == [
         (d.run_id, [p.relative_to(tmp_path / "here") for p in paths]) for d, paths in here
