@@ -61,6 +61,7 @@ CASES = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "fault", "channels", "size", "dtype"), CASES, ids=[f"{c[1]}-{c[4]}" for c in CASES])
 def test_generated_fault_is_the_first_divergent_operator_with_its_verdict(tmp_path, seed, fault, channels, size, dtype):
     truth = generate(tmp_path, seed, fault, channels, size, dtype=dtype, profile=False)

@@ -46,6 +46,7 @@ def _cases(seed: int):
     yield "equal", y.copy(), y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [7, 8])
 def test_the_float32_kernel_takes_the_chunks_and_every_metric_equals_float64(monkeypatch, seed):
     monkeypatch.setattr(compare, "CHUNK_ELEMENTS", 8_000)  # several chunks, and a tail that is not 8 wide

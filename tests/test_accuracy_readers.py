@@ -39,6 +39,7 @@ def test_header_proto_descriptor_equals_protoc_output(tmp_path):
     assert [m.SerializeToString() for m in ours.message_type] == [m.SerializeToString() for m in compiled.message_type]
 
 
+@pytest.mark.slow
 def test_native_every_numpy_data_type_reads_back_equal(tmp_path):
     rng = np.random.default_rng(7)
     codes = [c for c, (_, dt) in DATA_TYPES.items() if dt is not None]
@@ -53,6 +54,7 @@ def test_native_every_numpy_data_type_reads_back_equal(tmp_path):
         assert got[i].whole().tobytes() == array.tobytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["float16", "float32", "bfloat16"])
 def test_device_formats_convert_back_to_the_original_shape(name):
     import ml_dtypes  # noqa: F401 (names bfloat16; imported by the test that needs it, not by every collection)

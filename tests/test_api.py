@@ -58,6 +58,7 @@ def test_trace_gives_arrow_and_polars_tables():
             trace.table("nope")
 
 
+@pytest.mark.slow
 def test_diagnose_asks_for_a_run_when_there_are_several():
     with analyzer.load(ROOT / "fixtures" / "examples" / "cann_upgrade") as trace:
         with pytest.raises(ValueError, match="name one run_id of the 3 usable runs"):

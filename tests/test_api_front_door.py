@@ -44,6 +44,7 @@ def _params():
     return [pytest.param(p, marks=() if p.name in FAST else pytest.mark.slow, id=p.name) for p in folders]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", _params())
 def test_api_writes_the_command_lines_json_on_every_example(path: Path, tmp_path: Path) -> None:
     _same(path, tmp_path)
@@ -58,6 +59,7 @@ def test_api_writes_the_command_lines_json_on_every_real_export(real_dir: Path, 
     assert len(list((tmp_path / "cli").rglob("diagnosis.json"))) >= 18
 
 
+@pytest.mark.slow
 def test_a_job_comes_through_the_api() -> None:
     with analyzer.load(EXAMPLES / "job_slow_rank") as trace:
         assert [j.job.job_id for j in trace.jobs] == ["job_slow_rank"] and not trace.usable_run_ids()
@@ -96,6 +98,7 @@ def resnet():
         yield trace, analyzer.diagnose(trace)
 
 
+@pytest.mark.slow
 def test_none_means_every_rule_and_an_empty_list_none(resnet) -> None:
     trace, _ = resnet
     nothing = analyzer.diagnose(trace, rule_set=[])

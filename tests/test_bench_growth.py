@@ -187,6 +187,7 @@ def test_a_measurement_counts_the_cpu_time_of_the_command_and_its_children(tmp_p
     assert m.exit_code == 0 and 0.2 <= m.cpu_s <= m.wall_s * 2 + 0.1
 
 
+@pytest.mark.slow
 def test_a_newer_catalog_format_is_the_same_catalog_while_its_own_columns_are_null(tmp_path: Path) -> None:
     old, new = tmp_path / "old.duckdb", tmp_path / "new.duckdb"
     for path in (old, new):

@@ -78,6 +78,7 @@ def _idle_pages(con, runs: list[str], share: float, limit: int, chunk: int) -> d
     return {run: _rows(series.idle_stretches(reader, run, share, limit)) for run in runs}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "share", "limit"), [(5, 0.01, 200), (8, 0.0, 3), (13, 0.0005, 40)])
 def test_numpy_idle_rows_are_the_query_rows(con, monkeypatch, seed, share, limit):
     runs = _add_runs(con, seed)

@@ -46,6 +46,7 @@ def _fast_loop_first_of_each_class() -> list:
     return params
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _fast_loop_first_of_each_class())
 def test_cli_hostile_case_exits_as_stated_with_a_named_message(case: CliCase, tmp_path, monkeypatch, capsys):
     code, out, err = _run_case(case, tmp_path, monkeypatch, capsys)
@@ -206,6 +207,7 @@ def test_markdown_report_renders_no_markup_from_export_strings(tmp_path, capsys)
         assert pipes == columns, f"a row of another width: {line}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["diagnose", "batch"])
 def test_folders_whose_names_are_not_utf8_are_read_and_named_as_themselves(tmp_path, command, capsys):
     """Issue 45: a folder name holding bytes that are not UTF-8 was not read; it is read through an alias

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 _CHECK = """
 import sys
@@ -29,6 +31,7 @@ def _last_line(script: str, example: str, out: Path) -> str:
     return run.stdout.split("\n")[-2]
 
 
+@pytest.mark.slow
 def test_json_diagnosis_and_every_command_parser_load_no_plotting_library(tmp_path):
     assert _last_line(_CHECK, "job_slow_rank", tmp_path / "out") == "0 []"
     assert (tmp_path / "out" / "job_slow_rank" / "diagnosis.json").is_file()
@@ -42,6 +45,7 @@ print(code, sorted({m.split(".")[0] for m in sys.modules} & {"numpy", "pyarrow",
 """
 
 
+@pytest.mark.slow
 def test_one_export_diagnosed_as_json_and_markdown_loads_no_arrow_or_numpy(tmp_path):
     # pyarrow and numpy are slow to import, and a single export needs neither: only the readers of
     # many exports, jobs and the table API load them

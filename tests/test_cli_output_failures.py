@@ -51,6 +51,7 @@ def _cli(argv: list[str], cwd: Path, file_size_limit: int | None = None) -> subp
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "option"),
     [("diagnose", "--out"), ("ingest", "--db"), ("ingest", "--parquet"), ("diff", "--html")],

@@ -41,6 +41,7 @@ def _spoil(path: Path, seed: int) -> tuple[int, dict[str, int]]:
     return len(body), spoilt
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("layout", "pattern"), [("torch_npu", "kernel_details.csv"), ("msprof", "op_summary_*.csv")])
 def test_missing_value_spellings_and_text_keep_every_task(tmp_path, capsys, layout, pattern):
     from fixtures.generator import write_export

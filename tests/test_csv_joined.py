@@ -78,6 +78,7 @@ def job(tmp_path) -> Path:
     return write_job(job_plan("job_slow_rank", ranks=6, seed=23), tmp_path / "job", kernels=9)
 
 
+@pytest.mark.slow
 def test_a_clean_job_is_read_in_one_scan_a_kind_with_each_ranks_rows(job, monkeypatch):
     sizes = _list_scans(monkeypatch)
     ingested = load_export(job)

@@ -63,6 +63,7 @@ def test_diagnose_cli_tiny_export_writes_reports(tmp_path, capsys):
     assert "--fail-on warning: tripped by tiny_ascend_pt: warning SCH001 inter-op-gap (whole run)" in err
 
 
+@pytest.mark.slow
 def test_diagnose_cli_into_a_pipe_prints_tsv_with_full_ids(tmp_path, capsys):
     export = _export(tmp_path)
     assert main(["diagnose", str(export), "--out", str(tmp_path / "r")]) == 0

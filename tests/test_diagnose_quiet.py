@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from analyzer.cli import main
 from tests.conftest import ROOT
 
@@ -20,6 +22,7 @@ def _export_with_an_info_and_a_warning(tmp_path):
     return root
 
 
+@pytest.mark.slow
 def test_quiet_drops_info_lines_and_keeps_warnings(tmp_path, capsys):
     root = _export_with_an_info_and_a_warning(tmp_path)
     assert main(["diagnose", str(root), "--out", str(tmp_path / "loud"), "--format", "json"]) == 0

@@ -20,6 +20,7 @@ def _diagnoses(tmp_path):
     return {p.parent.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(tmp_path.glob("*/diagnosis.json"))}
 
 
+@pytest.mark.slow
 def test_diagnosis_schema_fits_runs_and_the_all_runs_report(tmp_path):
     docs = _diagnoses(tmp_path)
     assert "all-runs" in docs and len(docs) == 6
@@ -60,6 +61,7 @@ def test_diagnosis_schema_rejects_a_changed_document(tmp_path):
     assert any("oneOf" in p for p in problems)  # the summary fits neither a run's nor the all-runs one
 
 
+@pytest.mark.slow
 def test_diagnosis_memory_summary_fits_the_schema_and_the_written_files(tmp_path):
     from fixtures.generator.matrix import Cell, write_cell
     from tests.test_memory_report import _alive, _plain_peak, _read_csv

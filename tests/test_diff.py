@@ -61,6 +61,7 @@ def _median_step_total(ops, op_type: str) -> float:
     return float(per_step["dur_us"].median())
 
 
+@pytest.mark.slow
 def test_diff_regression_pair_reports_the_slower_type_and_the_new_type_only(regression_pair, pair_catalog):
     before, after, _, truth = regression_pair
     diff = _catalog_diff(pair_catalog, before.name, after.name)
@@ -75,6 +76,7 @@ def test_diff_regression_pair_reports_the_slower_type_and_the_new_type_only(regr
     assert "8.0.RC3" in diff.base_label and "8.1.RC1" in diff.new_label
 
 
+@pytest.mark.slow
 def test_diff_same_model_other_seed_reports_nothing_beyond_noise(regression_pair, pair_catalog):
     before, _, rerun, _ = regression_pair
     diff = _catalog_diff(pair_catalog, before.name, rerun.name)
@@ -93,6 +95,7 @@ def test_diff_cli_fail_on_regression_exit_codes_and_outputs(regression_pair, pai
     assert main(["diff", before, rerun, "--fail-on-regression", "5"]) == 0
 
 
+@pytest.mark.slow
 def test_diff_renamed_type_is_matched_by_shape_and_position(tmp_path):
     base = write_tiny_export(tmp_path / "base", seed=1)
     renamed = [("MatMulV3" if t == "MatMulV2" else t, n, s, d) for t, n, s, d in MODEL]
@@ -105,6 +108,7 @@ def test_diff_renamed_type_is_matched_by_shape_and_position(tmp_path):
     assert not [t for t in diff.types if t.status in ("added", "removed")]
 
 
+@pytest.mark.slow
 def test_diff_catalog_run_spec_equals_path_diff(tmp_path, capsys):
     root = tmp_path / "runs"
     write_tiny_export(root / "base", seed=1)

@@ -76,6 +76,7 @@ def _top_lines(d: Diagnosis, n: int = 3) -> list[str]:
 
 
 # The fast loop keeps one layout; the full suite runs both (tests/test_layout_verdicts.py compares them).
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "layout", [pytest.param(layout, marks=pytest.mark.slow if layout == "msprof" else ()) for layout in LAYOUTS]
 )
@@ -88,6 +89,7 @@ def test_end_to_end_injected_problem_ranks_first(scenario: str, layout: str, tmp
         assert EXPECTED_TOP[scenario](d), f"{scenario}/{layout} {d.run_id}: {_top_lines(d)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_end_to_end_healthy_reports_nothing_above_info(layout: str, tmp_root: Path) -> None:
     for d in _diagnoses("healthy", layout, tmp_root):

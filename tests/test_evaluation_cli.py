@@ -29,6 +29,7 @@ def test_evaluate_small_slice_prints_both_tables_the_same_way_twice(capsys: pyte
     assert any(line.startswith("| mte-share-high | ") for line in lines)
 
 
+@pytest.mark.slow
 def test_evaluate_keep_writes_the_exports_where_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     keep = tmp_path / "matrix"
     assert main([*SLICE, "--problems", "healthy", "--keep", str(keep)]) == 0

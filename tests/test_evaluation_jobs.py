@@ -29,6 +29,7 @@ def test_job_expectation_names_what_was_planted(problem: str, ranks: int) -> Non
     assert all("{" not in w and "None" not in w for w in exp.subject), exp.subject
 
 
+@pytest.mark.slow
 def test_evaluate_job_slice_finds_the_slow_replica_and_not_the_near_miss(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--problems", "job_replica_skew", "job_replica_near_miss", "--ranks", "8", "--seed", "4"]
     assert main([*argv, "--misses"]) == 0

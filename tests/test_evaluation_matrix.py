@@ -186,6 +186,7 @@ FAST = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cell", FAST, ids=[c.id for c in FAST])
 def test_matrix_cell_writes_an_export_that_reads_back(cell: Cell, tmp_path: Path) -> None:
     _check_cell_export(cell, tmp_path)

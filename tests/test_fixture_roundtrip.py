@@ -109,6 +109,7 @@ def test_fixture_roundtrip_read_of_every_scenario_has_no_error_outside_an_export
     assert not [p.line() for p in ingested.problems if p.severity == "error" and not p.file.startswith(folders)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["torch_npu", pytest.param("msprof", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("scenario", ["comm_not_overlapped", "gappy_multistream", "host_sync_low_util"])
 def test_fixture_roundtrip_db_ops_equal_truth(scenario: str, layout: str, tmp_path: Path) -> None:
@@ -122,6 +123,7 @@ def test_fixture_roundtrip_db_ops_equal_truth(scenario: str, layout: str, tmp_pa
     assert_frame_equal(_sorted(got), _sorted(expected), check_dtypes=False, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@pytest.mark.slow
 def test_fixture_roundtrip_torch_metadata_recorded(tmp_path: Path) -> None:
     roots = write_export("regression_pair", tmp_path, steps=2)
     runs = {

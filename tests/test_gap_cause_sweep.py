@@ -76,6 +76,7 @@ def _fill(con, rng: random.Random, ops: int, events: int, span: int) -> None:
     con.execute("INSERT INTO timeline BY NAME SELECT * FROM event_rows")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_the_sweep_finds_the_rows_of_the_interval_join(con, seed: int) -> None:
     rng = random.Random(seed)

@@ -93,6 +93,7 @@ def test_helper_definitions_public_and_internal_are_marked() -> None:
     assert "_time_breakdown" not in internal and "_compute_tasks" not in internal
 
 
+@pytest.mark.slow
 def test_scaling_views_every_returned_column_is_documented() -> None:
     ingested = load_export(EXAMPLES / "batch_sweep")
     try:

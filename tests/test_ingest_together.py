@@ -44,6 +44,7 @@ def _kernels(rank: Path) -> Path:
     return rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
 
 
+@pytest.mark.slow
 def test_a_job_read_together_gives_the_tables_of_each_rank_read_alone(job):
     sources = scan(job)[0]
     assert len(read_exports_together(connect(), sources, frozenset()).done) == len(sources) == 8
@@ -130,6 +131,7 @@ def test_exports_with_a_timeline_are_read_together_whole():
     assert _together(root) == _alone(root)
 
 
+@pytest.mark.slow
 def test_a_rank_with_a_repeated_row_is_read_as_alone(job, tmp_path):
     """A row repeated in one rank's kernels (runs_to_recheck tells it by each row's hash) sends that rank to the
     per-run checks: its copy is dropped and said, as when it is read alone; the other ranks stay read together."""

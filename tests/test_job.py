@@ -29,6 +29,7 @@ def _diagnose_job(root: Path, out: Path, *extra: str) -> tuple[int, dict]:
     return code, jobs[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", sorted(_PLANTED))
 @pytest.mark.parametrize(("seed", "ranks"), [(0, 16), pytest.param(7, 24, marks=pytest.mark.slow)])
 def test_job_generated_planted_problem_is_named_first(tmp_path, scenario, seed, ranks):
@@ -43,6 +44,7 @@ def test_job_generated_planted_problem_is_named_first(tmp_path, scenario, seed, 
         assert first["message"].split("Cause: ")[1].startswith(truth["slow_cause"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 3])
 def test_job_balanced_has_no_job_warning_and_lists_every_summary_only_rank(tmp_path, seed):
     root = write_job(job_plan("job_balanced", 12, seed, 2), tmp_path / "in")
@@ -179,6 +181,7 @@ def test_job_batch_catalogs_the_job_and_its_findings_once(tmp_path):
     assert con.execute("SELECT count(*) FROM job_rank_metrics").fetchall() == [(6,)]
 
 
+@pytest.mark.slow
 def test_job_diff_names_the_slowed_link_and_the_step_regression(tmp_path):
     base = write_job(job_plan("job_balanced", 16, 4, 2), tmp_path / "a")
     new = write_job(job_plan("job_slow_link", 16, 4, 2), tmp_path / "b")

@@ -55,6 +55,7 @@ def _adds_up(by) -> bool:
     return round(by.explained_ms + by.own_ms, 1) == by.amount_ms and 0 < by.explained_ms <= by.amount_ms
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ranks", "seed"), [(8, 0), pytest.param(4, 3, marks=pytest.mark.slow), pytest.param(12, 5, marks=pytest.mark.slow)]
 )
@@ -88,6 +89,7 @@ def test_ranks_waiting_for_the_slow_rank_carry_a_warning_for_their_own_part_only
     )
 
 
+@pytest.mark.slow
 def test_a_rank_whose_wait_covers_its_finding_is_explained_and_the_rest_stays_a_warning(tmp_path):
     """The slow rank computes 3x: the others compute under 30% of the step (CMP001) only because they wait,
     so that finding is explained; their transfers alone would still be exposed communication (COM001 stays)."""
@@ -182,6 +184,7 @@ def test_explained_finding_says_so_in_json_markdown_html_and_the_terminal(tmp_pa
     assert line.endswith("ms per step of exposed communication; 30.9 ms their own)")
 
 
+@pytest.mark.slow
 def test_near_miss_a_balanced_job_keeps_its_ranks_communication_warnings(tmp_path):
     job, runs, _ = _judged(tmp_path, "job_balanced", 8, 2)
     assert job.findings == () and job.explains == ()

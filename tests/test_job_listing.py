@@ -35,6 +35,7 @@ def _index_rows(index: Path) -> list[tuple[str, str, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_index_links_each_job_page_with_its_top_finding(two_jobs, tmp_path):
     out = tmp_path / "out"
     main(["diagnose", str(two_jobs), "--out", str(out), "--format", "json,html", "--quiet"])

@@ -44,6 +44,7 @@ def _slow_down(root: Path, ranks: list[int], factor: float) -> None:
             csv.writer(f, lineterminator="\n").writerows(rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "factor", "fires"), [(91, 1.2, True), (92, 1.05, False)])
 def test_job_replica_computing_longer_on_every_stage_is_named(tmp_path, seed, factor, fires):
     root = write_job(job_plan("job_pipeline_imbalance", 16, seed, 3), tmp_path / "in")

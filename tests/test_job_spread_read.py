@@ -63,6 +63,7 @@ def one_read(job):
     return _read(job)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lose", [None, pytest.param(1, marks=pytest.mark.slow)])
 def test_chunks_read_in_any_order_or_lost_give_the_tables_of_one_read(job, one_read, lose):
     pool = _BackwardsPool(slots=2, lose=lose)

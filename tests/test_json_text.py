@@ -41,6 +41,7 @@ class _Colour(enum.Enum):
     RED = 1
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_DOCS)
 def test_an_indented_document_of_rounded_numbers_is_json_dumps_text(doc):
@@ -52,6 +53,7 @@ def test_an_indented_document_of_rounded_numbers_is_json_dumps_text(doc):
     assert indented_json(rounded) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_DOCS)
 def test_compact_text_is_json_dumps_text_or_left_to_it(doc):

@@ -18,6 +18,7 @@ def _warnings(root, out) -> list[tuple[str, str]]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "seed"), [("host_sync_low_util", 83)])
 def test_both_layouts_of_one_run_get_the_same_warnings(tmp_path, scenario, seed):
     from fixtures.generator import write_export

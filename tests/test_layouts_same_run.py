@@ -27,6 +27,7 @@ def _read(root: Path) -> tuple[list[tuple], dict[str, float]]:
 
 
 # the reported case in the fast loop; msprof's in the full suite
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["torch_npu", pytest.param("msprof", marks=pytest.mark.slow)])
 def test_text_and_db_forms_of_one_seed_hold_the_same_steps_and_amounts(tmp_path: Path, layout: str) -> None:
     got = {}
@@ -49,6 +50,7 @@ def _job_findings(root: Path, out: Path) -> list[tuple]:
 
 
 # the slow rank in the fast loop; the slow link in the full suite
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scenario", "ranks"), [("job_slow_rank", 8), pytest.param("job_slow_link", 16, marks=pytest.mark.slow)]
 )

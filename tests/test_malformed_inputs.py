@@ -218,6 +218,7 @@ def test_malformed_input_subprocess_never_prints_a_traceback(name, tmp_path):
         assert tree_digest(tmp_path / "in") == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "message"),
     [

@@ -63,6 +63,7 @@ def _ours(root: Path) -> tuple[pl.DataFrame, list[tuple[str, float]]]:
         return memory_series.memory_peak(trace.con, run), [tuple(r) for r in held.fetchall()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["torch_npu", "msprof"])
 def test_memory_peak_generated_matches_the_written_files(layout: str, tmp_path: Path) -> None:
     cell = Cell("near_oom", "cnn", 4, layout)
@@ -156,6 +157,7 @@ def test_memory_rules_silent_on_healthy_runs(memory_cells_seen) -> None:
         assert not [s for s in seen if s.rule in MEMORY_RULES], [(s.rule, s.severity) for s in seen]
 
 
+@pytest.mark.slow
 def test_memory_timeline_panels_share_one_x_axis(tmp_path: Path) -> None:
     cell = Cell("memory_leak", "llm", 4, "torch_npu")
     (root,) = write_cell(cell, tmp_path, seed=5, runs=cell_truth(cell, 5))
@@ -244,6 +246,7 @@ def test_memory_timeline_draws_sampled_utilisation_without_an_average_row() -> N
     assert {t.name for t in validated(fig).data if t.yaxis == "y4"} == {"AI Core MHz", "AI Core util %"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["torch_npu", pytest.param("msprof", marks=pytest.mark.slow)])
 def test_memory_peak_generated_db_form_equals_text_form(layout: str, tmp_path: Path) -> None:
     from fixtures.generator import write_export

@@ -25,6 +25,7 @@ def moved_pair(tmp_path_factory):
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_pins_diff_json_signs_follow_new_minus_base(moved_pair):
     types = {t["op_type"]: t for t in moved_pair["types"]}
     matmul, softmax = types["MatMulV2"], types["Softmax"]
@@ -53,6 +54,7 @@ def test_pins_diff_many_types_are_judged_against_a_corrected_band():
     assert all(judge([s])[0].verdict == "beyond noise" for s in shifts)  # each alone is a change
 
 
+@pytest.mark.slow
 def test_pins_diff_against_a_run_without_steps_compares_whole_run_totals(tmp_path):
     # 8 steps of the tiny model against the same 8 iterations written with no step id, MatMulV2 30% longer:
     # each type's whole-run total on both sides (180 us x 8 = 1440 us of MatMulV2, +432 us).

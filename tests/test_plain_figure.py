@@ -32,6 +32,7 @@ def sweep():
         yield trace, analyzer.diagnose_runs(trace)
 
 
+@pytest.mark.slow
 def test_every_run_chart_is_what_plotly_writes_for_it(sweep):
     trace, diagnoses = sweep
     figures = build_figures(trace.con, diagnoses[0])
@@ -83,6 +84,7 @@ SERIES = [
 ]
 
 
+@pytest.mark.slow
 def test_every_series_filter_on_its_run_keeps_only_the_chunks_runs(sweep, monkeypatch):
     # a `$run` not in the form `run_id = $run` is filtered after the query's CTEs are built over every run
     # of the connection: a chunk would then cost the whole job, and a job of N ranks N squared

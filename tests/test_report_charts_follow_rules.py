@@ -46,6 +46,7 @@ def _hotspot_trace(figure):
     return trace
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("overrides", "expected"),
     [
@@ -91,6 +92,7 @@ def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
 GAPS = [r for r in load_rules(ROOT / "rules") if r.name == GAP_RULE]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("overrides", "threshold_us"), [({}, 200.0), ({"chip": {"gap_threshold_us": 350}}, 350.0)])
 def test_gap_charts_highlight_the_gaps_the_rule_counts(con, overrides, threshold_us):
     # Gaps of 150, 300 and 400 us: the default rule (200 us) counts two, a 350 us threshold one.

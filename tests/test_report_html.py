@@ -168,6 +168,7 @@ def test_render_html_run_card_names_its_range_apart_from_the_steps_span(con):
     assert "<th>span (ms)</th>" not in page
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chart", ["gap_positions", "hbm", "busy"])
 def test_render_html_per_step_finding_draws_its_chart_zoomed_to_the_step(con, chart):
     """A rule declaring a time chart with zoom = "step": its per-step finding draws that chart over the step's

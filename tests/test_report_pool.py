@@ -145,6 +145,7 @@ def test_the_other_files_of_sent_pages_are_written_before_any_series_is_read(swe
     assert [[p.name for p in paths] for _, paths in written] == [["diagnosis.json", "diagnosis.md", "report.html"]] * 6
 
 
+@pytest.mark.slow
 def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep, tmp_path):
     trace, diagnoses = sweep
     runs = [d for d in diagnoses if not d.compares_runs][:2]

@@ -180,6 +180,7 @@ def test_catalog_docs_page_is_generated_from_the_schema():
     assert page.read_text() == render_catalog_markdown(), regenerate
 
 
+@pytest.mark.slow
 def test_batch_with_diagnosis_catalogs_findings_and_runs_lists_the_top_one(tmp_path, capsys):
     generator = pytest.importorskip("fixtures.generator", reason="the fixture generator has not landed yet")
     pytest.importorskip("analyzer.diagnosis", reason="the diagnosis module has not landed yet")
@@ -208,6 +209,7 @@ def three_run_catalog(tmp_path_factory) -> tuple[Path, list[str]]:
     return catalog, ids
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["auto", "tsv", "csv", "json"])
 def test_runs_into_a_pipe_lists_full_run_ids_in_a_parsable_format(three_run_catalog, capsys, fmt):
     import csv

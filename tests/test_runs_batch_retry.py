@@ -7,6 +7,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from analyzer.cli.batch_cmd import _report
 from analyzer.runs.batch import run_batch
@@ -42,6 +43,7 @@ def _failures(catalog: Path) -> list[tuple[str, str]]:
         con.close()
 
 
+@pytest.mark.slow
 def test_a_run_lost_with_its_worker_exits_3_and_is_tried_again_by_the_next_batch(tmp_path, capsys):
     for i in range(2):
         write_tiny_export(tmp_path / "runs" / f"run_{i}", seed=i, steps=4)

@@ -34,6 +34,7 @@ def _rows(catalog: Path, sql: str) -> list[tuple]:
         con.close()
 
 
+@pytest.mark.slow
 def test_an_export_without_a_readable_start_is_unusable_to_diagnose_and_a_failure_to_batch(tmp_path, capsys):
     bad = _unreadable_starts(tmp_path / "tree" / "no_starts")
     write_tiny_export(tmp_path / "tree" / "fine", seed=1, steps=2)

@@ -40,6 +40,7 @@ def _counts(catalog) -> dict[str, list[tuple]]:
     }
 
 
+@pytest.mark.slow
 def test_jobs_committed_together_replace_their_earlier_rows(tmp_path, two_jobs):
     catalog = open_catalog(tmp_path / "catalog.duckdb")
     commit_jobs(catalog, two_jobs)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pickle
 from dataclasses import replace
 
+import pytest
+
 from analyzer.ingest.metadata.discover import scan
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.runs.chunk_work import RunChunk, analyze_chunk
@@ -17,6 +19,7 @@ def _task(folder) -> RunTask:
     return RunTask(str(folder), folder.name, source_fingerprint(scan(folder)[0][0]))
 
 
+@pytest.mark.slow
 def test_a_chunks_results_arrive_as_sent_packed_one_table_per_name_and_schema(tmp_path):
     folders = [write_tiny_export(tmp_path / f"run_{i}" / "run", seed=i, steps=3) for i in range(3)]
     tasks = [_task(f) for f in folders]

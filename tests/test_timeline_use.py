@@ -70,6 +70,7 @@ def _assert_left_out(path: Path, rules) -> None:
         assert full_json == lean_json
 
 
+@pytest.mark.slow
 def test_left_out_kinds_of_a_torch_npu_text_export(rules):
     _assert_left_out(EXAMPLE, rules)
 
@@ -79,6 +80,7 @@ def test_left_out_kinds_of_a_real_torch_npu_db_export(real_dir, rules):
     _assert_left_out(real_dir / "torch_npu_level1_rank0_db", rules)
 
 
+@pytest.mark.slow
 def test_msprof_json_slices_leave_out_flows_and_overlap(tmp_path):
     root = write_export("comm_not_overlapped", tmp_path, layout="msprof", slice_rows=50)[0]
     assert len(list(root.rglob("msprof_*.json"))) > 1

@@ -35,6 +35,7 @@ def exports(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_each_device_run_holds_its_own_devices_counters_as_its_rank_export(exports):
     (t,) = truth("comm_not_overlapped", seed=SEED)
     msprof, torch = _hbm(exports / "msprof"), _hbm(exports / "torch_npu")
@@ -50,6 +51,7 @@ def test_each_device_run_holds_its_own_devices_counters_as_its_rank_export(expor
             assert (n, total) == rank[1:]  # the same samples as the rank's own export
 
 
+@pytest.mark.slow
 def test_a_track_whose_pid_names_no_device_of_the_run_stays_every_devices(exports, tmp_path):
     """The near miss: the device tracks' pids written 1,000 apart (not as the profilers write them) name devices
     the run has no task on; every device's run keeps all the samples, none lost in a run that does not exist."""

@@ -6,6 +6,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from analyzer.ingest.timeline.timeline_json import create_raw_table, read_arrays_at_once
@@ -67,6 +69,7 @@ def test_left_out_tracks_named_by_the_heads_are_never_stored(tmp_path):
     _same_as_read_whole(tmp_path / "run")
 
 
+@pytest.mark.slow
 def test_a_head_that_misleads_is_read_again_whole(tmp_path):
     """A copy of a process_name event inside another event's args looks like one to the head, and the real
     one comes past the head: the track is CANN's, and its events are all kept."""

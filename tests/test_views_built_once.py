@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import analyzer
 from analyzer.rule_engine import runner
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
 
 
+@pytest.mark.slow
 def test_the_helper_views_are_looked_at_once_per_pass_over_the_tables(tmp_path: Path, monkeypatch):
     job = write_job(job_plan("job_slow_rank", ranks=4, seed=11), tmp_path / "job", kernels=5)
     looks: list[int] = []

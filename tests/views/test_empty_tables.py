@@ -50,6 +50,7 @@ def test_empty_inputs_give_empty_tables_with_the_columns_their_queries_give(monk
     assert {name: _rows(computed, name) for name in _tables_of_sources()} == dict.fromkeys(_tables_of_sources(), [])
 
 
+@pytest.mark.slow
 def test_a_run_without_memory_records_gets_the_same_helper_tables(monkeypatch):
     run = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
     assert {"memory_records", "op_memory"} <= empty_sources(run) and "ops" not in empty_sources(run)
@@ -64,6 +65,7 @@ def test_a_run_without_memory_records_gets_the_same_helper_tables(monkeypatch):
     assert made["_time_breakdown"]  # the run's own tables were computed
 
 
+@pytest.mark.slow
 def test_a_table_made_empty_is_computed_once_its_inputs_hold_rows():
     run = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
     create_views(run)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from analyzer.ingest import load_export
 from analyzer.rule_engine.views import create_views, helper_definitions
 from analyzer.rule_engine.views.definitions import helpers_read
@@ -31,6 +33,7 @@ def _rows(con, name: str) -> list[tuple]:
     return con.execute(f"SELECT * FROM {name} ORDER BY ALL").fetchall()
 
 
+@pytest.mark.slow
 def test_a_query_gets_what_it_reads_and_a_later_call_the_rest():
     con = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
     every = load_export(next(p for p in EXAMPLE.iterdir() if p.is_dir())).con
