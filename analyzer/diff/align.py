@@ -4,7 +4,9 @@ Tokens are (op type, input shapes); difflib finds the longest common runs, so an
 before every MatMul shows up as inserts and leaves the rest aligned. Inside a replaced block,
 base and new ops with equal input shapes are paired; a pair whose types differ is a rename
 candidate, and a type pair (A -> B) is a rename when A is gone from the new run, B is new, and
-most positions of A pair with B (the share is the confidence).
+most positions of A pair with B (the share is the confidence). An op that only ran at another place in the
+step (the same type and input shapes removed at one place and added at another, e.g. a DSA task whose queue
+order changed) is paired with itself, not listed as one removed and one added op.
 """
 
 from __future__ import annotations
@@ -74,7 +76,26 @@ def align_positions(base: list[Position], new: list[Position]) -> Alignment:
         else:
             _pair_block(base[i1:i2], new[j1:j2], out)
     _find_renames(base, new, out)
+    _pair_moved(out)
     return out
+
+
+def _pair_moved(out: Alignment) -> None:
+    """Pair each removed position with the first added one of the same (type, input shapes), in order: the
+    same op at another place in the step."""
+    waiting: dict[tuple[str, str | None], list[Position]] = {}
+    for n in sorted(out.added, key=lambda p: p.ordinal):
+        waiting.setdefault((n.op_type, n.input_shapes), []).append(n)
+    removed, moved = [], []
+    for b in sorted(out.removed, key=lambda p: p.ordinal):
+        same = waiting.get((b.op_type, b.input_shapes))
+        if same:
+            moved.append((b, same.pop(0)))
+        else:
+            removed.append(b)
+    taken = {n.ordinal for _, n in moved}
+    out.removed, out.added = removed, sorted((n for n in out.added if n.ordinal not in taken), key=lambda p: p.ordinal)
+    out.pairs = sorted([*out.pairs, *moved], key=lambda pair: (pair[0].ordinal, pair[1].ordinal))
 
 
 def _find_renames(base: list[Position], new: list[Position], out: Alignment) -> None:

@@ -47,11 +47,16 @@ def render_diff_markdown(diff: RunDiff, fail_pct: float | None = None) -> str:
     if fail_pct is not None:
         found = diff.regressions(fail_pct)
         parts.append(f"- regressions beyond {fail_pct:g}%: {', '.join(found) if found else 'none'}\n")
-    parts.append(
-        "\n## Op types\n\n| op type | status | base ms/step | new ms/step | change | confidence | evidence |\n"
-        "|---|---|---|---|---|---|---|\n"
-    )
-    parts += [_type_row(t) for t in diff.types if t.status in CHANGED]
+    changed = [t for t in diff.types if t.status in CHANGED]
+    parts.append("\n## Op types\n\n")
+    if changed:
+        parts.append(
+            "| op type | status | base ms/step | new ms/step | change | confidence | evidence |\n"
+            "|---|---|---|---|---|---|---|\n"
+        )
+    else:
+        parts.append("No op type beyond noise, added, removed or renamed.\n")
+    parts += [_type_row(t) for t in changed]
     parts.append(f"\n{type_counts_text(diff.types)}.\n")
     unknown = [t for t in diff.types if t.status == "no noise estimate"]
     if unknown:

@@ -18,12 +18,9 @@ def diff_renderable(diff: RunDiff, fail_pct: float | None = None) -> Group:
     """Everything a terminal shows of a diff."""
     lines: list = [Text(f"{diff.base_label} -> {diff.new_label}", style="bold"), Text(step_line(diff))]
     lines += [Text(f"note: {n}", style="dim") for n in diff.notes]
-    lines.append(
-        _types_table(
-            "op types beyond noise, added, removed or renamed (median per-step totals)",
-            [t for t in diff.types if t.status in CHANGED],
-        )
-    )
+    changed = [t for t in diff.types if t.status in CHANGED]
+    title = "op types beyond noise, added, removed or renamed (median per-step totals)"
+    lines.append(_types_table(title, changed) if changed else Text(f"{title}: none"))
     lines.append(Text(type_counts_text(diff.types)))
     unknown = [t for t in diff.types if t.status == "no noise estimate"]
     if unknown:
