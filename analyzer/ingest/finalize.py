@@ -98,13 +98,30 @@ def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
     )
 
 
-# The counts over a run's ops rows that tell which AI Core metric set was collected (``aic_metrics_of``).
+# The counts over a run's ops rows that tell which AI Core metric set was collected (``aic_metrics_of``), in
+# the order of AIC_SETS. The last three match a column of their own set on either chip family (aic_/aiv_
+# prefixed or not; formats.md): MemoryUB's UB bandwidth per unit (Memory's UB bandwidth names none), the
+# vector bank conflict ratios, the L2 cache hits.
 AIC_COUNTS = (
     "count(aic_mte2_ratio) + count(aiv_vec_ratio) + count(aic_mac_ratio), "
     "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_mac_fp16_ratio')), "
     "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_l0a_read_bw_gb_per_s')), "
     "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_main_mem_read_bw_gb_per_s') "
-    "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s'))"
+    "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s')), "
+    "count(*) FILTER (WHERE len(list_filter(map_keys(extra_metrics), "
+    "lambda k: regexp_matches(k, '^(aic_|aiv_)?ub_(read|write)_bw_(mte|vector|scalar)_'))) > 0), "
+    "count(*) FILTER (WHERE len(list_filter(map_keys(extra_metrics), lambda k: k LIKE '%vec_bank%cflt_ratio')) > 0), "
+    "count(*) FILTER (WHERE len(list_filter(map_keys(extra_metrics), "
+    "lambda k: regexp_matches(k, '(read|write)_cache_hit$|_local_l2_hit$'))) > 0)"
+)
+AIC_SETS = (
+    "PipeUtilization",
+    "ArithmeticUtilization",
+    "MemoryL0",
+    "Memory",
+    "MemoryUB",
+    "ResourceConflictRatio",
+    "L2Cache",
 )
 
 
@@ -114,7 +131,7 @@ def _infer_aic_metrics(con: duckdb.DuckDBPyConnection, run_id: str) -> str | Non
 
 def aic_metrics_of(counts: tuple) -> str | None:
     """The metric set whose columns hold values, from the AIC_COUNTS of a run."""
-    for count, name in zip(counts, ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory"), strict=True):
+    for count, name in zip(counts, AIC_SETS, strict=True):
         if count:
             return name
     return None
@@ -129,6 +146,7 @@ PRESENCE = {
     "steps": ("steps", "TRUE"),
     "hbm": ("counters", "counter LIKE 'hbm_%'"),
     "timeline": ("timeline", "TRUE"),
+    "core_samples": ("core_utilization", "TRUE"),  # only the sample-based AI Core mode writes them
 }
 
 
@@ -245,7 +263,7 @@ def run_values(ctx: ReadContext, meta: RunMetadata, has: dict[str, bool], aic_me
         "ai_core_count": meta.ai_core_count,
         "profiler_level": meta.profiler_level,
         "aic_metrics": aic_metrics,
-        "aic_mode": meta.aic_mode,
+        "aic_mode": meta.aic_mode or ("sample-based" if has["core_samples"] else None),
         "pmu_collected": has["pmu"],
         "not_collected": _not_collected(has),
         "files": sorted(ctx.files_read),

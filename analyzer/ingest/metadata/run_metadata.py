@@ -109,8 +109,20 @@ def _info_json(data: dict, meta: RunMetadata, path: Path, ctx: ReadContext) -> N
             meta.ai_core_count = metadata_values.whole_number(dev[key], key, path, ctx, high=MAX_AI_CORES)
     for key in ("chip_name", "npu_type", "platform_version"):
         if isinstance(data.get(key), str) and data[key]:
-            meta.chip = data[key]
+            meta.chip = _platform_chip(data[key]) if key == "platform_version" else data[key]
             break
+
+
+# msprof's platform_version codes (its ChipModel enum) whose chip is known: 5 is CHIP_V4_1_0, Atlas A2 (the
+# real native export in ../shared/real says 5 on a 910B). The others stay codes, named as such.
+PLATFORM_CHIPS = {"5": "Ascend910B"}
+
+
+def _platform_chip(value: str) -> str:
+    """The chip of an info.json platform_version: a code's chip name where known, else 'platform_version N';
+    a value that is no code (a chip name) as it is."""
+    code = value.strip()
+    return PLATFORM_CHIPS.get(code, f"platform_version {code}") if code.isdigit() else value
 
 
 def read_run_metadata(ctx: ReadContext) -> RunMetadata:

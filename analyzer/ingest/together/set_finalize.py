@@ -15,6 +15,7 @@ import pyarrow as pa
 from analyzer.ingest.file_work import each
 from analyzer.ingest.finalize import (
     AIC_COUNTS,
+    AIC_SETS,
     PRESENCE,
     STEP_OF_OP,
     aic_metrics_of,
@@ -80,7 +81,7 @@ def _runs_rows(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dic
 
     def rows(r: ReadRun) -> list[dict[str, object]]:
         run_id = r.ctx.run_id
-        found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0, 0, 0, 0)))
+        found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0,) * len(AIC_SETS)))
         values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
         device = devices.get(run_id) or []
         if len(device) <= 1:
