@@ -87,7 +87,22 @@ def test_diagnose_with_logs_gives_the_stall_its_cause(trees, tmp_path):
     assert plain["gap_unattributed"] - parts["gap_unattributed"] == pytest.approx(parts["gap_memory_alloc"], abs=0.002)
     assert '"name":"log record"' in (tmp_path / "a" / run / "report.html").read_text()  # the marks on the timeline
     assert "log record" not in (tmp_path / "b" / run / "report.html").read_text()
-    assert json.loads((tmp_path / "a" / "logs" / "logs.json").read_text())["summary"]["timeline_marks"] == 2
+    summary = json.loads((tmp_path / "a" / "logs" / "logs.json").read_text())["summary"]
+    assert summary["timeline_marks"] == 2 and summary["timeline_note"] is None
+
+
+def test_logs_of_another_time_say_why_none_was_placed(trees, tmp_path, capsys):
+    # the right logs read with a wrong UTC offset: their host activities land a day away from the export
+    out, _ = trees
+    profile, logs = str(out / "stall" / "profile"), str(out / "stall" / "logs")
+    argv = ["diagnose", profile, "--logs", logs, "--out", str(tmp_path / "a"), "--format", "json,md"]
+    assert main([*argv, "--log-utc-offset=-12:00"]) == 0
+    err = capsys.readouterr().err
+    assert "0 record(s) placed on the timeline" in err
+    assert "none falls inside the export's time: the logs' host activities run " in err
+    summary = json.loads((tmp_path / "a" / "logs" / "logs.json").read_text())["summary"]
+    assert summary["timeline_marks"] == 0 and summary["timeline_note"].startswith("none falls inside")
+    assert summary["timeline_note"] in (tmp_path / "a" / "logs" / "logs.md").read_text()
 
 
 def test_attach_logs_classifies_the_planted_gap(trees):

@@ -208,8 +208,10 @@ def _attach_logs(args, trace: Trace, offset: int | None, rules, params, formats,
     for logs in analyzer.diagnose_logs(trace, rule_set=rules, params=params, preview=args.preview):
         for problem in logs.problems:
             err(f"npu-triage: {problem}")
-        marks, clock = logs.summary["timeline_marks"], logs.summary["clock"]
+        marks, clock, note = (logs.summary[k] for k in ("timeline_marks", "clock", "timeline_note"))
         err(f"npu-triage: log collection {logs.run_id!r}: {marks} record(s) placed on the timeline; {clock}")
+        if note:
+            err(f"npu-triage: log collection {logs.run_id!r}: {note}")
         write_log_report(logs, run_folder(args.out, logs.run_id), formats)
 
 

@@ -6,6 +6,8 @@ own host events: a device gap with such a record inside gets its activity as its
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import duckdb
 
 from analyzer.ingest.sql_values import in_list
@@ -32,6 +34,33 @@ FROM placed p JOIN runs r ON {in_list("r.run_id", "$runs")}
      AND (r.rank_id IS NULL OR p.rank_id IS NULL OR r.rank_id = p.rank_id)
      AND p.end_ns >= r.start_ns AND p.start_ns <= r.end_ns
 """
+
+
+_SPANS = f"""
+SELECT (SELECT min(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events
+        WHERE run_id = $log_run AND host_activity IS NOT NULL AND wall_time >= TIMESTAMP '2000-01-01'),
+       (SELECT max(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events
+        WHERE run_id = $log_run AND host_activity IS NOT NULL AND wall_time >= TIMESTAMP '2000-01-01'),
+       (SELECT min(start_ns) // 1000 FROM runs WHERE {in_list("run_id", "$runs")}),
+       (SELECT max(end_ns) // 1000 FROM runs WHERE {in_list("run_id", "$runs")})
+"""
+
+
+def unplaced_note(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[str], offset_min: int) -> str | None:
+    """Why no host activity of the log was placed, when its time lies outside every run's: both spans in UTC
+    (a wrong folder or a wrong --log-utc-offset); None when the log has no host activity or the spans meet."""
+    params = {"log_run": log_run_id, "runs": list(run_ids), "offset_min": offset_min}
+    log_first, log_last, first, last = con.execute(_SPANS, params).fetchall()[0]
+    if None in (log_first, log_last, first, last) or (log_last >= first and log_first <= last):
+        return None
+    return (
+        f"none falls inside the export's time: the logs' host activities run {_utc(log_first)} to "
+        f"{_utc(log_last)}, the export {_utc(first)} to {_utc(last)} (UTC)"
+    )
+
+
+def _utc(epoch_us: int) -> str:
+    return datetime.fromtimestamp(epoch_us / 1e6, tz=UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
 def place_log_marks(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[str], offset_min: int) -> int:

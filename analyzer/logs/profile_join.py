@@ -10,7 +10,7 @@ import duckdb
 from analyzer.logs.analysis import judge_logs, log_run_id
 from analyzer.logs.clock import choose_offset
 from analyzer.logs.links import attach_links
-from analyzer.logs.marks import place_log_marks
+from analyzer.logs.marks import place_log_marks, unplaced_note
 from analyzer.logs.model import LogReport
 from analyzer.logs.reader import LogLoad, load_logs
 from analyzer.rule_engine.model import ConfiguredRules
@@ -25,6 +25,7 @@ class AttachedLogs:
     clock: str
     placed: int
     loaded_root: Path  # the log folder, resolved
+    unplaced: str | None = None  # why none was placed, when the log's time lies outside the runs' (marks.py)
 
 
 def read_attached(
@@ -46,13 +47,15 @@ def read_attached(
     loaded = load_logs(con, logdir, run_id, activity=True, loose=loose)
     offset, assumption = choose_offset(con, run_ids, offset_min)
     placed = place_log_marks(con, run_id, run_ids, offset)
+    unplaced = None if placed else unplaced_note(con, run_id, run_ids, offset)
     attach_links(con, run_id, run_ids, offset)
-    return AttachedLogs(run_id, loaded, assumption, placed, Path(logdir).resolve())
+    return AttachedLogs(run_id, loaded, assumption, placed, Path(logdir).resolve(), unplaced)
 
 
 def judge_attached(con: duckdb.DuckDBPyConnection, attached: AttachedLogs, configured: ConfiguredRules) -> LogReport:
     """The logs' own report: the rules of scope 'logs', with the clock assumed (summary 'clock') and the
-    records placed on the timeline (summary 'timeline_marks')."""
+    records placed on the timeline (summary 'timeline_marks'; 'timeline_note': why none was, when the log's time
+    lies outside the runs')."""
     report = judge_logs(con, attached.run_id, configured)
     loaded = attached.loaded
     summary = {
@@ -60,6 +63,7 @@ def judge_attached(con: duckdb.DuckDBPyConnection, attached: AttachedLogs, confi
         "not_log_files": loaded.not_log_files,
         "clock": attached.clock,
         "timeline_marks": attached.placed,
+        "timeline_note": attached.unplaced,
     }
     return LogReport(**{**report.__dict__, "summary": summary, "problems": loaded.problems, "lost_files": loaded.lost})
 
