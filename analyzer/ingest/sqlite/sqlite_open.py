@@ -148,6 +148,7 @@ class StagedDb:
     decoded_columns: dict[str, set[str]] = field(default_factory=dict)  # columns added by decoded()
     id_columns: set[tuple[str, str]] = field(default_factory=set)  # (table, column) holding STRING_IDS ids
     present: set[str] = field(default_factory=set)  # every table of the file, staged or not (table_names)
+    device_count: int | None = None  # devices of TASK, once asked (sqlite_sql.several_devices)
 
     def work_table(self, suffix: str) -> str:
         """Name of a temporary work table of this database, dropped with it."""

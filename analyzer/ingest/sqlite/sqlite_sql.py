@@ -37,7 +37,51 @@ def single_device(db: StagedDb) -> str:
 
 
 def device_of(db: StagedDb, alias: str, table: str) -> str:
-    """device_id item: the row's deviceId when the table has one, else the run's single device."""
+    """device_id item: the row's deviceId when the table has one, else ``row_device``."""
     if db.has(table, "deviceId"):
         return f"{int_or_null(f'{alias}.deviceId', 'INTEGER')} AS device_id"
-    return f"{single_device(db)} AS device_id"
+    return f"{row_device(db, alias, table)} AS device_id"
+
+
+# Tables whose connectionId is the connection of the tasks a row launched (PYTORCH_API's indexes CONNECTION_IDS).
+_CONNECTED = ("CANN_API", "COMMUNICATION_OP")
+
+
+def row_device(db: StagedDb, alias: str, table: str) -> str:
+    """SQL scalar: the device of a row of a table without deviceId. A database of one device: that device. One of
+    several (msprof's msprof_*.db of a node): the one device of the tasks of the row's connection (a communication
+    op, a launch), else of the tasks its process launched (globalTid's pid, TASK.globalPid); NULL when they name no
+    device or several, and the row then belongs to every device's run."""
+    if not several_devices(db):
+        return single_device(db)
+    task = db.name("TASK")
+    found = []
+    if table in _CONNECTED and db.has(table, "connectionId") and db.has("TASK", "connectionId"):
+        found.append(_one_device(task, f"t.connectionId = {alias}.connectionId"))
+    if db.has(table, "globalTid") and db.has("TASK", "globalPid"):
+        found.append(_one_device(task, f"t.globalPid = (TRY_CAST({alias}.globalTid AS BIGINT) >> 32)"))
+    return f"coalesce({', '.join(found)})" if found else single_device(db)
+
+
+def connection_device(db: StagedDb, connection: str) -> str:
+    """SQL scalar: the device of the tasks of a connection id (``connection``: its SQL), as ``row_device``."""
+    if not several_devices(db) or not db.has("TASK", "connectionId"):
+        return single_device(db)
+    return _one_device(db.name("TASK"), f"t.connectionId = {connection}")
+
+
+def _one_device(task: str, match: str) -> str:
+    return (
+        f"(SELECT CASE WHEN count(DISTINCT t.deviceId) = 1 THEN CAST(min(t.deviceId) AS INTEGER) END "
+        f'FROM "{task}" t WHERE {match})'
+    )
+
+
+def several_devices(db: StagedDb) -> bool | None:
+    """Whether TASK names several devices (None: TASK has no deviceId), asked once per database."""
+    if not db.has("TASK", "deviceId"):
+        return None
+    if db.device_count is None:
+        query = f'SELECT count(DISTINCT deviceId) FROM "{db.name("TASK")}"'
+        db.device_count = db.con.execute(query).fetchall()[0][0]
+    return db.device_count > 1

@@ -6,10 +6,10 @@ from analyzer.ingest.inserts import insert_rows
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.sqlite.sqlite_open import StagedDb
 from analyzer.ingest.sqlite.sqlite_sql import (
+    connection_device,
     device_of,
     exact_ns,
     int_or_null,
-    single_device,
     window,
 )
 
@@ -38,7 +38,7 @@ def load_host_apis(db: StagedDb, ctx: ReadContext) -> int:
     conn = f"{int_or_null('a.connectionId')} AS connection_id" if db.has(t, "connectionId") else "NULL AS connection_id"
     select = ", ".join(
         [
-            f"{single_device(db)} AS device_id",
+            device_of(db, "a", t),
             "'host_api' AS kind",
             "'CANN' AS process",
             *_thread("a"),
@@ -59,7 +59,7 @@ def load_framework_ops(db: StagedDb, ctx: ReadContext) -> int:
     name = db.text("p", t, "name")
     select = ", ".join(
         [
-            f"{single_device(db)} AS device_id",
+            device_of(db, "p", t),
             f"CASE WHEN {name} LIKE 'ProfilerStep#%' THEN 'step_marker' ELSE 'framework_op' END AS kind",
             "'Python' AS process",
             *_thread("p"),
@@ -97,7 +97,7 @@ def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
     if db.has("COMMUNICATION_OP", "opName", "startNs", "endNs"):
         select = ", ".join(
             [
-                f"{single_device(db)} AS device_id",
+                device_of(db, "o", "COMMUNICATION_OP"),
                 "'communication' AS kind",
                 "'HCCL' AS process",
                 "0 AS thread_id",
@@ -182,7 +182,7 @@ def _flow_ends(db: StagedDb, cat: str, host: str, process: str) -> str:
         f"CAST(k.connectionId AS VARCHAR) AS flow_id, CAST(k.connectionId AS BIGINT) AS connection_id"
     )
     start = (
-        f"SELECT {single_device(db)} AS device_id, '{process}' AS process, {tid} AS thread_id, "
+        f"SELECT {connection_device(db, 'k.connectionId')} AS device_id, '{process}' AS process, {tid} AS thread_id, "
         f"{exact_ns('h.startNs')} AS start_ns, 's' AS flow_phase, {common} FROM {cats} k "
         f"JOIN {host} h ON h.connectionId = k.connectionId"
     )
