@@ -2,8 +2,9 @@
 (communication ops, host APIs, framework ops) go to the run of the device their connection's or process's
 tasks ran on, so each device gets the diagnosis of its own database alone.
 
-Built from the real level1 database: the same data again as device 1, launched by another process (its
-own pid and connection ids), as msprof writes the devices of several processes into one database."""
+Built from the real level1 database and from generated ones: the same data again as device 1, launched by
+another process (its own pid and connection ids), as msprof writes the devices of several processes into one
+database."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ import re
 import shutil
 import sqlite3
 from pathlib import Path
-
-import pytest
 
 from analyzer.cli import main
 
@@ -25,27 +24,30 @@ DEVICE_TABLES = ("ACC_PMU", "AICORE_FREQ", "HBM", "LLC", "MEMORY_RECORD", "NPU_M
 DEVICE_TABLES += ("NPU_OP_MEM", "OP_MEMORY", "SOC_BANDWIDTH_LEVEL")
 
 
-def _export(real_dir: Path, root: Path, devices: int, own_process: bool = True, comm_connection: bool = True) -> Path:
-    """A PROF folder whose msprof_*.db is the real database, its data copied as device 1 when ``devices`` is 2.
-    ``own_process``: device 1's tasks and host rows have a process of their own (else the first's);
-    ``comm_connection``: the communication ops keep their connection ids (else NULL)."""
+def _export(source: Path, root: Path, devices: int, own_process: bool = True, comm_connection: bool = True) -> Path:
+    """A PROF folder whose msprof_*.db is the profiler database ``source``, its data copied as device 1 when
+    ``devices`` is 2 (the tables it lacks left out). ``own_process``: device 1's tasks and host rows have a
+    process of their own (else the first's); ``comm_connection``: the communication ops keep their connection
+    ids (else NULL)."""
     db = root / PROF / "msprof_20250109074810.db"
     db.parent.mkdir(parents=True)
-    shutil.copyfile(real_dir / DB, db)
+    shutil.copyfile(source, db)
     if devices == 1:
         return root
-    pid = PID if own_process else 3136493
-    tid = f"(({pid} << 32) | (globalTid & 4294967295))"
     with sqlite3.connect(db) as c:
+        (pid,) = c.execute("SELECT min(globalPid) FROM TASK").fetchone()
+        tid = f"(({PID if own_process else pid} << 32) | (globalTid & 4294967295))"
 
         def copy(table: str, changed: dict[str, str]) -> None:
             cols = [r[1] for r in c.execute(f'PRAGMA table_info("{table}")') if r[1] != "id" or "id" in changed]
-            values = ", ".join(changed.get(col, f'"{col}"') for col in cols)
+            if not cols:
+                return  # a table this database lacks
+            values = ", ".join(changed.get(col, f'"{col}"') if col in changed else f'"{col}"' for col in cols)
             c.execute(f'INSERT INTO "{table}" ({", ".join(cols)}) SELECT {values} FROM "{table}"')
 
-        task = f"globalTaskId + {OFFSET}"
-        connection = f"connectionId + {OFFSET}"
-        copy("TASK", {"deviceId": "1", "connectionId": connection, "globalTaskId": task, "globalPid": str(pid)})
+        task, connection = f"globalTaskId + {OFFSET}", f"connectionId + {OFFSET}"
+        process = str(PID if own_process else pid)
+        copy("TASK", {"deviceId": "1", "connectionId": connection, "globalTaskId": task, "globalPid": process})
         copy("COMPUTE_TASK_INFO", {"globalTaskId": task})
         copy("TASK_PMU_INFO", {"globalTaskId": task})
         copy("COMMUNICATION_TASK_INFO", {"globalTaskId": task, "opId": f"opId + {OFFSET}"})
@@ -66,25 +68,34 @@ def _export(real_dir: Path, root: Path, devices: int, own_process: bool = True, 
 
 
 def _diagnosis(out: Path, device: str = "") -> str:
-    """The findings and summary of the run (of ``device``, e.g. 'dev1'), its run id and device id left out."""
+    """The findings and summary of the run (of ``device``, e.g. 'dev1'), its run id and device left out."""
     (path,) = [p for p in out.rglob("diagnosis.json") if device in p.parent.name]
     d = json.loads(path.read_text())
     text = json.dumps({"findings": d["findings"], "summary": d["summary"]}, sort_keys=True)
-    return re.sub(rf'{PROF}(/dev\d)?|"device_id": \d', "", text)
+    return re.sub(rf'{PROF}(/dev\d)?|"device_id": \d|\bdevice \d\b', "", text)
 
 
-@pytest.fixture(scope="module")
-def alone(real_dir: Path, tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("one_device")
-    assert main(["diagnose", str(_export(real_dir, tmp / "in", 1)), "--out", str(tmp / "out"), "--format", "json"]) == 0
-    return _diagnosis(tmp / "out")
+def _each_device_as_alone(source: Path, tmp: Path) -> None:
+    for devices in (1, 2):
+        export = _export(source, tmp / f"in{devices}", devices)
+        assert main(["diagnose", str(export), "--out", str(tmp / f"out{devices}"), "--format", "json"]) == 0
+    alone = _diagnosis(tmp / "out1")
+    assert _diagnosis(tmp / "out2", "dev0") == alone
+    assert _diagnosis(tmp / "out2", "dev1") == alone
 
 
-def test_each_device_of_a_two_device_database_gets_its_own_diagnosis(real_dir: Path, tmp_path: Path, alone: str):
-    export = _export(real_dir, tmp_path / "in", 2)
-    assert main(["diagnose", str(export), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
-    assert _diagnosis(tmp_path / "out", "dev0") == alone
-    assert _diagnosis(tmp_path / "out", "dev1") == alone
+def test_each_device_of_a_two_device_database_gets_its_own_diagnosis(real_dir: Path, tmp_path: Path):
+    _each_device_as_alone(real_dir / DB, tmp_path)
+
+
+def test_each_device_of_a_generated_two_device_database_gets_its_own_diagnosis(tmp_path: Path):
+    # host APIs of two processes in the gaps of several streams; the generated databases hold no communication
+    # tasks, so the communication ops are the real database's test above
+    from fixtures.generator import write_export
+
+    write_export("gappy_multistream", tmp_path / "gen", export_type="db", seed=23)
+    (source,) = (tmp_path / "gen").rglob("ascend_pytorch_profiler_*.db")
+    _each_device_as_alone(source, tmp_path)
 
 
 def test_near_miss_rows_of_a_process_and_connection_of_both_devices_stay_every_devices(real_dir: Path, tmp_path):
@@ -94,10 +105,10 @@ def test_near_miss_rows_of_a_process_and_connection_of_both_devices_stay_every_d
 
     host = "SELECT count(*), count(*) FILTER (WHERE connection_id IN (SELECT connection_id FROM timeline "
     host += "WHERE kind = 'device_task')) FROM timeline WHERE kind = 'host_api'"
-    with analyzer.load(_export(real_dir, tmp_path / "one", 1)) as trace:
+    with analyzer.load(_export(real_dir / DB, tmp_path / "one", 1)) as trace:
         ((apis, launches),) = trace.con.sql(host).fetchall()
         (comm,) = trace.con.sql("SELECT count(*) FROM ops WHERE task_type = 'COMMUNICATION'").fetchall()[0]
-    with analyzer.load(_export(real_dir, tmp_path / "two", 2, own_process=False, comm_connection=False)) as trace:
+    with analyzer.load(_export(real_dir / DB, tmp_path / "two", 2, own_process=False, comm_connection=False)) as trace:
         counts = trace.con.sql(
             "SELECT r.device_id, (SELECT count(*) FROM ops o WHERE o.run_id = r.run_id "
             "AND o.task_type = 'COMMUNICATION'), (SELECT count(*) FROM timeline t WHERE t.run_id = r.run_id "
