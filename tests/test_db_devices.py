@@ -14,6 +14,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from analyzer.cli import main
 
 DB = Path("torch_npu_level1_rank0_db/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
@@ -88,6 +90,7 @@ def test_each_device_of_a_two_device_database_gets_its_own_diagnosis(real_dir: P
     _each_device_as_alone(real_dir / DB, tmp_path)
 
 
+@pytest.mark.slow
 def test_each_device_of_a_generated_two_device_database_gets_its_own_diagnosis(tmp_path: Path):
     # host APIs of two processes in the gaps of several streams; the generated databases hold no communication
     # tasks, so the communication ops are the real database's test above
