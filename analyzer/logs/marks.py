@@ -14,10 +14,12 @@ from analyzer.ingest.sql_values import in_list
 
 MAX_ACTIVITY_S = 10  # an activity lasts until its process's next record in the file, at most this long
 
+# The log's host activities with a synchronised clock (firmware records before time sync show 1970).
+_ACTIVITIES = "run_id = $log_run AND host_activity IS NOT NULL AND wall_time >= TIMESTAMP '2000-01-01'"
+
 _MARKS = f"""
 INSERT INTO timeline BY NAME
-WITH a AS (SELECT e.* FROM log_events e
-           WHERE e.run_id = $log_run AND e.host_activity IS NOT NULL AND e.wall_time >= TIMESTAMP '2000-01-01'),
+WITH a AS (SELECT * FROM log_events WHERE {_ACTIVITIES}),
 nxt AS (SELECT a.*, n.wall_time AS next_time
         FROM a ASOF LEFT JOIN log_events n
           ON n.run_id = a.run_id AND n.file_id = a.file_id AND n.pid = a.pid
@@ -37,10 +39,8 @@ FROM placed p JOIN runs r ON {in_list("r.run_id", "$runs")}
 
 
 _SPANS = f"""
-SELECT (SELECT min(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events
-        WHERE run_id = $log_run AND host_activity IS NOT NULL AND wall_time >= TIMESTAMP '2000-01-01'),
-       (SELECT max(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events
-        WHERE run_id = $log_run AND host_activity IS NOT NULL AND wall_time >= TIMESTAMP '2000-01-01'),
+SELECT (SELECT min(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events WHERE {_ACTIVITIES}),
+       (SELECT max(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events WHERE {_ACTIVITIES}),
        (SELECT min(start_ns) // 1000 FROM runs WHERE {in_list("run_id", "$runs")}),
        (SELECT max(end_ns) // 1000 FROM runs WHERE {in_list("run_id", "$runs")})
 """
