@@ -114,8 +114,14 @@ def _check_outputs(args: argparse.Namespace) -> Scanned | None:
     return scanned
 
 
-def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: argparse.Namespace) -> None:
-    """On a terminal, tables that fit it; into a pipe, only TSV of the findings (the rest on stderr)."""
+def _print(
+    pages: list[tuple[Diagnosis, list[Path]]],
+    index: Path | None,
+    args: argparse.Namespace,
+    written: list[tuple[Diagnosis, list[Path]]] | None = None,
+) -> None:
+    """On a terminal, tables that fit it; into a pipe, only TSV of the findings (the rest on stderr). The line
+    saying what was written counts ``written`` (default: ``pages``): on a terminal, the jobs' reports too."""
     diagnoses = [d for d, _ in pages]
     if args.quiet:
         return
@@ -129,7 +135,7 @@ def _print(pages: list[tuple[Diagnosis, list[Path]]], index: Path | None, args: 
             out.print(f"wrote {path}", markup=False)
         return
     print_overview(diagnoses, out)
-    out.print(_wrote_line(pages, index, args.out), markup=False)
+    out.print(_wrote_line(written or pages, index, args.out), markup=False)
 
 
 def _print_job_ranks(job_pages: list, pages: list, args: argparse.Namespace) -> list:
@@ -270,9 +276,9 @@ def _diagnose(args: argparse.Namespace, formats, log_offset, scanned, found, rul
     elif pages:  # on a terminal the job verdicts are printed already; their ranks one line per rule
         left = _print_job_ranks(job_pages, pages, args)
         if left:
-            _print(left, index, args)
+            _print(left, index, args, written=[*job_pages, *pages])
         elif not args.quiet:
-            out.print(_wrote_line(pages, index, args.out), markup=False)
+            out.print(_wrote_line([*job_pages, *pages], index, args.out), markup=False)
     diagnoses = [d for d, _ in [*job_pages, *pages]]
     tripped = tripping_findings(diagnoses, args.fail_on) if args.fail_on else []
     if tripped:
