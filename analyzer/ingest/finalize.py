@@ -99,42 +99,50 @@ def _assign_steps(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
 
 
 # The counts over a run's ops rows that tell which AI Core metric set was collected (``aic_metrics_of``), in
-# the order of AIC_SETS. The last three match a column of their own set on either chip family (aic_/aiv_
-# prefixed or not; formats.md): MemoryUB's UB bandwidth per unit (Memory's UB bandwidth names none), the
-# vector bank conflict ratios, the L2 cache hits.
+# the order of AIC_SETS.
 AIC_COUNTS = (
     "count(aic_mte2_ratio) + count(aiv_vec_ratio) + count(aic_mac_ratio), "
     "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_mac_fp16_ratio')), "
     "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_l0a_read_bw_gb_per_s')), "
     "count(*) FILTER (WHERE list_contains(map_keys(extra_metrics), 'aic_main_mem_read_bw_gb_per_s') "
-    "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s')), "
-    "count(*) FILTER (WHERE len(list_filter(map_keys(extra_metrics), "
-    "lambda k: regexp_matches(k, '^(aic_|aiv_)?ub_(read|write)_bw_(mte|vector|scalar)_'))) > 0), "
-    "count(*) FILTER (WHERE len(list_filter(map_keys(extra_metrics), lambda k: k LIKE '%vec_bank%cflt_ratio')) > 0), "
-    "count(*) FILTER (WHERE len(list_filter(map_keys(extra_metrics), "
-    "lambda k: regexp_matches(k, '(read|write)_cache_hit$|_local_l2_hit$'))) > 0)"
+    "OR list_contains(map_keys(extra_metrics), 'main_mem_read_bw_gb_per_s'))"
 )
-AIC_SETS = (
-    "PipeUtilization",
-    "ArithmeticUtilization",
-    "MemoryL0",
-    "Memory",
-    "MemoryUB",
-    "ResourceConflictRatio",
-    "L2Cache",
+AIC_SETS = ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory")
+# The other metric sets, each named by a column of its own on either chip family (aic_/aiv_ prefixed or not;
+# formats.md): MemoryUB's UB bandwidth per unit (Memory's UB bandwidth names none), the vector bank conflict
+# ratios, the L2 cache hits. They are looked for among the distinct keys of a run's extra metrics, only when
+# none of AIC_SETS holds values: a test of every row's keys would cost a run of a million tasks a second.
+KEY_SETS = (
+    ("MemoryUB", "regexp_matches(k, '^(aic_|aiv_)?ub_(read|write)_bw_(mte|vector|scalar)_')"),
+    ("ResourceConflictRatio", "k LIKE '%vec_bank%cflt_ratio'"),
+    ("L2Cache", "regexp_matches(k, '(read|write)_cache_hit$|_local_l2_hit$')"),
 )
 
 
 def _infer_aic_metrics(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
-    return aic_metrics_of(con.execute(f"SELECT {AIC_COUNTS} FROM ops WHERE run_id = ?", [run_id]).fetchall()[0])
+    counts = con.execute(f"SELECT {AIC_COUNTS} FROM ops WHERE run_id = ?", [run_id]).fetchall()[0]
+    return aic_metrics_of(counts) or key_sets(con, [run_id]).get(run_id)
 
 
 def aic_metrics_of(counts: tuple) -> str | None:
-    """The metric set whose columns hold values, from the AIC_COUNTS of a run."""
+    """The metric set of AIC_SETS whose columns hold values, from the AIC_COUNTS of a run."""
     for count, name in zip(counts, AIC_SETS, strict=True):
         if count:
             return name
     return None
+
+
+def key_sets(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, str]:
+    """The metric set of KEY_SETS (the first) whose columns the ops of each of ``run_ids`` carry, by run."""
+    if not run_ids:
+        return {}
+    hits = ", ".join(f"bool_or({test})" for _, test in KEY_SETS)
+    rows = con.execute(
+        f"SELECT run_id, {hits} FROM (SELECT DISTINCT run_id, unnest(map_keys(extra_metrics)) AS k FROM ops "
+        "WHERE list_contains($runs, run_id) AND extra_metrics IS NOT NULL) GROUP BY run_id",
+        {"runs": run_ids},
+    ).fetchall()
+    return {r[0]: next(name for (name, _), hit in zip(KEY_SETS, r[1:], strict=True) if hit) for r in rows if any(r[1:])}
 
 
 # What a run holds, each asked as EXISTS (the scan stops at the first row), all in one query.

@@ -15,7 +15,6 @@ import pyarrow as pa
 from analyzer.ingest.file_work import each
 from analyzer.ingest.finalize import (
     AIC_COUNTS,
-    AIC_SETS,
     PRESENCE,
     STEP_OF_OP,
     aic_metrics_of,
@@ -23,6 +22,7 @@ from analyzer.ingest.finalize import (
     device_run_id,
     device_tasks_from_one_file,
     keep_track_devices,
+    key_sets,
     run_values,
 )
 from analyzer.ingest.metadata.run_metadata import RunMetadata
@@ -78,10 +78,12 @@ def _runs_rows(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dic
     """The runs rows of ``runs`` but their counts over ops, one per device of a run of several."""
     has = _presence(con, [r.ctx.run_id for r in runs])
     aic = _aic_counts(con, [r.ctx.run_id for r in runs if not r.meta.aic_metrics])
+    named = {run_id: aic_metrics_of(counts) for run_id, counts in aic.items()}
+    others = key_sets(con, [run_id for run_id, name in named.items() if name is None])
 
     def rows(r: ReadRun) -> list[dict[str, object]]:
         run_id = r.ctx.run_id
-        found = r.meta.aic_metrics or aic_metrics_of(aic.get(run_id, (0,) * len(AIC_SETS)))
+        found = r.meta.aic_metrics or named.get(run_id) or others.get(run_id)
         values = run_values(r.ctx, r.meta, {k: run_id in v for k, v in has.items()}, found)  # hashes file samples
         device = devices.get(run_id) or []
         if len(device) <= 1:
