@@ -412,3 +412,32 @@ def test_sqlite_wal_pair_is_read_from_a_private_copy_that_is_removed(tmp_path, m
     assert ingested.con.execute("SELECT count(*) FROM ops").fetchone()[0] == 8
     assert tree_digest(export) == before
     assert not list(scratch.glob("npu-triage-wal-*"))
+
+
+def test_sqlite_wal_checkpointed_by_its_writer_while_copied_is_read_from_the_database(tmp_path, monkeypatch):
+    """The profiler closes its database between our seeing its -wal file and copying it (the WAL checkpointed and
+    removed): the database is read again, with the rows that were only in the WAL, and no problem."""
+    from analyzer.ingest import load_export
+    from analyzer.ingest.sqlite import sqlite_open
+    from tests.malformed.sqlite_cases import base
+
+    export = tmp_path / "in"
+    export.mkdir()
+    db = base.write_torch_db(export)
+    writer = sqlite3.connect(db)  # the profiler, still writing: its last rows only in the -wal file
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("DELETE FROM TASK WHERE rowid = (SELECT max(rowid) FROM TASK)")
+    writer.commit()
+    assert db.with_name(db.name + "-wal").stat().st_size
+    copy = shutil.copyfile
+
+    def profiler_closes_first(src, dst, **kwargs):
+        if str(src).endswith("-wal"):
+            writer.close()  # checkpoints the WAL into the database and removes it
+        return copy(src, dst, **kwargs)
+
+    monkeypatch.setattr(sqlite_open.shutil, "copyfile", profiler_closes_first)
+    ingested = load_export(export)
+    assert not [p for p in ingested.problems if p.severity == "error"]
+    assert ingested.con.execute("SELECT count(*) FROM ops").fetchone()[0] == 7  # the deleted task is gone

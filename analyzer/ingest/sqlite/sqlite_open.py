@@ -49,7 +49,8 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
 
     A database with a ``-wal`` file beside it holds rows that are only in that file (not checkpointed):
     the pair is copied into a private temporary folder, opened there with its WAL, and the copy removed
-    afterwards. Without one, the file itself is opened immutable (no side file, no lock).
+    afterwards (a WAL gone before it is copied was checkpointed by its writer closing: the database is copied
+    again, with its rows). Without one, the file itself is opened immutable (no side file, no lock).
     Raises UnusableDb for a missing, empty, non-SQLite or unreadable file.
     """
     try:
@@ -67,7 +68,10 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
             copy = Path(private) / path.name
             try:
                 shutil.copyfile(path, copy)
-                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+                try:
+                    shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+                except FileNotFoundError:  # its writer closed meanwhile: the WAL's rows are in the database now
+                    shutil.copyfile(path, copy)
             except OSError as exc:
                 raise UnusableDb(f"cannot copy the database and its -wal file to read them: {exc}") from exc
             conn = _connect(f"file:{quote(str(copy))}?mode=ro")
