@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def _export(source: Path, root: Path, devices: int, own_process: bool = True, co
     shutil.copyfile(source, db)
     if devices == 1:
         return root
-    with sqlite3.connect(db) as c:
+    with closing(sqlite3.connect(db)) as c, c:  # committed, then closed: no -wal left beside it
         (pid,) = c.execute("SELECT min(globalPid) FROM TASK").fetchone()
         tid = f"(({PID if own_process else pid} << 32) | (globalTid & 4294967295))"
 
