@@ -139,7 +139,7 @@ def key_sets(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, st
     hits = ", ".join(f"bool_or({test})" for _, test in KEY_SETS)
     rows = con.execute(
         f"SELECT run_id, {hits} FROM (SELECT DISTINCT run_id, unnest(map_keys(extra_metrics)) AS k FROM ops "
-        "WHERE list_contains($runs, run_id) AND extra_metrics IS NOT NULL) GROUP BY run_id",
+        f"WHERE {IN_RUNS} AND extra_metrics IS NOT NULL) GROUP BY run_id",
         {"runs": run_ids},
     ).fetchall()
     return {r[0]: next(name for (name, _), hit in zip(KEY_SETS, r[1:], strict=True) if hit) for r in rows if any(r[1:])}

@@ -52,22 +52,28 @@ def row_device(db: StagedDb, alias: str, table: str) -> str:
     several (msprof's msprof_*.db of a node): the one device of the tasks of the row's connection (a communication
     op, a launch), else of the tasks its process launched (globalTid's pid, TASK.globalPid); NULL when they name no
     device or several, and the row then belongs to every device's run."""
-    if not several_devices(db):
-        return single_device(db)
-    task = db.name("TASK")
-    found = []
-    if table in _CONNECTED and db.has(table, "connectionId") and db.has("TASK", "connectionId"):
-        found.append(_one_device(task, f"t.connectionId = {alias}.connectionId"))
-    if db.has(table, "globalTid") and db.has("TASK", "globalPid"):
-        found.append(_one_device(task, f"t.globalPid = (TRY_CAST({alias}.globalTid AS BIGINT) >> 32)"))
-    return f"coalesce({', '.join(found)})" if found else single_device(db)
+    matches = []
+    if table in _CONNECTED and db.has(table, "connectionId"):
+        matches.append(("connectionId", f"{alias}.connectionId"))
+    if db.has(table, "globalTid"):
+        matches.append(("globalPid", f"(TRY_CAST({alias}.globalTid AS BIGINT) >> 32)"))
+    return _tasks_device(db, matches)
 
 
 def connection_device(db: StagedDb, connection: str) -> str:
     """SQL scalar: the device of the tasks of a connection id (``connection``: its SQL), as ``row_device``."""
-    if not several_devices(db) or not db.has("TASK", "connectionId"):
+    return _tasks_device(db, [("connectionId", connection)])
+
+
+def _tasks_device(db: StagedDb, matches: list[tuple[str, str]]) -> str:
+    """SQL scalar: in a database of several devices, the one device of the tasks whose TASK column equals the
+    value, for the first (column, value SQL) of ``matches`` naming one; else the run's single device."""
+    found = [
+        _one_device(db.name("TASK"), f"t.{column} = {value}") for column, value in matches if db.has("TASK", column)
+    ]
+    if not found or not several_devices(db):
         return single_device(db)
-    return _one_device(db.name("TASK"), f"t.connectionId = {connection}")
+    return f"coalesce({', '.join(found)})"
 
 
 def _one_device(task: str, match: str) -> str:
