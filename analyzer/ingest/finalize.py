@@ -111,7 +111,7 @@ AIC_SETS = ("PipeUtilization", "ArithmeticUtilization", "MemoryL0", "Memory")
 # The other metric sets, each named by a column of its own on either chip family (aic_/aiv_ prefixed or not;
 # formats.md): MemoryUB's UB bandwidth per unit (Memory's UB bandwidth names none), the vector bank conflict
 # ratios, the L2 cache hits. They are looked for among the distinct keys of a run's extra metrics, only when
-# none of AIC_SETS holds values: a test of every row's keys would cost a run of a million tasks a second.
+# none of AIC_SETS holds values: a test of every row's keys would run a regex per key of every task of every run.
 KEY_SETS = (
     ("MemoryUB", "regexp_matches(k, '^(aic_|aiv_)?ub_(read|write)_bw_(mte|vector|scalar)_')"),
     ("ResourceConflictRatio", "k LIKE '%vec_bank%cflt_ratio'"),
