@@ -3,7 +3,7 @@
 The exports are in WAL mode; a plain read-only open still creates ``-wal``/``-shm`` files beside
 them. ``file:...?mode=ro&immutable=1`` makes SQLite treat the file as unchangeable: no side file,
 no lock. Rows leave SQLite in large batches and become Arrow columns; every join, decode and
-pivot then happens in DuckDB. Each staged database gets its own prefix for its temporary
+pivot then happens in DuckDB (sqlite_arrow.py fetches them). Each staged database gets its own prefix for its temporary
 tables (``_sq<N>_<TABLE>``). A column of ``STRING_IDS`` ids is decoded once, on its first use, into
 a text column added to its staged table (``"<column>#text"``), which queries read like any
 column: a lookup subquery per use would cost each use a join (and its hash table).
@@ -26,11 +26,11 @@ import pyarrow as pa
 
 from analyzer.errors import TriageError
 from analyzer.ingest.model import ReadContext
+from analyzer.ingest.sqlite.sqlite_arrow import ROWID, ArrowConnection, fetch_arrow
+
+__all__ = ["ROWID", "StagedDb", "UnusableDb", "open_readonly", "stage_tables", "table_names"]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-BATCH_ROWS = 65536
-# The SQLite row id of each staged row (problems name it), when the table has one.
-ROWID = "_rowid"
 _counter = itertools.count()
 
 
@@ -87,51 +87,14 @@ def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-def _connect(uri: str) -> sqlite3.Connection:
+def _connect(uri: str) -> ArrowConnection:
     try:
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, factory=ArrowConnection)
+        conn.uri = uri  # its large tables are fetched by a second reader of the same file (sqlite_arrow.py)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error as exc:
         raise UnusableDb(f"SQLite cannot read it: {exc}") from exc
     return conn
-
-
-def _column_array(values: tuple) -> pa.Array:
-    """One Arrow column from SQLite values; mixed or odd types fall back to text."""
-    try:
-        return pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        return pa.array([None if x is None else str(x) for x in values], pa.string())
-
-
-def _unify(chunks: list[pa.Array]) -> pa.ChunkedArray:
-    """Chunks of one column with one type: ints and floats become DOUBLE, other mixes text."""
-    types = {c.type for c in chunks if not pa.types.is_null(c.type)}
-    if len(types) <= 1:
-        target = types.pop() if types else pa.null()
-    elif all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types):
-        target = pa.float64()
-    else:
-        target = pa.string()
-    return pa.chunked_array([c.cast(target) for c in chunks], target)
-
-
-def fetch_arrow(conn: sqlite3.Connection, table: str, where: str = "") -> pa.Table:
-    """The rows of one SQLite table (those passing ``where``, an SQLite condition) as an Arrow table with
-    their row id (ROWID) first, fetched in batches of BATCH_ROWS."""
-    condition = f" WHERE {where}" if where else ""
-    try:
-        cur = conn.execute(f'SELECT rowid AS "{ROWID}", * FROM "{table}"{condition}')
-    except sqlite3.OperationalError:  # a WITHOUT ROWID table
-        cur = conn.execute(f'SELECT * FROM "{table}"{condition}')
-    names = [d[0] for d in cur.description]
-    columns: list[list[pa.Array]] = [[] for _ in names]
-    while rows := cur.fetchmany(BATCH_ROWS):
-        for i, values in enumerate(zip(*rows, strict=True)):
-            columns[i].append(_column_array(values))
-    if not columns or not columns[0]:
-        return pa.table({n: pa.array([], pa.null()) for n in names})
-    return pa.table({n: _unify(chunks) for n, chunks in zip(names, columns, strict=True)})
 
 
 def _clean(raw: str) -> str:
