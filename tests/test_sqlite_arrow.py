@@ -106,3 +106,14 @@ def test_a_plain_sqlite3_connection_is_read_by_sqlite3(tmp_path):
         assert fetch_arrow(conn, "t").column("c0").to_pylist() == [1, 2]
     finally:
         conn.close()
+
+
+def test_an_integer_beyond_2_53_among_reals_stays_exact(tmp_path):
+    """A nanosecond time stored as INTEGER beside a REAL: the driver would make both REALs (the time rounded);
+    sqlite3 keeps the column as text, the time exact, and so does fetch_arrow."""
+    path = tmp_path / "t.db"
+    _write(path, [""], [(1736408883704643212,), (2.5,)])
+    with open_readonly(path) as conn:
+        assert _by_driver(conn) is None
+        got = fetch_arrow(conn, "t")
+    assert got.column("c0").to_pylist() == ["1736408883704643212", "2.5"]
