@@ -80,7 +80,8 @@ def own_input(path: Path) -> BenchInput:
     """An export folder given on the command line, measured as it is (never generated or changed)."""
     if not path.is_dir():
         raise SystemExit(f"--export {path}: no such folder")
-    layout = "msprof" if any(path.rglob("op_summary_*.csv")) or any(path.rglob("msprof_*.json")) else "torch_npu"
+    msprof = ("op_summary_*.csv", "msprof_*.json", "msprof_*.db")
+    layout = "msprof" if any(any(path.rglob(pattern)) for pattern in msprof) else "torch_npu"
     return BenchInput(layout, path.name, 0, 0, path)
 
 

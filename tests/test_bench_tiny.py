@@ -130,3 +130,30 @@ def test_docs_keep_every_run_once_and_the_readme_only_the_newest_table(tmp_path:
     shown = readme.read_text(encoding="utf-8")
     assert "old" not in shown and "docs/benchmark.md" in shown and "| 2.0 / 1.0 | 2.00 |" in shown
     assert "bbbbbbb" not in shown and first["machine"]["cpu"] not in shown
+
+
+def test_a_run_without_the_parse_floor_leaves_the_readme_table(tmp_path: Path) -> None:
+    """A run of databases (no floor: DuckDB reads SQLite only through an extension) is added to the docs, while
+    the README keeps the table of the last run that measured diagnose against the floor."""
+    from bench.run import write_docs
+
+    floor_run = {**results_document([_row(DIAGNOSE, 2.0), _row(FLOOR, 1.0)], tiny=False, total_s=60.0)}
+    floor_run |= {"commit": "aaaaaaa", "sizes": ["1x"]}
+    db_run = {**results_document([_row(DIAGNOSE, 7.0)], tiny=False, total_s=60.0), "commit": "bbbbbbb", "sizes": []}
+    docs, readme = tmp_path / "benchmark.md", tmp_path / "README.md"
+    readme.write_text("# x\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n", encoding="utf-8")
+    assert "README" in write_docs(floor_run, docs, readme)
+    assert "left as it is" in write_docs(db_run, docs, readme)
+    assert "commit bbbbbbb" in docs.read_text(encoding="utf-8")
+    assert "| 2.0 / 1.0 | 2.00 |" in readme.read_text(encoding="utf-8")
+
+
+def test_an_export_of_the_users_own_is_named_by_its_layout(tmp_path: Path) -> None:
+    """A native msprof export holding only its database is msprof's, as one with its CSV slices is."""
+    from bench.inputs import own_input
+
+    for layout, name in [("msprof", "PROF_1/msprof_20250109074833.db"), ("torch_npu", "r_ascend_pt/x.db")]:
+        folder = tmp_path / layout
+        (folder / name).parent.mkdir(parents=True)
+        (folder / name).write_bytes(b"")
+        assert own_input(folder).layout == layout
