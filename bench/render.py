@@ -154,7 +154,8 @@ def update_docs(path: Path, doc: dict[str, Any]) -> None:
     runs = old.split(RUNS, 1)[1].strip("\n") if RUNS in old else ""
     section = docs_section(doc)
     heading = section.splitlines()[0]
-    kept = [part for part in re.split(r"\n(?=## )", runs) if part.strip() and part.splitlines()[0] != heading]
+    parts = [part.strip("\n") for part in re.split(r"\n(?=## )", runs)]
+    kept = [part for part in parts if part and part.splitlines()[0] != heading]
     write_text_atomically(path, DOCS_HEAD + RUNS + "\n\n" + "\n\n".join([section.rstrip("\n"), *kept]) + "\n")
 
 
