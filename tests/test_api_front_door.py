@@ -147,7 +147,7 @@ def test_findings_print_as_a_table_and_diagnoses_in_a_line(resnet) -> None:
     assert "SCH001" in str(table) and "pyarrow" not in str(table)
     line = repr(d)
     assert len(line) < 200 and line.startswith("Diagnosis('resnet50_run") and "SCH001" in line
-    assert repr(d.findings[0]).startswith("Finding(SCH001 inter-op-gap, warning, subject='3 steps', impact 21,469.6")
+    assert repr(d.findings[0]).startswith("Finding(SCH001 inter-op-gap, warning, subject='3 steps', impact 23,171.1")
     page = d._repr_html_()
     assert "<table" in page and "SCH001" in page and "where the time went" in page
     assert "what to do" in d.findings[0]._repr_html_()

@@ -8,15 +8,20 @@ from tests.views.view_case import module_database, rows
 # causes     one step [0,2000): a gap of each cause, communication and another task alone, a gap with no
 #            cause exactly as long as a long gap (gap_threshold_us, 200 us), two launch gaps, free time
 #            before and after the tasks;
-# export     step 1 decomposed by the export (computing 500, communication 100, stage 1200; the timeline shows
-#            600 computing, a 100 us synchronize gap and 300 us free after), step 2 not decomposed;
+# export     step 1 decomposed by the export (computing 500, communication 100, stage 1200: longer than its
+#            window of 1000; the timeline shows 600 computing, a 100 us synchronize gap and 300 us free after),
+#            step 2 not decomposed;
+# prep       a decomposed step as torch_npu writes it: its window [0, 1000) holds 200 us before the first task
+#            (Preparing), the stage of 700 (computing 600, a 100 us launch gap) and 100 us after the last task;
+# untimed    a decomposed step without timestamps (computing 60, stage 90): the profiled span's proportions;
 # allbusy    a decomposed step whose timeline shows no idle time: the rest of the stage is a gap of no shown cause;
 # overfull   a decomposed step whose export computing (150) exceeds its stage (100): computing is the stage;
 # idle       step 2 has no task: all of it is free before the next task;
 # nosteps    no steps: the profiled span, named by the run's device; bare: no steps and no runs row;
 # overlap    compute on two streams overlapping, communication partly hidden behind compute;
 # thirds     three parts of 1 us in a span of 3: shares that round to 33.3% each would add up to 99.9%;
-# frac       a decomposed step whose idle time (three parts of 1 us) is scaled to 10/3 us each: fractions of a ns.
+# frac       a decomposed step whose idle time (three gaps of 3 us, each of another cause) is scaled to 10/3 us
+#            each: fractions of a ns (its window also holds 1 us before its first task and 5 us after its last).
 OPS = """
 run_id,device_id,stream_id,task_type,op_name,start_ns,end_ns
 causes,0,1,AI_CORE,t1,100000,200000
@@ -45,8 +50,14 @@ overlap,0,1,AI_CORE,v4,600000,1000000
 overlap,0,3,HCCL,v5,700000,800000
 thirds,0,1,AI_CORE,h1,0,1000
 thirds,0,2,HCCL,h2,2000,3000
-frac,0,1,AI_CORE,f1,1000,5000
-frac,0,1,AI_CORE,f2,6000,9000
+frac,0,1,AI_CORE,f1,1000,2000
+frac,0,1,AI_CORE,f2,5000,6000
+frac,0,1,AI_CORE,f3,9000,10000
+frac,0,1,AI_CORE,f4,13000,14000
+prep,0,1,AI_CORE,p1,200000,400000
+prep,0,1,AI_CORE,p2,500000,900000
+untimed,0,1,AI_CORE,w1,0,50000
+untimed,0,1,AI_CORE,w2,80000,100000
 """
 STEPS = """
 run_id,device_id,step_id,start_ns,end_ns,computing_us,comm_not_overlapped_us,stage_us
@@ -58,7 +69,9 @@ overfull,0,1,0,100000,150,10,100
 idle,0,1,0,100000,,,
 idle,0,2,100000,200000,,,
 overlap,0,1,0,1000000,,,
-frac,0,1,0,10000,1,,11
+frac,0,1,0,20000,4,,14
+prep,0,1,0,1000000,600,,700
+untimed,0,1,,,60,,90
 """
 TIMELINE = """
 run_id,device_id,kind,name,task_type,category,start_ns,end_ns
@@ -68,6 +81,8 @@ causes,,host_api,aclrtMalloc,,,505000,525000
 causes,0,device_task,EVENT_WAIT,EVENT_WAIT,,600000,640000
 causes,,log,HcclCommInitRootInfo,,host_setup,710000,750000
 export,,host_api,aclrtSynchronizeStream,,,410000,490000
+frac,,host_api,aclrtSynchronizeStream,,,2100,4900
+frac,,host_api,aclopCompile,,,6100,8900
 """
 RUNS = """
 run_id,device_id
@@ -102,13 +117,15 @@ def test_time_windows_are_the_steps_else_the_profiled_span(con):
         ("causes", 1, "step 1", "step", "timeline", 0, 2000000, 2000.0, None, None, 1),
         ("export", 1, "step 1", "step", "export step decomposition", 0, 1000000, 1200.0, 500.0, 100.0, 1),
         ("export", 2, "step 2", "step", "timeline", 1000000, 1500000, 500.0, None, None, 2),
-        ("frac", 1, "step 1", "step", "export step decomposition", 0, 10000, 11.0, 1.0, 0.0, 1),
+        ("frac", 1, "step 1", "step", "export step decomposition", 0, 20000, 14.0, 4.0, 0.0, 1),
         ("idle", 1, "step 1", "step", "timeline", 0, 100000, 100.0, None, None, 1),
         ("idle", 2, "step 2", "step", "timeline", 100000, 200000, 100.0, None, None, 2),
         ("nosteps", None, "device 3", "profiled span", "timeline", 0, 200000, 200.0, None, None, 1),
         ("overfull", 1, "step 1", "step", "export step decomposition", 0, 100000, 100.0, 100.0, 0.0, 1),
         ("overlap", 1, "step 1", "step", "timeline", 0, 1000000, 1000.0, None, None, 1),
+        ("prep", 1, "step 1", "step", "export step decomposition", 0, 1000000, 700.0, 600.0, 0.0, 1),
         ("thirds", None, "whole run", "profiled span", "timeline", 0, 3000, 3.0, None, None, 1),
+        ("untimed", 1, "step 1", "step", "export step decomposition", 0, 100000, 90.0, 60.0, 0.0, 1),
     ]  # fmt: skip
 
 
@@ -156,27 +173,47 @@ def test_window_measures_are_the_timelines_nanoseconds_before_any_decomposition(
 
 
 def test_an_export_decomposed_step_keeps_the_exports_parts_and_scales_the_idle_ones(con):
-    # step 1: the rest of the stage (1200 - 500 - 100 = 600 us) over the timeline's idle time (100 us gap,
-    # 300 us free after) in its proportions: x1.5
+    # step 1: the rest of the stage (1200 - 500 - 100 = 600 us) over the timeline's gaps between its tasks (a
+    # 100 us synchronize gap) in their proportions: x6; the 300 us after its last task are outside the stage
     # the 11 parts (no log records on its timeline: no gap_host_setup), those not listed here 0
     assert len(rows(con, PARTS, ["export", 1])) == 11
     assert [r for r in rows(con, PARTS, ["export", 1]) if r[1]] == [
         ("computing", 500.0, 41.7),
         ("comm_not_overlapped", 100.0, 8.3),
-        ("gap_host_sync", 150.0, 12.5),
-        ("free_after", 450.0, 37.5),
+        ("gap_host_sync", 600.0, 50.0),
     ]
     sql = """SELECT window_no, subject, basis, source, span_us, computing_us, comm_not_overlapped_us, gap_host_sync_us,
                     free_after_us, gap_host_setup_us, computing_pct, comm_not_overlapped_pct, gap_host_sync_pct,
                     free_after_pct
              FROM _time_breakdown WHERE run_id = 'export' ORDER BY window_no"""
     assert rows(con, sql) == [
-        (0, "2 steps", "steps", "export step decomposition + timeline", 1700.0, 1000.0, 100.0, 150.0, 450.0, None,
-         58.8, 5.9, 8.8, 26.5),
-        (1, "step 1", "step", "export step decomposition", 1200.0, 500.0, 100.0, 150.0, 450.0, None,
-         41.7, 8.3, 12.5, 37.5),
+        (0, "2 steps", "steps", "export step decomposition + timeline", 1700.0, 1000.0, 100.0, 600.0, 0.0, None,
+         58.8, 5.9, 35.3, 0.0),
+        (1, "step 1", "step", "export step decomposition", 1200.0, 500.0, 100.0, 600.0, 0.0, None,
+         41.7, 8.3, 50.0, 0.0),
         (2, "step 2", "step", "timeline", 500.0, 500.0, 0.0, 0.0, 0.0, None, 100.0, 0.0, 0.0, 0.0),
     ]  # fmt: skip
+
+
+def test_a_decomposed_steps_idle_time_is_its_gaps_never_free_time(con):
+    """torch_npu's Stage runs from the step's first task to its last, as msprof's step does (FP Start to
+    Iteration End): its idle time is the gaps between its tasks, in the timeline's proportions, whatever its
+    window (the ProfilerStep marker) holds before the first task (Preparing) and after the last."""
+    assert [r for r in rows(con, PARTS, ["prep", 1]) if r[1]] == [
+        ("computing", 600.0, 85.7),
+        ("launch_gaps", 100.0, 14.3),
+    ]
+    sql = "SELECT span_us, source, free_before_us, free_after_us FROM _time_breakdown WHERE run_id = 'prep'"
+    assert rows(con, sql) == [(700.0, "export step decomposition", 0.0, 0.0)] * 2
+
+
+def test_a_decomposed_step_without_timestamps_takes_the_profiled_spans_proportions(con):
+    """Without a window of its own, the profiled span's gaps give the proportions."""
+    assert [r for r in rows(con, PARTS, ["untimed", 1]) if r[1]] == [
+        ("computing", 60.0, 66.7),
+        ("launch_gaps", 30.0, 33.3),
+    ]
+    assert rows(con, "SELECT span_us FROM _time_breakdown WHERE run_id = 'untimed' AND window_no = 1") == [(90.0,)]
 
 
 def test_a_decomposed_step_without_idle_time_on_the_timeline_leaves_its_rest_unattributed(con):
@@ -227,26 +264,21 @@ def test_shares_of_thirds_round_to_add_up_to_100(con):
 
 
 def test_parts_scaled_to_fractions_of_a_ns_round_to_add_up_to_the_span(con):
-    # rest of the stage 11 - 1 = 10 us over three idle parts of 1 us: 10/3 us each; in whole ns the one
-    # left over goes to the largest remainder, ties by part order (launch_gaps before free_before and free_after)
+    # rest of the stage 14 - 4 = 10 us over three gaps of 3 us: 10/3 us each; in whole ns the one left over goes
+    # to the largest remainder, ties by part order (the synchronize gap first); the tenth of the shares likewise
     assert [r for r in rows(con, PARTS, ["frac", 1]) if r[1]] == [
-        ("computing", 1.0, 9.1),
-        ("launch_gaps", 3.334, 30.3),
-        ("free_before", 3.333, 30.3),
-        ("free_after", 3.333, 30.3),
+        ("computing", 4.0, 28.6),
+        ("gap_host_sync", 3.334, 23.8),
+        ("gap_compile", 3.333, 23.8),
+        ("launch_gaps", 3.333, 23.8),
     ]
 
 
 def test_time_parts_before_rounding_free_after_takes_what_rounding_leaves(con):
-    sql = (
-        "SELECT part_no, part, label, part_us FROM _time_parts WHERE run_id = 'frac' AND part_us <> 0 ORDER BY part_no"
-    )
-    assert rows(con, sql) == [
-        (1, "computing", "computing", 1.0),
-        (10, "launch_gaps", "launch gaps (short, no cause shown)", 10 / 3),
-        (11, "free_before", "free before the first task", 10 / 3),
-        (12, "free_after", "free after the last task", 11 - (1 + 10 / 3 + 10 / 3)),
-    ]
+    sql = "SELECT part_no, part, part_us FROM _time_parts WHERE run_id = 'frac' ORDER BY part_no"
+    got = {part: us for _, part, us in rows(con, sql)}
+    assert (got["computing"], got["gap_host_sync"], got["gap_compile"], got["launch_gaps"]) == (4.0, *[10 / 3] * 3)
+    assert got["free_before"] == 0 and got["free_after"] == 14 - (4 + 10 / 3 + 10 / 3 + 10 / 3)
 
 
 def test_every_windows_parts_add_up_to_its_span_and_100_percent(con):
@@ -261,4 +293,4 @@ def test_every_windows_parts_add_up_to_its_span_and_100_percent(con):
                      + launch_gaps_us + free_before_us + free_after_us) * 1000) <> round(span_us * 1000)
                  OR round((computing_us + not_computing_us) * 1000) <> round(span_us * 1000)"""
     assert rows(con, wide) == []
-    assert rows(con, "SELECT count(DISTINCT (run_id, window_no)) FROM _time_shares") == [(22,)]
+    assert rows(con, "SELECT count(DISTINCT (run_id, window_no)) FROM _time_shares") == [(26,)]

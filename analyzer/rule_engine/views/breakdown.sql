@@ -14,8 +14,10 @@
 -- A window is a step (its timestamps) or, without steps, the profiled span. Where the export decomposes
 -- a step itself (steps.computing_us and stage_us: torch_npu's step_trace_time), computing and
 -- communication not overlapped are the export's, and the rest of the stage (the idle time) is split
--- over the idle parts in the proportions the device timeline shows in the step window (or in the span
--- when the step has no timestamps).
+-- over the gap parts in the proportions the device timeline shows in the step window (or in the span
+-- when the step has no timestamps). The stage runs from the step's first task to its last (torch_npu's
+-- Stage; its Preparing, before the first task, is apart), as msprof's step does (FP Start to Iteration
+-- End): its idle time is the gaps between its tasks, none of it free before or after them.
 
 -- @table _time_windows
 -- The windows the time breakdown covers: each step (by its timestamps, or the export's stage length
@@ -149,9 +151,9 @@ FROM windows c JOIN measured m USING (run_id, window_no) LEFT JOIN gap_counts k 
 -- @internal
 -- THE time breakdown, long form: per run, window and part; the parts of a window add up to its span
 -- exactly. A measured window: each part from the timeline. A decomposed step: the export's computing
--- and communication, the rest of the stage split over the idle parts in the timeline's proportions
--- (all of it a gap of no shown cause when the timeline shows no idle time there). free_after takes
--- what rounding leaves.
+-- and communication, the rest of the stage split over the gap parts in the timeline's proportions (all
+-- of it a gap of no shown cause when the timeline shows no gap there); no free time (the stage runs from
+-- the first task to the last). free_after takes what rounding leaves.
 -- @column run_id    VARCHAR  the run
 -- @column window_no BIGINT   the window (_time_windows)
 -- @column step_id   BIGINT   its step
@@ -171,20 +173,24 @@ WITH measured AS (  -- each window's parts as the timeline shows them, in ns (0 
                                                               long_gap_count)) INTO NAME part VALUE ns) m
         ON m.run_id = w.run_id AND m.window_no = w.window_no AND m.part = p.part),
 idle_scale AS (  -- us per measured ns of the idle parts: the export's idle time spread in the timeline's proportions
-    SELECT run_id, window_no,
-           CASE WHEN any_value(export_computing_us) IS NULL THEN 1.0 / 1000
+    -- (a decomposed step's over its gaps only: the window's time before the first task and after the last one,
+    -- free on the timeline, is outside its stage)
+    SELECT run_id, window_no, any_value(export_computing_us) IS NOT NULL AS decomposed,
+           CASE WHEN NOT decomposed THEN 1.0 / 1000
                 ELSE (any_value(span_us) - any_value(export_computing_us) - any_value(export_comm_us))
-                     / nullif(sum(ns) FILTER (WHERE part NOT IN ('computing', 'comm_not_overlapped')), 0)
+                     / nullif(sum(ns) FILTER (WHERE part NOT IN ('computing', 'comm_not_overlapped', 'free_before',
+                                                                 'free_after')), 0)
                 END AS scale
     FROM measured GROUP BY run_id, window_no),
 scaled AS (
     SELECT m.*,
-           CASE m.part WHEN 'computing' THEN coalesce(m.export_computing_us, m.ns / 1000.0)
-                       WHEN 'comm_not_overlapped' THEN coalesce(m.export_comm_us, m.ns / 1000.0)
-                       ELSE m.ns * coalesce(s.scale, 0)
-                            + CASE WHEN m.part = 'gap_unattributed' AND s.scale IS NULL
-                                   THEN m.span_us - m.export_computing_us - m.export_comm_us ELSE 0 END
-                       END AS part_us
+           CASE WHEN m.part = 'computing' THEN coalesce(m.export_computing_us, m.ns / 1000.0)
+                WHEN m.part = 'comm_not_overlapped' THEN coalesce(m.export_comm_us, m.ns / 1000.0)
+                WHEN s.decomposed AND m.part IN ('free_before', 'free_after') THEN 0
+                ELSE m.ns * coalesce(s.scale, 0)
+                     + CASE WHEN m.part = 'gap_unattributed' AND s.scale IS NULL
+                            THEN m.span_us - m.export_computing_us - m.export_comm_us ELSE 0 END
+                END AS part_us
     FROM measured m JOIN idle_scale s USING (run_id, window_no)),
 placed AS (  -- the time of every part but free_after, added in part order
     SELECT run_id, window_no, list_sum(list(part_us ORDER BY part_no)) AS placed_us
