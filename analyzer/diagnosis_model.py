@@ -43,10 +43,12 @@ class TimeBreakdown:
 class RunSummary:
     """A run's summary numbers (diagnosis.json ``summary``; the fields of docs/diagnosis.schema.json).
 
-    ``span_us`` and ``computing_*`` are over the time breakdown's span (all steps together, else the
-    profiled span), the same numbers the rules judge; ``step_computing_*`` are per step (None with fewer
-    than two steps); ``task_range_us`` is first task start .. last task end. ``memory``: per device the
-    peak and who holds it (analyzer/diagnosis_memory.py), None when not collected.
+        ``span_us`` and ``computing_*`` are over the time breakdown's span (all steps together, else the
+        profiled span), the same numbers the rules judge; ``step_computing_*`` are per step (None with fewer
+        than two steps); ``step_preparing_us`` the mean per step of the time before its first task that the export
+    gives apart from the step (torch_npu's Preparing, msprof's Data Aug Bound), not in the span;
+    ``task_range_us`` is first task start .. last task end. ``memory``: per device the
+        peak and who holds it (analyzer/diagnosis_memory.py), None when not collected.
     """
 
     span_us: float | None
@@ -59,6 +61,7 @@ class RunSummary:
     step_computing_ratio_min: float | None
     step_computing_ratio_median: float | None
     step_computing_lowest_step: int | None
+    step_preparing_us: float | None  # per step, the host's time before its first task: not in span_us
     step_count: int
     task_count: int
     compute_task_count: int
@@ -128,6 +131,17 @@ class Diagnosis:
     def is_job(self) -> bool:
         """True for a multi-rank job's Diagnosis (analyzer/job/diagnosis.py): ``run`` holds its ranks."""
         return self.run.get("scope") == "job"
+
+
+# The host's time before each step's first task, which the export gives apart from the step, in words.
+PREPARING_LABEL = "before each step's first task (not in the step; mean per step)"
+
+
+def step_preparing_text(summary: RunSummary) -> str | None:
+    """``step_preparing_us`` as a phrase (torch_npu's Preparing, msprof's Data Aug Bound: the host starting
+    the step, loading its data); None when the export does not give it."""
+    us = summary.step_preparing_us
+    return None if us is None else f"{us:,.3f} us"
 
 
 def step_computing_text(summary: RunSummary) -> str | None:

@@ -27,11 +27,17 @@ _SHARES = (
     "ORDER BY run_id, part_no"
 )
 
+# step_preparing_us: the time before a step's first task the export gives apart from the step: torch_npu's
+# Preparing where step_trace_time decomposes the step (its Stage starts at the first task: breakdown.sql),
+# msprof's Data Aug Bound (its step starts at FP Start, the first task); summed as DECIMALs (exact, in any order).
 _COUNTS = """
 WITH runs AS (SELECT unnest($runs::VARCHAR[]) AS run_id)
 SELECT runs.run_id, coalesce(s.n, 0) AS step_count, coalesce(o.n, 0) AS task_count,
-       coalesce(c.n, 0) AS compute_task_count
-FROM runs LEFT JOIN (SELECT run_id, count(*) AS n FROM steps GROUP BY run_id) s USING (run_id)
+       coalesce(c.n, 0) AS compute_task_count, round(s.preparing_us, 3) AS step_preparing_us
+FROM runs LEFT JOIN (SELECT run_id, count(*) AS n,
+                            avg(CASE WHEN computing_us IS NOT NULL AND stage_us > 0 THEN preparing_us
+                                     ELSE data_aug_bound_us END::DECIMAL(38, 9))::DOUBLE AS preparing_us
+                     FROM steps GROUP BY run_id) s USING (run_id)
 LEFT JOIN (SELECT run_id, count(*) AS n FROM ops GROUP BY run_id) o USING (run_id)
 LEFT JOIN (SELECT run_id, count(*) AS n FROM _compute_tasks GROUP BY run_id) c USING (run_id)
 """
@@ -82,8 +88,8 @@ def _breakdowns(con: duckdb.DuckDBPyConnection, runs: list[str], whole: dict[str
 
 def run_summaries(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, RunSummary]:
     """Per run: span, computing time and share, the time breakdown, per-step computing shares, step and task
-    counts, the memory peak and who holds it (``memory``: analyzer/diagnosis_memory.py). Needs the helper
-    views."""
+    counts, the host's time before each step's first task, the memory peak and who holds it (``memory``:
+    analyzer/diagnosis_memory.py). Needs the helper views."""
     params = {"runs": run_ids}
     whole = first_rows(con, _WHOLE_RUN, params)
     breakdowns = _breakdowns(con, run_ids, whole)

@@ -140,6 +140,7 @@ HOSTILE_SUMMARY = RunSummary(
     step_computing_ratio_min=None,
     step_computing_ratio_median=None,
     step_computing_lowest_step=None,
+    step_preparing_us=None,
     step_count=1,
     task_count=3,
     compute_task_count=3,

@@ -38,8 +38,9 @@ def test_the_summary_is_frozen_and_written_as_the_schema_says():
     part = BreakdownPart("computing", "computing", 6801.407, 22.5)
     breakdown = TimeBreakdown(30157.617, "steps", "step_trace", "3 steps", (part,), "computing 22.5%")
     summary = RunSummary(
-        30157.617, 6801.407, 0.2255, 22.5, "steps", "step_trace", 31000.0, 0.2, 0.22, 2, 3, 120, 90, breakdown, None
-    )
+        30157.617, 6801.407, 0.2255, 22.5, "steps", "step_trace", 31000.0, 0.2, 0.22, 2, 150.0, 3, 120, 90, breakdown,
+        None,
+    )  # fmt: skip
     with pytest.raises(dataclasses.FrozenInstanceError):
         summary.span_us = 0.0  # type: ignore[misc]
     written = _written(summary)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis, JobSummary, RunsSummary, RunSummary, field_values
+from analyzer.diagnosis_model import PREPARING_LABEL, Diagnosis, JobSummary, RunsSummary, RunSummary, field_values
 from analyzer.report.html_sections import card, esc, kv_table
 from analyzer.rule_engine.model import RuleOutcome
 
@@ -85,6 +85,7 @@ def summary_pairs(summary: dict[str, Any]) -> list[tuple[str, Any]]:
         "compute_task_count": ("compute tasks", s.get("compute_task_count")),
         "step_count": ("steps", s.get("step_count")),
         "step_computing_ratio_median": ("computing share per step", _steps_computing(s)),
+        "step_preparing_us": (PREPARING_LABEL, _ms(s.get("step_preparing_us"))),
         "run_count": ("runs", s.get("run_count")),
     }
     pairs = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.diagnosis_model import Diagnosis, RunSummary, step_computing_text
+from analyzer.diagnosis_model import PREPARING_LABEL, Diagnosis, RunSummary, step_computing_text, step_preparing_text
 from analyzer.report import failed_ops
 from analyzer.report.escaped_text import escaped
 from analyzer.report.memory_peak import COLLECT_MEMORY, PEAK_COLUMNS, peak_cells
@@ -53,6 +53,7 @@ def _summary(d: Diagnosis) -> list[str]:
         ["computing (us)", s.computing_us],
         ["computing share", "" if s.computing_pct is None else f"{s.computing_pct:.1f}%"],
         ["computing share per step", step_computing_text(s) or "one step or none"],
+        *([[PREPARING_LABEL, step_preparing_text(s)]] if step_preparing_text(s) else []),
         ["steps", s.step_count],
         ["device tasks", s.task_count],
     ]

@@ -18,7 +18,14 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from analyzer.diagnosis_model import Diagnosis, RunsSummary, RunSummary, step_computing_text
+from analyzer.diagnosis_model import (
+    PREPARING_LABEL,
+    Diagnosis,
+    RunsSummary,
+    RunSummary,
+    step_computing_text,
+    step_preparing_text,
+)
 from analyzer.report.rows import tsv_line
 from analyzer.rule_engine.model import SEVERITY_RANK, Finding
 from analyzer.vocabulary import SEVERITIES
@@ -99,24 +106,31 @@ def _print_message(i: int, f: Finding, console: Console) -> None:
     console.print(f"   what to do: {f.advice_summary}", markup=False)
 
 
+def _summary_lines(run_id: str, s: RunSummary) -> list[str]:
+    """A run's summary above its findings: span and computing share, where the time went, the host's time
+    before each step's first task (when the export gives it), the memory peak."""
+    ratio = "?" if s.computing_pct is None else f"{s.computing_pct:.1f}%"
+    span = "?" if s.span_us is None else f"{s.span_us:,.1f} us"
+    per_step = step_computing_text(s)
+    lines = [
+        f"{run_id}: {s.span_basis or 'span'} {span}, computing {ratio} of it"
+        + (f"; {per_step}" if per_step else "")
+        + f"; {s.step_count} step(s), {s.task_count} device tasks"
+    ]
+    if s.breakdown:
+        lines.append(f"where the time went: {s.breakdown.text}")
+    if step_preparing_text(s):
+        lines.append(f"{PREPARING_LABEL}: {step_preparing_text(s)}")
+    return lines + list(memory_lines(s.memory))
+
+
 def print_diagnosis(d: Diagnosis, console: Console, limit: int = 15, messages: int = 5) -> None:
     """Print the ranked findings, the text of the top ``messages``, and the rules that did not run."""
     s = d.summary
     if isinstance(s, RunsSummary):
         console.print(f"{d.run_id}: {s.run_count} runs compared", markup=False)
     elif isinstance(s, RunSummary):
-        ratio = "?" if s.computing_pct is None else f"{s.computing_pct:.1f}%"
-        span = "?" if s.span_us is None else f"{s.span_us:,.1f} us"
-        per_step = step_computing_text(s)
-        console.print(
-            f"{d.run_id}: {s.span_basis or 'span'} {span}, computing {ratio} of it"
-            + (f"; {per_step}" if per_step else "")
-            + f"; {s.step_count} step(s), {s.task_count} device tasks",
-            markup=False,
-        )
-        if s.breakdown:
-            console.print(f"where the time went: {s.breakdown.text}", markup=False)
-        for line in memory_lines(s.memory):
+        for line in _summary_lines(d.run_id, s):
             console.print(line, markup=False)
     if d.findings:
         console.print(findings_table(d, limit))
