@@ -43,12 +43,12 @@ class TimeBreakdown:
 class RunSummary:
     """A run's summary numbers (diagnosis.json ``summary``; the fields of docs/diagnosis.schema.json).
 
-        ``span_us`` and ``computing_*`` are over the time breakdown's span (all steps together, else the
-        profiled span), the same numbers the rules judge; ``step_computing_*`` are per step (None with fewer
-        than two steps); ``step_preparing_us`` the mean per step of the time before its first task that the export
-    gives apart from the step (torch_npu's Preparing, msprof's Data Aug Bound), not in the span;
-    ``task_range_us`` is first task start .. last task end. ``memory``: per device the
-        peak and who holds it (analyzer/diagnosis_memory.py), None when not collected.
+    ``span_us`` and ``computing_*`` are over the time breakdown's span (all steps together, else the
+    profiled span), the same numbers the rules judge; ``step_computing_*`` are per step (None with fewer
+    than two steps); ``step_preparing_us`` is the mean per step of the time before its first task that the
+    export gives apart from the step (torch_npu's Preparing, msprof's Data Aug Bound), not in the span;
+    ``task_range_us`` is first task start .. last task end. ``memory``: per device the peak and who holds it
+    (analyzer/diagnosis_memory.py), None when not collected.
     """
 
     span_us: float | None

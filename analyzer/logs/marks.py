@@ -39,10 +39,12 @@ FROM placed p JOIN runs r ON {in_list("r.run_id", "$runs")}
 
 
 _SPANS = f"""
-SELECT (SELECT min(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events WHERE {_ACTIVITIES}),
-       (SELECT max(epoch_us(wall_time)) - $offset_min::BIGINT * 60000000 FROM log_events WHERE {_ACTIVITIES}),
-       (SELECT min(start_ns) // 1000 FROM runs WHERE {in_list("run_id", "$runs")}),
-       (SELECT max(end_ns) // 1000 FROM runs WHERE {in_list("run_id", "$runs")})
+WITH logged AS (SELECT min(epoch_us(wall_time)) AS first_us, max(epoch_us(wall_time)) AS last_us
+                FROM log_events WHERE {_ACTIVITIES}),
+profiled AS (SELECT min(start_ns) // 1000 AS first_us, max(end_ns) // 1000 AS last_us
+             FROM runs WHERE {in_list("run_id", "$runs")})
+SELECT l.first_us - $offset_min::BIGINT * 60000000, l.last_us - $offset_min::BIGINT * 60000000, p.first_us, p.last_us
+FROM logged l, profiled p
 """
 
 

@@ -55,40 +55,38 @@ class ArrowConnection(sqlite3.Connection):
 
 def fetch_arrow(conn: sqlite3.Connection, table: str, where: str = "") -> pa.Table:
     """The rows of one SQLite table (those passing ``where``, an SQLite condition) as an Arrow table with
-    their row id (ROWID) first."""
-    condition = f" WHERE {where}" if where else ""
-    queries = [f'SELECT rowid AS "{ROWID}", * FROM "{table}"{condition}', f'SELECT * FROM "{table}"{condition}']
-    fast = (
-        _adbc_table(conn, queries, f'FROM "{table}" WHERE ({where or "1"})')
-        if isinstance(conn, ArrowConnection)
-        else None
-    )
-    return fast if fast is not None else _sqlite3_table(conn, queries)
+    their row id (ROWID) first, when it has one (sqlite3.Error when SQLite cannot read it)."""
+    rows = f'FROM "{table}" WHERE ({where or "1"})'
+    try:  # prepared, not run: a WITHOUT ROWID table has no row id
+        conn.execute(f"SELECT rowid {rows} LIMIT 0")
+        sql = f'SELECT rowid AS "{ROWID}", * {rows}'
+    except sqlite3.OperationalError:
+        sql = f"SELECT * {rows}"
+    fast = _adbc_table(conn, sql, rows) if isinstance(conn, ArrowConnection) else None
+    return fast if fast is not None else _sqlite3_table(conn, sql)
 
 
-def _adbc_table(conn: ArrowConnection, queries: list[str], rows: str) -> pa.Table | None:
-    """The table through ADBC, None when it cannot give exactly what the sqlite3 path would (``rows``: the
-    FROM and WHERE of the rows fetched, for ``_as_sqlite3_gives``)."""
+def _adbc_table(conn: ArrowConnection, sql: str, rows: str) -> pa.Table | None:
+    """The table of ``sql`` through ADBC, None when it cannot give exactly what the sqlite3 path would (``rows``:
+    the FROM and WHERE of the rows fetched, for ``_as_sqlite3_gives``)."""
     adbc = conn.adbc()
     if adbc is None:
         return None
     from adbc_driver_manager import Error
 
-    for sql in queries:  # with the row id, else (a WITHOUT ROWID table) without
-        cur = adbc.cursor()
-        try:
-            cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(ADBC_BATCH_ROWS)})
-            cur.execute(sql)
-            arrow = cur.fetch_arrow_table()
-        except (Error, OSError, pa.ArrowException):
-            continue
-        finally:
-            cur.close()
-        if not _as_sqlite3_gives(arrow, conn, rows):
-            return None
-        columns = zip(arrow.column_names, arrow.columns, strict=True)
-        return pa.table({n: pa.nulls(len(c)) if c.null_count == len(c) else c for n, c in columns})
-    return None
+    cur = adbc.cursor()
+    try:
+        cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(ADBC_BATCH_ROWS)})
+        cur.execute(sql)
+        arrow = cur.fetch_arrow_table()
+    except (Error, OSError, pa.ArrowException):
+        return None
+    finally:
+        cur.close()
+    if not _as_sqlite3_gives(arrow, conn, rows):
+        return None
+    columns = zip(arrow.column_names, arrow.columns, strict=True)
+    return pa.table({n: pa.nulls(len(c)) if c.null_count == len(c) else c for n, c in columns})
 
 
 def _as_sqlite3_gives(arrow: pa.Table, conn: sqlite3.Connection, rows: str) -> bool:
@@ -107,12 +105,9 @@ def _as_sqlite3_gives(arrow: pa.Table, conn: sqlite3.Connection, rows: str) -> b
     return not mixed or not any(conn.execute(f"SELECT {', '.join(mixed)}").fetchone())
 
 
-def _sqlite3_table(conn: sqlite3.Connection, queries: list[str]) -> pa.Table:
-    """The table through sqlite3, in batches of BATCH_ROWS (sqlite3.Error when SQLite cannot read it)."""
-    try:
-        cur = conn.execute(queries[0])
-    except sqlite3.OperationalError:  # a WITHOUT ROWID table
-        cur = conn.execute(queries[1])
+def _sqlite3_table(conn: sqlite3.Connection, sql: str) -> pa.Table:
+    """The table of ``sql`` through sqlite3, in batches of BATCH_ROWS (sqlite3.Error when SQLite cannot read it)."""
+    cur = conn.execute(sql)
     names = [d[0] for d in cur.description]
     columns: list[list[pa.Array]] = [[] for _ in names]
     while rows := cur.fetchmany(BATCH_ROWS):
