@@ -3,13 +3,13 @@ through Python's sqlite3 module.
 
 A profiler database holds millions of rows (TASK_PMU_INFO: a row per task and counter). Fetched by sqlite3,
 every value becomes a Python object before it becomes Arrow: most of the load time of a database export.
-ADBC's driver writes the Arrow columns itself, several times faster. Its one limit is types: it infers a
-column's type from a batch of rows and fails on a value of another type in a later batch. The batch is made
-large, so a column NULL over its first thousand rows still gets the type of its values. A table it still
-cannot take (a column mixing storage classes across batches), and one whose values it would give otherwise
-than sqlite3 (``_as_sqlite3_gives``: a REAL among text, BLOBs), are fetched again by sqlite3, whose columns
-define the result: ints and floats mixed become DOUBLE, other mixes text (``_unify``). Either way the same
-table comes out; a column of NULLs only is typed NULL.
+ADBC's driver writes the Arrow columns itself, in C. Its one limit is types: it infers a column's type from a
+batch of rows and fails on a value of another type in a later batch. The batch is made large, so a column
+NULL over its first thousand rows still gets the type of its values. A table it still cannot take (a column
+mixing storage classes across batches), and one whose values it would give otherwise than sqlite3
+(``_as_sqlite3_gives``: a REAL among text, BLOBs), are fetched again by sqlite3, whose columns define the
+result: ints and floats mixed become DOUBLE, other mixes text (``_unify``). Either way the same table comes
+out; a column of NULLs only is typed NULL.
 """
 
 from __future__ import annotations
