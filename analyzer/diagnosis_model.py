@@ -133,15 +133,17 @@ class Diagnosis:
         return self.run.get("scope") == "job"
 
 
-# The host's time before each step's first task, which the export gives apart from the step, in words.
-PREPARING_LABEL = "before each step's first task (not in the step; mean per step)"
+# The host's time before each step's first task, which the export gives apart from the step: its label (short:
+# a page's summary card holds it) and what its amount is.
+PREPARING_LABEL = "preparing per step"
+PREPARING_NOTE = "before the step's first task, not in the step (mean)"
 
 
 def step_preparing_text(summary: RunSummary) -> str | None:
     """``step_preparing_us`` as a phrase (torch_npu's Preparing, msprof's Data Aug Bound: the host starting
     the step, loading its data); None when the export does not give it."""
     us = summary.step_preparing_us
-    return None if us is None else f"{us:,.3f} us"
+    return None if us is None else f"{us:,.3f} us {PREPARING_NOTE}"
 
 
 def step_computing_text(summary: RunSummary) -> str | None:

@@ -160,6 +160,14 @@ def test_report_browser_bundled_example_from_the_cli_renders_without_errors(brow
     _check_page(browser, len(findings))
     text = browser.execute_script("return document.body.innerText")
     assert "inter-op-gap" in text and "host_sync" in text
+    assert "preparing per step" in text
+    # every value of the About cards shows inside its card: no label so long that it pushes its value out
+    outside = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.card td')).filter(td => {"
+        " const c = td.closest('.card').getBoundingClientRect(), r = td.getBoundingClientRect();"
+        " return r.right > c.right + 1 || r.width < 20; }).map(td => td.innerText)"
+    )
+    assert outside == []
     assert _screenshot(browser, "bundled_resnet_host_sync").stat().st_size > 10_000
 
 

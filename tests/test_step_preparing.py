@@ -34,8 +34,8 @@ def test_torch_npu_preparing_is_the_mean_of_its_column_and_not_in_the_span(tmp_p
     assert summary["span_us"] == pytest.approx(_column_mean(trace, "Stage") * 3, abs=0.01)
     (md,) = (tmp_path / "out").glob("*/diagnosis.md")
     assert (
-        f"| before each step's first task (not in the step; mean per step) | {summary['step_preparing_us']:,.3f} us |"
-        in (md.read_text())
+        f"| preparing per step | {summary['step_preparing_us']:,.3f} us before the step's first task, not in the step "
+        "(mean) |" in (md.read_text())
     )
 
 

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from analyzer.diagnosis_model import PREPARING_LABEL, Diagnosis, JobSummary, RunsSummary, RunSummary, field_values
+from analyzer.diagnosis_model import (
+    PREPARING_LABEL,
+    PREPARING_NOTE,
+    Diagnosis,
+    JobSummary,
+    RunsSummary,
+    RunSummary,
+    field_values,
+)
 from analyzer.report.html_sections import card, esc, kv_table
 from analyzer.rule_engine.model import RuleOutcome
 
@@ -69,6 +77,12 @@ def _steps_computing(s: dict[str, Any]) -> str | None:
     return f"median {_pct(median)}{lowest}"
 
 
+def _preparing(s: dict[str, Any]) -> str | None:
+    """The host's time before each step's first task, in ms with what it is; None when not given."""
+    ms = _ms(s.get("step_preparing_us"))
+    return None if ms is None else f"{ms} {PREPARING_NOTE}"
+
+
 def _span(s: dict[str, Any]) -> str | None:
     """The span in ms with what it is the span of (steps, tasks) and where that came from."""
     how = ", ".join(str(s[k]) for k in ("span_basis", "span_source") if s.get(k))
@@ -85,7 +99,7 @@ def summary_pairs(summary: dict[str, Any]) -> list[tuple[str, Any]]:
         "compute_task_count": ("compute tasks", s.get("compute_task_count")),
         "step_count": ("steps", s.get("step_count")),
         "step_computing_ratio_median": ("computing share per step", _steps_computing(s)),
-        "step_preparing_us": (PREPARING_LABEL, _ms(s.get("step_preparing_us"))),
+        "step_preparing_us": (PREPARING_LABEL, _preparing(s)),
         "run_count": ("runs", s.get("run_count")),
     }
     pairs = []
