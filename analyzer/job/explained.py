@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 
 from analyzer.diagnosis_model import Diagnosis, RunSummary, job_summary
+from analyzer.rule_engine.message_format import fill_template
 from analyzer.rule_engine.model import ExplainedBy, Explanation, Finding, Rule
 from analyzer.rule_engine.ranking import rank_findings
 from analyzer.rule_engine.runner import bind_params
@@ -21,7 +22,7 @@ def _note(rule: Rule, finding: Finding, params: dict[str, Any]) -> str:
     rule that `rules check` did not see) gives the job finding's subject, as the runner does for messages."""
     try:
         fields = {k: getattr(finding, k) for k in FINDING_FIELDS}
-        return rule.explains.note.format(**{**params, **finding.details, **fields})
+        return fill_template(rule.explains.note, {**params, **finding.details, **fields})
     except (KeyError, ValueError, TypeError, IndexError, AttributeError):
         return finding.subject
 

@@ -16,6 +16,7 @@ from analyzer.rule_engine.availability import Availability, required_keys
 from analyzer.rule_engine.chip_table import CHIP_KEY
 from analyzer.rule_engine.evidence_count import count_rows
 from analyzer.rule_engine.loader import is_built_in
+from analyzer.rule_engine.message_format import fill_template
 from analyzer.rule_engine.model import ALL_RUNS, ConfiguredRules, Finding, Rule, RuleOutcome
 from analyzer.rule_engine.set_evidence import Evidence, evidence_of
 from analyzer.rule_engine.set_query import rows_by_run
@@ -77,7 +78,7 @@ def _number(value: Any) -> float | None:
 
 def _message(rule: Rule, values: dict[str, Any]) -> str:
     try:
-        return rule.message.format(**values)
+        return fill_template(rule.message, values)
     except (KeyError, ValueError, TypeError, IndexError, AttributeError):
         return f"{values.get('subject')}: {rule.metric} = {values.get('value')}"
 
