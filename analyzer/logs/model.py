@@ -23,3 +23,12 @@ class LogReport:
     problems: list[str] = field(default_factory=list)
     lost_files: list[str] = field(default_factory=list)  # files that could not be read (not binary: unreadable)
     tool_version: str = ""
+
+    def placed_text(self) -> str | None:
+        """What the summary says of the records on the profile's timeline (diagnose --logs): how many were
+        placed, the clock assumed and, when none was, why ('timeline_note'); None for logs read alone."""
+        s = self.summary
+        if "clock" not in s:
+            return None
+        note = f"; {s['timeline_note']}" if s.get("timeline_note") else ""
+        return f"{s['timeline_marks']} record(s); {s['clock']}{note}"

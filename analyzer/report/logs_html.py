@@ -7,7 +7,6 @@ from typing import Any
 from analyzer.logs.model import LogReport
 from analyzer.report.html_sections import esc
 from analyzer.report.html_style import report_page
-from analyzer.report.logs_markdown import placed_text
 from analyzer.rule_engine.model import Finding
 
 _EXTRA_CSS = """<style>
@@ -49,7 +48,7 @@ def _summary(r: LogReport) -> str:
         f"{s.get('error_records')} error and {s.get('warning_records')} warning record(s). The run: "
         f"{esc(s.get('run_start') or '?')} to {esc(s.get('run_end') or '?')} (log wall clock), "
         f"{s.get('sessions')} session(s), {s.get('ranks')} rank(s).</p>"
-        + (f"<p>Placed on the profile's timeline: {esc(placed_text(s))}.</p>" if "clock" in s else "")
+        + (f"<p>Placed on the profile's timeline: {esc(placed)}.</p>" if (placed := r.placed_text()) else "")
     )
 
 

@@ -19,14 +19,7 @@ def _summary(r: LogReport) -> list[str]:
         f"The run: {s.get('run_start') or '?'} to {s.get('run_end') or '?'} (log wall clock), "
         f"{s.get('sessions')} session(s) in the folder, {s.get('ranks')} rank(s).",
         "",
-    ] + ([f"Placed on the profile's timeline: {placed_text(s)}.", ""] if "clock" in s else [])
-
-
-def placed_text(s: dict) -> str:
-    """What the logs' summary ``s`` says of their records on the profile's timeline: how many were placed, the
-    clock assumed and, when none was, why (summary 'timeline_note')."""
-    note = f"; {s['timeline_note']}" if s.get("timeline_note") else ""
-    return f"{s['timeline_marks']} record(s); {s['clock']}{note}"
+    ] + ([f"Placed on the profile's timeline: {placed}.", ""] if (placed := r.placed_text()) else [])
 
 
 def render_logs_markdown(r: LogReport) -> str:
