@@ -18,6 +18,7 @@ from bench.growth_inputs import floor_arguments
 from bench.growth_render import END, START, section, write_docs
 from bench.growth_results import FLOOR_TARGET, slopes, targets, with_ratios
 from bench.measure import measure
+from bench.parse_floor import _by_header, read_floor
 from bench.parse_floor import main as parse_floor_main
 
 
@@ -218,3 +219,17 @@ def test_each_round_writes_a_new_folder_and_earlier_ones_go_only_at_the_end(tmp_
     assert [p.name for p in trash.iterdir()] == ["0-npu-triage.1"]  # moved aside, not deleted between runs
     clean_up({NPU: cmd}, 2, trash)
     assert not first.exists() and second.is_dir() and not trash.exists()
+
+
+def test_the_floor_reads_a_kind_in_one_scan_per_header(tmp_path: Path) -> None:
+    files = {
+        "a.csv": "Name,Duration(us)\nx,1.5\ny,2\n",
+        "b.csv": "Name,Duration(us)\nz,3\n",  # the same header as a.csv: one scan
+        "c.csv": "Name,Duration(us),Block Dim\nw,4,8\n",  # a header of its own (a newer CANN's column)
+        "d.csv": "Name,Duration(us),Block Dim\nv,5,NO\n",  # c's header, text where c has an integer
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = [str(tmp_path / n) for n in files]
+    assert _by_header(paths) == [paths[:2], paths[2:]]
+    assert read_floor([paths], []) == (5, 0)
