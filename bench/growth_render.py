@@ -104,10 +104,11 @@ the gap before every kernel (`large_host_gaps`); `runs` a tree of small distinct
 scenarios, both layouts, a seed each) given to `batch --jobs 2`; `ranks` a `job_slow_rank` job
 whose every rank holds its kernel_details.csv (about 400 kernels; `diagnose --format
 json,md,html`: the job page and per-rank reports). The parse floor is DuckDB reading every file of
-the input (one `read_csv` per kind of CSV, the timeline JSON as events, the other JSON as objects)
-and nothing else; msprof-analyze (`cluster -m all`) is given the same job folder. Every input is read
-once before its commands run, so each finds it in the page cache; each round of a command writes
-into a new folder, the earlier rounds' folders deleted only after the last measurement (on ext4,
+the input (one `read_csv` per header line of each kind of CSV, as the engine scans them; the timeline
+JSON as events, the other JSON as objects) and nothing else; msprof-analyze (`cluster -m all`) is
+given the same job folder. Every input is read once before its commands run, so each finds it in the
+page cache; each round of a command writes into a new folder, the earlier rounds' folders deleted
+only after the last measurement (on ext4,
 creating files just after thousands were deleted is slower). "to floor" and
 "to msprof" are wall-time ratios on the same input, "to floor, CPU" the ratio of CPU times. CPU s
 is user + system time (a batch's workers included), CPU % that over wall time (200 = both cores
