@@ -26,4 +26,6 @@ def fill_template(template: str, values: dict[str, Any]) -> str:
     >>> fill_template("{a:+.1f} ms, {b:.0%}, {c:.1f}", {"a": -0.01, "b": -0.001, "c": -0.25})
     '+0.0 ms, 0%, -0.2'
     """
-    return _FORMATTER.vformat(template, (), values)
+    text = template.format(**values)
+    # every negative zero a format writes holds "-0"; most messages have none, and str.format is faster
+    return text if "-0" not in text else _FORMATTER.vformat(template, (), values)
