@@ -53,7 +53,7 @@ def _summary(d: Diagnosis) -> list[str]:
         ["computing (us)", s.computing_us],
         ["computing share", "" if s.computing_pct is None else f"{s.computing_pct:.1f}%"],
         ["computing share per step", step_computing_text(s) or "one step or none"],
-        *([[PREPARING_LABEL, step_preparing_text(s)]] if step_preparing_text(s) else []),
+        *([[PREPARING_LABEL, preparing]] if (preparing := step_preparing_text(s)) else []),
         ["steps", s.step_count],
         ["device tasks", s.task_count],
     ]

@@ -119,8 +119,8 @@ def _summary_lines(run_id: str, s: RunSummary) -> list[str]:
     ]
     if s.breakdown:
         lines.append(f"where the time went: {s.breakdown.text}")
-    if step_preparing_text(s):
-        lines.append(f"{PREPARING_LABEL}: {step_preparing_text(s)}")
+    if preparing := step_preparing_text(s):
+        lines.append(f"{PREPARING_LABEL}: {preparing}")
     return lines + list(memory_lines(s.memory))
 
 
