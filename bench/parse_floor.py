@@ -8,9 +8,9 @@ with types detected (numbers as numbers) in one scan per header line, as the eng
 keeps (``ph, name, pid, tid, ts, dur, cat, id, args``), the other JSON files (metadata, communication)
 parsed as whole objects.
 
-One scan of a kind's files with ``union_by_name`` would detect every file's header and types apart: on a
-batch or a job of small files, that alone takes about as long as all else, and the floor would be twice
-what DuckDB needs.
+Not one scan of a kind's files with ``union_by_name``: that detects every file's header and types apart,
+work the engine does not do, which on many small files is a large part of the reading: the floor would
+then be above what DuckDB needs.
 """
 
 from __future__ import annotations
