@@ -1,5 +1,6 @@
 """Shared pytest fixtures: the real exports folder, a fresh DuckDB connection with the schema, golden updates,
-a Dask cluster shared by consecutive modules and the session's big export tree (tests/real_process_fixtures.py)."""
+a Dask cluster shared by consecutive modules and the session's big export tree (tests/real_process_fixtures.py),
+the browser tests' Chromium (tests/browser_fixture.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.execution import threads
+from tests.browser_fixture import browser  # noqa: F401 (the browser tests' shared fixture)
 from tests.real_process_fixtures import SHARED_CLUSTER, big_tree, cluster, shared_cluster  # noqa: F401 (fixtures of several modules)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """Debian's Chromium, headless, driven by selenium through Debian's chromedriver (never a browser download).
 
-Shared by tests/test_report_browser.py and bench/report_browser.py.
+Shared by the browser tests (tests/browser_fixture.py) and bench/report_browser.py.
 """
 
 from __future__ import annotations

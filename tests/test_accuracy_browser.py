@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -10,18 +9,15 @@ import pytest
 
 from analyzer.cli import main
 from fixtures.dumps.generate import generate
-from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
+from tests.browser_fixture import require_browser
+from tests.headless_chromium import chromium, open_and_wait
 
 pytestmark = pytest.mark.browser
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "reports" / "screenshots"
 
 
 def test_accuracy_page_draws_every_heatmap_without_errors(tmp_path):
-    reason = missing_browser()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it ({INSTALL_HINT})")
-    if reason:
-        pytest.skip(f"{reason} ({INSTALL_HINT})")
+    require_browser()
     truth = generate(tmp_path / "set", 4401, "channel", 8, 16)
     args = [str(tmp_path / "set" / "dump" / "native"), str(tmp_path / "set" / "reference" / "npy")]
     assert main(["accuracy", *args, "--profile", str(tmp_path / "set" / "profile"), "--out", str(tmp_path / "o")]) == 0

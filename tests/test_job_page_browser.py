@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from analyzer.cli import main
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
-from tests.headless_chromium import FIRST_FINDING_TOP_JS, INSTALL_HINT, chromium, missing_browser, open_and_wait
+from tests.headless_chromium import FIRST_FINDING_TOP_JS, open_and_wait
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium, or skip (fail under CI, which must provide it)."""
-    reason = missing_browser()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it ({INSTALL_HINT})")
-    if reason:
-        pytest.skip(f"{reason} ({INSTALL_HINT})")
-    with chromium() as driver:
-        yield driver
 
 
 def test_job_page_pipeline_job_draws_every_chart_without_errors(browser, tmp_path):

@@ -4,13 +4,12 @@ says why; screenshots go to reports/screenshots/ (git-ignored)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 import analyzer
-from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
+from tests.headless_chromium import open_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -28,15 +27,10 @@ return [1, 2, 3, 4].map(i => {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    reason = missing_browser()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it ({INSTALL_HINT})")
-    if reason:
-        pytest.skip(f"{reason} ({INSTALL_HINT})")
-    with chromium() as driver:
-        driver.set_window_size(1400, 1000)
-        yield driver
+def browser(browser):
+    """The shared browser at the window size the panels' positions are measured in."""
+    browser.set_window_size(1400, 1000)
+    return browser
 
 
 def _timeline_panels(driver, export: Path, out: Path, name: str) -> tuple[list, list[str]]:

@@ -6,7 +6,6 @@ the CI variable is set (CI must have them). Screenshots go to reports/screenshot
 
 from __future__ import annotations
 
-import os
 import time
 from html import escape
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 from analyzer.ingest.database import connect
 from analyzer.report.html import CHARTS, write_html
-from tests.headless_chromium import INSTALL_HINT, chromium, first_screen, missing_browser, open_and_wait
+from tests.headless_chromium import first_screen, open_and_wait
 from tests.report_cases import (
     HOSTILE_IMG,
     HOSTILE_SCRIPT,
@@ -29,18 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 SIZE_LIMIT_BYTES = 30 * 1024 * 1024
 TYPICAL_REPORT_LIMIT_BYTES = 2 * 1000 * 1000  # a typical run's page, plotly.js shared beside it
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium, or skip (fail under CI, which must provide it)."""
-    reason = missing_browser()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it ({INSTALL_HINT})")
-    if reason:
-        pytest.skip(f"{reason} ({INSTALL_HINT})")
-    with chromium() as driver:
-        yield driver
 
 
 def _check_page(driver, finding_count: int) -> None:

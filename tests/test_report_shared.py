@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -13,7 +12,7 @@ from plotly.offline import get_plotlyjs
 
 from analyzer.cli import main
 from analyzer.report.plotly_asset import missing_plotly_note, plotly_file_name
-from tests.headless_chromium import INSTALL_HINT, chromium, missing_browser, open_and_wait
+from tests.headless_chromium import open_and_wait
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "fixtures" / "examples" / "resnet_host_sync"
@@ -54,17 +53,6 @@ def test_self_contained_writes_no_shared_file_and_differs_only_by_the_script(pag
     plain = f'<script type="text/javascript" src="{src}"></script>'
     assert SHARED_TAG.sub(plain, shared).count("chart-missing") == 0
     assert "--self-contained" in SHARED_TAG.search(shared).group(0)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = missing_browser()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must provide it ({INSTALL_HINT})")
-    if reason:
-        pytest.skip(f"{reason} ({INSTALL_HINT})")
-    with chromium() as driver:
-        yield driver
 
 
 def _alone(page: Path, folder: Path) -> Path:
