@@ -26,13 +26,13 @@ def _job_tables(con) -> dict[str, list[tuple]]:
 def test_the_job_tables_are_filled_beside_the_reading_as_on_the_connection(tmp_path: Path, monkeypatch):
     root = write_damaged_job(tmp_path / "job", ranks=6)
     fillers: list[tuple[str, object]] = []
-    usual = tables_apart.load_job
+    usual = tables_apart.load_jobs
 
-    def recorded(con, job):
+    def recorded(con, jobs):
         fillers.append((threading.current_thread().name, con))
-        return usual(con, job)
+        return usual(con, jobs)
 
-    monkeypatch.setattr(tables_apart, "load_job", recorded)
+    monkeypatch.setattr(tables_apart, "load_jobs", recorded)
     con = connect()
     _, loaded = load_with_jobs(root, frozenset(), con=con)
     [(thread, filled)] = fillers

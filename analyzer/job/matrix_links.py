@@ -34,15 +34,17 @@ _RAW = """
 SELECT rank, path, db_table, step_id, op_kind, op_key, unnest(map_entries(op)) AS ln FROM _job_matrix_raw
 """
 # A row with any unsound number is left out whole: a link's bandwidth is its data over its time, and
-# either one alone would misstate it.
+# either one alone would misstate it. The links keep the order of the matrices' rows (link_no): a job's sums
+# add them in that order, whatever else the connection holds (a join's output follows whichever side DuckDB
+# builds its hash table of).
 _LINKS = """
 WITH raw AS (
     SELECT rank AS reported_by, step_id, op_kind, split_part(op_key, '@', 1) AS matrix_op,
-           split_part(op_key, '@', 2) AS group_name, ln
+           split_part(op_key, '@', 2) AS group_name, ln, row_number() OVER () AS link_no
     FROM _job_links_raw
 ),
 l AS (
-    SELECT reported_by, step_id, op_kind, matrix_op, group_name,
+    SELECT link_no, reported_by, step_id, op_kind, matrix_op, group_name,
            CAST({src_group_rank} AS INTEGER) AS src_group_rank, CAST({dst_group_rank} AS INTEGER) AS dst_group_rank,
            ln.value."Transport Type" AS transport, ln.value."Op Name" AS op_name,
            {transit_size_mb} AS transit_size_mb, {transit_us} AS transit_us, {bandwidth_gb_per_s} AS bandwidth_gb_per_s
@@ -75,6 +77,7 @@ LEFT JOIN (SELECT group_name, group_rank, min(rank) AS rank FROM map GROUP BY AL
        ON s.group_name = l.group_name AND s.group_rank = l.src_group_rank
 LEFT JOIN (SELECT group_name, group_rank, min(rank) AS rank FROM map GROUP BY ALL) d
        ON d.group_name = l.group_name AND d.group_rank = l.dst_group_rank
+ORDER BY l.link_no
 """.format(
     **{col: checked(f) for col, f in LINK_FIELDS.items()},
     **{f"{col}_raw": f.raw for col, f in LINK_FIELDS.items()},

@@ -2,14 +2,15 @@
 
 step_trace_time.csv -> job_steps; communication.json -> job_comm_bandwidth and job_comm_ops;
 communication_matrix.json -> the raw links (matrix_links.py maps them to global ranks). The files
-of all ranks are given to one read_text call (the JSON parsed once per file by DuckDB); a file that
-cannot be read is found by reading the files one by one only after that scan failed, named as a
-problem, and left out. A rank without one of these files gives the same rows from its analysis.db
-(analysis_db_scan.py), added to the same raw tables before they are checked and typed.
+of all ranks (of all the jobs read together) are given to one read_text call (the JSON parsed once per
+file by DuckDB); a file that cannot be read is found by reading the files one by one only after that
+scan failed, named as a problem, and left out. A rank without one of these files gives the same rows
+from its analysis.db (analysis_db_scan.py), added to the same raw tables before they are checked and typed.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -28,17 +29,22 @@ _STEP_COLUMNS = {
     f.target: (f.headers[0], f.how.upper()) for f in DECLARED["step_trace_time"].fields if f.target != "device_id"
 }
 
-# One row per (file, step, kind, op key); the value is the typed entry (a struct or a map).
+# One row per (file, step, kind, op key); the value is the typed entry (a struct or a map). The rows come in the
+# order of the files, then of their entries in the file (entry_no, numbered as they are unnested): a job's sums
+# add them in that order, which is then the same whatever else is read with it (a join's output follows
+# whichever side DuckDB builds its hash table of).
 _OPS = """
 WITH f AS (SELECT filename, json_transform(content::JSON, $shape) AS doc FROM read_text($paths)),
 s AS (SELECT filename, unnest(map_entries(doc)) AS st FROM f),
 k AS (SELECT filename, st.key AS step_key, unnest(map_entries(st.value)) AS kd FROM s),
 o AS (SELECT filename, step_key, kd.key AS op_kind, unnest(map_entries(kd.value)) AS op
-      FROM k WHERE kd.key IN ('collective', 'p2p'))
+      FROM k WHERE kd.key IN ('collective', 'p2p')),
+n AS (SELECT *, row_number() OVER () AS entry_no FROM o)
 SELECT r.rank, r.path, NULL::VARCHAR AS db_table, TRY_CAST(regexp_extract(step_key, '(\\d+)$', 1) AS BIGINT) AS step_id,
        op_kind, op.key AS op_key, op.value AS op
-FROM o JOIN _job_files r ON r.path = o.filename
+FROM n JOIN _job_files r ON r.path = n.filename
 WHERE op.key <> 'Total Op Info' AND op.value IS NOT NULL
+ORDER BY r.file_no, n.entry_no
 """
 
 _TIME = 'op."Communication Time Info"'
@@ -72,7 +78,7 @@ _BANDWIDTH = f"""
 SELECT $job AS run_id, rank, step_id, split_part(op_key, '@', 2) AS group_name, split_part(op_key, '@', 1) AS op_name,
        t.key AS transport, {", ".join(f"{checked(f)} AS {col}" for col, f in BW_FIELDS.items())}
 FROM _job_comm_bw_raw
-WHERE {checked(BW_FIELDS["transit_size_mb"])} > 0
+WHERE list_contains($paths, path) AND {checked(BW_FIELDS["transit_size_mb"])} > 0
 """
 
 # SDMA sums the on-node links (HCCS, PCIE, SIO) in the files seen: data moved is RDMA + the links,
@@ -95,7 +101,7 @@ o AS (
            CASE WHEN {start} IS NOT NULL THEN CAST(TRY_CAST({start_raw} AS DECIMAL(22, 3)) * 1000 AS BIGINT) END
                AS start_ns,
            {times}
-    FROM _job_comm_raw
+    FROM _job_comm_raw WHERE list_contains($paths, path)
 )
 SELECT $job AS run_id, o.rank, o.step_id, o.op_kind, o.group_name, o.op_name,
        CAST(row_number() OVER (PARTITION BY o.rank, o.step_id, o.group_name ORDER BY o.start_ns NULLS LAST, o.op_name)
@@ -116,7 +122,9 @@ FROM o LEFT JOIN b USING (rank, step_id, group_name, op_name)
 
 
 def _register_files(con: duckdb.DuckDBPyConnection, files: list[tuple[Path, int]]) -> None:
-    con.register("_job_files", pa.table({"path": [str(p) for p, _ in files], "rank": [r for _, r in files]}))
+    """The files a scan reads, as the table ``_job_files`` (path, rank, file_no: their order)."""
+    paths, ranks = [str(p) for p, _ in files], [r for _, r in files]
+    con.register("_job_files", pa.table({"path": paths, "rank": ranks, "file_no": list(range(len(files)))}))
 
 
 def _readable(
@@ -187,13 +195,14 @@ def step_sql() -> str:
     SELECT f.rank, f.path, line_no, NULL::VARCHAR AS db_table, {cols}
     FROM (SELECT filename, header, line_no, string_split(line, ',') AS cells FROM r WHERE trim(line) <> '') c
     JOIN _job_files f ON f.path = c.filename
+    ORDER BY f.file_no, line_no
     """
 
 
 STEP_INSERT = (
     "INSERT INTO job_steps BY NAME SELECT $job AS run_id, rank, "
     + ", ".join(f"CAST({checked(f)} AS {_STEP_COLUMNS[name][1]}) AS {name}" for name, f in STEP_FIELDS.items())
-    + " FROM _job_steps_raw"
+    + " FROM _job_steps_raw WHERE list_contains($paths, path)"
 )
 
 
@@ -208,35 +217,61 @@ def _add_db_rows(con: duckdb.DuckDBPyConnection, target: str, sql: str, tables: 
         con.execute(f"CREATE TEMP TABLE {target} AS {sql}")
 
 
-def _load_steps(
-    con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]], tables: set[str]
-) -> list[Problem]:
-    """job_steps from the step_trace_time.csv files and StepTraceTime tables; each unsound number named and
-    left out."""
+@dataclass(frozen=True)
+class JobSummaryFiles:
+    """One job's summary files: ``kinds`` maps a kind (step_trace_time, communication, communication_matrix) to
+    its (path, rank) pairs; ``docs`` holds the analysis.db tables of the ranks without such a file
+    (analysis_db_scan.pack_tables)."""
+
+    job_id: str
+    kinds: dict[str, list[tuple[Path, int]]]
+    docs: pa.Table
+
+    def paths(self) -> list[str]:
+        """Every file the job's summary rows can come from (the raw tables' ``path``)."""
+        texts = [str(p) for files in self.kinds.values() for p, _ in files]
+        return texts + self.docs.column("path").to_pylist()
+
+
+def _per_job(problems: list[Problem], jobs: list[JobSummaryFiles]) -> list[list[Problem]]:
+    """``problems`` (each of a file) split by the job whose file it is, each job's in their order."""
+    owners = {path: i for i, job in enumerate(jobs) for path in job.paths()}
+    split: list[list[Problem]] = [[] for _ in jobs]
+    for problem in problems:
+        split[owners[problem.file]].append(problem)
+    return split
+
+
+def _load_steps(con: duckdb.DuckDBPyConnection, jobs: list[JobSummaryFiles], tables: set[str]) -> list[list[Problem]]:
+    """job_steps of every job from the step_trace_time.csv files and StepTraceTime tables; each unsound number
+    named and left out."""
+    files = [f for job in jobs for f in job.kinds.get("step_trace_time", [])]
     problems = scan_files(con, step_sql(), files, "_job_steps_raw")
     _add_db_rows(con, "_job_steps_raw", db.STEPS, tables, "StepTraceTime")
     if _exists(con, "_job_steps_raw"):
-        con.execute(STEP_INSERT, {"job": job_id})
+        for job in jobs:
+            con.execute(STEP_INSERT, {"job": job.job_id, "paths": job.paths()})
         place = "coalesce(db_table || ' row ', 'line ') || line_no"
         problems += damaged_values(
             con, "_job_steps_raw", list(STEP_FIELDS.values()), place, "this rank's value of that step"
         )
         con.execute("DROP TABLE _job_steps_raw")
-    return problems
+    return _per_job(problems, jobs)
 
 
-def _load_comm(
-    con: duckdb.DuckDBPyConnection, job_id: str, files: list[tuple[Path, int]], tables: set[str]
-) -> list[Problem]:
-    """job_comm_bandwidth and job_comm_ops from the communication.json files and CommAnalyzerTime /
+def _load_comm(con: duckdb.DuckDBPyConnection, jobs: list[JobSummaryFiles], tables: set[str]) -> list[list[Problem]]:
+    """job_comm_bandwidth and job_comm_ops of every job from the communication.json files and CommAnalyzerTime /
     CommAnalyzerBandwidth tables; each unsound number named."""
+    files = [f for job in jobs for f in job.kinds.get("communication", [])]
     problems = scan_files(con, _OPS, files, "_job_comm_raw", {"shape": COMM_SHAPE})
     _add_db_rows(con, "_job_comm_raw", db.COMM, tables, "CommAnalyzerTime")
     if not _exists(con, "_job_comm_raw"):
-        return problems
+        return _per_job(problems, jobs)
     con.execute(f"CREATE TEMP TABLE _job_comm_bw_raw AS {_BW_RAW}")
-    con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", {"job": job_id})
-    con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", {"job": job_id})
+    for job in jobs:  # each job's rows alone, in the order they have read alone (its sums add in that order)
+        params = {"job": job.job_id, "paths": job.paths()}
+        con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", params)
+        con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", params)
     place = "'step ' || step_id || ' ' || op_key"
     problems += damaged_values(
         con, "_job_comm_raw", [*OP_FIELDS.values(), _START], place, "this rank's time in that op"
@@ -246,24 +281,35 @@ def _load_comm(
     )
     con.execute("DROP TABLE _job_comm_raw")
     con.execute("DROP TABLE _job_comm_bw_raw")
-    return problems
+    return _per_job(problems, jobs)
 
 
-def load_job_summaries(
-    con: duckdb.DuckDBPyConnection, job_id: str, kinds: dict[str, list[tuple[Path, int]]], docs: pa.Table
-) -> list[Problem]:
-    """Fill job_steps, job_comm_bandwidth and job_comm_ops of one job, and the temp table
-    _job_matrix_raw (rank, path, db_table, step_id, op_kind, op_key, op) for the links; ``kinds`` maps a file
-    kind (step_trace_time, communication, communication_matrix) to its (path, rank) pairs, ``docs`` holds the
-    analysis.db tables of the ranks without such a file (analysis_db_scan.pack_tables)."""
-    tables = set(docs.column("tbl").to_pylist())
+def load_job_summaries(con: duckdb.DuckDBPyConnection, jobs: list[JobSummaryFiles]) -> list[list[Problem]]:
+    """Fill job_steps, job_comm_bandwidth and job_comm_ops of every job of ``jobs`` (no file of two of them),
+    each kind's files of all of them read in one scan; per job (in ``jobs`` order) the problems met. Each job
+    gets the rows, in their order, and the problems it gets read alone."""
+    tables = {t for job in jobs for t in job.docs.column("tbl").to_pylist()}
     if tables:
-        con.register("_job_db_docs", docs)
+        con.register("_job_db_docs", pa.concat_tables([job.docs for job in jobs]))
     try:
-        problems = _load_steps(con, job_id, kinds.get("step_trace_time", []), tables)
-        problems += _load_comm(con, job_id, kinds.get("communication", []), tables)
-        matrix = kinds.get("communication_matrix", [])
-        problems += scan_files(con, _OPS, matrix, "_job_matrix_raw", {"shape": MATRIX_SHAPE})
+        steps = _load_steps(con, jobs, tables)
+        comm = _load_comm(con, jobs, tables)
+    finally:
+        if tables:
+            con.unregister("_job_db_docs")
+    return [a + b for a, b in zip(steps, comm, strict=True)]
+
+
+def load_job_matrix(con: duckdb.DuckDBPyConnection, job: JobSummaryFiles) -> list[Problem]:
+    """The temp table _job_matrix_raw (rank, path, db_table, step_id, op_kind, op_key, op) of one job, which its
+    groups and links read; the problems met."""
+    tables = set(job.docs.column("tbl").to_pylist())
+    if tables:
+        con.register("_job_db_docs", job.docs)
+    try:
+        problems = scan_files(
+            con, _OPS, job.kinds.get("communication_matrix", []), "_job_matrix_raw", {"shape": MATRIX_SHAPE}
+        )
         _add_db_rows(con, "_job_matrix_raw", db.MATRIX, tables, "CommAnalyzerMatrix")
     finally:
         if tables:

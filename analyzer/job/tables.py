@@ -1,4 +1,4 @@
-"""Fill the job tables of one job: its ranks, the summaries of all ranks, groups and links."""
+"""Fill the job tables of jobs: their ranks, the summaries of all ranks, groups and links."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from analyzer.job.grouping import Job, JobRank
 from analyzer.job.groups import load_job_groups, set_pp_stages
 from analyzer.job.matrix_links import load_job_links
 from analyzer.job.rank_checks import account_ranks
-from analyzer.job.summary_scan import load_job_summaries
+from analyzer.job.summary_scan import JobSummaryFiles, load_job_matrix, load_job_summaries
 
 SUMMARY_KINDS = ("step_trace_time", "communication", "communication_matrix")
 # The tables a job is read into (ingest/schema.toml), in schema order.
@@ -67,17 +67,39 @@ def _comm_files(job: Job, docs: pa.Table) -> str:
 def load_job(con: duckdb.DuckDBPyConnection, job: Job) -> tuple[list[Problem], str]:
     """Fill every job table for ``job``. Returns the problems met (files that could not be read) and a
     note on where the parallel groups came from."""
-    docs, unreadable = pack_tables(_db_tables(job))
+    return load_jobs(con, [job])[0]
+
+
+def load_jobs(con: duckdb.DuckDBPyConnection, jobs: list[Job]) -> list[tuple[list[Problem], str]]:
+    """``load_job`` of each of ``jobs``, in their order: the same rows, in the same order, and the same problems
+    and notes as each read alone. Each kind of summary file of all of them is read in one scan (summary_scan.py),
+    so that a statement is planned once for the jobs, not once per job. Jobs sharing a file (one a problem of it
+    could not be told to) are read one by one."""
+    packed = [pack_tables(_db_tables(job)) for job in jobs]
+    files = [
+        JobSummaryFiles(
+            job.job_id,
+            {kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS},
+            docs,
+        )
+        for job, (docs, _) in zip(jobs, packed, strict=True)
+    ]
+    owned = [set(f.paths()) for f in files]
+    apart = len(set().union(*owned)) < sum(len(paths) for paths in owned)  # a file of two jobs
     with fixed_order(con):
-        con.register("_job_rank_rows", _rank_table(job, docs))
-        con.execute("INSERT INTO job_ranks BY NAME SELECT $job AS run_id, * FROM _job_rank_rows", {"job": job.job_id})
-        con.unregister("_job_rank_rows")
-        kinds: dict[str, list[tuple[Path, int]]] = {
-            kind: [(p, r.rank) for r in job.ranks for p in r.source.files.get(kind, ())] for kind in SUMMARY_KINDS
-        }
-        problems = list(job.problems) + unreadable + load_job_summaries(con, job.job_id, kinds, docs)
-        note = load_job_groups(con, job, _comm_files(job, docs))
-        problems += load_job_links(con, job.job_id)
-        set_pp_stages(con, job.job_id)
-        problems += account_ranks(con, job)
-        return problems, note
+        for job, (docs, _) in zip(jobs, packed, strict=True):
+            con.register("_job_rank_rows", _rank_table(job, docs))
+            con.execute(
+                "INSERT INTO job_ranks BY NAME SELECT $job AS run_id, * FROM _job_rank_rows", {"job": job.job_id}
+            )
+            con.unregister("_job_rank_rows")
+        summaries = [load_job_summaries(con, [f])[0] for f in files] if apart else load_job_summaries(con, files)
+        loaded = []
+        for job, (docs, unreadable), found, f in zip(jobs, packed, summaries, files, strict=True):
+            problems = list(job.problems) + unreadable + found + load_job_matrix(con, f)
+            note = load_job_groups(con, job, _comm_files(job, docs))
+            problems += load_job_links(con, job.job_id)
+            set_pp_stages(con, job.job_id)
+            problems += account_ranks(con, job)
+            loaded.append((problems, note))
+        return loaded

@@ -3,7 +3,7 @@
 A job's tables read only the ranks' small files (never the runs' tables) and run on one DuckDB thread
 (fixed_order), so on the connection they would wait for the exports' reading and then leave a core idle. In
 a database of their own, whose one thread is its whole thread count, they are filled while the connection
-reads the exports, and copied into it afterwards: the same rows, in the same order, as ``load_job`` alone.
+reads the exports, and copied into it afterwards: the same rows, in the same order, as ``load_job`` of each alone.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pyarrow as pa
 from analyzer.ingest.database import connect, insert_tables
 from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
-from analyzer.job.tables import JOB_TABLES, load_job
+from analyzer.job.tables import JOB_TABLES, load_jobs
 
 # The tables load_job fills (every row carries the job id as run_id).
 # The share of the job's memory limit the job tables' database may take before it spills: it works beside
@@ -53,5 +53,5 @@ def jobs_apart(con: duckdb.DuckDBPyConnection, jobs: list[Job], limit_bytes: int
 
 def _fill(side: duckdb.DuckDBPyConnection, jobs: list[Job]) -> Filled:
     """Every job's tables filled in ``side``: each job's (problems, note) and the tables' rows."""
-    notes = [load_job(side, job) for job in jobs]
+    notes = load_jobs(side, jobs)
     return notes, {name: side.sql(f"SELECT * FROM {name}").to_arrow_table() for name in JOB_TABLES}

@@ -19,7 +19,7 @@ from analyzer.ingest.sql_values import in_list
 from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
 from analyzer.job.grouping import Job
 from analyzer.job.metrics import link_metrics, rank_metrics
-from analyzer.job.tables import load_job
+from analyzer.job.tables import load_job, load_jobs
 from analyzer.rule_engine.model import ConfiguredRules, Explanation, Finding
 from analyzer.rule_engine.runner import build_views
 from analyzer.runs.work import WorkSettings, batch_rules, failure_table, mark_converting
@@ -186,7 +186,7 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         try:
             # Every job query runs on one thread (job/fixed_order.py): set once for the chunk, not per query.
             with fixed_order(con):
-                loaded = [(t, load_job(con, t.job)) for t in chunk.tasks]  # all read first, as diagnose reads a tree
+                loaded = list(zip(chunk.tasks, load_jobs(con, [t.job for t in chunk.tasks]), strict=True))
             # on the connection's threads, as diagnose_job builds them; judge_jobs builds them for the rules it runs
             judged = judge_jobs(con, judge, [t.job.job_id for t in chunk.tasks]) if judge else {}
             if not judged:
