@@ -28,16 +28,16 @@ _SHARES = (
 )
 
 # step_preparing_us: the time before a step's first task the export gives apart from the step: torch_npu's
-# Preparing where step_trace_time decomposes the step (its Stage starts at the first task: breakdown.sql),
+# Preparing where step_trace_time decomposes the step (its Stage starts at the first task: _steps_decomposed),
 # msprof's Data Aug Bound (its step starts at FP Start, the first task); summed as DECIMALs (exact, in any order).
 _COUNTS = """
 WITH runs AS (SELECT unnest($runs::VARCHAR[]) AS run_id)
 SELECT runs.run_id, coalesce(s.n, 0) AS step_count, coalesce(o.n, 0) AS task_count,
        coalesce(c.n, 0) AS compute_task_count, round(s.preparing_us, 3) AS step_preparing_us
 FROM runs LEFT JOIN (SELECT run_id, count(*) AS n,
-                            avg(CASE WHEN computing_us IS NOT NULL AND stage_us > 0 THEN preparing_us
+                            avg(CASE WHEN decomposed THEN preparing_us
                                      ELSE data_aug_bound_us END::DECIMAL(38, 9))::DOUBLE AS preparing_us
-                     FROM steps GROUP BY run_id) s USING (run_id)
+                     FROM _steps_decomposed GROUP BY run_id) s USING (run_id)
 LEFT JOIN (SELECT run_id, count(*) AS n FROM ops GROUP BY run_id) o USING (run_id)
 LEFT JOIN (SELECT run_id, count(*) AS n FROM _compute_tasks GROUP BY run_id) c USING (run_id)
 """

@@ -117,7 +117,7 @@ def test_helper_compute_tasks_names_the_compute_task_types() -> None:
 
 def test_helper_kinds_keep_the_plain_views_plain() -> None:
     views = sorted(d.name for d in helper_definitions() if d.kind == "view")
-    assert views == ["_comm_tasks", "_compute_tasks", "_stream_gaps", "_tasks"]
+    assert views == ["_comm_tasks", "_compute_tasks", "_steps_decomposed", "_stream_gaps", "_tasks"]
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,19 @@ def test_time_part_names_list_the_parts_in_order_with_the_gaps_each_sums(con):
     }
 
 
+def test_steps_decomposed_are_those_with_the_exports_computing_and_a_stage(con):
+    got = rows(con, "SELECT run_id, step_id, decomposed FROM _steps_decomposed ORDER BY run_id, step_id")
+    assert [r for r in got if r[2]] == [
+        ("allbusy", 1, True),
+        ("export", 1, True),
+        ("frac", 1, True),
+        ("overfull", 1, True),
+        ("prep", 1, True),
+        ("untimed", 1, True),
+    ]
+    assert len(got) == 11  # every steps row, decomposed or not
+
+
 def test_time_windows_are_the_steps_else_the_profiled_span(con):
     assert rows(con, "SELECT * FROM _time_windows ORDER BY run_id, window_no") == [
         ("allbusy", 1, "step 1", "step", "export step decomposition", 0, 100000, 100.0, 80.0, 0.0, 1),

@@ -19,6 +19,15 @@
 -- Stage; its Preparing, before the first task, is apart), as msprof's step does (FP Start to Iteration
 -- End): its idle time is the gaps between its tasks, none of it free before or after them.
 
+-- @view _steps_decomposed
+-- @internal
+-- Every steps row and whether the export decomposes that step itself: its computing time and a stage
+-- (torch_npu's step_trace_time). Such a step's breakdown parts are the export's (_time_windows), and its
+-- Preparing, before the stage's first task, stands apart from it (the run summary's step_preparing_us).
+-- @column steps.*             every column of steps (docs/schema.md)
+-- @column decomposed BOOLEAN  the export gives the step's computing time and a stage longer than zero
+SELECT *, coalesce(computing_us IS NOT NULL AND stage_us > 0, FALSE) AS decomposed FROM steps;
+
 -- @table _time_windows
 -- The windows the time breakdown covers: each step (by its timestamps, or the export's stage length
 -- when the export decomposes it), else the profiled span.
@@ -35,10 +44,9 @@
 -- @column export_comm_us      DOUBLE   the export's own communication not overlapped of the step, else NULL
 -- @column window_no           BIGINT   1.. per run, by step, start and subject
 WITH step_rows AS (
-    SELECT run_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us, stage_us,
-           coalesce(computing_us IS NOT NULL AND stage_us > 0, FALSE) AS decomposed
-    FROM steps
-    WHERE (computing_us IS NOT NULL AND stage_us > 0) OR (start_ns IS NOT NULL AND end_ns > start_ns)),
+    SELECT run_id, step_id, start_ns, end_ns, computing_us, comm_not_overlapped_us, stage_us, decomposed
+    FROM _steps_decomposed
+    WHERE decomposed OR (start_ns IS NOT NULL AND end_ns > start_ns)),
 windows AS (
     SELECT st.run_id, st.step_id, 'step ' || coalesce(st.step_id::VARCHAR, '?') AS subject,
            'step' AS basis, CASE WHEN st.decomposed THEN 'export step decomposition' ELSE 'timeline' END AS source,
