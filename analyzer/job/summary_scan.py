@@ -10,7 +10,10 @@ from its analysis.db (analysis_db_scan.py), added to the same raw tables before 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import duckdb
@@ -227,15 +230,30 @@ class JobSummaryFiles:
     kinds: dict[str, list[tuple[Path, int]]]
     docs: pa.Table
 
+    @cached_property
     def paths(self) -> list[str]:
         """Every file the job's summary rows can come from (the raw tables' ``path``)."""
         texts = [str(p) for files in self.kinds.values() for p, _ in files]
         return texts + self.docs.column("path").to_pylist()
 
 
+@contextmanager
+def _db_docs(con: duckdb.DuckDBPyConnection, docs: list[pa.Table]) -> Iterator[set[str]]:
+    """Within the block, the analysis.db tables ``docs`` as ``_job_db_docs`` (when they hold any); yields the
+    names of the tables they hold."""
+    tables = {t for d in docs for t in d.column("tbl").to_pylist()}
+    if tables:
+        con.register("_job_db_docs", pa.concat_tables(docs))
+    try:
+        yield tables
+    finally:
+        if tables:
+            con.unregister("_job_db_docs")
+
+
 def _per_job(problems: list[Problem], jobs: list[JobSummaryFiles]) -> list[list[Problem]]:
     """``problems`` (each of a file) split by the job whose file it is, each job's in their order."""
-    owners = {path: i for i, job in enumerate(jobs) for path in job.paths()}
+    owners = {path: i for i, job in enumerate(jobs) for path in job.paths}
     split: list[list[Problem]] = [[] for _ in jobs]
     for problem in problems:
         split[owners[problem.file]].append(problem)
@@ -250,7 +268,7 @@ def _load_steps(con: duckdb.DuckDBPyConnection, jobs: list[JobSummaryFiles], tab
     _add_db_rows(con, "_job_steps_raw", db.STEPS, tables, "StepTraceTime")
     if _exists(con, "_job_steps_raw"):
         for job in jobs:
-            con.execute(STEP_INSERT, {"job": job.job_id, "paths": job.paths()})
+            con.execute(STEP_INSERT, {"job": job.job_id, "paths": job.paths})
         place = "coalesce(db_table || ' row ', 'line ') || line_no"
         problems += damaged_values(
             con, "_job_steps_raw", list(STEP_FIELDS.values()), place, "this rank's value of that step"
@@ -269,7 +287,7 @@ def _load_comm(con: duckdb.DuckDBPyConnection, jobs: list[JobSummaryFiles], tabl
         return _per_job(problems, jobs)
     con.execute(f"CREATE TEMP TABLE _job_comm_bw_raw AS {_BW_RAW}")
     for job in jobs:  # each job's rows alone, in the order they have read alone (its sums add in that order)
-        params = {"job": job.job_id, "paths": job.paths()}
+        params = {"job": job.job_id, "paths": job.paths}
         con.execute(f"INSERT INTO job_comm_bandwidth BY NAME {_BANDWIDTH}", params)
         con.execute(f"INSERT INTO job_comm_ops BY NAME {_COMM_OPS}", params)
     place = "'step ' || step_id || ' ' || op_key"
@@ -288,32 +306,20 @@ def load_job_summaries(con: duckdb.DuckDBPyConnection, jobs: list[JobSummaryFile
     """Fill job_steps, job_comm_bandwidth and job_comm_ops of every job of ``jobs`` (no file of two of them),
     each kind's files of all of them read in one scan; per job (in ``jobs`` order) the problems met. Each job
     gets the rows, in their order, and the problems it gets read alone."""
-    tables = {t for job in jobs for t in job.docs.column("tbl").to_pylist()}
-    if tables:
-        con.register("_job_db_docs", pa.concat_tables([job.docs for job in jobs]))
-    try:
+    with _db_docs(con, [job.docs for job in jobs]) as tables:
         steps = _load_steps(con, jobs, tables)
         comm = _load_comm(con, jobs, tables)
-    finally:
-        if tables:
-            con.unregister("_job_db_docs")
     return [a + b for a, b in zip(steps, comm, strict=True)]
 
 
 def load_job_matrix(con: duckdb.DuckDBPyConnection, job: JobSummaryFiles) -> list[Problem]:
     """The temp table _job_matrix_raw (rank, path, db_table, step_id, op_kind, op_key, op) of one job, which its
     groups and links read; the problems met."""
-    tables = set(job.docs.column("tbl").to_pylist())
-    if tables:
-        con.register("_job_db_docs", job.docs)
-    try:
+    with _db_docs(con, [job.docs]) as tables:
         problems = scan_files(
             con, _OPS, job.kinds.get("communication_matrix", []), "_job_matrix_raw", {"shape": MATRIX_SHAPE}
         )
         _add_db_rows(con, "_job_matrix_raw", db.MATRIX, tables, "CommAnalyzerMatrix")
-    finally:
-        if tables:
-            con.unregister("_job_db_docs")
     return problems
 
 

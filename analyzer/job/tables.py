@@ -84,7 +84,7 @@ def load_jobs(con: duckdb.DuckDBPyConnection, jobs: list[Job]) -> list[tuple[lis
         )
         for job, (docs, _) in zip(jobs, packed, strict=True)
     ]
-    owned = [set(f.paths()) for f in files]
+    owned = [set(f.paths) for f in files]
     apart = len(set().union(*owned)) < sum(len(paths) for paths in owned)  # a file of two jobs
     with fixed_order(con):
         for job, (docs, _) in zip(jobs, packed, strict=True):
