@@ -14,6 +14,7 @@ import pytest
 from analyzer.cli import main
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
+from tests.job_files import rank_dir
 from tests.tree_hash import tree_digest
 
 _APO = "ASCEND_PROFILER_OUTPUT"
@@ -25,10 +26,6 @@ def _diagnose(root: Path, out: Path) -> tuple[int, dict]:
         d for p in sorted(out.glob("*/diagnosis.json")) if (d := json.loads(p.read_text()))["run"].get("scope") == "job"
     ]
     return code, job
-
-
-def _rank_dir(root: Path, rank: int) -> Path:
-    return next(root.glob(f"rank{rank}_*_ascend_pt"))
 
 
 def _findings(job: dict) -> list[tuple]:
@@ -85,7 +82,7 @@ def test_job_damaged_value_in_analysis_db_is_named_like_in_the_text_files(
     root = write_job(job_plan(scenario, ranks, 11, 3), tmp_path / "in", export_type="db")
     truth = json.loads((root / "job_truth.json").read_text())
     rank = next(r for r in range(ranks) if r != truth["slow_rank"] and r not in (truth["slow_link"] or ()))
-    spoilt = _rank_dir(root, rank) / _APO / "analysis.db"
+    spoilt = rank_dir(root, rank) / _APO / "analysis.db"
     _spoil_db(spoilt, f"UPDATE {table} SET {column} = {value} WHERE rowid = 1")
     code, job = _diagnose(root, tmp_path / "out")
     assert code == 0
@@ -100,7 +97,7 @@ def test_job_damaged_value_in_analysis_db_is_named_like_in_the_text_files(
 
 def test_job_unreadable_analysis_db_is_an_error_naming_the_file(tmp_path: Path) -> None:
     root = write_job(job_plan("job_balanced", 4, 3, 2), tmp_path / "in", export_type="db")
-    broken = _rank_dir(root, 2) / _APO / "analysis.db"
+    broken = rank_dir(root, 2) / _APO / "analysis.db"
     broken.write_bytes(b"SQLite format 3\x00" + b"\x00" * 84 + b"garbage" * 100)
     code, job = _diagnose(root, tmp_path / "out")
     assert code == 3
@@ -115,10 +112,10 @@ def test_job_mixing_text_and_db_ranks_gets_the_findings_of_the_text_job(tmp_path
     db = write_job(plan, tmp_path / "db", export_type="db")
     mixed = shutil.copytree(text, tmp_path / "mixed" / text.name)
     for rank in range(0, 8, 2):  # every other rank in DB form
-        shutil.rmtree(_rank_dir(mixed, rank))
-        shutil.copytree(_rank_dir(db, rank), mixed / _rank_dir(db, rank).name)
+        shutil.rmtree(rank_dir(mixed, rank))
+        shutil.copytree(rank_dir(db, rank), mixed / rank_dir(db, rank).name)
     # a rank holding both forms (export_type=[text, db]) is read from its text files only, not twice
-    shutil.copy(_rank_dir(db, 1) / _APO / "analysis.db", _rank_dir(mixed, 1) / _APO / "analysis.db")
+    shutil.copy(rank_dir(db, 1) / _APO / "analysis.db", rank_dir(mixed, 1) / _APO / "analysis.db")
     _, text_job = _diagnose(text, tmp_path / "out_text")
     code, mixed_job = _diagnose(mixed, tmp_path / "out_mixed")
     assert code == 0 and mixed_job["ingest_problems"] == []

@@ -15,6 +15,7 @@ import pytest
 from analyzer.cli import main
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
+from tests.job_files import rank_dir, spoil
 
 # The whole command over generated inputs: in the full suite, not the fast loop.
 pytestmark = pytest.mark.slow
@@ -23,31 +24,10 @@ pytestmark = pytest.mark.slow
 SEEDS = (23, 41)
 
 
-def _rank_dir(root: Path, rank: int) -> Path:
-    return next(root.glob(f"rank{rank}_*_ascend_pt"))
-
-
 def _diagnose(root: Path, out: Path) -> tuple[int, list[dict]]:
     code = main(["diagnose", str(root), "--out", str(out), "--format", "json", "--quiet"])
     found = [json.loads(p.read_text()) for p in sorted(out.glob("*/diagnosis.json"))]
     return code, [d for d in found if d["run"].get("scope") == "job"]
-
-
-def _spoil(path: Path, field: str, value: str, count: int = 0) -> None:
-    """Replace the value of ``field`` (a JSON key or a CSV column) by ``value``: its first ``count``
-    occurrences in a JSON file (0: all), the first data line of a CSV file."""
-    text = path.read_text()
-    if path.suffix == ".json":
-        text, n = re.subn(rf'("{re.escape(field)}": )[^,}}\n]+', rf"\g<1>{value}", text, count=count)
-    else:
-        lines = text.splitlines()
-        col = lines[0].split(",").index(field)
-        cells = lines[1].split(",")
-        cells[col] = value
-        lines[1], n = ",".join(cells), 1
-        text = "\n".join(lines) + "\n"
-    assert n, (path, field)
-    path.write_text(text)
 
 
 # (scenario, file, field, value, whose file: 'culprit' (the planted rank, or a rank of the slow link / stage) or
@@ -94,8 +74,8 @@ def test_job_damaged_value_leaves_the_verdict_right_and_names_the_value(
     pick = random.Random(seed)
     culprits = _culprits(truth)
     rank = pick.choice(culprits if whose == "culprit" else [r for r in range(ranks) if r not in culprits])
-    spoilt = _rank_dir(root, rank) / "ASCEND_PROFILER_OUTPUT" / name
-    _spoil(spoilt, field, value, count)
+    spoilt = rank_dir(root, rank) / "ASCEND_PROFILER_OUTPUT" / name
+    spoil(spoilt, field, value, count)
     code, (d,) = _diagnose(root, tmp_path / "out")
     assert code == 0
     named = [p for p in d["ingest_problems"] if p["file"] == str(spoilt)]
@@ -151,7 +131,7 @@ def test_job_batch_keeps_two_sessions_apart_and_records_no_failure(tmp_path):
 def test_job_deleted_slow_rank_is_named_with_the_wait_it_leaves_exit_3(tmp_path, seed):
     root = write_job(job_plan("job_slow_rank", 8, seed, 2), tmp_path / "in")
     slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
-    shutil.rmtree(_rank_dir(root, slow))
+    shutil.rmtree(rank_dir(root, slow))
     code, (d,) = _diagnose(root, tmp_path / "out")
     assert code == 3
     (lost,) = [p for p in d["ingest_problems"] if p["severity"] == "error"]
@@ -169,7 +149,7 @@ def test_job_rank_standing_apart_joins_its_job_with_the_reason(tmp_path, how, fo
     """In either form: the collectives of the db form are its analysis.db's tables."""
     root = write_job(job_plan("job_slow_rank", 8, SEEDS[0], 2), tmp_path / "in", export_type=form)
     slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
-    folder = _rank_dir(root, slow)
+    folder = rank_dir(root, slow)
     name = "profiler_metadata.json" if how == "world size 16" else f"profiler_info_{slow}.json"
     doc = json.loads((folder / name).read_text())
     if how == "clock 700 s off":
@@ -195,7 +175,7 @@ def test_job_rank_standing_apart_without_collectives_in_its_analysis_db_stays_ap
 
     root = write_job(job_plan("job_slow_rank", 8, SEEDS[0], 2), tmp_path / "in", export_type="db")
     slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
-    folder = _rank_dir(root, slow)
+    folder = rank_dir(root, slow)
     info = folder / f"profiler_info_{slow}.json"
     doc = json.loads(info.read_text())
     doc["end_info"]["collectionTimeEnd"] += 700 * 10**9
@@ -214,7 +194,7 @@ def test_job_stray_copy_of_a_rank_in_a_node_folder_does_not_cut_the_job_in_two(t
     root = write_job(job_plan("job_slow_rank", 8, SEEDS[1], 2), tmp_path / "in")
     slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
     for rank in range(8):
-        folder = _rank_dir(root, rank)
+        folder = rank_dir(root, rank)
         (root / f"node{rank // 4}").mkdir(exist_ok=True)
         shutil.move(folder, root / f"node{rank // 4}" / folder.name)
     copy = next((root / "node0").glob("rank3_*"))
@@ -228,7 +208,7 @@ def test_job_stray_copy_of_a_rank_in_a_node_folder_does_not_cut_the_job_in_two(t
 @pytest.mark.slow
 def test_job_batch_records_a_cut_communication_json_and_exits_3_as_diagnose_does(tmp_path):
     root = write_job(job_plan("job_slow_rank", 4, SEEDS[0], 1), tmp_path / "in")
-    cut = _rank_dir(root, 1) / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    cut = rank_dir(root, 1) / "ASCEND_PROFILER_OUTPUT" / "communication.json"
     cut.write_text(cut.read_text()[:300])
     catalog = tmp_path / "catalog.duckdb"
     assert main(["batch", str(root.parent), "--catalog", str(catalog), "--jobs", "1"]) == 3
@@ -241,7 +221,7 @@ def test_job_slow_rank_whose_every_wait_is_damaged_is_named_as_the_one_the_other
     """No verdict can see a rank without a sound wait: the wait it leaves unexplained names it."""
     root = write_job(job_plan("job_slow_rank", 8, SEEDS[1] + 100, 2), tmp_path / "in")
     slow = json.loads((root / "job_truth.json").read_text())["slow_rank"]
-    _spoil(_rank_dir(root, slow) / "ASCEND_PROFILER_OUTPUT" / "communication.json", "Wait Time(ms)", '"n/a"')
+    spoil(rank_dir(root, slow) / "ASCEND_PROFILER_OUTPUT" / "communication.json", "Wait Time(ms)", '"n/a"')
     code, (d,) = _diagnose(root, tmp_path / "out")
     assert code == 0 and not [f for f in d["findings"] if f["rule"] == "slow-rank"]
     (note,) = [p for p in d["ingest_problems"] if p["location"] == "collectives"]
@@ -256,7 +236,7 @@ def test_job_partial_copy_of_another_job_in_a_folder_of_its_own_is_a_job_of_its_
     write_job(job_plan("job_slow_rank", 8, SEEDS[0], 1), tmp_path / "in", "a")
     b = write_job(job_plan("job_slow_rank", 8, SEEDS[1], 1), tmp_path / "in", "b")
     for rank in range(3, 8):
-        shutil.rmtree(_rank_dir(b, rank))
+        shutil.rmtree(rank_dir(b, rank))
     jobs = find_jobs(con, discover(tmp_path / "in"), (tmp_path / "in").resolve())
     assert [(j.job_id, [r.rank for r in j.ranks]) for j in jobs] == [("a", list(range(8))), ("b", [0, 1, 2])]
 
@@ -280,7 +260,7 @@ def test_job_rank_number_of_a_folder_name_beyond_an_integer_names_no_rank(tmp_pa
     the number names no rank, as a rank in the metadata read as an INTEGER, so the export is a run of its own and
     the job is missing rank 1 (exit 3), every report written. The near miss: in 'rank1_ascend_pt' it joins."""
     root = write_job(job_plan("job_slow_rank", 4, SEEDS[0], 2), tmp_path / "in", kernels=3)
-    _rank_named_only(_rank_dir(root, 1), name)
+    _rank_named_only(rank_dir(root, 1), name)
     code, (d,) = _diagnose(root, tmp_path / "out")
     captured = capsys.readouterr()
     assert "internal error" not in captured.err

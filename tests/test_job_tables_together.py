@@ -4,7 +4,6 @@ whatever its form (text files, analysis.db) and whatever is wrong with its files
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,34 +15,25 @@ from analyzer.job.grouping import find_jobs
 from analyzer.job.tables import JOB_TABLES, load_job, load_jobs
 from fixtures.generator.job_layout import write_job
 from fixtures.generator.job_scenarios import job_plan
+from tests.job_files import rank_dir, spoil
 
 pytestmark = pytest.mark.slow  # four jobs written and read twice: the full suite, not the fast loop
 
 
-def _rank_file(job: Path, rank: int, name: str) -> Path:
-    return next(job.glob(f"rank{rank}_*_ascend_pt")) / "ASCEND_PROFILER_OUTPUT" / name
-
-
-def _spoil_json(path: Path, field: str, value: str) -> None:
-    """The first value of ``field`` in a JSON file replaced by ``value``."""
-    text, n = re.subn(rf'("{re.escape(field)}": )[^,}}\n]+', rf"\g<1>{value}", path.read_text(), count=1)
-    assert n
-    path.write_text(text)
+def _summary(job: Path, rank: int, name: str) -> Path:
+    return rank_dir(job, rank) / "ASCEND_PROFILER_OUTPUT" / name
 
 
 def _jobs(root: Path) -> Path:
     """Four jobs beside each other: damaged values in a text job's files, a job whose ranks hold analysis.db
     only, a text job with a slow link (matrices) and a communication.json cut short, and a job without damage."""
     damaged = write_job(job_plan("job_slow_rank", 6, seed=61), root, folder="damaged")
-    _spoil_json(_rank_file(damaged, 1, "communication.json"), "Wait Time(ms)", "NaN")
-    _spoil_json(_rank_file(damaged, 4, "communication.json"), "Transit Size(MB)", '"abc"')
-    steps = _rank_file(damaged, 2, "step_trace_time.csv")
-    lines = steps.read_text().splitlines()
-    lines[1] = ",".join([*lines[1].split(",")[:1], "abc", *lines[1].split(",")[2:]])  # its Computing
-    steps.write_text("\n".join(lines) + "\n")
+    spoil(_summary(damaged, 1, "communication.json"), "Wait Time(ms)", "NaN", count=1)
+    spoil(_summary(damaged, 4, "communication.json"), "Transit Size(MB)", '"abc"', count=1)
+    spoil(_summary(damaged, 2, "step_trace_time.csv"), "Computing", "abc")
     write_job(job_plan("job_pipeline_imbalance", 8, seed=62), root, folder="db_form", export_type="db")
     cut = write_job(job_plan("job_slow_link", 16, seed=63), root, folder="cut")
-    comm = _rank_file(cut, 3, "communication.json")
+    comm = _summary(cut, 3, "communication.json")
     comm.write_bytes(comm.read_bytes()[: comm.stat().st_size // 2])
     write_job(job_plan("job_balanced", 4, seed=64), root, folder="sound")
     return root
@@ -78,7 +68,7 @@ def test_jobs_sharing_a_file_are_read_one_by_one_each_as_alone(tmp_path):
     """No grouping gives one export to two jobs; were it to, each job is still read as alone (a problem of the
     file could not be told to one job)."""
     root = write_job(job_plan("job_slow_rank", 4, seed=65), tmp_path, folder="one")
-    _spoil_json(_rank_file(root, 1, "communication.json"), "Wait Time(ms)", "NaN")
+    spoil(_summary(root, 1, "communication.json"), "Wait Time(ms)", "NaN", count=1)
     con = connect()
     [job] = find_jobs(con, scan(root)[0], root)
     twin = replace(job, job_id=job.job_id + "-twin")
