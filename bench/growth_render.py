@@ -108,9 +108,8 @@ the input (one `read_csv` per header line of each kind of CSV, as the engine sca
 JSON as events, the other JSON as objects) and nothing else; msprof-analyze (`cluster -m all`) is
 given the same job folder. Every input is read once before its commands run, so each finds it in the
 page cache; each round of a command writes into a new folder, the earlier rounds' folders deleted
-only after the last measurement (on ext4,
-creating files just after thousands were deleted is slower). "to floor" and
-"to msprof" are wall-time ratios on the same input, "to floor, CPU" the ratio of CPU times. CPU s
+only after the last measurement (on ext4, creating files just after thousands were deleted is slower).
+"to floor" and "to msprof" are wall-time ratios on the same input, "to floor, CPU" the ratio of CPU times. CPU s
 is user + system time (a batch's workers included), CPU % that over wall time (200 = both cores
 busy); peak RSS is the largest of the command's processes (a batch's workers each alone). A
 slope is the least-squares slope of log(wall time) against log(size); the cost of a command that
