@@ -70,7 +70,7 @@ def test_job_page_draws_the_job_charts(pipeline_page):
     page = pipeline_page
     for div in ("job-rank-step", "job-wait-transit", "job-links", "job-stages"):
         assert f'id="{div}"' in page
-    assert "JOB003" in page and "stage 1 (ranks 2, 3)" in page
+    assert "JOB003" in page and "stage 1 (ranks 2-3)" in page
 
 
 def test_job_page_finding_links_the_chart_its_rule_names_and_lists_the_job_rules(pipeline_page):

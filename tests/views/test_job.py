@@ -42,3 +42,10 @@ def test_a_rank_with_only_uncounted_ops_gets_null_and_its_steps_still_count(con)
     # only group g2 counts (others NULL), over both steps of the collectives
     counted = "CASE WHEN group_name = 'g2' THEN wait_us + transit_us END"
     assert _waits(con, "op_kind = 'collective'", counted) == [(0, 4.0), (1, None)]
+
+
+def test_rank_ranges_write_each_run_of_consecutive_ranks_as_its_ends(con):
+    src = "SELECT * FROM (VALUES (1, 0), (1, 2), (1, 4), (1, 3), (1, 7), (1, 3), (2, 5), (3, NULL)) t(key, rank)"
+    got = rows(con, f"WITH s AS ({src}) SELECT * FROM _rank_ranges(s) ORDER BY key")
+    # a rank met twice counts once; a key with no rank has no row
+    assert got == [(1, "0, 2-4, 7"), (2, "5")]
