@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +19,7 @@ from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.sql_values import in_list
+from analyzer.ingest.timeline_beside import TIMELINE, memory_limit, read_beside, timeline_beside
 from analyzer.stop_signal import stop_requested
 
 if TYPE_CHECKING:
@@ -51,13 +54,26 @@ def _read_source(
     kinds = [kind for kind in READERS if source.files.get(kind)]
     pre_read = pre_read or {}
     parts = {kind: pre_read[kind] if kind in pre_read else ctx.part() for kind in kinds}
-    for kind in sorted(kinds, key=lambda k: k not in _FIRST):  # else in READERS order
-        if kind not in pre_read:
-            _guarded(READERS[kind], con, source.files[kind], parts[kind])
+    unread = [kind for kind in kinds if kind not in pre_read]
+    for kind in [kind for kind in unread if kind in _FIRST]:
+        _guarded(READERS[kind], con, source.files[kind], parts[kind])
+    rest = [kind for kind in unread if kind not in _FIRST]  # in READERS order
+    beside = read_beside(rest, source.files, memory_limit(con))
+    with _timeline_beside(con, source, parts[TIMELINE]) if beside else nullcontext():
+        for kind in rest:
+            if not (beside and kind == TIMELINE):
+                _guarded(READERS[kind], con, source.files[kind], parts[kind])
     for kind in kinds:  # problems in READERS order, whichever reader ran first
         ctx.absorb(parts[kind])
     finalize_run(con, ctx, meta)
     return ctx
+
+
+def _timeline_beside(
+    con: duckdb.DuckDBPyConnection, source: ExportSource, part: ReadContext
+) -> AbstractContextManager[None]:
+    """The export's timeline read on a thread while the block reads its other kinds (``timeline_beside``)."""
+    return timeline_beside(con, partial(_guarded, READERS[TIMELINE], paths=source.files[TIMELINE], ctx=part))
 
 
 def _guarded(reader: Callable, con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...], ctx: ReadContext) -> None:
