@@ -11,7 +11,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.metrics.summary import run_summary_tables
+from analyzer.metrics.summary import runs_summary_tables
 from analyzer.metrics.sweep import create_scaling_views
 from analyzer.rule_engine.views import create_views
 
@@ -36,7 +36,9 @@ def create_run_scaling_views(con: duckdb.DuckDBPyConnection, run_ids: list[str])
         return
     # on con itself, not a cursor: a cursor is another connection, which does not see con's helper TEMP tables
     create_views(con)
-    summaries = [run_summary_tables(con, r, r) for r in run_ids]
+    # one query per summary table for all the runs (the catalog's ``runs_summary_tables``), not five per run
+    by_run = runs_summary_tables(con, [(r, r) for r in run_ids])
+    summaries = [by_run[r] for r in run_ids]
     metrics = [t["run_metrics"] for t in summaries]
     con.register("run_metrics", pa.concat_tables(metrics) if metrics else pa.table({}))
     # the op sequence of a typical step: the model identity that groups runs (metrics/model_identity.py)
