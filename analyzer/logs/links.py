@@ -9,6 +9,7 @@ from typing import Any
 import duckdb
 
 from analyzer.ingest.sql_values import in_list
+from analyzer.row_inserts import insert_values
 from analyzer.rule_engine.runner import plain_value
 from analyzer.rule_engine.set_query import split_by_run
 from analyzer.sql_modules import SqlDefinition, parse_module
@@ -33,8 +34,7 @@ def attach_links(con: duckdb.DuckDBPyConnection, log_run_id: str, run_ids: list[
     """Record that the logs ``log_run_id`` belong to the profiled ``run_ids`` (their clock ``offset_min``
     minutes ahead of UTC) and create the views that link their failed tasks to the runs' operators."""
     con.execute(_ATTACH)
-    if run_ids:  # a job of summaries only has no runs to link to (executemany refuses an empty list)
-        con.executemany("INSERT INTO _log_attach VALUES (?, ?, ?)", [[log_run_id, r, offset_min] for r in run_ids])
+    insert_values(con, "_log_attach", [(log_run_id, r, offset_min) for r in run_ids])  # none: a job of summaries
     for definition in link_definitions():
         con.execute(definition.create_statement())
 

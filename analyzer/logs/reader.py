@@ -16,6 +16,7 @@ from analyzer.logs.knowledge import activity_patterns, create_knowledge, match_e
 from analyzer.logs.layout import LogFile, scan_log_folder
 from analyzer.logs.peers import name_peers
 from analyzer.logs.processes import build_processes
+from analyzer.row_inserts import insert_values
 
 # Bytes of log text parsed per statement: DuckDB holds a batch's lines (and their split) in memory, so
 # this bounds the memory of reading whatever the total size.
@@ -112,7 +113,7 @@ def _read_batch(
         "collection VARCHAR, rank_id INTEGER, node_id INTEGER, device_id INTEGER, name_pid BIGINT, size_bytes BIGINT, "
         "skipped VARCHAR)"
     )
-    con.executemany("INSERT INTO _log_batch VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", rows)
+    insert_values(con, "_log_batch", [(*row, None) for row in rows])
     con.execute(_CREATE_LINES)
     problems = []
     for file_id, f in batch:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import duckdb
 
 from analyzer.ingest.sql_values import in_list
+from analyzer.row_inserts import insert_values
 
 MIN_OP_MIX_OVERLAP = 0.6
 MIN_SHARED_COUNT_AGREEMENT = 0.9  # the op types both have occur about as often per step (same depth)
@@ -125,5 +126,4 @@ def create_identity_table(con: duckdb.DuckDBPyConnection) -> None:
     run_ids = [r[0] for r in con.execute("SELECT run_id FROM catalog_runs ORDER BY run_id").fetchall()]
     labels = group_models(load_identities(con, run_ids))
     con.execute(f"CREATE OR REPLACE TEMP TABLE {IDENTITY_TABLE} (run_id VARCHAR, model_label VARCHAR)")
-    if labels:
-        con.executemany(f"INSERT INTO {IDENTITY_TABLE} VALUES (?, ?)", sorted(labels.items()))
+    insert_values(con, IDENTITY_TABLE, sorted(labels.items()))

@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 
+from analyzer.row_inserts import insert_values
 from analyzer.rule_engine.chip_table import NOMINAL_KEYS, chip_table_rows
 from analyzer.rule_engine.views.definitions import helper_definitions, helpers_read
 from analyzer.rule_engine.views.empty_tables import empty_sources, known_empty
@@ -33,9 +34,7 @@ def _create_chip_table(con: duckdb.DuckDBPyConnection, overrides: dict[str, Any]
     columns = ["chip VARCHAR", *(f"{k} DOUBLE" for k in NOMINAL_KEYS), "is_default BOOLEAN"]
     columns.append("ai_core_count_set BOOLEAN")
     con.execute(f"CREATE OR REPLACE TEMP TABLE _chip_table ({', '.join(columns)})")
-    row = f"({', '.join('?' * len(columns))})"  # every row in one statement: executemany runs one per row
-    if rows:
-        con.execute(f"INSERT INTO _chip_table VALUES {', '.join([row] * len(rows))}", [v for r in rows for v in r])
+    insert_values(con, "_chip_table", rows)
 
 
 def create_views(
