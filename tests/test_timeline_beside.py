@@ -15,7 +15,7 @@ from analyzer.ingest.database import connect
 from analyzer.ingest.loader import load_export
 from analyzer.ingest.schema import TABLES
 from analyzer.ingest.timeline import timeline
-from analyzer.ingest.timeline_beside import ROOM, memory_limit, read_beside, timeline_beside
+from analyzer.ingest.timeline_beside import ROOM, Budget, budget, read_beside, timeline_beside
 from fixtures.generator import LAYOUTS, write_export
 
 # Enough tasks for a timeline past SMALL_INPUT_BYTES in either layout (about 1.3-1.6 KB of JSON a task).
@@ -38,7 +38,7 @@ def _damaged(root: Path) -> None:
 
 
 def _read(root: Path) -> tuple[dict[str, list[tuple]], list[str]]:
-    ingested = load_export(root)
+    ingested = load_export(root, connect(threads=2))  # the tests' processes run DuckDB on one thread
     # every row of every table in the order it was inserted
     tables = {name: ingested.con.execute(f"SELECT * FROM {name}").fetchall() for name in TABLES}
     return tables, [p.line() for p in ingested.problems]
@@ -59,7 +59,7 @@ def test_the_timeline_read_beside_gives_what_a_read_in_turn_gives(layout: str, t
     monkeypatch.setattr(timeline, "load_timeline", recorded)
     beside, beside_problems = _read(root)
     assert threads and threads[0].startswith("npu-triage-timeline")
-    monkeypatch.setattr(loader, "read_beside", lambda kinds, files, limit_bytes: False)
+    monkeypatch.setattr(loader, "read_beside", lambda kinds, files, allowed: False)
     in_turn, in_turn_problems = _read(root)
     assert threads[1] == threading.current_thread().name
     assert beside["timeline"] and beside["ops"] and beside["counters"]
@@ -84,19 +84,31 @@ def test_a_timeline_is_read_beside_only_big_beside_kinds_of_tables_of_their_own_
         _file(tmp_path / "small.json", SMALL_INPUT_BYTES - 1),
     )
     csv = _file(tmp_path / "op.csv", SMALL_INPUT_BYTES)
-    files, room = {"timeline": (big,), "op_summary": (csv,)}, 2 * SMALL_INPUT_BYTES * ROOM
+    files, room = {"timeline": (big,), "op_summary": (csv,)}, Budget(2 * SMALL_INPUT_BYTES * ROOM, 2)
     assert read_beside(["op_summary", "timeline"], files, room)
-    assert not read_beside(["op_summary", "timeline"], files, room - 1)  # both readings at once might not fit
+    tight = Budget(room.limit_bytes - 1, 2)
+    assert not read_beside(["op_summary", "timeline"], files, tight)  # both readings at once might not fit
+    assert not read_beside(["op_summary", "timeline"], files, Budget(room.limit_bytes, 1))  # one thread: one core
     assert not read_beside(["op_summary", "timeline"], {**files, "timeline": (small,)}, room)  # a core does not pay
     assert not read_beside(["timeline"], files, room)  # nothing to read beside it
     assert not read_beside(["op_summary"], files, room)  # no timeline
     # a profiler database fills the timeline too: its rows must come in their turn
-    assert not read_beside(["op_summary", "timeline", "torch_db"], {**files, "torch_db": (big,)}, 10 * room)
+    assert not read_beside(["op_summary", "timeline", "torch_db"], {**files, "torch_db": (big,)}, Budget(1 << 40, 2))
     assert not read_beside(["op_summary", "timeline"], {**files, "timeline": (tmp_path / "absent.json",)}, room)
 
 
-def test_the_memory_limit_is_read_off_the_connection():
-    assert memory_limit(connect(limit_bytes=512 << 20)) == 512 << 20
+def test_the_budget_is_read_off_the_connection():
+    assert budget(connect(limit_bytes=512 << 20, threads=3)) == Budget(512 << 20, 3)
+
+
+def test_on_one_thread_the_timeline_is_read_in_its_turn(tmp_path: Path, monkeypatch):
+    [root] = write_export("large_host_gaps", tmp_path / "run", layout="msprof", seed=29, tasks=_TASKS)
+    asked: list[bool] = []
+    usual = loader.read_beside
+    monkeypatch.setattr(loader, "read_beside", lambda *args: asked.append(usual(*args)) or asked[-1])
+    load_export(root, connect(threads=1))
+    load_export(root, connect(threads=2))
+    assert asked == [False, True]
 
 
 @pytest.mark.slow
@@ -108,10 +120,10 @@ def test_under_a_tight_memory_limit_the_timeline_is_read_in_its_turn_and_every_f
     asked: list[bool] = []
     usual = loader.read_beside
     monkeypatch.setattr(loader, "read_beside", lambda *args: asked.append(usual(*args)) or asked[-1])
-    tight = load_export(root, connect(limit_bytes=64 << 20))
+    tight = load_export(root, connect(limit_bytes=64 << 20, threads=2))
     assert tight.problems == []
     assert tight.con.execute("SELECT count(*) = count(op_type) FROM ops").fetchall() == [(True,)]
-    load_export(root, connect(limit_bytes=1 << 30))
+    load_export(root, connect(limit_bytes=1 << 30, threads=2))
     assert asked == [False, True]
 
 

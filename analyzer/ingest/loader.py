@@ -19,7 +19,7 @@ from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
 from analyzer.ingest.sql_values import in_list
-from analyzer.ingest.timeline_beside import TIMELINE, memory_limit, read_beside, timeline_beside
+from analyzer.ingest.timeline_beside import TIMELINE, budget, read_beside, timeline_beside
 from analyzer.stop_signal import stop_requested
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def _read_source(
     for kind in [kind for kind in unread if kind in _FIRST]:
         _guarded(READERS[kind], con, source.files[kind], parts[kind])
     rest = [kind for kind in unread if kind not in _FIRST]  # in READERS order
-    beside = read_beside(rest, source.files, memory_limit(con))
+    beside = read_beside(rest, source.files, budget(con))
     with _timeline_beside(con, source, parts[TIMELINE]) if beside else nullcontext():
         for kind in rest:
             if not (beside and kind == TIMELINE):

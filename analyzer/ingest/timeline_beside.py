@@ -5,8 +5,9 @@ part of reading an export that has one, and a core waits meanwhile. Beside it, t
 other kinds, whose scans take that core. The timeline reader fills ``timeline`` and ``counters``, which none of
 those kinds touch (``_BESIDE_ANY``), so every table gets its rows in the order of a read of one kind after
 another; its problems go to its own part context as before, which the loader absorbs in READERS order. Kinds
-read first (msprof's task_time, whose device tasks supersede the timeline's) are read before it starts. Under a
-memory limit too small for two readings at once, the timeline is read in its turn (``read_beside``).
+read first (msprof's task_time, whose device tasks supersede the timeline's) are read before it starts. On one
+DuckDB thread (the user's count, a small export's, a batch worker's share of the cores) or under a memory limit
+too small for two readings at once, the timeline is read in its turn (``read_beside``).
 
 DuckDB's settings are the database's, not a connection's: the timeline reader's ``sides_as_written`` turns an
 optimizer off for the connection's statements too while it inserts. It only keeps a join's sides as written,
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -32,28 +34,37 @@ TIMELINE = "timeline"
 _BESIDE_ANY = frozenset(READERS) - DEVICE_TASK_KINDS - {"torch_db", "msprof_db", "analysis_db"}
 
 
-def read_beside(kinds: list[str], files: dict[str, tuple[Path, ...]], limit_bytes: int) -> bool:
+@dataclass(frozen=True)
+class Budget:
+    """What the connection may use: DuckDB's memory limit and thread count."""
+
+    limit_bytes: int
+    threads: int
+
+
+def budget(con: duckdb.DuckDBPyConnection) -> Budget:
+    """DuckDB's memory limit (bytes) and thread count on ``con``."""
+    ((limit, threads),) = con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchall()
+    return Budget(parse_size(limit, "DuckDB's memory_limit"), int(threads))
+
+
+def read_beside(kinds: list[str], files: dict[str, tuple[Path, ...]], allowed: Budget) -> bool:
     """Whether the timeline of ``kinds`` (the kinds left to read, in their order) is read beside the others:
     there is one, at least one other kind to read beside it, each of them one that may be, enough of it
-    (SMALL_INPUT_BYTES) that a second core pays, and room for both readings at once under DuckDB's memory
-    limit ``limit_bytes`` (ROOM times the files' bytes: a JSON parse and a CSV scan hold buffers DuckDB does not
+    (SMALL_INPUT_BYTES) that a second core pays, and the ``allowed`` budget has room for both readings at once:
+    more than one thread (one is the user's count, a small export's or a batch worker's share of the cores) and
+    a memory limit of ROOM times the files' bytes (a JSON parse and a CSV scan hold buffers DuckDB does not
     spill, so two at once can fail under a limit one after another fits)."""
     others = [kind for kind in kinds if kind != TIMELINE]
-    if TIMELINE not in kinds or not others or not set(others) <= _BESIDE_ANY:
+    if TIMELINE not in kinds or not others or not set(others) <= _BESIDE_ANY or allowed.threads < 2:
         return False
     timeline = sum(_size(path) for path in files[TIMELINE])
     total = timeline + sum(_size(path) for kind in others for path in files[kind])
-    return timeline >= SMALL_INPUT_BYTES and total * ROOM <= limit_bytes
+    return timeline >= SMALL_INPUT_BYTES and total * ROOM <= allowed.limit_bytes
 
 
 # How many times the bytes of the files read at once DuckDB's memory limit must be for a timeline read beside.
 ROOM = 4
-
-
-def memory_limit(con: duckdb.DuckDBPyConnection) -> int:
-    """DuckDB's memory limit on ``con``, in bytes."""
-    ((text,),) = con.execute("SELECT current_setting('memory_limit')").fetchall()
-    return parse_size(text, "DuckDB's memory_limit")
 
 
 def _size(path: Path) -> int:
