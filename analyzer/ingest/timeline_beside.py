@@ -32,6 +32,8 @@ TIMELINE = "timeline"
 # The kinds whose readers fill neither of the timeline's tables: all but the other readers of device tasks and the
 # profiler databases, which fill the timeline (and counters) too; those keep the timeline in its turn.
 _BESIDE_ANY = frozenset(READERS) - DEVICE_TASK_KINDS - {"torch_db", "msprof_db", "analysis_db"}
+# How many times the bytes of the files read at once DuckDB's memory limit must be for a timeline read beside.
+ROOM = 4
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,6 @@ def read_beside(kinds: list[str], files: dict[str, tuple[Path, ...]], allowed: B
     timeline = sum(_size(path) for path in files[TIMELINE])
     total = timeline + sum(_size(path) for kind in others for path in files[kind])
     return timeline >= SMALL_INPUT_BYTES and total * ROOM <= allowed.limit_bytes
-
-
-# How many times the bytes of the files read at once DuckDB's memory limit must be for a timeline read beside.
-ROOM = 4
 
 
 def _size(path: Path) -> int:
