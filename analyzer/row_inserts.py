@@ -1,7 +1,7 @@
 """Rows made in Python inserted in one statement: DuckDB's ``executemany`` runs one statement a row.
 
 Each column goes as one list parameter and the lists are unnested side by side, so a thousand rows cost one
-statement, not a thousand (about a third of a millisecond each). The rows keep their order.
+statement, not a thousand. The rows keep their order.
 """
 
 from __future__ import annotations

@@ -78,6 +78,11 @@ def _file(path: Path, size: int) -> Path:
     return path
 
 
+def _given(allowed: Budget):
+    """The budget as the loader hands it over: asked for only when the files leave the question open."""
+    return lambda: allowed
+
+
 def test_a_timeline_is_read_beside_only_big_beside_kinds_of_tables_of_their_own_and_with_room(tmp_path: Path):
     big, small = (
         _file(tmp_path / "big.json", SMALL_INPUT_BYTES),
@@ -85,16 +90,19 @@ def test_a_timeline_is_read_beside_only_big_beside_kinds_of_tables_of_their_own_
     )
     csv = _file(tmp_path / "op.csv", SMALL_INPUT_BYTES)
     files, room = {"timeline": (big,), "op_summary": (csv,)}, Budget(2 * SMALL_INPUT_BYTES * ROOM, 2)
-    assert read_beside(["op_summary", "timeline"], files, room)
-    tight = Budget(room.limit_bytes - 1, 2)
-    assert not read_beside(["op_summary", "timeline"], files, tight)  # both readings at once might not fit
-    assert not read_beside(["op_summary", "timeline"], files, Budget(room.limit_bytes, 1))  # one thread: one core
-    assert not read_beside(["op_summary", "timeline"], {**files, "timeline": (small,)}, room)  # a core does not pay
-    assert not read_beside(["timeline"], files, room)  # nothing to read beside it
-    assert not read_beside(["op_summary"], files, room)  # no timeline
+    kinds = ["op_summary", "timeline"]
+    assert read_beside(kinds, files, _given(room))
+    # both readings at once might not fit
+    assert not read_beside(kinds, files, _given(Budget(room.limit_bytes - 1, 2)))
+    # one thread: one core
+    assert not read_beside(kinds, files, _given(Budget(room.limit_bytes, 1)))
+    # a core does not pay
+    assert not read_beside(kinds, {**files, "timeline": (small,)}, _given(room))
+    assert not read_beside(["timeline"], files, _given(room))  # nothing to read beside it
+    assert not read_beside(["op_summary"], files, _given(room))  # no timeline
     # a profiler database fills the timeline too: its rows must come in their turn
-    assert not read_beside(["op_summary", "timeline", "torch_db"], {**files, "torch_db": (big,)}, Budget(1 << 40, 2))
-    assert not read_beside(["op_summary", "timeline"], {**files, "timeline": (tmp_path / "absent.json",)}, room)
+    assert not read_beside([*kinds, "torch_db"], {**files, "torch_db": (big,)}, _given(Budget(1 << 40, 2)))
+    assert not read_beside(kinds, {**files, "timeline": (tmp_path / "absent.json",)}, _given(room))
 
 
 def test_the_budget_is_read_off_the_connection():

@@ -58,7 +58,7 @@ def _read_source(
     for kind in [kind for kind in unread if kind in _FIRST]:
         _guarded(READERS[kind], con, source.files[kind], parts[kind])
     rest = [kind for kind in unread if kind not in _FIRST]  # in READERS order
-    beside = TIMELINE in rest and read_beside(rest, source.files, budget(con))  # no query without a timeline
+    beside = read_beside(rest, source.files, partial(budget, con))
     with _timeline_beside(con, source, parts[TIMELINE]) if beside else nullcontext():
         for kind in rest:
             if not (beside and kind == TIMELINE):

@@ -50,19 +50,23 @@ def budget(con: duckdb.DuckDBPyConnection) -> Budget:
     return Budget(parse_size(limit, "DuckDB's memory_limit"), int(threads))
 
 
-def read_beside(kinds: list[str], files: dict[str, tuple[Path, ...]], allowed: Budget) -> bool:
+def read_beside(kinds: list[str], files: dict[str, tuple[Path, ...]], allowed: Callable[[], Budget]) -> bool:
     """Whether the timeline of ``kinds`` (the kinds left to read, in their order) is read beside the others:
     there is one, at least one other kind to read beside it, each of them one that may be, enough of it
-    (SMALL_INPUT_BYTES) that a second core pays, and the ``allowed`` budget has room for both readings at once:
+    (SMALL_INPUT_BYTES) that a second core pays, and the ``allowed`` budget (asked only then) has room for both
+    readings at once:
     more than one thread (one is the user's count, a small export's or a batch worker's share of the cores) and
     a memory limit of ROOM times the files' bytes (a JSON parse and a CSV scan hold buffers DuckDB does not
     spill, so two at once can fail under a limit one after another fits)."""
     others = [kind for kind in kinds if kind != TIMELINE]
-    if TIMELINE not in kinds or not others or not set(others) <= _BESIDE_ANY or allowed.threads < 2:
+    if TIMELINE not in kinds or not others or not set(others) <= _BESIDE_ANY:
         return False
     timeline = sum(_size(path) for path in files[TIMELINE])
+    if timeline < SMALL_INPUT_BYTES:
+        return False
     total = timeline + sum(_size(path) for kind in others for path in files[kind])
-    return timeline >= SMALL_INPUT_BYTES and total * ROOM <= allowed.limit_bytes
+    room = allowed()
+    return room.threads > 1 and total * ROOM <= room.limit_bytes
 
 
 def _size(path: Path) -> int:

@@ -20,7 +20,6 @@ from analyzer.ingest.model import Problem
 from analyzer.job.grouping import Job
 from analyzer.job.tables import JOB_TABLES, load_jobs
 
-# The tables load_job fills (every row carries the job id as run_id).
 # The share of the job's memory limit the job tables' database may take before it spills: it works beside
 # the connection, whose limit is the job's.
 _SHARE = 4

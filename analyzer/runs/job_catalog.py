@@ -184,14 +184,13 @@ def analyze_jobs(chunk: JobChunk, settings: WorkSettings) -> list[dict[str, pa.T
         judge = configured if settings.diagnose else None
         con = connect()
         try:
-            # Every job query runs on one thread (job/fixed_order.py): set once for the chunk, not per query.
-            with fixed_order(con):
-                loaded = list(zip(chunk.tasks, load_jobs(con, [t.job for t in chunk.tasks]), strict=True))
+            # load_jobs runs on one thread itself (job/fixed_order.py), once for the chunk's jobs
+            loaded = list(zip(chunk.tasks, load_jobs(con, [t.job for t in chunk.tasks]), strict=True))
             # on the connection's threads, as diagnose_job builds them; judge_jobs builds them for the rules it runs
             judged = judge_jobs(con, judge, [t.job.job_id for t in chunk.tasks]) if judge else {}
             if not judged:
                 build_views(con, judge or ConfiguredRules(()))
-            with fixed_order(con):
+            with fixed_order(con):  # every job query on one thread: set once for the chunk, not per query
                 return [
                     _judged_job(con, t.job, found, t.label, t.fingerprint, judge, judged.get(t.job.job_id))
                     for t, found in loaded

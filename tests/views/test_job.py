@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analyzer.job.rank_checks import ranks_text
 from tests.views.view_case import module_database, rows
 
 # Job j over 2 steps (a step counts when any op of the query's input is in it): rank 0 waits at three ops,
@@ -49,3 +53,12 @@ def test_rank_ranges_write_each_run_of_consecutive_ranks_as_its_ends(con):
     got = rows(con, f"WITH s AS ({src}) SELECT * FROM _rank_ranges(s) ORDER BY key")
     # a rank met twice counts once; a key with no rank has no row
     assert got == [(1, "0, 2-4, 7"), (2, "5")]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30))
+def test_rank_ranges_write_ranks_as_the_job_summary_lines_do(con, ranks):
+    # two writers of one notation (SQL for the rules' subjects, Python for the summary lines and problems)
+    values = ", ".join(f"(1, {r})" for r in ranks)
+    got = rows(con, f"WITH s AS (SELECT * FROM (VALUES {values}) t(key, rank)) SELECT ranks FROM _rank_ranges(s)")
+    assert got == [(ranks_text(sorted(set(ranks))),)]
