@@ -78,7 +78,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--data", type=Path, help="cache of generated inputs (default: OUT/data)")
     p.add_argument("--note", default="", help="a sentence recorded with the run in docs/benchmark.md")
     p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark.md")
-    p.add_argument("--from-json", action="store_true", help="rewrite the docs section from OUT/growth_results.json")
+    p.add_argument(
+        "--from-json",
+        action="store_true",
+        help="rewrite the docs section from OUT/growth_results.json (with --note: that note, not the run's)",
+    )
     p.add_argument("--generate-only", action="store_true", help="write the inputs into the cache, measure nothing")
     args = p.parse_args(argv)
     args.out = args.out.resolve()
@@ -239,6 +243,16 @@ def _baseline_name(base: Path | None) -> str | None:
     return f"{base} at commit {done.stdout.strip() or 'unknown'}"
 
 
+def rewrite_from_json(results: Path, docs: Path, note: str) -> None:
+    """``docs``' Growth section from a run's ``results``; a ``note`` (not empty) replaces the one recorded with the
+    run, in the results too, so that the two say the same."""
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    if note:
+        doc["note"] = note
+        write_json_atomically(results, doc)
+    write_docs(docs, doc)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parse(argv)
@@ -248,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             print(*(growth_input(args, axis, size).path for size in sizes), sep="\n")
         return 0
     if args.from_json:
-        write_docs(docs, json.loads(results.read_text(encoding="utf-8")))
+        rewrite_from_json(results, docs, args.note)
         print(f"docs/benchmark.md's Growth section rewritten from {results}")
         return 0
     doc = run(args, argv)

@@ -233,3 +233,19 @@ def test_the_floor_reads_a_kind_in_one_scan_per_header(tmp_path: Path) -> None:
     paths = [str(tmp_path / n) for n in files]
     assert _by_header(paths) == [paths[:2], paths[2:]]
     assert read_floor([paths], []) == (5, 0)
+
+
+def test_the_docs_section_rewritten_from_a_runs_results_takes_a_new_note_into_both(tmp_path: Path) -> None:
+    import json
+
+    from bench.growth import rewrite_from_json
+
+    results, page = tmp_path / "growth_results.json", tmp_path / "benchmark.md"
+    results.write_text(json.dumps({**_doc([_row("runs", n, NPU, n / 10) for n in (10, 100)]), "note": "as run"}))
+    page.write_text("# Benchmark\n", encoding="utf-8")
+    rewrite_from_json(results, page, "")
+    assert "\nas run\n" in page.read_text(encoding="utf-8")
+    rewrite_from_json(results, page, "said afterwards")
+    written = page.read_text(encoding="utf-8")
+    assert "\nsaid afterwards\n" in written and "as run" not in written and written.count(START) == 1
+    assert json.loads(results.read_text(encoding="utf-8"))["note"] == "said afterwards"
