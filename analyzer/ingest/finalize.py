@@ -13,6 +13,7 @@ from analyzer.ingest.schema import TABLES
 from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.ingest.step_windows import merge_step_markers
 from analyzer.ingest.timeline import timeline_store
+from analyzer.row_inserts import insert_values
 
 # Which collection setting collects which metric family (said in runs.not_collected and in skips).
 SETTINGS = {
@@ -301,8 +302,5 @@ def finalize_run(con: duckdb.DuckDBPyConnection, ctx: ReadContext, meta: RunMeta
             "count(*) AS task_count, min(start_ns) AS start_ns, max(end_ns) AS end_ns FROM ops WHERE run_id = $run_id",
             {"run_id": rid, "device_id": device, **values},
         )
-    for p in ctx.problems:
-        con.execute(
-            "INSERT INTO ingest_problems VALUES (?, ?, ?, ?, ?, ?)",
-            [run_id, p.file, p.location, p.severity, p.problem, p.hint],
-        )
+    rows = [(run_id, p.file, p.location, p.severity, p.problem, p.hint) for p in ctx.problems]
+    insert_values(con, "ingest_problems", rows)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import duckdb
 
+from analyzer.row_inserts import insert_values
+
 _HERE = Path(__file__).parent
 ERRORS_FILE = _HERE / "errors.toml"
 ACTIVITIES_FILE = _HERE / "activities.toml"
@@ -55,7 +57,7 @@ def create_knowledge(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
         "CREATE OR REPLACE TEMP TABLE _log_knowledge (idx INTEGER, code VARCHAR, family VARCHAR, kind VARCHAR, "
         "priority INTEGER, pattern VARCHAR, meaning VARCHAR, advice VARCHAR)"
     )
-    con.executemany("INSERT INTO _log_knowledge VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    insert_values(con, "_log_knowledge", rows)
     con.execute(
         "INSERT INTO log_error_codes BY NAME SELECT code, family, kind, priority, pattern, meaning, advice "
         "FROM _log_knowledge WHERE NOT EXISTS (SELECT 1 FROM log_error_codes) ORDER BY idx"
