@@ -114,6 +114,7 @@ def _located(x: np.ndarray, y: np.ndarray, fmt: str = "ND"):
     return m, judge(m)
 
 
+@pytest.mark.slow
 def test_error_map_verdicts_on_nhwc_channels_map_borders_and_a_binned_map():
     rng = np.random.default_rng(11)
     y = rng.standard_normal((2, 12, 12, 6)).astype(np.float32)  # NHWC

@@ -69,6 +69,7 @@ def test_diagnose_asks_for_a_run_when_there_are_several():
         assert table.height == len(found[0].findings) > 0
 
 
+@pytest.mark.slow
 def test_api_arguments_are_checked_as_the_command_line_checks_them(tmp_path):
     """Issue 45: a run that is not there, params of an unknown rule or None, HTML without the trace."""
     from analyzer.rule_engine.params import ParamError

@@ -107,6 +107,7 @@ def test_none_means_every_rule_and_an_empty_list_none(resnet) -> None:
     assert {o.rule for o in every.outcomes} == {r.name for r in analyzer.rules() if r.scope in ("run", "runs")}
 
 
+@pytest.mark.slow
 def test_the_trace_reads_files_after_a_diagnosis_with_the_built_in_rules(tmp_path: Path, resnet) -> None:
     (tmp_path / "a.csv").write_text("x\n1\n2\n", encoding="utf-8")
     read = f"SELECT sum(x) AS s FROM read_csv('{tmp_path / 'a.csv'}')"

@@ -61,6 +61,7 @@ def _pages(con, runs: list[str], buckets: int, chunk: int) -> dict[str, str]:
         pytest.param(97, 1, 4, marks=pytest.mark.slow),
     ],
 )
+@pytest.mark.slow
 def test_numpy_busy_rows_are_the_query_rows(con, monkeypatch, seed, buckets, chunk):
     runs = _add_runs(con, seed)
     assert busy_series.busy_parts(con, runs, buckets) is not None  # made by numpy, not left to the query

@@ -128,6 +128,7 @@ def test_tree_with_a_folder_that_cannot_be_listed_reads_the_rest_and_exits_3(com
         shutil.rmtree(top)
 
 
+@pytest.mark.slow
 def test_an_export_whose_ascend_profiler_output_cannot_be_listed_is_named_as_that_folder():
     """Not its parent: the export folder itself can be listed (issue 45)."""
     from tests.malformed import base_exports as base
@@ -183,6 +184,7 @@ def test_unpack_writes_only_the_files_readers_use(tmp_path):
     assert written == sorted(name for name, _ in entries) and result.skipped == 3
 
 
+@pytest.mark.slow
 def test_markdown_report_renders_no_markup_from_export_strings(tmp_path, capsys):
     """diagnosis.md through a real CommonMark renderer with raw HTML on (as many sites render it): no
     tag, link or image from an op name, and every table keeps its columns."""

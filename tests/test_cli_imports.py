@@ -60,6 +60,7 @@ print(sorted({m.split(".")[0] for m in sys.modules} & {"duckdb", "pyarrow"}), "a
 """
 
 
+@pytest.mark.slow
 def test_a_report_worker_drawing_pages_loads_no_duckdb():
     # each report worker is a fresh interpreter: DuckDB's import is a tenth of a second of its start
     run = subprocess.run([sys.executable, "-c", _PAGE_WORKER], capture_output=True, text=True, check=False, timeout=120)

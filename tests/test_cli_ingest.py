@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import duckdb
+import pytest
 
 from analyzer.cli import main
 from analyzer.report.schema_doc import render_schema_markdown
@@ -62,6 +63,7 @@ def test_cli_ingest_folder_of_links_says_links_are_not_followed(tmp_path, capsys
     assert "symbolic links to folders are not followed (1 here, first: rank0_ascend_pt)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_ingest_truncated_export_exits_3_unless_allow_partial(tmp_path, capsys):
     """Part of the input lost: the tables are written, and the exit code says they are partial."""
     export = by_name()["export_truncated_late"].build(tmp_path / "in")

@@ -20,6 +20,7 @@ def _collector() -> tuple[tuple[int, int, int], bool]:
     return gc.get_threshold(), gc.get_freeze_count() > 0
 
 
+@pytest.mark.slow
 def test_the_program_runs_the_collector_rarely():
     # the collector as the program leaves it, read when the process exits (run() ends with sys.exit)
     code = (

@@ -88,6 +88,7 @@ def test_a_clean_job_is_read_in_one_scan_a_kind_with_each_ranks_rows(job, monkey
     assert (tables, [p.line() for p in ingested.problems]) == _alone(job)
 
 
+@pytest.mark.slow
 def test_a_quoted_line_break_undoes_the_joined_insert_and_the_files_go_the_usual_way(job, monkeypatch):
     kernels = sorted(job.glob("rank*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))[2]
     lines = kernels.read_bytes().split(b"\r\n")
@@ -101,6 +102,7 @@ def test_a_quoted_line_break_undoes_the_joined_insert_and_the_files_go_the_usual
     assert _tables(con)["ops"] == _alone(job)[0]["ops"]
 
 
+@pytest.mark.slow
 def test_a_file_whose_lines_might_not_be_its_rows_is_left_to_a_scan_of_its_own(job, monkeypatch):
     kernels = sorted(job.glob("rank*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))[4]
     lines = kernels.read_bytes().split(b"\r\n")
@@ -112,6 +114,7 @@ def test_a_file_whose_lines_might_not_be_its_rows_is_left_to_a_scan_of_its_own(j
     assert _tables(con) == _alone(job)[0]
 
 
+@pytest.mark.slow
 def test_without_a_temporary_folder_the_files_are_read_as_a_list(job, monkeypatch, tmp_path):
     con = connect()  # its spill folder is made now
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "absent"))
@@ -126,6 +129,7 @@ def _joined_left(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("npu-triage-joined-*"))
 
 
+@pytest.mark.slow
 def test_the_joined_files_are_written_beside_the_connection_and_none_is_left(job, monkeypatch, tmp_path):
     con = connect()  # its spill folder is made now
     folder = tmp_path / "tmp"

@@ -51,6 +51,7 @@ def test_diagnose_cli_missing_path_exits_2(tmp_path):
     assert main(["diagnose", str(tmp_path / "absent"), "--out", str(tmp_path / "r")]) == 2
 
 
+@pytest.mark.slow
 def test_diagnose_cli_tiny_export_writes_reports(tmp_path, capsys):
     export = _export(tmp_path)
     code = main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--fail-on", "warning"])
@@ -76,6 +77,7 @@ def test_diagnose_cli_into_a_pipe_prints_tsv_with_full_ids(tmp_path, capsys):
     assert [r[4] for r in rows[1:]] == ["inter-op-gap", "low-aicore-utilization"]
 
 
+@pytest.mark.slow
 def test_diagnose_cli_export_given_itself_names_its_folder(tmp_path):
     export = _export(tmp_path)
     assert main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--format", "json,html", "--quiet"]) == 0
@@ -84,6 +86,7 @@ def test_diagnose_cli_export_given_itself_names_its_folder(tmp_path):
     assert f"<th>export folder</th><td>{export.name}</td>" in (run_folder / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_diagnose_cli_quiet_prints_nothing_on_stdout(tmp_path, capsys):
     export = _export(tmp_path)
     assert main(["diagnose", str(export), "--out", str(tmp_path / "r"), "--quiet"]) == 0

@@ -84,6 +84,7 @@ def test_diff_same_model_other_seed_reports_nothing_beyond_noise(regression_pair
     assert not diff.step.significant and diff.regressions(5) == []
 
 
+@pytest.mark.slow
 def test_diff_cli_fail_on_regression_exit_codes_and_outputs(regression_pair, pair_catalog, tmp_path):
     before, after, rerun = (f"{pair_catalog}:{p.name}" for p in regression_pair[:3])
     js, md, page = tmp_path / "d.json", tmp_path / "d.md", tmp_path / "d.html"

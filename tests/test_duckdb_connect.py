@@ -58,6 +58,7 @@ def _connections(tmp_path: Path):
     }
 
 
+@pytest.mark.slow
 def test_every_connection_is_offline_limited_and_spills_to_a_private_folder(tmp_path, monkeypatch):
     monkeypatch.setenv(MEMORY_ENV, "300MiB")
     folders = set()

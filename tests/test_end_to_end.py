@@ -123,6 +123,7 @@ def _report_md(d: Diagnosis) -> str:
 
 
 @pytest.mark.parametrize("scenario", ("healthy",) + PROBLEM_SCENARIOS)
+@pytest.mark.slow
 def test_end_to_end_golden_snapshots_match(scenario: str, tmp_root: Path, update_golden: bool) -> None:
     d = _diagnoses(scenario, "torch_npu", tmp_root)[0]
     for name, text in (("findings.json", _findings_json(d)), ("report.md", _report_md(d))):

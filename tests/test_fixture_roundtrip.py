@@ -141,6 +141,7 @@ def test_fixture_roundtrip_torch_metadata_recorded(tmp_path: Path) -> None:
     assert runs["8.1.RC1"][2:] == ("bert_base", 8, "Level1", "PipeUtilization")
 
 
+@pytest.mark.slow
 def test_fixture_roundtrip_msprof_multidevice_one_run_per_device(tmp_path: Path) -> None:
     (root,) = write_export("comm_not_overlapped", tmp_path, layout="msprof", devices=2)
     ingested = load_export(root)

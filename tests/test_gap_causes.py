@@ -3,6 +3,8 @@ the host spends waiting while queued work runs does not cause the device's own 1
 
 from __future__ import annotations
 
+import pytest
+
 from analyzer.rule_engine.fixture_tables import load_fixture_tables
 from analyzer.rule_engine.model import ConfiguredRules
 from analyzer.rule_engine.runner import run_rules
@@ -12,6 +14,7 @@ from tests.rule_cases import FIXTURES_DIR, RULES
 _CAUSES = "SELECT cause, count(*), round(sum(gap_us), 1) FROM _classified_gaps GROUP BY ALL ORDER BY 1"
 
 
+@pytest.mark.slow
 def test_a_synchronize_over_queued_work_explains_only_the_gap_it_made_in_either_layout(con):
     # The native layout's CANN API synchronize spans the whole queue; the torch_npu layout's timeline of the
     # same run has no such call. Either way the small switches have no cause and inter-op-gap stays silent.

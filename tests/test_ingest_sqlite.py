@@ -305,6 +305,7 @@ def test_sqlite_unrelated_db_is_skipped_with_warning(con, tmp_path):
     assert "none of the expected tables" in ctx.problems[0].problem
 
 
+@pytest.mark.slow
 def test_sqlite_db_fixture_loads_within_512mib(tmp_path, monkeypatch):
     """STRING_IDS columns are decoded once each: a lookup subquery per use gave the compute-ops
     INSERT 67 joins, out of DuckDB memory under 512 MiB on this 95 KB file."""

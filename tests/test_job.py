@@ -66,6 +66,7 @@ def pipeline_page(tmp_path_factory) -> str:
     return (tmp / "out" / "job_pipeline_imbalance" / "job.html").read_text()
 
 
+@pytest.mark.slow
 def test_job_page_draws_the_job_charts(pipeline_page):
     page = pipeline_page
     for div in ("job-rank-step", "job-wait-transit", "job-links", "job-stages"):
@@ -101,6 +102,7 @@ def test_job_links_use_global_ranks_from_the_metadata_groups(tmp_path, con):
     assert sorted(set(kinds.values())) == ["default", "dp", "pp"]
 
 
+@pytest.mark.slow
 def test_job_unreadable_rank_file_is_named_and_the_rest_is_judged(tmp_path):
     root = write_job(job_plan("job_slow_rank", 8, 5, 2), tmp_path / "in")
     truth = json.loads((root / "job_truth.json").read_text())
@@ -217,6 +219,7 @@ def test_job_real_rank_with_summaries_only_takes_part(tmp_path, real_dir):
     assert not (tmp_path / "out" / "rank1").exists()
 
 
+@pytest.mark.slow
 def test_job_tables_are_kept_in_the_db_of_diagnose(tmp_path):
     import duckdb
 

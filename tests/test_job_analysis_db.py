@@ -42,6 +42,7 @@ def _spoil_db(path: Path, sql: str) -> None:
         con.close()
 
 
+@pytest.mark.slow
 def test_job_of_db_ranks_names_the_slow_rank_and_never_writes_beside_the_databases(tmp_path: Path) -> None:
     root = write_job(job_plan("job_slow_rank", 8, 7, 3), tmp_path / "in", export_type="db")
     truth = json.loads((root / "job_truth.json").read_text())
@@ -55,6 +56,7 @@ def test_job_of_db_ranks_names_the_slow_rank_and_never_writes_beside_the_databas
     assert all(r["has_step_trace"] and r["has_communication"] and r["has_matrix"] for r in job["run"]["ranks"])
 
 
+@pytest.mark.slow
 def test_job_of_db_ranks_balanced_has_no_slow_rank(tmp_path: Path) -> None:
     root = write_job(job_plan("job_balanced", 8, 7, 3), tmp_path / "in", export_type="db")
     code, job = _diagnose(root, tmp_path / "out")
@@ -95,6 +97,7 @@ def test_job_damaged_value_in_analysis_db_is_named_like_in_the_text_files(
     assert first["subject"].startswith(expected)
 
 
+@pytest.mark.slow
 def test_job_unreadable_analysis_db_is_an_error_naming_the_file(tmp_path: Path) -> None:
     root = write_job(job_plan("job_balanced", 4, 3, 2), tmp_path / "in", export_type="db")
     broken = rank_dir(root, 2) / _APO / "analysis.db"
@@ -123,6 +126,7 @@ def test_job_mixing_text_and_db_ranks_gets_the_findings_of_the_text_job(tmp_path
     assert _findings(text_job)[0][:2] == ("JOB001", f"rank {plan.slow_rank}")
 
 
+@pytest.mark.slow
 def test_groups_inferred_from_db_ranks_say_analysis_db_names_them(tmp_path: Path) -> None:
     root = write_job(job_plan("job_slow_rank", 4, 7, 3), tmp_path / "in", export_type="db")
     for meta in root.glob("*/profiler_metadata.json"):  # no parallel_group_info: groups are inferred

@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from analyzer.cli import main
 from analyzer.ingest.metadata.discover import discover
 from analyzer.job.grouping import find_jobs
@@ -30,6 +32,7 @@ def _one_folder(root: Path, jobs: dict[str, Path]) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_job_grouping_two_jobs_of_one_size_and_clock_in_two_folders_are_two_jobs(tmp_path):
     # Same scenario, size and timestamps: only the folders (and what the ranks did) differ.
     first = write_job(job_plan("job_slow_rank", 8, 1, 2), tmp_path / "in", "job_a")

@@ -12,6 +12,7 @@ from tests.conftest import ROOT
 JOB = ROOT / "fixtures" / "examples" / "job_slow_rank"
 
 
+@pytest.mark.slow
 def test_job_gets_a_diagnosis_md_with_verdict_findings_ranks_and_rules(tmp_path):
     main(["diagnose", str(JOB), "--out", str(tmp_path), "--format", "json,md", "--quiet"])
     folder = tmp_path / "job_slow_rank"

@@ -53,6 +53,7 @@ def test_a_limit_the_user_gives_wins(monkeypatch: pytest.MonkeyPatch, given: str
         assert seen == _as_set(3 << 30, trace)
 
 
+@pytest.mark.slow
 def test_a_jobs_helper_tables_are_built_on_the_connections_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """The job's rules run on one thread (job/fixed_order.py); the helper tables of all its ranks are built
     before that, on the connection's threads."""

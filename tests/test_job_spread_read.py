@@ -112,6 +112,7 @@ def test_executor_without_an_export_to_read_is_refused(tmp_path, capsys):
     assert "--executor dask: give an export PATH" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_named_without_a_traceback(job, tmp_path, capsys):
     pytest.importorskip("distributed", reason="needs the dask extra: pip install 'npu-triage[dask]'")
     args = ["diagnose", str(job), "--out", str(tmp_path / "out"), "--executor", "dask", "--scheduler"]

@@ -23,6 +23,7 @@ def _job_tables(con) -> dict[str, list[tuple]]:
     return {name: con.execute(f"SELECT * FROM {name}").fetchall() for name in tables_apart.JOB_TABLES}
 
 
+@pytest.mark.slow
 def test_the_job_tables_are_filled_beside_the_reading_as_on_the_connection(tmp_path: Path, monkeypatch):
     root = write_damaged_job(tmp_path / "job", ranks=6)
     fillers: list[tuple[str, object]] = []
@@ -44,6 +45,7 @@ def test_the_job_tables_are_filled_beside_the_reading_as_on_the_connection(tmp_p
     assert [p.line() for p in loaded[0].problems] == [p.line() for p in problems] and loaded[0].group_note == note
 
 
+@pytest.mark.slow
 def test_a_reading_that_fails_is_said_and_the_job_tables_stop(tmp_path: Path):
     root = write_damaged_job(tmp_path / "job", ranks=6)
 

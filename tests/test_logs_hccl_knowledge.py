@@ -104,6 +104,7 @@ def _setup(pid: int, rank: int, width: int = 8) -> str:
     )
 
 
+@pytest.mark.slow
 def test_a_worker_folder_is_a_node_its_processes_ranks_come_from_hccl(tmp_path):
     job = tmp_path / "job"
     # node 0 holds ranks 4 and 5; node 1 holds rank 0 in a process of the same pid as node 0's rank 4
@@ -150,6 +151,7 @@ def _job_of_waiting_ranks(job: Path, naming: list[tuple[int, str]]) -> None:
         _plog(job / "worker-0" / "debug" / "plog", 200 + rank, [setup, *errors])
 
 
+@pytest.mark.slow
 def test_errors_name_their_peer_by_rank_link_row_or_device(tmp_path):
     job = tmp_path / "job"
     _job_of_waiting_ranks(

@@ -42,6 +42,7 @@ def test_message_template_errors_are_str_format_s():
         fill_template("{v:d}", {"v": 1.5})
 
 
+@pytest.mark.slow
 def test_message_of_the_example_job_says_plus_zero_where_its_slow_rank_is_not_host_bound(tmp_path):
     # rank 2's free + preparing time is a few us below its peers' median: "+0.0 ms", as its computing "+17.7"
     assert main(["diagnose", str(EXAMPLE_JOB), "--out", str(tmp_path), "--format", "json"]) == 0

@@ -6,6 +6,8 @@ import io
 import re
 import tokenize
 
+import pytest
+
 from analyzer.rule_engine.loader import default_rules_dir, load_rules
 from tests.conftest import ROOT
 
@@ -21,6 +23,7 @@ def _code_text(source: str) -> str:
     return " ".join(t.string for t in tokens if t.type != tokenize.COMMENT)
 
 
+@pytest.mark.slow
 def test_no_builtin_rule_name_or_id_in_analyzer_code():
     words = _rule_words()
     assert len(words) > 20  # the built-in rules were found: names and ids

@@ -41,6 +41,7 @@ def _page_numbers(page: str) -> list[int]:
     return [int(n) for n in re.findall(r'<section class="finding [a-z ]+" id="finding-(\d+)"', page)]
 
 
+@pytest.mark.slow
 def test_verdict_comes_before_the_findings_and_the_metadata_after_them(hostile):
     con, d = hostile
     parts = (BreakdownPart("computing", "computing", 400.0, 40.0), BreakdownPart("free_after", "free", 600.0, 60.0))

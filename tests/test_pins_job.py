@@ -61,6 +61,7 @@ def test_pins_job_link_numbers_keep_the_units_of_the_rank_files(slow_link, con):
     assert con.execute(slow.format("job_comm_bandwidth")).fetchall() == [(3.0,)]
 
 
+@pytest.mark.slow
 def test_pins_job_slow_link_finding_gives_its_numbers_in_gb_per_s(slow_link, tmp_path):
     main(["diagnose", str(slow_link), "--out", str(tmp_path), "--format", "json"])
     d = json.loads((tmp_path / "job_slow_link" / "diagnosis.json").read_text())

@@ -42,6 +42,7 @@ def test_every_run_chart_is_what_plotly_writes_for_it(sweep):
         assert _as_plotly_writes_it(fig.to_dict()) == ours, key
 
 
+@pytest.mark.slow
 def test_the_job_charts_are_what_plotly_writes_for_them():
     with analyzer.load(EXAMPLES / "job_slow_rank") as trace:
         (job,) = analyzer.diagnose_jobs(trace)

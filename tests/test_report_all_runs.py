@@ -52,6 +52,7 @@ def test_all_runs_two_batch_sizes_report_holds_only_the_comparison(tmp_path, cap
     assert "all-runs\t1\tinfo\tSCH003\tbatch-size-scaling\t" in capsys.readouterr().out  # TSV into a pipe
 
 
+@pytest.mark.slow
 def test_all_runs_without_batch_sizes_is_neither_written_nor_printed(tmp_path, capsys):
     runs = _two_runs(tmp_path / "in")
     assert main(["diagnose", str(runs), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
@@ -60,6 +61,7 @@ def test_all_runs_without_batch_sizes_is_neither_written_nor_printed(tmp_path, c
     assert not any(line.startswith("all-runs") for line in capsys.readouterr().out.splitlines())
 
 
+@pytest.mark.slow
 def test_diagnose_runs_one_batch_size_ran_but_nothing_to_compare_is_none(tmp_path):
     ingested = load_export(_two_runs(tmp_path, model="m", sizes=(8, 8)))
     rules = [r for r in load_rules(default_rules_dir()) if r.scope == "runs"]

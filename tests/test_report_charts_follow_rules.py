@@ -70,6 +70,7 @@ def test_calls_chart_hotspots_are_the_rule_findings_with_its_effective_params(co
         assert total_ms * 1000 == pytest.approx(findings[subject].details["total_us"])
 
 
+@pytest.mark.slow
 def test_op_type_charts_leave_out_communication_tasks_like_the_rules(con):
     _add_swarm(con)
     diagnosis = diagnose(con, "r", ConfiguredRules(tuple(HOTSPOT)))

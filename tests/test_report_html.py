@@ -39,6 +39,7 @@ def _chart_ids(page: str) -> list[str]:
     return re.findall(r'<div id="(chart-[a-z0-9-]+)" class="plotly-graph-div"', page)
 
 
+@pytest.mark.slow
 def test_render_html_hostile_run_has_every_finding_and_each_chart_once(hostile):
     page = hostile[2]
     for i, rule in enumerate(FINDING_RULES, 1):
@@ -134,6 +135,7 @@ def test_render_html_empty_run_says_not_collected(con):
     assert "No findings" in page and "No rules were run." in page
 
 
+@pytest.mark.slow
 def test_render_html_missing_pmu_only_pipeline_not_collected(con):
     add_hostile_run(con)
     con.execute("UPDATE ops SET core_time_us = NULL")

@@ -161,6 +161,7 @@ def test_a_page_asking_what_was_not_read_for_it_goes_back_to_the_database(sweep,
         series.gap_histogram(given, runs[0].run_id)
 
 
+@pytest.mark.slow
 def test_a_task_gets_one_table_per_query_and_each_page_its_own_rows(sweep):
     """A task's series (RunsReader.taken) are one table per query holding its runs' rows, in the task's order even
     when it is not the chunk's; each page reads from them the rows a connection gives it."""

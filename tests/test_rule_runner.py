@@ -41,6 +41,7 @@ def test_runner_threshold_override_silences_fires_case(con):
     assert findings == []
 
 
+@pytest.mark.slow
 def test_evidence_keeps_its_top_rows_in_order_and_counts_the_rest_in_duckdb(con):
     """A finding keeps evidence_limit rows in the evidence query's order and the total count; the
     rows beyond the limit never become Python objects (3M of them took about 300 MB of Python memory

@@ -162,6 +162,7 @@ def test_query_catalog_is_read_only(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("archive_name", ["runs.zip"])
+@pytest.mark.slow
 def test_batch_single_archive_as_root_labels_inside_paths(tmp_path, archive_name):
     staging = tmp_path / "s"
     write_tiny_export(staging / "run_a", seed=1, steps=2)

@@ -51,6 +51,7 @@ def test_jobs_committed_together_replace_their_earlier_rows(tmp_path, two_jobs):
     assert _counts(catalog) == once
 
 
+@pytest.mark.slow
 def test_a_job_judged_again_replaces_its_earlier_state_at_its_folder_and_no_other_job(
     tmp_path, two_jobs, job_elsewhere
 ):

@@ -33,6 +33,7 @@ print(sorted(m for m in sys.modules if m.startswith(("analyzer.report", "analyze
 """
 
 
+@pytest.mark.slow
 def test_a_batch_worker_loads_no_report_writer():
     # a worker is a fresh interpreter per batch: what it imports, each batch pays per core
     run = subprocess.run([sys.executable, "-c", _WORKER], capture_output=True, text=True, check=False, timeout=120)

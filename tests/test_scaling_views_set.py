@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from analyzer.ingest.loader import load_export
 from analyzer.metrics.summary import run_summary_tables
 from analyzer.rule_engine import scaling_views
@@ -12,6 +14,7 @@ from analyzer.rule_engine import scaling_views
 SWEEP = Path(__file__).resolve().parents[1] / "fixtures" / "examples" / "batch_sweep"
 
 
+@pytest.mark.slow
 def test_the_scaling_views_read_one_summary_pass_of_all_the_runs(monkeypatch):
     passes: list[list[str]] = []
     usual = scaling_views.runs_summary_tables

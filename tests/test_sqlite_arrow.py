@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ EXAMPLES = int(os.environ.get("SQLITE_ARROW_EXAMPLES", "60"))
     data=st.data(),
     batch=st.sampled_from([2, 7, 1 << 20]),
 )
+@pytest.mark.slow
 def test_any_values_come_out_as_sqlite3_gives_them(declared, data, batch, monkeypatch):
     """Columns of any storage classes, in any order, across the driver's batches (made small here, so that a
     type changing between batches is met): the same table as sqlite3's, schema included."""

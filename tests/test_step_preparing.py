@@ -26,6 +26,7 @@ def _column_mean(path: Path, column: str) -> float:
     return sum(values) / len(values)
 
 
+@pytest.mark.slow
 def test_torch_npu_preparing_is_the_mean_of_its_column_and_not_in_the_span(tmp_path):
     (root,) = write_export("host_sync_low_util", tmp_path / "in", layout="torch_npu", seed=5, steps=3)
     (trace,) = root.rglob("step_trace_time.csv")

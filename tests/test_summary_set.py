@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from analyzer.ingest.loader import load_export
 from analyzer.metrics.summary import run_summary_tables, runs_summary_tables
 from analyzer.rule_engine.views import create_views
 from tests.tiny_exports import MODEL, write_tiny_export
 
 
+@pytest.mark.slow
 def test_summaries_of_runs_taken_together_equal_each_runs_own(tmp_path):
     # runs of other op counts per step, step counts and op mixes: each run's typical step, top op types
     # and step times are its own only when every query keeps the runs apart

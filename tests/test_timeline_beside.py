@@ -109,6 +109,7 @@ def test_the_budget_is_read_off_the_connection():
     assert budget(connect(limit_bytes=512 << 20, threads=3)) == Budget(512 << 20, 3)
 
 
+@pytest.mark.slow
 def test_on_one_thread_the_timeline_is_read_in_its_turn(tmp_path: Path, monkeypatch):
     [root] = write_export("large_host_gaps", tmp_path / "run", layout="msprof", seed=29, tasks=_TASKS)
     asked: list[bool] = []

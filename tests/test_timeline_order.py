@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from analyzer.ingest import load_export
 from analyzer.ingest.database import connect
 from fixtures.generator import write_export
@@ -13,6 +15,7 @@ def _ops_in_table_order(con, export) -> list[tuple]:
     return con.execute("SELECT start_ns, dur_us FROM ops WHERE run_id = ?", [rid]).fetchall()
 
 
+@pytest.mark.slow
 def test_ops_taken_from_the_timeline_keep_their_order_beside_a_large_timeline_of_another_run(tmp_path):
     export = tmp_path / "run"
     write_export("healthy", export, layout="torch_npu", seed=3)

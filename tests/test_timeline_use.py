@@ -102,6 +102,7 @@ def test_diagnose_leaves_out_what_its_rules_do_not_read(tmp_path, rules):
     assert kinds.get("device_task") and not set(kinds) & UNREAD_KINDS
 
 
+@pytest.mark.slow
 def test_diagnose_with_db_keeps_every_kind(tmp_path):
     db = tmp_path / "runs.duckdb"
     assert main(["diagnose", str(EXAMPLE), "--db", str(db), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
@@ -112,6 +113,7 @@ def test_diagnose_with_db_keeps_every_kind(tmp_path):
         con.close()
 
 
+@pytest.mark.slow
 def test_a_user_rule_reading_flows_sees_them(tmp_path):
     """A rules folder whose rule counts flow rows: diagnose stores them, and the rule fires."""
     folder = tmp_path / "rules" / "host"

@@ -105,6 +105,7 @@ def test_events_without_a_pid_or_of_a_pid_no_metadata_names_are_kept_as_a_whole_
     assert {"orphan", "mystery"} <= names
 
 
+@pytest.mark.slow
 def test_host_call_tracks_named_by_the_heads_keep_a_host_calls_args_values(tmp_path):
     """Of a head-named CANN track only connection_id and level are extracted; a head that names a device track
     CANN (a decoy; the real process_name past the first MiB) is read again whole: its task keeps its ids."""

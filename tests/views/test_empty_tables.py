@@ -38,6 +38,7 @@ def _relations(con) -> dict[str, list[tuple]]:
     return {d.name: _rows(con, d.name) for d in helper_definitions() if d.kind != "macro"}
 
 
+@pytest.mark.slow
 def test_empty_inputs_give_empty_tables_with_the_columns_their_queries_give(monkeypatch):
     made = connect()
     assert all(known_empty(name, empty_sources(made)) for name in _tables_of_sources())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from analyzer.rule_engine.views import create_views
 from tests.views.view_case import database, module_database, rows
 
@@ -105,6 +107,7 @@ def test_classified_gaps_give_every_device_gap_its_main_cause(con):
     ]
 
 
+@pytest.mark.slow
 def test_the_task_switch_a_host_event_must_exceed_is_the_chip_tables():
     # G4 lasts 1 us: within the default 2 us task switch its copy is no cause; with --set chip.task_switch_us=0.5
     # the same copy explains it.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,6 +58,7 @@ def test_rank_ranges_write_each_run_of_consecutive_ranks_as_its_ends(con):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30))
+@pytest.mark.slow
 def test_rank_ranges_write_ranks_as_the_job_summary_lines_do(con, ranks):
     # two writers of one notation (SQL for the rules' subjects, Python for the summary lines and problems)
     values = ", ".join(f"(1, {r})" for r in ranks)
