@@ -35,8 +35,9 @@ class Availability:
         return [f"{table}.{column}" for table, column, runs in keys if not self._seen[table, column, runs]]
 
     def prefetch(self, keys: Iterable[Key]) -> None:
-        """Answer every key not known yet, in one query for the keys of several runs and one per table for the
-        columns asked about for each of several runs alone (one scan of the table for all its columns)."""
+        """Answer every key not known yet: in one query the keys of several runs, and those asked of one run alone
+        (one scan of a table for all its columns asked about for the same runs); one query per table for the
+        columns asked about for each of several runs alone (one scan grouped by run)."""
         todo = [key for key in dict.fromkeys(keys) if key not in self._seen]
         if not todo:
             return
@@ -50,10 +51,14 @@ class Availability:
                 per_run.setdefault((table, tuple(runs)), []).append(column)
         together = [key for key in todo if len(key[2]) > 1 or len(each.get(key[:2], ())) == 1]
         if together:
+            groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+            for table, column, run_ids in together:
+                groups.setdefault((table, run_ids), []).append(column)
             params: dict[str, object] = {}
-            items = [_item(key, n, params) for n, key in enumerate(together)]
+            items = [_item(table, cols, runs, n, params) for n, ((table, runs), cols) in enumerate(groups.items())]
             row = self._con.execute(f"SELECT {', '.join(items)}", params).fetchall()[0]
-            self._seen.update(zip(together, row, strict=True))
+            for ((table, runs), columns), flags in zip(groups.items(), row, strict=True):
+                self._seen.update(((table, column, runs), flag) for column, flag in zip(columns, flags, strict=True))
         for (table, asked), columns in per_run.items():
             self._each_run(table, columns, asked)
 
@@ -72,14 +77,15 @@ class Availability:
             self._seen.update(((table, column, (r,)), flag) for column, flag in zip(columns, flags, strict=True))
 
 
-def _item(key: Key, n: int, params: dict[str, object]) -> str:
-    """The query item for ``key`` (its parameters added to ``params``): whether the runs together have a value."""
-    table, column, run_ids = key
+def _item(table: str, columns: list[str], run_ids: tuple[str, ...], n: int, params: dict[str, object]) -> str:
+    """The query item for the ``columns`` of one table asked about for the same runs (its parameters added to
+    ``params``): whether the runs together have a value in each, one scan of the table for all of them (a
+    subquery per column, each planned apart, cost more than the scan on any export)."""
     name, _, counter = table.partition(":")
-    where = f'"{column}" IS NOT NULL AND ' + in_list("run_id", f"$runs{n}")
+    where = in_list("run_id", f"$runs{n}")
     params[f"runs{n}"] = list(run_ids)
     if counter:
         where += f" AND counter = $counter{n}"
         params[f"counter{n}"] = counter
-    # LIMIT 1: each scan stops at the first non-NULL value instead of counting them all.
-    return f"(SELECT count(*) FROM (SELECT 1 FROM {name} WHERE {where} LIMIT 1)) > 0"
+    flags = ", ".join(f'count("{column}") > 0' for column in columns)
+    return f"(SELECT [{flags}] FROM {name} WHERE {where})"
