@@ -90,7 +90,7 @@ def column_types(columns: list[str], fields: tuple[Field, ...]) -> dict[str, str
 def convert(how: str, raw: str, anchor_us: Decimal | None = None, trimmed: frozenset[str] = frozenset()) -> str:
     """SQL converting the raw column ``raw`` the ``how`` way (a key of CONVERSIONS); ``anchor_us``
     is where the file's microsecond times lie (``csv_anchor.ns_anchor``), for the ``ns`` one.
-    ``trimmed``: the columns ``trimmed_scan`` trims in place (their text is ``sql_values.trimmed_text``)."""
+    ``trimmed``: the columns ``trimmed_scan`` gives as text in place (read through ``sql_values.trimmed_text``)."""
     if how == "ns":
         return v.us_to_ns(raw, anchor_us)
     if raw in trimmed:
@@ -108,10 +108,10 @@ def text_only(uses: list[tuple[str, str]]) -> frozenset[str]:
 
 
 def trimmed_scan(trimmed: frozenset[str]) -> str:
-    """The ``{scan}`` placeholder with the ``trimmed`` columns' cells ``sql_values.edge_trimmed`` in
-    place. An expression reading a cell's text writes the trim out several times (NULLIF repeats its
-    argument): trimmed once below instead, a statement of many text columns is planned several times
-    faster, for the same values."""
+    """The ``{scan}`` placeholder with the ``trimmed`` columns' cells as ``sql_values.text`` gives them, in
+    place (``sql_values.with_trimmed``). An expression reading a cell's text writes the trim and the N/A test
+    out several times (NULLIF repeats its argument): made once below instead, a statement of many text columns
+    is planned several times faster, for the same values."""
     return v.with_trimmed("{scan}", trimmed)
 
 
