@@ -55,10 +55,10 @@ class Availability:
             for table, column, run_ids in together:
                 groups.setdefault((table, run_ids), []).append(column)
             params: dict[str, object] = {}
-            items = [_item(table, cols, runs, n, params) for n, ((table, runs), cols) in enumerate(groups.items())]
+            items = [_item(table, cols, of, n, params) for n, ((table, of), cols) in enumerate(groups.items())]
             row = self._con.execute(f"SELECT {', '.join(items)}", params).fetchall()[0]
-            for ((table, runs), columns), flags in zip(groups.items(), row, strict=True):
-                self._seen.update(((table, column, runs), flag) for column, flag in zip(columns, flags, strict=True))
+            for ((table, of), cols), flags in zip(groups.items(), row, strict=True):
+                self._seen.update(((table, column, of), flag) for column, flag in zip(cols, flags, strict=True))
         for (table, asked), columns in per_run.items():
             self._each_run(table, columns, asked)
 
