@@ -53,7 +53,8 @@ def with_trimmed(relation: str, columns: list[str] | frozenset[str]) -> str:
     place, for expressions that read them through ``trimmed_text``: ``edge_trimmed`` in one SELECT, N/A and empty
     cells made NULL in the one above it. In one expression, each NULLIF writes its argument out again (DuckDB
     binds it as a CASE), and a conversion reading the text several times (``without_quotes``) multiplies that:
-    a statement of many text columns took several times longer to plan.
+    written out there, a statement of many text columns is planned several times slower and each row evaluates
+    the copies.
 
     >>> with_trimmed("t", [])
     't'
