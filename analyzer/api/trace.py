@@ -19,12 +19,13 @@ from analyzer.ingest.model import ExportSource, Problem
 from analyzer.ingest.schema import TABLES
 from analyzer.job.job_ingest import JOB_MEMORY_BYTES, LoadedJob, load_with_jobs
 from analyzer.job.spread_read import spread_reader
-from analyzer.logs.profile_join import AttachedLogs
 
-if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command
+if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command; the logs' reader
+    # with a diagnosis given logs (api/logs.py)
     import polars as pl
     import pyarrow as pa
 
+    from analyzer.logs.profile_join import AttachedLogs
     from analyzer.runs.executor import Executor
 
 
