@@ -20,8 +20,8 @@ from analyzer.ingest.schema import TABLES
 from analyzer.job.job_ingest import JOB_MEMORY_BYTES, LoadedJob, load_with_jobs
 from analyzer.job.spread_read import spread_reader
 
-if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, not with every command; the logs' reader
-    # with a diagnosis given logs (api/logs.py)
+if TYPE_CHECKING:  # pyarrow and polars load when a table is asked for, the logs' modules when logs are given
+    # (api/logs.py), not with every command
     import polars as pl
     import pyarrow as pa
 

@@ -65,11 +65,9 @@ class Availability:
     def _each_run(self, table: str, columns: list[str], runs: tuple[str, ...]) -> None:
         """Whether each of ``runs`` alone has a value in each of ``columns`` of ``table``: one scan, grouped by
         run (a subquery per column scanned the table once for each)."""
-        name, _, counter = table.partition(":")
-        where = in_list("run_id", "$runs") + (" AND counter = $counter" if counter else "")
-        params: dict[str, object] = {"runs": list(runs), **({"counter": counter} if counter else {})}
-        counts = ", ".join(f'count("{column}") > 0' for column in columns)
-        rows = self._con.execute(f"SELECT run_id, {counts} FROM {name} WHERE {where} GROUP BY run_id", params)
+        params: dict[str, object] = {}
+        counts, source = _counted(table, columns, runs, params)
+        rows = self._con.execute(f"SELECT run_id, {counts} {source} GROUP BY run_id", params)
         having = {run: flags for run, *flags in rows.fetchall()}
         none = (False,) * len(columns)
         for r in runs:
@@ -79,14 +77,23 @@ class Availability:
 
 def _item(table: str, columns: list[str], run_ids: tuple[str, ...], n: int, params: dict[str, object]) -> str:
     """The query item for the ``columns`` of one table asked about for the same runs (its parameters added to
-    ``params``): whether the runs together have a value in each, one scan of the table for all of them. A LIMIT 1
-    subquery per column stops at the first value, but each is planned apart, and on the small exports most runs
-    are the planning is what costs; on millions of tasks the one scan costs a few milliseconds more."""
+    ``params``, named with ``n``): whether the runs together have a value in each, one scan of the table for all
+    of them. A LIMIT 1 subquery per column stops at the first value, but each is planned apart, and on the small
+    exports most runs are the planning is what costs; on millions of tasks the one scan costs a little more."""
+    counts, source = _counted(table, columns, run_ids, params, str(n))
+    return f"(SELECT [{counts}] {source})"
+
+
+def _counted(
+    table: str, columns: list[str], run_ids: tuple[str, ...], params: dict[str, object], suffix: str = ""
+) -> tuple[str, str]:
+    """Whether each of ``columns`` holds a value (``count(column) > 0``, comma-separated), and the FROM ... WHERE
+    of the rows of ``run_ids`` in ``table`` ('counters:NAME': the counters rows of NAME) it counts; the parameters,
+    named with ``suffix``, added to ``params``."""
     name, _, counter = table.partition(":")
-    where = in_list("run_id", f"$runs{n}")
-    params[f"runs{n}"] = list(run_ids)
+    where = in_list("run_id", f"$runs{suffix}")
+    params[f"runs{suffix}"] = list(run_ids)
     if counter:
-        where += f" AND counter = $counter{n}"
-        params[f"counter{n}"] = counter
-    flags = ", ".join(f'count("{column}") > 0' for column in columns)
-    return f"(SELECT [{flags}] FROM {name} WHERE {where})"
+        where += f" AND counter = $counter{suffix}"
+        params[f"counter{suffix}"] = counter
+    return ", ".join(f'count("{column}") > 0' for column in columns), f"FROM {name} WHERE {where}"

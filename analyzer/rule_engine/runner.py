@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -358,24 +357,23 @@ def _set_reads(con: duckdb.DuckDBPyConnection, planned: list[_Planned], evidence
         if not p.skipped and len(p.run_ids) == 1:
             by_rule.setdefault(id(p.rule), []).append(n)
     sets = [positions for positions in by_rule.values() if len(positions) >= 2]
+    if not sets:
+        return {}
+    reads = []
     # Every set query on one thread (rows_by_run says why), switched once for all of them: DuckDB resizes its
     # thread pool at each switch. Their evidence queries run after them, on the connection's threads as before.
-    with fixed_order(con) if sets else nullcontext():
-        reads = [
-            (p, rows_by_run(con, planned[p[0]].rule.sql, _binding(planned[p[0]]), _runs(planned, p))) for p in sets
-        ]
+    with fixed_order(con):
+        for positions in sets:
+            first = planned[positions[0]]
+            runs = [planned[n].run_ids[0] for n in positions]
+            reads.append((positions, first, rows_by_run(con, first.rule.sql, _binding(first), runs)))
     rows: dict[int, _SetRead] = {}
-    for positions, read in reads:
+    for positions, first, read in reads:
         if read is not None:
             columns, found = read
-            evidence = _set_evidence(con, planned[positions[0]], columns, found, evidence_limit)
+            evidence = _set_evidence(con, first, columns, found, evidence_limit)
             rows.update((n, _SetRead((columns, found[planned[n].run_ids[0]]), evidence)) for n in positions)
     return rows
-
-
-def _runs(planned: list[_Planned], positions: list[int]) -> list[str]:
-    """The run of each (rule, run) at ``positions`` of ``planned``."""
-    return [planned[n].run_ids[0] for n in positions]
 
 
 def _set_evidence(
