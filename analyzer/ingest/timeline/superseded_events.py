@@ -1,10 +1,12 @@
-"""The timeline JSON's device tasks that the run's task_time rows supersede, left out while the raw table fills.
+"""The timeline JSON's device tasks that the run's task_time rows supersede, deleted from the raw table as it fills.
 
 msprof writes each device task to task_time_*.csv, read first, and to msprof_*.json: a third of a
-large export's events. ``timeline_store.without_superseded`` leaves them out of the timeline; left
-out already as the JSON is read, they are never stored in the raw table, nor carried through the
-name joins and typing of every raw row (``timeline_events``). Which pids are device tracks is known
-from the heads of the files (``track_heads``), a hint checked after the read like the skipped tracks.
+large export's events. ``timeline_store.without_superseded`` leaves them out of the timeline; deleted
+from the raw table right after the JSON is read, they are never carried through the name joins and
+typing of every raw row (``timeline_events``). Deleted, not left out by an anti join while inserting:
+DuckDB's join gives its rows in another order than the files' (on several threads, in no fixed one), and
+the raw rows' order is the timeline's. Which pids are device tracks is known from the heads of the files
+(``track_heads``), a hint checked after the read like the skipped tracks.
 """
 
 from __future__ import annotations
@@ -44,21 +46,20 @@ class SupersededTasks:
     def params(self) -> dict[str, object]:
         return {"superseding_run": self.run_id, "device_tracks": list(self.pids)}
 
-    def without(self, raw_rows: str) -> str:
-        """SQL of the raw rows ``raw_rows`` selects less the superseded device tasks. An event with a
-        problem is kept whatever its track: the raw table counts it (``timeline._report_unusable_events``)."""
+    def delete_from(self, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+        """Delete from the raw table ``raw`` the superseded device tasks: the events of the device tracks
+        whose (stream, task, start) the run holds on a timeline row naming a device, as
+        ``timeline_store.without_superseded`` leaves them out. An event with a problem is kept whatever its
+        track: the raw table counts it (``timeline._report_unusable_events``)."""
         device = "problems = 0 AND ph NOT IN ('M', 'C', 's', 't', 'f') AND list_contains($device_tracks, pid)"
-        start_ns = v.decimal_us_to_ns("ts", self.anchor_us)
         keyed = f"""
-            SELECT *, $superseding_run::VARCHAR AS run_id, NULL::INTEGER AS device_id,
-                CASE WHEN _device THEN 'device_task' END AS kind,
-                {v.integer("_stream", "INTEGER")} AS stream_id, {v.integer("_task")} AS task_id,
-                CASE WHEN _device THEN {start_ns} END AS start_ns
-            FROM (SELECT *, {device} AS _device, CASE WHEN {device} THEN {DEVICE_STREAM} END AS _stream,
-                      CASE WHEN {device} THEN {DEVICE_TASK} END AS _task
-                  FROM ({raw_rows}))"""
-        kept = timeline_store.without_superseded(keyed, "run_id = $superseding_run")
-        return (
-            f"SELECT * EXCLUDE (_device, _stream, _task, run_id, device_id, kind, stream_id, task_id, start_ns) "
-            f"FROM ({kept})"
+            SELECT raw_row, {v.integer("_stream", "INTEGER")} AS stream_id, {v.integer("_task")} AS task_id,
+                {v.decimal_us_to_ns("ts", self.anchor_us)} AS start_ns
+            FROM (SELECT rowid AS raw_row, ts, {DEVICE_STREAM} AS _stream, {DEVICE_TASK} AS _task
+                  FROM {raw} WHERE {device})"""
+        con.execute(
+            f"DELETE FROM {raw} WHERE rowid IN (SELECT e.raw_row FROM ({keyed}) e SEMI JOIN "
+            f"({timeline_store.superseding_tasks('run_id = $superseding_run')}) d ON "
+            f"{timeline_store.same_task('d', 'e')})",
+            self.params(),
         )

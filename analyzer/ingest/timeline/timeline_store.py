@@ -25,15 +25,24 @@ def without_superseded(select_sql: str, runs: str) -> str:
     each run's rows left out against its own. A reader leaves them out instead of inserting them to be
     deleted (msprof's timeline JSON read after its task_time CSVs). Only those runs' tasks are hashed,
     however many runs the connection holds."""
-    same = " AND ".join(f"d.{c} IS NOT DISTINCT FROM e.{c}" for c in _TASK_KEY)
-    named = (
+    return (
+        f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({superseding_tasks(runs)}) d ON d.run_id = e.run_id "
+        f"AND {same_task('d', 'e')} AND e.kind = 'device_task' AND e.device_id IS NULL"
+    )
+
+
+def superseding_tasks(runs: str) -> str:
+    """SQL: the device tasks naming a device of the runs ``runs`` selects (a condition on run_id), with their
+    run and task key: those a device task naming none repeats is superseded by."""
+    return (
         f"SELECT run_id, {', '.join(_TASK_KEY)} FROM timeline "
         f"WHERE {runs} AND kind = 'device_task' AND device_id IS NOT NULL"
     )
-    return (
-        f"SELECT e.* FROM ({select_sql}) e ANTI JOIN ({named}) d ON d.run_id = e.run_id "
-        f"AND {same} AND e.kind = 'device_task' AND e.device_id IS NULL"
-    )
+
+
+def same_task(a: str, b: str) -> str:
+    """SQL: the rows ``a`` and ``b`` (aliases) hold the same task key (stream, task, start; NULL equal to NULL)."""
+    return " AND ".join(f"{a}.{c} IS NOT DISTINCT FROM {b}.{c}" for c in _TASK_KEY)
 
 
 @contextmanager
