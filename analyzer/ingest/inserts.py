@@ -44,6 +44,9 @@ def insert_sql(
     return f"INSERT INTO {table} BY NAME SELECT {', '.join(outer)} FROM ({inner_sql})"
 
 
-def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str) -> int:
-    """INSERT the SELECT's rows into a normalized table BY NAME with the run id; returns rows."""
-    return con.execute(insert_sql(table, select), {"run_id": run_id}).fetchall()[0][0]
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, run_id: str, select: str, order: str = "") -> int:
+    """INSERT the SELECT's rows into a normalized table BY NAME with the run id, in the ``order`` given (SQL of
+    an ORDER BY: a SELECT joining tables gives its rows in an order DuckDB's join chooses, which on several
+    threads changes from one run to the next); returns rows."""
+    ordered = f"{select} ORDER BY {order}" if order else select
+    return con.execute(insert_sql(table, ordered), {"run_id": run_id}).fetchall()[0][0]

@@ -167,6 +167,7 @@ def load_compute_ops(db: StagedDb, ctx: ReadContext) -> int:
         ctx.run_id,
         f'SELECT {select}, {pmu_cols} FROM "{db.name("TASK")}" t '
         f'JOIN "{db.name("COMPUTE_TASK_INFO")}" c ON c.globalTaskId = t.globalTaskId {join}',
+        order="t.rowid",  # the TASK table's order, as its rows stand in the database
     )
 
 
@@ -187,7 +188,7 @@ def load_communication_ops(db: StagedDb, ctx: ReadContext) -> int:
             "0 AS block_dim",
         ]
     )
-    return insert_rows(db.con, "ops", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" o')
+    return insert_rows(db.con, "ops", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" o', order="o.rowid")
 
 
 def load_device_tasks(db: StagedDb, ctx: ReadContext) -> int:
@@ -221,4 +222,5 @@ def load_device_tasks(db: StagedDb, ctx: ReadContext) -> int:
         "timeline",
         ctx.run_id,
         f'SELECT {select} FROM "{db.name("TASK")}" t {" ".join(joins)}',
+        order="t.rowid",
     )

@@ -48,7 +48,7 @@ def load_host_apis(db: StagedDb, ctx: ReadContext) -> int:
             *window("a"),
         ]
     )
-    return insert_rows(db.con, "timeline", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" a')
+    return insert_rows(db.con, "timeline", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" a', order="a.rowid")
 
 
 def load_framework_ops(db: StagedDb, ctx: ReadContext) -> int:
@@ -68,7 +68,7 @@ def load_framework_ops(db: StagedDb, ctx: ReadContext) -> int:
             *window("p"),
         ]
     )
-    return insert_rows(db.con, "timeline", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" p')
+    return insert_rows(db.con, "timeline", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" p', order="p.rowid")
 
 
 def load_overlap(db: StagedDb, ctx: ReadContext) -> int:
@@ -88,7 +88,7 @@ def load_overlap(db: StagedDb, ctx: ReadContext) -> int:
             *window("o"),
         ]
     )
-    return insert_rows(db.con, "timeline", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" o')
+    return insert_rows(db.con, "timeline", ctx.run_id, f'SELECT {select} FROM "{db.name(t)}" o', order="o.rowid")
 
 
 def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
@@ -111,6 +111,7 @@ def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
             "timeline",
             ctx.run_id,
             f'SELECT {select} FROM "{db.name("COMMUNICATION_OP")}" o',
+            order="o.rowid",
         )
     c = "COMMUNICATION_TASK_INFO"
     if db.has(c, "globalTaskId", "name") and db.has("TASK", "globalTaskId", "startNs", "endNs"):
@@ -134,6 +135,7 @@ def load_communication_tracks(db: StagedDb, ctx: ReadContext) -> int:
             "timeline",
             ctx.run_id,
             f'SELECT {select} FROM "{db.name(c)}" c JOIN "{db.name("TASK")}" t ON t.globalTaskId = c.globalTaskId',
+            order="c.rowid",
         )
     return rows
 
@@ -213,4 +215,11 @@ def load_flows(db: StagedDb, ctx: ReadContext) -> int:
         parts.append(_flow_ends(db, "async_npu", host, "Python"))
     if not parts:
         return 0
-    return insert_rows(db.con, "timeline", ctx.run_id, " UNION ALL BY NAME ".join(f"({p})" for p in parts))
+    # in no table's order: by flow (its connection), its start before its end, then by where each end lies
+    return insert_rows(
+        db.con,
+        "timeline",
+        ctx.run_id,
+        " UNION ALL BY NAME ".join(f"({p})" for p in parts),
+        order="connection_id, flow_phase DESC, category, start_ns, device_id, thread_id, stream_id",
+    )
