@@ -239,7 +239,7 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
         con.execute(
             f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
             f"CROSS JOIN (SELECT {device_run_id_sql('?', 'unnest(?::INTEGER[])')} AS run_id) d "
-            f"WHERE {name}.run_id = ?",
+            f"WHERE {name}.run_id = ? ORDER BY {name}.rowid, d.run_id",  # each copy in the rows' order
             [run_id, devices, run_id],
         )
         con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])

@@ -65,7 +65,7 @@ def process_names_sql(raw: str, by: str = BY_EXPORT) -> str:
 def _typed_events_sql(raw: str, by: str) -> str:
     """Events with kind, process, thread name and the args fields the kind uses, as raw text."""
     return f"""
-        SELECT e.*, p.process, t.thread_name, {_kind_sql()} AS kind
+        SELECT e.*, e.rowid AS raw_row, p.process, t.thread_name, {_kind_sql()} AS kind
         FROM {raw} e
         LEFT JOIN ({process_names_sql(raw, by)}) p USING ({by})
         LEFT JOIN (SELECT {by}, tid, any_value(json_extract_string(args, '$.name')) AS thread_name
@@ -127,7 +127,7 @@ def _insert(
     """The insert of both: ``run_sql`` each row's run; ``runs``: the condition selecting the runs inserted."""
     start_ns = v.decimal_us_to_ns("ts", _anchor_us(con, raw))
     rows = f"""
-        SELECT {run_sql} AS run_id,
+        SELECT raw_row, {run_sql} AS run_id,
             CASE WHEN kind IN ({", ".join(f"'{k}'" for k in DEVICE_GROUP_KINDS)}) THEN {track_device_sql("pid")} END
                 AS device_id, kind, process,
             TRY_CAST(tid AS BIGINT) AS thread_id, thread_name, name, cat AS category,
@@ -145,5 +145,8 @@ def _insert(
         rows += " WHERE NOT list_contains($left_out, kind)"
         params = {**params, "left_out": sorted(left_out)}
     kept = timeline_store.without_superseded(rows, runs)
+    # In the raw rows' order (the files'): the joins give them in an order of DuckDB's choosing, on several
+    # threads a new one on every read.
+    ordered = f"SELECT * EXCLUDE (raw_row) FROM ({kept}) ORDER BY raw_row"
     with timeline_store.sides_as_written(con):
-        return con.execute(f"INSERT INTO timeline BY NAME {kept}", params).fetchall()[0][0]
+        return con.execute(f"INSERT INTO timeline BY NAME {ordered}", params).fetchall()[0][0]

@@ -7,7 +7,6 @@ import duckdb
 import pyarrow as pa
 
 from analyzer.ingest.finalize import DEVICE_TABLES, device_run_id_sql
-from analyzer.ingest.timeline.timeline_store import sides_as_written
 
 _IN_SPLIT = "run_id IN (SELECT run_id FROM _split_devices)"
 
@@ -30,10 +29,9 @@ def split_devices(con: duckdb.DuckDBPyConnection, devices: dict[str, list[int]])
 def _split_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     as_device = device_run_id_sql("run_id", "device_id")
     con.execute(f"UPDATE {name} SET run_id = {as_device} WHERE {_IN_SPLIT} AND device_id IS NOT NULL")
-    # The table's rows on the probe side, kept as written: each device's copies come in the rows' order.
-    with sides_as_written(con):
-        con.execute(
-            f"INSERT INTO {name} BY NAME SELECT t.* REPLACE ({device_run_id_sql('d.run_id', 'd.device_id')} AS run_id) "
-            f"FROM {name} t JOIN _split_devices d ON t.run_id = d.run_id WHERE t.{_IN_SPLIT}"
-        )
+    # Each device's copies in the rows' order: a join gives its rows in an order of DuckDB's choosing.
+    con.execute(
+        f"INSERT INTO {name} BY NAME SELECT t.* REPLACE ({device_run_id_sql('d.run_id', 'd.device_id')} AS run_id) "
+        f"FROM {name} t JOIN _split_devices d ON t.run_id = d.run_id WHERE t.{_IN_SPLIT} ORDER BY t.rowid, d.device_id"
+    )
     con.execute(f"DELETE FROM {name} WHERE {_IN_SPLIT}")
