@@ -130,3 +130,19 @@ def test_error_map_verdicts_on_nhwc_channels_map_borders_and_a_binned_map():
     y = rng.standard_normal(3_000_000).astype(np.float32)  # one 1 x 3,000,000 map: binned to 1 x 512
     m, verdict = _located(y * 1.5, y)
     assert m.heat.shape == (1, 512) and not m.exact and verdict.verdict == "spread"
+
+
+def test_metrics_are_the_same_to_the_bit_on_any_number_of_threads(monkeypatch):
+    # A pair's sums add up chunk by chunk: threads sharing the interpreter took chunks 8 times larger than one thread
+    # did, and the last digits of every metric changed with the machine's cores.
+    monkeypatch.setattr(compare, "BLOCK_ELEMENTS", 1 << 14)  # several blocks a pair, several chunks a block
+    monkeypatch.setattr(compare, "CHUNK_ELEMENTS", 1 << 10)
+    rng = np.random.default_rng(7)
+    pairs = []
+    for n in (100_003, 70_001):
+        y = rng.standard_normal(n).astype(np.float32)
+        x = (y * (1 + 0.01 * rng.standard_normal(n))).astype(np.float16)
+        pairs.append(Pair(_source(x), _source(y), 0, 0))
+    alone = compare.compare_pairs(pairs, threads=1)
+    assert compare.compare_pairs(pairs, threads=2) == alone
+    assert compare.compare_pairs(pairs, threads=3) == alone

@@ -15,9 +15,11 @@ from analyzer.accuracy.fast_chunk import COSINE_BOUND, cosine_bound
 from analyzer.accuracy.metrics import Partial, chunk_partial, metrics
 from analyzer.accuracy.pairing import Pair
 
-BLOCK_ELEMENTS = 1 << 22  # read per task (one memory map), then worked through in cache-sized chunks
-CHUNK_ELEMENTS = 1 << 16  # a chunk's temporaries stay in the core's cache
-SHARED_CHUNK_FACTOR = 8  # threads sharing the GIL take larger chunks: fewer calls, fewer hand-overs per element
+BLOCK_ELEMENTS = 1 << 22  # read per task (one memory map), then worked through chunk by chunk
+# A pair's sums add up chunk by chunk, in order: the chunk is part of the result, so it is one size whatever runs
+# it (one thread, threads sharing the GIL, a worker process); threads taking it back after every call of small
+# chunks would spend more than they gain, and one thread alone is no slower with chunks this size.
+CHUNK_ELEMENTS = 1 << 19
 # Worker processes start in about 0.2 s of CPU each (spawn: a fresh interpreter importing numpy and analyzer):
 # worth it from this many elements of plain-layout tensors (read through memory maps by the worker itself).
 PROCESS_MIN_ELEMENTS = 1 << 27
@@ -96,15 +98,14 @@ def _run(pairs: list[Pair], units: list, exact: bool, executors: list, results: 
     while mapped or others or running:
         for executor, workers, mapped_only in executors:
             stacks = (mapped,) if mapped_only else (others, mapped)
-            # a worker process has the GIL to itself: small chunks, as one thread
-            chunk = CHUNK_ELEMENTS if workers == 1 or mapped_only else CHUNK_ELEMENTS * SHARED_CHUNK_FACTOR
             busy = sum(1 for ex, _ in running.values() if ex is executor)
             for _ in range(workers * IN_FLIGHT - busy):
                 stack = next((st for st in stacks if st), None)
                 if stack is None:
                     break
                 unit = stack.pop()
-                running[executor.submit(_block, pairs[unit[0]], *unit[1:], exact, chunk)] = (executor, unit)
+                # the chunk read here, in the parent: a worker process has the module's own (a test may set it)
+                running[executor.submit(_block, pairs[unit[0]], *unit[1:], exact, CHUNK_ELEMENTS)] = (executor, unit)
         done, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in done:
             results[running.pop(future)[1]] = future.result()
