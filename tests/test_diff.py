@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from analyzer.cli import main
 from analyzer.diff.compare import diff_runs
 from analyzer.diff.model import CHANGED
 from analyzer.diff.noise import compare_samples, judge
+from analyzer.report.diff_charts import diff_waterfall_chart
 from analyzer.report.diff_terminal import TSV_COLUMNS
 from analyzer.runs.sources import load_side, memory_catalog
 from analyzer.runs.work import WorkSettings
@@ -179,3 +181,13 @@ def test_diff_cli_folder_of_several_exports_names_the_one_compared(tmp_path, cap
     assert "holds 3 exports; compared: " + str(folder / "bert_base_after_20250109074903000_ascend_pt") in captured.err
     header, *rows = [line.split("\t") for line in captured.out.splitlines()]
     assert header == list(TSV_COLUMNS) and rows and all(len(r) == len(header) for r in rows)
+
+
+@pytest.mark.slow
+def test_diff_waterfall_writes_its_times_to_the_nanosecond(tmp_path):
+    # The sums behind the bars end in digits that change with the order DuckDB adds them in (its threads): the
+    # page carried them, and a diff of large runs differed between one thread and two.
+    diff = _diff(write_tiny_export(tmp_path / "base", seed=1), write_tiny_export(tmp_path / "new", seed=2))
+    noisy = replace(diff, types=(replace(diff.types[0], delta_us=3.217000000004191), *diff.types[1:]))
+    (waterfall,) = diff_waterfall_chart(noisy).data
+    assert 0.003217 in waterfall["y"] and all(y == round(y, 6) for y in waterfall["y"])

@@ -28,7 +28,10 @@ def diff_waterfall_chart(diff: RunDiff) -> Figure:
     """Base step time, then one bar per op-type delta, then the new step time (median per step, ms)."""
     rows = waterfall_rows(diff)
     x = ["base"] + [plotly_text(label) for label, _ in rows] + ["new"]
-    y = [diff.step.base_median / 1000] + [d / 1000 for _, d in rows] + [diff.step.new_median / 1000]
+    # ms to the nanosecond, in a fixed format: the sums behind them end in digits that change with the order
+    # DuckDB adds them in (its threads), which the page would otherwise carry
+    ms = [diff.step.base_median] + [d for _, d in rows] + [diff.step.new_median]
+    y = [round(v / 1000, 6) for v in ms]
     measure = ["absolute"] + ["relative"] * len(rows) + ["total"]
     waterfall = trace(
         "waterfall",
