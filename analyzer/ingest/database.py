@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +53,25 @@ def in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
     auto-committed statement gets its own). Other connections do not see its changes yet."""
     ids = [con.execute("SELECT txid_current()").fetchall()[0][0] for _ in range(2)]
     return ids[0] == ids[1]
+
+
+@contextmanager
+def all_or_nothing(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The block's statements in one transaction: the caller's when it holds one (which a failure aborts),
+    else one of their own, rolled back when the block fails."""
+    if in_transaction(con):
+        yield
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:  # no transaction left to end (an interrupted one): the block's error is the one to raise
+            pass
+        raise
+    con.execute("COMMIT")
 
 
 def save_duckdb(con: duckdb.DuckDBPyConnection, db_path: Path, run_ids: list[str]) -> None:

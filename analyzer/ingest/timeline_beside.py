@@ -8,10 +8,6 @@ another; its problems go to its own part context as before, which the loader abs
 read first (msprof's task_time, whose device tasks supersede the timeline's) are read before it starts. On one
 DuckDB thread (the user's count, a small export's, a batch worker's share of the cores) or under a memory limit
 too small for two readings at once, the timeline is read in its turn (``read_beside``).
-
-DuckDB's settings are the database's, not a connection's: the timeline reader's ``sides_as_written`` turns an
-optimizer off for the connection's statements too while it inserts. It only keeps a join's sides as written,
-and the kinds read beside it insert without a join, so their rows come in the same order either way.
 """
 
 from __future__ import annotations

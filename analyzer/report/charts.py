@@ -6,7 +6,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -227,7 +227,7 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
     [1.2346, None, 0.0]
     """
     if values.len() <= _FEW_VALUES:
-        return _scaled_few(values.cast(pl.Float64).to_list(), factor, 10.0**digits)
+        return scaled_few(values.cast(pl.Float64).to_list(), factor, 10.0**digits)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is found below, as polars finds it
         scaled = values.cast(pl.Float64).to_numpy() * factor
         rounded = np.round(scaled, digits)
@@ -244,12 +244,12 @@ def _scaled(values: pl.Series, factor: float, digits: int = 4) -> list[float | N
 _FEW_VALUES = 32
 
 
-def _scaled_few(values: list[float | None], factor: float, power: float) -> list[float | None]:
-    """``_scaled``'s numbers made as numpy makes them (``power``: ten to the digits): scaled, times the power,
-    rounded half to even (``rint``, a zero keeping its sign), divided by it; a value whose product overflows left
-    scaled, a null None.
+def scaled_few(values: Sequence[float | None], factor: float, power: float) -> list[float | None]:
+    """``_scaled``'s numbers of a few values (a diff's waterfall too) made as numpy makes them (``power``: ten to
+    the digits): scaled, times the power, rounded half to even (``rint``, a zero keeping its sign), divided by it;
+    a value whose product overflows left scaled, a null None.
 
-    >>> _scaled_few([2.5e-4, -1e-5, None, 1e308, float("inf")], 1.0, 1e4)
+    >>> scaled_few([2.5e-4, -1e-5, None, 1e308, float("inf")], 1.0, 1e4)
     [0.0002, -0.0, None, 1e+308, inf]
     """
     out: list[float | None] = []

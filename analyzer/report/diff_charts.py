@@ -6,7 +6,7 @@ They use the shared palette and layout of ``charts.py`` so a diff page looks lik
 from __future__ import annotations
 
 from analyzer.diff.model import RunDiff
-from analyzer.report.charts import COLORS, figure, figure_layout, plotly_text
+from analyzer.report.charts import COLORS, figure, figure_layout, plotly_text, scaled_few
 from analyzer.report.plain_figure import Figure, trace
 
 WATERFALL_TYPES = 12
@@ -30,8 +30,8 @@ def diff_waterfall_chart(diff: RunDiff) -> Figure:
     x = ["base"] + [plotly_text(label) for label, _ in rows] + ["new"]
     # ms to the nanosecond, in a fixed format: the sums behind them end in digits that change with the order
     # DuckDB adds them in (its threads), which the page would otherwise carry
-    ms = [diff.step.base_median] + [d for _, d in rows] + [diff.step.new_median]
-    y = [round(v / 1000, 6) for v in ms]
+    us = [diff.step.base_median] + [d for _, d in rows] + [diff.step.new_median]
+    y = scaled_few(us, 1e-3, 1e6)
     measure = ["absolute"] + ["relative"] * len(rows) + ["total"]
     waterfall = trace(
         "waterfall",

@@ -148,5 +148,4 @@ def _insert(
     # In the raw rows' order (the files'): the joins give them in an order of DuckDB's choosing, on several
     # threads a new one on every read.
     ordered = f"SELECT * EXCLUDE (raw_row) FROM ({kept}) ORDER BY raw_row"
-    with timeline_store.sides_as_written(con):
-        return con.execute(f"INSERT INTO timeline BY NAME {ordered}", params).fetchall()[0][0]
+    return con.execute(f"INSERT INTO timeline BY NAME {ordered}", params).fetchall()[0][0]

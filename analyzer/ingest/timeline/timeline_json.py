@@ -12,14 +12,12 @@ import codecs
 import itertools
 import re
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
 from analyzer.errors import first_line
-from analyzer.ingest.database import in_transaction
+from analyzer.ingest.database import all_or_nothing
 from analyzer.ingest.model import ReadContext
 from analyzer.ingest.timeline.json_surrogates import copy_without_lone_surrogates
 from analyzer.ingest.timeline.superseded_events import SupersededTasks
@@ -184,28 +182,9 @@ def insert_arrays(
     if superseded is None:
         con.execute(f"INSERT INTO {raw} {rows}", params)
         return
-    with _all_or_nothing(con):  # the rows inserted and the superseded deleted, or nothing inserted
+    with all_or_nothing(con):  # the rows inserted and the superseded deleted, or nothing inserted
         con.execute(f"INSERT INTO {raw} {rows}", params)
         superseded.delete_from(con, raw)
-
-
-@contextmanager
-def _all_or_nothing(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """The block's statements in one transaction: the caller's when it holds one (which a failure aborts),
-    else one of their own, rolled back when the block fails."""
-    if in_transaction(con):
-        yield
-        return
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        try:
-            con.execute("ROLLBACK")
-        except duckdb.Error:  # no transaction left to end (an interrupted one): the block's error is the one to raise
-            pass
-        raise
-    con.execute("COMMIT")
 
 
 def _columns(left_out: frozenset[str]) -> str:

@@ -6,9 +6,6 @@ inserts (``without_superseded``), or deletes the repeats left (``delete_duplicat
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import duckdb
 
 from analyzer.ingest.sql_values import IN_RUNS
@@ -43,20 +40,6 @@ def superseding_tasks(runs: str) -> str:
 def same_task(a: str, b: str) -> str:
     """SQL: the rows ``a`` and ``b`` (aliases) hold the same task key (stream, task, start; NULL equal to NULL)."""
     return " AND ".join(f"{a}.{c} IS NOT DISTINCT FROM {b}.{c}" for c in _TASK_KEY)
-
-
-@contextmanager
-def sides_as_written(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Within the block DuckDB keeps each join's sides as the SQL writes them, so that the rows
-    ``without_superseded`` keeps come in the reader's order. Were the sides swapped by their estimated sizes,
-    which count every run of the connection, a run's rows (and so the float sums over them) would come in
-    an order that depends on the other runs read beside it."""
-    ((was,),) = con.execute("SELECT current_setting('disabled_optimizers')").fetchall()
-    con.execute("SET disabled_optimizers = ?", [",".join(filter(None, [was, "build_side_probe_side"]))])
-    try:
-        yield
-    finally:
-        con.execute("SET disabled_optimizers = ?", [was])
 
 
 def delete_duplicate_device_tasks(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
