@@ -1,4 +1,4 @@
-"""The results JSON -> a rich table for the terminal, and the Markdown section of the README."""
+"""The results JSON -> a rich table for the terminal, and its section of docs/benchmark.md."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from analyzer.atomic_files import write_text_atomically
-from bench.results import DIAGNOSE, FLOOR, MSPROF, MSPROF_BUDGET_S
+from bench.results import MSPROF, MSPROF_BUDGET_S
 
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 HEADERS = (
     "input",
     "largest file MB",
@@ -67,8 +66,7 @@ def print_results(doc: dict[str, Any], console: Console | None = None) -> None:
 DOCS_HEAD = """# Benchmark
 
 Written by `python bench/run.py` (do not edit by hand): each run adds its section at the top of
-the list below, with the machine, the measured commit and every row. The README shows the
-newest run's short table.
+the list below, with the machine, the measured commit and every row.
 
 How to run it, from the root of the clone with the project's `.venv` active:
 
@@ -157,38 +155,3 @@ def update_docs(path: Path, doc: dict[str, Any]) -> None:
     parts = [part.strip("\n") for part in re.split(r"\n(?=## )", runs)]
     kept = [part for part in parts if part and part.splitlines()[0] != heading]
     write_text_atomically(path, DOCS_HEAD + RUNS + "\n\n" + "\n\n".join([section.rstrip("\n"), *kept]) + "\n")
-
-
-def _input_line(rows: list[dict[str, Any]]) -> str:
-    """One input's README row: diagnose against the parse floor (and msprof-analyze when it ran)."""
-    by_tool = {r["tool"]: r for r in rows}
-    d, f, m = by_tool.get(DIAGNOSE), by_tool.get(FLOOR), by_tool.get(MSPROF)
-    ratio = "-" if not d or d["ratio_to_parse_floor"] is None else f"{d['ratio_to_parse_floor']:.2f}"
-    rss = "-" if not d or not f else f"{d['peak_rss_mb']:.0f} / {f['peak_rss_mb']:.0f}"
-    wall = "-" if not d or not f else f"{d['wall_s']:.1f} / {f['wall_s']:.1f}"
-    faster = "-" if not d or not m else f"{d['times_faster_than_msprof_analyze']:.1f}x"
-    return f"| {rows[0]['input']} | {wall} | {ratio} | {rss} | {faster} |"
-
-
-def markdown_section(doc: dict[str, Any]) -> str:
-    """The README's benchmark section, markers included: per input of the newest run, the default
-    diagnose against the parse floor (and msprof-analyze), and a link to docs/benchmark.md."""
-    inputs: dict[str, list[dict[str, Any]]] = {}
-    for row in doc["rows"]:
-        inputs.setdefault(row["input"], []).append(row)
-    table = [
-        "| input | wall s: diagnose / parse floor | ratio | peak RSS MB: diagnose / floor | vs msprof-analyze |",
-        "|---|---|---|---|---|",
-        *(_input_line(rows) for rows in inputs.values()),
-    ]
-    link = "Every run, the machine, the other rows and the targets: [docs/benchmark.md](docs/benchmark.md)."
-    return "\n".join([START, *table, "", link, END])
-
-
-def update_readme(readme: Path, doc: dict[str, Any]) -> None:
-    """Replace the text between the bench markers (appended at the end when absent), atomically."""
-    text = readme.read_text(encoding="utf-8")
-    section = markdown_section(doc)
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
-    text = pattern.sub(lambda _m: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    write_text_atomically(readme, text if text.endswith("\n") else text + "\n")

@@ -187,7 +187,7 @@ def results_document(rows: list[Row], tiny: bool, total_s: float) -> dict[str, A
 
 def recomputed_document(document: dict[str, Any]) -> dict[str, Any]:
     """A results document with its ratios, scaling and target checks derived again from its
-    measured rows (the machine, date and run counts kept), so that a README section regenerated
+    measured rows (the machine, date and run counts kept), so that a docs section regenerated
     from an older results.json follows the current rules of derivation."""
     names = [f.name for f in fields(Row)]
     return {**document, **_derived([Row(**{n: row[n] for n in names if n in row}) for row in document["rows"]])}

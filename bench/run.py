@@ -4,10 +4,9 @@ python bench/run.py                    # full run: generate (cached), measure, p
 python bench/run.py --tiny --skip-msprof-analyze   # seconds-long check of every step (CI)
 python bench/run.py --sizes 1x --export DIR --skip-msprof-analyze   # a subset, plus an export of your own
 python bench/run.py --sizes host-gaps --layouts msprof --skip-msprof-analyze   # one input: the gaps' causes
-python bench/run.py --update-readme    # rewrite docs/benchmark.md and the README's table from the JSON
+python bench/run.py --from-json        # rewrite docs/benchmark.md's section of the last run from its JSON
 
-A full run appends its tables (machine, commit, every row, the targets) to docs/benchmark.md and
-rewrites the README's short table, which links there.
+A full run adds its tables (machine, commit, every row, the targets) to docs/benchmark.md.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ if str(ROOT) not in sys.path:
 from bench import msprof_analyze  # noqa: E402
 from bench.inputs import BenchInput, bench_inputs, own_input  # noqa: E402
 from bench.measure import Measurement, measure, median_of  # noqa: E402
-from bench.render import print_results, update_docs, update_readme  # noqa: E402
+from bench.render import print_results, update_docs  # noqa: E402
 from bench.results import (  # noqa: E402
     DIAGNOSE,
     DIAGNOSE_HTML,
@@ -72,7 +71,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help=f"comma-separated subset of {', '.join(_TOOL_NAMES)} (msprof-analyze: see --skip-msprof-analyze)",
     )
     p.add_argument("--note", default="", help="a sentence recorded with the run in docs/benchmark.md")
-    p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark.md and the README table")
+    p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmark.md")
     p.add_argument("--skip-msprof-analyze", action="store_true", help="do not run msprof-analyze")
     p.add_argument(
         "--repeat",
@@ -92,9 +91,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--data", type=_absolute, help="cache of generated inputs (default: OUT/data)")
     p.add_argument("--venv", type=_absolute, help="msprof-analyze venv (default: reports/bench/msprof-venv)")
     p.add_argument(
-        "--update-readme",
+        "--from-json",
         action="store_true",
-        help="rewrite README.md's section from OUT/results.json",
+        help="rewrite docs/benchmark.md's section of OUT/results.json's run (ratios and targets derived again)",
     )
     return p.parse_args(argv)
 
@@ -267,29 +266,18 @@ def run_benchmark(args: argparse.Namespace) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
-    if args.update_readme:
+    if args.from_json:
         stored = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
-        doc = recomputed_document(stored)
-        update_docs(ROOT / "docs" / "benchmark.md", doc)
-        update_readme(ROOT / "README.md", doc)
-        print(f"docs/benchmark.md and the README table rewritten from {args.out / 'results.json'}")
+        update_docs(ROOT / "docs" / "benchmark.md", recomputed_document(stored))
+        print(f"docs/benchmark.md rewritten from {args.out / 'results.json'}")
         return 0
     doc = run_benchmark(args)
     print_results(doc)
     print(f"wrote {args.out / 'results.json'}")
     if not (args.tiny or args.no_docs):
-        print(write_docs(doc, ROOT / "docs" / "benchmark.md", ROOT / "README.md"))
+        update_docs(ROOT / "docs" / "benchmark.md", doc)
+        print("wrote docs/benchmark.md")
     return 0
-
-
-def write_docs(doc: dict, docs: Path, readme: Path) -> str:
-    """The run added to ``docs``; the README's table (diagnose against the parse floor) rewritten only from a
-    run that measured the floor. Returns what was written, for the user."""
-    update_docs(docs, doc)
-    if not any(row["tool"] == FLOOR for row in doc["rows"]):
-        return f"wrote {docs.name} (the README's table is left as it is: this run measured no parse floor)"
-    update_readme(readme, doc)
-    return f"wrote {docs.name} and the README's benchmark table"
 
 
 def _commit() -> str:

@@ -99,7 +99,7 @@ def test_times_faster_comes_from_the_times_not_the_rounded_ratio() -> None:
 
 
 def test_a_results_document_is_derived_again_from_its_measured_rows() -> None:
-    """--update-readme recomputes ratios and checks: an older results.json renders as a new one."""
+    """--from-json recomputes ratios and checks: an older results.json renders as a new one."""
     rows = [_row(MSPROF, 92.481), _row(DIAGNOSE, 2.847), _row(FLOOR, 1.823)]
     new = results_document(rows, tiny=False, total_s=60.0)
     old = json.loads(json.dumps(new))
@@ -111,41 +111,23 @@ def test_a_results_document_is_derived_again_from_its_measured_rows() -> None:
     assert again["machine"] == new["machine"] and again["total_run_s"] == 60.0
 
 
-def test_docs_keep_every_run_once_and_the_readme_only_the_newest_table(tmp_path: Path) -> None:
-    """docs/benchmark.md gets each run's section on top (a regenerated one replaces its own); the
-    README gets the newest run's short table and a link, no machine or commit."""
-    from bench.render import update_docs, update_readme
+def test_docs_keep_every_run_once_and_the_readme_no_measurement(tmp_path: Path) -> None:
+    """docs/benchmark.md gets each run's section on top (a regenerated one replaces its own), a run without the
+    parse floor (databases) included; the README holds no table of measurements for a run to rewrite."""
+    from bench.render import update_docs
 
     rows = [_row(DIAGNOSE, 2.0), _row(FLOOR, 1.0)]
     first = {**results_document(rows, tiny=False, total_s=60.0), "commit": "aaaaaaa", "sizes": ["1x"]}
     second = {**first, "commit": "bbbbbbb"}
-    docs, readme = tmp_path / "benchmark.md", tmp_path / "README.md"
-    readme.write_text("# x\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n", encoding="utf-8")
-    for doc in (first, second, second):
+    no_floor = {**results_document([_row(DIAGNOSE, 7.0)], tiny=False, total_s=60.0), "commit": "ccccccc", "sizes": []}
+    docs = tmp_path / "benchmark.md"
+    for doc in (first, second, second, no_floor):
         update_docs(docs, doc)
-        update_readme(readme, doc)
     text = docs.read_text(encoding="utf-8")
     assert text.count("commit bbbbbbb") == 2 and text.count("commit aaaaaaa") == 2  # heading + machine line
-    assert text.index("commit bbbbbbb") < text.index("commit aaaaaaa")
-    shown = readme.read_text(encoding="utf-8")
-    assert "old" not in shown and "docs/benchmark.md" in shown and "| 2.0 / 1.0 | 2.00 |" in shown
-    assert "bbbbbbb" not in shown and first["machine"]["cpu"] not in shown
-
-
-def test_a_run_without_the_parse_floor_leaves_the_readme_table(tmp_path: Path) -> None:
-    """A run of databases (no floor: DuckDB reads SQLite only through an extension) is added to the docs, while
-    the README keeps the table of the last run that measured diagnose against the floor."""
-    from bench.run import write_docs
-
-    floor_run = {**results_document([_row(DIAGNOSE, 2.0), _row(FLOOR, 1.0)], tiny=False, total_s=60.0)}
-    floor_run |= {"commit": "aaaaaaa", "sizes": ["1x"]}
-    db_run = {**results_document([_row(DIAGNOSE, 7.0)], tiny=False, total_s=60.0), "commit": "bbbbbbb", "sizes": []}
-    docs, readme = tmp_path / "benchmark.md", tmp_path / "README.md"
-    readme.write_text("# x\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n", encoding="utf-8")
-    assert "README" in write_docs(floor_run, docs, readme)
-    assert "left as it is" in write_docs(db_run, docs, readme)
-    assert "commit bbbbbbb" in docs.read_text(encoding="utf-8")
-    assert "| 2.0 / 1.0 | 2.00 |" in readme.read_text(encoding="utf-8")
+    assert text.index("commit ccccccc") < text.index("commit bbbbbbb") < text.index("commit aaaaaaa")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/benchmark.md" in readme and "bench:start" not in readme and "parse floor |" not in readme
 
 
 def test_an_export_of_the_users_own_is_named_by_its_layout(tmp_path: Path) -> None:
