@@ -66,6 +66,23 @@ def test_batch_tree_with_archives_catalogs_every_run_and_the_corrupt_archive(tmp
 
 
 @pytest.mark.slow
+def test_the_summary_counts_the_runs_a_two_device_export_gives_the_catalog(tmp_path, capsys):
+    """An msprof export of two devices is two runs of the catalog: the first line says so beside the exports'
+    count, and the counts match catalog_runs; the near miss, exports of one device each, keeps the plain count."""
+    from fixtures.generator import write_export
+
+    root = tmp_path / "in"
+    write_export("comm_not_overlapped", root / "two", seed=7, layout="msprof")
+    write_tiny_export(root / "one", seed=1, steps=3)
+    catalog = tmp_path / "cat.duckdb"
+    assert main(["batch", str(root), "--catalog", str(catalog), "--jobs", "1", "--no-diagnose"]) == 0
+    assert capsys.readouterr().out.startswith("2 export(s) catalogued as 3 runs (a run per device), 0 already")
+    assert len(_dump(catalog)["catalog_runs"]) == 3
+    assert main(["batch", str(root / "one"), "--catalog", str(tmp_path / "one.duckdb"), "--no-diagnose"]) == 0
+    assert capsys.readouterr().out.startswith("1 run(s) catalogued, 0 already")
+
+
+@pytest.mark.slow
 def test_batch_rerun_skips_every_known_run(tmp_path, capsys):
     root = _tree(tmp_path, n=6)
     catalog = tmp_path / "cat.duckdb"

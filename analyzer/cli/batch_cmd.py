@@ -123,8 +123,15 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
     earlier = f" ({len(outcome.failed_before)} by an earlier batch)" if outcome.failed_before else ""
     # a known rank judged again with its job is no new run: said apart, so that the counts add up to the tree's runs
     again = f", {len(outcome.rejudged)} known job rank(s) re-judged with their job" if outcome.rejudged else ""
+    # the line counts exports; the catalog holds a run per device, which its count says when they differ
+    caught = len(outcome.catalogued)
+    what = (
+        f"{caught} run(s) catalogued"
+        if outcome.catalogued_runs == caught
+        else f"{caught} export(s) catalogued as {outcome.catalogued_runs} runs (a run per device)"
+    )
     out.print(
-        f"{len(outcome.catalogued)} run(s) catalogued{again}, {len(outcome.skipped)} already in the catalog "
+        f"{what}{again}, {len(outcome.skipped)} already in the catalog "
         f"(skipped), {len(failed)} failure(s) recorded{earlier} in {catalog}; "
         f"{len(outcome.copies)} identical cop{'y' if len(outcome.copies) == 1 else 'ies'} of another input",
         markup=False,

@@ -143,6 +143,8 @@ class BatchOutcome:
     catalogued by an earlier batch, copies."""
 
     catalogued: list[str] = field(default_factory=list)  # labels of runs new to the catalog
+    # their rows of catalog_runs: an export of several devices is a run per device there
+    catalogued_runs: int = 0
     rejudged: list[str] = field(default_factory=list)  # labels of runs catalogued before, judged again with their job
     skipped: list[str] = field(default_factory=list)  # labels of runs catalogued by an earlier batch
     failed: list[dict[str, str]] = field(default_factory=list)  # failures rows recorded now
@@ -311,6 +313,8 @@ def _account(task: RunTask, tables: dict, outcome: BatchOutcome, known: bool) ->
         outcome.failed.extend(tables["failures"].to_pylist())
         return "failed"
     (outcome.rejudged if known else outcome.catalogued).append(task.label)
+    if not known and "catalog_runs" in tables:
+        outcome.catalogued_runs += tables["catalog_runs"].num_rows
     if lost := _lost_files(tables):
         outcome.partial.append((task.label, lost, "run_problems"))
     return "rejudged" if known else "catalogued"
