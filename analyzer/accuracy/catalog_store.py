@@ -15,7 +15,7 @@ def store_in_catalog(con: duckdb.DuckDBPyConnection, run_id: str, catalog: Path)
 
     Raises analyzer.runs.catalog.CatalogError when the file is not a catalog or is in use.
     """
-    from analyzer.ingest.database import insert_tables
+    from analyzer.ingest.database import all_or_nothing, insert_tables
     from analyzer.runs.catalog import open_catalog
 
     rows = {
@@ -25,10 +25,9 @@ def store_in_catalog(con: duckdb.DuckDBPyConnection, run_id: str, catalog: Path)
     target = open_catalog(Path(catalog))
     try:
         create_accuracy_tables(target)
-        target.execute("BEGIN TRANSACTION")
-        for name in rows:
-            target.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
-        insert_tables(target, rows)
-        target.execute("COMMIT")
+        with all_or_nothing(target):
+            for name in rows:
+                target.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
+            insert_tables(target, rows)
     finally:
         target.close()

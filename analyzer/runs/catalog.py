@@ -17,7 +17,7 @@ import pyarrow as pa
 from analyzer.atomic_files import atomic_path
 from analyzer.duckdb_connect import close_to_files, connect_offline, is_duckdb_file
 from analyzer.errors import TriageError, first_line
-from analyzer.ingest.database import insert_tables
+from analyzer.ingest.database import all_or_nothing, insert_tables
 from analyzer.ingest.sql_values import in_list
 from analyzer.runs.catalog_schema import CATALOG_FORMAT_VERSION, CATALOG_TABLES, PER_RUN_TABLES, catalog_ddl
 from analyzer.runs.work import INFRASTRUCTURE
@@ -166,8 +166,7 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
     """Write several runs' tables (each ``work.analyze_run``'s: rows or a failure, of distinct fingerprints) in
     ONE transaction, each replacing earlier rows of the same runs or failure: every run is whole or absent,
     and the catalog pays one commit for all."""
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with all_or_nothing(con):
         found = [t["catalog_runs"] for t in runs if "catalog_runs" in t]
         run_ids = [rid for t in found for rid in t.column("run_id").to_pylist()]
         for name in PER_RUN_TABLES:
@@ -184,10 +183,6 @@ def commit_runs(con: duckdb.DuckDBPyConnection, runs: list[dict[str, pa.Table]])
             con.unregister("_failed_again")
         names = dict.fromkeys(name for t in runs for name in t)
         insert_tables(con, {name: _concat([t[name] for t in runs if name in t]) for name in names})
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:

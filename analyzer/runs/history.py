@@ -9,7 +9,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from analyzer.ingest.database import insert_tables
+from analyzer.ingest.database import all_or_nothing, insert_tables
 from analyzer.ingest.sql_values import in_list
 from analyzer.runs.work import INFRASTRUCTURE
 
@@ -56,13 +56,8 @@ def record_copies(con: duckdb.DuckDBPyConnection, copies: list[tuple[str, str, s
     if not copies:
         return
     table = pa.table({name: [c[i] for c in copies] for i, name in enumerate(("path", "fingerprint", "copy_of"))})
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with all_or_nothing(con):
         con.register("_copies", table)
         con.execute("DELETE FROM copies WHERE (path, fingerprint) IN (SELECT (path, fingerprint) FROM _copies)")
         con.unregister("_copies")
         insert_tables(con, {"copies": table})
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from analyzer.diagnosis_model import job_summary
 from analyzer.duckdb_connect import fixed_order
-from analyzer.ingest.database import connect, insert_tables
+from analyzer.ingest.database import all_or_nothing, connect, insert_tables
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
 from analyzer.ingest.sql_values import in_list
 from analyzer.job.diagnosis import Judged, diagnose_job, judge_jobs
@@ -220,8 +220,7 @@ def commit_jobs(
         return
     rows = [t["catalog_jobs"].select(["job_id", "path", "fingerprint"]).to_pylist()[0] for t in jobs]
     prints = [row["fingerprint"] for row in rows]
-    catalog.execute("BEGIN TRANSACTION")
-    try:
+    with all_or_nothing(catalog):
         ids = [row["job_id"] for row in rows] + _earlier_states(catalog, rows, kept)
         for name in JOB_TABLES:
             catalog.execute(f"DELETE FROM {name} WHERE {in_list('job_id')}", [ids])
@@ -235,10 +234,6 @@ def commit_jobs(
                 f"DELETE FROM findings WHERE {in_list('run_id')}", [found.column("run_id").unique().to_pylist()]
             )
             insert_tables(catalog, {"findings": found})
-        catalog.execute("COMMIT")
-    except BaseException:
-        catalog.execute("ROLLBACK")
-        raise
 
 
 def _earlier_states(catalog: duckdb.DuckDBPyConnection, jobs: list[dict[str, str]], kept: Collection[str]) -> list[str]:
