@@ -228,22 +228,41 @@ def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[st
     ]
     if len(devices) <= 1:
         return [(run_id, devices[0] if devices else None)]
-    for name in DEVICE_TABLES:
-        con.execute(
-            f"UPDATE {name} SET run_id = {device_run_id_sql('run_id', 'device_id')} "
-            "WHERE run_id = ? AND device_id IS NOT NULL",
-            [run_id],
-        )
-        # Rows that name no device (framework ops, a track whose pid names none: keep_track_devices) belong to
-        # every device's run.
-        con.execute(
-            f"INSERT INTO {name} BY NAME SELECT * REPLACE (d.run_id AS run_id) FROM {name} "
-            f"CROSS JOIN (SELECT {device_run_id_sql('?', 'unnest(?::INTEGER[])')} AS run_id) d "
-            f"WHERE {name}.run_id = ? ORDER BY {name}.rowid, d.run_id",  # each copy in the rows' order
-            [run_id, devices, run_id],
-        )
-        con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])
+    split_devices(con, {run_id: devices})
     return [(device_run_id(run_id, d), d) for d in devices]
+
+
+_IN_SPLIT = "run_id IN (SELECT run_id FROM _split_devices)"
+
+
+def split_devices(con: duckdb.DuckDBPyConnection, devices: dict[str, list[int]]) -> None:
+    """Split every run of ``devices`` (run id: its devices) holding several, a statement per table for all of
+    them: rows naming a device go to that device's run ('<id>/dev<N>', device_run_id), rows naming none (framework
+    ops, a track whose pid names none: keep_track_devices) to every device's run, after its own rows."""
+    pairs = [(run_id, device) for run_id, found in devices.items() if len(found) > 1 for device in found]
+    if not pairs:
+        return
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _split_devices AS "
+        "SELECT unnest($runs::VARCHAR[]) AS run_id, unnest($devices::INTEGER[]) AS device_id",
+        {"runs": [p[0] for p in pairs], "devices": [p[1] for p in pairs]},
+    )
+    try:
+        for name in DEVICE_TABLES:
+            _split_table(con, name)
+    finally:
+        con.execute("DROP TABLE IF EXISTS _split_devices")
+
+
+def _split_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    as_device = device_run_id_sql("run_id", "device_id")
+    con.execute(f"UPDATE {name} SET run_id = {as_device} WHERE {_IN_SPLIT} AND device_id IS NOT NULL")
+    # Each device's copies in the rows' order: a join gives its rows in an order of DuckDB's choosing.
+    con.execute(
+        f"INSERT INTO {name} BY NAME SELECT t.* REPLACE ({device_run_id_sql('d.run_id', 'd.device_id')} AS run_id) "
+        f"FROM {name} t JOIN _split_devices d ON t.run_id = d.run_id WHERE t.{_IN_SPLIT} ORDER BY t.rowid, d.device_id"
+    )
+    con.execute(f"DELETE FROM {name} WHERE {_IN_SPLIT}")
 
 
 def apply_facts(meta: RunMetadata, ctx: ReadContext) -> None:

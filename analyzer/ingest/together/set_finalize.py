@@ -24,6 +24,7 @@ from analyzer.ingest.finalize import (
     keep_track_devices,
     key_sets,
     run_values,
+    split_devices,
 )
 from analyzer.ingest.metadata.run_metadata import RunMetadata
 from analyzer.ingest.model import ReadContext
@@ -31,7 +32,6 @@ from analyzer.ingest.pipe_columns import derive_pipelines
 from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.ingest.step_windows import merge_step_markers_of
 from analyzer.ingest.timeline.timeline_store import delete_duplicate_device_tasks, runs_with_repeats
-from analyzer.ingest.together.set_devices import split_devices
 
 
 @dataclass
