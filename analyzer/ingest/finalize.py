@@ -220,16 +220,21 @@ def keep_track_devices(con: duckdb.DuckDBPyConnection, runs: list[str]) -> None:
 
 def _split_devices(con: duckdb.DuckDBPyConnection, run_id: str) -> list[tuple[str, int | None]]:
     """One run per device: with several devices, rows get run ids '<id>/dev<N>' (device_run_id)."""
-    devices = [
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT device_id FROM ops WHERE run_id = ? AND device_id IS NOT NULL ORDER BY 1", [run_id]
-        ).fetchall()
-    ]
+    devices = devices_of(con, [run_id]).get(run_id, [])
     if len(devices) <= 1:
         return [(run_id, devices[0] if devices else None)]
     split_devices(con, {run_id: devices})
     return [(device_run_id(run_id, d), d) for d in devices]
+
+
+def devices_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, list[int]]:
+    """The device ids of each run's ops rows, in order (a run of several is split into one run per device)."""
+    rows = con.execute(
+        f"SELECT run_id, list(DISTINCT device_id ORDER BY device_id) FILTER (WHERE device_id IS NOT NULL) "
+        f"FROM ops WHERE {IN_RUNS} GROUP BY run_id",
+        {"runs": runs},
+    ).fetchall()
+    return {r[0]: r[1] or [] for r in rows}
 
 
 _IN_SPLIT = "run_id IN (SELECT run_id FROM _split_devices)"
@@ -260,7 +265,7 @@ def _split_table(con: duckdb.DuckDBPyConnection, name: str) -> None:
     # Each device's copies in the rows' order: a join gives its rows in an order of DuckDB's choosing.
     con.execute(
         f"INSERT INTO {name} BY NAME SELECT t.* REPLACE ({device_run_id_sql('d.run_id', 'd.device_id')} AS run_id) "
-        f"FROM {name} t JOIN _split_devices d ON t.run_id = d.run_id WHERE t.{_IN_SPLIT} ORDER BY t.rowid, d.device_id"
+        f"FROM {name} t JOIN _split_devices d ON t.run_id = d.run_id ORDER BY t.rowid, d.device_id"
     )
     con.execute(f"DELETE FROM {name} WHERE {_IN_SPLIT}")
 

@@ -42,19 +42,9 @@ class ReadRun:
     meta: RunMetadata
 
 
-def devices_of(con: duckdb.DuckDBPyConnection, runs: list[str]) -> dict[str, list[int]]:
-    """The device ids of each run's ops rows (finalize splits a run of several into one run per device)."""
-    rows = con.execute(
-        f"SELECT run_id, list(DISTINCT device_id ORDER BY device_id) FILTER (WHERE device_id IS NOT NULL) "
-        f"FROM ops WHERE {IN_RUNS} GROUP BY run_id",
-        {"runs": runs},
-    ).fetchall()
-    return {r[0]: r[1] or [] for r in rows}
-
-
 def finalize_together(con: duckdb.DuckDBPyConnection, runs: list[ReadRun], devices: dict[str, list[int]]) -> None:
     """The runs rows of ``runs`` (in their order; a run of several devices split into one run per device,
-    ``devices``: ``devices_of``), their ops given pipeline columns and steps."""
+    ``devices``: ``finalize.devices_of``), their ops given pipeline columns and steps."""
     ids = [r.ctx.run_id for r in runs]
     for r in runs:
         apply_facts(r.meta, r.ctx)

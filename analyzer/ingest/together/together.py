@@ -26,7 +26,7 @@ from analyzer.ingest.csv.csv_group import (
     read_groups,
 )
 from analyzer.ingest.database import in_transaction, insert_tables
-from analyzer.ingest.finalize import device_run_id
+from analyzer.ingest.finalize import device_run_id, devices_of
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, ReadContext
 from analyzer.ingest.readers import DEVICE_TASK_KINDS, READERS
@@ -34,7 +34,7 @@ from analyzer.ingest.schema import TABLES
 from analyzer.ingest.sql_values import IN_RUNS
 from analyzer.ingest.together.grouped_kinds import JSON_KINDS, TIMELINE, group_read, read_together
 from analyzer.ingest.together.run_checks import runs_to_recheck
-from analyzer.ingest.together.set_finalize import ReadRun, devices_of, finalize_together, untimed
+from analyzer.ingest.together.set_finalize import ReadRun, finalize_together, untimed
 from analyzer.ingest.together.timeline_group import probe_timelines, read_timelines
 from analyzer.stop_signal import stop_requested
 
