@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analyzer.ingest.database import append_rows
-from analyzer.report import series
+from analyzer.report import runs_reader, series
 from analyzer.rule_engine.views import create_views
 
 T0 = 1_700_000_000_000_000_000
@@ -176,6 +176,29 @@ def test_gap_histogram_and_positions_locate_gaps(con):
     assert hist.select("bin", "gap_count", "total_gap_us").rows() == [(0, 1, 1.0), (3, 1, 1000.0)]
     positions = series.gap_positions(con, "r", limit=1)
     assert positions.rows() == [(0.012, 1000.0, "c", "d")]
+
+
+def test_longest_gaps_of_a_chunk_of_runs_are_those_of_each_run_alone_when_the_limit_cuts_through_ties(con):
+    """A page reader's longest gaps (one query for a chunk of runs, ranking only each run's gaps as long as its
+    limit-th longest) are those each run's own query gives, ties at the cut broken the same way."""
+    gaps = {"r": [5, 3, 3, 3, 1, 3], "s": [2, 7, 7]}  # idle us before each task of the run
+    for run, before in gaps.items():
+        at, rows = 0, []
+        for i, idle in enumerate(before):
+            at += idle
+            rows.append((f"{run}{i}", "A", "AI_CORE", at, 1))
+            at += 1
+        _add_ops(con, rows)
+        con.execute("UPDATE ops SET run_id = ? WHERE run_id = 'r' AND op_name LIKE ?", [run, f"{run}%"])
+    create_views(con)
+    reader = runs_reader.RunsReader(con, ["r", "s"])
+    for limit in (1, 2, 3, 4, 9):
+        for run in ("r", "s"):
+            alone = series.gap_positions(con, run, limit=limit)
+            assert alone.height == min(limit, len(gaps[run]) - 1)
+            assert series.gap_positions(reader, run, limit=limit).equals(alone), (run, limit)
+    # the cut falls among r's four 3 us gaps: the earliest are kept
+    assert series.gap_positions(con, "r", limit=3)["before_op"].to_list() == ["r0", "r1", "r2"]
 
 
 def test_step_breakdown_and_hbm_read_their_tables(con):

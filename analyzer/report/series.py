@@ -257,12 +257,21 @@ def gap_positions(con: duckdb.DuckDBPyConnection, run_id: str, limit: int = 2000
 
 
 # gap_positions' rows of a chunk's runs, each run's longest gaps ranked by a window: a LATERAL join's LIMIT per run
-# costs more, and so does a sort of all of a run's gaps by its ORDER BY.
-_CHUNK_GAPS = """WITH ranked AS (
-    SELECT
-        run_id, device_id, start_ns, end_ns, gap_us, op_before, op_after,
-        row_number() OVER (PARTITION BY run_id ORDER BY gap_us DESC, start_ns, device_id NULLS FIRST) AS n
+# costs more, and so does a sort of all of a run's gaps by its ORDER BY. Only the gaps at least as long as the run's
+# limit-th longest are ranked (max(gap_us, n) keeps n values per run as it reads): a run of 200,000 gaps would
+# otherwise have them all sorted for the 2,000 it shows.
+_CHUNK_GAPS = """WITH chunk AS (
+    SELECT run_id, device_id, start_ns, end_ns, gap_us, op_before, op_after
     FROM _device_gaps WHERE run_id BETWEEN $first AND $last AND run_id IN (SELECT unnest($runs::VARCHAR []))
+),
+
+shortest_kept AS (SELECT run_id, list_min(max(gap_us, $limit)) AS gap_us FROM chunk GROUP BY run_id),
+
+ranked AS (
+    SELECT
+        c.run_id, c.device_id, c.start_ns, c.end_ns, c.gap_us, c.op_before, c.op_after,
+        row_number() OVER (PARTITION BY c.run_id ORDER BY c.gap_us DESC, c.start_ns, c.device_id NULLS FIRST) AS n
+    FROM chunk AS c INNER JOIN shortest_kept AS k ON c.run_id = k.run_id AND c.gap_us >= k.gap_us
 ),
 
 origin AS (
