@@ -18,6 +18,7 @@ import duckdb
 import pytest
 
 from analyzer.cli import main
+from analyzer.execution import threads
 from tests.malformed.cli_cases import CLI_CASES, SECRET, CliCase
 from tests.tree_hash import tree_digest
 
@@ -26,6 +27,9 @@ TRACEBACK = "Traceback (most recent call last)"
 
 def _run_case(case: CliCase, tmp_path: Path, monkeypatch, capsys) -> tuple[int, str, str]:
     run = case.setup(tmp_path)
+    # as a user's command runs: without the thread count the suite's workers share the cores by (conftest.py),
+    # an input is sized before it is read (execution/threads.small_input_threads), and that walk meets it first
+    monkeypatch.delenv(threads.ENV, raising=False)
     for key, value in run.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(run.cwd or tmp_path)

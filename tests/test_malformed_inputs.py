@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
+from analyzer.execution import threads
 from analyzer.ingest import load_export
 from tests.malformed import base_exports as base
 from tests.malformed.cases import CASES, HOSTILE, LOCKED_DB, Case, by_name, no_escape_happened
@@ -34,6 +35,13 @@ SUBPROCESS_CASES = (
     "sqlite_corrupt_pages",
     "zip_entry_dot_dot",
 )
+
+
+@pytest.fixture(autouse=True)
+def _threads_as_a_user_has_them(monkeypatch):
+    """Every command here, in this process or started from it, as a user's runs: without the thread count the
+    suite's workers share the cores by (conftest.py), so that an input is sized first (threads.py) as it is then."""
+    monkeypatch.delenv(threads.ENV, raising=False)
 
 
 def _build(case: Case, tmp_path: Path) -> Path:

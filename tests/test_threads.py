@@ -133,3 +133,18 @@ def test_an_export_of_the_small_size_or_more_keeps_the_count_in_force(monkeypatc
     assert small_input_threads(tmp_path) is None
     assert small_input_threads(tmp_path / "a" / "op_summary.csv") == 1
     assert small_input_threads(tmp_path / "missing") is None
+
+
+def test_links_that_loop_or_lead_nowhere_are_stepped_over_when_an_input_is_sized(monkeypatch, tmp_path):
+    """Sizing an input walks it before any reader runs: a link to itself (whose stat fails with 'too many levels
+    of symbolic links'), a link to a missing file and a link back up the tree are no files of its, and raise
+    nothing (the scan of the input is the one to name them)."""
+    monkeypatch.delenv(ENV, raising=False)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "kernel_details.csv").write_bytes(b"x" * (SMALL_INPUT_BYTES - 1))
+    (tmp_path / "self").symlink_to("self")
+    (tmp_path / "gone").symlink_to(tmp_path / "missing.csv")
+    (tmp_path / "a" / "up").symlink_to(tmp_path, target_is_directory=True)
+    assert small_input_threads(tmp_path) == 1
+    (tmp_path / "a" / "op_summary.csv").write_bytes(b"x")
+    assert small_input_threads(tmp_path) is None

@@ -65,12 +65,15 @@ def small_input_threads(path: Path) -> int | None:
         except OSError:
             return None
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                folders.append(Path(entry.path))
-            elif entry.is_file():
-                total += entry.stat().st_size
-                if total >= SMALL_INPUT_BYTES:
-                    return None
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                elif entry.is_file():
+                    total += entry.stat().st_size
+            except OSError:  # a link that loops, a file gone since the listing: the scan of the input names it
+                continue
+            if total >= SMALL_INPUT_BYTES:
+                return None
     return 1
 
 
