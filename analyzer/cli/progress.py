@@ -6,11 +6,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from analyzer.cli.console import VisibleConsole
+
 # Its own console: rich's live display must own the stream it rewrites; the messages of console.err pass through it.
-_console = Console(stderr=True, highlight=False)
+_console = VisibleConsole(stderr=True, highlight=False)
 
 
 class RunProgress:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.errors import TriageError
+from analyzer.visible_text import visible
 from analyzer.vocabulary import ProblemSeverity
 
 
@@ -42,13 +43,21 @@ class ExportSource:
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem met while reading: where, what, and what to do."""
+    """One problem met while reading: where, what, and what to do. A problem may quote a cell of its file (a value
+    DuckDB could not convert): its control characters are written as ``\\xNN`` (visible_text.py) wherever the
+    problem is shown or stored."""
 
     file: str
     location: str
     severity: ProblemSeverity
     problem: str
     hint: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("file", "location", "problem", "hint"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, visible(value))
 
     def line(self) -> str:
         """``severity: file:location: problem (hint)``; a problem of the whole export names '(export)'."""

@@ -1,5 +1,6 @@
-"""Export text escaped for each output (HTML, plotly's labels, Markdown), remembered in one memo: the reports of
-many runs repeat the same rule, operator and column names thousands of times."""
+"""Export text escaped for each output (HTML, plotly's labels, Markdown), its control characters shown as \\xNN
+(visible_text.py), remembered in one memo: the reports of many runs repeat the same rule, operator and column
+names thousands of times."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import functools
 import html
 import re
 from collections.abc import Callable
+
+from analyzer.visible_text import visible
 
 # What a string from an export could use to become Markdown markup: the start of a tag, comment or declaration
 # ("<" before a letter, /, ! or ?; "<10 us" stays as it is), a code span (`), a table cell's end (|), the
@@ -30,9 +33,9 @@ _ESCAPES: dict[str, Callable[[str], str]] = {
 
 @functools.lru_cache(maxsize=1 << 16)
 def escaped(kind: str, text: str) -> str:
-    """``text`` escaped for ``kind``: 'html', 'plotly' or 'markdown'.
+    """``text`` escaped for ``kind``: 'html', 'plotly' or 'markdown'; control characters but tab and newline as \\xNN.
 
     >>> escaped("html", "<a href='x'>"), escaped("plotly", "<b>'</b>"), escaped("markdown", "a|b\\n<i>")
     ('&lt;a href=&#x27;x&#x27;&gt;', "&lt;b&gt;'&lt;/b&gt;", 'a\\\\|b &lt;i>')
     """
-    return _ESCAPES[kind](text)
+    return _ESCAPES[kind](visible(text))

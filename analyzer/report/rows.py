@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
+from analyzer.visible_text import visible
+
 if TYPE_CHECKING:  # the rows come as Arrow tables; a command writing TSV lines only never loads pyarrow
     import pyarrow as pa
 
@@ -35,12 +37,14 @@ def rows_csv(table: pa.Table) -> str:
 
 
 def tsv_line(values: list[Any]) -> str:
-    r"""One TSV line: cells as in CSV, tabs and line breaks inside a cell turned into spaces.
+    r"""One TSV line: cells as in CSV, tabs and line breaks inside a cell turned into spaces, other control
+    characters shown as \xNN (visible_text.py).
 
-    >>> tsv_line(["run/a", 1.5, None, "x\ty"])
-    'run/a\t1.5\t\tx y\n'
+    >>> tsv_line(["run/a", 1.5, None, "x\ty", "\x1b[2J"])
+    'run/a\t1.5\t\tx y\t\\x1b[2J\n'
     """
-    return "\t".join(" ".join(_cell(v).split("\t")).replace("\r", " ").replace("\n", " ") for v in values) + "\n"
+    cells = (" ".join(_cell(v).split("\t")).replace("\r", " ").replace("\n", " ") for v in values)
+    return "\t".join(visible(cell) for cell in cells) + "\n"
 
 
 def rows_tsv(table: pa.Table) -> str:
