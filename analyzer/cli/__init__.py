@@ -17,7 +17,7 @@ from typing import NoReturn
 import duckdb
 
 from analyzer.cli import commands
-from analyzer.cli.console import err
+from analyzer.cli.console import err, tolerant_streams
 from analyzer.collector import collect_rarely
 from analyzer.errors import TriageError, first_line
 from analyzer.execution import threads
@@ -75,6 +75,7 @@ def _set_limits(memory_option: str | None, threads_option: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code."""
+    tolerant_streams()
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     try:

@@ -31,8 +31,7 @@ def file_outputs(options: dict[str, Path | None]) -> list[Output]:
 def write_file_output(path: Path, text: str) -> None:
     """The text into the file (atomically) with a 'wrote FILE' line, or alone on stdout for '-'."""
     if is_stdout(path):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        _write_utf8(text)
         return
     written = write_text_atomically(path, text)
     if sys.stdout.isatty():
@@ -49,3 +48,15 @@ def write_html_output(path: Path, render: Callable[[str | None], str], self_cont
     inline = self_contained or is_stdout(path)
     src = None if inline else plotly_src(path, write_plotly_js(Path(path).parent))
     write_file_output(path, render(src))
+
+
+def _write_utf8(text: str) -> None:
+    """The file's text on stdout as the file's bytes (UTF-8), whatever the terminal's encoding: a GBK locale's
+    stdout would write what GBK lacks as escapes, which are no JSON, Markdown or HTML."""
+    sys.stdout.flush()
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is None:  # a text-only stream (one put in sys.stdout by a caller)
+        sys.stdout.write(text)
+    else:
+        binary.write(text.encode("utf-8"))
+        binary.flush()
