@@ -18,7 +18,7 @@ from typing import Protocol
 from analyzer.cli.usage import UsageError
 from analyzer.duckdb_connect import connect_offline, is_duckdb_file
 from analyzer.errors import first_line
-from analyzer.ingest.metadata.discover import Scanned, scan
+from analyzer.ingest.metadata.discover import Scanned, printable, scan
 from analyzer.ingest.model import ExportSource, IngestError
 
 FOLDER = "folder"  # a folder the command writes files into (created when absent)
@@ -53,10 +53,24 @@ def scan_input(path: Path | None) -> Scanned | None:
     the path is the command's own business to report on."""
     if path is None or not Path(path).exists():
         return None
+    _refuse_archive(Path(path))
     try:
         return scan(Path(path))
     except (IngestError, OSError):
         return None
+
+
+def _refuse_archive(path: Path) -> None:
+    """An archive given where an export belongs is the user's mistake, said before any work: what to do instead."""
+    if path.is_file():
+        from analyzer.runs.archives import is_archive  # only for a file given: archives are batch's
+
+        if is_archive(path):
+            raise UsageError(
+                f"{printable(path)}: is an archive; this command reads an export folder or one of its files: unpack it "
+                f"and give the folder, or catalogue it as it is with `npu-triage batch {printable(path)}` "
+                "(docs/archives.md)"
+            )
 
 
 class InputFolder(Protocol):

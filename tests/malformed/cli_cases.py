@@ -253,6 +253,13 @@ cli_case("diagnose_readme_file", "file_for_folder", 2, r"README\.md: is a file t
 cli_case("ingest_unrelated_csv_file", "file_for_folder", 2, r"results\.csv: is a file that no reader takes")(
     lambda t: Run(["ingest", str(a_file(_beside_export(t) / "results.csv", "a,b\n1,2\n"))])
 )
+# an archive of an export where an export belongs: what to do instead (batch reads archives), before any work
+cli_case("diagnose_archive_file", "file_for_folder", 2, r"runs\.zip: is an archive.*npu-triage batch")(
+    lambda t: Run(["diagnose", str(_zip(t)), "--out", str(t / "o")])
+)
+cli_case("ingest_archive_file", "file_for_folder", 2, r"runs\.zip: is an archive.*unpack it")(
+    lambda t: Run(["ingest", str(_zip(t))])
+)
 cli_case("diagnose_one_kernel_details_file_reads_only_it", "file_for_folder", 0, r"wrote \d+ file")(
     lambda t: _diagnose_file(t, "kernel_details.csv", broken=("trace_view.json", "op_statistic.csv"))
 )
