@@ -115,3 +115,25 @@ def test_discover_unrelated_folder_finds_nothing(tmp_path):
     _touch(tmp_path / "notes.txt")
     _touch(tmp_path / "data" / "table.csv")
     assert discover(tmp_path) == []
+
+
+def test_collections_never_exported_are_found_and_exported_ones_are_not(tmp_path):
+    """The note of a folder without an export: a raw msprof PROF_* folder (device data, no
+    mindstudio_profiler_output) and a *_ascend_pt folder without ASCEND_PROFILER_OUTPUT are named, the framework's
+    own PROF_* folder is not named again, and collections already exported are left out."""
+    from analyzer.ingest.metadata.raw_collections import unexported, unexported_note
+
+    raw = tmp_path / "job" / "node0" / "PROF_000001_A" / "device_0" / "data"
+    raw.mkdir(parents=True)
+    framework = tmp_path / "job" / "node1" / "w_1_2_ascend_pt"
+    (framework / "PROF_000002_B" / "host" / "data").mkdir(parents=True)
+    exported = tmp_path / "job" / "node2" / "PROF_000003_C"
+    (exported / "device_0" / "data").mkdir(parents=True)
+    (exported / "mindstudio_profiler_output").mkdir()
+    parsed = tmp_path / "job" / "node3" / "w_3_4_ascend_pt"
+    (parsed / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    found = unexported(tmp_path)
+    assert found == [(raw.parent.parent, "msprof"), (framework, "framework")]
+    note = unexported_note(tmp_path)
+    assert "2 such folders" in note and f"msprof --export=on --output={raw.parent.parent}" in note
+    assert unexported(exported) == [] and unexported(parsed) == [] and unexported_note(parsed) == ""

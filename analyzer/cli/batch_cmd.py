@@ -16,6 +16,7 @@ from analyzer.cli.progress import run_progress
 from analyzer.cli.spread_options import add_scheduler_option, executor_for
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
+from analyzer.ingest.metadata.raw_collections import unexported_note
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome
 from analyzer.runs.catalog import CatalogError, open_catalog
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
                     path.unlink(missing_ok=True)
             err(f"npu-triage: {exc}")
             return 2
-    return _report(outcome, args.catalog)
+    return _report(outcome, args.catalog, args.root)
 
 
 def _say_logs(task) -> None:
@@ -115,7 +116,7 @@ def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
         raise UsageError(f"--catalog {exc}") from exc
 
 
-def _report(outcome: BatchOutcome, catalog: Path) -> int:
+def _report(outcome: BatchOutcome, catalog: Path, root: Path) -> int:
     """The summary line, a line per copy, per failure, per folder not read and per run catalogued with lost
     input (found now or by an earlier batch: a rerun reports the same state and exits the same);
     exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
@@ -154,7 +155,7 @@ def _report(outcome: BatchOutcome, catalog: Path) -> int:
             markup=False,
         )
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
-        err("npu-triage: no usable run was found")
+        err("npu-triage: no usable run was found" + (unexported_note(root) if root.is_dir() else ""))
         return 2
     if any(row["message"].startswith(INFRASTRUCTURE) for row in outcome.failed):
         err("npu-triage: the machinery lost some exports (lines above), tried again by the next batch; exit code 3")

@@ -253,6 +253,30 @@ cli_case("diagnose_readme_file", "file_for_folder", 2, r"README\.md: is a file t
 cli_case("ingest_unrelated_csv_file", "file_for_folder", 2, r"results\.csv: is a file that no reader takes")(
     lambda t: Run(["ingest", str(a_file(_beside_export(t) / "results.csv", "a,b\n1,2\n"))])
 )
+
+
+# a collection never exported (the export step skipped): the command that exports it, before any work
+def _never_exported(tmp: Path, framework: bool, command: str = "diagnose") -> Run:
+    root = tmp / "in" / ("host_1_20260101_ascend_pt" if framework else "")
+    prof = root / "PROF_000001_20260101000000000_ABCDEFGHIJKLMNOP"
+    (prof / "device_0" / "data").mkdir(parents=True)
+    (prof / "device_0" / "data" / "ts_track.data.0.slice_0").write_bytes(b"\x01" * 64)
+    if framework:
+        (root / "FRAMEWORK").mkdir()
+    if command == "batch":
+        return Run(["batch", str(tmp / "in"), "--catalog", str(tmp / "c.duckdb"), "--jobs", "1"])
+    return Run(["diagnose", str(tmp / "in"), "--out", str(tmp / "o")])
+
+
+cli_case("batch_msprof_collection_never_exported", "no_export", 2, r"never exported.*msprof --export=on --output=")(
+    lambda t: _never_exported(t, framework=False, command="batch")
+)
+cli_case("diagnose_msprof_collection_never_exported", "no_export", 2, r"never exported.*msprof --export=on --output=")(
+    lambda t: _never_exported(t, framework=False)
+)
+cli_case("diagnose_torch_npu_collection_never_parsed", "no_export", 2, r"never exported.*analyse\(profiler_path=")(
+    lambda t: _never_exported(t, framework=True)
+)
 # an archive of an export where an export belongs: what to do instead (batch reads archives), before any work
 cli_case("diagnose_archive_file", "file_for_folder", 2, r"runs\.zip: is an archive.*npu-triage batch")(
     lambda t: Run(["diagnose", str(_zip(t)), "--out", str(t / "o")])

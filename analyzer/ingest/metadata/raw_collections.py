@@ -1,0 +1,73 @@
+"""Profiling data collected but never exported, and the command that exports it: the note of a folder in which
+discovery finds no export.
+
+msprof writes its raw collection as ``PROF_*/device_*/data`` and ``PROF_*/host/data``; ``msprof --export=on`` parses
+it into ``PROF_*/mindstudio_profiler_output``. The Ascend PyTorch profiler writes ``*_ascend_pt`` (``_ascend_ms`` for
+MindSpore) and, without ``on_trace_ready`` parsing, no ``ASCEND_PROFILER_OUTPUT`` until its offline ``analyse`` runs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from analyzer.ingest.metadata.discover import APO, MSO, printable
+
+# Folders looked into below the path given: a job's tree holds its ranks' collections two or three levels down.
+_DEPTH = 3
+
+
+def _names(folder: Path) -> set[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return {e.name for e in entries if e.is_dir(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def _raw_msprof(folder: Path, names: set[str]) -> bool:
+    """A PROF_* folder holding collected data (device_*/data or host/data) and no export of it."""
+    if not folder.name.startswith("PROF_") or MSO in names:
+        return False
+    return any((n.startswith("device_") or n == "host") and (folder / n / "data").is_dir() for n in names)
+
+
+def _raw_framework(folder: Path, names: set[str]) -> bool:
+    """A *_ascend_pt / *_ascend_ms folder of the framework's profiler without its parsed output."""
+    return folder.name.endswith(("_ascend_pt", "_ascend_ms")) and APO not in names
+
+
+def unexported(path: Path) -> list[tuple[Path, str]]:
+    """The collections under ``path`` (itself included, ``_DEPTH`` levels down) never exported, in path order, each
+    with its kind: 'msprof' or 'framework'. A framework collection's own PROF_* folder is not listed again."""
+    found: list[tuple[Path, str]] = []
+    level = [path]
+    for _ in range(_DEPTH + 1):
+        below: list[Path] = []
+        for folder in sorted(level):
+            names = _names(folder)
+            if _raw_framework(folder, names):
+                found.append((folder, "framework"))
+            elif _raw_msprof(folder, names):
+                found.append((folder, "msprof"))
+            else:
+                below += [folder / n for n in names]
+        level = below
+    return found
+
+
+def unexported_note(path: Path) -> str:
+    """What to run when ``path`` holds collections but no export: '' when it holds none."""
+    found = unexported(path)
+    if not found:
+        return ""
+    folder, kind = found[0]
+    more = f" ({len(found)} such folders; first: {printable(folder)})" if len(found) > 1 else f": {printable(folder)}"
+    if kind == "msprof":
+        how = f"export it with `msprof --export=on --output={printable(folder)}` (CANN's msprof)"
+    else:
+        how = (
+            "parse it with the profiler's offline analyse: `python3 -c \"from torch_npu.profiler.profiler import "
+            f"analyse; analyse(profiler_path='{printable(folder.parent)}')\"` (MindSpore: mindspore.profiler.profiler)"
+        )
+    return f"; it holds profiling data collected but never exported{more}: {how}, then give npu-triage that folder"
