@@ -116,7 +116,7 @@ def _open_catalog(path: Path) -> duckdb.DuckDBPyConnection:
         raise UsageError(f"--catalog {exc}") from exc
 
 
-def _report(outcome: BatchOutcome, catalog: Path, root: Path) -> int:
+def _report(outcome: BatchOutcome, catalog: Path, root: Path | None = None) -> int:
     """The summary line, a line per copy, per failure, per folder not read and per run catalogued with lost
     input (found now or by an earlier batch: a rerun reports the same state and exits the same);
     exit 2 when nothing usable was found, 3 when part of the tree or of a run was lost, else 0."""
@@ -155,7 +155,8 @@ def _report(outcome: BatchOutcome, catalog: Path, root: Path) -> int:
             markup=False,
         )
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
-        err("npu-triage: no usable run was found" + (unexported_note(root) if root.is_dir() else ""))
+        hint = unexported_note(root) if root is not None and root.is_dir() else ""
+        err(f"npu-triage: no usable run was found{hint}")
         return 2
     if any(row["message"].startswith(INFRASTRUCTURE) for row in outcome.failed):
         err("npu-triage: the machinery lost some exports (lines above), tried again by the next batch; exit code 3")
