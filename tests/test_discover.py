@@ -130,10 +130,28 @@ def test_collections_never_exported_are_found_and_exported_ones_are_not(tmp_path
     exported = tmp_path / "job" / "node2" / "PROF_000003_C"
     (exported / "device_0" / "data").mkdir(parents=True)
     (exported / "mindstudio_profiler_output").mkdir()
+    (exported / "mindstudio_profiler_output" / "op_summary_1.csv").write_text("Op Name\n")
     parsed = tmp_path / "job" / "node3" / "w_3_4_ascend_pt"
     (parsed / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (parsed / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").write_text("Name\n")
     found = unexported(tmp_path)
     assert found == [(raw.parent.parent, "msprof"), (framework, "framework")]
     note = unexported_note(tmp_path)
     assert "2 such folders" in note and f"msprof --export=on --output={raw.parent.parent}" in note
     assert unexported(exported) == [] and unexported(parsed) == [] and unexported_note(parsed) == ""
+
+
+def test_collections_whose_export_folder_is_empty_count_as_never_exported(tmp_path):
+    """An export or parse stopped before its first file leaves its output folder empty: the collection is named
+    as never exported, a framework's as the framework's (its own PROF_* folder not suggested to msprof)."""
+    from analyzer.ingest.metadata.raw_collections import unexported, unexported_note
+
+    prof = tmp_path / "a" / "PROF_000001_A"
+    (prof / "device_0" / "data").mkdir(parents=True)
+    (prof / "mindstudio_profiler_output").mkdir()
+    framework = tmp_path / "b" / "w_1_2_ascend_pt"
+    (framework / "PROF_000002_B" / "device_0" / "data").mkdir(parents=True)
+    (framework / "ASCEND_PROFILER_OUTPUT").mkdir()
+    assert unexported(tmp_path) == [(prof, "msprof"), (framework, "framework")]
+    assert "analyse(profiler_path=" in unexported_note(tmp_path / "b")
+    assert "msprof --export=on" not in unexported_note(tmp_path / "b")

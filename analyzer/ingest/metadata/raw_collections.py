@@ -4,6 +4,7 @@ discovery finds no export.
 msprof writes its raw collection as ``PROF_*/device_*/data`` and ``PROF_*/host/data``; ``msprof --export=on`` parses
 it into ``PROF_*/mindstudio_profiler_output``. The Ascend PyTorch profiler writes ``*_ascend_pt`` (``_ascend_ms`` for
 MindSpore) and, without ``on_trace_ready`` parsing, no ``ASCEND_PROFILER_OUTPUT`` until its offline ``analyse`` runs.
+An output folder that is there but empty (an export or parse stopped before its first file) counts as absent.
 """
 
 from __future__ import annotations
@@ -25,16 +26,27 @@ def _names(folder: Path) -> set[str]:
         return set()
 
 
+def _holds(folder: Path, names: set[str], output: str) -> bool:
+    """Whether ``folder`` has its output folder ``output`` with something in it."""
+    if output not in names:
+        return False
+    try:
+        with os.scandir(folder / output) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return True  # there but unreadable: discovery reports it, no export to suggest
+
+
 def _raw_msprof(folder: Path, names: set[str]) -> bool:
     """A PROF_* folder holding collected data (device_*/data or host/data) and no export of it."""
-    if not folder.name.startswith("PROF_") or MSO in names:
+    if not folder.name.startswith("PROF_") or _holds(folder, names, MSO):
         return False
     return any((n.startswith("device_") or n == "host") and (folder / n / "data").is_dir() for n in names)
 
 
 def _raw_framework(folder: Path, names: set[str]) -> bool:
     """A *_ascend_pt / *_ascend_ms folder of the framework's profiler without its parsed output."""
-    return folder.name.endswith(("_ascend_pt", "_ascend_ms")) and APO not in names
+    return folder.name.endswith(("_ascend_pt", "_ascend_ms")) and not _holds(folder, names, APO)
 
 
 def unexported(path: Path) -> list[tuple[Path, str]]:
@@ -70,4 +82,7 @@ def unexported_note(path: Path) -> str:
             "parse it with the profiler's offline analyse: `python3 -c \"from torch_npu.profiler.profiler import "
             f"analyse; analyse(profiler_path='{printable(folder.parent)}')\"` (MindSpore: mindspore.profiler.profiler)"
         )
-    return f"; it holds profiling data collected but never exported{more}: {how}, then give npu-triage that folder"
+    return (
+        f"; it holds profiling data collected but never exported (no export folder, or an empty one){more}: {how}, "
+        "then give npu-triage that folder"
+    )
