@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from analyzer.cli.console import VisibleConsole
 from analyzer.report.terminal import print_diagnosis
 from tests.malformed import base_exports as base
@@ -34,6 +36,7 @@ def _export(tmp_path: Path) -> Path:
     return tmp_path / "in"
 
 
+@pytest.mark.slow  # the command in a process of its own
 def test_a_hostile_name_and_cell_reach_no_output_of_text_as_control_characters(tmp_path):
     export = _export(tmp_path)
     out = tmp_path / "out"
