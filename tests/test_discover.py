@@ -155,3 +155,19 @@ def test_collections_whose_export_folder_is_empty_count_as_never_exported(tmp_pa
     assert unexported(tmp_path) == [(prof, "msprof"), (framework, "framework")]
     assert "analyse(profiler_path=" in unexported_note(tmp_path / "b")
     assert "msprof --export=on" not in unexported_note(tmp_path / "b")
+
+
+def test_msprof_analyze_output_is_named_and_a_collection_comes_first(tmp_path):
+    """A folder that is, or holds two levels down, msprof-analyze's cluster_analysis_output is named as its output;
+    a never-exported collection beside it is the note (the export is what to give); a folder of neither has none."""
+    from analyzer.ingest.metadata.no_export_note import no_export_note
+
+    out = tmp_path / "runs" / "analysis" / "cluster_analysis_output"
+    out.mkdir(parents=True)
+    assert "cluster_analysis_output is msprof-analyze's output" in no_export_note(tmp_path / "runs")
+    assert "cluster_analysis_output is msprof-analyze's output" in no_export_note(out)
+    assert no_export_note(tmp_path / "runs" / "analysis" / "cluster_analysis_output_old") == ""
+    (tmp_path / "runs" / "PROF_000001_A" / "device_0" / "data").mkdir(parents=True)
+    assert "msprof --export=on" in no_export_note(tmp_path / "runs")
+    (tmp_path / "elsewhere" / "a" / "b" / "cluster_analysis_output").mkdir(parents=True)
+    assert no_export_note(tmp_path / "elsewhere") == ""  # three levels down: not looked at

@@ -16,7 +16,7 @@ from analyzer.cli.progress import run_progress
 from analyzer.cli.spread_options import add_scheduler_option, executor_for
 from analyzer.cli.usage import UsageError
 from analyzer.ingest.metadata.discover import absent_reason, printable
-from analyzer.ingest.metadata.raw_collections import unexported_note
+from analyzer.ingest.metadata.no_export_note import no_export_note
 from analyzer.ingest.model import IngestError
 from analyzer.runs.batch import BatchOutcome
 from analyzer.runs.catalog import CatalogError, open_catalog
@@ -155,7 +155,7 @@ def _report(outcome: BatchOutcome, catalog: Path, root: Path | None = None) -> i
             markup=False,
         )
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
-        hint = unexported_note(root) if root is not None and root.is_dir() else ""
+        hint = no_export_note(root) if root is not None and root.is_dir() else ""
         err(f"npu-triage: no usable run was found{hint}")
         return 2
     if any(row["message"].startswith(INFRASTRUCTURE) for row in outcome.failed):

@@ -15,7 +15,7 @@ from analyzer.errors import first_line
 from analyzer.ingest.database import connect
 from analyzer.ingest.finalize import device_part_sql, finalize_run
 from analyzer.ingest.metadata.discover import Unreadable, absent_reason, printable, scan
-from analyzer.ingest.metadata.raw_collections import unexported_note
+from analyzer.ingest.metadata.no_export_note import no_export_note
 from analyzer.ingest.metadata.run_metadata import read_run_metadata
 from analyzer.ingest.model import ExportSource, IngestError, Problem, ReadContext
 from analyzer.ingest.readers import READERS
@@ -141,7 +141,7 @@ def load_export(
         raise IngestError(
             "no Ascend profiling export found (looked for ASCEND_PROFILER_OUTPUT/, "
             "PROF_*/mindstudio_profiler_output/, msprof_*.db, ascend_pytorch_profiler_*.db, "
-            "kernel_details.csv, op_summary_*.csv, trace_view.json)" + _links_note(path) + unexported_note(path),
+            "kernel_details.csv, op_summary_*.csv, trace_view.json)" + _links_note(path) + no_export_note(path),
             path,
         )
     con = con or connect()

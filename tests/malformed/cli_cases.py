@@ -277,6 +277,28 @@ cli_case("diagnose_msprof_collection_never_exported", "no_export", 2, r"never ex
 cli_case("diagnose_torch_npu_collection_never_parsed", "no_export", 2, r"never exported.*analyse\(profiler_path=")(
     lambda t: _never_exported(t, framework=True)
 )
+
+
+def _analysis_output(tmp: Path, beside_export: bool = False) -> Run:
+    """msprof-analyze's cluster_analysis_output under tmp/in (its files as it names them), alone or beside an
+    export (as msprof-analyze leaves it in the job folder it was given)."""
+    out = tmp / "in" / "cluster_analysis_output"
+    out.mkdir(parents=True)
+    (out / "cluster_step_trace_time.csv").write_text("Step,Type,Index,Computing\n1,rank,0,100\n")
+    (out / "cluster_communication.json").write_text("{}")
+    sqlite_file(out / "cluster_analysis.db")
+    if beside_export:
+        export(tmp)
+    return Run(["diagnose", str(tmp / "in"), "--out", str(tmp / "o")])
+
+
+cli_case("diagnose_msprof_analyze_output", "no_export", 2, r"cluster_analysis_output is msprof-analyze's output")(
+    _analysis_output
+)
+# the near miss: the same output left in a folder holding an export is not read, and the export is diagnosed
+cli_case("diagnose_export_beside_msprof_analyze_output", "no_export", 0, r"wrote \d+ file")(
+    lambda t: _analysis_output(t, beside_export=True)
+)
 # an archive of an export where an export belongs: what to do instead (batch reads archives), before any work
 cli_case("diagnose_archive_file", "file_for_folder", 2, r"runs\.zip: is an archive.*npu-triage batch")(
     lambda t: Run(["diagnose", str(_zip(t)), "--out", str(t / "o")])
