@@ -87,6 +87,8 @@ def _assert_clear_messages(case: Case, code: int, out: str, err: str) -> None:
         assert (code == 3) == lost, f"exit {code}, error-severity problem: {lost}:\n{err}"
     if case.expect == "unusable":
         assert "npu-triage:" in err, err  # the closing one-line verdict says nothing usable was found
+        if "nothing usable was found" in err:  # it points at problems above only when some were printed
+            assert ("(problems above)" in err) == bool(problems), err
     if case.file and case.command != "batch":
         named = [p for p in problems if case.file in PROBLEM_LINE.match(p)["where"]]
         assert named, f"no message names {case.file}:\n{err}"

@@ -11,6 +11,7 @@ from analyzer.api import Trace
 from analyzer.api.report_pool import start_workers
 from analyzer.api.reports import report_all, report_job, report_settings
 from analyzer.cli.console import err, out
+from analyzer.cli.nothing_usable import nothing_usable
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, ReadFolder, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.cli.progress import run_progress
@@ -257,10 +258,11 @@ def _diagnose(args: argparse.Namespace, formats, log_offset, scanned, found, rul
     with run_progress("reading exports", len(scanned[0]) if scanned else 0) as bar:
         trace = _load(args, rules, scanned, lambda source: bar.step(source.source_id))
     usable = trace.usable_run_ids()  # runs with a device task that has a start and a duration
-    for line in problem_lines(trace.problems, args.quiet):
+    shown = problem_lines(trace.problems, args.quiet)
+    for line in shown:
         err(line)
     if not usable and not trace.jobs:
-        err("npu-triage: nothing usable was found: no device task could be read (problems above)")
+        err(nothing_usable(bool(shown)))
         return 2
     if args.logs is not None or found:
         _attach_logs(args, trace, log_offset, rules, params, formats, found)

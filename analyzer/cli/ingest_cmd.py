@@ -7,6 +7,7 @@ from pathlib import Path
 
 import analyzer
 from analyzer.cli.console import err, out
+from analyzer.cli.nothing_usable import nothing_usable
 from analyzer.cli.output_paths import DATABASE, FOLDER, Output, check_outputs, scan_input
 from analyzer.cli.partial_input import add_allow_partial, partial_input_code
 from analyzer.report.run_lines import problem_lines, run_lines
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"job {loaded.job.job_id}: {ranks} ranks; {loaded.group_note}", markup=False)
     for line in run_lines(trace.con, trace.run_ids):
         out.print(line, markup=False)
-    for line in problem_lines(problems):
+    shown = problem_lines(problems)
+    for line in shown:
         err(line)
     usable = trace.usable_run_ids()
     if args.db:
@@ -44,9 +46,6 @@ def run(args: argparse.Namespace) -> int:
         trace.save_parquet(args.parquet)
         out.print(f"wrote Parquet tables to {args.parquet}", markup=False)
     if not usable and not jobs:
-        err(
-            "npu-triage: nothing usable was found: no device task with a start time and a duration "
-            "could be read (problems above)"
-        )
+        err(nothing_usable(bool(shown)))
         return 2
     return partial_input_code(problems, args.allow_partial, "the tables cover")

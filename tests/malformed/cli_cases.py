@@ -299,6 +299,27 @@ cli_case("diagnose_msprof_analyze_output", "no_export", 2, r"cluster_analysis_ou
 cli_case("diagnose_export_beside_msprof_analyze_output", "no_export", 0, r"wrote \d+ file")(
     lambda t: _analysis_output(t, beside_export=True)
 )
+
+
+def _summaries_only(tmp: Path, command: str) -> Run:
+    """One rank's export holding its step summaries only (kernel_details and the timeline not exported)."""
+    apo = export(tmp) / APO
+    for name in ("kernel_details.csv", "trace_view.json", "op_statistic.csv", "api_statistic.csv"):
+        (apo / name).unlink()
+    if command == "ingest":
+        return Run(["ingest", str(tmp / "in"), "--db", str(tmp / "o.duckdb")])
+    return Run(["diagnose", str(tmp / "in"), "--out", str(tmp / "o")])
+
+
+# read without a problem, yet no device task: the verdict says why (there are no "problems above" to point at)
+cli_case("diagnose_summaries_only_rank", "no_export", 2, r"no device task could be read; the export holds none")(
+    lambda t: _summaries_only(t, "diagnose")
+)
+cli_case("ingest_summaries_only_rank", "no_export", 2, r"no device task could be read; the export holds none")(
+    lambda t: _summaries_only(t, "ingest")
+)
+
+
 # an archive of an export where an export belongs: what to do instead (batch reads archives), before any work
 cli_case("diagnose_archive_file", "file_for_folder", 2, r"runs\.zip: is an archive.*npu-triage batch")(
     lambda t: Run(["diagnose", str(_zip(t)), "--out", str(t / "o")])
