@@ -11,6 +11,7 @@ from analyzer.errors import first_line
 from analyzer.ingest.database import insert_tables
 from analyzer.ingest.metadata.discover import discover
 from analyzer.ingest.metadata.fingerprint import source_fingerprint
+from analyzer.ingest.metadata.no_export_note import no_export_note
 from analyzer.ingest.model import IngestError
 from analyzer.ingest.sql_values import in_list
 from analyzer.runs.catalog import create_catalog_tables
@@ -82,7 +83,7 @@ def _from_path(con: duckdb.DuckDBPyConnection, path: Path, settings: WorkSetting
         raise IngestError(f"{path}: no such file or folder (nor CATALOG.duckdb:RUN_ID)")
     sources = discover(path)
     if not sources:
-        raise IngestError(f"{path}: no Ascend profiling export found")
+        raise IngestError(f"{path}: no Ascend profiling export found{no_export_note(path)}")
     others = ", ".join(str(s.rel_path) for s in sources[1:4]) + (", ..." if len(sources) > 4 else "")
     notes = (
         [

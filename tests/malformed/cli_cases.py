@@ -279,6 +279,17 @@ cli_case("diagnose_torch_npu_collection_never_parsed", "no_export", 2, r"never e
 )
 
 
+def _diff_never_exported(tmp: Path) -> Run:
+    """diff of a collection never exported (tmp/raw) against an export."""
+    _never_exported(tmp / "raw", framework=False)
+    return Run(["diff", str(tmp / "raw" / "in"), str(export(tmp))])
+
+
+cli_case("diff_msprof_collection_never_exported", "no_export", 2, r"never exported.*msprof --export=on --output=")(
+    _diff_never_exported
+)
+
+
 def _analysis_output(tmp: Path, beside_export: bool = False) -> Run:
     """msprof-analyze's cluster_analysis_output under tmp/in (its files as it names them), alone or beside an
     export (as msprof-analyze leaves it in the job folder it was given)."""
