@@ -155,7 +155,7 @@ def _report(outcome: BatchOutcome, catalog: Path, root: Path | None = None) -> i
             markup=False,
         )
     if not outcome.catalogued and not outcome.known_usable and not outcome.job_parts:
-        hint = no_export_note(root) if root is not None and root.is_dir() else ""
+        hint = no_export_note(root) if root is not None else ""
         err(f"npu-triage: no usable run was found{hint}")
         return 2
     if any(row["message"].startswith(INFRASTRUCTURE) for row in outcome.failed):

@@ -8,11 +8,10 @@ folder it analysed, or under its ``-o``), never an export of its own.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from analyzer.ingest.metadata.discover import printable
-from analyzer.ingest.metadata.raw_collections import unexported_note
+from analyzer.ingest.metadata.raw_collections import folders_below, unexported_note
 
 ANALYSIS_OUTPUT = "cluster_analysis_output"
 # Folders looked into below the path given for msprof-analyze's output (the -o folder holds it one level down).
@@ -20,7 +19,10 @@ _DEPTH = 2
 
 
 def no_export_note(path: Path) -> str:
-    """The note appended to 'no export found' for ``path``: '' when it holds nothing npu-triage recognises."""
+    """The note appended to 'no export found' for ``path``: '' when it holds nothing npu-triage recognises (or is
+    not a folder)."""
+    if not path.is_dir():
+        return ""
     return unexported_note(path) or analysis_output_note(path)
 
 
@@ -37,16 +39,4 @@ def analysis_output_note(path: Path) -> str:
 
 def _analysis_output(path: Path) -> Path | None:
     """The first folder named ANALYSIS_OUTPUT at ``path`` or ``_DEPTH`` levels below it, in path order."""
-    level = [path]
-    for _ in range(_DEPTH + 1):
-        below: list[Path] = []
-        for folder in sorted(level):
-            if folder.name == ANALYSIS_OUTPUT:
-                return folder
-            try:
-                with os.scandir(folder) as entries:
-                    below += [folder / e.name for e in entries if e.is_dir(follow_symlinks=False)]
-            except OSError:
-                continue
-        level = below
-    return None
+    return next((folder for folder, _ in folders_below(path, _DEPTH) if folder.name == ANALYSIS_OUTPUT), None)

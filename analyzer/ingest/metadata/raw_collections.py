@@ -10,6 +10,7 @@ An output folder that is there but empty (an export or parse stopped before its 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from analyzer.ingest.metadata.discover import APO, MSO, printable
@@ -24,6 +25,19 @@ def _names(folder: Path) -> set[str]:
             return {e.name for e in entries if e.is_dir(follow_symlinks=False)}
     except OSError:
         return set()
+
+
+def folders_below(path: Path, depth: int) -> Iterator[tuple[Path, set[str]]]:
+    """``path`` and the folders up to ``depth`` levels below it (links not followed), level by level and in path
+    order within a level, each with the names of its subfolders."""
+    level = [path]
+    for _ in range(depth + 1):
+        below: list[Path] = []
+        for folder in sorted(level):
+            names = _names(folder)
+            yield folder, names
+            below += [folder / n for n in names]
+        level = below
 
 
 def _holds(folder: Path, names: set[str], output: str) -> bool:
@@ -53,18 +67,13 @@ def unexported(path: Path) -> list[tuple[Path, str]]:
     """The collections under ``path`` (itself included, ``_DEPTH`` levels down) never exported, in path order, each
     with its kind: 'msprof' or 'framework'. A framework collection's own PROF_* folder is not listed again."""
     found: list[tuple[Path, str]] = []
-    level = [path]
-    for _ in range(_DEPTH + 1):
-        below: list[Path] = []
-        for folder in sorted(level):
-            names = _names(folder)
-            if _raw_framework(folder, names):
-                found.append((folder, "framework"))
-            elif _raw_msprof(folder, names):
-                found.append((folder, "msprof"))
-            else:
-                below += [folder / n for n in names]
-        level = below
+    for folder, names in folders_below(path, _DEPTH):
+        if any(f in folder.parents for f, _ in found):
+            continue  # inside a collection already found
+        if _raw_framework(folder, names):
+            found.append((folder, "framework"))
+        elif _raw_msprof(folder, names):
+            found.append((folder, "msprof"))
     return found
 
 
